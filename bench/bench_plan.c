@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Plan speed: every strategy on MobileNet v2 and on a generated 10,000-operator
+ * chain-with-skips graph (op i reads t[i] and t[i-4], writes t[i+1]). Prints a table of
+ * median wall times over repeated runs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arenaprof/err.h"
+#include "arenaprof/graph.h"
+#include "arenaprof/planner.h"
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of `reps` timings of one strategy (lifetimes included for the model case). */
+static double time_plan(struct ap_graph *g, enum ap_strategy s, int reps, uint64_t *arena)
+{
+	double *t = calloc((size_t)reps, sizeof(*t)), med;
+	char err[AP_ERR_LEN];
+
+	for (int i = 0; i < reps; i++) {
+		struct ap_tplan p;
+		double t0 = now_ms();
+
+		ap_lifetimes_tflite(g, true);
+		if (ap_plan_graph(g, s, &p, err)) {
+			fprintf(stderr, "bench_plan: %s\n", err);
+			exit(1);
+		}
+		t[i] = now_ms() - t0;
+		*arena = p.arena_bytes;
+		ap_tplan_free(&p);
+	}
+	qsort(t, (size_t)reps, sizeof(*t), cmp_d);
+	med = t[reps / 2];
+	free(t);
+	return med;
+}
+
+static void chain_graph(struct ap_graph *g, uint32_t n_ops)
+{
+	uint32_t nt = n_ops + 1;
+	struct ap_tensor *t = calloc(nt, sizeof(*t));
+	struct ap_op *ops = calloc(n_ops, sizeof(*ops));
+	int32_t *io = calloc(3 * (size_t)n_ops + 2, sizeof(*io));
+	int32_t *gin = io + 3 * (size_t)n_ops, *gout = gin + 1;
+
+	for (uint32_t i = 0; i < nt; i++)
+		t[i] = (struct ap_tensor){ .bytes = 1024 * (1 + (i * 7919) % 97),
+					   .alloc = AP_ALLOC_ARENA, .producer = -1 };
+	for (uint32_t i = 0; i < n_ops; i++) {
+		int32_t *in = io + 3 * i;
+
+		in[0] = (int32_t)i;
+		in[1] = (int32_t)(i >= 4 ? i - 4 : i);
+		in[2] = (int32_t)i + 1;
+		ops[i] = (struct ap_op){ .opcode = 3, .name = "CONV_2D", .in = in, .n_in = 2,
+					 .out = in + 2, .n_out = 1 };
+	}
+	*gin = 0;
+	*gout = (int32_t)n_ops;
+	t[0].flags |= AP_TF_INPUT;
+	t[n_ops].flags |= AP_TF_OUTPUT;
+	*g = (struct ap_graph){ .t = t, .n_tensors = nt, .ops = ops, .n_ops = n_ops,
+				.inputs = gin, .n_inputs = 1, .outputs = gout, .n_outputs = 1 };
+}
+
+int main(int argc, char **argv)
+{
+	const char *model = argc > 1 ? argv[1] : "tests/models/mobilenet_v2_1.0_224_quant.tflite";
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g, chain;
+	uint64_t arena;
+
+	if (ap_model_load(model, &m, err) || ap_graph_build(&m, 0, NULL, &g, err)) {
+		fprintf(stderr, "bench_plan: %s\n", err);
+		return 1;
+	}
+	chain_graph(&chain, 10000);
+	printf("%-16s %-34s %12s %14s\n", "strategy", "graph", "median ms", "arena bytes");
+	for (int s = 0; s < AP_STRAT_COUNT; s++) {
+		double ms = time_plan(&g, (enum ap_strategy)s, 101, &arena);
+
+		printf("%-16s %-34s %12.3f %14llu\n", ap_strategy_name(s), "mobilenet_v2 (65 ops)", ms,
+		       (unsigned long long)arena);
+	}
+	for (int s = 0; s < AP_STRAT_COUNT; s++) {
+		double ms = time_plan(&chain, (enum ap_strategy)s, 5, &arena);
+
+		printf("%-16s %-34s %12.3f %14llu\n", ap_strategy_name(s),
+		       "chain-with-skips (10,000 ops)", ms, (unsigned long long)arena);
+	}
+	ap_graph_free(&g);
+	ap_model_free(&m);
+	return 0;
+}

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Subcommands: each takes argc/argv from its own name on and returns an exit code. */
+#ifndef ARENAPROF_CMD_H
+#define ARENAPROF_CMD_H
+
+#define AP_VERSION "0.1.0"
+
+int cmd_plan(int argc, char **argv);
+
+#endif

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The TFLite model reader: a bounds-checked walk of the TFL3 flatbuffer. It copies what
+ * the planner needs into plain C structs, so nothing outside model.c knows flatbuffers.
+ */
+#ifndef ARENAPROF_MODEL_H
+#define ARENAPROF_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* TensorType values of schema.fbs. */
+enum ap_tensor_type {
+	AP_TT_FLOAT32 = 0, AP_TT_FLOAT16 = 1, AP_TT_INT32 = 2, AP_TT_UINT8 = 3,
+	AP_TT_INT64 = 4, AP_TT_STRING = 5, AP_TT_BOOL = 6, AP_TT_INT16 = 7,
+	AP_TT_COMPLEX64 = 8, AP_TT_INT8 = 9, AP_TT_FLOAT64 = 10, AP_TT_COMPLEX128 = 11,
+	AP_TT_UINT64 = 12, AP_TT_RESOURCE = 13, AP_TT_VARIANT = 14, AP_TT_UINT32 = 15,
+	AP_TT_UINT16 = 16, AP_TT_INT4 = 17, AP_TT_BFLOAT16 = 18, AP_TT_INT2 = 19,
+	AP_TT_UINT4 = 20, AP_TT_FLOAT8_E4M3FN = 21, AP_TT_FLOAT8_E5M2 = 22,
+};
+
+struct ap_model_tensor {
+	char *name;			/* never NULL ("" when absent) */
+	int32_t *shape;
+	uint32_t rank;
+	int32_t *shape_signature;	/* NULL when absent; -1 = unknown dimension */
+	uint32_t sig_rank;
+	uint8_t type;			/* enum ap_tensor_type */
+	uint32_t buffer;		/* index into ap_model.buffers; 0 = none */
+	bool is_variable;
+};
+
+struct ap_model_op {
+	uint32_t opcode_index;		/* index into ap_model.opcodes */
+	int32_t *inputs;		/* -1 = optional input not given */
+	uint32_t n_inputs;
+	int32_t *outputs;
+	uint32_t n_outputs;
+	int32_t *intermediates;
+	uint32_t n_intermediates;
+};
+
+struct ap_model_opcode {
+	int32_t builtin;		/* max(builtin_code, deprecated_builtin_code) */
+	char *custom_name;		/* NULL unless CUSTOM */
+	int32_t version;
+};
+
+struct ap_model_buffer {
+	uint64_t data_off;		/* offset of inline data from the file start */
+	uint64_t data_len;		/* 0 when the buffer has no inline data */
+	uint64_t offset;		/* >2 GB form: offset from file start, valid when > 1 */
+	uint64_t size;
+};
+
+struct ap_model_subgraph {
+	char *name;
+	struct ap_model_tensor *tensors;
+	uint32_t n_tensors;
+	struct ap_model_op *ops;	/* in execution order */
+	uint32_t n_ops;
+	int32_t *inputs;
+	uint32_t n_inputs;
+	int32_t *outputs;
+	uint32_t n_outputs;
+};
+
+struct ap_model_metadata {
+	char *name;
+	uint32_t buffer;
+};
+
+struct ap_model {
+	char *path;			/* as given to ap_model_load; NULL for ap_model_parse */
+	uint64_t file_size;
+	uint32_t version;
+	char *description;		/* NULL when absent */
+	struct ap_model_opcode *opcodes;
+	uint32_t n_opcodes;
+	struct ap_model_subgraph *subgraphs;
+	uint32_t n_subgraphs;
+	struct ap_model_buffer *buffers;
+	uint32_t n_buffers;
+	struct ap_model_metadata *metadata;
+	uint32_t n_metadata;
+	/* OfflineMemoryAllocation metadata: one offset per tensor of all subgraphs,
+	 * -1 = plan online. NULL when the model has none. */
+	int32_t *offline_offsets;
+	uint32_t n_offline_offsets;
+};
+
+/*
+ * Parses a whole model file held in memory. Returns 0, or -1 with a one-line reason in
+ * err (AP_ERR_LEN bytes). Never reads outside [data, data + size). On failure *m is left
+ * empty (safe to pass to ap_model_free).
+ */
+int ap_model_parse(const uint8_t *data, size_t size, struct ap_model *m, char *err);
+
+/* Reads the file and parses it; the message names the file. */
+int ap_model_load(const char *path, struct ap_model *m, char *err);
+
+void ap_model_free(struct ap_model *m);
+
+/* True when the buffer holds constant data (inline data or the >2 GB offset form). */
+bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
+
+/* "CONV_2D" for 3 and so on: the BuiltinOperator enum names; NULL when unknown. */
+const char *ap_builtin_name(int32_t code);
+
+/* "FLOAT32" etc.; "UNKNOWN" when out of range. */
+const char *ap_tensor_type_name(uint8_t type);
+
+/* Name of an operator for humans: the builtin name, or the custom name, or "OP_<n>". */
+const char *ap_model_op_name(const struct ap_model *m, const struct ap_model_op *op);
+
+#endif

@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "arenaprof/err.h"
+
+void ap_seterr(char *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, AP_ERR_LEN, fmt, ap);
+	va_end(ap);
+}

@@ -1,0 +1,623 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * planner: the placement strategies. Lifetimes come from lifetimes.c (LiteRT's rules)
+ * except for `micro`, which uses TFLite Micro's own (AllocationInfoBuilder).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/err.h"
+#include "arenaprof/planner.h"
+#include "arenaprof/stl_order.h"
+
+static const char *const strategy_names[AP_STRAT_COUNT] = {
+	[AP_STRAT_TFLITE] = "tflite",
+	[AP_STRAT_GREEDY_SIZE] = "greedy-size",
+	[AP_STRAT_GREEDY_BREADTH] = "greedy-breadth",
+	[AP_STRAT_NAIVE] = "naive",
+	[AP_STRAT_MICRO] = "micro",
+};
+
+const char *ap_strategy_name(enum ap_strategy s)
+{
+	return s < AP_STRAT_COUNT ? strategy_names[s] : "?";
+}
+
+int ap_strategy_parse(const char *s, enum ap_strategy *out)
+{
+	for (int i = 0; i < AP_STRAT_COUNT; i++) {
+		if (!strcmp(s, strategy_names[i])) {
+			*out = (enum ap_strategy)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+static bool whole_run(const struct ap_rec *r)
+{
+	return r->first == 0 && r->last == AP_NODE_NONE;
+}
+
+/* CreateTensorAllocationVector's comparator: 0 for LiteRT's unordered ties. */
+static int cmp_tflite_core(const struct ap_rec *a, const struct ap_rec *b)
+{
+	bool wa = whole_run(a), wb = whole_run(b);
+
+	if (wa != wb)
+		return wa ? -1 : 1;
+	if (wa)
+		return (a->id > b->id) - (a->id < b->id);
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The same, made total with the id (for callers that want one fixed order). */
+static int cmp_tflite(const void *pa, const void *pb)
+{
+	const struct ap_rec *a = pa, *b = pb;
+	int c = cmp_tflite_core(a, b);
+
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+void ap_order_tflite(struct ap_rec *r, size_t n)
+{
+	qsort(r, n, sizeof(*r), cmp_tflite);
+}
+
+static int cmp_micro(const void *pa, const void *pb)
+{
+	const struct ap_rec *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return (a->id < b->id) - (a->id > b->id);
+}
+
+void ap_order_micro(struct ap_rec *r, size_t n)
+{
+	qsort(r, n, sizeof(*r), cmp_micro);
+}
+
+/* Placed allocations sorted by offset; equal offsets keep insertion order. */
+struct active {
+	struct ap_rec *a;
+	size_t n, cap;
+};
+
+static int active_insert(struct active *act, const struct ap_rec *r)
+{
+	size_t lo = 0, hi = act->n;
+
+	if (act->n == act->cap) {
+		size_t cap = act->cap ? act->cap * 2 : 64;
+		struct ap_rec *a = realloc(act->a, cap * sizeof(*a));
+
+		if (!a)
+			return -1;
+		act->a = a;
+		act->cap = cap;
+	}
+	while (lo < hi) {	/* upper_bound on offset */
+		size_t mid = (lo + hi) / 2;
+
+		if (act->a[mid].offset <= r->offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&act->a[lo + 1], &act->a[lo], (act->n - lo) * sizeof(*act->a));
+	act->a[lo] = *r;
+	act->n++;
+	return 0;
+}
+
+static bool disjoint(const struct ap_rec *a, int32_t first, int32_t last)
+{
+	return a->last < first || a->first > last;
+}
+
+enum fit { FIT_TFLITE, FIT_BEST, FIT_FIRST };
+
+static uint64_t place(struct ap_rec *r, size_t n, uint64_t align, enum fit fit)
+{
+	struct active act = { 0 };
+	uint64_t hwm = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t cur = 0, best = UINT64_MAX, best_fit = UINT64_MAX;
+
+		if (r[i].size == 0) {	/* LiteRT: offset 0, resolves to NULL */
+			r[i].offset = 0;
+			continue;
+		}
+		for (size_t k = 0; k < act.n; k++) {
+			const struct ap_rec *a = &act.a[k];
+			uint64_t at = align_up(cur, align);
+
+			if (disjoint(a, r[i].first, r[i].last))
+				continue;
+			if (at + r[i].size <= a->offset && a->offset - at < best_fit) {
+				best = at;
+				/* LiteRT stores the gap measured from the unaligned end. */
+				best_fit = a->offset - (fit == FIT_TFLITE ? cur : at);
+				if (fit == FIT_FIRST)
+					break;
+			}
+			if (a->offset + a->size > cur)
+				cur = a->offset + a->size;
+		}
+		r[i].offset = best != UINT64_MAX ? best : align_up(cur, align);
+		if (r[i].offset + r[i].size > hwm)
+			hwm = r[i].offset + r[i].size;
+		if (active_insert(&act, &r[i])) {
+			free(act.a);
+			return UINT64_MAX;
+		}
+	}
+	free(act.a);
+	return hwm;
+}
+
+uint64_t ap_place_tflite(struct ap_rec *r, size_t n, uint64_t align)
+{
+	return place(r, n, align, FIT_TFLITE);
+}
+
+uint64_t ap_place_best_fit(struct ap_rec *r, size_t n, uint64_t align)
+{
+	return place(r, n, align, FIT_BEST);
+}
+
+uint64_t ap_place_first_fit(struct ap_rec *r, size_t n)
+{
+	return place(r, n, 1, FIT_FIRST);
+}
+
+/* ---- from a graph ---- */
+
+static int32_t last_use(const struct ap_graph *g, int32_t t)
+{
+	int32_t last = -1;
+
+	if (g->t[t].flags & AP_TF_OUTPUT)
+		return AP_LAST_END;
+	for (uint32_t i = 0; i < g->n_ops; i++)
+		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
+			if (g->ops[i].in[k] == t)
+				last = (int32_t)i;
+	return last < 0 ? AP_LAST_END : last;
+}
+
+static int32_t end_or(int32_t v)
+{
+	return v == AP_NODE_NONE ? AP_LAST_END : v;
+}
+
+static enum ap_kind kind_of(const struct ap_tensor *t)
+{
+	switch (t->alloc) {
+	case AP_ALLOC_WEIGHTS:
+		return AP_KIND_WEIGHTS;
+	case AP_ALLOC_DYNAMIC:
+		return AP_KIND_DYNAMIC;
+	case AP_ALLOC_PERSISTENT:
+		return AP_KIND_VARIABLE;
+	case AP_ALLOC_ARENA:
+		break;
+	}
+	if (t->first == AP_NODE_NONE)
+		return AP_KIND_UNPLANNED;
+	if (t->flags & AP_TF_INPUT)
+		return AP_KIND_INPUT;
+	if (t->flags & AP_TF_OUTPUT)
+		return AP_KIND_OUTPUT;
+	return AP_KIND_ARENA;
+}
+
+/* The skeleton of a plan: names, kinds, LiteRT lifetimes; offsets still -1. */
+static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = g->n_tensors;
+	p->n_ops = g->n_ops;
+	p->t = calloc(p->n ? p->n : 1, sizeof(*p->t));
+	p->ops = calloc(p->n_ops ? p->n_ops : 1, sizeof(*p->ops));
+	p->model = strdup(g->model && g->model->path ? g->model->path : "");
+	if (!p->t || !p->ops || !p->model)
+		goto oom;
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct ap_tensor *t = &g->t[i];
+		struct ap_ptensor *pt = &p->t[i];
+
+		pt->index = (int32_t)i;
+		pt->name = strdup(t->name ? t->name : "");
+		if (!pt->name)
+			goto oom;
+		pt->bytes = t->bytes;
+		pt->offset = -1;
+		pt->kind = kind_of(t);
+		pt->share_root = t->alloc == AP_ALLOC_ARENA ? t->share_root : -1;
+		if (t->first == AP_NODE_NONE) {
+			pt->first = pt->last = -1;
+		} else if (pt->share_root >= 0) {
+			pt->first = t->first;
+			pt->last = last_use(g, (int32_t)i);
+		} else {
+			pt->first = t->first;
+			pt->last = end_or(t->last);
+		}
+		if (t->alloc == AP_ALLOC_WEIGHTS)
+			p->weights_bytes += t->bytes;
+	}
+	for (uint32_t i = 0; i < p->n_ops; i++) {
+		const struct ap_op *op = &g->ops[i];
+		int32_t o = op->n_out ? op->out[0] : -1;
+
+		p->ops[i].opname = strdup(op->name ? op->name : "");
+		p->ops[i].out_name = strdup(o >= 0 && (uint32_t)o < g->n_tensors &&
+					     g->t[o].name ? g->t[o].name : "");
+		if (!p->ops[i].opname || !p->ops[i].out_name)
+			goto oom;
+	}
+	return 0;
+oom:
+	ap_tplan_free(p);
+	ap_seterr(err, "out of memory building the plan");
+	return -1;
+}
+
+static int less_tflite(int32_t a, int32_t b, const void *ctx)
+{
+	const struct ap_graph *g = ctx;
+	struct ap_rec ra = { .size = g->t[a].bytes, .first = g->t[a].first,
+			     .last = g->t[a].last, .id = a };
+	struct ap_rec rb = { .size = g->t[b].bytes, .first = g->t[b].first,
+			     .last = g->t[b].last, .id = b };
+
+	return cmp_tflite_core(&ra, &rb) < 0;
+}
+
+/*
+ * The tensors LiteRT's CalculateAllocations places, in its order: GetTensorsToAllocate
+ * walks nodes_to_tensors_ (one unordered_set a node: variables and inputs at node 0,
+ * then each node's outputs and temporaries), keeps new arena and persistent tensors,
+ * and std::sorts them. Equal size and first node are ties that std::sort and the hash
+ * sets decide, so both are emulated (stl_order.c). Returns the count, -1 on OOM.
+ */
+static long tflite_order(const struct ap_graph *g, int32_t *out)
+{
+	struct ap_uset set;
+	int32_t *list = malloc((g->n_tensors + 1) * sizeof(*list));
+	bool *seen = calloc(g->n_tensors + 1, sizeof(*seen));
+	long n = 0;
+
+	if (!list || !seen)
+		goto oom;
+	for (uint32_t i = 0; i < (g->n_ops ? g->n_ops : 1); i++) {
+		size_t k, m;
+
+		ap_uset_init(&set);
+		if (i == 0) {
+			for (uint32_t t = 0; t < g->n_tensors; t++)
+				if ((g->t[t].flags & AP_TF_VARIABLE) && ap_uset_insert(&set, (int32_t)t))
+					goto oom_set;
+			for (k = 0; k < g->n_inputs; k++)
+				if (g->inputs[k] >= 0 && ap_uset_insert(&set, g->inputs[k]))
+					goto oom_set;
+		}
+		if (i < g->n_ops) {
+			const struct ap_op *op = &g->ops[i];
+
+			for (k = 0; k < op->n_out; k++)
+				if (op->out[k] >= 0 && ap_uset_insert(&set, op->out[k]))
+					goto oom_set;
+			for (k = 0; k < op->n_tmp; k++)
+				if (ap_uset_insert(&set, op->tmp[k]))
+					goto oom_set;
+		}
+		m = ap_uset_iterate(&set, list);
+		ap_uset_free(&set);
+		for (k = 0; k < m; k++) {
+			const struct ap_tensor *t = &g->t[list[k]];
+
+			if (seen[list[k]])
+				continue;
+			seen[list[k]] = true;
+			if ((t->alloc == AP_ALLOC_ARENA && t->bytes > 0 &&
+			     t->first != AP_NODE_NONE) || t->alloc == AP_ALLOC_PERSISTENT)
+				out[n++] = list[k];
+		}
+	}
+	free(list);
+	free(seen);
+	ap_std_sort(out, (size_t)n, less_tflite, g);
+	return n;
+oom_set:
+	ap_uset_free(&set);
+oom:
+	free(list);
+	free(seen);
+	return -1;
+}
+
+/* Places the normal and persistent arenas in LiteRT's order. */
+static int plan_tflite(const struct ap_graph *g, struct ap_tplan *p)
+{
+	int32_t *order = malloc((g->n_tensors + 1) * sizeof(*order));
+	struct ap_rec *rn = calloc(g->n_tensors + 1, sizeof(*rn));
+	struct ap_rec *rp = calloc(g->n_tensors + 1, sizeof(*rp));
+	size_t nn = 0, np = 0;
+	long n = order && rn && rp ? tflite_order(g, order) : -1;
+	int rc = -1;
+
+	if (n < 0)
+		goto out;
+	for (long k = 0; k < n; k++) {
+		const struct ap_tensor *t = &g->t[order[k]];
+
+		if (t->alloc == AP_ALLOC_ARENA && t->share_root < 0)
+			rn[nn++] = (struct ap_rec){ .size = t->bytes, .first = t->first,
+						    .last = t->last, .id = order[k] };
+		else if (t->alloc == AP_ALLOC_PERSISTENT)
+			rp[np++] = (struct ap_rec){ .size = t->bytes, .first = t->first,
+						    .last = AP_NODE_NONE, .id = order[k] };
+	}
+	p->arena_bytes = ap_place_tflite(rn, nn, AP_TENSOR_ALIGN);
+	p->persistent_bytes = ap_place_tflite(rp, np, AP_TENSOR_ALIGN);
+	if (p->arena_bytes == UINT64_MAX || p->persistent_bytes == UINT64_MAX)
+		goto out;
+	for (size_t k = 0; k < nn; k++)
+		p->t[rn[k].id].offset = (int64_t)rn[k].offset;
+	for (size_t k = 0; k < np; k++)
+		p->t[rp[k].id].offset = (int64_t)rp[k].offset;
+	rc = 0;
+out:
+	free(order);
+	free(rn);
+	free(rp);
+	return rc;
+}
+
+/* Records of the normal-arena tensors with LiteRT lifetimes (in-place sharers left out). */
+static size_t arena_records(const struct ap_graph *g, struct ap_rec *r, bool sharing)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		const struct ap_tensor *t = &g->t[i];
+
+		if (t->alloc != AP_ALLOC_ARENA || t->first == AP_NODE_NONE)
+			continue;
+		if (sharing && t->share_root >= 0)
+			continue;
+		r[n++] = (struct ap_rec){ .size = t->bytes, .first = t->first,
+					  .last = t->last, .id = (int32_t)i };
+	}
+	return n;
+}
+
+/* Operators by breadth (live arena bytes), widest first, then their tensors by size. */
+static size_t order_by_breadth(const struct ap_graph *g, struct ap_rec *r, size_t n)
+{
+	uint64_t *breadth = calloc(g->n_ops + 1, sizeof(*breadth));
+	uint32_t *ops = calloc(g->n_ops + 1, sizeof(*ops));
+	struct ap_rec *out = calloc(n + 1, sizeof(*out));
+	bool *done = calloc(n + 1, sizeof(*done));
+	size_t m = 0;
+
+	if (!breadth || !ops || !out || !done)
+		goto fail;
+	for (size_t k = 0; k < n; k++) {
+		int32_t last = r[k].last == AP_NODE_NONE ? (int32_t)g->n_ops - 1 : r[k].last;
+
+		for (int32_t i = r[k].first; i <= last && i < (int32_t)g->n_ops; i++)
+			breadth[i] += r[k].size;
+	}
+	for (uint32_t i = 0; i < g->n_ops; i++)
+		ops[i] = i;
+	/* insertion sort keeps equal breadths in execution order */
+	for (uint32_t i = 1; i < g->n_ops; i++) {
+		uint32_t v = ops[i], j = i;
+
+		while (j > 0 && breadth[ops[j - 1]] < breadth[v]) {
+			ops[j] = ops[j - 1];
+			j--;
+		}
+		ops[j] = v;
+	}
+	/* r is already sorted by size descending, id ascending */
+	for (uint32_t oi = 0; oi < g->n_ops; oi++) {
+		int32_t op = (int32_t)ops[oi];
+
+		for (size_t k = 0; k < n; k++) {
+			int32_t last = r[k].last == AP_NODE_NONE ? INT32_MAX : r[k].last;
+
+			if (!done[k] && r[k].first <= op && op <= last) {
+				done[k] = true;
+				out[m++] = r[k];
+			}
+		}
+	}
+	for (size_t k = 0; k < n; k++)	/* live at no operator (no ops at all) */
+		if (!done[k])
+			out[m++] = r[k];
+	memcpy(r, out, n * sizeof(*r));
+fail:
+	free(breadth);
+	free(ops);
+	free(out);
+	free(done);
+	return m;
+}
+
+static int cmp_size_desc(const void *pa, const void *pb)
+{
+	const struct ap_rec *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * TFLM lifetimes (AllocationInfoBuilder::MarkAllocationLifetimes) mapped to execution
+ * indices: TFLM time 0 (subgraph inputs) becomes -1, "before operator 0"; op i's time
+ * i + 1 becomes i. Unconsumed outputs live only during their own operator.
+ */
+static size_t micro_records(const struct ap_graph *g, struct ap_rec *r)
+{
+	int32_t *first = malloc((g->n_tensors + 1) * sizeof(*first));
+	int32_t *last = malloc((g->n_tensors + 1) * sizeof(*last));
+	size_t n = 0;
+
+	if (!first || !last)
+		goto out;
+	for (uint32_t i = 0; i < g->n_tensors; i++)
+		first[i] = last[i] = INT32_MIN;
+	for (uint32_t k = 0; k < g->n_inputs; k++) {
+		int32_t t = g->inputs[k];
+
+		if (t >= 0 && (uint32_t)t < g->n_tensors)
+			first[t] = last[t] = 0;
+	}
+	for (uint32_t i = 0; i < g->n_ops; i++) {
+		const struct ap_op *op = &g->ops[i];
+		int32_t now = (int32_t)i + 1;
+
+		for (uint32_t k = 0; k < op->n_out; k++)
+			if (op->out[k] >= 0 && first[op->out[k]] == INT32_MIN)
+				first[op->out[k]] = now;
+		for (uint32_t k = 0; k < op->n_in; k++)
+			if (op->in[k] >= 0)
+				last[op->in[k]] = now;
+		for (uint32_t k = 0; k < op->n_out; k++)
+			if (op->out[k] >= 0)
+				last[op->out[k]] = now;
+	}
+	for (uint32_t k = 0; k < g->n_outputs; k++) {
+		int32_t t = g->outputs[k];
+
+		if (t < 0 || (uint32_t)t >= g->n_tensors)
+			continue;
+		if (first[t] == INT32_MIN)
+			first[t] = (int32_t)g->n_ops;
+		last[t] = (int32_t)g->n_ops;
+	}
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		const struct ap_tensor *t = &g->t[i];
+
+		/* needs_allocating: not constant, not a variable, not empty */
+		if (t->alloc != AP_ALLOC_ARENA || !t->bytes || first[i] == INT32_MIN)
+			continue;
+		if (last[i] < first[i])	/* produced, never read (TFLM leaves -1) */
+			last[i] = first[i];
+		r[n++] = (struct ap_rec){ .size = align_up(t->bytes, AP_MICRO_ALIGN),
+					  .first = first[i] - 1, .last = last[i] - 1,
+					  .id = (int32_t)i };
+	}
+out:
+	free(first);
+	free(last);
+	return n;
+}
+
+/* The persistent arena: variables stack up in LiteRT's comparator order (by index). */
+static uint64_t plan_persistent(const struct ap_graph *g, struct ap_tplan *p)
+{
+	uint64_t end = 0;
+
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		if (g->t[i].alloc != AP_ALLOC_PERSISTENT || !g->t[i].bytes)
+			continue;
+		p->t[i].offset = (int64_t)align_up(end, AP_TENSOR_ALIGN);
+		end = (uint64_t)p->t[i].offset + g->t[i].bytes;
+	}
+	return end;
+}
+
+int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p,
+		  char *err)
+{
+	struct ap_rec *r = NULL;
+	size_t n;
+	uint64_t hwm = 0;
+	bool sharing = s == AP_STRAT_TFLITE || s == AP_STRAT_GREEDY_SIZE ||
+		       s == AP_STRAT_GREEDY_BREADTH;
+
+	if (tplan_init(g, p, err))
+		return -1;
+	p->strategy = strdup(ap_strategy_name(s));
+	if (!p->strategy)
+		goto oom;
+	if (s == AP_STRAT_TFLITE) {
+		if (plan_tflite(g, p))
+			goto oom;
+		goto shared;
+	}
+	r = calloc(g->n_tensors + 1, sizeof(*r));
+	if (!r)
+		goto oom;
+	n = s == AP_STRAT_MICRO ? micro_records(g, r) : arena_records(g, r, sharing);
+	switch (s) {
+	case AP_STRAT_GREEDY_SIZE:
+		qsort(r, n, sizeof(*r), cmp_size_desc);
+		hwm = ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
+		break;
+	case AP_STRAT_GREEDY_BREADTH:
+		qsort(r, n, sizeof(*r), cmp_size_desc);
+		n = order_by_breadth(g, r, n);
+		hwm = ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
+		break;
+	case AP_STRAT_NAIVE:
+		for (size_t k = 0; k < n; k++) {
+			r[k].offset = align_up(hwm, AP_TENSOR_ALIGN);
+			if (r[k].size)
+				hwm = r[k].offset + r[k].size;
+		}
+		break;
+	case AP_STRAT_MICRO:
+		ap_order_micro(r, n);
+		hwm = ap_place_first_fit(r, n);
+		break;
+	default:
+		hwm = UINT64_MAX;
+	}
+	if (hwm == UINT64_MAX)
+		goto oom;
+	for (size_t k = 0; k < n; k++) {
+		struct ap_ptensor *pt = &p->t[r[k].id];
+
+		pt->offset = (int64_t)r[k].offset;
+		if (s == AP_STRAT_MICRO) {
+			pt->first = r[k].first;
+			pt->last = r[k].last;
+		}
+	}
+	p->arena_bytes = hwm;
+	p->persistent_bytes = plan_persistent(g, p);
+	free(r);
+shared:
+	/* in-place sharers resolve to their root's buffer */
+	for (uint32_t i = 0; i < p->n; i++) {
+		if (!sharing)
+			p->t[i].share_root = -1;
+		else if (p->t[i].share_root >= 0)
+			p->t[i].offset = p->t[p->t[i].share_root].offset;
+	}
+	return 0;
+oom:
+	free(r);
+	ap_tplan_free(p);
+	ap_seterr(err, "out of memory planning");
+	return -1;
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# arenaprof plan end to end: invariants on every bundled model, split_concat by hand,
+# budgets, float32 planning, and bad input.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+json_get() {	# json_get FILE PYTHON-EXPR (d is the object)
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+for m in "$MODELS"/*.tflite; do
+	name=$(basename "$m" .tflite)
+	for s in tflite greedy-size greedy-breadth naive micro; do
+		if ! "$ARENAPROF" plan "$m" --strategy "$s" --json >"$TMP/$name.$s.json" \
+			2>"$TMP/err"; then
+			fail "$name $s plans" "$(cat "$TMP/err")"
+			continue
+		fi
+		# the planner's own overlap checker ran (exit 1 on overlap); stderr stays empty
+		MSG="stderr: $(cat "$TMP/err")" check "$name $s consistent" test ! -s "$TMP/err"
+		r=$(json_get "$TMP/$name.$s.json" \
+			"d['lower_bound_bytes'] <= d['arena_bytes']")
+		MSG="lower bound above arena" check "$name $s lower bound <= arena" test "$r" = True
+	done
+	j=$TMP/$name.tflite.json
+	r=$(json_get "$j" "all(d['lower_bound_bytes'] <= d['strategies'][k]
+		for k in ('tflite', 'greedy_size', 'greedy_breadth', 'naive'))")
+	MSG="$(json_get "$j" "d['lower_bound_bytes'], d['strategies']")" \
+		check "$name lower bound <= every LiteRT-lifetime strategy" test "$r" = True
+	r=$(json_get "$j" "d['strategies']['naive'] >= d['strategies']['tflite']")
+	MSG="$(json_get "$j" "d['strategies']")" check "$name naive >= tflite" test "$r" = True
+	r=$(json_get "$j" "d['strategy_lower_bounds']['micro'] <= d['strategies']['micro']")
+	check "$name micro >= its own lower bound" test "$r" = True
+	# an independent overlap check of the CSV, in Python
+	"$ARENAPROF" plan "$m" --csv >"$TMP/$name.csv"
+	r=$(python3 - "$TMP/$name.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1]))
+        if r['kind'] in ('arena', 'input', 'output') and int(r['offset']) >= 0
+        and int(r['size']) > 0]
+roots = {}
+for r in rows:  # in-place sharers carry the owner's offset: keep one per buffer
+    key = (int(r['offset']), int(r['first_node']))
+    roots.setdefault(key, r)
+end = lambda r: 10**9 if r['last_node'] == 'end' else int(r['last_node'])
+bad = 0
+rows = list(roots.values())
+for i, a in enumerate(rows):
+    for b in rows[i + 1:]:
+        if end(a) < int(b['first_node']) or end(b) < int(a['first_node']):
+            continue
+        ao, bo = int(a['offset']), int(b['offset'])
+        if ao < bo + int(b['size']) and bo < ao + int(a['size']):
+            if a['offset'] == b['offset']:
+                continue  # a sharer and its owner
+            bad += 1
+print(bad)
+PY
+)
+	MSG="$r overlapping pairs" check "$name csv has no overlapping live tensors" test "$r" = 0
+done
+
+# split_concat by hand. Inputs 0-2 live the whole run and go first by index: 0 [0,192),
+# 1 [192,256), 2 [256,384). t3 (384 B, nodes 0-1) goes above them at 384; t10 (128 B,
+# node 2 on) reuses 384 once t3 is dead. SPLIT's six 64-byte outputs tie on size and
+# first node: LiteRT's unordered_set for node 1 iterates them 9,8,...,4 (each new key
+# goes to the list head) and std::sort's insertion sort keeps that order, so t9 lands
+# at 768 and t4 at 1088. Arena 1152 = the breadth of SPLIT (384 + 384 + 384).
+"$ARENAPROF" plan "$MODELS/split_concat.tflite" --csv >"$TMP/sc.csv"
+got=$(awk -F, 'NR > 1 && $3 >= 0 { printf "%s:%s ", $1, $3 }' "$TMP/sc.csv")
+want="0:0 1:192 2:256 3:384 4:1088 5:1024 6:960 7:896 8:832 9:768 10:384 "
+MSG="got '$got'" check "split_concat offsets by hand" test "$got" = "$want"
+j=$TMP/split_concat.tflite.json
+MSG="$(json_get "$j" "d['strategies'], d['lower_bound_bytes'], d['widest_op']")" \
+	check "split_concat arena 1152 = lower bound at SPLIT (op 1), micro 768, naive 1280" \
+	test "$(json_get "$j" "(d['arena_bytes'], d['lower_bound_bytes'], d['widest_op']['index'],
+		d['widest_op']['opcode'], d['strategies']['micro'], d['strategies']['naive'])")" \
+	= "(1152, 1152, 1, 'SPLIT', 768, 1280)"
+lt=$(awk -F, 'NR > 1 { printf "%s:%s-%s ", $1, $5, $6 }' "$TMP/sc.csv")
+want="0:0-end 1:0-end 2:0-end 3:0-1 4:1-end 5:1-end 6:1-end 7:1-2 8:1-end 9:1-2 10:2-end 11:-1--1 "
+MSG="got '$lt'" check "split_concat lifetimes by hand" test "$lt" = "$want"
+
+# text report: the widest operator and the budget verdicts
+mv2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
+"$ARENAPROF" plan "$mv2" --budget 64M >"$TMP/fit.txt"
+check "mobilenet_v2 fits in 64M" grep -q '^  fits: ' "$TMP/fit.txt"
+check "budget suggests memory.max/high/min" grep -q 'memory.high = 63753420' "$TMP/fit.txt"
+"$ARENAPROF" plan "$mv2" --budget 1M >"$TMP/nofit.txt"
+check "mobilenet_v2 does not fit in 1M" grep -q 'does not fit: the arena alone needs' \
+	"$TMP/nofit.txt"
+"$ARENAPROF" plan "$mv2" --budget 3M >"$TMP/page.txt"
+check "mobilenet_v2 in 3M fits only by paging weights" grep -q 'fits only by paging' \
+	"$TMP/page.txt"
+check "text names the widest operator" grep -q 'widest operator: #4 DEPTHWISE_CONV_2D' \
+	"$TMP/fit.txt"
+
+# --as-dtype float32: an int8 model's activations become four times larger
+"$ARENAPROF" plan "$mv2" --as-dtype float32 --json >"$TMP/f32.json"
+r=$(python3 -c "import json; a=json.load(open('$TMP/f32.json')); b=json.load(open('$TMP/mobilenet_v2_1.0_224_quant.tflite.json')); print(a['lower_bound_bytes'] == 4 * b['lower_bound_bytes'], a['weights_bytes'] == b['weights_bytes'])")
+MSG="$r" check "as-dtype float32: lower bound x4, weights unchanged" test "$r" = "True True"
+
+# bad input: one line on stderr, exit 2, never a crash
+expect_bad() {	# expect_bad NAME ARGS...
+	local name=$1; shift
+	"$ARENAPROF" "$@" >/dev/null 2>"$TMP/err"
+	local rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ]; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc, stderr: $(head -c 300 "$TMP/err")"
+	fi
+}
+head -c 1000 "$mv2" >"$TMP/trunc.tflite"
+expect_bad "truncated model: exit 2, one line" plan "$TMP/trunc.tflite"
+: >"$TMP/empty.tflite"
+expect_bad "empty model: exit 2, one line" plan "$TMP/empty.tflite"
+expect_bad "missing model: exit 2, one line" plan "$TMP/does-not-exist.tflite"
+expect_bad "a directory: exit 2, one line" plan "$TMP"
+printf 'hello world, not a model at all' >"$TMP/text.tflite"
+expect_bad "not a flatbuffer: exit 2, one line" plan "$TMP/text.tflite"
+expect_bad "unknown strategy: exit 2" plan "$mv2" --strategy best
+expect_bad "bad budget: exit 2" plan "$mv2" --budget lots
+expect_bad "no model: exit 2" plan
+expect_bad "unknown command: exit 2" frobnicate
+"$ARENAPROF" plan --help >/dev/null
+check "plan --help exits 0" test $? -eq 0

@@ -1,0 +1,16 @@
+# Helpers for integration tests: each check prints PASS:/FAIL:/SKIP: lines that
+# tests/run-tests counts. Source it; $ARENAPROF is the binary under test.
+: "${BUILD:=build}"
+: "${ARENAPROF:=$BUILD/arenaprof}"
+MODELS=tests/models
+TMP=$(mktemp -d /tmp/arenaprof-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: ${2:-}"; }
+skip() { echo "SKIP: $1: $2"; }
+check() {	# check NAME CONDITION-COMMAND... ; message from $MSG if set
+	local name=$1; shift
+	if "$@"; then pass "$name"; else fail "$name" "${MSG:-command failed: $*}"; fi
+	MSG=
+}

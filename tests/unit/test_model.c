@@ -1,0 +1,1395 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Tests of the TFLite model reader (src/model.c, src/opnames.c).
+ *
+ * The facts about the bundled models were checked independently of this reader: with
+ * LiteRT's Python interpreter (get_tensor_details, _get_ops_details) and with the flatbuffers
+ * Python runtime over LiteRT's generated schema (schema_py_generated), which also gave the
+ * fields the interpreter does not show (is_variable, buffers, opcode versions).
+ *
+ * A small flatbuffer builder below makes synthetic models for what no bundled model has:
+ * an offline memory plan, the >2 GB buffer form, shape signatures, out-of-range indices.
+ * Then every bundled model is truncated and bit-flipped many times: each variant must parse
+ * or fail with a one-line message, never crash (run it under ASan/UBSan too).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arenaprof/err.h"
+#include "arenaprof/model.h"
+#include "test.h"
+
+static char name_buf[256];
+
+/* A check name built with printf. */
+static const char *nm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *nm(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name_buf, sizeof(name_buf), fmt, ap);
+	va_end(ap);
+	return name_buf;
+}
+
+static bool ints_eq(const int32_t *got, uint32_t n, const int32_t *want, uint32_t wn)
+{
+	uint32_t i;
+
+	if (n != wn)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (got[i] != want[i])
+			return false;
+	}
+	return true;
+}
+
+static const char *ints_str(const int32_t *v, uint32_t n)
+{
+	static char buf[512];
+	size_t o = 0;
+	uint32_t i;
+
+	buf[0] = 0;
+	for (i = 0; i < n && o < sizeof(buf) - 16; i++)
+		o += (size_t)snprintf(buf + o, sizeof(buf) - o, "%s%d", i ? "," : "", v[i]);
+	return buf;
+}
+
+#define CHECK_INTS(name, got, n, ...) do {						\
+	static const int32_t want_[] = { __VA_ARGS__ };					\
+	CHECK(name, ints_eq(got, n, want_, sizeof(want_) / sizeof(want_[0])),		\
+	      "got [%s]", ints_str(got, n));						\
+} while (0)
+
+static void check_str(const char *name, const char *got, const char *want)
+{
+	CHECK(name, got && !strcmp(got, want), "got \"%s\", want \"%s\"",
+	      got ? got : "(null)", want);
+}
+
+#define CHECK_STR(name, got, want) check_str(name, got, want)
+
+/* The whole file in memory, in a malloc block of exactly its size (so ASan sees overreads). */
+static uint8_t *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc((size_t)n);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*size = (size_t)n;
+	return buf;
+}
+
+static bool load(const char *file, struct ap_model *m)
+{
+	char path[256], err[AP_ERR_LEN];
+
+	snprintf(path, sizeof(path), TEST_MODELS "/%s", file);
+	err[0] = 0;
+	if (ap_model_load(path, m, err)) {
+		CHECK(nm("%s loads", file), 0, "%s", err);
+		return false;
+	}
+	CHECK(nm("%s loads", file), 1, "%s", "");
+	CHECK_STR(nm("%s path kept", file), m->path, path);
+	return true;
+}
+
+static int find_tensor(const struct ap_model_subgraph *sg, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < sg->n_tensors; i++) {
+		if (!strcmp(sg->tensors[i].name, name))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* ---- facts about the bundled models ---- */
+
+static void test_mobilenet_v2(void)
+{
+	static const char *const ops_want[] = {
+		"ADD", "AVERAGE_POOL_2D", "CONV_2D", "DEPTHWISE_CONV_2D", "RESHAPE", "SOFTMAX",
+	};
+	const char *f = "mobilenet_v2_1.0_224_quant.tflite";
+	const struct ap_model_subgraph *sg;
+	const struct ap_model_tensor *t;
+	bool seen[6] = { 0 }, other = false;
+	struct ap_model m;
+	uint32_t i, k;
+
+	if (!load(f, &m))
+		return;
+	CHECK_EQ_I64("mnv2 file_size", m.file_size, 3610798);
+	CHECK_EQ_I64("mnv2 version", m.version, 3);
+	CHECK_STR("mnv2 description", m.description, "MLIR Converted.");
+	CHECK_EQ_I64("mnv2 subgraphs", m.n_subgraphs, 1);
+	CHECK_EQ_I64("mnv2 opcodes", m.n_opcodes, 6);
+	CHECK_EQ_I64("mnv2 buffers", m.n_buffers, 177);
+	CHECK_EQ_I64("mnv2 metadata", m.n_metadata, 2);
+	if (m.n_metadata == 2) {
+		CHECK_STR("mnv2 metadata 0", m.metadata[0].name, "min_runtime_version");
+		CHECK_EQ_I64("mnv2 metadata 0 buffer", m.metadata[0].buffer, 175);
+		CHECK_STR("mnv2 metadata 1", m.metadata[1].name, "TFLITE_METADATA");
+	}
+	CHECK("mnv2 no offline plan", !m.offline_offsets && !m.n_offline_offsets, "has one");
+	sg = &m.subgraphs[0];
+	CHECK_STR("mnv2 subgraph name", sg->name, "main");
+	CHECK_EQ_I64("mnv2 tensors", sg->n_tensors, 174);
+	CHECK_EQ_I64("mnv2 ops", sg->n_ops, 66);
+	CHECK_INTS("mnv2 inputs", sg->inputs, sg->n_inputs, 0);
+	CHECK_INTS("mnv2 outputs", sg->outputs, sg->n_outputs, 173);
+	if (sg->n_tensors != 174 || sg->n_ops != 66)
+		goto out;
+	t = &sg->tensors[0];
+	CHECK_STR("mnv2 input name", t->name, "input");
+	CHECK_INTS("mnv2 input shape", t->shape, t->rank, 1, 224, 224, 3);
+	CHECK_STR("mnv2 input type", ap_tensor_type_name(t->type), "UINT8");
+	CHECK("mnv2 input has no shape_signature", !t->shape_signature, "has one");
+	CHECK("mnv2 input not constant", !ap_model_buffer_is_constant(&m, t->buffer), "is");
+	CHECK("mnv2 input not variable", !t->is_variable, "is");
+	t = &sg->tensors[173];
+	CHECK_STR("mnv2 output name", t->name, "MobilenetV2/Predictions/Softmax");
+	CHECK_INTS("mnv2 output shape", t->shape, t->rank, 1, 1001);
+	CHECK_STR("mnv2 op 0", ap_model_op_name(&m, &sg->ops[0]), "CONV_2D");
+	CHECK_INTS("mnv2 op 0 inputs", sg->ops[0].inputs, sg->ops[0].n_inputs, 0, 55, 54);
+	CHECK_INTS("mnv2 op 0 outputs", sg->ops[0].outputs, sg->ops[0].n_outputs, 56);
+	CHECK("mnv2 op 0 weights constant",
+	      ap_model_buffer_is_constant(&m, sg->tensors[55].buffer), "not constant");
+	CHECK_STR("mnv2 op 1", ap_model_op_name(&m, &sg->ops[1]), "DEPTHWISE_CONV_2D");
+	CHECK_INTS("mnv2 op 1 inputs", sg->ops[1].inputs, sg->ops[1].n_inputs, 56, 57, 52);
+	CHECK_STR("mnv2 op 65", ap_model_op_name(&m, &sg->ops[65]), "SOFTMAX");
+	CHECK_INTS("mnv2 op 65 inputs", sg->ops[65].inputs, sg->ops[65].n_inputs, 172);
+	CHECK_INTS("mnv2 op 65 outputs", sg->ops[65].outputs, sg->ops[65].n_outputs, 173);
+	for (i = 0; i < sg->n_ops; i++) {
+		const char *n = ap_model_op_name(&m, &sg->ops[i]);
+
+		for (k = 0; k < 6 && strcmp(n, ops_want[k]); k++)
+			;
+		if (k < 6)
+			seen[k] = true;
+		else
+			other = true;
+	}
+	CHECK("mnv2 op kinds", !other && seen[0] && seen[1] && seen[2] && seen[3] && seen[4] &&
+	      seen[5], "not exactly ADD AVERAGE_POOL_2D CONV_2D DEPTHWISE_CONV_2D RESHAPE SOFTMAX");
+out:
+	ap_model_free(&m);
+	CHECK("mnv2 free zeroes", !m.subgraphs && !m.n_subgraphs && !m.path, "not zeroed");
+}
+
+static void test_split_concat(void)
+{
+	static const struct {
+		const char *name;
+		int32_t c;
+		uint8_t type;
+	} tw[12] = {
+		{ "input1", 3, AP_TT_UINT8 }, { "inputs/rnn1", 1, AP_TT_UINT8 },
+		{ "inputs/rnn2", 2, AP_TT_UINT8 }, { "concat", 6, AP_TT_UINT8 },
+		{ "concat/split0", 1, AP_TT_UINT8 }, { "outputs/rnn1", 1, AP_TT_UINT8 },
+		{ "concat/split2", 1, AP_TT_UINT8 }, { "concat/split3", 1, AP_TT_UINT8 },
+		{ "concat/split4", 1, AP_TT_UINT8 }, { "concat/split5", 1, AP_TT_UINT8 },
+		{ "outputs/rnn2", 2, AP_TT_UINT8 }, { "split_dim", 0, AP_TT_INT32 },
+	};
+	const struct ap_model_subgraph *sg;
+	struct ap_model m;
+	uint32_t i;
+
+	if (!load("split_concat.tflite", &m))
+		return;
+	CHECK("split_concat no description", !m.description, "got \"%s\"", m.description);
+	CHECK_EQ_I64("split_concat buffers", m.n_buffers, 2);
+	CHECK_EQ_I64("split_concat opcodes", m.n_opcodes, 2);
+	sg = &m.subgraphs[0];
+	CHECK_STR("split_concat subgraph name is empty", sg->name, "");
+	CHECK_INTS("split_concat inputs", sg->inputs, sg->n_inputs, 0, 1, 2);
+	CHECK_INTS("split_concat outputs", sg->outputs, sg->n_outputs, 4, 6, 8, 5, 10);
+	CHECK_EQ_I64("split_concat tensors", sg->n_tensors, 12);
+	CHECK_EQ_I64("split_concat ops", sg->n_ops, 3);
+	if (sg->n_tensors != 12 || sg->n_ops != 3)
+		goto out;
+	for (i = 0; i < 12; i++) {
+		const struct ap_model_tensor *t = &sg->tensors[i];
+
+		CHECK_STR(nm("split_concat tensor %u name", i), t->name, tw[i].name);
+		CHECK_STR(nm("split_concat tensor %u type", i), ap_tensor_type_name(t->type),
+			  ap_tensor_type_name(tw[i].type));
+		if (tw[i].c) {
+			CHECK("split_concat tensor shape", t->rank == 4 && t->shape[0] == 1 &&
+			      t->shape[1] == 8 && t->shape[2] == 8 && t->shape[3] == tw[i].c,
+			      "tensor %u: [%s], want [1,8,8,%d]", i, ints_str(t->shape, t->rank),
+			      tw[i].c);
+			CHECK(nm("split_concat tensor %u not constant", i),
+			      !ap_model_buffer_is_constant(&m, t->buffer), "buffer %u", t->buffer);
+		} else {
+			CHECK_EQ_I64("split_concat split_dim is a scalar", t->rank, 0);
+			CHECK_EQ_I64("split_concat split_dim buffer", t->buffer, 1);
+			CHECK("split_concat split_dim constant",
+			      ap_model_buffer_is_constant(&m, t->buffer), "not constant");
+			CHECK_EQ_I64("split_concat split_dim data", m.buffers[1].data_len, 4);
+		}
+	}
+	CHECK_STR("split_concat op 0", ap_model_op_name(&m, &sg->ops[0]), "CONCATENATION");
+	CHECK_INTS("split_concat op 0 in", sg->ops[0].inputs, sg->ops[0].n_inputs, 0, 1, 2);
+	CHECK_INTS("split_concat op 0 out", sg->ops[0].outputs, sg->ops[0].n_outputs, 3);
+	CHECK_STR("split_concat op 1", ap_model_op_name(&m, &sg->ops[1]), "SPLIT");
+	CHECK_INTS("split_concat op 1 in", sg->ops[1].inputs, sg->ops[1].n_inputs, 11, 3);
+	CHECK_INTS("split_concat op 1 out", sg->ops[1].outputs, sg->ops[1].n_outputs,
+		   4, 5, 6, 7, 8, 9);
+	CHECK_STR("split_concat op 2", ap_model_op_name(&m, &sg->ops[2]), "CONCATENATION");
+	CHECK_INTS("split_concat op 2 in", sg->ops[2].inputs, sg->ops[2].n_inputs, 7, 9);
+	CHECK_INTS("split_concat op 2 out", sg->ops[2].outputs, sg->ops[2].n_outputs, 10);
+	CHECK_EQ_I64("split_concat op 2 intermediates", sg->ops[2].n_intermediates, 0);
+out:
+	ap_model_free(&m);
+}
+
+static void test_lstm(void)
+{
+	const struct ap_model_subgraph *sg;
+	const struct ap_model_op *op;
+	struct ap_model m;
+	uint32_t i, n_var = 0;
+
+	if (!load("keras_lstm_mnist_ptq.tflite", &m))
+		return;
+	sg = &m.subgraphs[0];
+	CHECK_EQ_I64("lstm tensors", sg->n_tensors, 29);
+	CHECK_EQ_I64("lstm ops", sg->n_ops, 6);
+	if (sg->n_tensors != 29 || sg->n_ops != 6)
+		goto out;
+	for (i = 0; i < sg->n_tensors; i++)
+		n_var += sg->tensors[i].is_variable;
+	CHECK_EQ_I64("lstm has two variable tensors", n_var, 2);
+	CHECK("lstm tensor 17 variable", sg->tensors[17].is_variable, "not variable");
+	CHECK_STR("lstm tensor 17 name", sg->tensors[17].name, "tfl.pseudo_qconst");
+	CHECK_STR("lstm tensor 17 type", ap_tensor_type_name(sg->tensors[17].type), "INT8");
+	CHECK_INTS("lstm tensor 17 shape", sg->tensors[17].shape, sg->tensors[17].rank, 1, 20);
+	CHECK_EQ_I64("lstm tensor 17 no buffer", sg->tensors[17].buffer, 0);
+	CHECK("lstm tensor 18 variable", sg->tensors[18].is_variable, "not variable");
+	CHECK_STR("lstm tensor 18 type", ap_tensor_type_name(sg->tensors[18].type), "INT16");
+	op = &sg->ops[1];
+	CHECK_STR("lstm op 1", ap_model_op_name(&m, op), "UNIDIRECTIONAL_SEQUENCE_LSTM");
+	CHECK_INTS("lstm op 1 inputs", op->inputs, op->n_inputs, 16, 8, 9, 10, 11, 12, 13, 14,
+		   15, -1, -1, -1, 2, 3, 4, 5, -1, -1, 17, 18, -1, -1, -1, -1);
+	CHECK_INTS("lstm op 1 outputs", op->outputs, op->n_outputs, 24);
+	CHECK_INTS("lstm op 1 intermediates", op->intermediates, op->n_intermediates,
+		   19, 20, 21, 22, 23);
+	CHECK_INTS("lstm intermediate shape", sg->tensors[19].shape, sg->tensors[19].rank, 0);
+	CHECK_STR("lstm op 3", ap_model_op_name(&m, &sg->ops[3]), "FULLY_CONNECTED");
+	CHECK_EQ_I64("lstm FULLY_CONNECTED version", m.opcodes[sg->ops[3].opcode_index].version,
+		     4);
+	CHECK_EQ_I64("lstm QUANTIZE version", m.opcodes[sg->ops[0].opcode_index].version, 1);
+	CHECK_EQ_I64("lstm buffer 7 data", m.buffers[7].data_len, 5600);
+	CHECK_EQ_I64("lstm buffer 7 offset", m.buffers[7].data_off, 4484);
+out:
+	ap_model_free(&m);
+}
+
+static void test_posenet(void)
+{
+	const struct ap_model_subgraph *sg;
+	const struct ap_model_op *op;
+	struct ap_model m;
+
+	if (!load("posenet_mobilenet_v1_075_353_481_16_quant_decoder.tflite", &m))
+		return;
+	sg = &m.subgraphs[0];
+	CHECK_EQ_I64("posenet tensors", sg->n_tensors, 105);
+	CHECK_EQ_I64("posenet ops", sg->n_ops, 38);
+	CHECK_EQ_I64("posenet opcodes", m.n_opcodes, 7);
+	if (sg->n_tensors != 105 || sg->n_ops != 38 || m.n_opcodes != 7)
+		goto out;
+	CHECK_INTS("posenet input shape", sg->tensors[0].shape, sg->tensors[0].rank,
+		   1, 353, 481, 3);
+	CHECK_STR("posenet input type", ap_tensor_type_name(sg->tensors[0].type), "UINT8");
+	CHECK_EQ_I64("posenet custom opcode builtin", m.opcodes[6].builtin, 32);
+	CHECK_STR("posenet custom opcode name", m.opcodes[6].custom_name, "PosenetDecoderOp");
+	CHECK("posenet builtin opcodes have no custom name", !m.opcodes[0].custom_name,
+	      "got %s", m.opcodes[0].custom_name);
+	op = &sg->ops[37];
+	CHECK_STR("posenet last op", ap_model_op_name(&m, op), "PosenetDecoderOp");
+	CHECK_INTS("posenet last op inputs", op->inputs, op->n_inputs, 98, 100, 96);
+	CHECK_INTS("posenet last op outputs", op->outputs, op->n_outputs, 101, 102, 103, 104);
+	CHECK_INTS("posenet outputs", sg->outputs, sg->n_outputs, 101, 102, 103, 104);
+	CHECK_STR("posenet output 101", sg->tensors[101].name, "poses");
+	CHECK_STR("posenet output type", ap_tensor_type_name(sg->tensors[101].type), "FLOAT32");
+	CHECK_STR("posenet op 0", ap_model_op_name(&m, &sg->ops[0]), "QUANTIZE");
+	CHECK_STR("posenet op 1", ap_model_op_name(&m, &sg->ops[1]), "PAD");
+out:
+	ap_model_free(&m);
+}
+
+static void test_face_detection(void)
+{
+	const struct ap_model_subgraph *sg;
+	struct ap_model m;
+	int t;
+
+	if (!load("face_detection_short_range.tflite", &m))
+		return;
+	sg = &m.subgraphs[0];
+	CHECK_EQ_I64("face tensors", sg->n_tensors, 250);
+	CHECK_EQ_I64("face ops", sg->n_ops, 164);
+	CHECK_INTS("face inputs", sg->inputs, sg->n_inputs, 0);
+	CHECK_INTS("face outputs", sg->outputs, sg->n_outputs, 175, 174);
+	if (sg->n_tensors != 250 || sg->n_ops != 164)
+		goto out;
+	CHECK_STR("face input name", sg->tensors[0].name, "input");
+	CHECK_INTS("face input shape", sg->tensors[0].shape, sg->tensors[0].rank, 1, 128, 128, 3);
+	CHECK_STR("face input type", ap_tensor_type_name(sg->tensors[0].type), "FLOAT32");
+	t = find_tensor(sg, "regressors");
+	CHECK_EQ_I64("face regressors index", t, 175);
+	if (t == 175) {
+		CHECK_INTS("face regressors shape", sg->tensors[t].shape, sg->tensors[t].rank,
+			   1, 896, 16);
+		CHECK_STR("face regressors type", ap_tensor_type_name(sg->tensors[t].type),
+			  "FLOAT32");
+	}
+	CHECK_EQ_I64("face classificators index", find_tensor(sg, "classificators"), 174);
+	CHECK_STR("face op 0", ap_model_op_name(&m, &sg->ops[0]), "DEQUANTIZE");
+	CHECK_STR("face op 163", ap_model_op_name(&m, &sg->ops[163]), "CONCATENATION");
+out:
+	ap_model_free(&m);
+}
+
+static void test_small_models(void)
+{
+	static const struct {
+		const char *file;
+		uint32_t tensors, ops;
+	} w[] = {
+		{ "deeplabv3_mnv2_dm05_pascal_quant.tflite", 186, 72 },
+		{ "mobilenet_v1_0.25_128_quant.tflite", 89, 31 },
+		{ "selfie_segmentation.tflite", 360, 246 },
+	};
+	struct ap_model m;
+	size_t i;
+
+	for (i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		if (!load(w[i].file, &m))
+			continue;
+		CHECK_EQ_I64(nm("%s tensors", w[i].file), m.subgraphs[0].n_tensors, w[i].tensors);
+		CHECK_EQ_I64(nm("%s ops", w[i].file), m.subgraphs[0].n_ops, w[i].ops);
+		ap_model_free(&m);
+	}
+
+	if (!load("model_invoking_error.tflite", &m))
+		return;
+	CHECK_EQ_I64("invoking_error has no buffers", m.n_buffers, 0);
+	CHECK_STR("invoking_error description", m.description, "programmatic model");
+	CHECK_EQ_I64("invoking_error tensors", m.subgraphs[0].n_tensors, 2);
+	if (m.subgraphs[0].n_tensors == 2 && m.subgraphs[0].n_ops == 1) {
+		CHECK_STR("invoking_error tensor name empty", m.subgraphs[0].tensors[0].name, "");
+		CHECK_STR("invoking_error custom op", ap_model_op_name(&m, &m.subgraphs[0].ops[0]),
+			  "fake-op-double");
+		CHECK("invoking_error buffer 0 not constant",
+		      !ap_model_buffer_is_constant(&m, 0), "is");
+	}
+	ap_model_free(&m);
+}
+
+static void test_names(void)
+{
+	struct ap_model_opcode oc[4] = {
+		{ .builtin = 32, .custom_name = NULL, .version = 1 },
+		{ .builtin = 300, .custom_name = NULL, .version = 1 },
+		{ .builtin = 150, .custom_name = NULL, .version = 1 },
+		{ .builtin = 301, .custom_name = NULL, .version = 1 },
+	};
+	struct ap_model m = { .opcodes = oc, .n_opcodes = 4 };
+	struct ap_model_op op = { 0 };
+	const char *n300, *n301;
+
+	CHECK_STR("builtin 0", ap_builtin_name(0), "ADD");
+	CHECK_STR("builtin 1", ap_builtin_name(1), "AVERAGE_POOL_2D");
+	CHECK_STR("builtin 3", ap_builtin_name(3), "CONV_2D");
+	CHECK_STR("builtin 20", ap_builtin_name(20), "RELU_N1_TO_1");
+	CHECK_STR("builtin 32", ap_builtin_name(32), "CUSTOM");
+	CHECK_STR("builtin 44", ap_builtin_name(44), "UNIDIRECTIONAL_SEQUENCE_LSTM");
+	CHECK_STR("builtin 102", ap_builtin_name(102), "SPLIT_V");
+	CHECK_STR("builtin 126", ap_builtin_name(126), "BATCH_MATMUL");
+	CHECK_STR("builtin 127", ap_builtin_name(127), "PLACEHOLDER_FOR_GREATER_OP_CODES");
+	CHECK_STR("builtin 128", ap_builtin_name(128), "CUMSUM");
+	CHECK_STR("builtin 150", ap_builtin_name(150), "GELU");
+	CHECK_STR("builtin 159", ap_builtin_name(159), "BITCAST");
+	CHECK_STR("builtin 203", ap_builtin_name(203), "DILATE");
+	CHECK_STR("builtin 209", ap_builtin_name(209), "STABLEHLO_CASE");
+	CHECK("builtin 210 unknown", !ap_builtin_name(210), "got %s", ap_builtin_name(210));
+	CHECK("builtin -1 unknown", !ap_builtin_name(-1), "got %s", ap_builtin_name(-1));
+	CHECK_STR("type 0", ap_tensor_type_name(0), "FLOAT32");
+	CHECK_STR("type 9", ap_tensor_type_name(9), "INT8");
+	CHECK_STR("type 17", ap_tensor_type_name(17), "INT4");
+	CHECK_STR("type 22", ap_tensor_type_name(22), "FLOAT8_E5M2");
+	CHECK_STR("type 23", ap_tensor_type_name(23), "UNKNOWN");
+	CHECK_STR("type 255", ap_tensor_type_name(255), "UNKNOWN");
+	op.opcode_index = 0;
+	CHECK_STR("op name CUSTOM without a name", ap_model_op_name(&m, &op), "CUSTOM");
+	op.opcode_index = 1;
+	CHECK_STR("op name unknown code", ap_model_op_name(&m, &op), "OP_300");
+	op.opcode_index = 2;
+	CHECK_STR("op name GELU", ap_model_op_name(&m, &op), "GELU");
+	op.opcode_index = 3;
+	n301 = ap_model_op_name(&m, &op);
+	op.opcode_index = 1;
+	n300 = ap_model_op_name(&m, &op);
+	op.opcode_index = 3;
+	ap_model_op_name(&m, &op);
+	CHECK("unknown op names can be kept", !strcmp(n300, "OP_300") && !strcmp(n301, "OP_301"),
+	      "got %s and %s", n300, n301);
+	op.opcode_index = 4;
+	CHECK_STR("op name bad opcode index", ap_model_op_name(&m, &op), "INVALID_OPCODE");
+}
+
+/* ---- a tiny flatbuffer builder for synthetic models ---- */
+
+struct fbb {
+	uint8_t *b;
+	uint32_t len, cap;
+};
+
+static void fb_grow(struct fbb *f, uint32_t n)
+{
+	if (f->len + n <= f->cap)
+		return;
+	while (f->len + n > f->cap)
+		f->cap = f->cap ? f->cap * 2 : 4096;
+	f->b = realloc(f->b, f->cap);
+	if (!f->b)
+		abort();
+}
+
+static void st32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static uint32_t fb_put(struct fbb *f, const void *p, uint32_t n)
+{
+	uint32_t at = f->len;
+
+	fb_grow(f, n);
+	memcpy(f->b + at, p, n);
+	f->len += n;
+	return at;
+}
+
+static void fb_align(struct fbb *f, uint32_t a)
+{
+	static const uint8_t zero[8];
+
+	if (f->len % a)
+		fb_put(f, zero, a - f->len % a);
+}
+
+static uint32_t fb_u32(struct fbb *f, uint32_t v)
+{
+	uint8_t b[4];
+
+	st32(b, v);
+	return fb_put(f, b, 4);
+}
+
+/* Makes the uoffset at `at` point to `target` (which must come after it). */
+static void fb_link(struct fbb *f, uint32_t at, uint32_t target)
+{
+	st32(f->b + at, target - at);
+}
+
+enum { F_U8 = 1, F_U32 = 4, F_U64 = 8, F_REF = 0 };
+
+struct fld {
+	int id, kind;
+	uint64_t val;
+	uint32_t *at;	/* F_REF: receives where the uoffset is, for fb_link */
+};
+
+static uint32_t fb_table(struct fbb *f, const struct fld *fl, int n)
+{
+	uint32_t vt, pos, vt_len;
+	int i, max_id = -1;
+
+	for (i = 0; i < n; i++)
+		max_id = fl[i].id > max_id ? fl[i].id : max_id;
+	vt_len = 4 + 2 * (uint32_t)(max_id + 1);
+	fb_align(f, 4);
+	vt = f->len;
+	fb_grow(f, vt_len);
+	memset(f->b + vt, 0, vt_len);
+	f->b[vt] = (uint8_t)vt_len;
+	f->b[vt + 1] = (uint8_t)(vt_len >> 8);
+	f->len += vt_len;
+	fb_align(f, 8);
+	pos = fb_u32(f, 0);
+	st32(f->b + pos, pos - vt);
+	for (i = 0; i < n; i++) {
+		uint32_t sz = fl[i].kind == F_REF ? 4 : (uint32_t)fl[i].kind, at;
+		uint8_t b[8];
+		int k;
+
+		fb_align(f, sz);
+		for (k = 0; k < 8; k++)
+			b[k] = (uint8_t)(fl[i].val >> (8 * k));
+		at = fb_put(f, b, sz);
+		if (fl[i].at)
+			*fl[i].at = at;
+		f->b[vt + 4 + 2 * fl[i].id] = (uint8_t)(at - pos);
+		f->b[vt + 5 + 2 * fl[i].id] = (uint8_t)((at - pos) >> 8);
+	}
+	f->b[vt + 2] = (uint8_t)(f->len - pos);
+	f->b[vt + 3] = (uint8_t)((f->len - pos) >> 8);
+	return pos;
+}
+
+static uint32_t fb_ints(struct fbb *f, const int32_t *v, uint32_t n)
+{
+	uint32_t at, i;
+
+	fb_align(f, 4);
+	at = fb_u32(f, n);
+	for (i = 0; i < n; i++)
+		fb_u32(f, (uint32_t)v[i]);
+	return at;
+}
+
+static uint32_t fb_str(struct fbb *f, const char *s)
+{
+	uint32_t at, n = (uint32_t)strlen(s);
+
+	fb_align(f, 4);
+	at = fb_u32(f, n);
+	fb_put(f, s, n + 1);
+	return at;
+}
+
+/* A vector of n uoffsets to fill in with fb_link(f, slot(at, i), table). */
+static uint32_t fb_refs(struct fbb *f, uint32_t n)
+{
+	uint32_t at, i;
+
+	fb_align(f, 4);
+	at = fb_u32(f, n);
+	for (i = 0; i < n; i++)
+		fb_u32(f, 0);
+	return at;
+}
+
+static uint32_t slot(uint32_t vec, uint32_t i)
+{
+	return vec + 4 + 4 * i;
+}
+
+/* Knobs for the synthetic model; all zero gives a valid model. */
+struct synth {
+	int32_t op0_input2;		/* default -1 */
+	int32_t sg_output;		/* default 2 */
+	uint32_t t1_buffer;		/* default 1 */
+	uint32_t op1_opcode;		/* default 0 */
+	uint32_t meta_buffer;		/* default 3 */
+	int32_t offline_n;		/* default 4 * n_subgraphs */
+	int32_t offline_1;		/* default -1 */
+	uint64_t ext_offset;		/* default 8 */
+	uint32_t n_subgraphs;		/* default 1; all share one table */
+	uint32_t amplify;		/* n tensors sharing one table with a 1000-dim shape */
+	bool no_subgraphs;
+	bool no_plan;			/* metadata 1 is not an offline plan */
+	bool set[8];			/* which of the first fields above are given */
+};
+
+enum { S_OP0_INPUT2, S_SG_OUTPUT, S_T1_BUFFER, S_OP1_OPCODE, S_META_BUFFER, S_OFFLINE_N,
+	S_OFFLINE_1, S_EXT_OFFSET };
+
+/*
+ * Model: opcodes [CUSTOM "MyOp" (via deprecated_builtin_code), CONV_2D (deprecated code
+ * only, version 2), GELU (127 + builtin_code 150), code 300 (unknown)]; buffers [empty,
+ * 8 data bytes, >2 GB form (offset 8, size 4), offline plan, empty data vector]; metadata
+ * [min_runtime_version -> 4, OfflineMemoryAllocation -> 3]; subgraph "sg0": tensors
+ * in [1,4] INT8, w [4,4] INT8 (buffer 1), out [1,4] FLOAT32 signature [-1,4] variable,
+ * x (buffer 2), inputs [0], outputs [2]; ops: CONV_2D [0,1,-1]->[2] with intermediates [3],
+ * MyOp [2]->[2], GELU [] -> [], OP_300.
+ */
+static uint8_t *synth_build(const struct synth *s, size_t *size)
+{
+	uint32_t root, codes, bufs, metas, sgs, desc, sgv, t_v, o_v, in_v, out_v, name;
+	uint32_t a[16], i, nsg = s->n_subgraphs ? s->n_subgraphs : 1;
+	int32_t op0_in[3] = { 0, 1, s->set[S_OP0_INPUT2] ? s->op0_input2 : -1 };
+	int32_t sg_out = s->set[S_SG_OUTPUT] ? s->sg_output : 2;
+	struct fbb f = { 0 };
+
+	fb_u32(&f, 0);
+	fb_put(&f, "TFL3", 4);
+	root = fb_table(&f, (struct fld[]){
+		{ 0, F_U32, 3, NULL }, { 1, F_REF, 0, &codes }, { 2, F_REF, 0, &sgs },
+		{ 3, F_REF, 0, &desc }, { 4, F_REF, 0, &bufs }, { 6, F_REF, 0, &metas } }, 6);
+	fb_link(&f, 0, root);
+	fb_link(&f, desc, fb_str(&f, "synthetic"));
+
+	a[0] = fb_refs(&f, 4);
+	fb_link(&f, codes, a[0]);
+	fb_link(&f, slot(a[0], 0), fb_table(&f, (struct fld[]){
+		{ 0, F_U8, 32, NULL }, { 1, F_REF, 0, &a[1] } }, 2));
+	fb_link(&f, a[1], fb_str(&f, "MyOp"));
+	fb_link(&f, slot(a[0], 1), fb_table(&f, (struct fld[]){
+		{ 0, F_U8, 3, NULL }, { 2, F_U32, 2, NULL } }, 2));
+	fb_link(&f, slot(a[0], 2), fb_table(&f, (struct fld[]){
+		{ 0, F_U8, 127, NULL }, { 3, F_U32, 150, NULL } }, 2));
+	fb_link(&f, slot(a[0], 3), fb_table(&f, (struct fld[]){
+		{ 3, F_U32, 300, NULL } }, 1));
+
+	a[0] = fb_refs(&f, 5);
+	fb_link(&f, bufs, a[0]);
+	fb_link(&f, slot(a[0], 0), fb_table(&f, NULL, 0));
+	fb_link(&f, slot(a[0], 1), fb_table(&f, (struct fld[]){ { 0, F_REF, 0, &a[1] } }, 1));
+	fb_align(&f, 16);
+	fb_link(&f, a[1], fb_put(&f, "\x08\0\0\0" "abcdefgh", 12));
+	fb_link(&f, slot(a[0], 2), fb_table(&f, (struct fld[]){
+		{ 1, F_U64, s->set[S_EXT_OFFSET] ? s->ext_offset : 8, NULL },
+		{ 2, F_U64, 4, NULL } }, 2));
+	fb_link(&f, slot(a[0], 3), fb_table(&f, (struct fld[]){ { 0, F_REF, 0, &a[1] } }, 1));
+	{
+		int32_t plan[3 + 12] = { 1, (int32_t)nsg,
+			s->set[S_OFFLINE_N] ? s->offline_n : (int32_t)(4 * nsg) };
+
+		for (i = 0; i < 4 * nsg && i < 12; i++)
+			plan[3 + i] = (int32_t)(64 * i);
+		plan[4] = s->set[S_OFFLINE_1] ? s->offline_1 : -1;
+		a[2] = fb_u32(&f, (uint32_t)sizeof(plan));
+		for (i = 0; i < sizeof(plan) / 4; i++)
+			fb_u32(&f, (uint32_t)plan[i]);
+		fb_link(&f, a[1], a[2]);
+	}
+	fb_link(&f, slot(a[0], 4), fb_table(&f, (struct fld[]){ { 0, F_REF, 0, &a[1] } }, 1));
+	fb_link(&f, a[1], fb_u32(&f, 0));
+
+	a[0] = fb_refs(&f, 2);
+	fb_link(&f, metas, a[0]);
+	fb_link(&f, slot(a[0], 0), fb_table(&f, (struct fld[]){
+		{ 0, F_REF, 0, &a[1] }, { 1, F_U32, 4, NULL } }, 2));
+	fb_link(&f, a[1], fb_str(&f, "min_runtime_version"));
+	fb_link(&f, slot(a[0], 1), fb_table(&f, (struct fld[]){
+		{ 0, F_REF, 0, &a[1] },
+		{ 1, F_U32, s->set[S_META_BUFFER] ? s->meta_buffer : 3, NULL } }, 2));
+	fb_link(&f, a[1], fb_str(&f, s->no_plan ? "NotAPlan" : "OfflineMemoryAllocation"));
+
+	sgv = fb_refs(&f, s->no_subgraphs ? 0 : nsg);
+	fb_link(&f, sgs, sgv);
+	a[0] = fb_table(&f, (struct fld[]){
+		{ 0, F_REF, 0, &t_v }, { 1, F_REF, 0, &in_v }, { 2, F_REF, 0, &out_v },
+		{ 3, F_REF, 0, &o_v }, { 4, F_REF, 0, &name } }, 5);
+	for (i = 0; i < nsg && !s->no_subgraphs; i++)
+		fb_link(&f, slot(sgv, i), a[0]);
+	fb_link(&f, name, fb_str(&f, "sg0"));
+	fb_link(&f, in_v, fb_ints(&f, (int32_t[]){ 0 }, 1));
+	fb_link(&f, out_v, fb_ints(&f, &sg_out, 1));
+
+	if (s->amplify) {
+		/* Every tensor is the same table with a 1000-element shape. */
+		int32_t dims[1000];
+
+		for (i = 0; i < 1000; i++)
+			dims[i] = 1;
+		a[1] = fb_refs(&f, s->amplify);
+		fb_link(&f, t_v, a[1]);
+		a[2] = fb_table(&f, (struct fld[]){ { 0, F_REF, 0, &a[3] } }, 1);
+		fb_link(&f, a[3], fb_ints(&f, dims, 1000));
+		for (i = 0; i < s->amplify; i++)
+			fb_link(&f, slot(a[1], i), a[2]);
+	} else {
+		a[1] = fb_refs(&f, 4);
+		fb_link(&f, t_v, a[1]);
+		fb_link(&f, slot(a[1], 0), fb_table(&f, (struct fld[]){
+			{ 0, F_REF, 0, &a[2] }, { 1, F_U8, AP_TT_INT8, NULL },
+			{ 3, F_REF, 0, &a[3] } }, 3));
+		fb_link(&f, a[2], fb_ints(&f, (int32_t[]){ 1, 4 }, 2));
+		fb_link(&f, a[3], fb_str(&f, "in"));
+		fb_link(&f, slot(a[1], 1), fb_table(&f, (struct fld[]){
+			{ 0, F_REF, 0, &a[2] }, { 1, F_U8, AP_TT_INT8, NULL },
+			{ 2, F_U32, s->set[S_T1_BUFFER] ? s->t1_buffer : 1, NULL },
+			{ 3, F_REF, 0, &a[3] } }, 4));
+		fb_link(&f, a[2], fb_ints(&f, (int32_t[]){ 4, 4 }, 2));
+		fb_link(&f, a[3], fb_str(&f, "w"));
+		fb_link(&f, slot(a[1], 2), fb_table(&f, (struct fld[]){
+			{ 0, F_REF, 0, &a[2] }, { 1, F_U8, AP_TT_FLOAT32, NULL },
+			{ 3, F_REF, 0, &a[3] }, { 5, F_U8, 1, NULL }, { 7, F_REF, 0, &a[4] } }, 5));
+		fb_link(&f, a[2], fb_ints(&f, (int32_t[]){ 1, 4 }, 2));
+		fb_link(&f, a[3], fb_str(&f, "out"));
+		fb_link(&f, a[4], fb_ints(&f, (int32_t[]){ -1, 4 }, 2));
+		fb_link(&f, slot(a[1], 3), fb_table(&f, (struct fld[]){
+			{ 2, F_U32, 2, NULL } }, 1));
+	}
+
+	a[1] = fb_refs(&f, 4);
+	fb_link(&f, o_v, a[1]);
+	fb_link(&f, slot(a[1], 0), fb_table(&f, (struct fld[]){
+		{ 0, F_U32, 1, NULL }, { 1, F_REF, 0, &a[2] }, { 2, F_REF, 0, &a[3] },
+		{ 8, F_REF, 0, &a[4] } }, 4));
+	fb_link(&f, a[2], fb_ints(&f, op0_in, 3));
+	fb_link(&f, a[3], fb_ints(&f, (int32_t[]){ 2 }, 1));
+	fb_link(&f, a[4], fb_ints(&f, (int32_t[]){ s->amplify ? 0 : 3 }, 1));
+	fb_link(&f, slot(a[1], 1), fb_table(&f, (struct fld[]){
+		{ 0, F_U32, s->set[S_OP1_OPCODE] ? s->op1_opcode : 0, NULL },
+		{ 1, F_REF, 0, &a[2] }, { 2, F_REF, 0, &a[3] } }, 3));
+	fb_link(&f, a[2], fb_ints(&f, (int32_t[]){ 2 }, 1));
+	fb_link(&f, a[3], fb_ints(&f, (int32_t[]){ 2 }, 1));
+	fb_link(&f, slot(a[1], 2), fb_table(&f, (struct fld[]){ { 0, F_U32, 2, NULL } }, 1));
+	fb_link(&f, slot(a[1], 3), fb_table(&f, (struct fld[]){ { 0, F_U32, 3, NULL } }, 1));
+
+	/* An exact-size copy, so that ASan sees any read past the end. */
+	*size = f.len;
+	{
+		uint8_t *out = malloc(f.len);
+
+		memcpy(out, f.b, f.len);
+		free(f.b);
+		return out;
+	}
+}
+
+/* Parses a synthetic model; returns the parse result, with the message in err. */
+static int synth_parse(const struct synth *s, struct ap_model *m, char *err)
+{
+	size_t size;
+	uint8_t *b = synth_build(s, &size);
+	int rc;
+
+	err[0] = 0;
+	rc = ap_model_parse(b, size, m, err);
+	/* Scribble over the file before freeing it: the model must not point into it. */
+	memset(b, 0xa5, size);
+	free(b);
+	return rc;
+}
+
+static void test_synthetic(void)
+{
+	const struct ap_model_subgraph *sg;
+	const struct ap_model_tensor *t;
+	char err[AP_ERR_LEN];
+	struct synth s = { 0 };
+	struct ap_model m;
+
+	if (synth_parse(&s, &m, err)) {
+		CHECK("synthetic parses", 0, "%s", err);
+		return;
+	}
+	CHECK("synthetic parses", 1, "%s", "");
+	CHECK("synthetic path is NULL", !m.path, "got %s", m.path);
+	CHECK_STR("synthetic description", m.description, "synthetic");
+	CHECK_EQ_I64("synthetic opcodes", m.n_opcodes, 4);
+	CHECK_EQ_I64("synthetic CUSTOM via deprecated code", m.opcodes[0].builtin, 32);
+	CHECK_STR("synthetic custom name", m.opcodes[0].custom_name, "MyOp");
+	CHECK_EQ_I64("synthetic deprecated code only", m.opcodes[1].builtin, 3);
+	CHECK_EQ_I64("synthetic opcode version", m.opcodes[1].version, 2);
+	CHECK_EQ_I64("synthetic builtin_code over 127", m.opcodes[2].builtin, 150);
+	CHECK_EQ_I64("synthetic opcode version default", m.opcodes[2].version, 1);
+	CHECK_EQ_I64("synthetic builtin_code 300", m.opcodes[3].builtin, 300);
+	CHECK_EQ_I64("synthetic buffers", m.n_buffers, 5);
+	CHECK_EQ_I64("synthetic buffer 1 data", m.buffers[1].data_len, 8);
+	CHECK_EQ_I64("synthetic buffer 2 offset", m.buffers[2].offset, 8);
+	CHECK_EQ_I64("synthetic buffer 2 size", m.buffers[2].size, 4);
+	CHECK("synthetic buffer 0 not constant", !ap_model_buffer_is_constant(&m, 0), "is");
+	CHECK("synthetic buffer 1 constant", ap_model_buffer_is_constant(&m, 1), "is not");
+	CHECK("synthetic buffer 2 (>2 GB form) constant", ap_model_buffer_is_constant(&m, 2),
+	      "is not");
+	CHECK("synthetic buffer 4 (empty data) not constant",
+	      !ap_model_buffer_is_constant(&m, 4), "is");
+	CHECK("synthetic buffer 5 (out of range) not constant",
+	      !ap_model_buffer_is_constant(&m, 5), "is");
+	CHECK_EQ_I64("synthetic metadata", m.n_metadata, 2);
+	CHECK_STR("synthetic metadata 1 name", m.metadata[1].name, "OfflineMemoryAllocation");
+	CHECK_INTS("synthetic offline plan", m.offline_offsets, m.n_offline_offsets,
+		   0, -1, 128, 192);
+	sg = &m.subgraphs[0];
+	CHECK_STR("synthetic subgraph name", sg->name, "sg0");
+	CHECK_EQ_I64("synthetic tensors", sg->n_tensors, 4);
+	t = &sg->tensors[2];
+	CHECK_STR("synthetic tensor 2 name", t->name, "out");
+	CHECK("synthetic tensor 2 variable", t->is_variable, "not variable");
+	CHECK_INTS("synthetic tensor 2 signature", t->shape_signature, t->sig_rank, -1, 4);
+	CHECK_STR("synthetic tensor 2 type", ap_tensor_type_name(t->type), "FLOAT32");
+	CHECK_STR("synthetic tensor 3 has an empty name", sg->tensors[3].name, "");
+	CHECK_EQ_I64("synthetic tensor 3 rank", sg->tensors[3].rank, 0);
+	CHECK("synthetic tensor 3 (>2 GB form) constant",
+	      ap_model_buffer_is_constant(&m, sg->tensors[3].buffer), "is not");
+	CHECK_EQ_I64("synthetic ops", sg->n_ops, 4);
+	CHECK_INTS("synthetic op 0 inputs", sg->ops[0].inputs, sg->ops[0].n_inputs, 0, 1, -1);
+	CHECK_INTS("synthetic op 0 intermediates", sg->ops[0].intermediates,
+		   sg->ops[0].n_intermediates, 3);
+	CHECK_STR("synthetic op 0 name", ap_model_op_name(&m, &sg->ops[0]), "CONV_2D");
+	CHECK_STR("synthetic op 1 name", ap_model_op_name(&m, &sg->ops[1]), "MyOp");
+	CHECK_STR("synthetic op 2 name", ap_model_op_name(&m, &sg->ops[2]), "GELU");
+	CHECK("synthetic op 2 has no inputs", !sg->ops[2].inputs && !sg->ops[2].n_inputs, "has");
+	CHECK_STR("synthetic op 3 name", ap_model_op_name(&m, &sg->ops[3]), "OP_300");
+	ap_model_free(&m);
+	ap_model_free(&m);	/* twice is fine: the first one zeroes */
+
+	s.n_subgraphs = 2;
+	if (synth_parse(&s, &m, err)) {
+		CHECK("synthetic two subgraphs parse", 0, "%s", err);
+	} else {
+		CHECK_EQ_I64("synthetic two subgraphs", m.n_subgraphs, 2);
+		CHECK_EQ_I64("synthetic two subgraphs offline", m.n_offline_offsets, 8);
+		ap_model_free(&m);
+	}
+}
+
+/* Expects the synthetic model with knob k set to v to fail with exactly want. */
+static void expect_err(const char *name, struct synth s, const char *want)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+
+	if (!synth_parse(&s, &m, err)) {
+		CHECK(name, 0, "parsed, want \"%s\"", want);
+		ap_model_free(&m);
+		return;
+	}
+	CHECK_STR(name, err, want);
+	CHECK(nm("%s leaves the model empty", name), !m.subgraphs && !m.n_subgraphs &&
+	      !m.opcodes && !m.buffers && !m.metadata && !m.description, "not empty");
+}
+
+static void test_bad_indices(void)
+{
+	struct synth s;
+
+#define SET(field, idx, v) (memset(&s, 0, sizeof(s)), s.field = (v), s.set[idx] = true, s)
+	expect_err("bad operator input", SET(op0_input2, S_OP0_INPUT2, 900),
+		   "operator 0 input 2: tensor index 900 out of range (subgraph 0 has 4 "
+		   "tensors)");
+	expect_err("operator input -2", SET(op0_input2, S_OP0_INPUT2, -2),
+		   "operator 0 input 2: tensor index -2 out of range (subgraph 0 has 4 "
+		   "tensors)");
+	expect_err("bad subgraph output", SET(sg_output, S_SG_OUTPUT, 4),
+		   "subgraph 0 output 0: tensor index 4 out of range (subgraph 0 has 4 "
+		   "tensors)");
+	expect_err("bad tensor buffer", SET(t1_buffer, S_T1_BUFFER, 99),
+		   "tensor 1: buffer index 99 out of range (model has 5 buffers)");
+	expect_err("bad opcode index", SET(op1_opcode, S_OP1_OPCODE, 7),
+		   "operator 1: opcode index 7 out of range (model has 4 operator codes)");
+	expect_err("bad metadata buffer", SET(meta_buffer, S_META_BUFFER, 5),
+		   "metadata 1 (OfflineMemoryAllocation): buffer index 5 out of range (model "
+		   "has 5 buffers)");
+	expect_err("offline plan too short", SET(meta_buffer, S_META_BUFFER, 1),
+		   "metadata 1 (OfflineMemoryAllocation): buffer 1 holds 8 bytes, too few for "
+		   "the 12-byte header");
+	expect_err("offline plan count", SET(offline_n, S_OFFLINE_N, 2),
+		   "metadata 1 (OfflineMemoryAllocation): has 2 offsets, but the model has 4 "
+		   "tensors");
+	expect_err("offline plan overlong", SET(offline_n, S_OFFLINE_N, 13),
+		   "metadata 1 (OfflineMemoryAllocation): claims 13 offsets, but buffer 3 "
+		   "holds room for 12");
+	expect_err("offline plan bad offset", SET(offline_1, S_OFFLINE_1, -5),
+		   "metadata 1 (OfflineMemoryAllocation): offset of tensor 1 is -5 (want -1 "
+		   "or >= 0)");
+	(void)SET(ext_offset, S_EXT_OFFSET, 1ull << 40);
+	{
+		char want[200];
+		size_t size;
+
+		free(synth_build(&s, &size));
+		snprintf(want, sizeof(want), "truncated: buffer 2 external data runs past end "
+			 "of file (offset 1099511627776, size 4, file %zu bytes)", size);
+		expect_err("buffer external data out of file", s, want);
+	}
+	memset(&s, 0, sizeof(s));
+	s.n_subgraphs = 2;
+	s.set[S_OP0_INPUT2] = true;
+	s.op0_input2 = 4;
+	/* The first subgraph fails first: both share one table. */
+	expect_err("bad input, two subgraphs", s,
+		   "operator 0 input 2: tensor index 4 out of range (subgraph 0 has 4 tensors)");
+	memset(&s, 0, sizeof(s));
+	s.no_subgraphs = true;
+	expect_err("no subgraphs", s, "model has no subgraphs");
+#undef SET
+}
+
+static void test_amplification(void)
+{
+	char err[AP_ERR_LEN];
+	struct synth s = { 0 };
+	struct ap_model m;
+	size_t size;
+
+	/* 20000 tensors x 4000 bytes of shape = 80 MB from a ~90 KB file: refused. */
+	s.amplify = 20000;
+	s.no_plan = true;
+	free(synth_build(&s, &size));
+	CHECK("amplified file is small", size < 100000, "%zu bytes", size);
+	if (!synth_parse(&s, &m, err)) {
+		CHECK("shared-table amplification refused", 0, "parsed");
+		ap_model_free(&m);
+		return;
+	}
+	CHECK("shared-table amplification refused", !strncmp(err, "implausible: ", 13),
+	      "got \"%s\"", err);
+	/* 50 of them is honest enough. */
+	s.amplify = 50;
+	if (synth_parse(&s, &m, err)) {
+		CHECK("small shared-table model parses", 0, "%s", err);
+		return;
+	}
+	CHECK_EQ_I64("small shared-table model parses", m.subgraphs[0].n_tensors, 50);
+	CHECK_EQ_I64("small shared-table model rank", m.subgraphs[0].tensors[49].rank, 1000);
+	CHECK("no plan, no offsets", !m.offline_offsets, "has some");
+	ap_model_free(&m);
+}
+
+/* Corrupts one byte range of the synthetic model and expects the message to start so. */
+static void expect_corrupt(const char *name, uint32_t at, const void *bytes, uint32_t n,
+			   size_t cut, const char *want_prefix)
+{
+	struct synth s = { 0 };
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	size_t size;
+	uint8_t *b = synth_build(&s, &size);
+	int rc;
+
+	if (n)
+		memcpy(b + at, bytes, n);
+	err[0] = 0;
+	rc = ap_model_parse(b, cut ? cut : size, &m, err);
+	free(b);
+	if (!rc) {
+		CHECK(name, 0, "parsed");
+		ap_model_free(&m);
+		return;
+	}
+	CHECK(name, !strncmp(err, want_prefix, strlen(want_prefix)), "got \"%s\", want \"%s...\"",
+	      err, want_prefix);
+}
+
+static void test_corruption(void)
+{
+	struct synth s = { 0 };
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	uint32_t root, vt, desc;
+	uint8_t *b;
+	size_t size;
+
+	b = synth_build(&s, &size);
+	root = b[0] | b[1] << 8;
+	vt = root - (b[root] | b[root + 1] << 8);
+	/* The description string is right after the root table: find "synthetic". */
+	for (desc = 8; desc + 9 < size && memcmp(b + desc, "synthetic", 9); desc++)
+		;
+	free(b);
+	expect_corrupt("vtable outside the file", root, "\x00\x00\x00\x80", 4, 0,
+		       "corrupt: model root table vtable at offset ");
+	expect_corrupt("vtable runs past the end", vt, "\xf0\xff", 2, 0,
+		       "corrupt: model root table vtable at offset ");
+	expect_corrupt("vtable size odd", vt, "\x07\x00", 2, 0,
+		       "corrupt: model root table vtable at offset ");
+	expect_corrupt("table size past the end", vt + 2, "\xf0\xff", 2, 0,
+		       "truncated: model root table runs past end of file");
+	expect_corrupt("field outside its table", vt + 2, "\x08\x00", 2, 0,
+		       "corrupt: model ");
+	expect_corrupt("root offset past the end", 0, "\xff\xff\x00\x00", 4, 0,
+		       "truncated: model root table runs past end of file (offset 65535");
+	expect_corrupt("zero root offset", 0, "\0\0\0\0", 4, 0,
+		       "corrupt: model root table has a zero offset");
+	expect_corrupt("string without NUL", desc + 9, "!", 1, 0,
+		       "corrupt: model description string is not NUL-terminated");
+	expect_corrupt("string length past the end", desc - 4, "\xff\xff\xff\x0f", 4, 0,
+		       "truncated: model description string runs past end of file");
+	expect_corrupt("truncated model", 0, NULL, 0, 200, "truncated: ");
+
+	err[0] = 0;
+	CHECK("empty buffer", ap_model_parse((const uint8_t *)"", 0, &m, err) &&
+	      !strcmp(err, "empty file"), "got \"%s\"", err);
+	CHECK("7 bytes", ap_model_parse((const uint8_t *)"\x08\0\0\0TFL", 7, &m, err) &&
+	      !strncmp(err, "too small", 9), "got \"%s\"", err);
+	CHECK("bad identifier", ap_model_parse((const uint8_t *)"\x08\0\0\0TFL2\0\0\0\0", 12,
+					       &m, err) &&
+	      !strcmp(err, "not a TFLite model: file identifier is 'TFL2', expected 'TFL3'"),
+	      "got \"%s\"", err);
+	CHECK("binary identifier", ap_model_parse((const uint8_t *)"\x7f" "ELF\x02\x01\x01\0",
+						  8, &m, err) &&
+	      !strcmp(err, "not a TFLite model: file identifier is '\\x02\\x01\\x01\\x00', "
+		      "expected 'TFL3'"), "got \"%s\"", err);
+}
+
+static bool write_file(const char *path, const void *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fwrite(data, 1, n, f) == n;
+	return !fclose(f) && ok;
+}
+
+static void test_load_errors(void)
+{
+	char dir[] = "/tmp/test_model.XXXXXX", path[128], err[AP_ERR_LEN], want[300];
+	struct synth s = { 0 };
+	struct ap_model m;
+	uint8_t *b;
+	size_t size;
+
+	if (!mkdtemp(dir)) {
+		CHECK("mkdtemp", 0, "%s", strerror(errno));
+		return;
+	}
+	CHECK("load directory", ap_model_load(TEST_MODELS, &m, err) &&
+	      !strcmp(err, TEST_MODELS ": not a regular file (a directory)"), "got \"%s\"", err);
+	CHECK("load missing file", ap_model_load(TEST_MODELS "/nope.tflite", &m, err) &&
+	      !strcmp(err, TEST_MODELS "/nope.tflite: No such file or directory"),
+	      "got \"%s\"", err);
+	CHECK("load /dev/null", ap_model_load("/dev/null", &m, err) &&
+	      !strcmp(err, "/dev/null: not a regular file"), "got \"%s\"", err);
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	if (!mkfifo(path, 0600)) {
+		snprintf(want, sizeof(want), "%s: not a regular file", path);
+		CHECK("load FIFO (does not hang)", ap_model_load(path, &m, err) &&
+		      !strcmp(err, want), "got \"%s\"", err);
+		unlink(path);
+	}
+
+	snprintf(path, sizeof(path), "%s/empty.tflite", dir);
+	write_file(path, "", 0);
+	snprintf(want, sizeof(want), "%s: empty file", path);
+	CHECK("load empty file", ap_model_load(path, &m, err) && !strcmp(err, want),
+	      "got \"%s\"", err);
+
+	write_file(path, "\x0c\0\0\0PK\x03\x04zipzipzip", 16);
+	snprintf(want, sizeof(want), "%s: not a TFLite model: file identifier is "
+		 "'PK\\x03\\x04', expected 'TFL3'", path);
+	CHECK("load non-TFL3 file", ap_model_load(path, &m, err) && !strcmp(err, want),
+	      "got \"%s\"", err);
+
+	write_file(path, "TFL3", 4);
+	snprintf(want, sizeof(want), "%s: too small", path);
+	CHECK("load 4-byte file", ap_model_load(path, &m, err) &&
+	      !strncmp(err, want, strlen(want)), "got \"%s\"", err);
+
+	b = synth_build(&s, &size);
+	write_file(path, b, 100);
+	snprintf(want, sizeof(want), "%s: truncated: ", path);
+	CHECK("load truncated file", ap_model_load(path, &m, err) &&
+	      !strncmp(err, want, strlen(want)) && !strchr(err, '\n'), "got \"%s\"", err);
+	write_file(path, b, size);
+	free(b);
+	err[0] = 0;
+	if (ap_model_load(path, &m, err)) {
+		CHECK("load synthetic file", 0, "%s", err);
+	} else {
+		CHECK_STR("load synthetic file", m.path, path);
+		CHECK_EQ_I64("load synthetic file size", m.file_size, size);
+		unlink(path);
+		/* The file is gone and its mapping released: the model stands alone. */
+		CHECK_STR("model outlives its file", m.subgraphs[0].tensors[2].name, "out");
+		ap_model_free(&m);
+	}
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- robustness: truncations and flips of every bundled model ---- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t xorshift(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return rng_state = x;
+}
+
+struct tally {
+	unsigned int parsed, rejected, bad, parsed_short;
+	char first_bad[400];
+};
+
+/* What a successful parse promises: every index the planner follows is in range. */
+static bool model_consistent(const struct ap_model *m)
+{
+	uint32_t s, i, k;
+
+	if (!m->n_subgraphs || !m->subgraphs)
+		return false;
+	for (s = 0; s < m->n_subgraphs; s++) {
+		const struct ap_model_subgraph *sg = &m->subgraphs[s];
+
+		if (!sg->name)
+			return false;
+		for (i = 0; i < sg->n_tensors; i++) {
+			if (!sg->tensors[i].name || (m->n_buffers &&
+			    sg->tensors[i].buffer >= m->n_buffers))
+				return false;
+		}
+		for (i = 0; i < sg->n_ops; i++) {
+			const struct ap_model_op *op = &sg->ops[i];
+
+			if (op->opcode_index >= m->n_opcodes || !ap_model_op_name(m, op))
+				return false;
+			for (k = 0; k < op->n_inputs; k++) {
+				if (op->inputs[k] < -1 || op->inputs[k] >= (int32_t)sg->n_tensors)
+					return false;
+			}
+			for (k = 0; k < op->n_outputs; k++) {
+				if (op->outputs[k] < -1 ||
+				    op->outputs[k] >= (int32_t)sg->n_tensors)
+					return false;
+			}
+		}
+	}
+	for (i = 0; i < m->n_buffers; i++) {
+		if (m->buffers[i].data_len > m->file_size ||
+		    m->buffers[i].data_off > m->file_size - m->buffers[i].data_len)
+			return false;
+	}
+	return true;
+}
+
+static void try_parse(const uint8_t *b, size_t n, struct tally *t, const char *what)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+
+	memset(err, 0, sizeof(err));
+	if (!ap_model_parse(b, n, &m, err)) {
+		t->parsed++;
+		if (!model_consistent(&m) && !t->bad++)
+			snprintf(t->first_bad, sizeof(t->first_bad), "%s: inconsistent model",
+				 what);
+		ap_model_free(&m);
+		return;
+	}
+	t->rejected++;
+	if ((!err[0] || strchr(err, '\n') || strlen(err) >= AP_ERR_LEN - 1) && !t->bad++)
+		snprintf(t->first_bad, sizeof(t->first_bad), "%s: message \"%s\"", what, err);
+}
+
+static void fuzz_truncations(const char *file, const uint8_t *data, size_t size)
+{
+	struct tally t = { 0 };
+	size_t lens[256 + 64], n = 0, i, extent = 0;
+	char what[64], err[AP_ERR_LEN];
+	struct ap_model m;
+
+	/* Where the last tensor data ends: some files carry more after it (a zip of labels). */
+	if (!ap_model_parse(data, size, &m, err)) {
+		for (i = 0; i < m.n_buffers; i++) {
+			if (m.buffers[i].data_off + m.buffers[i].data_len > extent)
+				extent = m.buffers[i].data_off + m.buffers[i].data_len;
+		}
+		ap_model_free(&m);
+	}
+	if (!extent)		/* no tensor data: then no strict prefix may parse */
+		extent = size;
+
+	lens[n++] = 0;
+	lens[n++] = 1;
+	lens[n++] = 7;
+	lens[n++] = 8;
+	lens[n++] = 16;
+	for (i = 97; i < 4096 && i < size; i += 97)
+		lens[n++] = i;
+	for (i = 0; i <= 200; i++)
+		lens[n++] = size * i / 200;
+	lens[n++] = size - 1;
+	for (i = 0; i < n; i++) {
+		size_t len = lens[i] < size ? lens[i] : size;
+		uint8_t *b = malloc(len ? len : 1);
+
+		memcpy(b, data, len);
+		snprintf(what, sizeof(what), "prefix %zu", len);
+		try_parse(len ? b : NULL, len, &t, what);
+		if (t.parsed && len < extent)
+			t.parsed_short++;
+		t.parsed = 0;
+		free(b);
+	}
+	CHECK(nm("%s: %zu truncations parse or fail cleanly", file, n), !t.bad, "%s",
+	      t.first_bad);
+	CHECK(nm("%s: prefixes that cut tensor data (before %zu) are rejected", file, extent),
+	      !t.parsed_short && extent, "%u parsed", t.parsed_short);
+}
+
+static void fuzz_flips(const char *file, uint8_t *data, size_t size, unsigned int count)
+{
+	static const uint8_t special[] = { 0x00, 0xff, 0x7f, 0x80, 0x01, 0xfe };
+	struct tally t = { 0 };
+	uint32_t *structure = NULL, n_structure = 0, i;
+	struct ap_model m;
+	char err[AP_ERR_LEN], what[64];
+	uint8_t *is_data;
+
+	/* The bytes that are not tensor data: where flips hit the flatbuffer structure. */
+	if (ap_model_parse(data, size, &m, err))
+		return;
+	is_data = calloc(1, size);
+	for (i = 0; i < m.n_buffers; i++)
+		memset(is_data + m.buffers[i].data_off, 1, m.buffers[i].data_len);
+	ap_model_free(&m);
+	structure = malloc(size * sizeof(*structure));
+	for (i = 0; i < size; i++) {
+		if (!is_data[i])
+			structure[n_structure++] = i;
+	}
+	free(is_data);
+
+	for (i = 0; i < count; i++) {
+		uint64_t r = xorshift();
+		size_t at;
+		uint8_t old;
+
+		switch (i % 3) {
+		case 0:
+			at = (size_t)(r >> 16) % size;
+			break;
+		case 1:
+			at = (size_t)(r >> 16) % (size < 65536 ? size : 65536);
+			break;
+		default:
+			at = structure[(r >> 16) % n_structure];
+			break;
+		}
+		old = data[at];
+		if (r & 1)
+			data[at] ^= (uint8_t)(1u << ((r >> 1) & 7));
+		else if (r & 2)
+			data[at] = special[(r >> 2) % sizeof(special)];
+		else
+			data[at] = (uint8_t)(r >> 8);
+		snprintf(what, sizeof(what), "byte %zu: 0x%02x -> 0x%02x", at, old, data[at]);
+		try_parse(data, size, &t, what);
+		data[at] = old;
+	}
+	free(structure);
+	CHECK(nm("%s: %u flips parse or fail cleanly (%u parsed, %u rejected)", file, count,
+		 t.parsed, t.rejected), !t.bad, "%s", t.first_bad);
+	CHECK(nm("%s: some flips are rejected", file), t.rejected > 0, "none of %u", count);
+}
+
+static void test_robustness(void)
+{
+	static const char *const files[] = {
+		"deeplabv3_mnv2_dm05_pascal_quant.tflite",
+		"face_detection_short_range.tflite",
+		"keras_lstm_mnist_ptq.tflite",
+		"mobilenet_v1_0.25_128_quant.tflite",
+		"mobilenet_v2_1.0_224_quant.tflite",
+		"model_invoking_error.tflite",
+		"posenet_mobilenet_v1_075_353_481_16_quant_decoder.tflite",
+		"selfie_segmentation.tflite",
+		"split_concat.tflite",
+	};
+	char path[256];
+	size_t i, size;
+
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		uint8_t *data;
+
+		snprintf(path, sizeof(path), TEST_MODELS "/%s", files[i]);
+		data = slurp(path, &size);
+		if (!data) {
+			CHECK(nm("read %s", path), 0, "cannot read it");
+			continue;
+		}
+		fuzz_truncations(files[i], data, size);
+		fuzz_flips(files[i], data, size, 2400);
+		free(data);
+	}
+	{
+		struct synth s = { 0 };
+		uint8_t *data = synth_build(&s, &size);
+
+		fuzz_truncations("synthetic", data, size);
+		fuzz_flips("synthetic", data, size, 3000);
+		free(data);
+	}
+}
+
+#ifdef TEST_MODEL_WRITE_SEEDS
+/*
+ * tests/fuzz/run-fuzz builds this file with TEST_MODEL_WRITE_SEEDS to write the synthetic
+ * models into its corpus: they reach what the bundled models do not (an offline plan, two
+ * subgraphs, tables shared by many vector elements).
+ */
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		struct synth s;
+	} seeds[] = {
+		{ "synthetic.tflite", { .n_subgraphs = 1 } },
+		{ "synthetic_2sg.tflite", { .n_subgraphs = 2 } },
+		{ "synthetic_shared.tflite", { .amplify = 50, .no_plan = true } },
+	};
+	char path[4096];
+	size_t i, size;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		uint8_t *b = synth_build(&seeds[i].s, &size);
+
+		snprintf(path, sizeof(path), "%s/%s", argv[1], seeds[i].name);
+		if (!write_file(path, b, size)) {
+			fprintf(stderr, "%s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		free(b);
+	}
+	return 0;
+}
+#else
+int main(void)
+{
+	/* A hang is a failure too: SIGALRM ends the run with a non-zero status. */
+	alarm(120);
+	test_names();
+	test_mobilenet_v2();
+	test_split_concat();
+	test_lstm();
+	test_posenet();
+	test_face_detection();
+	test_small_models();
+	test_synthetic();
+	test_bad_indices();
+	test_amplification();
+	test_corruption();
+	test_load_errors();
+	test_robustness();
+	TEST_EXIT();
+}
+#endif
