@@ -25,6 +25,10 @@ static void usage(FILE *f)
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
 		"  --no-inplace        disable LiteRT's in-place sharing (RESHAPE, ADD, ...)\n"
+		"  --threads N         LiteRT num_threads the kernels plan for (default 1): float\n"
+		"                      CONV_2D keeps transposed weights instead of im2col when N != 1\n"
+		"  --no-kernels        leave out kernel temporaries (im2col, LSTM scratch) and\n"
+		"                      the outputs kernels keep persistent (dequantized constants)\n"
 		"  --import FILE       read a plan: LiteRT PrintInterpreterState output\n"
 		"                      (benchmark_model --print_preinvoke_state), TFLM\n"
 		"                      PrintMemoryPlan, or CSV tensor,name,offset,size,first_node,last_node\n");
@@ -95,6 +99,8 @@ int cmd_plan(int argc, char **argv)
 		{ "as-dtype", required_argument, NULL, 'd' },
 		{ "no-inplace", no_argument, NULL, 'n' },
 		{ "import", required_argument, NULL, 'i' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "no-kernels", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -108,7 +114,8 @@ int cmd_plan(int argc, char **argv)
 	int c, rc;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:b:jct:d:ni:h", opts, NULL)) != -1) {
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((c = getopt_long(argc, argv, "s:b:jct:d:ni:T:Kh", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (ap_strategy_parse(optarg, &strat)) {
@@ -146,9 +153,25 @@ int cmd_plan(int argc, char **argv)
 			gopts.as_float32 = s.as_float32 = true;
 			break;
 		case 'n': gopts.no_inplace = true; break;
+		case 'K': gopts.no_kernels = true; break;
+		case 'T': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 1 || v > 1024) {
+				fprintf(stderr, "arenaprof plan: --threads '%s' is not a thread count "
+					"(1-1024)\n", optarg);
+				return AP_EXIT_USAGE;
+			}
+			gopts.threads = (int)v;
+			break;
+		}
 		case 'i': import = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
-		default: usage(stderr); return AP_EXIT_USAGE;
+		default:
+			fprintf(stderr, "arenaprof plan: bad option or missing value: '%s' "
+				"(see 'arenaprof plan --help')\n", argv[optind - 1]);
+			return AP_EXIT_USAGE;
 		}
 	}
 	if (json && csv) {
@@ -156,7 +179,8 @@ int cmd_plan(int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	if (import ? optind != argc : optind != argc - 1) {
-		usage(stderr);
+		fprintf(stderr, "arenaprof plan: expected %s (see 'arenaprof plan --help')\n",
+			import ? "no MODEL with --import" : "one MODEL.tflite");
 		return AP_EXIT_USAGE;
 	}
 	if (import) {

@@ -8,6 +8,7 @@
 
 #include "arenaprof/err.h"
 #include "arenaprof/graph.h"
+#include "arenaprof/kernels.h"
 
 /* Bytes per element (LiteRT's GetSizeOfType); 0 = dynamic, <0 = packed sub-byte. */
 static int type_size(uint8_t type)
@@ -152,12 +153,21 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 				g->t[o].producer = (int32_t)i;
 		}
 	}
+	if (!opts->no_kernels) {
+		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1 };
+
+		if (ap_kernels_apply(g, &ko, err)) {
+			ap_graph_free(g);
+			return -1;
+		}
+	}
 	ap_lifetimes_tflite(g, !opts->no_inplace);
 	return 0;
 }
 
 void ap_graph_free(struct ap_graph *g)
 {
+	ap_kernels_free(g);	/* op temporaries and the added tensors' names */
 	free(g->t);
 	free(g->ops);
 	memset(g, 0, sizeof(*g));

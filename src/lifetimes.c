@@ -49,11 +49,6 @@ static bool valid(const struct ap_graph *g, int32_t t)
 	return t >= 0 && (uint32_t)t < g->n_tensors;
 }
 
-static bool is_rw(enum ap_alloc a)
-{
-	return a == AP_ALLOC_ARENA || a == AP_ALLOC_PERSISTENT;
-}
-
 /* InputTensorCanBeShared. */
 static bool can_share(const struct ap_graph *g, const int *refs, int32_t in, int32_t out,
 		      bool changed)
@@ -68,7 +63,9 @@ static bool can_share(const struct ap_graph *g, const int *refs, int32_t in, int
 	}
 	if ((ti->flags & AP_TF_INPUT) || (to->flags & AP_TF_OUTPUT))
 		return false;
-	return is_rw(ti->alloc) && is_rw(to->alloc);
+	/* Types as Prepare left them (LiteRT plans after every Prepare): the same, or the
+	 * input in the normal arena. */
+	return ti->alloc == to->alloc || ti->alloc == AP_ALLOC_ARENA;
 }
 
 static void identify_inplace(struct ap_graph *g, const int *refs)
@@ -170,6 +167,14 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 			if (--count[t] == 0)
 				deallocate(g, (int32_t)i, t);
 		}
+	}
+	/* ExecuteAllocations: a node's temporaries live during that node only. */
+	for (uint32_t i = 0; i < g->n_ops; i++) {
+		const struct ap_op *op = &g->ops[i];
+
+		for (uint32_t k = 0; k < op->n_tmp; k++)
+			if (valid(g, op->tmp[k]))
+				g->t[op->tmp[k]].first = g->t[op->tmp[k]].last = (int32_t)i;
 	}
 out:
 	free(refs);

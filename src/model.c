@@ -17,7 +17,8 @@
  *
  * There is no recursion: the schema has a fixed depth and each level is a plain loop over a
  * vector whose length has been checked, so a file cannot make the reader loop without end.
- * Nothing in the result points into the file: names and index lists are copied.
+ * Nothing in the result points into the file: names, index lists and builtin options are
+ * copied.
  *
  * Field ids are those of schema.fbs (see shared/reference/tflite-planning.md section 6);
  * the vtable slot of field k is 4 + 2 * k.
@@ -40,7 +41,8 @@ enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2,
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3, SG_NAME = 4 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
 	TENSOR_IS_VARIABLE = 5, TENSOR_SHAPE_SIGNATURE = 7 };
-enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_INTERMEDIATES = 8 };
+enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4,
+	OP_INTERMEDIATES = 8 };
 enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM_CODE = 1, OPCODE_VERSION = 2,
 	OPCODE_BUILTIN = 3 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
@@ -417,20 +419,90 @@ static int read_tensor(struct rd *r, uint64_t ref, struct ap_model_tensor *tn)
 	return 0;
 }
 
+/*
+ * The builtin_options table, copied so that the model does not point into the file:
+ * u16 n_fields, u16 table_len, n_fields u16 field offsets (0 = absent), then the table's
+ * bytes. ap_model_op_option reads it back; a field is checked against table_len there,
+ * since its size is known only then.
+ */
+static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *op)
+{
+	uint64_t at, n, i;
+	struct tbl o;
+	uint8_t *b;
+	int rc = field(r, t, OP_OPTIONS, 4, "builtin_options", &at);
+
+	if (rc <= 0)
+		return rc;
+	if (table_at(r, at, &o, "builtin_options table"))
+		return -1;
+	n = (o.vt_len - 4u) / 2;
+	op->options_len = (uint32_t)(4 + 2 * n + o.obj_len);
+	b = ralloc(r, op->options_len, 1, "builtin_options table");
+	if (!b)
+		return -1;
+	op->options = b;
+	b[0] = (uint8_t)n;
+	b[1] = (uint8_t)(n >> 8);
+	b[2] = (uint8_t)o.obj_len;
+	b[3] = (uint8_t)(o.obj_len >> 8);
+	for (i = 0; i < n; i++) {
+		b[4 + 2 * i] = r->p[o.vt + 4 + 2 * i];
+		b[5 + 2 * i] = r->p[o.vt + 5 + 2 * i];
+	}
+	memcpy(b + 4 + 2 * n, r->p + o.pos, o.obj_len);
+	return 0;
+}
+
+int64_t ap_model_op_option(const struct ap_model *m, const struct ap_model_op *op,
+			   unsigned int field, unsigned int size, int64_t def)
+{
+	const uint8_t *b, *p;
+	uint32_t n, len, off;
+
+	(void)m;
+	if (!op || !op->options || op->options_len < 4 ||
+	    (size != 1 && size != 2 && size != 4 && size != 8))
+		return def;
+	b = op->options;
+	n = ld16(b);
+	len = ld16(b + 2);
+	if (field >= n || 4 + 2 * n + len > op->options_len)
+		return def;
+	off = ld16(b + 4 + 2 * field);
+	if (!off || off + size > len)
+		return def;
+	p = b + 4 + 2 * n + off;
+	switch (size) {
+	case 1:
+		return (int8_t)p[0];
+	case 2:
+		return (int16_t)ld16(p);
+	case 4:
+		return (int32_t)ld32(p);
+	case 8:
+		return (int64_t)ld64(p);
+	default:
+		return def;
+	}
+}
+
 static int read_op(struct rd *r, uint64_t ref, struct ap_model_op *op)
 {
-	uint64_t idx;
+	uint64_t idx, otype;
 	struct tbl t;
 
 	if (table_at(r, ref, &t, "table") ||
 	    scalar(r, &t, OP_OPCODE_INDEX, 4, 0, "opcode_index", &idx) ||
+	    scalar(r, &t, OP_OPTIONS_TYPE, 1, 0, "builtin_options_type", &otype) ||
 	    ints_field(r, &t, OP_INPUTS, "inputs vector", &op->inputs, &op->n_inputs) ||
 	    ints_field(r, &t, OP_OUTPUTS, "outputs vector", &op->outputs, &op->n_outputs) ||
 	    ints_field(r, &t, OP_INTERMEDIATES, "intermediates vector", &op->intermediates,
 		       &op->n_intermediates))
 		return -1;
 	op->opcode_index = (uint32_t)idx;
-	return 0;
+	op->options_type = (uint8_t)otype;
+	return otype ? read_options(r, &t, op) : 0;
 }
 
 static int read_subgraph(struct rd *r, uint64_t ref, struct ap_model_subgraph *sg,
@@ -508,6 +580,29 @@ static int check_tensor_list(const struct ap_model_subgraph *sg, uint32_t si,
 	return 0;
 }
 
+/*
+ * A name from the file, made fit for a one-line message: control characters become \xNN
+ * and long names are cut with "...".
+ */
+static const char *printable(const char *s, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 8 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
+		else
+			buf[o++] = (char)c;
+	}
+	if (*s)
+		memcpy(buf + o, "...", 4);
+	else
+		buf[o] = 0;
+	return buf;
+}
+
 /* The indices the planner follows: tensors, buffers and operator codes must exist. */
 static int check_indices(const struct ap_model *m, char *err)
 {
@@ -552,10 +647,13 @@ static int check_indices(const struct ap_model *m, char *err)
 		}
 	}
 	for (i = 0; i < m->n_metadata; i++) {
+		char name[64];
+
 		if (m->metadata[i].buffer < m->n_buffers)
 			continue;
 		ap_seterr(err, "metadata %" PRIu32 " (%s): buffer index %" PRIu32 " out of "
-			  "range (model has %" PRIu32 " buffers)", i, m->metadata[i].name,
+			  "range (model has %" PRIu32 " buffers)", i,
+			  printable(m->metadata[i].name, name, sizeof(name)),
 			  m->metadata[i].buffer, m->n_buffers);
 		return -1;
 	}
@@ -879,6 +977,7 @@ void ap_model_free(struct ap_model *m)
 					free(sg->ops[j].inputs);
 					free(sg->ops[j].outputs);
 					free(sg->ops[j].intermediates);
+					free(sg->ops[j].options);
 				}
 			}
 			free(sg->name);

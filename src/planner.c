@@ -209,7 +209,8 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 	case AP_ALLOC_DYNAMIC:
 		return AP_KIND_DYNAMIC;
 	case AP_ALLOC_PERSISTENT:
-		return AP_KIND_VARIABLE;
+		/* variables, or what kernels keep: dequantized constants, hwcn_weights */
+		return t->flags & AP_TF_VARIABLE ? AP_KIND_VARIABLE : AP_KIND_PERSISTENT;
 	case AP_ALLOC_ARENA:
 		break;
 	}
@@ -219,6 +220,9 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 		return AP_KIND_INPUT;
 	if (t->flags & AP_TF_OUTPUT)
 		return AP_KIND_OUTPUT;
+	/* allocated but produced by no node and not an input: a node's temporary */
+	if (t->producer < 0)
+		return AP_KIND_TEMPORARY;
 	return AP_KIND_ARENA;
 }
 

@@ -16,9 +16,11 @@
 /* Where LiteRT puts a tensor (TfLiteAllocationType). */
 enum ap_alloc {
 	AP_ALLOC_ARENA,		/* kTfLiteArenaRw */
-	AP_ALLOC_PERSISTENT,	/* kTfLiteArenaRwPersistent: variables */
+	AP_ALLOC_PERSISTENT,	/* kTfLiteArenaRwPersistent: variables; kernels.c adds
+				 * dequantized constants, hwcn_weights, row_sums */
 	AP_ALLOC_WEIGHTS,	/* kTfLiteMmapRo: constant data in the model file */
-	AP_ALLOC_DYNAMIC,	/* kTfLiteDynamic: strings, resources, variants */
+	AP_ALLOC_DYNAMIC,	/* kTfLiteDynamic: strings, resources, variants; heap
+				 * temporaries of kernels.c (TRANSPOSE_CONV col2im) */
 };
 
 enum ap_tensor_flag {
@@ -54,6 +56,8 @@ struct ap_op {
 struct ap_graph_opts {
 	bool as_float32;	/* plan as if every float-like activation were float32 */
 	bool no_inplace;	/* disable LiteRT's in-place sharing */
+	bool no_kernels;	/* leave out what kernels add (temporaries, persistent) */
+	int threads;		/* LiteRT num_threads the kernels see; 0 = 1 */
 };
 
 struct ap_graph {
@@ -65,6 +69,10 @@ struct ap_graph {
 	uint32_t n_ops;
 	const int32_t *inputs, *outputs;
 	uint32_t n_inputs, n_outputs;
+	/* Names of the tensors ap_kernels_apply appended: owned_names[k] belongs to
+	 * tensor n_tensors - n_owned_names + k. Freed by ap_kernels_free. */
+	char **owned_names;
+	uint32_t n_owned_names;
 };
 
 /* Builds the graph of one subgraph and computes LiteRT lifetimes. 0 or -1 with err. */

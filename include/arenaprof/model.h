@@ -39,6 +39,9 @@ struct ap_model_op {
 	uint32_t n_outputs;
 	int32_t *intermediates;
 	uint32_t n_intermediates;
+	uint8_t options_type;		/* BuiltinOptions union type (schema.fbs); 0 = none */
+	uint8_t *options;		/* private copy of builtin_options: ap_model_op_option */
+	uint32_t options_len;
 };
 
 struct ap_model_opcode {
@@ -104,6 +107,15 @@ void ap_model_free(struct ap_model *m);
 
 /* True when the buffer holds constant data (inline data or the >2 GB offset form). */
 bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
+
+/*
+ * Scalar field `field` (its id in schema.fbs) of the operator's builtin_options table, read
+ * as a little-endian signed integer of `size` bytes (1, 2, 4 or 8; a float comes back as
+ * its bit pattern). def when the operator has no options table, the field is absent, or it
+ * does not fit in the table. Check op->options_type first: the field ids depend on it.
+ */
+int64_t ap_model_op_option(const struct ap_model *m, const struct ap_model_op *op,
+			   unsigned int field, unsigned int size, int64_t def);
 
 /* "CONV_2D" for 3 and so on: the BuiltinOperator enum names; NULL when unknown. */
 const char *ap_builtin_name(int32_t code);

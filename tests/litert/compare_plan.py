@@ -45,7 +45,7 @@ import csv
 import os
 import sys
 
-NOT_NORMAL_ARENA = {"variable", "weights", "dynamic", "unplanned"}
+NOT_NORMAL_ARENA = {"variable", "persistent", "weights", "dynamic", "unplanned"}
 NEVER = 2**31 - 1
 
 

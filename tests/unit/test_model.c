@@ -179,11 +179,24 @@ static void test_mobilenet_v2(void)
 	CHECK_INTS("mnv2 op 0 outputs", sg->ops[0].outputs, sg->ops[0].n_outputs, 56);
 	CHECK("mnv2 op 0 weights constant",
 	      ap_model_buffer_is_constant(&m, sg->tensors[55].buffer), "not constant");
+	CHECK_EQ_I64("mnv2 op 0 Conv2DOptions", sg->ops[0].options_type, 1);
+	CHECK_EQ_I64("mnv2 op 0 padding SAME", ap_model_op_option(&m, &sg->ops[0], 0, 1, 0), 0);
+	CHECK_EQ_I64("mnv2 op 0 stride_w", ap_model_op_option(&m, &sg->ops[0], 1, 4, 0), 2);
+	CHECK_EQ_I64("mnv2 op 0 stride_h", ap_model_op_option(&m, &sg->ops[0], 2, 4, 0), 2);
+	CHECK_EQ_I64("mnv2 op 0 RELU6", ap_model_op_option(&m, &sg->ops[0], 3, 1, 0), 3);
+	CHECK_EQ_I64("mnv2 op 0 dilation_w", ap_model_op_option(&m, &sg->ops[0], 4, 4, 1), 1);
 	CHECK_STR("mnv2 op 1", ap_model_op_name(&m, &sg->ops[1]), "DEPTHWISE_CONV_2D");
+	CHECK_EQ_I64("mnv2 op 1 DepthwiseConv2DOptions", sg->ops[1].options_type, 2);
+	CHECK_EQ_I64("mnv2 op 1 stride_w", ap_model_op_option(&m, &sg->ops[1], 1, 4, 0), 1);
+	CHECK_EQ_I64("mnv2 op 1 depth_multiplier", ap_model_op_option(&m, &sg->ops[1], 3, 4, 0),
+		     1);
 	CHECK_INTS("mnv2 op 1 inputs", sg->ops[1].inputs, sg->ops[1].n_inputs, 56, 57, 52);
 	CHECK_STR("mnv2 op 65", ap_model_op_name(&m, &sg->ops[65]), "SOFTMAX");
 	CHECK_INTS("mnv2 op 65 inputs", sg->ops[65].inputs, sg->ops[65].n_inputs, 172);
 	CHECK_INTS("mnv2 op 65 outputs", sg->ops[65].outputs, sg->ops[65].n_outputs, 173);
+	CHECK_EQ_I64("mnv2 op 65 SoftmaxOptions", sg->ops[65].options_type, 9);
+	CHECK_EQ_I64("mnv2 op 65 beta 1.0f", ap_model_op_option(&m, &sg->ops[65], 0, 4, 0),
+		     0x3f800000);
 	for (i = 0; i < sg->n_ops; i++) {
 		const char *n = ap_model_op_name(&m, &sg->ops[i]);
 
@@ -256,7 +269,11 @@ static void test_split_concat(void)
 	CHECK_STR("split_concat op 0", ap_model_op_name(&m, &sg->ops[0]), "CONCATENATION");
 	CHECK_INTS("split_concat op 0 in", sg->ops[0].inputs, sg->ops[0].n_inputs, 0, 1, 2);
 	CHECK_INTS("split_concat op 0 out", sg->ops[0].outputs, sg->ops[0].n_outputs, 3);
+	CHECK_EQ_I64("split_concat op 0 axis", ap_model_op_option(&m, &sg->ops[0], 0, 4, -1), 3);
 	CHECK_STR("split_concat op 1", ap_model_op_name(&m, &sg->ops[1]), "SPLIT");
+	CHECK_EQ_I64("split_concat op 1 SplitOptions", sg->ops[1].options_type, 35);
+	CHECK_EQ_I64("split_concat op 1 num_splits", ap_model_op_option(&m, &sg->ops[1], 0, 4, 0),
+		     6);
 	CHECK_INTS("split_concat op 1 in", sg->ops[1].inputs, sg->ops[1].n_inputs, 11, 3);
 	CHECK_INTS("split_concat op 1 out", sg->ops[1].outputs, sg->ops[1].n_outputs,
 		   4, 5, 6, 7, 8, 9);
@@ -297,6 +314,11 @@ static void test_lstm(void)
 	CHECK_INTS("lstm op 1 inputs", op->inputs, op->n_inputs, 16, 8, 9, 10, 11, 12, 13, 14,
 		   15, -1, -1, -1, 2, 3, 4, 5, -1, -1, 17, 18, -1, -1, -1, -1);
 	CHECK_INTS("lstm op 1 outputs", op->outputs, op->n_outputs, 24);
+	CHECK_EQ_I64("lstm op 1 UnidirectionalSequenceLSTMOptions", op->options_type, 71);
+	CHECK_EQ_I64("lstm op 1 TANH", ap_model_op_option(&m, op, 0, 1, -1), 4);
+	CHECK_EQ_I64("lstm op 1 cell_clip 10.0f", ap_model_op_option(&m, op, 1, 4, 0), 0x41200000);
+	CHECK_EQ_I64("lstm op 1 not time_major", ap_model_op_option(&m, op, 3, 1, 0), 0);
+	CHECK_EQ_I64("lstm op 0 QUANTIZE has no options", sg->ops[0].options_type, 0);
 	CHECK_INTS("lstm op 1 intermediates", op->intermediates, op->n_intermediates,
 		   19, 20, 21, 22, 23);
 	CHECK_INTS("lstm intermediate shape", sg->tensors[19].shape, sg->tensors[19].rank, 0);
@@ -749,10 +771,13 @@ static uint8_t *synth_build(const struct synth *s, size_t *size)
 	fb_link(&f, o_v, a[1]);
 	fb_link(&f, slot(a[1], 0), fb_table(&f, (struct fld[]){
 		{ 0, F_U32, 1, NULL }, { 1, F_REF, 0, &a[2] }, { 2, F_REF, 0, &a[3] },
-		{ 8, F_REF, 0, &a[4] } }, 4));
+		{ 3, F_U8, 1, NULL }, { 4, F_REF, 0, &a[5] }, { 8, F_REF, 0, &a[4] } }, 6));
 	fb_link(&f, a[2], fb_ints(&f, op0_in, 3));
 	fb_link(&f, a[3], fb_ints(&f, (int32_t[]){ 2 }, 1));
 	fb_link(&f, a[4], fb_ints(&f, (int32_t[]){ s->amplify ? 0 : 3 }, 1));
+	/* Conv2DOptions: stride_w 2, stride_h -3 (to see the sign), fused_activation RELU6. */
+	fb_link(&f, a[5], fb_table(&f, (struct fld[]){
+		{ 1, F_U32, 2, NULL }, { 2, F_U32, (uint32_t)-3, NULL }, { 3, F_U8, 3, NULL } }, 3));
 	fb_link(&f, slot(a[1], 1), fb_table(&f, (struct fld[]){
 		{ 0, F_U32, s->set[S_OP1_OPCODE] ? s->op1_opcode : 0, NULL },
 		{ 1, F_REF, 0, &a[2] }, { 2, F_REF, 0, &a[3] } }, 3));
@@ -843,6 +868,19 @@ static void test_synthetic(void)
 	CHECK_INTS("synthetic op 0 intermediates", sg->ops[0].intermediates,
 		   sg->ops[0].n_intermediates, 3);
 	CHECK_STR("synthetic op 0 name", ap_model_op_name(&m, &sg->ops[0]), "CONV_2D");
+	CHECK_EQ_I64("synthetic op 0 options type", sg->ops[0].options_type, 1);
+	CHECK_EQ_I64("synthetic op 0 padding (absent)", ap_model_op_option(&m, &sg->ops[0], 0, 1,
+		     -7), -7);
+	CHECK_EQ_I64("synthetic op 0 stride_w", ap_model_op_option(&m, &sg->ops[0], 1, 4, 0), 2);
+	CHECK_EQ_I64("synthetic op 0 stride_h", ap_model_op_option(&m, &sg->ops[0], 2, 4, 0), -3);
+	CHECK_EQ_I64("synthetic op 0 fused", ap_model_op_option(&m, &sg->ops[0], 3, 1, 0), 3);
+	CHECK_EQ_I64("synthetic op 0 field past the vtable",
+		     ap_model_op_option(&m, &sg->ops[0], 9, 4, 42), 42);
+	CHECK_EQ_I64("synthetic op 0 field past the table",
+		     ap_model_op_option(&m, &sg->ops[0], 3, 8, 42), 42);
+	CHECK_EQ_I64("synthetic op 1 has no options", sg->ops[1].options_type, 0);
+	CHECK_EQ_I64("synthetic op 1 option default",
+		     ap_model_op_option(&m, &sg->ops[1], 0, 4, 5), 5);
 	CHECK_STR("synthetic op 1 name", ap_model_op_name(&m, &sg->ops[1]), "MyOp");
 	CHECK_STR("synthetic op 2 name", ap_model_op_name(&m, &sg->ops[2]), "GELU");
 	CHECK("synthetic op 2 has no inputs", !sg->ops[2].inputs && !sg->ops[2].n_inputs, "has");
@@ -929,6 +967,24 @@ static void test_bad_indices(void)
 	memset(&s, 0, sizeof(s));
 	s.no_subgraphs = true;
 	expect_err("no subgraphs", s, "model has no subgraphs");
+	{
+		/* Found by the fuzzer: a name with a newline made a two-line message. */
+		char err[AP_ERR_LEN];
+		struct ap_model m;
+		uint8_t *b, *p;
+		size_t size;
+
+		(void)SET(meta_buffer, S_META_BUFFER, 5);
+		b = synth_build(&s, &size);
+		p = memmem(b, size, "OfflineMemoryAllocation", 23);
+		if (p)
+			p[7] = '\n';
+		err[0] = 0;
+		CHECK("file names in messages are escaped", p && ap_model_parse(b, size, &m, err) &&
+		      !strcmp(err, "metadata 1 (Offline\\x0aemoryAllocation): buffer index 5 out "
+			      "of range (model has 5 buffers)"), "got \"%s\"", err);
+		free(b);
+	}
 #undef SET
 }
 
@@ -1181,6 +1237,7 @@ static void try_parse(const uint8_t *b, size_t n, struct tally *t, const char *w
 {
 	char err[AP_ERR_LEN];
 	struct ap_model m;
+	size_t i;
 
 	memset(err, 0, sizeof(err));
 	if (!ap_model_parse(b, n, &m, err)) {
@@ -1192,7 +1249,9 @@ static void try_parse(const uint8_t *b, size_t n, struct tally *t, const char *w
 		return;
 	}
 	t->rejected++;
-	if ((!err[0] || strchr(err, '\n') || strlen(err) >= AP_ERR_LEN - 1) && !t->bad++)
+	for (i = 0; err[i] && (unsigned char)err[i] >= 0x20 && err[i] != 0x7f; i++)
+		;
+	if ((!err[0] || err[i] || i >= AP_ERR_LEN - 1) && !t->bad++)
 		snprintf(t->first_bad, sizeof(t->first_bad), "%s: message \"%s\"", what, err);
 }
 

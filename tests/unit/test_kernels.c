@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Kernel tensors (kernels.c) against the real runtime: for each bundled model LiteRT can
+ * plan, the tensors its kernels added, as measured from LiteRT 2.3.0 (Python wheel,
+ * BUILTIN_WITHOUT_DEFAULT_DELEGATES) with tests/litert/litert_plan.py --details
+ * [--threads 4]: the "# n<node> ... temporaries=[...]" lines give node and index, the
+ * "# t<index> <allocation type> <bytes>" lines bytes and arena, the "tensors_in_model" /
+ * "tensors_in_runtime" header the counts, and the "# persistent" lines the persistent
+ * arena's tensors (count and total bytes).
+ */
+#include <stdlib.h>
+
+#include "arenaprof/err.h"
+#include "arenaprof/graph.h"
+#include "arenaprof/kernels.h"
+#include "test.h"
+
+struct want_tmp {
+	int32_t index;
+	uint32_t node;
+	uint64_t bytes;
+	enum ap_alloc alloc;
+};
+
+struct want {
+	const char *model;
+	int threads;
+	uint32_t n_model, n_runtime;	/* tensors_in_model, tensors_in_runtime */
+	const struct want_tmp *tmp;	/* every node temporary */
+	size_t n_tmp;
+	uint32_t n_persistent;		/* kTfLiteArenaRwPersistent tensors ... */
+	uint64_t persistent_bytes;	/* ... and their bytes */
+};
+
+#define A AP_ALLOC_ARENA
+#define P AP_ALLOC_PERSISTENT
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* n0 CONV_2D temporaries=[186]: t186 kTfLiteArenaRw 1783323 (uint8 im2col 257*257*27) */
+static const struct want_tmp deeplab[] = { { 186, 0, 1783323, A } };
+/* n2 CONV_2D temporaries=[250]: t250 kTfLiteArenaRw 1228800 (float32 im2col; 1 thread) */
+static const struct want_tmp face1[] = { { 250, 2, 1228800, A } };
+/* face_detection_short_range.threads4.details.csv: "# kernel_tensor t<i> <temporary
+ * node=<n> op=CONV_2D #0> type=kTfLiteArenaRwPersistent bytes=<b>" (hwcn_weights) */
+static const struct want_tmp face4[] = {
+	{ 250, 2, 7200, P }, { 251, 9, 2304, P }, { 252, 17, 2688, P },
+	{ 253, 27, 3584, P }, { 254, 36, 4608, P }, { 255, 45, 6048, P },
+	{ 256, 55, 8064, P }, { 257, 64, 10752, P }, { 258, 73, 14336, P },
+	{ 259, 82, 18432, P }, { 260, 91, 23040, P }, { 261, 100, 28160, P },
+	{ 262, 110, 33792, P }, { 263, 119, 36864, P }, { 264, 127, 36864, P },
+	{ 265, 135, 36864, P }, { 266, 143, 36864, P }, { 267, 148, 704, P },
+	{ 268, 151, 2304, P }, { 269, 154, 11264, P }, { 270, 157, 36864, P },
+};
+/* n1 UNIDIRECTIONAL_SEQUENCE_LSTM temporaries=[29..34]: 4 x 40 B, 20 B, 80 B; t35..t46
+ * "kernel tensor ... not a node temporary" kTfLiteMemNone 0 B */
+static const struct want_tmp lstm[] = {
+	{ 29, 1, 40, A }, { 30, 1, 40, A }, { 31, 1, 40, A }, { 32, 1, 40, A },
+	{ 33, 1, 20, A }, { 34, 1, 80, A },
+};
+/* n0 CONV_2D temporaries=[89]: t89 kTfLiteArenaRw 110592 */
+static const struct want_tmp mnv1[] = { { 89, 0, 110592, A } };
+/* n0 CONV_2D temporaries=[174]: t174 kTfLiteArenaRw 338688 (112*112*27) */
+static const struct want_tmp mnv2[] = { { 174, 0, 338688, A } };
+
+static const struct want wants[] = {
+	{ "deeplabv3_mnv2_dm05_pascal_quant", 1, 186, 187, deeplab, N(deeplab), 0, 0 },
+	/* 74 DEQUANTIZE outputs of constants, t176..t249 */
+	{ "face_detection_short_range", 1, 250, 251, face1, N(face1), 74, 405560 },
+	/* the same 74 plus the 21 hwcn_weights */
+	{ "face_detection_short_range", 4, 250, 271, face4, N(face4), 95, 767160 },
+	/* the 2 variables t17, t18 */
+	{ "keras_lstm_mnist_ptq", 1, 29, 47, lstm, N(lstm), 2, 60 },
+	{ "mobilenet_v1_0.25_128_quant", 1, 89, 90, mnv1, N(mnv1), 0, 0 },
+	{ "mobilenet_v2_1.0_224_quant", 1, 174, 175, mnv2, N(mnv2), 0, 0 },
+	{ "split_concat", 1, 12, 12, NULL, 0, 0, 0 },
+};
+
+static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,
+		char *err)
+{
+	/* ap_graph_build applies the kernels with these threads */
+	struct ap_graph_opts o = { .threads = threads };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s.tflite", TEST_MODELS, model);
+	if (ap_model_load(path, m, err))
+		return -1;
+	if (ap_graph_build(m, 0, &o, g, err)) {
+		ap_model_free(m);
+		return -1;
+	}
+	return 0;
+}
+
+static void unload(struct ap_model *m, struct ap_graph *g)
+{
+	ap_kernels_free(g);
+	ap_graph_free(g);
+	ap_model_free(m);
+}
+
+static void check_model(const struct want *w)
+{
+	char err[AP_ERR_LEN], name[160];
+	struct ap_model m;
+	struct ap_graph g;
+	uint32_t n_tmp = 0, n_pers = 0;
+	uint64_t pers = 0;
+	bool all_found = true, unused_zero = true;
+
+	snprintf(name, sizeof(name), "%s threads=%d: load and apply", w->model, w->threads);
+	if (load(w->model, w->threads, &m, &g, err)) {
+		CHECK(name, 0, "%s", err);
+		return;
+	}
+	CHECK(name, 1, "ok");
+	snprintf(name, sizeof(name), "%s threads=%d: tensor count", w->model, w->threads);
+	CHECK_EQ_I64(name, g.n_tensors, w->n_runtime);
+	snprintf(name, sizeof(name), "%s threads=%d: owned names", w->model, w->threads);
+	CHECK_EQ_I64(name, g.n_owned_names, w->n_runtime - w->n_model);
+
+	for (uint32_t i = 0; i < g.n_ops; i++)
+		n_tmp += g.ops[i].n_tmp;
+	snprintf(name, sizeof(name), "%s threads=%d: temporaries", w->model, w->threads);
+	CHECK_EQ_I64(name, n_tmp, w->n_tmp);
+
+	for (size_t k = 0; k < w->n_tmp; k++) {
+		const struct want_tmp *e = &w->tmp[k];
+		const struct ap_op *op = e->node < g.n_ops ? &g.ops[e->node] : NULL;
+		const struct ap_tensor *t;
+		bool listed = false;
+
+		for (uint32_t j = 0; op && j < op->n_tmp; j++)
+			listed |= op->tmp[j] == e->index;
+		if (!listed || (uint32_t)e->index >= g.n_tensors) {
+			snprintf(name, sizeof(name), "%s threads=%d: t%d temporary of node %u",
+				 w->model, w->threads, e->index, e->node);
+			CHECK(name, 0, "not listed");
+			all_found = false;
+			continue;
+		}
+		t = &g.t[e->index];
+		snprintf(name, sizeof(name), "%s threads=%d: t%d bytes/arena/lifetime", w->model,
+			 w->threads, e->index);
+		CHECK(name, t->bytes == e->bytes && t->alloc == e->alloc && t->producer == -1 &&
+		      t->share_root == -1,
+		      "bytes %" PRIu64 " alloc %d producer %d, want %" PRIu64 " alloc %d",
+		      t->bytes, (int)t->alloc, t->producer, e->bytes, (int)e->alloc);
+	}
+	snprintf(name, sizeof(name), "%s threads=%d: every temporary as measured", w->model,
+		 w->threads);
+	CHECK(name, all_found, "see above");
+
+	/* Added tensors that are no node's temporary were reserved but never used: 0 bytes. */
+	for (uint32_t i = w->n_model; i < g.n_tensors; i++) {
+		bool used = false;
+
+		for (size_t k = 0; k < w->n_tmp; k++)
+			used |= w->tmp[k].index == (int32_t)i;
+		if (!used && g.t[i].bytes)
+			unused_zero = false;
+	}
+	snprintf(name, sizeof(name), "%s threads=%d: reserved tensors have 0 bytes", w->model,
+		 w->threads);
+	CHECK(name, unused_zero, "a reserved tensor has bytes");
+
+	for (uint32_t i = 0; i < g.n_tensors; i++) {
+		if (g.t[i].alloc == AP_ALLOC_PERSISTENT) {
+			n_pers++;
+			pers += g.t[i].bytes;
+		}
+	}
+	snprintf(name, sizeof(name), "%s threads=%d: persistent tensors", w->model, w->threads);
+	CHECK_EQ_I64(name, n_pers, w->n_persistent);
+	snprintf(name, sizeof(name), "%s threads=%d: persistent bytes", w->model, w->threads);
+	CHECK_EQ_I64(name, pers, w->persistent_bytes);
+	unload(&m, &g);
+}
+
+/* Names, and the LSTM/FULLY_CONNECTED split of keras_lstm's 18 added tensors: the
+ * LSTM's Init reserves 12 (t29..t40, it uses t29..t34), the FULLY_CONNECTED's Prepare
+ * adds 6 more (t41..t46) that only its hybrid path would use. */
+static void test_names(void)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g;
+
+	if (load("mobilenet_v2_1.0_224_quant", 1, &m, &g, err)) {
+		CHECK("names: load", 0, "%s", err);
+		return;
+	}
+	CHECK("names: im2col", g.t[174].name && !strcmp(g.t[174].name, "<im2col node=0 CONV_2D>"),
+	      "%s", g.t[174].name ? g.t[174].name : "(null)");
+	unload(&m, &g);
+
+	if (load("keras_lstm_mnist_ptq", 1, &m, &g, err)) {
+		CHECK("names: load lstm", 0, "%s", err);
+		return;
+	}
+	CHECK("names: lstm reserved", !strcmp(g.t[40].name,
+	      "<kernel tensor node=1 UNIDIRECTIONAL_SEQUENCE_LSTM>"), "%s", g.t[40].name);
+	CHECK("names: fully_connected reserved", !strcmp(g.t[41].name,
+	      "<kernel tensor node=3 FULLY_CONNECTED>") && !strcmp(g.t[46].name,
+	      "<kernel tensor node=3 FULLY_CONNECTED>"), "%s / %s", g.t[41].name, g.t[46].name);
+	unload(&m, &g);
+}
+
+/* Applying twice, or to a graph not built from its model, is refused. */
+static void test_errors(void)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g;
+
+	if (load("mobilenet_v1_0.25_128_quant", 1, &m, &g, err)) {
+		CHECK("errors: load", 0, "%s", err);
+		return;
+	}
+	CHECK("errors: second apply refused", ap_kernels_apply(&g, NULL, err) == -1 &&
+	      g.n_tensors == 90, "n_tensors %u", g.n_tensors);
+	unload(&m, &g);
+}
+
+int main(void)
+{
+	for (size_t i = 0; i < N(wants); i++)
+		check_model(&wants[i]);
+	test_names();
+	test_errors();
+	TEST_EXIT();
+}
