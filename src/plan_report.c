@@ -21,6 +21,25 @@ static const char *out_name(const struct ap_tplan *p, int32_t i)
 	return i >= 0 && (uint32_t)i < p->n_ops ? p->ops[i].out_name : "";
 }
 
+/*
+ * A tensor name for a terminal: converters fuse names with ';' (the first part names the
+ * layer), names may hold control characters, and some run to hundreds of bytes. buf holds
+ * 64 bytes. JSON and CSV keep the full name.
+ */
+static const char *short_name(const char *name, char *buf)
+{
+	size_t n = strcspn(name, ";"), k;
+
+	for (k = 0; k < n && k < 63; k++)
+		buf[k] = (unsigned char)name[k] < 0x20 || name[k] == 0x7f ? '?' : name[k];
+	buf[k] = '\0';
+	if (n > 63)
+		memcpy(buf + 60, "...", 4);
+	return buf;
+}
+
+#define SHORT(name) short_name((name), (char[64]){ 0 })
+
 static void print_last(FILE *f, int32_t last)
 {
 	if (last == AP_LAST_END)
@@ -84,7 +103,7 @@ static void print_live(FILE *f, const struct ap_tplan *p, int32_t op)
 		fprintf(f, "    %5d %-8s %12s  [%d, ", t->index, ap_kind_name(t->kind),
 			B(t->bytes), t->first);
 		print_last(f, t->last);
-		fprintf(f, "]  %s\n", t->name);
+		fprintf(f, "]  %s\n", SHORT(t->name));
 	}
 	free(live);
 }
@@ -119,7 +138,7 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 		B(p->weights_bytes));
 	fprintf(f, "arena       %12s  %s plan: anonymous, never reclaimable without swap\n",
 		B(p->arena_bytes), p->strategy);
-	fprintf(f, "persistent  %12s  variables: anonymous, never reclaimable\n",
+	fprintf(f, "persistent  %12s  variables and kernel state: anonymous, never reclaimable\n",
 		B(p->persistent_bytes));
 
 	fprintf(f, "\n%-16s %14s %12s  %s\n", "strategy", "arena bytes", "", "lower bound / arena");
@@ -141,16 +160,17 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 	fprintf(f, "%-16s %14" PRIu64 " %12s  (largest operator breadth)\n", "lower bound",
 		lb, B(lb));
 	if (s->have_strategies && s->strat_lb[AP_STRAT_MICRO] != s->strat_lb[AP_STRAT_TFLITE])
-		fprintf(f, "%-16s %14" PRIu64 " %12s  (micro: TFLM lifetimes free inputs early)\n",
-			"", s->strat_lb[AP_STRAT_MICRO], B(s->strat_lb[AP_STRAT_MICRO]));
+		fprintf(f, "%-16s %14" PRIu64 " %12s  (TFLM lifetimes free inputs early)\n",
+			"  (micro)", s->strat_lb[AP_STRAT_MICRO],
+			B(s->strat_lb[AP_STRAT_MICRO]));
 
 	if (pr->widest_op >= 0) {
 		uint32_t *rank = ap_profile_rank(pr);
 		unsigned top = s->top < pr->n_ops ? s->top : pr->n_ops;
 
 		fprintf(f, "\nwidest operator: #%d %s -> \"%s\": this layer requires %s minimum\n",
-			pr->widest_op, op_name(p, pr->widest_op), out_name(p, pr->widest_op),
-			B(lb));
+			pr->widest_op, op_name(p, pr->widest_op),
+			SHORT(out_name(p, pr->widest_op)), B(lb));
 		fprintf(f, "  live tensors at #%d (index, kind, bytes, [first, last], name):\n",
 			pr->widest_op);
 		print_live(f, p, pr->widest_op);
@@ -158,7 +178,8 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 			fprintf(f, "\ntop %u widest operators:\n", top);
 			for (unsigned k = 0; k < top; k++)
 				fprintf(f, "  #%-4u %-22s %12s  %s\n", rank[k], op_name(p, (int32_t)rank[k]),
-					B(pr->breadth[rank[k]]), out_name(p, (int32_t)rank[k]));
+					B(pr->breadth[rank[k]]),
+					SHORT(out_name(p, (int32_t)rank[k])));
 		}
 		free(rank);
 	}
