@@ -20,17 +20,49 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 CFLAGS ?= -O2 -g
-AP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude $(CFLAGS)
-AP_LDLIBS := -lm
+CLANG ?= clang
+BPFTOOL ?= bpftool
+LIBS_PC := libbpf libelf libdw zlib
+AP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD) \
+	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null) $(CFLAGS)
+AP_LDLIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lm
 
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB := $(BUILD)/libarenaprof.a
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+# tests/fixtures/*.c: mininfer (the default workload) at build/mininfer, the rest under
+# build/fixtures/.
+FIXTURE_SRCS := $(filter-out tests/fixtures/mininfer.c,$(wildcard tests/fixtures/*.c))
+FIXTURES := $(BUILD)/mininfer $(patsubst tests/fixtures/%.c,$(BUILD)/fixtures/%,$(FIXTURE_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all check unit bench fuzz demo install clean
-all: $(BUILD)/arenaprof
+all: $(BUILD)/arenaprof $(FIXTURES)
+
+# BPF: CO-RE object from the checked-in vmlinux.h of the target arch, then a skeleton.
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/arenaprof/event.h | $(BUILD)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf/$(ARCH) -Ibpf -Iinclude \
+		-c $< -o $@.tmp.o && $(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
+
+$(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(LIB_OBJS) $(BUILD)/obj/main.o: $(SKELS)
+
+# The test fixture and default workload (tests/fixtures/mininfer.c): exported markers
+# for uprobes, so no stripping and no inlining across them.
+$(BUILD)/mininfer: tests/fixtures/mininfer.c $(LIB) | $(BUILD)/obj
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(AP_CFLAGS) -O1 -fno-inline-functions -rdynamic $< $(LIB) $(AP_LDLIBS) -o $@
+
+$(BUILD)/fixtures/%: tests/fixtures/%.c $(LIB) | $(BUILD)/fixtures
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(AP_CFLAGS) -O1 -fno-inline-functions -rdynamic $< $(LIB) $(AP_LDLIBS) -o $@
 
 $(BUILD)/obj/%.o: src/%.c $(wildcard include/arenaprof/*.h) | $(BUILD)/obj
 	$(call msg,CC,$@)
@@ -48,13 +80,13 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(BUILD)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(AP_CFLAGS) -Itests/unit $< $(LIB) $(AP_LDLIBS) -o $@
 
-$(BUILD)/obj $(BUILD)/tests:
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/bpf $(BUILD)/fixtures:
 	$(Q)mkdir -p $@
 
 unit: $(UNIT_BINS)
 
 # Every test: unit tests, then integration tests; the runner prints one summary line.
-check: all unit
+check: all unit $(FIXTURES)
 	$(Q)BUILD=$(BUILD) tests/run-tests
 
 bench: all

@@ -12,6 +12,8 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "plan", cmd_plan, "the arena plan of a .tflite model: will it fit, which layer decides" },
+	{ "record", cmd_record, "trace a process's page faults (BPF) into a trace file" },
+	{ "report", cmd_report, "what a trace says: mappings, arena, runs, operators" },
 };
 
 static void usage(FILE *f)

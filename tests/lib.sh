@@ -4,7 +4,10 @@
 : "${ARENAPROF:=$BUILD/arenaprof}"
 MODELS=tests/models
 TMP=$(mktemp -d /tmp/arenaprof-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# only the test's own shell cleans up: a background job killed before it execs is a
+# bash subshell that would otherwise run this trap too
+TEST_SHELL=$BASHPID
+trap '[ "$BASHPID" = "$TEST_SHELL" ] && rm -rf "$TMP"' EXIT
 
 pass() { echo "PASS: $1"; }
 fail() { echo "FAIL: $1: ${2:-}"; }

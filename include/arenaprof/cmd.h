@@ -6,5 +6,7 @@
 #define AP_VERSION "0.1.0"
 
 int cmd_plan(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

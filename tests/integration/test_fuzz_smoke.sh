@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the model-reader fuzzer (tests/fuzz/run-fuzz) and runs it for 20 seconds. PASS when
+# Builds the fuzzers (tests/fuzz/run-fuzz: model reader, trace reader) and runs each for
+# 10 seconds. PASS when
 # it builds and finds nothing; FAIL when clang or its fuzzer runtime is missing, the build
 # fails, or the fuzzer finds a crash, a hang or a leak (its last lines are shown).
 cd "$(dirname "$0")/../.." || exit 1
@@ -16,11 +17,11 @@ if [ -z "$have_clang" ]; then
 fi
 
 log=$TMP/run-fuzz.log
-BUILD=$BUILD FUZZ_SECONDS=20 CLANG=$have_clang tests/fuzz/run-fuzz >"$log" 2>&1
+BUILD=$BUILD FUZZ_SECONDS=10 CLANG=$have_clang tests/fuzz/run-fuzz >"$log" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ]; then
-	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-	pass "$name: model reader fuzzed for 20 s, ${runs:-?} inputs, no crash"
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | paste -sd+ | bc)
+	pass "$name: model and trace readers fuzzed for 10 s each, ${runs:-?} inputs, no crash"
 else
 	fail "$name" "run-fuzz exited $rc: $(tail -n 5 "$log" | tr '\n' ' ')"
 	exit 1

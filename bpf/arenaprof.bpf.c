@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR Apache-2.0)
+/*
+ * arenaprof.bpf.c: the fault source and the run/op markers, one CO-RE object.
+ *
+ * Three interchangeable fault sources; userspace autoloads only the chosen one:
+ *   tp:     tp_btf/page_fault_user (x86): every user-mode fault at exception entry, with
+ *           the error code (present, write, instruction fetch). Major/minor unknown.
+ *   fentry: fexit/handle_mm_fault: sees the arguments and the return value, so one
+ *           program is enough (see fault_exit below).
+ *   perf:   perf_event programs on the software minor-faults and major-faults events,
+ *           one event of each per online CPU (see perf_minor below).
+ * Markers: uprobe/uretprobe pairs for run and op functions in the target.
+ *
+ * Every program filters by target_tgid, classifies the vma, fills in the run and op
+ * indices from the markers and writes one struct ap_event into the ring buffer. Nothing
+ * is lost silently: failed reserves and failed vma lookups are counted in .bss.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "arenaprof/event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* x86 page fault error code bits (arch/x86/include/asm/trap_pf.h) */
+#define X86_PF_PROT	(1 << 0)
+#define X86_PF_WRITE	(1 << 1)
+#define X86_PF_INSTR	(1 << 4)
+
+/* VM_FAULT_ERROR is a macro in linux/mm_types.h, so vmlinux.h lacks it. */
+#define AP_VM_FAULT_ERROR (VM_FAULT_OOM | VM_FAULT_SIGBUS | VM_FAULT_SIGSEGV | \
+			   VM_FAULT_HWPOISON | VM_FAULT_HWPOISON_LARGE | VM_FAULT_FALLBACK)
+
+/* Set by userspace before load. A tgid that can never exist matches nothing. */
+const volatile __u32 target_tgid = 0xffffffff;
+
+/* Userspace sets max_entries (a power of 2, >= page size) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} events SEC(".maps");
+
+/* tid -> the operator index of the op marker this thread is inside. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __s32);
+} cur_op SEC(".maps");
+
+/* .bss: read by userspace through the mmap'd skeleton. */
+struct ap_counters counters;
+/* Runs begun so far by the target (one target per object, so a plain global). */
+__s32 runs_begun;
+
+struct vma_info {
+	__u64 start;
+	__u64 end;
+	__u64 flags;
+	__u32 kind;
+};
+
+static __always_inline bool is_target(void)
+{
+	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
+}
+
+static __always_inline void read_vma(struct vm_area_struct *vma, struct vma_info *vi)
+{
+	/* vm_flags is const (6.3+): read it with bpf_core_read, not BPF_CORE_READ. */
+	bpf_core_read(&vi->flags, sizeof(vi->flags), &vma->vm_flags);
+	vi->start = BPF_CORE_READ(vma, vm_start);
+	vi->end = BPF_CORE_READ(vma, vm_end);
+	vi->kind = BPF_CORE_READ(vma, vm_file) ? AP_FF_VMA_FILE : AP_FF_VMA_ANON;
+}
+
+static long find_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	read_vma(vma, data);
+	return 0;
+}
+
+/*
+ * bpf_find_vma takes the mmap lock with a trylock: under contention (a writer in another
+ * thread), or while this CPU's deferred unlock is still pending, it fails with -EBUSY.
+ * The event is kept with AP_FF_VMA_UNKNOWN and the miss is counted. An address of 0
+ * (perf could not tell) is a miss too.
+ */
+static __always_inline void lookup_vma(__u64 addr, struct ap_event *e)
+{
+	struct vma_info vi = {};
+	long err = -1;
+
+	if (addr)
+		err = bpf_find_vma(bpf_get_current_task_btf(), addr, find_vma_cb, &vi, 0);
+	if (err) {
+		__sync_fetch_and_add(&counters.vma_misses, 1);
+		e->flags |= AP_FF_VMA_UNKNOWN;
+		return;
+	}
+	e->vm_start = vi.start;
+	e->vm_end = vi.end;
+	e->vm_flags = vi.flags;
+	e->flags |= vi.kind;
+}
+
+static __always_inline __s32 current_op(__u32 tid)
+{
+	__s32 *op = bpf_map_lookup_elem(&cur_op, &tid);
+
+	return op ? *op : -1;
+}
+
+/* Reserves and fills the fields every record has; NULL (counted) when the ring is full. */
+static __always_inline struct ap_event *ev_reserve(__u32 type, __u32 tid)
+{
+	struct ap_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__sync_fetch_and_add(&counters.ringbuf_drops, 1);
+		return NULL;
+	}
+	e->ts_ns = bpf_ktime_get_ns();
+	e->addr = 0;
+	e->ip = 0;
+	e->vm_start = 0;
+	e->vm_end = 0;
+	e->vm_flags = 0;
+	e->tid = tid;
+	e->type = type;
+	e->flags = 0;
+	e->run = runs_begun - 1;
+	e->op = current_op(tid);
+	e->pad = 0;
+	return e;
+}
+
+static __always_inline void ev_submit(struct ap_event *e)
+{
+	bpf_ringbuf_submit(e, 0);
+	__sync_fetch_and_add(&counters.events, 1);
+}
+
+/* One fault record; vma == NULL: look it up with bpf_find_vma. */
+static __always_inline void emit_fault(__u64 addr, __u64 ip, __u32 flags,
+				       struct vm_area_struct *vma)
+{
+	struct ap_event *e;
+	struct vma_info vi;
+
+	e = ev_reserve(AP_EV_FAULT, (__u32)bpf_get_current_pid_tgid());
+	if (!e)
+		return;
+	e->addr = addr;
+	e->ip = ip;
+	e->flags = flags;
+	if (vma) {
+		read_vma(vma, &vi);
+		e->vm_start = vi.start;
+		e->vm_end = vi.end;
+		e->vm_flags = vi.flags;
+		e->flags |= vi.kind;
+	} else {
+		lookup_vma(addr, e);
+	}
+	ev_submit(e);
+}
+
+/*
+ * tp: fires once per user-mode hardware fault, before the kernel handles it (a retried
+ * fault is one exception, so one event). The error code tells read/write/exec and
+ * whether the page was present; not whether the fault will be major.
+ */
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(fault_tp, unsigned long address, struct pt_regs *regs, unsigned long error_code)
+{
+	__u32 flags = AP_FF_ACCESS_KNOWN;
+
+	if (!is_target())
+		return 0;
+	if (error_code & X86_PF_WRITE)
+		flags |= AP_FF_WRITE;
+	if (error_code & X86_PF_INSTR)
+		flags |= AP_FF_EXEC;
+	if (error_code & X86_PF_PROT)
+		flags |= AP_FF_PROTECTION;
+	emit_fault(address, PT_REGS_IP_CORE(regs), flags, NULL);
+	return 0;
+}
+
+/*
+ * fentry method: fexit alone. An fexit program gets the arguments as well as the return
+ * value, so an fentry twin would add only an earlier timestamp, at the price of a second
+ * trampoline on every fault and per-thread state to pair the two.
+ *
+ * - VM_FAULT_RETRY: the handler dropped the lock and the arch code calls it again with
+ *   FAULT_FLAG_TRIED; only that final call is reported, the retry is counted.
+ * - major: VM_FAULT_MAJOR or FAULT_FLAG_TRIED, the rule mm_account_fault() uses.
+ * - the vma argument is still locked on return unless the handler released it
+ *   (VM_FAULT_RETRY, VM_FAULT_COMPLETED): read it directly, no lookup needed; after
+ *   VM_FAULT_COMPLETED it may be gone, so look the address up instead.
+ * - only FAULT_FLAG_USER: faults taken in user mode, as the tp and perf methods see.
+ * - the regs argument exists since 5.9; bpf_find_vma needs 5.17 anyway.
+ */
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(fault_exit, struct vm_area_struct *vma, unsigned long address, unsigned int flags,
+	     struct pt_regs *regs, vm_fault_t ret)
+{
+	__u32 ff = AP_FF_MAJMIN_KNOWN;
+	__u64 ip = 0;
+
+	if (!is_target() || !(flags & FAULT_FLAG_USER))
+		return 0;
+	if (ret & VM_FAULT_RETRY) {
+		__sync_fetch_and_add(&counters.retries, 1);
+		return 0;
+	}
+	if ((ret & VM_FAULT_MAJOR) || (flags & FAULT_FLAG_TRIED))
+		ff |= AP_FF_MAJOR;
+	if (ret & AP_VM_FAULT_ERROR)
+		ff |= AP_FF_ERROR;
+	if (flags & FAULT_FLAG_WRITE)
+		ff |= AP_FF_WRITE;
+	if (flags & FAULT_FLAG_INSTRUCTION)
+		ff |= AP_FF_EXEC;
+	/* FAULT_FLAG_WRITE is exact; a fault without it was a read or an exec. */
+	ff |= AP_FF_ACCESS_KNOWN;
+	if (regs)
+		ip = PT_REGS_IP_CORE(regs);
+	emit_fault(address, ip, ff, (ret & VM_FAULT_COMPLETED) ? NULL : vma);
+	return 0;
+}
+
+/*
+ * perf method: the software minor-faults and major-faults events. Together they fire
+ * exactly once for every fault that completes (mm_account_fault(): a retried fault is
+ * counted once, at the end), with the faulting address in ctx->addr (PERF_SAMPLE_ADDR)
+ * and the user registers, so each program knows major from minor without pairing. The
+ * page-faults event would fire at entry, before the outcome is known: telling a major
+ * fault would then need a second record or per-thread state. What this costs: faults
+ * that end in an error (SIGSEGV, SIGBUS, OOM) are not seen by this method. No
+ * read/write bit on this path.
+ */
+static __always_inline int perf_fault(struct bpf_perf_event_data *ctx, __u32 flags)
+{
+	if (!is_target())
+		return 0;
+	emit_fault(ctx->addr, PT_REGS_IP(&ctx->regs), flags, NULL);
+	return 0;
+}
+
+SEC("perf_event")
+int perf_minor(struct bpf_perf_event_data *ctx)
+{
+	return perf_fault(ctx, AP_FF_MAJMIN_KNOWN);
+}
+
+SEC("perf_event")
+int perf_major(struct bpf_perf_event_data *ctx)
+{
+	return perf_fault(ctx, AP_FF_MAJMIN_KNOWN | AP_FF_MAJOR);
+}
+
+/* Markers. */
+static __always_inline void emit_marker(__u32 type, __u32 tid, __s32 run, __s32 op)
+{
+	struct ap_event *e;
+
+	e = ev_reserve(type, tid);
+	if (!e)
+		return;
+	e->run = run;
+	e->op = op;
+	e->ip = 0;
+	ev_submit(e);
+}
+
+/*
+ * The run counter is bumped with an atomic add and read back: exact when runs begin one
+ * after the other (two runs begun at the same instant in two threads could read the
+ * same index). A fetch-add result needs BPF ISA v3, which this build does not assume.
+ */
+SEC("uprobe")
+int BPF_KPROBE(run_enter)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!is_target())
+		return 0;
+	__sync_fetch_and_add(&runs_begun, 1);
+	emit_marker(AP_EV_RUN_BEGIN, tid, runs_begun - 1, current_op(tid));
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(run_exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+
+	if (!is_target())
+		return 0;
+	emit_marker(AP_EV_RUN_END, tid, runs_begun - 1, current_op(tid));
+	return 0;
+}
+
+/* The 6th argument register; bpf_tracing.h of libbpf 1.1 stops at PARM5. */
+#if defined(__TARGET_ARCH_x86)
+#define AP_PARM6_CORE(x) BPF_CORE_READ((struct pt_regs *)(x), r9)
+#elif defined(__TARGET_ARCH_arm64)
+#define AP_PARM6_CORE(x) BPF_CORE_READ((struct user_pt_regs *)(x), regs[5])
+#endif
+
+/*
+ * The attach cookie is the 0-based index of the argument that holds the op index. The
+ * _CORE (probe-read) accessors: clang folds a switch over plain ctx loads into one load
+ * at a computed ctx offset, which the verifier refuses.
+ */
+static __always_inline __s32 op_arg(struct pt_regs *ctx)
+{
+	switch (bpf_get_attach_cookie(ctx)) {
+	case 0:
+		return (__s32)PT_REGS_PARM1_CORE(ctx);
+	case 1:
+		return (__s32)PT_REGS_PARM2_CORE(ctx);
+	case 2:
+		return (__s32)PT_REGS_PARM3_CORE(ctx);
+	case 3:
+		return (__s32)PT_REGS_PARM4_CORE(ctx);
+	case 4:
+		return (__s32)PT_REGS_PARM5_CORE(ctx);
+#ifdef AP_PARM6_CORE
+	case 5:
+		return (__s32)AP_PARM6_CORE(ctx);
+#endif
+	default:
+		return -1;
+	}
+}
+
+SEC("uprobe")
+int BPF_KPROBE(op_enter)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__s32 op;
+
+	if (!is_target())
+		return 0;
+	op = op_arg(ctx);
+	bpf_map_update_elem(&cur_op, &tid, &op, BPF_ANY);
+	emit_marker(AP_EV_OP_BEGIN, tid, runs_begun - 1, op);
+	return 0;
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(op_exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__s32 op;
+
+	if (!is_target())
+		return 0;
+	op = current_op(tid);
+	bpf_map_delete_elem(&cur_op, &tid);
+	emit_marker(AP_EV_OP_END, tid, runs_begun - 1, op);
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * event: the fixed-size record the BPF programs write into the ring buffer, shared by
+ * bpf/ and src/. Plain __u32/__u64 fields, no vmlinux.h, so both sides compile it.
+ */
+#ifndef ARENAPROF_EVENT_H
+#define ARENAPROF_EVENT_H
+
+#ifdef __BPF__
+/* vmlinux.h provides the __u32 family */
+#else
+#include <linux/types.h>
+#endif
+
+enum ap_ev_type {
+	AP_EV_FAULT = 1,
+	AP_EV_RUN_BEGIN = 2,	/* run probe entry */
+	AP_EV_RUN_END = 3,	/* run probe return */
+	AP_EV_OP_BEGIN = 4,	/* op probe entry; op = the marker's argument */
+	AP_EV_OP_END = 5,
+};
+
+enum ap_fault_flag {
+	AP_FF_WRITE = 1 << 0,		/* access known to be a write */
+	AP_FF_EXEC = 1 << 1,		/* instruction fetch */
+	AP_FF_ACCESS_KNOWN = 1 << 2,	/* the method tells read/write (tp, fentry) */
+	AP_FF_PROTECTION = 1 << 3,	/* the page was present: a protection fault */
+	AP_FF_MAJOR = 1 << 4,		/* major fault (I/O) */
+	AP_FF_MAJMIN_KNOWN = 1 << 5,	/* the method tells major from minor */
+	AP_FF_VMA_ANON = 1 << 6,	/* vma has no file */
+	AP_FF_VMA_FILE = 1 << 7,	/* vma maps a file */
+	AP_FF_VMA_UNKNOWN = 1 << 8,	/* bpf_find_vma failed (e.g. -EBUSY) */
+	AP_FF_ERROR = 1 << 9,		/* the fault handler returned an error (fexit) */
+};
+
+/* Attach methods, in auto order. */
+enum ap_method {
+	AP_METHOD_NONE = 0,
+	AP_METHOD_TP = 1,	/* tp_btf/page_fault_user (x86) */
+	AP_METHOD_FENTRY = 2,	/* fentry/fexit handle_mm_fault */
+	AP_METHOD_PERF = 3,	/* perf_event software page-faults, one per CPU */
+};
+
+struct ap_event {
+	__u64 ts_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+	__u64 addr;		/* faulting address (0 = unknown) */
+	__u64 ip;		/* user instruction pointer */
+	__u64 vm_start, vm_end;	/* the vma, when known */
+	__u64 vm_flags;
+	__u32 tid;
+	__u32 type;		/* enum ap_ev_type */
+	__u32 flags;		/* enum ap_fault_flag */
+	__s32 run;		/* runs begun so far in the target, minus 1 (-1: none yet) */
+	__s32 op;		/* this thread's current operator (-1: none) */
+	__u32 pad;
+};
+
+/* Counters the BPF side keeps in .bss; userspace reads and always reports them. */
+struct ap_counters {
+	__u64 events;		/* records written */
+	__u64 ringbuf_drops;	/* bpf_ringbuf_reserve failed: events lost */
+	__u64 vma_misses;	/* bpf_find_vma failed (-EBUSY...): vma unknown */
+	__u64 retries;		/* VM_FAULT_RETRY seen by fexit (de-duplicated) */
+};
+
+#endif

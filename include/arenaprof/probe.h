@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * probe: picks and attaches the fault source (bpf/arenaprof.bpf.c) for one target
+ * process, attaches run/op marker uprobes, and hands out the ring buffer's records.
+ *
+ * Methods, in auto order (DESIGN.md "The fault source"):
+ *   tp      tp_btf/page_fault_user (x86): read/write/exec/protection known, major not.
+ *   fentry  fexit on handle_mm_fault: major/minor and errors known, retries reported once.
+ *   perf    software minor-faults + major-faults events, one of each per online CPU:
+ *           major/minor known, read/write not; faults ending in an error are not seen.
+ * Only the chosen method's programs are loaded. A method is never left half-attached:
+ * a failure detaches everything it attached before the next method is tried.
+ */
+#ifndef ARENAPROF_PROBE_H
+#define ARENAPROF_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/event.h"
+
+struct ap_probe_opts {
+	int pid;			/* target tgid */
+	enum ap_method method;		/* AP_METHOD_NONE = auto: tp, fentry, then perf */
+	uint32_t ring_bytes;		/* ring buffer size; rounded up to a power of 2 >= page;
+					 * 0 = AP_PROBE_RING_DEFAULT */
+	bool verbose;			/* libbpf debug output to stderr */
+};
+
+#define AP_PROBE_RING_DEFAULT (8u << 20)
+#define AP_PROBE_MAX_ARG 5		/* op index argument: 0..5 (x86, arm64), else 0..4 */
+
+struct ap_probe;
+
+/* 0, or -1 with err ("tp: ...; fentry: ...; perf: ..." in auto mode). */
+int ap_probe_open(struct ap_probe **p, const struct ap_probe_opts *o, char *err);
+enum ap_method ap_probe_method(const struct ap_probe *p);
+const char *ap_method_name(enum ap_method m);		/* "tp", "fentry", "perf" ("auto") */
+int ap_method_parse(const char *s, enum ap_method *m);	/* "auto" -> NONE; -1 if unknown */
+
+/*
+ * Feature probe: can this method load and attach here? It really loads the method's
+ * programs and attaches them (matching no process), then detaches. why (AP_ERR_LEN)
+ * gets a one-line reason if not, e.g.
+ *   "fentry: loading handle_mm_fault fexit failed: Operation not permitted (EPERM)".
+ */
+bool ap_probe_supported(enum ap_method m, char *why);
+
+/* libbpf's messages to stderr for ap_probe_supported too (ap_probe_open sets it from
+ * its opts). */
+void ap_probe_set_verbose(bool on);
+
+/*
+ * Markers, attachable at any time (also before the target execs: uprobes are per inode
+ * with a pid filter). arg is the 0-based argument holding the op index.
+ */
+int ap_probe_attach_run(struct ap_probe *p, const char *binary, const char *symbol, char *err);
+int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbol, int arg,
+		       char *err);
+
+/*
+ * Waits up to timeout_ms and calls cb for every event; returns the count, or -1 with err.
+ * cb returning non-zero stops the poll early (returns what was consumed, that event
+ * included).
+ */
+int ap_probe_poll(struct ap_probe *p, int timeout_ms,
+		  int (*cb)(void *ctx, const struct ap_event *ev), void *ctx, char *err);
+
+/* A snapshot of the BPF side's counters (events, drops, vma misses, retries). */
+void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c);
+void ap_probe_close(struct ap_probe *p);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * symbols: ELF symbol lookups for uprobe targets (elfutils' libelf, not hand parsing).
+ */
+#ifndef ARENAPROF_SYMBOLS_H
+#define ARENAPROF_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Finds a defined function symbol (in .dynsym or .symtab, local symbols included) and
+ * gives the file offset of its first instruction, the offset uprobes want. 0 on success,
+ * -1 with err (not an ELF file, no such symbol, ...).
+ */
+int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_offset,
+		      char *err);
+
+/*
+ * Looks for LiteRT's invoke entry points in an executable or shared library and copies
+ * the first found, in this order, into symbol (len bytes):
+ *   _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi   the Python wrapper
+ *   TfLiteInterpreterInvoke                  the C API
+ *   _ZN6tflite4impl11Interpreter6InvokeEv    tflite::impl::Interpreter::Invoke()
+ *   _ZN6tflite11Interpreter6InvokeEv         tflite::Interpreter::Invoke() (older TF)
+ * The outermost entry a program goes through comes first: the Python wrapper invokes the
+ * subgraph itself and never calls Interpreter::Invoke (measured on the ai_edge_litert
+ * wheel: 3 wrapper calls, 0 Interpreter::Invoke calls for 3 invoke()s), and the C API
+ * function is the exported boundary of C-API libraries, whose C++ symbols may be local,
+ * stripped or inlined. Returns 1 when found, 0 when none is there, -1 when the file
+ * cannot be read as ELF.
+ */
+int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len);
+
+#endif

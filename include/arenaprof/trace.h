@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * trace: the arenaprof trace file (man arenaprof-trace(5)). Little-endian, append-only:
+ * a 16-byte file header { "APTRACE\0", u32 version, u32 flags (0, reserved) }, then
+ * records, each a 12-byte record header { u32 type, u32 len, u32 crc } and len payload
+ * bytes. crc is zlib's crc32 over the record's type and len (8 bytes, as stored) and then
+ * its payload, so a flipped type or length is caught like a flipped payload byte. A
+ * reader stops at the last whole record of a file cut short and says so.
+ *
+ * Payloads are the structs below, every field little-endian, no implicit padding (trace.c
+ * checks sizes and offsets). Fixed-only payloads may grow at the end in later versions:
+ * readers take min(len, sizeof) and zero the rest (rec->len tells what a writer wrote).
+ * Payloads with a variable part after the struct (HEADER, MAPPING, NOTE, RESIDENT) keep
+ * their struct at its version-1 size; new fields for them go in a new record type.
+ *
+ * Times (ts_ns, clock_base_ns) are CLOCK_MONOTONIC nanoseconds, the clock of
+ * bpf_ktime_get_ns(); wall time = realtime_base_ns + (ts_ns - clock_base_ns). Sizes are
+ * bytes. err arguments are buffers of AP_ERR_LEN bytes (err.h). A writer or reader is
+ * used by one thread at a time.
+ */
+#ifndef ARENAPROF_TRACE_H
+#define ARENAPROF_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define AP_TRACE_MAGIC "APTRACE\0"	/* 8 bytes */
+#define AP_TRACE_VERSION 1		/* major: a reader refuses a newer one */
+#define AP_TRACE_MAX_PAYLOAD (16u << 20)
+#define AP_TRACE_FILE_HDR_LEN 16
+#define AP_TRACE_REC_HDR_LEN 12
+
+enum ap_rec_type {
+	AP_REC_HEADER = 1,	/* first record: struct ap_rec_header + strings */
+	AP_REC_FAULT = 2,	/* struct ap_rec_fault */
+	AP_REC_MAPPING = 3,	/* struct ap_rec_mapping + path (NUL-terminated) */
+	AP_REC_RUN_BEGIN = 4,	/* struct ap_rec_marker */
+	AP_REC_RUN_END = 5,
+	AP_REC_OP_BEGIN = 6,
+	AP_REC_OP_END = 7,
+	AP_REC_SAMPLE = 8,	/* struct ap_rec_sample */
+	AP_REC_DROPS = 9,	/* struct ap_rec_drops: counters so far (cumulative) */
+	AP_REC_NOTE = 10,	/* struct ap_rec_note + text */
+	AP_REC_RESIDENT = 11,	/* struct ap_rec_resident + bitmap: pages resident at attach */
+	AP_REC_END = 12,	/* struct ap_rec_end: the recorder finished cleanly */
+	AP_REC_MAX = AP_REC_END, /* types above are unknown to this version: skipped */
+};
+
+/*
+ * Strings after struct ap_rec_header, each NUL-terminated, in this order: arch, kernel
+ * release, attach method ("tp", "fentry", "perf"), target command line (arguments
+ * separated by spaces), run probe ("" if none), op probe ("" if none).
+ */
+struct ap_rec_header {
+	uint32_t page_size;
+	uint32_t flags;			/* AP_HDR_* */
+	uint64_t clock_base_ns;		/* CLOCK_MONOTONIC at start (fault timestamps' clock) */
+	uint64_t realtime_base_ns;	/* CLOCK_REALTIME at the same instant */
+	int32_t pid;			/* target tgid */
+	uint32_t pad;
+};
+
+enum ap_hdr_flag {
+	AP_HDR_ATTACHED = 1 << 0,	/* -p: attached to a running process */
+	AP_HDR_STARTED = 1 << 1,	/* record -- CMD: started by the recorder */
+};
+
+/* One page fault: the fields of struct ap_event (event.h) of type AP_EV_FAULT. */
+struct ap_rec_fault {
+	uint64_t ts_ns;
+	uint64_t addr;			/* faulting address (0 unknown) */
+	uint64_t ip;			/* user instruction pointer */
+	uint64_t vm_start, vm_end;	/* the vma, when known (0, 0 unknown) */
+	uint64_t vm_flags;		/* the kernel's vma flags (VM_READ 0x1, ...), 0 unknown */
+	uint32_t tid;
+	uint32_t flags;			/* enum ap_fault_flag (event.h) */
+	int32_t run;			/* runs begun so far minus 1 (-1: none yet) */
+	int32_t op;			/* the thread's current operator (-1: none) */
+};
+
+/* One mapping of a /proc/PID/maps snapshot; records of one snapshot share its number. */
+struct ap_rec_mapping {
+	uint64_t ts_ns;
+	uint64_t start, end, offset;
+	uint64_t inode;
+	uint32_t snapshot;
+	uint32_t prot;			/* 1 r, 2 w, 4 x, 8 shared */
+	uint32_t dev_major, dev_minor;
+};
+
+struct ap_rec_marker {
+	uint64_t ts_ns;
+	uint32_t tid;
+	int32_t run;
+	int32_t op;			/* op markers; -1 for runs */
+	uint32_t pad;
+};
+
+#define AP_NO_VALUE UINT64_MAX	/* a sample field that could not be read */
+
+/* Every field in bytes except PSI; AP_NO_VALUE where it could not be read. */
+struct ap_rec_sample {
+	uint64_t ts_ns;
+	/* /proc/PID/status: VmRSS, VmHWM, RssAnon, RssFile, RssShmem */
+	uint64_t vm_rss, vm_hwm, rss_anon, rss_file, rss_shmem;
+	/* /proc/PID/smaps_rollup: Rss, Pss, Pss_Anon, ..., Anonymous, AnonHugePages, Swap */
+	uint64_t rss, pss, pss_anon, pss_file, pss_shmem, anonymous, anon_huge, swap;
+	/* cgroup v2 (issue 4): memory.current, memory.peak */
+	uint64_t cg_current, cg_peak;
+	/* PSI memory, system: some/full avg10 x 100 and totals (us) */
+	uint64_t psi_some_avg10, psi_full_avg10, psi_some_total, psi_full_total;
+};
+
+struct ap_rec_drops {
+	uint64_t ts_ns;
+	uint64_t events, ringbuf_drops, vma_misses, retries;
+};
+
+struct ap_rec_note {
+	uint64_t ts_ns;
+	uint32_t level;			/* 0 info, 1 warning, 2 error */
+	uint32_t pad;
+};
+
+/*
+ * Followed by a bitmap of (end - start) / page_size bits, rounded up to whole bytes: bit i
+ * (byte i / 8, bit i % 8, least significant first) set = page start + i * page_size was
+ * resident.
+ */
+struct ap_rec_resident {
+	uint64_t ts_ns;
+	uint64_t start, end;		/* a mapping */
+	uint64_t present;		/* count of set bits */
+};
+
+enum ap_end_reason {
+	AP_END_TARGET_EXIT = 1, AP_END_RUNS = 2, AP_END_DURATION = 3, AP_END_SIGNAL = 4,
+	AP_END_ERROR = 5,
+};
+
+struct ap_rec_end {
+	uint64_t ts_ns;
+	uint32_t reason;		/* enum ap_end_reason */
+	int32_t exit_status;		/* target's, when it exited (-1 unknown) */
+	int32_t term_signal;		/* signal that ended the target, 0 none */
+	uint32_t runs;			/* completed runs */
+};
+
+/* ---- writer ---- */
+
+struct ap_trace_writer {
+	FILE *f;
+	char *path;
+	uint64_t records, bytes;	/* written so far, the file header included in bytes */
+	bool failed;			/* a write failed: later writes are refused */
+	int error;			/* errno of that failure */
+};
+
+/*
+ * Creates (or truncates) path and writes the file header and the header record, and
+ * flushes them. strings may be NULL, and so may any of them: "". On failure the writer
+ * is closed with failed set (ap_trace_close is then a no-op).
+ */
+int ap_trace_create(struct ap_trace_writer *w, const char *path,
+		    const struct ap_rec_header *h, const char *const strings[6], char *err);
+int ap_trace_write(struct ap_trace_writer *w, uint32_t type, const void *payload,
+		   uint32_t len, char *err);
+/* write a fixed struct followed by a NUL-terminated string */
+int ap_trace_write_str(struct ap_trace_writer *w, uint32_t type, const void *payload,
+		       uint32_t len, const char *s, char *err);
+/*
+ * fflush + fdatasync-free durability point: whole records reach the file. A write error
+ * (here or in an earlier write) sets failed and returns -1: the file then ends with its
+ * last whole record, perhaps followed by part of one, which readers treat as truncation.
+ */
+int ap_trace_flush(struct ap_trace_writer *w, char *err);
+/* Flushes and closes; -1 if the trace is incomplete (any write failed). Keeps the counts. */
+int ap_trace_close(struct ap_trace_writer *w, char *err);
+
+/* ---- reader ---- */
+
+struct ap_trace_reader {
+	FILE *f;
+	char *path;
+	struct ap_rec_header hdr;
+	char *strings[6];		/* arch, kernel, method, cmdline, run_probe, op_probe */
+	uint32_t version;
+	uint64_t offset;		/* file offset of the next record */
+	bool truncated;			/* ended in a partial record */
+	bool saw_end;			/* an AP_REC_END record was read */
+	uint8_t *buf;
+	uint32_t cap;
+	int state;			/* private: reading, ended, failed */
+};
+
+struct ap_trace_rec {
+	uint32_t type;
+	uint32_t len;			/* payload bytes as stored */
+	const uint8_t *payload;		/* valid until the next call */
+};
+
+/* Opens and reads the header record. -1 with err: not a trace, newer version, ... */
+int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err);
+/* The same from a stream read sequentially (a pipe, fmemopen); takes f, name for messages */
+int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, char *err);
+/*
+ * 1: a record (types this version does not know are skipped); 0: end of file
+ * (r->truncated says if it was cut); -1: corrupt or unreadable, err set. After 0 or -1,
+ * later calls return the same. The payload is followed by a NUL byte.
+ */
+int ap_trace_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err);
+/* Copies a payload into a struct of size sz, zero-filling what an older writer lacked. */
+void ap_trace_get(const struct ap_trace_rec *rec, void *dst, size_t sz);
+/* The NUL-terminated string after a fixed struct of size sz ("" if absent or unterminated) */
+const char *ap_trace_str(const struct ap_trace_rec *rec, size_t sz);
+void ap_trace_reader_close(struct ap_trace_reader *r);
+
+#endif

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# arenaprof record + report end to end on mininfer (root, BPF): first touches equal the
+# fixture's ground truth page by page, per run and per operator, with each fault source;
+# branch and grow variants; -p attach; bad input; drops.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+MI=$BUILD/mininfer
+MV2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
+RUNS=${RECORD_RUNS:-2000}
+if [ "$(id -u)" != 0 ]; then
+	fail "record tests need root" "run make check as root (BPF)"
+	exit 1
+fi
+markers=(--run-probe "$MI:mininfer_invoke" --op-probe "$MI:mininfer_op:0")
+
+# record_and_check LABEL PROBE TRUTH-ARGS... -- extra check args
+record_and_check() {
+	local label=$1 probe=$2; shift 2
+	local args=() extra=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do args+=("$1"); shift; done
+	[ "$1" = -- ] && shift && extra=("$@")
+	local t=$TMP/$label.trace
+	if ! "$ARENAPROF" record -o "$t" --probe "$probe" "${markers[@]}" -- \
+		"$MI" "$MV2" "${args[@]}" >"$TMP/$label.out" 2>"$TMP/$label.err"; then
+		fail "$label: record" "$(tail -3 "$TMP/$label.err")"
+		return
+	fi
+	pass "$label: record exits 0"
+	check "$label: method $probe printed" grep -q "with $probe" "$TMP/$label.err"
+	"$ARENAPROF" report "$t" --plan "$MV2" --json --pages >"$TMP/$label.json" ||
+		{ fail "$label: report" "exit $?"; return; }
+	"$MI" --truth "$MV2" "${args[@]}" >"$TMP/$label.truth.json"
+	python3 tests/py/check_trace.py "$TMP/$label.json" "$TMP/$label.truth.json" \
+		--label "$label: " "${extra[@]}"
+}
+
+for probe in tp perf; do
+	record_and_check "$probe" "$probe" --runs "$RUNS" -- --runs "$RUNS"
+done
+record_and_check "tp branch" tp --runs 12 --branch-op 3 --branch-every 5 -- --runs 12
+record_and_check "perf branch" perf --runs 12 --branch-op 3 --branch-every 5 -- --runs 12
+record_and_check "tp grow" tp --runs 6 --grow-at 3 -- --runs 6 --grow
+skip "fentry method" "this host refuses fentry (EPERM); it is tested in the VM suite"
+
+# auto picks a working method (tp here)
+"$ARENAPROF" record -o "$TMP/auto.trace" -- "$MI" "$MV2" --runs 1 >/dev/null 2>"$TMP/auto.err"
+check "auto mode picks tp on this host" grep -q 'with tp' "$TMP/auto.err"
+check "without a run probe, the trace says none was found" \
+	grep -q 'no run probe' "$TMP/auto.err"
+
+# --runs stops a long-running command after N runs and ends it
+"$ARENAPROF" record -o "$TMP/stop.trace" "${markers[@]}" --runs 5 -- "$MI" "$MV2" \
+	--runs 100000000 >/dev/null 2>"$TMP/stop.err"
+rc=$?
+"$ARENAPROF" report "$TMP/stop.trace" --json >"$TMP/stop.json"
+r=$(python3 -c "import json; d=json.load(open('$TMP/stop.json')); print(d['runs'], d['end']['reason'])")
+MSG="exit $rc, report: $r" check "--runs 5 stops after 5 runs" test "$rc:$r" = "0:5 the requested runs completed"
+
+# -p: attach to a running mininfer whose arena is already resident
+mkfifo "$TMP/go"
+"$MI" "$MV2" --runs 100000000 >"$TMP/bg.out" 2>&1 &
+bg=$!
+for _ in $(seq 100); do grep -q arena "$TMP/bg.out" 2>/dev/null && break; sleep 0.05; done
+sleep 0.3
+"$ARENAPROF" record -p "$bg" -o "$TMP/attach.trace" "${markers[@]}" --duration 1 \
+	>/dev/null 2>"$TMP/attach.err"
+rc=$?
+kill "$bg" 2>/dev/null; wait "$bg" 2>/dev/null
+"$ARENAPROF" report "$TMP/attach.trace" --plan "$MV2" --json >"$TMP/attach.json"
+r=$(python3 -c "
+import json; d=json.load(open('$TMP/attach.json')); a=d['arena']
+print(d['attached'], a['resident_at_attach_pages'], a['first_touch_pages'], d['runs'] > 0)")
+MSG="exit $rc; attached, resident at attach, first touches, runs>0: $r" \
+	check "-p: the arena's 405 pages are reported resident before attach, none first-touched" \
+	test "$rc:$r" = "0:True 405 0 True"
+
+# bad input
+expect_fail() {	# expect_fail NAME WANT-RC PATTERN CMD...
+	local name=$1 want=$2 pat=$3; shift 3
+	"$@" >/dev/null 2>"$TMP/bad.err"
+	local rc=$?
+	if [ "$rc" -eq "$want" ] && grep -q "$pat" "$TMP/bad.err" &&
+		! grep -qi 'segmentation\|core dumped\|assert' "$TMP/bad.err"; then
+		pass "$name"
+	else
+		fail "$name" "exit $rc (want $want), stderr: $(head -c 300 "$TMP/bad.err")"
+	fi
+}
+sleep 30 & dead=$!; kill $dead; wait $dead 2>/dev/null || true
+expect_fail "a dead PID: exit 2, one clear line" 2 "does not exist" \
+	"$ARENAPROF" record -p "$dead" -o "$TMP/dead.trace"
+expect_fail "a command that does not exist: exit 2" 2 "cannot run" \
+	"$ARENAPROF" record -o "$TMP/nocmd.trace" -- /nonexistent/cmd
+expect_fail "no -o: exit 2" 2 "needs -o" "$ARENAPROF" record -- true
+expect_fail "bad --probe: exit 2" 2 "bad value" \
+	"$ARENAPROF" record --probe magic -o "$TMP/x.trace" -- true
+expect_fail "a bad --run-probe symbol: exit 2" 2 "run-probe" \
+	"$ARENAPROF" record --run-probe "$MI:no_such_function" -o "$TMP/x.trace" -- true
+if id nobody >/dev/null 2>&1; then
+	cp "$ARENAPROF" "$TMP/ap-nobody"; chmod 755 "$TMP" "$TMP/ap-nobody"
+	expect_fail "no permission (as nobody): a clear line, exit 1" 1 "permission\|root" \
+		runuser -u nobody -- "$TMP/ap-nobody" record -o /tmp/arenaprof-nobody.trace -- true
+fi
+# a PID that exits during attach
+sleep 0.2 & short=$!
+"$ARENAPROF" record -p "$short" -o "$TMP/short.trace" --duration 2 >/dev/null 2>"$TMP/short.err"
+rc=$?
+reads_back() { "$ARENAPROF" report "$1" --json >/dev/null; }
+check "a PID that exits during attach: the trace is finalised and reads back" \
+	reads_back "$TMP/short.trace"
+MSG="exit $rc" check "a PID that exits during attach: not a crash" test "$rc" -lt 128
+
+# corrupt, truncated, future-version traces
+t=$TMP/tp.trace
+head -c 5 "$t" >"$TMP/tiny.trace"
+expect_fail "a 5-byte trace: exit 2" 2 "trace" "$ARENAPROF" report "$TMP/tiny.trace"
+printf 'hello, this is not a trace at all......' >"$TMP/text.trace"
+expect_fail "not a trace: exit 2" 2 "not an arenaprof trace" "$ARENAPROF" report "$TMP/text.trace"
+python3 - "$t" "$TMP/future.trace" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[8:12] = (99).to_bytes(4, 'little')
+open(sys.argv[2], 'wb').write(b)
+PY
+expect_fail "a trace of a future version: exit 2" 2 "newer" "$ARENAPROF" report "$TMP/future.trace"
+size=$(stat -c %s "$t")
+head -c $((size * 2 / 3)) "$t" >"$TMP/cut.trace"
+"$ARENAPROF" report "$TMP/cut.trace" --json >"$TMP/cut.json" 2>"$TMP/cut.err"
+rc=$?
+r=$(python3 -c "import json; d=json.load(open('$TMP/cut.json')); print(d['truncated'], d['faults_total'] > 0)" 2>/dev/null)
+MSG="exit $rc, $r, $(cat "$TMP/cut.err")" \
+	check "a trace cut at 2/3: reports its whole records and says it was cut" \
+	test "$rc:$r" = "0:True True"
+python3 - "$t" "$TMP/flip.trace" <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+b[len(b) // 2] ^= 0x40
+open(sys.argv[2], 'wb').write(b)
+PY
+expect_fail "a flipped byte mid-trace: exit 2, corrupt at an offset" 2 "corrupt" \
+	"$ARENAPROF" report "$TMP/flip.trace"
+
+# kill -9 of the recorder keeps every whole record
+"$ARENAPROF" record -o "$TMP/k9.trace" "${markers[@]}" -- "$MI" "$MV2" --runs 100000000 \
+	>/dev/null 2>&1 &
+rec=$!
+sleep 1.5
+kill -9 "$rec"; wait "$rec" 2>/dev/null
+pkill -f "mininfer $MV2 --runs 100000000" 2>/dev/null
+"$ARENAPROF" report "$TMP/k9.trace" --plan "$MV2" --json >"$TMP/k9.json" 2>/dev/null
+r=$(python3 -c "import json; d=json.load(open('$TMP/k9.json')); print(d['complete'], d['arena']['first_touch_pages'], d['runs'] > 0)" 2>/dev/null)
+MSG="got '$r'" check "kill -9 of the recorder: the trace reads back (no end record) with the arena's 405 pages" \
+	test "$r" = "False 405 True"
+
+# drops: a one-page ring buffer under a fault storm must report drops
+"$BUILD/fixtures/touch" 65536 </dev/null >/dev/null 2>&1 || true
+"$ARENAPROF" record -o "$TMP/drops.trace" --ring-size 4096 -- "$BUILD/fixtures/touch" 65536 \
+	</dev/null >/dev/null 2>"$TMP/drops.err"
+d=$("$ARENAPROF" report "$TMP/drops.trace" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["dropped_events"])')
+MSG="dropped $d" check "a one-page ring buffer drops events and the report says how many" test "${d:-0}" -gt 0
+check "the recorder warns about drops with the fix" grep -q 'larger --ring-size' "$TMP/drops.err"

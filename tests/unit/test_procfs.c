@@ -1,0 +1,1136 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * procfs: every field of the fixtures in tests/fixtures/procfs/ (real samples of this
+ * project's development machine and hand-written variants, see the README there) and the
+ * error (with its line number) of every broken one; every prefix of the real samples; then
+ * live checks on this process: a 64-page anonymous mapping with 10 pages touched (pagemap
+ * residency and its bitmap, VmRSS growth, the smaps entry of the mapping), the VmHWM reset,
+ * a child that exited (gone and zombie), and a child dropped to nobody reading a root
+ * process's files (the permission messages; needs root, else skipped). Run from the
+ * repository root.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arenaprof/err.h"
+#include "arenaprof/procfs.h"
+#include "test.h"
+
+#define FIX "tests/fixtures/procfs/"
+#define KB(x) ((uint64_t)(x) * 1024)
+#define NV AP_NO_VALUE
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define LIT(s) (s), sizeof(s) - 1	/* a string literal and its length (NULs included) */
+
+static char name_buf[256];
+
+static const char *nm(const char *tag, const char *what)
+{
+	snprintf(name_buf, sizeof(name_buf), "%s: %s", tag, what);
+	return name_buf;
+}
+
+#define CHECK_U64(name, got, want) \
+	CHECK(name, (uint64_t)(got) == (uint64_t)(want), "got %" PRIu64 " (%#" PRIx64 \
+	      "), want %" PRIu64 " (%#" PRIx64 ")", (uint64_t)(got), (uint64_t)(got), \
+	      (uint64_t)(want), (uint64_t)(want))
+
+static void check_str(const char *name, const char *got, const char *want)
+{
+	CHECK(name, got && !strcmp(got, want), "got '%s', want '%s'", got ? got : "(null)", want);
+}
+
+/* The whole file, or NULL (a FAIL line is printed). */
+static char *slurp(const char *path, size_t *len)
+{
+	char *buf = NULL;
+	long n;
+	FILE *f = fopen(path, "rb");
+
+	*len = 0;
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
+	    !(buf = malloc((size_t)n + 1)) || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		CHECK(path, 0, "cannot read the fixture (run from the repository root)");
+		free(buf);
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* rc == -1, err == want and errno == e. */
+static void check_fail(const char *name, int rc, int e, const char *err, const char *want,
+		       int want_e)
+{
+	CHECK(name, rc == -1 && !strcmp(err, want) && e == want_e,
+	      "rc %d errno %d (want %d), err '%s', want '%s'", rc, e, want_e, err, want);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* status                                                                                */
+
+struct want_status {
+	uint64_t vm_peak, vm_size, vm_hwm, vm_rss, rss_anon, rss_file, rss_shmem, vm_data,
+		 vm_swap;
+	int threads;
+	char state;
+	const char *name;
+};
+
+static void check_status_fields(const char *tag, const struct ap_status *s,
+				const struct want_status *w)
+{
+	CHECK_U64(nm(tag, "vm_peak"), s->vm_peak, w->vm_peak);
+	CHECK_U64(nm(tag, "vm_size"), s->vm_size, w->vm_size);
+	CHECK_U64(nm(tag, "vm_hwm"), s->vm_hwm, w->vm_hwm);
+	CHECK_U64(nm(tag, "vm_rss"), s->vm_rss, w->vm_rss);
+	CHECK_U64(nm(tag, "rss_anon"), s->rss_anon, w->rss_anon);
+	CHECK_U64(nm(tag, "rss_file"), s->rss_file, w->rss_file);
+	CHECK_U64(nm(tag, "rss_shmem"), s->rss_shmem, w->rss_shmem);
+	CHECK_U64(nm(tag, "vm_data"), s->vm_data, w->vm_data);
+	CHECK_U64(nm(tag, "vm_swap"), s->vm_swap, w->vm_swap);
+	CHECK_EQ_I64(nm(tag, "threads"), s->threads, w->threads);
+	CHECK_EQ_I64(nm(tag, "state"), s->state, w->state);
+	check_str(nm(tag, "name"), s->name, w->name);
+}
+
+static const struct want_status none_status = {
+	NV, NV, NV, NV, NV, NV, NV, NV, NV, -1, 0, ""
+};
+
+static void status_fixture(const char *file, const struct want_status *w)
+{
+	char path[128], err[AP_ERR_LEN] = "";
+	struct ap_status s;
+	size_t len;
+	char *buf;
+	int rc;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	buf = slurp(path, &len);
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_status(buf, len, path, &s, err);
+	CHECK(nm(file, "parses"), rc == 0, "%s", err);
+	check_status_fields(file, &s, w);
+	free(buf);
+}
+
+static void status_fixture_err(const char *file, const char *want)
+{
+	char path[128], err[AP_ERR_LEN] = "", w[AP_ERR_LEN];
+	struct ap_status s;
+	size_t len;
+	char *buf;
+	int rc;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	snprintf(w, sizeof(w), "%s%s", path, want);
+	buf = slurp(path, &len);
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_status(buf, len, path, &s, err);
+	check_fail(nm(file, "error"), rc, errno, err, w, EINVAL);
+	check_status_fields(nm(file, "reset on error"), &s, &none_status);
+	free(buf);
+}
+
+static void status_inline_err(const char *text, const char *want)
+{
+	char err[AP_ERR_LEN] = "";
+	struct ap_status s;
+	int rc;
+
+	rc = ap_procfs_parse_status(text, strlen(text), "x", &s, err);
+	check_fail(nm("status inline", want), rc, errno, err, want, EINVAL);
+}
+
+/* Every prefix of the real sample: an error naming the file, or the full values / absent. */
+static void status_prefixes(void)
+{
+	const char *path = FIX "status";
+	char err[AP_ERR_LEN];
+	struct ap_status full, s;
+	size_t len, i, ok = 0, failed = 0, bad_vals = 0, bad_errs = 0;
+	char *buf = slurp(path, &len), *cut;
+
+	if (!buf || ap_procfs_parse_status(buf, len, path, &full, err))
+		return;
+	for (i = 0; i <= len; i++) {
+		/* a copy of exactly i bytes, so that ASan sees any read past the end */
+		cut = malloc(i ? i : 1);
+		memcpy(cut, buf, i);
+		if (ap_procfs_parse_status(cut, i, path, &s, err)) {
+			failed++;
+			if (strncmp(err, path, strlen(path)) || strchr(err, '\n'))
+				bad_errs++;
+		} else {
+			ok++;
+#define SAME(f) (s.f == full.f || s.f == NV)
+			if (!SAME(vm_peak) || !SAME(vm_size) || !SAME(vm_hwm) || !SAME(vm_rss) ||
+			    !SAME(rss_anon) || !SAME(rss_file) || !SAME(rss_shmem) ||
+			    !SAME(vm_data) || !SAME(vm_swap) ||
+			    (s.threads != full.threads && s.threads != -1))
+				bad_vals++;
+#undef SAME
+		}
+		free(cut);
+	}
+	CHECK("status prefixes: values are the full file's or absent", bad_vals == 0,
+	      "%zu of %zu", bad_vals, ok);
+	CHECK("status prefixes: errors name the file, one line", bad_errs == 0, "%zu of %zu",
+	      bad_errs, failed);
+	CHECK("status prefixes: some fail (cut numbers), some parse", ok > 0 && failed > 0,
+	      "ok %zu failed %zu", ok, failed);
+	free(buf);
+}
+
+static void test_status(void)
+{
+	static const struct want_status real = {
+		KB(3060), KB(3060), KB(1748), KB(1748), KB(116), KB(1632), 0, KB(360), 0,
+		1, 'R', "cat"
+	};
+	/* 4.4: no RssAnon, RssFile, RssShmem */
+	static const struct want_status k44 = {
+		KB(96212), KB(96212), KB(40120), KB(38016), NV, NV, NV, KB(71240), 0,
+		4, 'S', "TF Lite"
+	};
+	/* unknown keys ignored, the last VmRSS counts, CRLF and spaces around units */
+	static const struct want_status unknown = {
+		NV, NV, KB(4096), KB(2048), NV, NV, NV, NV, NV, 7, 0, "mininfer"
+	};
+	static const struct want_status huge = {
+		UINT64_MAX - 1023, 0, 1024, NV, NV, NV, NV, NV, NV, INT_MAX, 0, "big"
+	};
+	struct ap_status s;
+	char err[AP_ERR_LEN] = "";
+
+	status_fixture("status", &real);
+	status_fixture("status.4_4", &k44);
+	status_fixture("status.unknown_keys", &unknown);
+	status_fixture("status.huge", &huge);
+	status_fixture("status.empty", &none_status);
+	status_fixture_err("status.bad_value", ":7: VmRSS: 'abc' is not a number");
+	status_fixture_err("status.truncated", ":23: VmRSS: '17' is not a size in kB");
+	status_fixture_err("status.garbage", ":3: '?ELF????garbage' is not a 'Key: value' line");
+
+	status_inline_err("VmRSS:\t18014398509481984 kB\n",
+			  "x:1: VmRSS: '18014398509481984 kB' is too large");
+	status_inline_err("Name:\tx\nVmHWM:\t99999999999999999999999 kB\n",
+			  "x:2: VmHWM: '99999999999999999999999 kB' is too large");
+	status_inline_err("VmRSS:\t-4 kB\n", "x:1: VmRSS: '-4 kB' is not a number");
+	status_inline_err("VmRSS:\t4 MB\n", "x:1: VmRSS: '4 MB' is not a size in kB");
+	status_inline_err("VmRSS:\t4 kB kB\n", "x:1: VmRSS: '4 kB kB' is not a size in kB");
+	status_inline_err("VmRSS:\n", "x:1: VmRSS: '' is not a number");
+	status_inline_err("Threads:\t2147483648\n", "x:1: Threads: '2147483648' is too large");
+	status_inline_err("Threads:\t3 x\n", "x:1: Threads: '3 x' is not a number");
+	status_inline_err(": 5 kB\n", "x:1: ': 5 kB' is not a 'Key: value' line");
+	status_inline_err("VmRSS:\t1 kB\nVmRSS 2 kB\n",
+			  "x:2: 'VmRSS 2 kB' is not a 'Key: value' line");
+	status_inline_err("Name:\tx\nVmRSS:\t1234567890123456789012345678901234567890"
+			  "1234567890 kB\n",
+			  "x:2: VmRSS: '1234567890123456789012345678901234567890...' is too large");
+	CHECK("status: NULL buffer of length 0 parses",
+	      ap_procfs_parse_status(NULL, 0, NULL, &s, err) == 0 && s.vm_rss == NV, "%s", err);
+	/* a NUL byte inside a value */
+	CHECK("status: NUL in a value",
+	      ap_procfs_parse_status(LIT("VmRSS:\t1\0 kB\n"), "x", &s, err) == -1 &&
+	      !strcmp(err, "x:1: VmRSS: '1? kB' is not a size in kB"), "%s", err);
+	CHECK("status: name cut to 63 bytes",
+	      !ap_procfs_parse_status(LIT("Name:\t0123456789012345678901234567890123456789"
+					  "0123456789012345678901234567890123456789\n"), "x", &s,
+				      err) &&
+	      strlen(s.name) == 63 && s.name[62] == '2', "'%s' %s", s.name, err);
+	status_prefixes();
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* smaps_rollup, smaps                                                                   */
+
+struct want_smaps {
+	uint64_t start, end, size, kps, mmu;
+	uint64_t rss, pss, pss_dirty, pss_anon, pss_file, pss_shmem, shared_clean, shared_dirty,
+		 private_clean, private_dirty, referenced, anonymous, ksm, lazy_free, anon_huge,
+		 shmem_pmd, file_pmd, shared_hugetlb, private_hugetlb, swap, swap_pss, locked;
+};
+
+static void check_smaps_fields(const char *tag, const struct ap_smaps *s,
+			       const struct want_smaps *w)
+{
+	CHECK_U64(nm(tag, "start"), s->start, w->start);
+	CHECK_U64(nm(tag, "end"), s->end, w->end);
+	CHECK_U64(nm(tag, "size"), s->size, w->size);
+	CHECK_U64(nm(tag, "kernel_page_size"), s->kernel_page_size, w->kps);
+	CHECK_U64(nm(tag, "mmu_page_size"), s->mmu_page_size, w->mmu);
+	CHECK_U64(nm(tag, "rss"), s->rss, w->rss);
+	CHECK_U64(nm(tag, "pss"), s->pss, w->pss);
+	CHECK_U64(nm(tag, "pss_dirty"), s->pss_dirty, w->pss_dirty);
+	CHECK_U64(nm(tag, "pss_anon"), s->pss_anon, w->pss_anon);
+	CHECK_U64(nm(tag, "pss_file"), s->pss_file, w->pss_file);
+	CHECK_U64(nm(tag, "pss_shmem"), s->pss_shmem, w->pss_shmem);
+	CHECK_U64(nm(tag, "shared_clean"), s->shared_clean, w->shared_clean);
+	CHECK_U64(nm(tag, "shared_dirty"), s->shared_dirty, w->shared_dirty);
+	CHECK_U64(nm(tag, "private_clean"), s->private_clean, w->private_clean);
+	CHECK_U64(nm(tag, "private_dirty"), s->private_dirty, w->private_dirty);
+	CHECK_U64(nm(tag, "referenced"), s->referenced, w->referenced);
+	CHECK_U64(nm(tag, "anonymous"), s->anonymous, w->anonymous);
+	CHECK_U64(nm(tag, "ksm"), s->ksm, w->ksm);
+	CHECK_U64(nm(tag, "lazy_free"), s->lazy_free, w->lazy_free);
+	CHECK_U64(nm(tag, "anon_huge"), s->anon_huge, w->anon_huge);
+	CHECK_U64(nm(tag, "shmem_pmd"), s->shmem_pmd, w->shmem_pmd);
+	CHECK_U64(nm(tag, "file_pmd"), s->file_pmd, w->file_pmd);
+	CHECK_U64(nm(tag, "shared_hugetlb"), s->shared_hugetlb, w->shared_hugetlb);
+	CHECK_U64(nm(tag, "private_hugetlb"), s->private_hugetlb, w->private_hugetlb);
+	CHECK_U64(nm(tag, "swap"), s->swap, w->swap);
+	CHECK_U64(nm(tag, "swap_pss"), s->swap_pss, w->swap_pss);
+	CHECK_U64(nm(tag, "locked"), s->locked, w->locked);
+}
+
+static const struct want_smaps none_smaps = {
+	NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV, NV,
+	NV, NV, NV, NV, NV
+};
+
+static void smaps_fixture(const char *file, const struct want_smaps *w)
+{
+	char path[128], err[AP_ERR_LEN] = "";
+	struct ap_smaps s;
+	size_t len;
+	char *buf;
+	int rc;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	buf = slurp(path, &len);
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_smaps(buf, len, path, &s, err);
+	CHECK(nm(file, "parses"), rc == 0, "%s", err);
+	check_smaps_fields(file, &s, w);
+	free(buf);
+}
+
+static void smaps_fixture_err(const char *file, const char *want)
+{
+	char path[128], err[AP_ERR_LEN] = "", w[AP_ERR_LEN];
+	struct ap_smaps s;
+	size_t len;
+	char *buf;
+	int rc;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	snprintf(w, sizeof(w), "%s%s", path, want);
+	buf = slurp(path, &len);
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_smaps(buf, len, path, &s, err);
+	check_fail(nm(file, "error"), rc, errno, err, w, EINVAL);
+	check_smaps_fields(nm(file, "reset on error"), &s, &none_smaps);
+	free(buf);
+}
+
+static void smaps_range_fixture(const char *tag, uint64_t addr, const struct want_smaps *w)
+{
+	const char *path = FIX "smaps";
+	char err[AP_ERR_LEN] = "";
+	struct ap_smaps s;
+	size_t len;
+	char *buf = slurp(path, &len);
+	int rc;
+
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_smaps_range(buf, len, path, addr, &s, err);
+	CHECK(nm(tag, "parses"), rc == 0, "%s", err);
+	check_smaps_fields(tag, &s, w);
+	free(buf);
+}
+
+static void smaps_prefixes(void)
+{
+	const char *path = FIX "smaps_rollup";
+	char err[AP_ERR_LEN];
+	struct ap_smaps full, s;
+	size_t len, i, k, ok = 0, failed = 0, bad_vals = 0, bad_errs = 0;
+	char *buf = slurp(path, &len), *cut;
+
+	if (!buf || ap_procfs_parse_smaps(buf, len, path, &full, err))
+		return;
+	for (i = 0; i <= len; i++) {
+		cut = malloc(i ? i : 1);
+		memcpy(cut, buf, i);
+		if (ap_procfs_parse_smaps(cut, i, path, &s, err)) {
+			failed++;
+			if (strncmp(err, path, strlen(path)) || strchr(err, '\n'))
+				bad_errs++;
+		} else {
+			ok++;
+			for (k = 0; k < sizeof(s) / sizeof(uint64_t); k++) {
+				uint64_t g = ((uint64_t *)&s)[k], f = ((uint64_t *)&full)[k];
+
+				if (g != f && g != NV) {
+					bad_vals++;
+					break;
+				}
+			}
+		}
+		free(cut);
+	}
+	CHECK("smaps_rollup prefixes: values are the full file's or absent", bad_vals == 0,
+	      "%zu of %zu", bad_vals, ok);
+	CHECK("smaps_rollup prefixes: errors name the file, one line", bad_errs == 0,
+	      "%zu of %zu", bad_errs, failed);
+	CHECK("smaps_rollup prefixes: some fail, some parse", ok > 0 && failed > 0,
+	      "ok %zu failed %zu", ok, failed);
+	free(buf);
+}
+
+static void test_smaps(void)
+{
+	static const struct want_smaps real = {
+		0x563864e31000, 0x7ffc4cccb000, NV, NV, NV,
+		KB(1692), KB(344), KB(112), KB(112), KB(232), 0, KB(1528), 0, KB(52), KB(112),
+		KB(1692), KB(112), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	};
+	/* 4.14: no Pss_Dirty, Pss_Anon, Pss_File, Pss_Shmem, KSM, FilePmdMapped */
+	static const struct want_smaps k414 = {
+		0x400000, 0x7ffd3e9ff000, NV, NV, NV,
+		KB(38016), KB(31877), NV, NV, NV, NV, KB(7200), 0, KB(12288), KB(18528),
+		KB(37140), KB(18528), NV, 0, KB(2048), 0, NV, 0, 0, 0, 0, 0
+	};
+	/* /proc/self/smaps of cat: [heap], [stack], libc's text, [vsyscall] (the last entry) */
+	static const struct want_smaps heap = {
+		0x562e85d81000, 0x562e85da2000, KB(132), KB(4), KB(4),
+		KB(16), KB(16), KB(16), NV, NV, NV, 0, 0, 0, KB(16),
+		KB(16), KB(16), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	};
+	static const struct want_smaps stack = {
+		0x7ffc571ba000, 0x7ffc571db000, KB(132), KB(4), KB(4),
+		KB(12), KB(12), KB(12), NV, NV, NV, 0, 0, 0, KB(12),
+		KB(12), KB(12), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	};
+	static const struct want_smaps libc_text = {
+		0x7f46b9f53000, 0x7f46ba0a9000, KB(1368), KB(4), KB(4),
+		KB(756), KB(91), 0, NV, NV, NV, KB(740), 0, KB(16), 0,
+		KB(756), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	};
+	static const struct want_smaps vsyscall = {
+		0xffffffffff600000, 0xffffffffff601000, KB(4), KB(4), KB(4),
+		0, 0, 0, NV, NV, NV, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+	};
+	const char *path = FIX "smaps";
+	char err[AP_ERR_LEN] = "";
+	struct ap_smaps s;
+	size_t len;
+	char *buf;
+	int rc;
+
+	smaps_fixture("smaps_rollup", &real);
+	smaps_fixture("smaps_rollup.4_14", &k414);
+	smaps_fixture("smaps_rollup.empty", &none_smaps);
+	smaps_fixture_err("smaps_rollup.truncated", ":10: 'Private_Cl' is not a 'Key: value' line");
+	smaps_fixture_err("smaps_rollup.garbage", ":3: Pss: '3x4 kB' is not a size in kB");
+	smaps_fixture_err("smaps_rollup.huge", ":3: Pss: '18014398509481984 kB' is too large");
+	smaps_fixture_err("smaps_rollup.two_entries", ":26: a mapping header after the first "
+			  "line: expected one entry (smaps_rollup), not a whole smaps file");
+	smaps_prefixes();
+
+	smaps_range_fixture("smaps [heap] start", 0x562e85d81000, &heap);
+	smaps_range_fixture("smaps [heap] last byte", 0x562e85da1fff, &heap);
+	smaps_range_fixture("smaps [stack]", 0x7ffc571da000, &stack);
+	smaps_range_fixture("smaps libc text", 0x7f46b9f60123, &libc_text);
+	smaps_range_fixture("smaps [vsyscall]", 0xffffffffff600800, &vsyscall);
+	buf = slurp(path, &len);
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_smaps_range(buf, len, path, 0x1000, &s, err);
+	check_fail("smaps: no mapping at 0x1000", rc, errno, err,
+		   FIX "smaps: no mapping contains 0x1000", ENXIO);
+	rc = ap_procfs_parse_smaps_range(buf, len, path, 0x562e85da2000, &s, err);
+	check_fail("smaps: the end of [heap] is outside it", rc, errno, err,
+		   FIX "smaps: no mapping contains 0x562e85da2000", ENXIO);
+	rc = ap_procfs_parse_smaps(buf, len, path, &s, err);
+	check_fail("smaps: a whole smaps is not one entry", rc, errno, err,
+		   FIX "smaps:26: a mapping header after the first line: expected one entry "
+		   "(smaps_rollup), not a whole smaps file", EINVAL);
+	free(buf);
+
+	/* a bad header of the wanted entry, a bad value in it; other entries are not parsed */
+	rc = ap_procfs_parse_smaps_range(LIT("1000-2000 rw-p 0 00:00 0\nRss: x\n"
+					     "3000-2000 rw-p 0 00:00 0\n"), "y", 0x1000, &s, err);
+	check_fail("smaps: bad value in the wanted entry", rc, errno, err,
+		   "y:2: Rss: 'x' is not a number", EINVAL);
+	rc = ap_procfs_parse_smaps_range(LIT("1000-2000 rw-p 0 00:00 0\nRss: x\n"
+					     "3000-4000 rw-p 0 00:00 0\nRss: 8 kB\n"), "y", 0x3000,
+					 &s, err);
+	CHECK("smaps: other entries are not parsed", rc == 0 && s.rss == KB(8), "%d %s", rc, err);
+	rc = ap_procfs_parse_smaps_range(LIT("1000-2000 rw-p 0 00:00 0\n"
+					     "3000-2000 rw-p 0 00:00 0\n"), "y", 0x5000, &s, err);
+	check_fail("smaps: bad header", rc, errno, err,
+		   "y:2: mapping 0x3000-0x2000: start is not below end", EINVAL);
+	/* the [rollup] header of a process without mappings: start == end */
+	rc = ap_procfs_parse_smaps(LIT("00000000-00000000 ---p 00000000 00:00 0  [rollup]\n"
+				       "Rss: 0 kB\n"), "z", &s, err);
+	CHECK("smaps_rollup: empty span", rc == 0 && s.start == 0 && s.end == 0 && s.rss == 0,
+	      "%d %s", rc, err);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* maps                                                                                  */
+
+struct want_map {
+	size_t i;
+	uint64_t start, end, offset, inode;
+	uint32_t prot, major, minor;
+	const char *path;
+	bool anon;
+};
+
+#define R AP_PROT_READ
+#define W AP_PROT_WRITE
+#define X AP_PROT_EXEC
+#define S AP_PROT_SHARED
+
+static void check_maps_fixture(const char *file, size_t n, size_t n_anon,
+			       const struct want_map *w, size_t nw)
+{
+	char path[128], err[AP_ERR_LEN] = "", tag[160];
+	struct ap_maps maps, again;
+	size_t len, i, anon = 0;
+	char *buf;
+	int rc;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	buf = slurp(path, &len);
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_maps(buf, len, path, &maps, err);
+	CHECK(nm(file, "parses"), rc == 0, "%s", err);
+	if (rc) {
+		free(buf);
+		return;
+	}
+	CHECK_EQ_I64(nm(file, "n"), maps.n, n);
+	for (i = 0; i < maps.n; i++)
+		anon += ap_map_is_anon(&maps.m[i]);
+	CHECK_EQ_I64(nm(file, "anonymous mappings"), anon, n_anon);
+	for (i = 0; i < nw && w[i].i < maps.n; i++) {
+		const struct ap_map *m = &maps.m[w[i].i];
+
+		snprintf(tag, sizeof(tag), "%s[%zu]", file, w[i].i);
+		CHECK_U64(nm(tag, "start"), m->start, w[i].start);
+		CHECK_U64(nm(tag, "end"), m->end, w[i].end);
+		CHECK_U64(nm(tag, "offset"), m->offset, w[i].offset);
+		CHECK_U64(nm(tag, "inode"), m->inode, w[i].inode);
+		CHECK_EQ_I64(nm(tag, "prot"), m->prot, w[i].prot);
+		CHECK_EQ_I64(nm(tag, "dev_major"), m->dev_major, w[i].major);
+		CHECK_EQ_I64(nm(tag, "dev_minor"), m->dev_minor, w[i].minor);
+		check_str(nm(tag, "path"), m->path, w[i].path);
+		CHECK_EQ_I64(nm(tag, "anon"), ap_map_is_anon(m), w[i].anon);
+		CHECK(nm(tag, "find start"), ap_maps_find(&maps, m->start) == m, "not found");
+		CHECK(nm(tag, "find end - 1"), ap_maps_find(&maps, m->end - 1) == m, "not found");
+	}
+	CHECK(nm(file, "find below the first"),
+	      !maps.n || !maps.m[0].start || !ap_maps_find(&maps, maps.m[0].start - 1), "found");
+	CHECK(nm(file, "equal to itself"), ap_maps_equal(&maps, &maps), "not equal");
+	rc = ap_procfs_parse_maps(buf, len, path, &again, err);
+	CHECK(nm(file, "equal to a second parse"), !rc && ap_maps_equal(&maps, &again),
+	      "not equal");
+	if (!rc && again.n) {
+		again.m[again.n - 1].path[0] ^= 1;
+		CHECK(nm(file, "a changed path is not equal"), !ap_maps_equal(&maps, &again),
+		      "equal");
+		again.m[again.n - 1].path[0] ^= 1;
+		again.m[0].prot ^= AP_PROT_WRITE;
+		CHECK(nm(file, "a changed prot is not equal"), !ap_maps_equal(&maps, &again),
+		      "equal");
+		again.n--;
+		CHECK(nm(file, "one fewer is not equal"), !ap_maps_equal(&maps, &again), "equal");
+		again.n++;
+	}
+	ap_maps_free(&again);
+	ap_maps_free(&maps);
+	CHECK(nm(file, "free empties"), !maps.m && !maps.n && !maps.strs, "not empty");
+	free(buf);
+}
+
+static void maps_fixture_err(const char *file, const char *want)
+{
+	char path[128], err[AP_ERR_LEN] = "", w[AP_ERR_LEN];
+	struct ap_maps maps;
+	size_t len;
+	char *buf;
+	int rc;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	snprintf(w, sizeof(w), "%s%s", path, want);
+	buf = slurp(path, &len);
+	if (!buf)
+		return;
+	rc = ap_procfs_parse_maps(buf, len, path, &maps, err);
+	check_fail(nm(file, "error"), rc, errno, err, w, EINVAL);
+	CHECK(nm(file, "empty on error"), !maps.m && !maps.n && !maps.strs, "not empty");
+	free(buf);
+}
+
+static void maps_prefixes(void)
+{
+	const char *path = FIX "maps.special";
+	char err[AP_ERR_LEN];
+	struct ap_maps full, m;
+	size_t len, i, k, ok = 0, failed = 0, bad_vals = 0, bad_errs = 0;
+	char *buf = slurp(path, &len), *cut;
+
+	if (!buf || ap_procfs_parse_maps(buf, len, path, &full, err))
+		return;
+	for (i = 0; i <= len; i++) {
+		cut = malloc(i ? i : 1);
+		memcpy(cut, buf, i);
+		if (ap_procfs_parse_maps(cut, i, path, &m, err)) {
+			failed++;
+			if (strncmp(err, path, strlen(path)) || strchr(err, '\n'))
+				bad_errs++;
+		} else {
+			ok++;
+			/* every whole line as in the full file; the cut one only by its fields */
+			for (k = 0; k < m.n; k++) {
+				const struct ap_map *a = &m.m[k], *b = &full.m[k];
+
+				if (k >= full.n || a->start != b->start || a->end != b->end ||
+				    a->prot != b->prot || a->offset != b->offset ||
+				    strncmp(a->path, b->path, strlen(a->path)) ||
+				    (k + 1 < m.n && strcmp(a->path, b->path))) {
+					bad_vals++;
+					break;
+				}
+			}
+			ap_maps_free(&m);
+		}
+		free(cut);
+	}
+	CHECK("maps prefixes: mappings as in the full file", bad_vals == 0, "%zu of %zu",
+	      bad_vals, ok);
+	CHECK("maps prefixes: errors name the file, one line", bad_errs == 0, "%zu of %zu",
+	      bad_errs, failed);
+	CHECK("maps prefixes: some fail, some parse", ok > 0 && failed > 0, "ok %zu failed %zu",
+	      ok, failed);
+	ap_maps_free(&full);
+	free(buf);
+}
+
+static void test_maps(void)
+{
+	static const struct want_map real[] = {
+		{ 0, 0x55972953c000, 0x55972953e000, 0, 247026, R, 0xfe, 0, "/usr/bin/cat", 0 },
+		{ 5, 0x559732090000, 0x5597320b1000, 0, 0, R | W, 0, 0, "[heap]", 1 },
+		{ 6, 0x7fe541ad2000, 0x7fe541af4000, 0, 0, R | W, 0, 0, "", 1 },
+		{ 30, 0x7fe541d4a000, 0x7fe541d4c000, 0, 0, R | X, 0, 0, "[vdso]", 0 },
+		{ 32, 0x7fe541d4d000, 0x7fe541d73000, 0x1000, 325835, R | X, 0xfe, 0,
+		  "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 0 },
+		{ 35, 0x7fe541d7f000, 0x7fe541d81000, 0x33000, 325835, R | W, 0xfe, 0,
+		  "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 0 },
+		{ 36, 0x7ffce73b5000, 0x7ffce73d6000, 0, 0, R | W, 0, 0, "[stack]", 1 },
+	};
+	static const struct want_map special[] = {
+		{ 12, 0x7f09d9860000, 0x7f09d9862000, 0, 1025, R | W | S, 0, 1,
+		  "/dev/zero (deleted)", 0 },
+		{ 13, 0x7f09d9862000, 0x7f09d9863000, 0x1000, 9986215, R | W | S, 0xfe, 0,
+		  "/tmp/arenaprof fixture/gone.bin (deleted)", 0 },
+		{ 14, 0x7f09d9863000, 0x7f09d9866000, 0, 9986214, R, 0xfe, 0,
+		  "/tmp/arenaprof fixture/model weights.tflite", 0 },
+		{ 15, 0x7f09d9866000, 0x7f09d9868000, 0, 0, R | W, 0, 0, "", 1 },
+		{ 25, 0xffffffffff600000, 0xffffffffff601000, 0, 0, X, 0, 0, "[vsyscall]", 0 },
+	};
+	static const struct want_map hand[] = {
+		{ 0, 0x10000, 0x11000, 0, 131090, R | X, 0xb3, 2, "/usr/bin/mininfer", 0 },
+		{ 2, 0x21000, 0x42000, 0, 0, R | W, 0, 0, "[heap]", 1 },
+		{ 3, 0x40000000, 0x40400000, 0, 0, R | W, 0, 0, "", 1 },
+		{ 4, 0x40400000, 0x40410000, 0, 0, R | W, 0, 0, "[anon:tflite arena]", 1 },
+		{ 5, 0x40410000, 0x40411000, 0, 0, 0, 0, 0, "", 1 },
+		{ 6, 0x40411000, 0x40c11000, 0, 0, R | W, 0, 0, "[stack:4711]", 1 },
+		{ 7, 0x40c11000, 0x40c12000, 0, 4097, R | W | S, 0, 5, "[anon_shmem:ring]", 0 },
+		{ 8, 0x40c12000, 0x40c13000, 0, 2050, R | W | S, 0, 1, "/dev/zero (deleted)", 0 },
+		{ 9, 0x7f000000, 0x7f2a0000, 0x1000, UINT64_MAX, R | S, 0x103, 2,
+		  "/data/models/my model  v2.tflite (deleted)", 0 },
+		{ 10, 0x7f2a0000, 0x7f2a1000, 0, 0, R | X, 0, 0, "[uprobes]", 0 },
+		{ 11, 0xfffd0000, 0xffff0000, 0, 0, R | W, 0, 0, "[stack]", 1 },
+		{ 12, 0xffff0000, 0xffff1000, 0, 0, R | X, 0, 0, "[vectors]", 0 },
+	};
+	struct ap_maps maps;
+	char err[AP_ERR_LEN] = "";
+	int rc;
+
+	check_maps_fixture("maps", 38, 6, real, N(real));
+	check_maps_fixture("maps.special", 26, 4, special, N(special));
+	check_maps_fixture("maps.handmade", 13, 6, hand, N(hand));
+	rc = ap_procfs_parse_maps("", 0, "e", &maps, err);
+	CHECK("maps: empty", rc == 0 && maps.n == 0 && !maps.m && !ap_maps_find(&maps, 0),
+	      "%d %s", rc, err);
+	ap_maps_free(&maps);
+	rc = ap_procfs_parse_maps("\n\n", 2, "e", &maps, err);
+	CHECK("maps: blank lines", rc == 0 && maps.n == 0, "%d %s", rc, err);
+	ap_maps_free(&maps);
+	rc = ap_procfs_parse_maps(LIT("1000-2000 r--p 0 0:0 0"), "e", &maps, err);
+	CHECK("maps: shortest line, no newline",
+	      rc == 0 && maps.n == 1 && maps.m[0].end == 0x2000 && !strcmp(maps.m[0].path, ""),
+	      "%d %s", rc, err);
+	ap_maps_free(&maps);
+
+	rc = ap_procfs_parse_maps(LIT("1000-2001 r--p 0 0:0 0\n"), "e", &maps, err);
+	check_fail("maps: end not page-aligned", rc, errno, err,
+		   "e:1: mapping 0x1000-0x2001: not aligned to pages", EINVAL);
+	/* found by the fuzzer: an end of 2^64 - 1 would read as AP_NO_VALUE in smaps */
+	rc = ap_procfs_parse_maps(LIT("5592-fffffFfffffFFfff --xp 09 5615100:00 0   \xff\xff"),
+				  "e", &maps, err);
+	check_fail("maps: end 2^64 - 1", rc, errno, err,
+		   "e:1: mapping 0x5592-0xffffffffffffffff: not aligned to pages", EINVAL);
+	maps_fixture_err("maps.truncated",
+			 ":31: bad offset in '7f7b53ab9000-7f7b53abb000 r-xp 0000'");
+	maps_fixture_err("maps.overlap", ":3: mapping 0x651000-0x653000 starts before the "
+			 "previous one ends (0x652000)");
+	maps_fixture_err("maps.bad_hex", ":2: bad start address in '0065g000-00652000 r--p "
+			 "00051000 08:02 17...'");
+	maps_fixture_err("maps.bad_perms", ":3: bad permissions in '00652000-00653000 rwzp "
+			 "00052000 08:02 17...'");
+	maps_fixture_err("maps.empty_range", ":2: mapping 0x652000-0x652000: start is not "
+			 "below end");
+	maps_fixture_err("maps.garbage", ":1: bad start address in 'Hello, this is not "
+			 "/proc/PID/maps.'");
+	maps_fixture_err("maps.bad_inode", ":1: bad inode in '00400000-00452000 r-xp 00000000 "
+			 "08:02 17...'");
+	maps_fixture_err("maps.huge_inode", ":2: bad inode in '00652000-00653000 rw-p 00052000 "
+			 "08:02 18...'");
+	maps_fixture_err("maps.huge_addr", ":1: bad end address in '00400000-100000000000000"
+			 "00 r-xp 00000000...'");
+	check_maps_fixture("maps.empty", 0, 0, NULL, 0);
+	maps_prefixes();
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Live: this process                                                                    */
+
+static long page;
+
+/*
+ * Pages that the readers' own buffers may add to RSS between two samples. A sanitizer's
+ * allocator (quarantine, shadow memory) touches fresh pages on every malloc.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define SLACK 64
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLACK 64
+#endif
+#endif
+#ifndef SLACK
+#define SLACK 4
+#endif
+
+static bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+static void test_live_self(const char *argv0)
+{
+	char err[AP_ERR_LEN] = "", want[AP_ERR_LEN], comm[16];
+	const char *base = strrchr(argv0, '/');
+	struct ap_status st;
+	struct ap_smaps sm;
+	struct ap_maps a, b;
+	size_t i, bad, same;
+	bool *found;
+	int rc;
+
+	base = base ? base + 1 : argv0;
+	snprintf(comm, sizeof(comm), "%s", base);
+	rc = ap_procfs_status(getpid(), &st, err);
+	CHECK("live status", rc == 0, "%s", err);
+	check_str("live status: name", st.name, comm);
+	CHECK_EQ_I64("live status: threads", st.threads, 1);
+	CHECK_EQ_I64("live status: state", st.state, 'R');
+	CHECK("live status: VmRSS = RssAnon + RssFile + RssShmem",
+	      st.vm_rss != NV && st.vm_rss == st.rss_anon + st.rss_file + st.rss_shmem &&
+	      st.vm_hwm >= st.vm_rss && st.vm_size >= st.vm_rss, "%" PRIu64 " %" PRIu64 " %"
+	      PRIu64 " %" PRIu64, st.vm_rss, st.rss_anon, st.rss_file, st.rss_shmem);
+	rc = ap_procfs_smaps_rollup(getpid(), &sm, err);
+	CHECK("live smaps_rollup", rc == 0 && sm.rss != NV && sm.rss > 0 && sm.pss <= sm.rss &&
+	      sm.start < sm.end && sm.anonymous != NV, "%s", err);
+
+	rc = ap_procfs_maps(getpid(), &a, err);
+	CHECK("live maps", rc == 0 && a.n > 5, "%s", err);
+	ap_maps_free(&a);
+	ap_procfs_maps(getpid(), &a, err);
+	rc = ap_procfs_maps(getpid(), &b, err);
+	CHECK("live maps: two reads equal", rc == 0 && ap_maps_equal(&a, &b), "%s", err);
+	CHECK("live maps: [stack] is found and anonymous",
+	      ap_maps_find(&b, (uintptr_t)&rc) && ap_map_is_anon(ap_maps_find(&b, (uintptr_t)&rc)),
+	      "not found");
+	ap_maps_free(&a);
+
+	/*
+	 * The smaps entry of every mapping, found while streaming smaps (lines cut across
+	 * read()s). The allocator may grow a mapping meanwhile ([heap], a sanitizer's
+	 * regions): only mappings that are the same in maps before and after count.
+	 */
+	found = calloc(b.n ? b.n : 1, 1);
+	for (i = 0; found && i < b.n; i++) {
+		const struct ap_map *m = &b.m[i];
+
+		found[i] = !ap_procfs_smaps_range(getpid(), m->end - 1, &sm, err) &&
+			   sm.start == m->start && sm.end == m->end &&
+			   sm.size == m->end - m->start && sm.rss != NV;
+	}
+	rc = ap_procfs_maps(getpid(), &a, err);
+	for (i = 0, bad = 0, same = 0; found && !rc && i < b.n; i++) {
+		const struct ap_map *m = &b.m[i], *m2 = ap_maps_find(&a, m->start);
+
+		if (!m2 || m2->start != m->start || m2->end != m->end)
+			continue;
+		same++;
+		if (!found[i]) {
+			printf("# %#" PRIx64 "-%#" PRIx64 " %s: no such smaps entry\n", m->start,
+			       m->end, m->path);
+			bad++;
+		}
+	}
+	CHECK("live smaps: the entry of every mapping", found && !rc && same > 5 && !bad,
+	      "%zu of %zu (%zu mappings) %s", bad, same, b.n, rc ? err : "");
+	free(found);
+	ap_maps_free(&a);
+	ap_maps_free(&b);
+
+	rc = ap_procfs_smaps_range(getpid(), 0x1000, &sm, err);
+	snprintf(want, sizeof(want), "/proc/%d/smaps: no mapping contains 0x1000", (int)getpid());
+	check_fail("live smaps: nothing at 0x1000", rc, errno, err, want, ENXIO);
+	rc = ap_procfs_status(0, &st, err);
+	check_fail("pid 0", rc, errno, err, "invalid process id 0", EINVAL);
+	rc = ap_procfs_maps(-3, &a, err);
+	check_fail("pid -3", rc, errno, err, "invalid process id -3", EINVAL);
+}
+
+/* A 64-page anonymous mapping between two PROT_NONE guards (so that no neighbour merges
+ * into it), 10 pages touched. */
+static void test_live_arena(void)
+{
+	static const unsigned int touch[] = { 0, 1, 2, 7, 8, 20, 33, 40, 62, 63 };
+	const uint64_t np = 64;
+	char err[AP_ERR_LEN] = "", want_bits[8] = { 0 };
+	struct ap_residency r;
+	struct ap_status s0, s1;
+	struct ap_smaps sm, r0, r1;
+	struct ap_maps maps;
+	const struct ap_map *m;
+	uint64_t arena, rss0, rss1, k;
+	char *g;
+	size_t i;
+	int rc;
+
+	g = mmap(NULL, (np + 2) * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g == MAP_FAILED || mprotect(g + page, np * page, PROT_READ | PROT_WRITE)) {
+		CHECK("live arena: mmap", 0, "%s", strerror(errno));
+		return;
+	}
+	madvise(g + page, np * page, MADV_NOHUGEPAGE);
+	arena = (uintptr_t)(g + page);
+
+	rc = ap_procfs_maps(getpid(), &maps, err);
+	m = rc ? NULL : ap_maps_find(&maps, arena + 5 * page);
+	CHECK("live arena: in maps", m && m->start == arena && m->end == arena + np * page &&
+	      m->prot == (AP_PROT_READ | AP_PROT_WRITE) && !m->path[0] && ap_map_is_anon(m),
+	      "%s", rc ? err : "not found or not as mapped");
+	ap_maps_free(&maps);
+
+	rc = ap_procfs_residency(getpid(), arena, arena + np * page, true, &r, err);
+	CHECK("live arena: nothing resident before", rc == 0 && r.pages == np && r.present == 0,
+	      "%s present %" PRIu64, err, r.present);
+	free(r.bitmap);
+
+	rc = ap_procfs_smaps_rollup(getpid(), &r0, err);
+	rc |= ap_procfs_status(getpid(), &s0, err);
+	rss0 = rc ? NV : s0.vm_rss;
+	for (i = 0; i < N(touch); i++) {
+		g[page + touch[i] * page + 17] = 1;
+		want_bits[touch[i] / 8] |= (char)(1u << (touch[i] % 8));
+	}
+	rc = ap_procfs_status(getpid(), &s1, err);
+	rss1 = rc ? NV : s1.vm_rss;
+	rc |= ap_procfs_smaps_rollup(getpid(), &r1, err);
+	CHECK("live arena: status and smaps_rollup around the touches", rc == 0, "%s", err);
+
+	rc = ap_procfs_residency(getpid(), arena, arena + np * page, true, &r, err);
+	CHECK("live arena: residency", rc == 0, "%s", err);
+	CHECK_U64("live arena: pages", r.pages, np);
+	CHECK_U64("live arena: present == 10", r.present, N(touch));
+	CHECK_U64("live arena: swapped", r.swapped, 0);
+	CHECK_U64("live arena: start", r.start, arena);
+	CHECK_U64("live arena: page size", r.page_size, page);
+	CHECK("live arena: bitmap bits", r.bitmap && !memcmp(r.bitmap, want_bits, 8),
+	      "%02x %02x %02x %02x %02x %02x %02x %02x", r.bitmap ? r.bitmap[0] : 0,
+	      r.bitmap ? r.bitmap[1] : 0, r.bitmap ? r.bitmap[2] : 0, r.bitmap ? r.bitmap[3] : 0,
+	      r.bitmap ? r.bitmap[4] : 0, r.bitmap ? r.bitmap[5] : 0, r.bitmap ? r.bitmap[6] : 0,
+	      r.bitmap ? r.bitmap[7] : 0);
+	free(r.bitmap);
+
+	rc = ap_procfs_residency(getpid(), arena, arena + np * page, false, &r, err);
+	CHECK("live arena: no bitmap when not wanted", rc == 0 && !r.bitmap && r.present == 10,
+	      "%s", err);
+	/* unaligned bounds are widened to pages; the guards count as pages, not present */
+	rc = ap_procfs_residency(getpid(), arena - page + 100, arena + np * page + 1, true, &r,
+				 err);
+	CHECK("live arena: widened to pages with the guards",
+	      rc == 0 && r.pages == np + 2 && r.present == 10 && r.start == arena - page &&
+	      r.bitmap && !(r.bitmap[0] & 1) && (r.bitmap[0] & 2),
+	      "%s pages %" PRIu64 " present %" PRIu64, err, r.pages, r.present);
+	free(r.bitmap);
+	rc = ap_procfs_residency(getpid(), arena + 3 * page, arena + 3 * page, true, &r, err);
+	CHECK("live arena: empty range", rc == 0 && r.pages == 0 && !r.bitmap, "%s", err);
+	rc = ap_procfs_residency(getpid(), arena + page, arena, true, &r, err);
+	CHECK("live arena: end below start", rc == -1 && errno == EINVAL, "%d", rc);
+
+	/*
+	 * RSS grows by the 10 pages (and at most SLACK pages for the readers' own buffers).
+	 * smaps_rollup walks the page tables: exact on every kernel. VmRSS and RssAnon come
+	 * from counters that are exact since 6.16 ("mm: fix the inaccurate memory statistics
+	 * issue for users"); before, per-CPU (6.2+) or per-thread batches make them lag.
+	 */
+	CHECK("live arena: smaps_rollup Rss grows by 10 pages",
+	      r1.rss >= r0.rss + 10 * page && r1.rss <= r0.rss + 10 * page + SLACK * page,
+	      "before %" PRIu64 " after %" PRIu64, r0.rss, r1.rss);
+	CHECK("live arena: smaps_rollup Anonymous grows by 10 pages",
+	      r1.anonymous >= r0.anonymous + 10 * page &&
+	      r1.anonymous <= r0.anonymous + 10 * page + SLACK * page,
+	      "before %" PRIu64 " after %" PRIu64, r0.anonymous, r1.anonymous);
+	if (kernel_at_least(6, 16)) {
+		CHECK("live arena: VmRSS grows by 10 pages",
+		      rss0 != NV && rss1 != NV && rss1 >= rss0 + 10 * page &&
+		      rss1 <= rss0 + 10 * page + SLACK * page,
+		      "before %" PRIu64 " after %" PRIu64 " (delta %" PRId64 ", want %ld)", rss0,
+		      rss1, (int64_t)(rss1 - rss0), 10 * page);
+		CHECK("live arena: RssAnon grows by 10 pages",
+		      s1.rss_anon >= s0.rss_anon + 10 * page &&
+		      s1.rss_anon <= s0.rss_anon + 10 * page + SLACK * page,
+		      "before %" PRIu64 " after %" PRIu64, s0.rss_anon, s1.rss_anon);
+	} else {
+		printf("SKIP: live arena: VmRSS grows by 10 pages: this kernel (before 6.16) "
+		       "reports VmRSS from approximate counters\n");
+	}
+
+	rc = ap_procfs_smaps_range(getpid(), arena + 30 * page + 5, &sm, err);
+	CHECK("live arena: smaps_range", rc == 0, "%s", err);
+	CHECK_U64("live arena: smaps start", sm.start, arena);
+	CHECK_U64("live arena: smaps end", sm.end, arena + np * page);
+	CHECK_U64("live arena: smaps Size", sm.size, np * page);
+	CHECK_U64("live arena: smaps Rss = 10 pages", sm.rss, 10 * page);
+	CHECK_U64("live arena: smaps Anonymous", sm.anonymous, 10 * page);
+	CHECK_U64("live arena: smaps Private_Dirty", sm.private_dirty, 10 * page);
+	CHECK_U64("live arena: smaps KernelPageSize", sm.kernel_page_size, page);
+	if (page == 4096)
+		CHECK_U64("live arena: smaps Rss 40 KiB on 4 KiB pages", sm.rss, 40960);
+	rc = ap_procfs_smaps_range(getpid(), arena - 1, &sm, err);
+	CHECK("live arena: the guard below is its own entry",
+	      rc == 0 && sm.start == arena - page && sm.end == arena && sm.rss == 0, "%s", err);
+
+	for (k = 0; k < np; k++)
+		g[page + k * page] = 2;
+	rc = ap_procfs_residency(getpid(), arena, arena + np * page, false, &r, err);
+	CHECK("live arena: all 64 touched", rc == 0 && r.present == np, "%s", err);
+	munmap(g, (np + 2) * page);
+	rc = ap_procfs_residency(getpid(), arena, arena + np * page, false, &r, err);
+	CHECK("live arena: unmapped: none present", rc == 0 && r.present == 0 && r.pages == np,
+	      "%s", err);
+}
+
+/* VmHWM: raise it with 512 pages, unmap them, reset: VmHWM comes down to VmRSS, not 0. */
+static void test_live_hwm(void)
+{
+	const uint64_t np = 512;
+	char err[AP_ERR_LEN] = "";
+	struct ap_status st;
+	uint64_t k;
+	char *g;
+	int rc;
+
+	g = mmap(NULL, np * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g == MAP_FAILED) {
+		CHECK("live hwm: mmap", 0, "%s", strerror(errno));
+		return;
+	}
+	for (k = 0; k < np; k++)
+		g[k * page] = 1;
+	munmap(g, np * page);
+	rc = ap_procfs_status(getpid(), &st, err);
+	/*
+	 * The kernel records the peak from its per-CPU (approximate) RSS counters, at munmap:
+	 * it can be off by tens of pages, hence half of the 512.
+	 */
+	CHECK("live hwm: VmHWM above VmRSS after munmap",
+	      rc == 0 && st.vm_hwm >= st.vm_rss + np / 2 * page,
+	      "%s hwm %" PRIu64 " rss %" PRIu64, err, st.vm_hwm, st.vm_rss);
+	rc = ap_procfs_reset_hwm(getpid(), err);
+	CHECK("live hwm: reset", rc == 0, "%s", err);
+	rc = ap_procfs_status(getpid(), &st, err);
+	CHECK("live hwm: VmHWM ~ VmRSS after the reset (not 0)",
+	      rc == 0 && st.vm_hwm >= st.vm_rss && st.vm_hwm <= st.vm_rss + 16 * page &&
+	      st.vm_hwm > 0, "%s hwm %" PRIu64 " rss %" PRIu64, err, st.vm_hwm, st.vm_rss);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Live: children                                                                        */
+
+static void check_gone(const char *tag, int pid, bool zombie)
+{
+	char err[AP_ERR_LEN] = "", want[AP_ERR_LEN], t[128];
+	struct ap_status st;
+	struct ap_smaps sm;
+	struct ap_maps maps;
+	struct ap_residency r;
+	int rc;
+
+	snprintf(want, sizeof(want), "process %d does not exist (exited?)", pid);
+	rc = ap_procfs_smaps_rollup(pid, &sm, err);
+	snprintf(t, sizeof(t), "%s: smaps_rollup", tag);
+	check_fail(t, rc, errno, err, want, ESRCH);
+	rc = ap_procfs_maps(pid, &maps, err);
+	snprintf(t, sizeof(t), "%s: maps", tag);
+	check_fail(t, rc, errno, err, want, ESRCH);
+	rc = ap_procfs_smaps_range(pid, 0x400000, &sm, err);
+	snprintf(t, sizeof(t), "%s: smaps_range", tag);
+	check_fail(t, rc, errno, err, want, ESRCH);
+	rc = ap_procfs_residency(pid, 0x400000, 0x500000, true, &r, err);
+	snprintf(t, sizeof(t), "%s: residency", tag);
+	check_fail(t, rc, errno, err, want, ESRCH);
+	rc = ap_procfs_status(pid, &st, err);
+	snprintf(t, sizeof(t), "%s: status", tag);
+	if (zombie) {
+		CHECK(t, rc == 0 && st.state == 'Z' && st.vm_rss == NV && st.threads == 1,
+		      "rc %d state %c rss %" PRIu64 " %s", rc, st.state ? st.state : '0',
+		      st.vm_rss, err);
+	} else {
+		check_fail(t, rc, errno, err, want, ESRCH);
+		rc = ap_procfs_reset_hwm(pid, err);
+		snprintf(t, sizeof(t), "%s: reset_hwm", tag);
+		check_fail(t, rc, errno, err, want, ESRCH);
+	}
+}
+
+static void test_dead_child(void)
+{
+	siginfo_t si;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0) {
+		CHECK("dead child: fork", 0, "%s", strerror(errno));
+		return;
+	}
+	if (!pid)
+		_exit(0);
+	/* exited, not reaped: a zombie has no address space */
+	memset(&si, 0, sizeof(si));
+	waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+	check_gone("zombie child", pid, true);
+	waitpid(pid, NULL, 0);
+	check_gone("exited child", pid, false);
+}
+
+/*
+ * A child that drops to nobody (65534) reads the files of this (root) process: the
+ * kernel refuses smaps_rollup, maps, smaps, pagemap and clear_refs (ptrace access mode
+ * read), not status.
+ */
+static void test_permission(void)
+{
+	const int target = (int)getpid();
+	char got[5][AP_ERR_LEN], want[5][AP_ERR_LEN];
+	static const char *const what[5] = {
+		"smaps_rollup", "maps", "pagemap", "clear_refs", "status"
+	};
+	int fds[2], status, i, e[5];
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("SKIP: permission: needs root to drop to nobody (uid 65534)\n");
+		return;
+	}
+	if (pipe(fds)) {
+		CHECK("permission: pipe", 0, "%s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (!pid) {
+		struct ap_smaps sm;
+		struct ap_maps maps;
+		struct ap_residency r;
+		struct ap_status st;
+		char res[5][AP_ERR_LEN];
+		int re[5];
+
+		memset(res, 0, sizeof(res));
+		close(fds[0]);
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(3);
+		re[0] = ap_procfs_smaps_rollup(target, &sm, res[0]) ? errno : 0;
+		re[1] = ap_procfs_maps(target, &maps, res[1]) ? errno : 0;
+		re[2] = ap_procfs_residency(target, 0x400000, 0x401000, true, &r, res[2]) ?
+			errno : 0;
+		re[3] = ap_procfs_reset_hwm(target, res[3]) ? errno : 0;
+		re[4] = ap_procfs_status(target, &st, res[4]) ? errno : 0;
+		if (write(fds[1], re, sizeof(re)) != sizeof(re) ||
+		    write(fds[1], res, sizeof(res)) != sizeof(res))
+			_exit(4);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], e, sizeof(e)) != sizeof(e) ||
+	    read(fds[0], got, sizeof(got)) != sizeof(got)) {
+		CHECK("permission: child", 0, "fork or read failed");
+		close(fds[0]);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return;
+	}
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	for (i = 0; i < 4; i++) {
+		snprintf(want[i], sizeof(want[i]), "no permission to %s /proc/%d/%s (run as root "
+			 "or the process owner)", i == 3 ? "write" : "read", target, what[i]);
+		check_fail(nm("permission", what[i]), -1, e[i], got[i], want[i], EACCES);
+	}
+	CHECK("permission: status is readable by anyone", e[4] == 0, "%s", got[4]);
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	page = sysconf(_SC_PAGESIZE);
+	test_status();
+	test_smaps();
+	test_maps();
+	test_live_self(argv[0]);
+	test_live_arena();
+	test_live_hwm();
+	test_dead_child();
+	test_permission();
+	TEST_EXIT();
+}

@@ -1,0 +1,1156 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Unit tests of the trace file (src/trace.c): a round trip of every record type, field by
+ * field and byte by byte on disk; a trace cut at every byte; every bit of a trace flipped;
+ * the reader's refusals (not a trace, empty, newer version, huge length); unknown record
+ * types; payloads of older and newer writers; write errors (ENOSPC on /dev/full, EFBIG
+ * from RLIMIT_FSIZE) and a writer killed with SIGKILL mid-stream. Files go to /tmp.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "arenaprof/err.h"
+#include "arenaprof/trace.h"
+#include "test.h"
+
+/* ---- helpers ---- */
+
+#define TMP_PATH_LEN 256
+
+/* buf (TMP_PATH_LEN bytes) = a file of this process under /tmp */
+static char *tmp_path(char *buf, const char *name)
+{
+	snprintf(buf, TMP_PATH_LEN, "/tmp/arenaprof-test_trace.%d.%s", (int)getpid(), name);
+	return buf;
+}
+
+static uint8_t *slurp(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	size_t cap = 0, n = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n == cap) {
+			uint8_t *nb = realloc(b, cap = cap ? 2 * cap : 4096);
+
+			if (!nb) {
+				free(b);
+				fclose(f);
+				return NULL;
+			}
+			b = nb;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	*size = n;
+	return b;
+}
+
+static bool spit(const char *path, const void *b, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fwrite(b, 1, n, f) == n;
+	return fclose(f) == 0 && ok;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One message line: non-empty, no control characters. */
+static bool one_line(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* ---- the reference trace: one record of every type ---- */
+
+struct xrec {
+	uint32_t type, len;
+	uint8_t data[512];
+};
+
+#define MAX_X 32
+static struct xrec xs[MAX_X];	/* as written, header record first */
+static uint64_t xoff[MAX_X + 1];	/* file offset of each record, then the file size */
+static int nx;
+
+static const char *const hdr_strings[6] = {
+	"x86_64", "6.1.0-27-amd64", "fentry", "mininfer --runs 3 tests/models/m.tflite", "",
+	"ap_op_begin",
+};
+static const struct ap_rec_header ref_hdr = {
+	.page_size = 4096, .flags = AP_HDR_STARTED, .clock_base_ns = 0x0102030405060708ull,
+	.realtime_base_ns = 0x1811223344556677ull, .pid = 123456,
+};
+static const struct ap_rec_fault ref_fault = {
+	.ts_ns = 0x0102030405060709ull, .addr = 0x7f0011223000ull, .ip = 0x55aa55aa1234ull,
+	.vm_start = 0x7f0011200000ull, .vm_end = 0x7f0011600000ull, .vm_flags = 0x100073,
+	.tid = 123457, .flags = 0x3c5, .run = -1, .op = 17,
+};
+static const struct ap_rec_mapping ref_map = {
+	.ts_ns = 0x010203040506070aull, .start = 0x7f0022000000ull, .end = 0x7f0022400000ull,
+	.offset = 0x1000, .inode = 0xabcdef012345ull, .snapshot = 3, .prot = 1 | 4 | 8,
+	.dev_major = 259, .dev_minor = 0x80001,
+};
+static const char ref_map_path[] = "/usr/share/models/mobilenet v2 (quant).tflite";
+static const struct ap_rec_sample ref_sample = {
+	.ts_ns = 0x010203040506070bull, .vm_rss = 11 << 20, .vm_hwm = 12 << 20,
+	.rss_anon = 5 << 20, .rss_file = 6 << 20, .rss_shmem = 4096, .rss = 11 << 20,
+	.pss = 10 << 20, .pss_anon = 5 << 20, .pss_file = 5 << 20, .pss_shmem = 2048,
+	.anonymous = 5 << 20, .anon_huge = 2 << 20, .swap = AP_NO_VALUE,
+	.cg_current = 0x123456789aull, .cg_peak = 0x223456789aull, .psi_some_avg10 = 123,
+	.psi_full_avg10 = 45, .psi_some_total = 0xfedcba9876ull, .psi_full_total = 77,
+};
+static const struct ap_rec_drops ref_drops = {
+	.ts_ns = 0x010203040506070cull, .events = 1000001, .ringbuf_drops = 3,
+	.vma_misses = 0x100000000ull, .retries = 9,
+};
+static const struct ap_rec_note ref_note = { .ts_ns = 0x010203040506070dull, .level = 1 };
+static const char ref_note_text[] = "attached to a running process: 3 pages already resident";
+static const struct ap_rec_resident ref_res = {
+	.ts_ns = 0x010203040506070eull, .start = 0x7f0033000000ull,
+	.end = 0x7f0033000000ull + 20 * 4096, .present = 7,
+};
+static const uint8_t ref_bitmap[3] = { 0x81, 0x00, 0x0f };	/* 20 bits, 7 set, a NUL */
+static const struct ap_rec_end ref_end = {
+	.ts_ns = 0x010203040506070full, .reason = AP_END_SIGNAL, .exit_status = -1,
+	.term_signal = 9, .runs = 0x80000003u,
+};
+
+static void expect(uint32_t type, const void *p, size_t n, const void *tail, size_t tn)
+{
+	struct xrec *x = &xs[nx];
+
+	x->type = type;
+	x->len = (uint32_t)(n + tn);
+	memcpy(x->data, p, n);
+	if (tn)
+		memcpy(x->data + n, tail, tn);
+	xoff[nx + 1] = xoff[nx] + AP_TRACE_REC_HDR_LEN + x->len;
+	nx++;
+}
+
+static struct ap_rec_marker marker(uint64_t ts, int32_t run, int32_t op)
+{
+	struct ap_rec_marker m = { .ts_ns = ts, .tid = 123457, .run = run, .op = op };
+
+	return m;
+}
+
+/*
+ * Writes the reference trace to path: the header and one record of every type (four
+ * markers), and fills xs[]. With extra, unknown record types are mixed in (written, not
+ * expected back).
+ */
+static int write_reference(const char *path, bool extra, char *err)
+{
+	struct ap_trace_writer w;
+	struct ap_rec_marker m[4] = {
+		marker(0x0102030405060710ull, 0, -1), marker(0x0102030405060711ull, 0, 0),
+		marker(0x0102030405060712ull, 0, 0), marker(0x0102030405060713ull, 0, -1),
+	};
+	static const uint32_t mtype[4] = {
+		AP_REC_RUN_BEGIN, AP_REC_OP_BEGIN, AP_REC_OP_END, AP_REC_RUN_END,
+	};
+	uint8_t resident[sizeof(ref_res) + sizeof(ref_bitmap)];
+	uint8_t hdr_payload[512];
+	uint8_t junk[40];
+	size_t n = sizeof(ref_hdr);
+	int i;
+
+	nx = 0;
+	xoff[0] = AP_TRACE_FILE_HDR_LEN;
+	memcpy(hdr_payload, &ref_hdr, sizeof(ref_hdr));
+	for (i = 0; i < 6; i++) {
+		memcpy(hdr_payload + n, hdr_strings[i], strlen(hdr_strings[i]) + 1);
+		n += strlen(hdr_strings[i]) + 1;
+	}
+	expect(AP_REC_HEADER, hdr_payload, n, NULL, 0);
+	if (ap_trace_create(&w, path, &ref_hdr, hdr_strings, err))
+		return -1;
+	for (i = 0; i < (int)sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 7);
+	memcpy(resident, &ref_res, sizeof(ref_res));
+	memcpy(resident + sizeof(ref_res), ref_bitmap, sizeof(ref_bitmap));
+
+	if (ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err))
+		return -1;
+	expect(AP_REC_FAULT, &ref_fault, sizeof(ref_fault), NULL, 0);
+	if (extra && (ap_trace_write(&w, 99, junk, sizeof(junk), err) ||
+		      ap_trace_write(&w, 0, junk, 3, err)))
+		return -1;
+	if (ap_trace_write_str(&w, AP_REC_MAPPING, &ref_map, sizeof(ref_map), ref_map_path,
+			       err))
+		return -1;
+	expect(AP_REC_MAPPING, &ref_map, sizeof(ref_map), ref_map_path, sizeof(ref_map_path));
+	for (i = 0; i < 4; i++) {
+		if (ap_trace_write(&w, mtype[i], &m[i], sizeof(m[i]), err))
+			return -1;
+		expect(mtype[i], &m[i], sizeof(m[i]), NULL, 0);
+	}
+	if (ap_trace_write(&w, AP_REC_SAMPLE, &ref_sample, sizeof(ref_sample), err) ||
+	    ap_trace_write(&w, AP_REC_DROPS, &ref_drops, sizeof(ref_drops), err) ||
+	    ap_trace_write_str(&w, AP_REC_NOTE, &ref_note, sizeof(ref_note), ref_note_text,
+			       err) ||
+	    (extra && ap_trace_write(&w, 0xffffffffu, NULL, 0, err)) ||
+	    ap_trace_write(&w, AP_REC_RESIDENT, resident, sizeof(resident), err) ||
+	    (extra && ap_trace_write(&w, AP_REC_MAX + 1, junk, sizeof(junk), err)) ||
+	    ap_trace_write(&w, AP_REC_END, &ref_end, sizeof(ref_end), err))
+		return -1;
+	expect(AP_REC_SAMPLE, &ref_sample, sizeof(ref_sample), NULL, 0);
+	expect(AP_REC_DROPS, &ref_drops, sizeof(ref_drops), NULL, 0);
+	expect(AP_REC_NOTE, &ref_note, sizeof(ref_note), ref_note_text, sizeof(ref_note_text));
+	expect(AP_REC_RESIDENT, resident, sizeof(resident), NULL, 0);
+	expect(AP_REC_END, &ref_end, sizeof(ref_end), NULL, 0);
+	return ap_trace_close(&w, err);
+}
+
+/* Reads every record after the header; got[i] = record i + 1 of xs. Returns the last rc. */
+static int read_rest(struct ap_trace_reader *r, struct xrec *got, int max, int *n, char *err)
+{
+	struct ap_trace_rec rec;
+	int rc;
+
+	*n = 0;
+	while ((rc = ap_trace_next(r, &rec, err)) == 1) {
+		if (*n < max) {
+			got[*n].type = rec.type;
+			got[*n].len = rec.len;
+			memset(got[*n].data, 0, sizeof(got[*n].data));
+			memcpy(got[*n].data, rec.payload,
+			       rec.len < sizeof(got[0].data) ? rec.len : sizeof(got[0].data));
+		}
+		(*n)++;
+	}
+	return rc;
+}
+
+static bool same(const struct xrec *a, const struct xrec *b)
+{
+	return a->type == b->type && a->len == b->len && !memcmp(a->data, b->data, a->len);
+}
+
+/* The index of the record holding file byte b; -1 in the file header. */
+static int rec_at(uint64_t b)
+{
+	for (int i = 0; i < nx; i++) {
+		if (b >= xoff[i] && b < xoff[i + 1])
+			return i;
+	}
+	return -1;
+}
+
+/* ---- tests ---- */
+
+static void test_round_trip(void)
+{
+	char path[TMP_PATH_LEN];
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	char err[AP_ERR_LEN] = "";
+	int i, rc, bad = 0;
+	size_t size = 0;
+	uint8_t *file;
+
+	tmp_path(path, "roundtrip.aptrace");
+	rc = write_reference(path, false, err);
+	CHECK("trace: write every record type", rc == 0, "%s", err);
+	file = slurp(path, &size);
+	CHECK_EQ_I64("trace: file size is the sum of the records", size, xoff[nx]);
+	if (!file || size != xoff[nx]) {
+		free(file);
+		return;
+	}
+
+	/* the bytes on disk, decoded by hand: the format pinned down */
+	CHECK("trace: magic", !memcmp(file, "APTRACE\0", 8), "bad magic");
+	CHECK_EQ_I64("trace: version 1, little-endian", le32(file + 8), 1);
+	CHECK_EQ_I64("trace: reserved flags 0", le32(file + 12), 0);
+	CHECK_EQ_I64("trace: first record is the header", le32(file + 16), AP_REC_HEADER);
+	CHECK_EQ_I64("trace: header record length", le32(file + 20), xs[0].len);
+	for (i = 0; i < nx; i++) {
+		const uint8_t *h = file + xoff[i];
+		uint32_t crc = (uint32_t)crc32(0, h, 8);
+
+		crc = (uint32_t)crc32(crc, h + 12, le32(h + 4));
+		if (le32(h) != xs[i].type || le32(h + 4) != xs[i].len || le32(h + 8) != crc)
+			bad++;
+	}
+	CHECK("trace: record headers {type, len, crc32 of type+len+payload}", !bad,
+	      "%d records differ", bad);
+	{
+		const uint8_t *p = file + xoff[1] + 12;	/* the fault */
+
+		CHECK("trace: fault fields little-endian at their offsets",
+		      le64(p) == ref_fault.ts_ns && le64(p + 8) == ref_fault.addr &&
+		      le64(p + 40) == ref_fault.vm_flags && le32(p + 48) == ref_fault.tid &&
+		      le32(p + 52) == ref_fault.flags && le32(p + 56) == 0xffffffffu &&
+		      le32(p + 60) == 17, "fault payload bytes differ");
+		p = file + xoff[0] + 12;
+		CHECK("trace: header fields and strings on disk",
+		      le32(p) == 4096 && le32(p + 4) == AP_HDR_STARTED &&
+		      le64(p + 8) == ref_hdr.clock_base_ns &&
+		      le64(p + 16) == ref_hdr.realtime_base_ns && le32(p + 24) == 123456 &&
+		      !strcmp((const char *)p + 32, "x86_64"), "header payload bytes differ");
+	}
+	free(file);
+
+	rc = ap_trace_open(&r, path, err);
+	CHECK("trace: open", rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK("trace: header record fields",
+	      !memcmp(&r.hdr, &ref_hdr, sizeof(ref_hdr)) && r.version == 1,
+	      "page %u pid %d version %u", r.hdr.page_size, r.hdr.pid, r.version);
+	for (i = 0, bad = 0; i < 6; i++)
+		bad += !r.strings[i] || strcmp(r.strings[i], hdr_strings[i]);
+	CHECK("trace: header strings (arch, kernel, method, cmdline, probes)", !bad,
+	      "arch '%s' cmdline '%s' run '%s' op '%s'", r.strings[0], r.strings[3],
+	      r.strings[4], r.strings[5]);
+	CHECK_EQ_I64("trace: offset after the header", r.offset, xoff[1]);
+
+	for (i = 1; i < nx; i++) {
+		rc = ap_trace_next(&r, &rec, err);
+		if (rc != 1 || rec.type != xs[i].type || rec.len != xs[i].len) {
+			CHECK("trace: record types and lengths", 0,
+			      "record %d: rc %d type %u len %u, want %u %u (%s)", i, rc,
+			      rec.type, rec.len, xs[i].type, xs[i].len, err);
+			break;
+		}
+		switch (rec.type) {
+		case AP_REC_FAULT: {
+			struct ap_rec_fault f;
+
+			ap_trace_get(&rec, &f, sizeof(f));
+			CHECK("trace: fault round trip",
+			      !memcmp(&f, &ref_fault, sizeof(f)) && f.run == -1 && f.op == 17 &&
+			      f.addr == 0x7f0011223000ull && f.flags == 0x3c5,
+			      "ts %" PRIu64 " addr %" PRIx64 " run %d", f.ts_ns, f.addr, f.run);
+			break;
+		}
+		case AP_REC_MAPPING: {
+			struct ap_rec_mapping m;
+
+			ap_trace_get(&rec, &m, sizeof(m));
+			CHECK("trace: mapping round trip, path",
+			      !memcmp(&m, &ref_map, sizeof(m)) && m.dev_minor == 0x80001 &&
+			      !strcmp(ap_trace_str(&rec, sizeof(m)), ref_map_path),
+			      "path '%s'", ap_trace_str(&rec, sizeof(m)));
+			break;
+		}
+		case AP_REC_RUN_BEGIN:
+		case AP_REC_RUN_END:
+		case AP_REC_OP_BEGIN:
+		case AP_REC_OP_END: {
+			struct ap_rec_marker m;
+
+			ap_trace_get(&rec, &m, sizeof(m));
+			CHECK("trace: marker round trip", !memcmp(&m, xs[i].data, sizeof(m)) &&
+			      m.tid == 123457 && m.run == 0 &&
+			      m.op == (rec.type == AP_REC_OP_BEGIN || rec.type == AP_REC_OP_END ?
+				       0 : -1), "type %u run %d op %d", rec.type, m.run, m.op);
+			break;
+		}
+		case AP_REC_SAMPLE: {
+			struct ap_rec_sample s;
+
+			ap_trace_get(&rec, &s, sizeof(s));
+			CHECK("trace: sample round trip",
+			      !memcmp(&s, &ref_sample, sizeof(s)) && s.swap == AP_NO_VALUE &&
+			      s.psi_some_avg10 == 123 && s.cg_peak == 0x223456789aull,
+			      "rss %" PRIu64 " swap %" PRIu64, s.rss, s.swap);
+			break;
+		}
+		case AP_REC_DROPS: {
+			struct ap_rec_drops d;
+
+			ap_trace_get(&rec, &d, sizeof(d));
+			CHECK("trace: drops round trip", !memcmp(&d, &ref_drops, sizeof(d)) &&
+			      d.vma_misses == 0x100000000ull, "events %" PRIu64, d.events);
+			break;
+		}
+		case AP_REC_NOTE: {
+			struct ap_rec_note nt;
+
+			ap_trace_get(&rec, &nt, sizeof(nt));
+			CHECK("trace: note round trip, text",
+			      !memcmp(&nt, &ref_note, sizeof(nt)) && nt.level == 1 &&
+			      !strcmp(ap_trace_str(&rec, sizeof(nt)), ref_note_text),
+			      "text '%s'", ap_trace_str(&rec, sizeof(nt)));
+			break;
+		}
+		case AP_REC_RESIDENT: {
+			struct ap_rec_resident rr;
+
+			ap_trace_get(&rec, &rr, sizeof(rr));
+			CHECK("trace: resident round trip, bitmap with a NUL byte",
+			      !memcmp(&rr, &ref_res, sizeof(rr)) &&
+			      rec.len == sizeof(rr) + sizeof(ref_bitmap) &&
+			      !memcmp(rec.payload + sizeof(rr), ref_bitmap, sizeof(ref_bitmap)),
+			      "len %u present %" PRIu64, rec.len, rr.present);
+			break;
+		}
+		case AP_REC_END: {
+			struct ap_rec_end e;
+
+			ap_trace_get(&rec, &e, sizeof(e));
+			CHECK("trace: end round trip", !memcmp(&e, &ref_end, sizeof(e)) &&
+			      e.exit_status == -1 && e.term_signal == 9 && e.runs == 0x80000003u,
+			      "reason %u status %d", e.reason, e.exit_status);
+			break;
+		}
+		}
+		CHECK("trace: payload followed by a NUL", rec.payload[rec.len] == 0, "no NUL");
+	}
+	rc = ap_trace_next(&r, &rec, err);
+	CHECK("trace: clean end: 0, not truncated, END seen",
+	      rc == 0 && !r.truncated && r.saw_end && r.offset == xoff[nx],
+	      "rc %d truncated %d saw_end %d", rc, r.truncated, r.saw_end);
+	rc = ap_trace_next(&r, &rec, err);
+	CHECK("trace: after the end, 0 again", rc == 0 && !r.truncated, "rc %d", rc);
+	ap_trace_reader_close(&r);
+	ap_trace_reader_close(&r);	/* a second close is harmless */
+
+	/* the same through a stream */
+	file = slurp(path, &size);
+	if (file) {
+		FILE *f = fmemopen(file, size, "rb");
+		struct xrec got[MAX_X];
+		int n = 0;
+
+		rc = f ? ap_trace_open_stream(&r, f, "memory", err) : -1;
+		if (!rc)
+			rc = read_rest(&r, got, MAX_X, &n, err);
+		for (i = 0, bad = 0; i < n && i + 1 < nx; i++)
+			bad += !same(&got[i], &xs[i + 1]);
+		CHECK("trace: read from a stream (fmemopen)", rc == 0 && n == nx - 1 && !bad,
+		      "rc %d n %d bad %d %s", rc, n, bad, err);
+		if (f)
+			ap_trace_reader_close(&r);
+		free(file);
+	}
+	unlink(path);
+}
+
+static void test_truncation(void)
+{
+	char path[TMP_PATH_LEN], cut_path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "", first[512] = "";
+	struct xrec got[MAX_X];
+	size_t size, cut;
+	int fails = 0, truncs = 0;
+	uint8_t *file;
+
+	tmp_path(path, "full.aptrace");
+	tmp_path(cut_path, "cut.aptrace");
+
+	if (write_reference(path, false, err) || !(file = slurp(path, &size))) {
+		CHECK("trace: cut at every byte", 0, "cannot write the trace: %s", err);
+		return;
+	}
+	for (cut = 0; cut <= size; cut++) {
+		struct ap_trace_reader r;
+		int rc, n = 0, whole = 0, i;
+		bool boundary = false;
+
+		for (i = 0; i <= nx; i++) {
+			if (xoff[i] <= cut && i > 0)
+				whole = i;
+			if (xoff[i] == cut)
+				boundary = true;
+		}
+		if (!spit(cut_path, file, cut)) {
+			fails++;
+			break;
+		}
+		err[0] = 0;
+		rc = ap_trace_open(&r, cut_path, err);
+		if (cut < xoff[1]) {
+			const char *want = cut == 0 ? "empty file" : cut < 16 ?
+				"cut short in its file header" : "cut short in its header record";
+
+			if (rc != -1 || !strstr(err, want) || !one_line(err)) {
+				if (!fails++)
+					snprintf(first, sizeof(first), "cut %zu: rc %d '%s'", cut,
+						 rc, err);
+			}
+			if (!rc)
+				ap_trace_reader_close(&r);
+			continue;
+		}
+		if (rc) {
+			if (!fails++)
+				snprintf(first, sizeof(first), "cut %zu: open: %s", cut, err);
+			continue;
+		}
+		rc = read_rest(&r, got, MAX_X, &n, err);
+		for (i = 0; i < n && i < MAX_X; i++) {
+			if (!same(&got[i], &xs[i + 1]))
+				rc = 99;
+		}
+		if (rc != 0 || n != whole - 1 || r.truncated == boundary ||
+		    r.saw_end != (cut == size)) {
+			if (!fails++)
+				snprintf(first, sizeof(first),
+					 "cut %zu: rc %d, %d records (want %d), truncated %d, %s",
+					 cut, rc, n, whole - 1, r.truncated, err);
+		}
+		truncs += r.truncated;
+		ap_trace_reader_close(&r);
+	}
+	CHECK("trace: cut at every byte: every whole record before the cut, then truncated",
+	      !fails, "%d of %zu cuts wrong; first: %s", fails, size + 1, first);
+	CHECK("trace: cuts inside records are reported as truncated",
+	      truncs == (int)(size - xoff[1]) - (nx - 1), "%d truncated", truncs);
+	free(file);
+	unlink(path);
+	unlink(cut_path);
+}
+
+static void test_bit_flips(void)
+{
+	char path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "", first[512] = "";
+	int fails = 0, crc_errors = 0, open_errors = 0, len_truncs = 0;
+	struct xrec got[MAX_X];
+	uint8_t *file, *copy;
+	size_t size, b;
+
+	tmp_path(path, "flip.aptrace");
+	if (write_reference(path, false, err) || !(file = slurp(path, &size)) ||
+	    !(copy = malloc(size))) {
+		CHECK("trace: every bit flipped", 0, "cannot write the trace: %s", err);
+		return;
+	}
+	for (b = 0; b < size; b++) {
+		for (int bit = 0; bit < 8; bit++) {
+			int ri = rec_at(b), rc, n = 0, i;
+			struct ap_trace_reader r;
+			char why[300] = "";
+			FILE *f;
+
+			memcpy(copy, file, size);
+			copy[b] ^= (uint8_t)(1u << bit);
+			f = fmemopen(copy, size, "rb");
+			if (!f) {
+				fails++;
+				continue;
+			}
+			err[0] = 0;
+			rc = ap_trace_open_stream(&r, f, "flipped", err);
+			if (b >= 12 && b < 16) {
+				/* reserved flags: ignored */
+				if (rc || read_rest(&r, got, MAX_X, &n, err) || n != nx - 1)
+					snprintf(why, sizeof(why), "flags flip refused: %s", err);
+			} else if (ri <= 0) {
+				/* file header, header record: refused at open, one line */
+				if (rc != -1 || !one_line(err))
+					snprintf(why, sizeof(why), "open rc %d '%s'", rc, err);
+				open_errors++;
+				if (!rc)
+					ap_trace_reader_close(&r);
+				f = NULL;
+			} else if (rc) {
+				snprintf(why, sizeof(why), "open failed: %s", err);
+				f = NULL;
+			} else {
+				char want[64];
+				bool in_len = b >= xoff[ri] + 4 && b < xoff[ri] + 8;
+
+				rc = read_rest(&r, got, MAX_X, &n, err);
+				for (i = 0; i < n && i < MAX_X; i++) {
+					if (!same(&got[i], &xs[i + 1]))
+						snprintf(why, sizeof(why), "record %d changed", i);
+				}
+				snprintf(want, sizeof(want), "corrupt record at offset %" PRIu64,
+					 xoff[ri]);
+				if (n != ri - 1)
+					snprintf(why, sizeof(why), "%d records before the flip in "
+						 "record %d", n, ri);
+				else if (rc == -1 && strstr(err, want) && one_line(err))
+					crc_errors++;
+				else if (rc == 0 && r.truncated && in_len)
+					len_truncs++;	/* a length grown past the end */
+				else
+					snprintf(why, sizeof(why), "rc %d truncated %d '%s'", rc,
+						 r.truncated, err);
+			}
+			if (f)
+				ap_trace_reader_close(&r);
+			if (why[0] && !fails++)
+				snprintf(first, sizeof(first), "byte %zu bit %d: %s", b, bit, why);
+		}
+	}
+	CHECK("trace: every bit flipped: refused with a message, or corrupt at its record's "
+	      "offset, never a changed record", !fails,
+	      "%d flips wrong; first: %s", fails, first);
+	printf("  (%d flips refused at open, %d crc/length errors, %d lengths past the end)\n",
+	       open_errors, crc_errors, len_truncs);
+	free(copy);
+	free(file);
+	unlink(path);
+}
+
+static void expect_open_error(const char *name, const void *bytes, size_t n, const char *want)
+{
+	char path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "", full[AP_ERR_LEN + 300];
+	struct ap_trace_reader r;
+	int rc;
+
+	tmp_path(path, "bad.aptrace");
+	snprintf(full, sizeof(full), "%s: %s", path, want);
+	if (!spit(path, bytes, n)) {
+		CHECK(name, 0, "cannot write %s", path);
+		return;
+	}
+	rc = ap_trace_open(&r, path, err);
+	CHECK(name, rc == -1 && !strcmp(err, full), "rc %d, message '%s', want '%s'", rc, err,
+	      full);
+	if (!rc)
+		ap_trace_reader_close(&r);
+	unlink(path);
+}
+
+static void test_refusals(void)
+{
+	char path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "", text[] = "tensor,name,offset,size\n0,input,0,150528\n";
+	struct ap_trace_reader r;
+	uint8_t *file;
+	size_t size;
+	int rc;
+
+	tmp_path(path, "ref.aptrace");
+	expect_open_error("trace: not a trace", text, sizeof(text) - 1,
+			  "not an arenaprof trace");
+	expect_open_error("trace: empty file", "", 0, "empty file, not an arenaprof trace");
+	expect_open_error("trace: short non-trace", "XY", 2, "not an arenaprof trace");
+	expect_open_error("trace: a prefix of the magic", "APTR", 4,
+			  "trace cut short in its file header (4 of 16 bytes)");
+	rc = ap_trace_open(&r, "/nonexistent/dir/x.aptrace", err);
+	CHECK("trace: missing file", rc == -1 && strstr(err, "No such file"), "'%s'", err);
+	rc = ap_trace_open(&r, "/tmp", err);
+	CHECK("trace: a read error (a directory)",
+	      rc == -1 && !strcmp(err, "/tmp: read error: Is a directory") && !r.f,
+	      "rc %d '%s'", rc, err);
+
+	if (write_reference(path, false, err) || !(file = slurp(path, &size))) {
+		CHECK("trace: refusals", 0, "cannot write the trace: %s", err);
+		return;
+	}
+	put32(file + 8, 7);
+	expect_open_error("trace: a newer version is refused with advice", file, size,
+			  "trace format version 7 is newer than this arenaprof (1): "
+			  "upgrade arenaprof");
+	put32(file + 8, 0);
+	expect_open_error("trace: version 0", file, size,
+			  "corrupt file header: format version 0");
+	put32(file + 8, 1);
+	put32(file + 12, 0xdeadbeef);
+	{
+		char p2[TMP_PATH_LEN];
+
+		tmp_path(p2, "flags.aptrace");
+		spit(p2, file, size);
+		rc = ap_trace_open(&r, p2, err);
+		CHECK("trace: reserved file flags are ignored", rc == 0, "%s", err);
+		if (!rc)
+			ap_trace_reader_close(&r);
+		unlink(p2);
+	}
+	put32(file + 12, 0);
+
+	/* the first record is not a header: the fault record moved to the front */
+	{
+		size_t hl = xoff[1] - xoff[0], fl = xoff[2] - xoff[1];
+		uint8_t *swapped = malloc(size);
+		char want[128];
+
+		memcpy(swapped, file, 16);
+		memcpy(swapped + 16, file + xoff[1], fl);
+		memcpy(swapped + 16 + fl, file + 16, hl);
+		memcpy(swapped + 16 + fl + hl, file + xoff[2], size - xoff[2]);
+		snprintf(want, sizeof(want),
+			 "corrupt trace: the first record is of type %d, not a header",
+			 AP_REC_FAULT);
+		expect_open_error("trace: first record not a header", swapped, size, want);
+		free(swapped);
+	}
+
+	/* huge lengths in the record after the header */
+	{
+		uint32_t lens[3] = { AP_TRACE_MAX_PAYLOAD + 1, 0xffffffffu, 0x80000000u };
+		struct ap_trace_rec rec;
+		char want[128];
+
+		for (int i = 0; i < 3; i++) {
+			put32(file + xoff[1] + 4, lens[i]);
+			spit(path, file, size);
+			rc = ap_trace_open(&r, path, err);
+			if (!rc)
+				rc = ap_trace_next(&r, &rec, err);
+			snprintf(want, sizeof(want), "corrupt record at offset %" PRIu64
+				 ": length %u exceeds the maximum %u", xoff[1], lens[i],
+				 AP_TRACE_MAX_PAYLOAD);
+			CHECK("trace: a huge length is corruption, at its offset",
+			      rc == -1 && strstr(err, want), "len %u: rc %d '%s'", lens[i], rc,
+			      err);
+			rc = ap_trace_next(&r, &rec, err);
+			CHECK("trace: after an error, -1 again", rc == -1, "rc %d", rc);
+			ap_trace_reader_close(&r);
+		}
+		/* the largest length allowed, in a short file: truncation, little memory */
+		put32(file + xoff[1] + 4, AP_TRACE_MAX_PAYLOAD);
+		spit(path, file, size);
+		rc = ap_trace_open(&r, path, err);
+		if (!rc)
+			rc = ap_trace_next(&r, &rec, err);
+		CHECK("trace: a maximal length past the end is truncation, without a 16 MiB "
+		      "buffer", rc == 0 && r.truncated && r.cap <= (128u << 10),
+		      "rc %d truncated %d cap %u '%s'", rc, r.truncated, r.cap, err);
+		ap_trace_reader_close(&r);
+	}
+	free(file);
+	unlink(path);
+}
+
+static void test_unknown_types(void)
+{
+	char path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "";
+	struct ap_trace_reader r;
+	struct xrec got[MAX_X];
+	int rc, n = 0, bad = 0;
+
+	tmp_path(path, "unknown.aptrace");
+	rc = write_reference(path, true, err);
+	if (!rc)
+		rc = ap_trace_open(&r, path, err);
+	if (rc) {
+		CHECK("trace: unknown record types skipped", 0, "%s", err);
+		return;
+	}
+	rc = read_rest(&r, got, MAX_X, &n, err);
+	for (int i = 0; i < n && i + 1 < nx; i++)
+		bad += !same(&got[i], &xs[i + 1]);
+	CHECK("trace: unknown record types (0, 13, 99, 0xffffffff) skipped",
+	      rc == 0 && n == nx - 1 && !bad && r.saw_end && !r.truncated,
+	      "rc %d, %d records (want %d), %d differ: %s", rc, n, nx - 1, bad, err);
+	ap_trace_reader_close(&r);
+	unlink(path);
+}
+
+/* Payloads of other versions: shorter ones zero-fill, longer ones are cut. */
+static void test_payload_growth(void)
+{
+	char path[TMP_PATH_LEN];
+	uint8_t longer[sizeof(struct ap_rec_sample) + 24], raw_map[sizeof(ref_map) + 4];
+	char err[AP_ERR_LEN] = "";
+	struct ap_trace_writer w;
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	struct ap_rec_sample s;
+	size_t old_len = offsetof(struct ap_rec_sample, cg_current);
+	int rc;
+
+	tmp_path(path, "growth.aptrace");
+	memcpy(longer, &ref_sample, sizeof(ref_sample));
+	memset(longer + sizeof(ref_sample), 0xee, 24);
+	memcpy(raw_map, &ref_map, sizeof(ref_map));
+	memcpy(raw_map + sizeof(ref_map), "abcd", 4);	/* a path without its NUL */
+	rc = ap_trace_create(&w, path, &ref_hdr, NULL, err);
+	rc = rc ? rc : ap_trace_write(&w, AP_REC_SAMPLE, &ref_sample, (uint32_t)old_len, err);
+	rc = rc ? rc : ap_trace_write(&w, AP_REC_SAMPLE, longer, sizeof(longer), err);
+	rc = rc ? rc : ap_trace_write(&w, AP_REC_FAULT, NULL, 0, err);
+	rc = rc ? rc : ap_trace_write(&w, AP_REC_MAPPING, &ref_map, sizeof(ref_map), err);
+	rc = rc ? rc : ap_trace_write(&w, AP_REC_MAPPING, raw_map, sizeof(raw_map), err);
+	rc = rc ? rc : ap_trace_write_str(&w, AP_REC_NOTE, &ref_note, sizeof(ref_note), NULL,
+					  err);
+	rc = rc ? rc : ap_trace_close(&w, err);
+	rc = rc ? rc : ap_trace_open(&r, path, err);
+	CHECK("trace: write payloads of other sizes", rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK("trace: header strings absent read as \"\"",
+	      r.strings[0] && !r.strings[0][0] && r.strings[5] && !r.strings[5][0],
+	      "'%s'", r.strings[0] ? r.strings[0] : "(null)");
+
+	rc = ap_trace_next(&r, &rec, err);
+	memset(&s, 0xaa, sizeof(s));
+	ap_trace_get(&rec, &s, sizeof(s));
+	CHECK("trace: an older writer's shorter sample zero-fills the new fields",
+	      rc == 1 && rec.len == old_len && !memcmp(&s, &ref_sample, old_len) &&
+	      s.cg_current == 0 && s.cg_peak == 0 && s.psi_some_avg10 == 0 &&
+	      s.psi_full_total == 0 && s.swap == AP_NO_VALUE,
+	      "rc %d len %u cg_current %" PRIu64 " psi_full_total %" PRIu64, rc, rec.len,
+	      s.cg_current, s.psi_full_total);
+
+	rc = ap_trace_next(&r, &rec, err);
+	ap_trace_get(&rec, &s, sizeof(s));
+	CHECK("trace: a newer writer's longer sample: the known fields",
+	      rc == 1 && rec.len == sizeof(longer) && !memcmp(&s, &ref_sample, sizeof(s)),
+	      "rc %d len %u", rc, rec.len);
+
+	rc = ap_trace_next(&r, &rec, err);
+	{
+		struct ap_rec_fault f;
+
+		memset(&f, 0xaa, sizeof(f));
+		ap_trace_get(&rec, &f, sizeof(f));
+		CHECK("trace: an empty payload reads as zeros",
+		      rc == 1 && rec.len == 0 && f.ts_ns == 0 && f.op == 0 &&
+		      !strcmp(ap_trace_str(&rec, sizeof(f)), ""), "rc %d len %u", rc, rec.len);
+	}
+	rc = ap_trace_next(&r, &rec, err);
+	CHECK("trace: a mapping without a path: \"\"",
+	      rc == 1 && !strcmp(ap_trace_str(&rec, sizeof(ref_map)), "") &&
+	      !strcmp(ap_trace_str(&rec, 4096), ""), "rc %d", rc);
+	rc = ap_trace_next(&r, &rec, err);
+	CHECK("trace: a path without its NUL: \"\"",
+	      rc == 1 && !strcmp(ap_trace_str(&rec, sizeof(ref_map)), "") &&
+	      !strcmp(ap_trace_str(&rec, sizeof(ref_map) + 1), ""), "rc %d '%s'", rc,
+	      ap_trace_str(&rec, sizeof(ref_map)));
+	rc = ap_trace_next(&r, &rec, err);
+	CHECK("trace: write_str with NULL writes \"\"",
+	      rc == 1 && rec.len == sizeof(ref_note) + 1 &&
+	      !strcmp(ap_trace_str(&rec, sizeof(ref_note)), ""), "rc %d len %u", rc, rec.len);
+	rc = ap_trace_next(&r, &rec, err);
+	CHECK("trace: a trace without END: not truncated, no END seen",
+	      rc == 0 && !r.truncated && !r.saw_end, "rc %d", rc);
+	ap_trace_reader_close(&r);
+	unlink(path);
+}
+
+static void test_writer_errors(void)
+{
+	char path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "";
+	struct ap_trace_writer w;
+	struct ap_trace_reader r;
+	struct xrec got[MAX_X];
+	uint8_t *big;
+	int rc, fd, n = 0;
+
+	tmp_path(path, "werr.aptrace");
+	/* a record over the limit: refused, nothing written, the writer still works */
+	rc = ap_trace_create(&w, path, &ref_hdr, hdr_strings, err);
+	big = calloc(1, AP_TRACE_MAX_PAYLOAD + 1);
+	if (!rc && big) {
+		rc = ap_trace_write(&w, AP_REC_NOTE, big, AP_TRACE_MAX_PAYLOAD + 1, err);
+		CHECK("trace: a record over the limit is refused, the writer goes on",
+		      rc == -1 && !w.failed && strstr(err, "too large"), "rc %d '%s'", rc, err);
+		rc = ap_trace_write_str(&w, AP_REC_NOTE, big, AP_TRACE_MAX_PAYLOAD, "x", err);
+		CHECK("trace: struct and string over the limit refused", rc == -1 && !w.failed,
+		      "rc %d", rc);
+		rc = ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err);
+		rc = rc ? rc : ap_trace_flush(&w, err);
+		CHECK("trace: write after a refused record", rc == 0 && w.records == 2, "%s",
+		      err);
+	}
+	free(big);
+
+	/* the file's descriptor now writes to /dev/full: the next flush fails */
+	fd = open("/dev/full", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || !w.f) {
+		printf("SKIP: trace: ENOSPC mid-stream: no /dev/full (%s)\n", strerror(errno));
+		ap_trace_close(&w, err);
+	} else {
+		dup2(fd, fileno(w.f));
+		close(fd);
+		rc = ap_trace_write(&w, AP_REC_DROPS, &ref_drops, sizeof(ref_drops), err);
+		if (!rc)
+			rc = ap_trace_flush(&w, err);
+		CHECK("trace: ENOSPC at flush: -1, failed set, a clear message",
+		      rc == -1 && w.failed && w.error == ENOSPC &&
+		      strstr(err, "No space left on device") && strstr(err, path) &&
+		      one_line(err), "rc %d failed %d '%s'", rc, w.failed, err);
+		rc = ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err);
+		CHECK("trace: writes refused after a failure", rc == -1 &&
+		      strstr(err, "earlier write failed"), "rc %d '%s'", rc, err);
+		rc = ap_trace_flush(&w, err);
+		CHECK("trace: flush refused after a failure", rc == -1, "rc %d", rc);
+		rc = ap_trace_close(&w, err);
+		CHECK("trace: close says the trace is incomplete",
+		      rc == -1 && strstr(err, "incomplete") && w.failed, "rc %d '%s'", rc, err);
+		rc = ap_trace_open(&r, path, err);
+		if (!rc)
+			rc = read_rest(&r, got, MAX_X, &n, err);
+		CHECK("trace: the trace before the failure reads whole",
+		      rc == 0 && n == 1 && got[0].type == AP_REC_FAULT && !r.truncated,
+		      "rc %d n %d '%s'", rc, n, err);
+		ap_trace_reader_close(&r);
+	}
+
+	/* creating on a full device */
+	if (access("/dev/full", W_OK)) {
+		printf("SKIP: trace: create on /dev/full: not writable\n");
+	} else {
+		rc = ap_trace_create(&w, "/dev/full", &ref_hdr, hdr_strings, err);
+		CHECK("trace: create on /dev/full: ENOSPC reported, failed set",
+		      rc == -1 && w.failed && w.error == ENOSPC && !w.f &&
+		      strstr(err, "/dev/full: write error: No space left on device"),
+		      "rc %d failed %d '%s'", rc, w.failed, err);
+		rc = ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err);
+		CHECK("trace: no write after a failed create", rc == -1, "rc %d", rc);
+		CHECK("trace: close after a failed create", ap_trace_close(&w, err) == 0, "%s",
+		      err);
+	}
+	rc = ap_trace_create(&w, "/nonexistent/dir/t.aptrace", &ref_hdr, NULL, err);
+	CHECK("trace: create in a missing directory", rc == -1 && w.failed &&
+	      strstr(err, "No such file"), "rc %d '%s'", rc, err);
+	ap_trace_close(&w, NULL);
+	unlink(path);
+}
+
+/*
+ * A child writes faults numbered from 0 under RLIMIT_FSIZE: a write fails with EFBIG in
+ * the middle of a record. The file must hold faults 0..k-1 whole, then perhaps a part.
+ */
+static void test_efbig(void)
+{
+	char path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "";
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	int status = 0, rc, n = 0, bad = 0;
+	const off_t limit = 10007;
+	struct stat st;
+	pid_t pid;
+
+	tmp_path(path, "efbig.aptrace");
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { limit, limit };
+		struct ap_trace_writer w;
+		struct ap_rec_fault f = ref_fault;
+		uint64_t i;
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) ||
+		    ap_trace_create(&w, path, &ref_hdr, hdr_strings, err))
+			_exit(10);
+		for (i = 0; i < 100000; i++) {
+			f.ts_ns = i;
+			if (ap_trace_write(&w, AP_REC_FAULT, &f, sizeof(f), err) ||
+			    (i % 7 == 6 && ap_trace_flush(&w, err)))
+				break;
+		}
+		if (i == 100000 || !w.failed || w.error != EFBIG ||
+		    !strstr(err, "File too large"))
+			_exit(11);
+		if (!ap_trace_write(&w, AP_REC_FAULT, &f, sizeof(f), err) ||
+		    !ap_trace_close(&w, err))
+			_exit(12);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	CHECK("trace: EFBIG mid-record: failed set, EFBIG reported, later writes refused",
+	      WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %#x", status);
+	rc = ap_trace_open(&r, path, err);
+	if (rc) {
+		CHECK("trace: EFBIG: the file reads", 0, "%s", err);
+		return;
+	}
+	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
+		struct ap_rec_fault f;
+
+		ap_trace_get(&rec, &f, sizeof(f));
+		bad += rec.type != AP_REC_FAULT || f.ts_ns != (uint64_t)n;
+		n++;
+	}
+	stat(path, &st);
+	CHECK("trace: EFBIG: every whole record up to the limit, then truncation",
+	      rc == 0 && !bad && st.st_size <= limit &&
+	      r.offset + 12 + sizeof(struct ap_rec_fault) > (uint64_t)st.st_size &&
+	      r.truncated == (r.offset != (uint64_t)st.st_size),
+	      "rc %d, %d faults, %d bad, size %lld, last whole record ends at %" PRIu64 " (%s)",
+	      rc, n, bad, (long long)st.st_size, r.offset, err);
+	ap_trace_reader_close(&r);
+	unlink(path);
+}
+
+/* A child writes faults numbered from 0, flushing now and then, and is killed with -9. */
+static void test_sigkill(void)
+{
+	char path[TMP_PATH_LEN];
+	char err[AP_ERR_LEN] = "";
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	int pfd[2], status = 0, rc, n = 0, bad = 0;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	pid_t pid;
+	char c = 0;
+
+	tmp_path(path, "killed.aptrace");
+	if (pipe(pfd)) {
+		CHECK("trace: SIGKILL mid-stream", 0, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct ap_trace_writer w;
+		struct ap_rec_fault f = ref_fault;
+		uint64_t i;
+
+		close(pfd[0]);
+		if (ap_trace_create(&w, path, &ref_hdr, hdr_strings, err))
+			_exit(10);
+		for (i = 0;; i++) {
+			f.ts_ns = i;
+			f.addr = i * 4096;
+			if (ap_trace_write(&w, AP_REC_FAULT, &f, sizeof(f), err))
+				_exit(11);
+			if (i % 100 == 99 && ap_trace_flush(&w, err))
+				_exit(12);
+			if (i == 2099 && write(pfd[1], "x", 1) != 1)
+				_exit(13);
+			if (i == 4000000)
+				pause();	/* about 300 MB: wait to be killed */
+		}
+	}
+	close(pfd[1]);
+	if (read(pfd[0], &c, 1) == 1)
+		nanosleep(&ts, NULL);
+	close(pfd[0]);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK("trace: the writer was killed by SIGKILL mid-stream",
+	      c == 'x' && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	      "status %#x", status);
+	rc = ap_trace_open(&r, path, err);
+	if (rc) {
+		CHECK("trace: a killed writer's trace opens", 0, "%s", err);
+		return;
+	}
+	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
+		struct ap_rec_fault f;
+
+		ap_trace_get(&rec, &f, sizeof(f));
+		bad += rec.type != AP_REC_FAULT || f.ts_ns != (uint64_t)n ||
+		       f.addr != (uint64_t)n * 4096;
+		n++;
+	}
+	CHECK("trace: a killed writer's trace reads up to its last whole record",
+	      rc == 0 && !bad && n >= 2100 && !r.saw_end,
+	      "rc %d, %d faults, %d bad, truncated %d (%s)", rc, n, bad, r.truncated, err);
+	printf("  (killed after %d whole faults; the file %s)\n", n,
+	       r.truncated ? "ends inside a record" : "ends on a record boundary");
+	ap_trace_reader_close(&r);
+	unlink(path);
+}
+
+#ifdef TEST_TRACE_WRITE_SEEDS
+/*
+ * tests/fuzz/run-fuzz builds this file with TEST_TRACE_WRITE_SEEDS to seed the trace
+ * fuzzer: the reference trace, the same with unknown record types, a cut one, and one
+ * with every crc 0 (which the fuzzing build lets through, so that mutations of it reach
+ * the code after the crc check).
+ */
+int main(int argc, char **argv)
+{
+	char path[4096], err[AP_ERR_LEN] = "";
+	uint8_t *b;
+	size_t size;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s DIR\n", argv[0]);
+		return 2;
+	}
+	snprintf(path, sizeof(path), "%s/unknown.aptrace", argv[1]);
+	if (write_reference(path, true, err))
+		goto fail;
+	snprintf(path, sizeof(path), "%s/reference.aptrace", argv[1]);
+	if (write_reference(path, false, err))
+		goto fail;
+	b = slurp(path, &size);
+	snprintf(path, sizeof(path), "%s/cut.aptrace", argv[1]);
+	if (!b || !spit(path, b, size - 5)) {
+		snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	for (int i = 0; i < nx; i++)
+		memset(b + xoff[i] + 8, 0, 4);
+	snprintf(path, sizeof(path), "%s/nocrc.aptrace", argv[1]);
+	if (!spit(path, b, size)) {
+		snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	free(b);
+	return 0;
+fail:
+	fprintf(stderr, "%s\n", err);
+	return 1;
+}
+#else
+/* Removes this process's files, also those a failed test left behind. */
+static void cleanup(void)
+{
+	static const char *const names[] = {
+		"roundtrip.aptrace", "full.aptrace", "cut.aptrace", "flip.aptrace", "bad.aptrace",
+		"ref.aptrace", "flags.aptrace", "unknown.aptrace", "growth.aptrace",
+		"werr.aptrace", "efbig.aptrace", "killed.aptrace",
+	};
+	char path[TMP_PATH_LEN];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		unlink(tmp_path(path, names[i]));
+}
+
+int main(void)
+{
+	test_round_trip();
+	test_truncation();
+	test_bit_flips();
+	test_refusals();
+	test_unknown_types();
+	test_payload_growth();
+	test_writer_errors();
+	test_efbig();
+	test_sigkill();
+	cleanup();
+	TEST_EXIT();
+}
+#endif
