@@ -34,6 +34,8 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by userspace before load. A tgid that can never exist matches nothing. */
 const volatile __u32 target_tgid = 0xffffffff;
+/* Wake the reader once this much is queued (userspace sets it from the ring size). */
+const volatile __u64 wakeup_bytes = 0;
 
 /* Userspace sets max_entries (a power of 2, >= page size) before load. */
 struct {
@@ -75,6 +77,45 @@ static __always_inline void read_vma(struct vm_area_struct *vma, struct vma_info
 	vi->kind = BPF_CORE_READ(vma, vm_file) ? AP_FF_VMA_FILE : AP_FF_VMA_ANON;
 }
 
+/*
+ * The last vma bpf_find_vma returned on this CPU. bpf_find_vma costs some 20 us a fault
+ * (mmap trylock and a deferred unlock): a 1 GiB first-touch storm ran 10x slower. The
+ * cache is exact, not heuristic: an entry is used only while the address space's
+ * mm_lock_seq (a seqcount every mmap write-lock cycle bumps, 6.12+) is even (no writer)
+ * and unchanged since the lookup, so no mmap, munmap or mprotect came between. Kernels
+ * without it look up every fault.
+ */
+struct vma_cache {
+	__u64 mm;
+	__u64 seq;
+	struct vma_info vi;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vma_cache);
+} vma_cache SEC(".maps");
+
+struct mm_struct___seqcount {
+	seqcount_t mm_lock_seq;
+} __attribute__((preserve_access_index));
+
+/* mm's write sequence, or false when unusable (older kernel, or a writer is active). */
+static __always_inline bool mm_write_seq(struct mm_struct *mm, __u64 *seq)
+{
+	struct mm_struct___seqcount *m = (void *)mm;
+	__u32 v;
+
+	if (!bpf_core_field_exists(m->mm_lock_seq.sequence))
+		return false;
+	if (bpf_core_read(&v, sizeof(v), &m->mm_lock_seq.sequence) || (v & 1))
+		return false;
+	*seq = v;
+	return true;
+}
+
 static long find_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
 	read_vma(vma, data);
@@ -89,11 +130,31 @@ static long find_vma_cb(struct task_struct *task, struct vm_area_struct *vma, vo
  */
 static __always_inline void lookup_vma(__u64 addr, struct ap_event *e)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct mm_struct *mm = task->mm;
 	struct vma_info vi = {};
+	struct vma_cache *c;
+	__u32 zero = 0;
+	__u64 seq = 0;
+	bool seq_ok = mm && mm_write_seq(mm, &seq);
 	long err = -1;
 
+	c = bpf_map_lookup_elem(&vma_cache, &zero);
+	if (c && seq_ok && c->mm == (__u64)mm && c->seq == seq && addr >= c->vi.start &&
+	    addr < c->vi.end) {
+		e->vm_start = c->vi.start;
+		e->vm_end = c->vi.end;
+		e->vm_flags = c->vi.flags;
+		e->flags |= c->vi.kind;
+		return;
+	}
 	if (addr)
-		err = bpf_find_vma(bpf_get_current_task_btf(), addr, find_vma_cb, &vi, 0);
+		err = bpf_find_vma(task, addr, find_vma_cb, &vi, 0);
+	if (!err && c && seq_ok) {
+		c->mm = (__u64)mm;
+		c->seq = seq;
+		c->vi = vi;
+	}
 	if (err) {
 		__sync_fetch_and_add(&counters.vma_misses, 1);
 		e->flags |= AP_FF_VMA_UNKNOWN;
@@ -137,9 +198,20 @@ static __always_inline struct ap_event *ev_reserve(__u32 type, __u32 tid)
 	return e;
 }
 
+/*
+ * A wakeup per record would cost the traced process a reader context switch per fault
+ * (a fault storm ran 7x slower). Records are batched: the reader is woken once
+ * wakeup_bytes are queued, and otherwise polls with a timeout. Run/op markers wake it
+ * at once, since `record --runs N` stops on them.
+ */
 static __always_inline void ev_submit(struct ap_event *e)
 {
-	bpf_ringbuf_submit(e, 0);
+	__u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (e->type != AP_EV_FAULT || !wakeup_bytes ||
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
 	__sync_fetch_and_add(&counters.events, 1);
 }
 

@@ -308,6 +308,8 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 	bpf_program__set_autoload(p->skel->progs.perf_minor, m == AP_METHOD_PERF);
 	bpf_program__set_autoload(p->skel->progs.perf_major, m == AP_METHOD_PERF);
 	p->skel->rodata->target_tgid = target;
+	/* wake the reader when an eighth of the ring is queued (see ev_submit) */
+	p->skel->rodata->wakeup_bytes = ring / 8;
 	err = bpf_map__set_max_entries(p->skel->maps.events, ring);
 	if (err) {
 		ap_seterr(why, "%s: ring buffer of %u bytes: %s", name, ring,

@@ -153,10 +153,19 @@ r=$(python3 -c "import json; d=json.load(open('$TMP/k9.json')); print(d['complet
 MSG="got '$r'" check "kill -9 of the recorder: the trace reads back (no end record) with the arena's 405 pages" \
 	test "$r" = "False 405 True"
 
-# drops: a one-page ring buffer under a fault storm must report drops
-"$BUILD/fixtures/touch" 65536 </dev/null >/dev/null 2>&1 || true
-"$ARENAPROF" record -o "$TMP/drops.trace" --ring-size 4096 -- "$BUILD/fixtures/touch" 65536 \
-	</dev/null >/dev/null 2>"$TMP/drops.err"
+# drops: a one-page ring buffer whose reader is stopped (SIGSTOP) during a fault storm
+# must drop, deterministically, and the report must say how many
+mkfifo "$TMP/storm-go"
+"$ARENAPROF" record -o "$TMP/drops.trace" --ring-size 4096 -- sh -c \
+	'read x < "$0"; exec "$1" -n 16384' "$TMP/storm-go" "$BUILD/fixtures/touch" \
+	</dev/null >/dev/null 2>"$TMP/drops.err" &
+rec=$!
+for _ in $(seq 200); do grep -q 'tracing pid' "$TMP/drops.err" && break; sleep 0.05; done
+kill -STOP "$rec"
+echo go >"$TMP/storm-go"
+sleep 2
+kill -CONT "$rec"
+wait "$rec" 2>/dev/null
 d=$("$ARENAPROF" report "$TMP/drops.trace" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["dropped_events"])')
-MSG="dropped $d" check "a one-page ring buffer drops events and the report says how many" test "${d:-0}" -gt 0
+MSG="dropped $d" check "a one-page ring buffer with a stalled reader drops events, and the report says how many" test "${d:-0}" -gt 0
 check "the recorder warns about drops with the fix" grep -q 'larger --ring-size' "$TMP/drops.err"

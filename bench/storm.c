@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * A fault storm: first-touches N MiB of anonymous memory (default 1024: 262,144 pages of
+ * 4 KiB), one write per page, and prints the time the touching took, measured inside.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 1024, len = mib << 20;
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t t0;
+
+	if (p == MAP_FAILED || !mib) {
+		perror("storm: mmap");
+		return 1;
+	}
+	madvise((void *)p, len, MADV_NOHUGEPAGE);	/* one fault per page */
+	t0 = now_ns();
+	for (size_t off = 0; off < len; off += (size_t)page)
+		p[off] = 1;
+	printf("storm pages %zu ns %llu\n", len / (size_t)page,
+	       (unsigned long long)(now_ns() - t0));
+	return 0;
+}
