@@ -288,7 +288,7 @@ PY
 )
 echo >&"$mi_in"
 exec {mi_in}>&-
-rest=$(cat <&"$mi_out")
+rest=$(grep -v '^timing ' <&"$mi_out")
 exec {mi_out}<&-
 wait "$pid"
 rc=$?
