@@ -103,6 +103,7 @@ demo: all
 install: all
 	install -D -m 0755 $(BUILD)/arenaprof $(DESTDIR)$(PREFIX)/bin/arenaprof
 	install -D -m 0644 man/arenaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/arenaprof.1
+	install -D -m 0644 man/arenaprof-trace.5 $(DESTDIR)$(PREFIX)/share/man/man5/arenaprof-trace.5
 
 clean:
 	rm -rf $(BUILD)
