@@ -204,14 +204,45 @@ static __always_inline struct ap_event *ev_reserve(__u32 type, __u32 tid)
  * are batched: the reader is woken once wakeup_bytes are queued, and otherwise polls with
  * a timeout (the sample interval), which also bounds how late `record --runs N` stops.
  */
-static __always_inline void ev_submit(struct ap_event *e)
+static __always_inline void ev_submit_wake(struct ap_event *e, bool wake)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
-	if (!wakeup_bytes || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+	if (wake || !wakeup_bytes ||
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
 	__sync_fetch_and_add(&counters.events, 1);
+}
+
+static __always_inline void ev_submit(struct ap_event *e)
+{
+	ev_submit_wake(e, false);
+}
+
+/*
+ * The vma of the previous fault on this CPU. A fault in another vma wakes the reader at
+ * once: a new mapping is then named from /proc/PID/maps while it still exists, even in a
+ * process that lives for less than one sample interval.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vma_info);
+} last_vma SEC(".maps");
+
+static __always_inline bool vma_changed(const struct ap_event *e)
+{
+	struct vma_info *l;
+	__u32 zero = 0;
+
+	l = bpf_map_lookup_elem(&last_vma, &zero);
+	if (!l || (l->start == e->vm_start && l->end == e->vm_end))
+		return false;
+	l->start = e->vm_start;
+	l->end = e->vm_end;
+	return true;
 }
 
 /* One fault record; vma == NULL: look it up with bpf_find_vma. */
@@ -236,7 +267,7 @@ static __always_inline void emit_fault(__u64 addr, __u64 ip, __u32 flags,
 	} else {
 		lookup_vma(addr, e);
 	}
-	ev_submit(e);
+	ev_submit_wake(e, vma_changed(e));
 }
 
 /*
