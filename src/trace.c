@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
+#include "arenaprof/crc32.h"
 #include "arenaprof/err.h"
 #include "arenaprof/trace.h"
 
@@ -106,6 +106,16 @@ AP_LAYOUT(ap_rec_end, reason, 8);
 AP_LAYOUT(ap_rec_end, exit_status, 12);
 AP_LAYOUT(ap_rec_end, term_signal, 16);
 AP_LAYOUT(ap_rec_end, runs, 20);
+_Static_assert(sizeof(struct ap_rec_alloc) == 56, "ap_rec_alloc size");
+AP_LAYOUT(ap_rec_alloc, ts_ns, 0);
+AP_LAYOUT(ap_rec_alloc, ptr, 8);
+AP_LAYOUT(ap_rec_alloc, size, 16);
+AP_LAYOUT(ap_rec_alloc, align, 24);
+AP_LAYOUT(ap_rec_alloc, caller, 32);
+AP_LAYOUT(ap_rec_alloc, tid, 40);
+AP_LAYOUT(ap_rec_alloc, fn, 44);
+AP_LAYOUT(ap_rec_alloc, run, 48);
+AP_LAYOUT(ap_rec_alloc, pad, 52);
 _Static_assert(AP_TRACE_MAX_PAYLOAD < UINT32_MAX - AP_TRACE_REC_HDR_LEN, "payload bound");
 
 /*
@@ -129,6 +139,7 @@ union ap_payload {
 	struct ap_rec_note note;
 	struct ap_rec_resident resident;
 	struct ap_rec_end end;
+	struct ap_rec_alloc alloc;
 };
 
 /* The size of the struct at the start of a payload of this type; 0 for unknown types. */
@@ -156,6 +167,8 @@ static size_t fixed_size(uint32_t type)
 		return sizeof(struct ap_rec_resident);
 	case AP_REC_END:
 		return sizeof(struct ap_rec_end);
+	case AP_REC_ALLOC:
+		return sizeof(struct ap_rec_alloc);
 	default:
 		return 0;
 	}
@@ -246,6 +259,17 @@ static void swap_fields(uint32_t type, union ap_payload *u)
 		SW32(u->end.term_signal);
 		SW32(u->end.runs);
 		break;
+	case AP_REC_ALLOC:
+		SW64(u->alloc.ts_ns);
+		SW64(u->alloc.ptr);
+		SW64(u->alloc.size);
+		SW64(u->alloc.align);
+		SW64(u->alloc.caller);
+		SW32(u->alloc.tid);
+		SW32(u->alloc.fn);
+		SW32(u->alloc.run);
+		SW32(u->alloc.pad);
+		break;
 	}
 }
 
@@ -280,10 +304,9 @@ static uint32_t get_le32(const uint8_t *p)
 
 static uint32_t crc_add(uint32_t crc, const void *p, size_t n)
 {
-	/* zlib returns 0 for a NULL buffer; it takes uInt lengths, n <= the max payload */
 	if (!n)
 		return crc;
-	return (uint32_t)crc32(crc, p, (uInt)n);
+	return ap_crc32(crc, p, n);
 }
 
 /* ---- writer ---- */
