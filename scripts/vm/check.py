@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""Judges what the VM suite's guest printed (scripts/vm/tests.sh) for one kernel.
+
+usage: check.py --kernel K --results RESULTS.log --ref DIR --runs N [--wall S]
+
+RESULTS.log holds sections "=== NAME rc RC secs S" / "--- stdout" / "--- stderr" /
+"=== end NAME" between "VMTEST-BEGIN" and "VMTEST-END" lines. DIR holds the host's
+reference: truth.json (mininfer --truth) and host_tp.json, host_perf.json (arenaprof
+report --json --pages of the host's traces of the same workload). Prints one PASS:/FAIL:
+line per check, prefixed "[K] ", INFO: lines with the numbers; exit 1 on a failure.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ap = argparse.ArgumentParser()
+ap.add_argument('--kernel', required=True)
+ap.add_argument('--results', required=True)
+ap.add_argument('--ref', required=True)
+ap.add_argument('--runs', type=int, required=True)
+ap.add_argument('--wall', default='?')
+a = ap.parse_args()
+K = a.kernel
+failed = False
+MIB = 1 << 20
+
+
+def out(kind, name, why=''):
+    print(f'{kind}: [{K}] {name}' + (f': {why}' if why else ''))
+
+
+def check(name, ok, why=''):
+    global failed
+    if ok:
+        out('PASS', name)
+    else:
+        failed = True
+        out('FAIL', name, why)
+    return ok
+
+
+def info(msg):
+    print(f'INFO: [{K}] {msg}')
+
+
+try:
+    text = open(a.results, 'rb').read().decode('utf-8', 'replace').replace('\r', '')
+except OSError as e:
+    text = ''
+    info(f'no results file: {e}')
+
+begin = re.search(r'^VMTEST-BEGIN (\S+) uptime ([0-9.]+)', text, re.M)
+end = re.search(r'^VMTEST-END rc (\d+) uptime ([0-9.]+)', text, re.M)
+if not check('the guest booted and started the tests', begin is not None,
+             'no VMTEST-BEGIN line on the results port'):
+    sys.exit(1)
+check('the guest finished the tests', end is not None, 'no VMTEST-END line: it hung or crashed')
+boot = float(begin.group(2))
+tests_s = float(end.group(2)) - boot if end else float('nan')
+info(f'kernel {begin.group(1)}: boot to init {boot:.1f} s (guest clock), tests {tests_s:.1f} s, '
+     f'VM wall time {a.wall} s')
+
+sections = {}
+for m in re.finditer(r'^=== (\S+) rc (-?\d+) secs ([0-9.]+)\n--- stdout\n(.*?)--- stderr\n'
+                     r'(.*?)=== end \1$', text, re.M | re.S):
+    sections[m.group(1)] = {'rc': int(m.group(2)), 'secs': float(m.group(3)),
+                            'out': m.group(4), 'err': m.group(5)}
+for line in text.splitlines():
+    if line.startswith('INFO '):
+        info(line[5:])
+
+
+def sec(name):
+    s = sections.get(name)
+    if s is None:
+        check(f'{name}: ran', False, 'no section in the results (the guest stopped before it?)')
+    return s
+
+
+def js(s, name):
+    try:
+        return json.loads(s['out'])
+    except (ValueError, TypeError) as e:
+        check(f'{name}: JSON output', False, f'{e}: {s["out"][:300]!r} {s["err"][:300]!r}')
+        return None
+
+
+def one_line(s):
+    lines = [x for x in s['err'].splitlines() if x.strip()]
+    return len(lines) == 1, lines
+
+
+# ---- environment ----
+s = sec('env')
+if s:
+    check('cgroup2 offers the memory controller', 'memory' in s['out'].split('\n')[0].split(),
+          s['out'][:200])
+    check('PSI is available (/proc/pressure/memory)', 'some avg10=' in s['out'], s['err'][:200])
+
+# ---- 1. memory.peak and a removed cgroup (cg_check) ----
+s = sec('cg_check')
+if s:
+    for line in s['out'].splitlines():
+        if line.startswith('PASS: ') or line.startswith('FAIL: '):
+            kind, rest = line.split(': ', 1)
+            if kind == 'FAIL':
+                failed = True
+            print(f'{kind}: [{K}] peak/session: {rest}')
+        elif line.startswith('DATA ') or line.startswith('NOTE '):
+            info('cg_check ' + line)
+    check('cg_check exits 0', s['rc'] == 0, f'rc {s["rc"]}: {s["err"][:300]}')
+
+# ---- 2. OOM kill under memory.max ----
+s = sec('oom_json')
+if s:
+    d = js(s, 'oom_json')
+    if d:
+        r = d['runs'][0]
+        ev = r['events']
+        info(f'OOM run (memory.max 64M, 101 MiB arena): exit_status {r["exit_status"]} '
+             f'signal {r["signal"]} oom_killed {r["oom_killed"]} memory.peak '
+             f'{r["memory_peak_bytes"]} VmHWM {r["vmhwm_bytes"]} events {ev} pressure '
+             f'{r["pressure"]} wall {r["wall_s"]} s')
+        check('memory.max 64M, 101 MiB arena: the run is reported OOM-killed (SIGKILL)',
+              s['rc'] == 0 and r['oom_killed'] is True and r['signal'] == 9 and
+              r['exit_status'] is None, f'rc {s["rc"]}, run {r}')
+        check('... memory.events.local shows oom_kill = 1 (and oom >= 1, max > 0)',
+              ev['oom_kill'] == 1 and ev['oom'] >= 1 and ev['max'] > 0, str(ev))
+        check('... memory.peak is at the limit (60-64 MiB)',
+              60 * MIB <= (r['memory_peak_bytes'] or 0) <= 64 * MIB,
+              str(r['memory_peak_bytes']))
+s = sec('oom_text')
+if s:
+    check('the text report names the OOM kill', s['rc'] == 0 and 'OOM kill' in s['out'],
+          s['out'][:400])
+s = sec('fits_json')
+if s:
+    d = js(s, 'fits_json')
+    if d:
+        r = d['runs'][0]
+        info(f'fitting run (memory.max 512M, high auto {d["limits"]["memory_high_bytes"]}): '
+             f'exit {r["exit_status"]} memory.peak {r["memory_peak_bytes"]} VmHWM '
+             f'{r["vmhwm_bytes"]} events {r["events"]} pressure {r["pressure"]}')
+        check('with enough memory: exit 0, no OOM, no max or high event',
+              s['rc'] == 0 and r['exit_status'] == 0 and not r['oom_killed'] and
+              r['events']['oom_kill'] == 0 and r['events']['oom'] == 0 and
+              r['events']['max'] == 0 and r['events']['high'] == 0, str(r))
+        check('--memory-high auto is 95 % of --memory-max',
+              d['limits']['memory_high_bytes'] == 512 * MIB * 95 // 100, str(d['limits']))
+        check('... memory.peak covers the 101 MiB arena, VmHWM too',
+              (r['memory_peak_bytes'] or 0) > 101 * MIB and (r['vmhwm_bytes'] or 0) > 101 * MIB,
+              f'{r["memory_peak_bytes"]} {r["vmhwm_bytes"]}')
+
+# ---- 3 and 4. memory.high, pressure, PSI triggers ----
+s = sec('high_json')
+if s:
+    d = js(s, 'high_json')
+    if d:
+        r = d['runs'][0]
+        ev = r['events']
+        info(f'memory.high run: exit {r["exit_status"]} memory.peak {r["memory_peak_bytes"]} '
+             f'VmHWM {r["vmhwm_bytes"]} events {ev} pressure {r["pressure"]} wall '
+             f'{r["wall_s"]:.2f} s')
+        for t in r['triggers']:
+            info(f'PSI trigger {t["spec"]!r}: armed {t["armed"]} fired {t["fired"]} at '
+                 f'{t["times_s"][:10]} s{" error " + t.get("error", "") if not t["armed"] else ""}')
+        check('memory.high below the working set: exit 0, high events > 0, no OOM kill',
+              s['rc'] == 0 and r['exit_status'] == 0 and ev['high'] > 0 and
+              ev['oom_kill'] == 0, str(r))
+        check('... reported as paid in reclaim', r['paid_in_reclaim'] is True, str(r))
+        check('... memory.pressure totals rise (some > 0)',
+              (r['pressure']['some_total_us'] or 0) > 0, str(r['pressure']))
+        check('PSI triggers parse and arm on the cgroup (some and full)',
+              len(r['triggers']) == 2 and all(t['armed'] for t in r['triggers']),
+              str(r['triggers']))
+        check('... and are waited on: firings counted with times, none after the cgroup is gone',
+              all(t['fired'] == len(t['times_s']) and not t['source_gone']
+                  for t in r['triggers']), str(r['triggers']))
+s = sec('high_text')
+if s:
+    check('the text report says "paid in reclaim"', s['rc'] == 0 and 'paid in reclaim' in s['out'],
+          s['out'][:500])
+    m = re.search(r"psi trigger +('[^']*': [^\n]*)", s['out'])
+    info('text: ' + (m.group(1) if m else '(no trigger line)'))
+s = sec('min_weights')
+if s:
+    d = js(s, 'min_weights')
+    if d:
+        check('--memory-min weights = the plan\'s weights bytes; --repeat 2 gives 2 runs, fresh '
+              'cgroups', s['rc'] == 0 and len(d['runs']) == 2 and
+              d['limits']['memory_min_bytes'] == d['plan']['weights_bytes'] > 0 and
+              all(r['exit_status'] == 0 for r in d['runs']) and
+              d['runs'][0]['cgroup'] != d['runs'][1]['cgroup'], str(d)[:500])
+        said = 'reset is unsupported' in s['err'] and 'fresh cgroup' in s['err']
+        if K == '6.1':
+            check('--repeat on 6.1: run says memory.peak reset is unsupported and that each '
+                  'run gets a fresh cgroup', said, s['err'][:400])
+        else:
+            check(f'--repeat on {K}: no reset note (memory.peak is resettable)', not said,
+                  s['err'][:400])
+        info(f'memory.min weights run: min {d["limits"]["memory_min_bytes"]} peaks '
+             f'{[r["memory_peak_bytes"] for r in d["runs"]]}')
+
+s = sec('tiny')
+if s:
+    d = js(s, 'tiny')
+    if d:
+        r = d['runs'][0]
+        check('a trivial command (true): exit 0, a peak and a VmHWM read',
+              s['rc'] == 0 and r['exit_status'] == 0 and r['memory_peak_bytes'] is not None and
+              r['vmhwm_bytes'] is not None, str(r))
+        info(f'run -- true: memory.peak {r["memory_peak_bytes"]} VmHWM {r["vmhwm_bytes"]} '
+             '(VmHWM includes the forked arenaprof before exec)')
+
+# ---- bad input and clean-up ----
+for name, rc, pat, what in (
+        ('psi_bad', 2, 'window', 'a bad --psi-trigger: exit 2, one line'),
+        ('not_cgroup', 1, 'not a cgroup v2 directory', '--cgroup-parent that is not a cgroup: '
+         'exit 1, one line'),
+        ('busy_parent', 1, 'no-internal-processes', 'a parent with processes of its own: '
+         'exit 1, the rule named'),
+        ('exec_fail', 2, 'cannot run', 'a command that does not exist: exit 2')):
+    s = sec(name)
+    if s:
+        ok1, lines = one_line(s)
+        check(what, s['rc'] == rc and ok1 and pat in s['err'] and 'egmentation' not in s['err'],
+              f'rc {s["rc"]}, stderr {lines}')
+s = sec('interrupt')
+if s:
+    check('SIGINT during a run: passed on to the command, reported, exit 1',
+          s['rc'] == 1 and 'killed by SIGINT' in s['out'] and 'interrupted by SIGINT' in s['err'],
+          f'rc {s["rc"]}, stdout {s["out"][-300:]!r}, stderr {s["err"][-300:]!r}')
+s = sec('cg_left')
+if s:
+    check('every cgroup the tests created was removed', s['out'].strip() == '', s['out'])
+
+# ---- 5. first touches: fentry (and tp, perf) in the VM against the truth and the host ----
+ref_truth = os.path.join(a.ref, 'truth.json')
+host = {}
+for m in ('tp', 'perf'):
+    p = os.path.join(a.ref, f'host_{m}.json')
+    if os.path.exists(p):
+        host[m] = json.load(open(p))
+
+
+def pages(rep):
+    return {p['page']: (p['run'], p['op']) for p in rep.get('arena_pages', [])}
+
+
+for m in ('fentry', 'tp', 'perf'):
+    s = sec(f'rec_{m}')
+    if not s:
+        continue
+    if not check(f'record --probe {m}: loads, attaches and exits 0',
+                 s['rc'] == 0 and f'with {m}' in s['err'], f'rc {s["rc"]}: {s["err"][-600:]}'):
+        continue
+    r = sec(f'rep_{m}')
+    if not r:
+        continue
+    rep = js(r, f'rep_{m}')
+    if not rep:
+        continue
+    with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as f:
+        f.write(r['out'])
+    res = subprocess.run([sys.executable, 'tests/py/check_trace.py', f.name, ref_truth,
+                          '--runs', str(a.runs), '--label', f'[{K}] {m} vs truth: '],
+                         capture_output=True, text=True)
+    os.unlink(f.name)
+    for line in res.stdout.splitlines():
+        if line.startswith('FAIL: '):
+            failed = True
+        print(line)
+    if res.returncode and 'FAIL' not in res.stdout:
+        check(f'{m}: check_trace.py', False, res.stderr[-300:])
+    pg = pages(rep)
+    info(f'{m}: {len(pg)} first-touched arena pages, {rep.get("faults_total")} faults, '
+         f'{rep.get("dropped_events")} dropped; record took {s["secs"]} s')
+    if m == 'fentry':
+        for hm in ('tp', 'perf'):
+            if hm not in host:
+                check(f'fentry pages equal the host\'s {hm} pages', False,
+                      f'the host\'s {hm} reference trace failed (see INFO)')
+                continue
+            hp = pages(host[hm])
+            diff = sorted(set(hp.items()) ^ set(pg.items()))
+            check(f'fentry in the VM gives the same first-touch pages (run, op) as the host\'s '
+                  f'{hm} ({len(hp)} pages)', pg == hp and len(pg) > 0,
+                  f'{len(diff)} differ, e.g. {diff[:5]}')
+s = sec('rec_auto')
+if s:
+    m = re.search(r'with (tp|fentry|perf)', s['err'])
+    info(f'auto mode picked {m.group(1) if m else "nothing"}')
+    r = sections.get('rep_auto')
+    ok = False
+    if r and r['rc'] == 0:
+        try:
+            rep = json.loads(r['out'])
+            ok = rep.get('arena') is not None and rep['arena'].get('first_touch_pages', 0) > 0
+        except ValueError:
+            pass
+    check('auto mode picks a working method and its trace has the arena',
+          s['rc'] == 0 and m is not None and ok, f'rc {s["rc"]}: {s["err"][-400:]}')
+
+if end and int(end.group(1)) != 0:
+    info(f'tests.sh exit code {end.group(1)}')
+sys.exit(1 if failed else 0)

@@ -1,0 +1,83 @@
+#!/bin/sh
+# The VM suite's guest side (busybox sh), run by scripts/vm/init as root in the guest's
+# root cgroup. It runs each test command and prints its exit code, time, stdout and
+# stderr as a section:
+#     === NAME rc RC secs S
+#     --- stdout
+#     ...
+#     --- stderr
+#     ...
+#     === end NAME
+# scripts/vm/check.py (on the host) judges the sections; cg_check prints its own
+# PASS:/FAIL: lines. /ap/vm.conf (written by scripts/vmtest) sets KERNEL, PEAK
+# (resettable|readonly) and RUNS.
+. /ap/vm.conf
+AP=/ap/build/arenaprof
+MI=/ap/build/mininfer
+MV2=/ap/tests/models/mobilenet_v2_1.0_224_quant.tflite
+CG=/sys/fs/cgroup
+
+now() { cut -d' ' -f1 /proc/uptime; }
+
+capture() {	# capture NAME CMD...
+	name=$1
+	shift
+	t0=$(now)
+	"$@" > "/tmp/$name.out" 2> "/tmp/$name.err"
+	rc=$?
+	t1=$(now)
+	echo "=== $name rc $rc secs $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")"
+	echo "--- stdout"
+	awk '{ print }' "/tmp/$name.out"
+	echo "--- stderr"
+	awk '{ print }' "/tmp/$name.err"
+	echo "=== end $name"
+}
+
+echo "INFO kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo) mem $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
+echo "INFO cgroup.controllers $(cat $CG/cgroup.controllers)"
+capture env sh -c "cat $CG/cgroup.controllers; ls -l $CG/cgroup.procs /proc/pressure/memory; cat /proc/pressure/memory"
+
+# 1. memory.peak through a held fd (6.12) / reset unsupported and a fresh cgroup (6.1);
+#    a cgroup removed under a session and under a PSI trigger
+capture cg_check /ap/build/fixtures/cg_check "$CG" "$PEAK"
+
+# 2. OOM: a 101 MiB arena (MobileNet v2 planned as float32, tensors x16) under 64M
+OOMW="$MI $MV2 --as-dtype float32 --scale 16 --runs 1"
+capture oom_json $AP run --memory-max 64M --json -- $OOMW
+capture oom_text $AP run --memory-max 64M -- $OOMW
+capture fits_json $AP run --memory-max 512M --memory-high auto --json -- $OOMW
+
+# 3 and 4. memory.high below the working set (a 12.6 MiB arena, MobileNet v2 x8, runs
+#    re-reading the 3.4 MiB of weights): high events, no OOM kill, paid in reclaim,
+#    pressure; PSI triggers armed and waited on
+HIGHW="$MI $MV2 --scale 8 --runs $HIGH_RUNS"
+capture high_json $AP run --memory-high "$HIGH" --memory-max 512M \
+	--psi-trigger 'some 50000 1000000' --psi-trigger 'full 50000 1000000' --json -- $HIGHW
+capture high_text $AP run --memory-high "$HIGH" --memory-max 512M \
+	--psi-trigger 'some 50000 1000000' -- $HIGHW
+capture min_weights $AP run --memory-min weights --plan "$MV2" --repeat 2 --json -- \
+	$MI $MV2 --runs 1
+capture tiny $AP run --json -- true
+capture psi_bad $AP run --psi-trigger 'some 100 100' -- true
+capture not_cgroup $AP run --cgroup-parent /tmp -- true
+mkdir -p $CG/busy && echo "+memory" > $CG/cgroup.subtree_control
+sleep 60 & busy=$!
+echo $busy > $CG/busy/cgroup.procs
+mkdir -p $CG/busy/inner
+capture busy_parent $AP run --cgroup-parent $CG/busy -- true
+kill $busy
+wait $busy 2>/dev/null
+rmdir $CG/busy/inner $CG/busy
+capture exec_fail $AP run -- /nonexistent/command
+capture interrupt sh -c "$AP run -- sleep 30 & p=\$!; sleep 1; kill -INT \$p; wait \$p"
+capture cg_left sh -c "ls -d $CG/arenaprof-run-* $CG/cg_check.* 2>/dev/null; true"
+
+# 5. first-touch pages with each fault source; auto mode
+for m in fentry tp perf; do
+	capture "rec_$m" $AP record --probe $m -o /tmp/$m.trace --run-probe $MI:mininfer_invoke \
+		--op-probe $MI:mininfer_op:0 -- $MI $MV2 --runs "$RUNS"
+	capture "rep_$m" $AP report /tmp/$m.trace --plan $MV2 --json --pages
+done
+capture rec_auto $AP record -o /tmp/auto.trace -- $MI $MV2 --runs 1
+capture rep_auto $AP report /tmp/auto.trace --plan $MV2 --json
