@@ -22,10 +22,10 @@ endif
 CFLAGS ?= -O2 -g
 CLANG ?= clang
 BPFTOOL ?= bpftool
-LIBS_PC := libbpf libelf libdw zlib
+LIBS_PC := libbpf libelf libdw zlib libpng ncursesw
 AP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD) \
 	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null) $(CFLAGS)
-AP_LDLIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lm
+AP_LDLIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lm -lpthread
 
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))

@@ -366,6 +366,12 @@ int perf_major(struct bpf_perf_event_data *ctx)
 }
 
 /* Markers. */
+/*
+ * record --runs N: the end of run N wakes the reader at once (a batched wakeup could leave
+ * it queued for a sample interval while the target runs on). Userspace sets it; 0: never.
+ */
+__u32 wake_runs;
+
 static __always_inline void emit_marker(__u32 type, __u32 tid, __s32 run, __s32 op)
 {
 	struct ap_event *e;
@@ -376,7 +382,8 @@ static __always_inline void emit_marker(__u32 type, __u32 tid, __s32 run, __s32 
 	e->run = run;
 	e->op = op;
 	e->ip = 0;
-	ev_submit(e);
+	ev_submit_wake(e, type == AP_EV_RUN_END && wake_runs &&
+		       (__u32)runs_begun >= wake_runs);
 }
 
 /*
@@ -466,5 +473,182 @@ int BPF_KRETPROBE(op_exit)
 	op = current_op(tid);
 	bpf_map_delete_elem(&cur_op, &tid);
 	emit_marker(AP_EV_OP_END, tid, runs_begun - 1, op);
+	return 0;
+}
+
+/*
+ * The allocation probe: uprobes on the C library's allocation functions (the attach
+ * cookie is enum ap_alloc_fn) report the blocks whose size lies in a window userspace
+ * sets ([alloc_min, alloc_max], .bss, changeable while attached), with the pointer
+ * returned and the caller, and later the free of each block reported. A runtime's tensor
+ * arena is one such block (LiteRT: aligned_alloc(64, roundup(size + 63, 64))), and the
+ * returned pointer is its exact base, whether glibc served it from its own mapping or
+ * from [heap]. Every call costs an entry uprobe and, for the allocation functions, a
+ * return probe; only calls in the window touch a map or the ring buffer.
+ */
+__u64 alloc_min;		/* 0 and 0: nothing is reported */
+__u64 alloc_max;
+struct ap_alloc_counters alloc_counters;
+
+struct alloc_key {
+	__u32 tid;
+	__u32 fn;
+};
+
+struct alloc_call {
+	__u64 size, align, caller;
+	__u64 memptr;		/* posix_memalign: where the pointer goes; realloc: old */
+	__u64 in_window;	/* realloc of a reported block may fall outside the window */
+};
+
+/* Calls in flight: entry to return, per thread and function (realloc(NULL, n) calls
+ * malloc's code, so both are in flight at once). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct alloc_key);
+	__type(value, struct alloc_call);
+} alloc_calls SEC(".maps");
+
+/* Reported blocks still allocated: pointer -> size. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64);
+	__type(value, __u64);
+} alloc_blocks SEC(".maps");
+
+/* The caller: the return address, on the stack at entry (x86) or in the link register. */
+static __always_inline __u64 caller_of(struct pt_regs *ctx)
+{
+	__u64 ra = 0;
+
+#if defined(__TARGET_ARCH_x86)
+	bpf_probe_read_user(&ra, sizeof(ra), (void *)PT_REGS_SP_CORE(ctx));
+#elif defined(__TARGET_ARCH_arm64)
+	ra = BPF_CORE_READ((struct user_pt_regs *)ctx, regs[30]);
+#endif
+	return ra;
+}
+
+static __always_inline void emit_alloc(__u32 tid, __u64 ptr, __u64 size, __u64 align,
+				       __u64 fn, __u64 caller)
+{
+	struct ap_event *e;
+
+	e = ev_reserve(AP_EV_ALLOC, tid);
+	if (!e)
+		return;
+	e->addr = ptr;
+	e->ip = caller;
+	e->size = size;
+	e->align = align;
+	e->fn = fn;
+	ev_submit(e);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(alloc_enter)
+{
+	struct alloc_call call = {};
+	struct alloc_key key;
+	__u64 fn = bpf_get_attach_cookie(ctx);
+	bool tracked = false;
+
+	if (!is_target())
+		return 0;
+	__sync_fetch_and_add(&alloc_counters.calls, 1);
+	switch (fn) {
+	case AP_ALLOC_MALLOC:
+		call.size = PT_REGS_PARM1_CORE(ctx);
+		break;
+	case AP_ALLOC_CALLOC:
+		call.size = PT_REGS_PARM1_CORE(ctx) * PT_REGS_PARM2_CORE(ctx);
+		break;
+	case AP_ALLOC_REALLOC:
+		call.memptr = PT_REGS_PARM1_CORE(ctx);
+		call.size = PT_REGS_PARM2_CORE(ctx);
+		tracked = call.memptr && bpf_map_lookup_elem(&alloc_blocks, &call.memptr);
+		break;
+	case AP_ALLOC_ALIGNED_ALLOC:
+	case AP_ALLOC_MEMALIGN:
+		call.align = PT_REGS_PARM1_CORE(ctx);
+		call.size = PT_REGS_PARM2_CORE(ctx);
+		break;
+	case AP_ALLOC_POSIX_MEMALIGN:
+		call.memptr = PT_REGS_PARM1_CORE(ctx);
+		call.align = PT_REGS_PARM2_CORE(ctx);
+		call.size = PT_REGS_PARM3_CORE(ctx);
+		break;
+	default:
+		return 0;
+	}
+	call.in_window = call.size >= alloc_min && call.size <= alloc_max && alloc_max;
+	if (!call.in_window && !tracked)
+		return 0;
+	call.caller = caller_of(ctx);
+	key.tid = (__u32)bpf_get_current_pid_tgid();
+	key.fn = (__u32)fn;
+	bpf_map_update_elem(&alloc_calls, &key, &call, BPF_ANY);
+	return 0;
+}
+
+static __always_inline void forget_block(__u32 tid, __u64 ptr, __u64 caller)
+{
+	__u64 *sz = bpf_map_lookup_elem(&alloc_blocks, &ptr);
+	__u64 size;
+
+	if (!sz)
+		return;
+	size = *sz;
+	bpf_map_delete_elem(&alloc_blocks, &ptr);
+	__sync_fetch_and_add(&alloc_counters.frees, 1);
+	emit_alloc(tid, ptr, size, 0, AP_ALLOC_FREE, caller);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_exit)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct alloc_key key = { .tid = tid, .fn = (__u32)bpf_get_attach_cookie(ctx) };
+	struct alloc_call *c, call;
+	__u64 ptr = 0;
+
+	if (!is_target())
+		return 0;
+	c = bpf_map_lookup_elem(&alloc_calls, &key);
+	if (!c)
+		return 0;
+	call = *c;
+	bpf_map_delete_elem(&alloc_calls, &key);
+	if (key.fn == AP_ALLOC_POSIX_MEMALIGN) {
+		if (PT_REGS_RC(ctx) != 0 ||
+		    bpf_probe_read_user(&ptr, sizeof(ptr), (void *)call.memptr))
+			return 0;
+	} else {
+		ptr = PT_REGS_RC(ctx);
+	}
+	if (!ptr)
+		return 0;	/* failed (realloc: the old block is still there) */
+	/* realloc: the old block is gone, or now of another size */
+	if (key.fn == AP_ALLOC_REALLOC && call.memptr)
+		forget_block(tid, call.memptr, call.caller);
+	if (!call.in_window)
+		return 0;
+	__sync_fetch_and_add(&alloc_counters.events, 1);
+	emit_alloc(tid, ptr, call.size, call.align, key.fn, call.caller);
+	if (bpf_map_update_elem(&alloc_blocks, &ptr, &call.size, BPF_ANY))
+		__sync_fetch_and_add(&alloc_counters.untracked, 1);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_KPROBE(free_enter)
+{
+	__u64 ptr = PT_REGS_PARM1_CORE(ctx);
+
+	if (!ptr || !is_target())
+		return 0;
+	forget_block((__u32)bpf_get_current_pid_tgid(), ptr, caller_of(ctx));
 	return 0;
 }

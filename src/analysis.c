@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* analysis: the single pass over a trace behind `report` (see analysis.h). */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/allocs.h"
 #include "arenaprof/analysis.h"
+#include "arenaprof/arena.h"
 #include "arenaprof/err.h"
 #include "arenaprof/event.h"
 #include "arenaprof/pageset.h"
@@ -17,7 +21,58 @@ struct priv {
 	uint32_t n_slot;
 	int32_t last;		/* the mapping of the previous fault */
 	uint32_t page_shift;
+	/* the allocation probe's arena block and its re-plans: pages -> a mapping of their own */
+	struct {
+		uint64_t start, end;
+		int32_t map;
+	} reg[1 + AP_MAX_MOVES];
+	uint32_t n_reg;
+	bool given;		/* reg[0] is record --arena ADDR's, not a block seen */
+	uint64_t *run_begin;	/* by run index: its RUN_BEGIN time (run_ns' partner) */
 };
+
+/* A run marker: its begin time, or its duration once it ends (a->run_ns). */
+static int on_run(struct ap_analysis *a, const struct ap_trace_rec *rec)
+{
+	struct priv *pv = a->priv;
+	struct ap_rec_marker m;
+
+	ap_trace_get(rec, &m, sizeof(m));
+	if (m.run < 0 || m.run > (1 << 28))
+		return 0;
+	if ((uint32_t)m.run >= a->n_run_ns) {
+		uint32_t n = a->n_run_ns ? a->n_run_ns : 1024;
+		uint64_t *r, *b;
+
+		while (n <= (uint32_t)m.run)
+			n *= 2;
+		r = realloc(a->run_ns, n * sizeof(*r));
+		if (r)
+			a->run_ns = r;
+		b = realloc(pv->run_begin, n * sizeof(*b));
+		if (b)
+			pv->run_begin = b;
+		if (!r || !b)
+			return -1;
+		memset(r + a->n_run_ns, 0, (n - a->n_run_ns) * sizeof(*r));
+		memset(b + a->n_run_ns, 0, (n - a->n_run_ns) * sizeof(*b));
+		a->n_run_ns = n;
+	}
+	if (rec->type == AP_REC_RUN_BEGIN)
+		pv->run_begin[m.run] = m.ts_ns;
+	else if (pv->run_begin[m.run] && m.ts_ns >= pv->run_begin[m.run])
+		a->run_ns[m.run] = m.ts_ns - pv->run_begin[m.run];
+	return 0;
+}
+
+/* The arena region (allocation probe) holding addr, or -1. */
+static int32_t region_of(const struct priv *pv, uint64_t addr)
+{
+	for (uint32_t i = 0; pv && i < pv->n_reg; i++)
+		if (addr >= pv->reg[i].start && addr < pv->reg[i].end)
+			return pv->reg[i].map;
+	return -1;
+}
 
 static int counts_add(struct ap_counts *c, int32_t idx, uint64_t v)
 {
@@ -70,6 +125,23 @@ static int rehash(struct ap_analysis *a, struct priv *pv)
 	pv->slot = slot;
 	pv->n_slot = n;
 	return 0;
+}
+
+/* The mapping [start, end) if known, else -1. */
+static int32_t map_find(const struct ap_analysis *a, uint64_t start, uint64_t end)
+{
+	const struct priv *pv = a->priv;
+
+	if (!pv || !pv->n_slot)
+		return -1;
+	for (uint32_t h = slot_hash(start, pv->n_slot); pv->slot[h];
+	     h = (h + 1) & (pv->n_slot - 1)) {
+		const struct ap_amap *m = &a->maps[pv->slot[h] - 1];
+
+		if (m->start == start && m->end == end)
+			return pv->slot[h] - 1;
+	}
+	return -1;
 }
 
 /* The mapping [start, end), created unnamed if new; -1 on allocation failure. */
@@ -126,7 +198,7 @@ static int32_t map_containing(const struct ap_analysis *a, uint64_t addr)
 	return -1;
 }
 
-static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f)
+static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t *mi_out)
 {
 	struct priv *pv = a->priv;
 	struct ap_amap *m;
@@ -134,7 +206,10 @@ static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f)
 	int r;
 
 	a->faults++;
-	if (!(f->flags & AP_FF_VMA_UNKNOWN) && f->vm_end > f->vm_start) {
+	mi = region_of(pv, f->addr);
+	if (mi >= 0) {
+		/* the arena block's pages, whatever vma holds them */
+	} else if (!(f->flags & AP_FF_VMA_UNKNOWN) && f->vm_end > f->vm_start) {
 		if (pv->last >= 0 && a->maps[pv->last].start == f->vm_start &&
 		    a->maps[pv->last].end == f->vm_end)
 			mi = pv->last;
@@ -149,6 +224,7 @@ static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f)
 		if (mi < 0)
 			return 0;	/* counted in faults_vma_unknown only */
 	}
+	*mi_out = mi;
 	pv->last = mi;
 	m = &a->maps[mi];
 	m->faults++;
@@ -177,6 +253,7 @@ static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f)
 	a->touches[a->n_touches++] = (struct ap_touch){
 		.map = (uint32_t)mi, .run = f->run, .op = f->op, .flags = f->flags,
 		.page = (f->addr - m->start) >> pv->page_shift, .ts_ns = f->ts_ns,
+		.in_page = (uint32_t)(f->addr & (a->hdr.page_size - 1)), .tid = f->tid,
 	};
 	if (f->run < m->first_run)
 		m->first_run = f->run;
@@ -279,73 +356,64 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static uint64_t map_bytes(const struct ap_amap *m)
+/* A mapping the trace saw, not one of the arena regions, holds addr. */
+static bool other_mapping_holds(const struct ap_analysis *a, uint64_t addr)
 {
-	return m->end - m->start;
+	const struct priv *pv = a->priv;
+
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		bool reg = false;
+
+		for (uint32_t k = 0; k < pv->n_reg; k++)
+			reg |= pv->reg[k].map == (int32_t)i;
+		if (!reg && a->maps[i].start <= addr && addr < a->maps[i].end)
+			return true;
+	}
+	return false;
 }
 
-/* Pages the process holds there: first touched while traced, or resident at attach. */
-static uint64_t pages_of(const struct ap_amap *m)
+/* The arena: --arena, else arena.h's rule (the plan's size, else the largest). */
+static int find_arena(struct ap_analysis *a, const struct ap_analysis_opts *o)
 {
-	return m->first_touch_pages + m->resident_at_attach;
-}
-
-/* An arena lives in a plain anonymous mapping or in [heap], never in [stack], [vdso]... */
-static bool candidate(const struct ap_amap *m)
-{
-	return m->anon && pages_of(m) && (m->path[0] != '[' || !strcmp(m->path, "[heap]"));
-}
-
-/* The arena: --arena, else the plan's size, else the largest faulted anonymous mapping. */
-static void find_arena(struct ap_analysis *a, const struct ap_analysis_opts *o)
-{
-	uint64_t page = a->hdr.page_size ? a->hdr.page_size : 4096;
-	int32_t best = -1;
+	struct ap_arena_cand *c;
 
 	a->arena = -1;
+	if (!o->arena_addr && ((struct priv *)a->priv)->n_reg) {
+		const struct priv *pv = a->priv;
+
+		/* record --arena ADDR that points nowhere: no arena, not a wrong one */
+		if (pv->given && !other_mapping_holds(a, a->arena_base)) {
+			snprintf(a->arena_rule, sizeof(a->arena_rule), "record --arena 0x%" PRIx64
+				 " is in no mapping of the trace", a->arena_base);
+			a->arena_base = a->arena_bytes = 0;
+			return 0;
+		}
+		a->arena = pv->reg[0].map;
+		return 0;	/* arena_rule: set by find_region */
+	}
 	if (o->arena_addr) {
 		a->arena = map_containing(a, o->arena_addr);
 		snprintf(a->arena_rule, sizeof(a->arena_rule), a->arena >= 0 ?
 			 "--arena 0x%" PRIx64 : "--arena 0x%" PRIx64 " is in no mapping",
 			 o->arena_addr);
-		return;
+		return 0;
 	}
-	if (o->plan && o->plan->arena_bytes) {
-		uint64_t want = (o->plan->arena_bytes + page - 1) / page * page;
-
-		/* a mapping of the planned size, or one holding it with malloc's slack */
-		for (uint32_t i = 0; i < a->n_maps; i++) {
-			const struct ap_amap *m = &a->maps[i];
-
-			if (!candidate(m) || map_bytes(m) < want || map_bytes(m) > want + 2 * page)
-				continue;
-			if (best < 0 || map_bytes(m) < map_bytes(&a->maps[best]) ||
-			    (map_bytes(m) == map_bytes(&a->maps[best]) &&
-			     m->first_run < a->maps[best].first_run))
-				best = (int32_t)i;
-		}
-		if (best >= 0) {
-			a->arena = best;
-			snprintf(a->arena_rule, sizeof(a->arena_rule),
-				 "anonymous mapping of the plan's arena size (%" PRIu64
-				 " bytes planned, %" PRIu64 " mapped)", o->plan->arena_bytes,
-				 map_bytes(&a->maps[best]));
-			return;
-		}
-	}
+	c = calloc(a->n_maps + 1, sizeof(*c));
+	if (!c)
+		return -1;
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
 
-		if (!candidate(m))
-			continue;
-		if (best < 0 || pages_of(m) > pages_of(&a->maps[best]))
-			best = (int32_t)i;
+		c[i] = (struct ap_arena_cand){
+			.start = m->start, .end = m->end, .first_run = m->first_run,
+			.pages = m->first_touch_pages + m->resident_at_attach,
+			.anon = m->anon, .path = m->path,
+		};
 	}
-	a->arena = best;
-	snprintf(a->arena_rule, sizeof(a->arena_rule), best < 0 ?
-		 "no anonymous mapping faulted" : o->plan ?
-		 "largest faulted anonymous mapping (none matches the plan's arena size)" :
-		 "largest faulted anonymous mapping (no plan given)");
+	a->arena = ap_arena_pick(c, a->n_maps, o->plan, a->hdr.page_size, a->arena_rule,
+				 sizeof(a->arena_rule));
+	free(c);
+	return 0;
 }
 
 /*
@@ -403,6 +471,73 @@ static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o
 	}
 }
 
+int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f)
+{
+	int32_t r = region_of(a->priv, f->addr);
+
+	if (r >= 0)
+		return r;
+	if (!(f->flags & AP_FF_VMA_UNKNOWN) && f->vm_end > f->vm_start)
+		return map_find(a, f->vm_start, f->vm_end);
+	return map_containing(a, f->addr);
+}
+
+int ap_analysis_open_trace(const char *path, struct ap_trace_reader *r, char *err)
+{
+	FILE *f = fopen(path, "rbe");
+
+	if (!f) {
+		memset(r, 0, sizeof(*r));
+		ap_seterr(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	/* one reader thread: no per-fread locking; 1 MiB reads */
+	__fsetlocking(f, FSETLOCKING_BYCALLER);
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	return ap_trace_open_stream(r, f, path, err);
+}
+
+/*
+ * Before the pass: the allocation probe's block for the plan (allocs.h), and the blocks
+ * of its re-plans, each a mapping of the pages it spans. 0, or -1 with err.
+ */
+static int find_region(struct ap_analysis *a, const char *path, const struct ap_analysis_opts *o,
+		       char *err)
+{
+	struct priv *pv = a->priv;
+	uint64_t ps = a->hdr.page_size;
+	struct ap_arid id;
+	int r;
+
+	if (o->arena_addr || !o->plan)
+		return 0;
+	r = ap_arid_from_trace(path, o->plan->arena_bytes, &id, a->arena_rule,
+			       sizeof(a->arena_rule), err);
+	if (r <= 0)
+		return r;
+	a->arena_base = id.base;
+	a->arena_bytes = id.bytes;
+	pv->given = id.rule == AP_ARID_GIVEN;
+	for (uint32_t i = 0; i <= id.n_moves; i++) {
+		uint64_t base = i ? id.moves[i - 1].base : id.base;
+		uint64_t bytes = i ? id.moves[i - 1].bytes : id.bytes;
+		uint64_t start = base & ~(ps - 1), end = (base + bytes + ps - 1) & ~(ps - 1);
+		int32_t mi;
+
+		if (region_of(pv, base) >= 0)
+			continue;
+		mi = map_get(a, start, end);
+		if (mi < 0) {
+			ap_seterr(err, "out of memory reading %s", path);
+			return -1;
+		}
+		pv->reg[pv->n_reg].start = start;
+		pv->reg[pv->n_reg].end = end;
+		pv->reg[pv->n_reg++].map = mi;
+	}
+	return 0;
+}
+
 int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		    struct ap_analysis *a, char *err)
 {
@@ -420,8 +555,13 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	}
 	a->priv = pv;
 	pv->last = -1;
+	a->allocs = calloc(1, sizeof(*a->allocs));
+	if (!a->allocs) {
+		ap_seterr(err, "out of memory");
+		return -1;
+	}
 	ap_pageset_init(&pv->touched);
-	if (ap_trace_open(&r, path, err))
+	if (ap_analysis_open_trace(path, &r, err))
 		return -1;
 	a->hdr = r.hdr;
 	for (int i = 0; i < 6; i++)
@@ -435,6 +575,10 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		return -1;
 	}
 	pv->page_shift = (uint32_t)__builtin_ctz(a->hdr.page_size);
+	if (find_region(a, path, o, err)) {
+		ap_trace_reader_close(&r);
+		return -1;
+	}
 	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
 		uint64_t ts = 0;
 		int bad = 0;
@@ -445,8 +589,12 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		case AP_REC_FAULT: {
 			struct ap_rec_fault f;
 
+			int32_t mi = -1;
+
 			ap_trace_get(&rec, &f, sizeof(f));
-			bad = on_fault(a, &f);
+			bad = on_fault(a, &f, &mi);
+			if (!bad && o->on_fault)
+				o->on_fault(o->ctx, a, &f, mi);
 			break;
 		}
 		case AP_REC_MAPPING:
@@ -457,9 +605,11 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 			break;
 		case AP_REC_RUN_BEGIN:
 			a->runs_begun++;
+			bad = on_run(a, &rec);
 			break;
 		case AP_REC_RUN_END:
 			a->runs_completed++;
+			bad = on_run(a, &rec);
 			break;
 		case AP_REC_OP_BEGIN:
 			a->op_events++;
@@ -472,7 +622,16 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 			break;
 		case AP_REC_NOTE:
 			bad = add_note(a, ap_trace_str(&rec, sizeof(struct ap_rec_note)));
+			ap_allocs_note(a->allocs, ts,
+				       ap_trace_str(&rec, sizeof(struct ap_rec_note)));
 			break;
+		case AP_REC_ALLOC: {
+			struct ap_rec_alloc al;
+
+			ap_trace_get(&rec, &al, sizeof(al));
+			bad = ap_allocs_add(a->allocs, &al);
+			break;
+		}
 		case AP_REC_END:
 			ap_trace_get(&rec, &a->end, sizeof(a->end));
 			a->saw_end = true;
@@ -501,8 +660,14 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		ap_seterr(err, "out of memory reading %s", path);
 		return -1;
 	}
-	find_arena(a, o);
+	if (find_arena(a, o)) {
+		ap_seterr(err, "out of memory reading %s", path);
+		return -1;
+	}
 	assign_roles(a, o);
+	/* the allocation probe's re-planned arenas (find_region) */
+	for (uint32_t i = 1; i < pv->n_reg; i++)
+		a->maps[pv->reg[i].map].role = AP_ROLE_MOVED_ARENA;
 	return 0;
 }
 
@@ -523,8 +688,14 @@ void ap_analysis_free(struct ap_analysis *a)
 	for (uint32_t i = 0; i < a->n_notes; i++)
 		free(a->notes[i]);
 	free(a->notes);
+	if (a->allocs) {
+		ap_allocs_free(a->allocs);
+		free(a->allocs);
+	}
+	free(a->run_ns);
 	if (pv) {
 		ap_pageset_free(&pv->touched);
+		free(pv->run_begin);
 		free(pv->slot);
 		free(pv);
 	}

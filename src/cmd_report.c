@@ -8,10 +8,12 @@
 #include <string.h>
 
 #include "arenaprof/analysis.h"
+#include "arenaprof/attrib.h"
 #include "arenaprof/cmd.h"
+#include "arenaprof/correlate.h"
 #include "arenaprof/err.h"
 #include "arenaprof/json.h"
-#include "arenaprof/plan_load.h"
+#include "arenaprof/report.h"
 #include "arenaprof/units.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
@@ -33,17 +35,23 @@ static const char *end_reason(uint32_t r)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena ADDR] [--json]\n"
-		"                       [--pages]\n\n"
+		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena ADDR]\n"
+		"                       [--arena-base ADDR] [--json] [--pages] [--disagree N]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
-		"marker, drops, and memory samples over time.\n"
-		"  --plan FILE     a .tflite model (planned with the tflite strategy) or a plan\n"
-		"                  (LiteRT dump, TFLM plan, CSV): identifies the arena by size\n"
-		"  --plan-csv FILE the same, for a CSV plan\n"
-		"  --arena ADDR    the arena is the mapping holding ADDR (hex)\n"
-		"  --json          one JSON object\n"
-		"  --pages         with --json: every first-touched arena page (page, run, op)\n");
+		"marker, drops, and memory samples over time. With a plan: the arena base, every\n"
+		"first-touch page attributed to an operator by the plan and by the op marker, their\n"
+		"agreement, the widest operator, and whether the plan matches the trace at all.\n"
+		"  --plan FILE       a .tflite model (planned with the tflite strategy) or a plan\n"
+		"                    (LiteRT dump, TFLM plan, CSV): identifies the arena by size\n"
+		"  --plan-csv FILE   the same, for a CSV plan\n"
+		"  --arena auto      (default) the allocation probe's block of the plan's size\n"
+		"                    (record --arena auto), else the mapping of the plan's size\n"
+		"  --arena ADDR      the arena is the mapping holding ADDR (hex)\n"
+		"  --arena-base ADDR planned offset 0 is at ADDR (hex): no base search\n"
+		"  --json            one JSON object\n"
+		"  --pages           with --json: every first-touched arena page (page, run, op)\n"
+		"  --disagree N      text: list up to N pages where the attributions differ (20)\n");
 }
 
 static uint64_t page_of(const struct ap_analysis *a)
@@ -57,6 +65,9 @@ static bool is_move(const struct ap_analysis *a, uint32_t i)
 {
 	const struct ap_amap *ar = &a->maps[a->arena], *m = &a->maps[i];
 
+	/* the allocation probe followed the arena's blocks: exactly those */
+	if (a->arena_base)
+		return !strcmp(m->role, AP_ROLE_MOVED_ARENA) && m->first_touch_pages;
 	return (int32_t)i != a->arena && m->anon && m->first_touch_pages &&
 	       m->end - m->start >= ar->end - ar->start && m->first_run > ar->first_run &&
 	       m->first_run != INT32_MAX && strncmp(m->path, "[stack", 6);
@@ -119,8 +130,140 @@ static uint32_t *by_address(const struct ap_analysis *a)
 	return v;
 }
 
-static void print_text(FILE *f, const char *path, const struct ap_analysis *a)
+static void text_groups(FILE *f, const struct ap_corr *c)
 {
+	uint64_t anon = 0, all = 0, arena = c->groups[AP_GROUP_ARENA].resident_bytes;
+
+	fprintf(f, "\n%-22s %8s %10s %10s %10s\n", "memory by kind", "mappings", "faults",
+		"1st-touch", "resident");
+	for (int g = 0; g < AP_GROUP_COUNT; g++) {
+		const struct ap_corr_group *gr = &c->groups[g];
+
+		if (!gr->mappings)
+			continue;
+		fprintf(f, "  %-20s %8u %10" PRIu64 " %10" PRIu64 " %10s\n",
+			g == AP_GROUP_ARENA ? "arena (the plan)" : ap_group_name(g), gr->mappings,
+			gr->faults, gr->first_touch_pages, B(gr->resident_bytes));
+		all += gr->resident_bytes;
+		if (g == AP_GROUP_ARENA || g == AP_GROUP_HEAP || g == AP_GROUP_STACK ||
+		    g == AP_GROUP_ANON)
+			anon += gr->resident_bytes;
+	}
+	if (all)
+		fprintf(f, "  the arena is %.1f %% of the anonymous memory made resident (%s of %s), "
+			"%.1f %% of all\n", anon ? 100.0 * (double)arena / (double)anon : 0,
+			B(arena), B(anon), 100.0 * (double)arena / (double)all);
+}
+
+static const char *op_name(const struct ap_tplan *p, int32_t op)
+{
+	if (op == -1)
+		return "(input)";
+	if (op >= 0 && (uint32_t)op < p->n_ops)
+		return p->ops[op].opname;
+	return "?";
+}
+
+/* Output tensor of an operator row; the first graph input for -1. */
+static const char *op_output(const struct ap_tplan *p, int32_t op)
+{
+	if (op >= 0 && (uint32_t)op < p->n_ops)
+		return p->ops[op].out_name;
+	for (uint32_t i = 0; op == -1 && i < p->n; i++)
+		if (p->t[i].kind == AP_KIND_INPUT)
+			return p->t[i].name;
+	return "";
+}
+
+static void text_corr(FILE *f, const struct ap_report *r)
+{
+	const struct ap_corr *c = &r->x->c;
+	const struct ap_tplan *p = &r->x->plan;
+	uint64_t ps = c->page_size;
+	unsigned maxd = r->max_disagree ? r->max_disagree : 20;
+	uint32_t quiet = 0;
+
+	fprintf(f, "\nplan       %s (%s): %s arena, %u operators: %s\n", p->model, p->strategy,
+		B(p->arena_bytes), p->n_ops, c->mismatch ? "DOES NOT MATCH this trace" :
+		"matches this trace");
+	for (uint32_t i = 0; i < c->n_reasons; i++)
+		fprintf(f, "           - %s\n", c->reasons[i]);
+	if (c->arena < 0)
+		return;
+	fprintf(f, "arena base 0x%" PRIx64 ": %s\n", c->base, c->base_rule);
+	if (c->have_markers)
+		fprintf(f, "agreement  plan and op-marker attribution agree on %" PRIu64 " of %"
+			PRIu64 " first-touch arena pages (%.1f %%)\n", c->agree, c->compared,
+			100 * ap_corr_agreement(c));
+	else
+		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
+			"attribution only; %" PRIu64 " of %" PRIu64 " first touches in plan order\n",
+			c->order_ok, c->ft_pages);
+	if (c->unplanned_pages || c->beyond_pages)
+		fprintf(f, "           %" PRIu64 " first-touch pages lie where the plan puts no "
+			"tensor (%" PRIu64 " past its end)\n", c->unplanned_pages + c->beyond_pages,
+			c->beyond_pages);
+	if (c->widest_op >= 0)
+		fprintf(f, "widest     #%d %s \"%s\": %s live = %.1f %% of the arena; first-touch "
+			"pages: plan %" PRIu64 ", marker %" PRIu64 "\n", c->widest_op,
+			op_name(p, c->widest_op),
+			ap_corr_short_name(op_output(p, c->widest_op), (char[64]){ 0 }, 64),
+			B(c->widest_bytes),
+			p->arena_bytes ? 100.0 * (double)c->widest_bytes / (double)p->arena_bytes : 0,
+			c->ops[c->widest_op + 1].plan_pages, c->ops[c->widest_op + 1].marker_pages);
+	fprintf(f, "first-touch arena pages per operator (plan: earliest planned writer of the "
+		"page; marker: op probe):\n");
+	fprintf(f, "  %4s  %-22s %-40s %6s %10s %6s %10s\n", "op", "opcode", "output", "plan",
+		"bytes", "marker", "bytes");
+	for (int32_t op = -1; op < (int32_t)p->n_ops; op++) {
+		const struct ap_corr_op *o = &c->ops[op + 1];
+		char sn[64];
+		const char *out = ap_corr_short_name(op_output(p, op), sn, sizeof(sn));
+		size_t n = strlen(out);
+
+		if (!o->plan_pages && !o->marker_pages) {
+			quiet++;
+			continue;
+		}
+		fprintf(f, "  %4d  %-22.22s %s%-*.*s %6" PRIu64 " %10s ", op, op_name(p, op),
+			n > 40 ? "..." : "", n > 40 ? 37 : 40, n > 40 ? 37 : 40,
+			n > 40 ? out + n - 37 : out, o->plan_pages, B(o->plan_pages * ps));
+		if (c->have_markers)
+			fprintf(f, "%6" PRIu64 " %10s\n", o->marker_pages, B(o->marker_pages * ps));
+		else
+			fprintf(f, "%6s %10s\n", "-", "-");
+	}
+	if (quiet)
+		fprintf(f, "  (%u operators first-touch no page: they reuse pages touched before)\n",
+			quiet);
+	if (c->marker_other_pages)
+		fprintf(f, "  %" PRIu64 " first touches had no operator marker\n",
+			c->marker_other_pages);
+	if (!c->have_markers)
+		return;
+	if (!c->n_dis) {
+		fprintf(f, "disagreements: none\n");
+		return;
+	}
+	fprintf(f, "disagreements: %" PRIu64 " pages (plan attribution != op marker)%s\n",
+		c->n_dis, c->n_dis > maxd ? ", the first listed" : "");
+	for (uint64_t i = 0; i < c->n_dis && i < maxd; i++) {
+		const struct ap_corr_disagree *d = &c->dis[i];
+		char pl[64], mk[64];
+
+		fprintf(f, "  page %5" PRIu64 " (offset %8" PRId64 ") run %-4d plan %-24s marker %-24s"
+			" %s\n", d->page, (int64_t)(d->page * ps) - c->delta, d->run,
+			ap_corr_op_label(p, d->plan_op, pl, sizeof(pl)),
+			ap_corr_op_label(p, d->marker_op, mk, sizeof(mk)),
+			d->tensor >= 0 ? ap_corr_short_name(p->t[d->tensor].name, pl, sizeof(pl)) :
+			"");
+	}
+}
+
+void ap_report_text(FILE *f, const struct ap_report *r)
+{
+	const char *path = r->path;
+	const struct ap_analysis *a = &r->x->a;
 	uint32_t *order = by_address(a);
 	double secs = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) / 1e9 : 0;
 	uint64_t page = page_of(a);
@@ -224,6 +367,9 @@ static void print_text(FILE *f, const char *path, const struct ap_analysis *a)
 				s->pss_file == AP_NO_VALUE ? "-" : B(s->pss_file));
 		}
 	}
+	text_groups(f, &r->x->c);
+	if (r->x->have_plan)
+		text_corr(f, r);
 	for (uint32_t i = 0; i < a->n_notes; i++)
 		fprintf(f, "note       %s\n", a->notes[i]);
 	free(order);
@@ -243,8 +389,134 @@ static void json_runs(struct ap_json *j, const char *key, const struct ap_counts
 	ap_json_end_arr(j);
 }
 
-static void print_json(FILE *f, const char *path, const struct ap_analysis *a, bool pages)
+static void json_groups(struct ap_json *j, const struct ap_corr *c)
 {
+	uint64_t anon = 0, all = 0;
+
+	ap_json_arr(j, "groups");
+	for (int g = 0; g < AP_GROUP_COUNT; g++) {
+		const struct ap_corr_group *gr = &c->groups[g];
+
+		ap_json_obj(j, NULL);
+		ap_json_str(j, "name", ap_group_name(g));
+		ap_json_u64(j, "mappings", gr->mappings);
+		ap_json_u64(j, "faults", gr->faults);
+		ap_json_u64(j, "first_touch_pages", gr->first_touch_pages);
+		ap_json_u64(j, "resident_bytes", gr->resident_bytes);
+		ap_json_end_obj(j);
+		all += gr->resident_bytes;
+		if (g == AP_GROUP_ARENA || g == AP_GROUP_HEAP || g == AP_GROUP_STACK ||
+		    g == AP_GROUP_ANON)
+			anon += gr->resident_bytes;
+	}
+	ap_json_end_arr(j);
+	ap_json_obj(j, "plan_share");
+	ap_json_u64(j, "arena_resident_bytes", c->groups[AP_GROUP_ARENA].resident_bytes);
+	ap_json_u64(j, "anon_resident_bytes", anon);
+	ap_json_u64(j, "all_resident_bytes", all);
+	ap_json_end_obj(j);
+}
+
+static void json_op(struct ap_json *j, const struct ap_tplan *p, const struct ap_corr *c,
+		    int32_t op)
+{
+	uint64_t ps = c->page_size;
+
+	ap_json_i64(j, "index", op);
+	ap_json_str(j, "opcode", op_name(p, op));
+	ap_json_str(j, "output", op_output(p, op));
+	ap_json_u64(j, "plan_pages", c->ops[op + 1].plan_pages);
+	ap_json_u64(j, "plan_bytes", c->ops[op + 1].plan_pages * ps);
+	ap_json_u64(j, "marker_pages", c->ops[op + 1].marker_pages);
+	ap_json_u64(j, "marker_bytes", c->ops[op + 1].marker_pages * ps);
+}
+
+static void json_corr(struct ap_json *j, const struct ap_corr_all *x)
+{
+	const struct ap_corr *c = &x->c;
+	const struct ap_tplan *p = &x->plan;
+
+	ap_json_obj(j, "correlation");
+	ap_json_obj(j, "plan");
+	ap_json_str(j, "model", p->model);
+	ap_json_str(j, "strategy", p->strategy);
+	ap_json_u64(j, "arena_bytes", p->arena_bytes);
+	ap_json_u64(j, "operators", p->n_ops);
+	ap_json_end_obj(j);
+	ap_json_bool(j, "plan_matches", !c->mismatch);
+	ap_json_arr(j, "mismatch_reasons");
+	for (uint32_t i = 0; i < c->n_reasons; i++)
+		ap_json_str(j, NULL, c->reasons[i]);
+	ap_json_end_arr(j);
+	ap_json_bool(j, "markers", c->have_markers);
+	if (c->arena >= 0) {
+		ap_json_u64(j, "arena_base", c->base);
+		ap_json_i64(j, "arena_base_delta", c->delta);
+		ap_json_bool(j, "arena_base_forced", c->base_forced);
+		ap_json_str(j, "arena_base_rule", c->base_rule);
+		ap_json_arr(j, "base_candidates");
+		for (uint32_t i = 0; i < c->n_cand; i++) {
+			ap_json_obj(j, NULL);
+			ap_json_i64(j, "delta", c->cand[i].delta);
+			ap_json_u64(j, "explained", c->cand[i].explained);
+			ap_json_u64(j, "exact_starts", c->cand[i].exact);
+			ap_json_end_obj(j);
+		}
+		ap_json_end_arr(j);
+	}
+	ap_json_u64(j, "first_touch_pages", c->ft_pages);
+	ap_json_u64(j, "compared_pages", c->compared);
+	ap_json_u64(j, "agree_pages", c->agree);
+	if (c->compared)
+		ap_json_f64(j, "agreement", ap_corr_agreement(c));
+	else
+		ap_json_null(j, "agreement");
+	ap_json_u64(j, "plan_order_pages", c->order_ok);
+	ap_json_u64(j, "unplanned_pages", c->unplanned_pages);
+	ap_json_u64(j, "beyond_plan_pages", c->beyond_pages);
+	ap_json_u64(j, "marker_other_pages", c->marker_other_pages);
+	if (c->widest_op >= 0) {
+		ap_json_obj(j, "widest");
+		json_op(j, p, c, c->widest_op);
+		ap_json_u64(j, "breadth_bytes", c->widest_bytes);
+		ap_json_f64(j, "share_of_arena", p->arena_bytes ?
+			    (double)c->widest_bytes / (double)p->arena_bytes : 0);
+		ap_json_end_obj(j);
+	} else {
+		ap_json_null(j, "widest");
+	}
+	ap_json_arr(j, "ops");
+	for (int32_t op = -1; op < (int32_t)p->n_ops; op++) {
+		ap_json_obj(j, NULL);
+		json_op(j, p, c, op);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_arr(j, "disagreements");
+	for (uint64_t i = 0; i < c->n_dis; i++) {
+		const struct ap_corr_disagree *d = &c->dis[i];
+
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "page", d->page);
+		ap_json_i64(j, "offset", (int64_t)(d->page * c->page_size) - c->delta);
+		ap_json_i64(j, "run", d->run);
+		if (d->plan_op == AP_OP_NONE)
+			ap_json_null(j, "plan_op");
+		else
+			ap_json_i64(j, "plan_op", d->plan_op);
+		ap_json_i64(j, "marker_op", d->marker_op);
+		ap_json_str(j, "tensor", d->tensor >= 0 ? p->t[d->tensor].name : "");
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_end_obj(j);
+}
+
+void ap_report_json(FILE *f, const struct ap_report *r)
+{
+	const char *path = r->path;
+	const struct ap_analysis *a = &r->x->a;
+	bool pages = r->pages;
 	uint32_t *order = by_address(a);
 	struct ap_json j;
 
@@ -361,6 +633,11 @@ static void print_json(FILE *f, const char *path, const struct ap_analysis *a, b
 	for (uint32_t i = 0; i < a->n_notes; i++)
 		ap_json_str(&j, NULL, a->notes[i]);
 	ap_json_end_arr(&j);
+	json_groups(&j, &r->x->c);
+	if (r->x->have_plan)
+		json_corr(&j, r->x);
+	if (r->attrib)
+		ap_attrib_json(&j, r->x, r->attrib);
 	ap_json_end_obj(&j);
 	ap_json_finish(&j);
 	free(order);
@@ -372,37 +649,55 @@ int cmd_report(int argc, char **argv)
 		{ "plan", required_argument, NULL, 'p' },
 		{ "plan-csv", required_argument, NULL, 'p' },
 		{ "arena", required_argument, NULL, 'a' },
+		{ "arena-base", required_argument, NULL, 'b' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "pages", no_argument, NULL, 'P' },
+		{ "disagree", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct ap_analysis_opts ao = { 0 };
-	struct ap_analysis a;
-	struct ap_tplan plan = { 0 };
-	const char *plan_path = NULL;
-	bool json = false, pages = false;
+	struct ap_corr_in in = { 0 };
+	struct ap_corr_all x;
+	struct ap_report r = { 0 };
+	enum ap_attrib_arena arena_mode = AP_ATTRIB_AUTO;
+	struct ap_attrib at;
+	bool json = false;
 	char err[AP_ERR_LEN];
 	int c, rc;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:a:jPh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:b:jPd:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': plan_path = optarg; break;
-		case 'a': {
-			char *end;
-
-			ao.arena_addr = strtoull(optarg, &end, 16);
-			if (*end || end == optarg || !ao.arena_addr) {
-				fprintf(stderr, "arenaprof report: --arena '%s' is not an address\n",
-					optarg);
+		case 'p': in.plan_path = optarg; break;
+		case 'a':
+			if (!strcmp(optarg, "auto"))
+				break;
+			arena_mode = AP_ATTRIB_GIVEN;
+			/* fall through */
+		case 'b':
+			if (c == 'b')
+				arena_mode = AP_ATTRIB_GIVEN;
+			if (ap_parse_addr(optarg, c == 'a' ? &in.arena_addr : &in.arena_base)) {
+				fprintf(stderr, "arenaprof report: --%s '%s' is not an address\n",
+					c == 'a' ? "arena" : "arena-base", optarg);
 				return AP_EXIT_USAGE;
 			}
 			break;
-		}
 		case 'j': json = true; break;
-		case 'P': pages = json = true; break;
+		case 'P': r.pages = json = true; break;
+		case 'd': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v > 1000000) {
+				fprintf(stderr, "arenaprof report: --disagree '%s' is not a count\n",
+					optarg);
+				return AP_EXIT_USAGE;
+			}
+			r.max_disagree = v ? (unsigned)v : 1;
+			break;
+		}
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
 			fprintf(stderr, "arenaprof report: bad option or missing value: '%s' "
@@ -415,29 +710,32 @@ int cmd_report(int argc, char **argv)
 			"--help')\n");
 		return AP_EXIT_USAGE;
 	}
-	if (plan_path) {
-		if (ap_plan_load(plan_path, &plan, err)) {
-			fprintf(stderr, "arenaprof report: %s\n", err);
-			return AP_EXIT_USAGE;
-		}
-		ao.plan = &plan;
-		ao.model_path = plan_path;
-	}
-	rc = ap_analysis_run(argv[optind], &ao, &a, err);
+	in.trace = argv[optind];
+	rc = ap_corr_load(&in, &x, err);
 	if (rc) {
 		fprintf(stderr, "arenaprof report: %s\n", err);
-		ap_analysis_free(&a);
-		ap_tplan_free(&plan);
-		return AP_EXIT_USAGE;
+		ap_corr_all_free(&x);
+		return rc;
 	}
-	if (a.truncated)
+	/* the arena by address, attribution without markers (attrib.h) */
+	if (ap_attrib_build(&x, arena_mode, &at, err)) {
+		fprintf(stderr, "arenaprof report: %s\n", err);
+		ap_corr_all_free(&x);
+		return AP_EXIT_RUNTIME;
+	}
+	r.attrib = &at;
+	if (x.a.truncated)
 		fprintf(stderr, "arenaprof report: warning: %s was cut short; reporting every "
 			"whole record up to the cut\n", argv[optind]);
-	if (json)
-		print_json(stdout, argv[optind], &a, pages);
-	else
-		print_text(stdout, argv[optind], &a);
-	ap_analysis_free(&a);
-	ap_tplan_free(&plan);
+	r.path = argv[optind];
+	r.x = &x;
+	if (json) {
+		ap_report_json(stdout, &r);
+	} else {
+		ap_report_text(stdout, &r);
+		ap_attrib_text(stdout, &x, &at);
+	}
+	ap_attrib_free(&at);
+	ap_corr_all_free(&x);
 	return fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
 }

@@ -14,6 +14,10 @@ static const struct {
 	{ "plan", cmd_plan, "the arena plan of a .tflite model: will it fit, which layer decides" },
 	{ "record", cmd_record, "trace a process's page faults (BPF) into a trace file" },
 	{ "report", cmd_report, "what a trace says: mappings, arena, runs, operators" },
+	{ "top", cmd_top, "live view of a process (also 'arenaprof -p PID'): memory, arena, ops" },
+	{ "heatmap", cmd_heatmap, "arena faults by operator or run and offset: SVG, PNG, CSV, terminal" },
+	{ "export", cmd_export, "a trace as Chrome trace-event JSON (Perfetto), CSV or JSON" },
+	{ "run", cmd_run, "run a command in fresh cgroups with memory limits: what it cost" },
 };
 
 static void usage(FILE *f)
@@ -40,6 +44,9 @@ int main(int argc, char **argv)
 		printf("arenaprof %s\n", AP_VERSION);
 		return AP_EXIT_OK;
 	}
+	/* arenaprof -p PID [--plan M ...]: the live view */
+	if (argv[1][0] == '-' && argv[1][1])
+		return cmd_top(argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);

@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,6 +46,15 @@ struct ap_probe {
 	void *cb_ctx;
 	int seen;
 	bool stopped;
+	/* the allocation probe's malloc, calloc, realloc, free links (ap_probe_quiet_alloc) */
+	struct bpf_link *hot[32];
+	size_t n_hot;
+	/* detaching a uprobe waits for the probes in flight (~130 ms each, measured here):
+	 * a thread of its own does it, so the ring buffer is not left unread meanwhile */
+	struct bpf_link *quiet[32];
+	size_t n_quiet;
+	pthread_t quiet_thread;
+	bool quiet_running;
 };
 
 static bool verbose;
@@ -150,6 +160,12 @@ static int push_link(struct ap_probe *p, struct bpf_link *l)
 
 static void teardown(struct ap_probe *p)
 {
+	if (p->quiet_running) {
+		pthread_join(p->quiet_thread, NULL);
+		p->quiet_running = false;
+	}
+	while (p->n_hot)
+		bpf_link__destroy(p->hot[--p->n_hot]);
 	while (p->n_links)
 		bpf_link__destroy(p->links[--p->n_links]);
 	free(p->links);
@@ -506,6 +522,155 @@ int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbo
 	}
 	return attach_marker(p, binary, symbol, p->skel->progs.op_enter, p->skel->progs.op_exit,
 			     (uint64_t)arg, err);
+}
+
+static const struct {
+	const char *name;
+	enum ap_alloc_fn fn;
+} alloc_funcs[] = {
+	{ "malloc", AP_ALLOC_MALLOC },
+	{ "calloc", AP_ALLOC_CALLOC },
+	{ "realloc", AP_ALLOC_REALLOC },
+	{ "aligned_alloc", AP_ALLOC_ALIGNED_ALLOC },
+	{ "memalign", AP_ALLOC_MEMALIGN },
+	{ "posix_memalign", AP_ALLOC_POSIX_MEMALIGN },
+	{ "free", AP_ALLOC_FREE },
+};
+#define N_ALLOC_FUNCS (sizeof(alloc_funcs) / sizeof(alloc_funcs[0]))
+
+/* Calls a program makes all the time: detached by ap_probe_quiet_alloc. */
+static bool hot_fn(uint64_t fn)
+{
+	return fn == AP_ALLOC_MALLOC || fn == AP_ALLOC_CALLOC || fn == AP_ALLOC_REALLOC ||
+	       fn == AP_ALLOC_FREE;
+}
+
+static int attach_one(struct ap_probe *p, struct bpf_program *prog, const char *path,
+		      uint64_t off, uint64_t cookie, bool ret, struct bpf_link **out)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie, .retprobe = ret);
+
+	*out = bpf_program__attach_uprobe_opts(prog, p->pid, path, (size_t)off, &uo);
+	if (!*out)
+		return -errno;
+	if (hot_fn(cookie) && p->n_hot < sizeof(p->hot) / sizeof(p->hot[0])) {
+		p->hot[p->n_hot++] = *out;
+		return 0;
+	}
+	if (push_link(p, *out)) {
+		bpf_link__destroy(*out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what, size_t len,
+			  char *err)
+{
+	uint64_t offs[N_ALLOC_FUNCS];
+	bool found[N_ALLOC_FUNCS] = { 0 };
+	char path[PATH_MAX], eb[96], e[AP_ERR_LEN];
+	size_t first_link = p->n_links, first_hot = p->n_hot, n = 0, i, k;
+	struct bpf_link *l;
+	int rc;
+
+	if (what && len)
+		what[0] = '\0';
+	if (!realpath(libc_path, path)) {
+		ap_seterr(err, "%s: %s", libc_path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < N_ALLOC_FUNCS; i++)
+		found[i] = !ap_symbols_lookup(path, alloc_funcs[i].name, &offs[i], e);
+	if (!found[0] || !found[N_ALLOC_FUNCS - 1]) {
+		ap_seterr(err, "%s has no malloc and free: not a C library", path);
+		return -1;
+	}
+	for (i = 0; i < N_ALLOC_FUNCS; i++) {
+		const char *alias = NULL;
+		bool is_free = alloc_funcs[i].fn == AP_ALLOC_FREE;
+
+		if (!found[i])
+			continue;
+		for (k = 0; k < i && !alias; k++)
+			if (found[k] && offs[k] == offs[i])
+				alias = alloc_funcs[k].name;
+		if (alias) {	/* one function under two names: already attached */
+			if (what && len) {
+				size_t m = strlen(what);
+
+				snprintf(what + m, len - m, " %s(=%s)", alloc_funcs[i].name, alias);
+			}
+			continue;
+		}
+		rc = attach_one(p, is_free ? p->skel->progs.free_enter : p->skel->progs.alloc_enter,
+				path, offs[i], alloc_funcs[i].fn, false, &l);
+		if (!rc && !is_free)
+			rc = attach_one(p, p->skel->progs.alloc_exit, path, offs[i],
+					alloc_funcs[i].fn, true, &l);
+		if (rc) {
+			ap_seterr(err, "uprobe %s:%s: %s", path, alloc_funcs[i].name,
+				  errstr(rc, eb, sizeof(eb)));
+			while (p->n_links > first_link)
+				bpf_link__destroy(p->links[--p->n_links]);
+			while (p->n_hot > first_hot)
+				bpf_link__destroy(p->hot[--p->n_hot]);
+			return -1;
+		}
+		n++;
+		if (what && len) {
+			size_t m = strlen(what);
+
+			snprintf(what + m, len - m, "%s%s", m ? " " : "", alloc_funcs[i].name);
+		}
+	}
+	return n ? 0 : -1;
+}
+
+void ap_probe_set_alloc_window(struct ap_probe *p, uint64_t min, uint64_t max)
+{
+	__atomic_store_n(&p->skel->bss->alloc_min, min, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->skel->bss->alloc_max, max, __ATOMIC_RELAXED);
+}
+
+static void *quiet_worker(void *arg)
+{
+	struct ap_probe *p = arg;
+
+	while (p->n_quiet)
+		bpf_link__destroy(p->quiet[--p->n_quiet]);
+	return NULL;
+}
+
+size_t ap_probe_quiet_alloc(struct ap_probe *p)
+{
+	size_t n = p->n_hot;
+
+	if (!n || p->quiet_running)
+		return 0;
+	memcpy(p->quiet, p->hot, n * sizeof(p->hot[0]));
+	p->n_quiet = n;
+	p->n_hot = 0;
+	if (pthread_create(&p->quiet_thread, NULL, quiet_worker, p))
+		quiet_worker(p);	/* no thread: here, slowly */
+	else
+		p->quiet_running = true;
+	return n;
+}
+
+void ap_probe_set_wake_runs(struct ap_probe *p, uint32_t runs)
+{
+	__atomic_store_n(&p->skel->bss->wake_runs, runs, __ATOMIC_RELAXED);
+}
+
+void ap_probe_alloc_counters(const struct ap_probe *p, struct ap_alloc_counters *c)
+{
+	const struct ap_alloc_counters *k = &p->skel->bss->alloc_counters;
+
+	c->calls = __atomic_load_n(&k->calls, __ATOMIC_RELAXED);
+	c->events = __atomic_load_n(&k->events, __ATOMIC_RELAXED);
+	c->frees = __atomic_load_n(&k->frees, __ATOMIC_RELAXED);
+	c->untracked = __atomic_load_n(&k->untracked, __ATOMIC_RELAXED);
 }
 
 int ap_probe_poll(struct ap_probe *p, int timeout_ms,

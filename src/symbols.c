@@ -13,6 +13,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -214,4 +215,69 @@ int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len)
 		symbol[len - 1] = '\0';
 	}
 	return 1;
+}
+
+/* File offset -> virtual address, through the PT_LOAD segment holding it. */
+static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+{
+	size_t i, nphdr;
+
+	if (elf_getphdrnum(elf, &nphdr))
+		return -1;
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			*vaddr = off - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct at_ctx {
+	uint64_t vaddr;
+	GElf_Sym sym;
+	const char *name;
+	bool found;
+};
+
+static int match_at(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct at_ctx *ac = ctx;
+
+	if (ac->vaddr < sym->st_value || ac->vaddr >= sym->st_value + (sym->st_size ?
+								       sym->st_size : 1))
+		return 0;
+	/* the tightest symbol that holds it (aliases and nested labels) */
+	if (!ac->found || sym->st_value > ac->sym.st_value) {
+		ac->sym = *sym;
+		ac->name = name;
+		ac->found = true;
+	}
+	return 0;
+}
+
+int ap_symbols_name_at(const char *elf_path, uint64_t file_offset, char *name, size_t len,
+		       uint64_t *delta)
+{
+	struct at_ctx ac = { 0 };
+	struct elf_file f;
+	int ret = -1;
+
+	if (elf_file_open(&f, elf_path, NULL))
+		return -1;
+	if (!offset_to_vaddr(f.elf, file_offset, &ac.vaddr)) {
+		for_each_func(f.elf, match_at, &ac);
+		if (ac.found && len) {
+			/* the name points into the ELF data: copy before closing */
+			snprintf(name, len, "%s", ac.name);
+			*delta = ac.vaddr - ac.sym.st_value;
+			ret = 0;
+		}
+	}
+	elf_file_close(&f);
+	return ret;
 }

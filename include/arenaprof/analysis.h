@@ -41,7 +41,11 @@ struct ap_touch {
 	uint32_t flags;		/* of the fault (enum ap_fault_flag) */
 	uint64_t page;		/* page index within the mapping */
 	uint64_t ts_ns;
+	uint32_t in_page;	/* the faulting address's offset within its page */
+	uint32_t tid;
 };
+
+struct ap_allocs;
 
 struct ap_analysis {
 	struct ap_rec_header hdr;
@@ -57,6 +61,23 @@ struct ap_analysis {
 	uint32_t n_maps, cap_maps;
 	int32_t arena;		/* index in maps, -1 none */
 	char arena_rule[128];
+	/*
+	 * The arena as an allocation, when the pass knows one (allocation records): the
+	 * address of planned offset 0 and its bytes; 0 when the arena is only a mapping. The
+	 * correlator takes it as the arena base instead of searching for one.
+	 */
+	uint64_t arena_base, arena_bytes;
+	/* with arena_base: the blocks that replaced the arena (re-plans) have this role */
+#define AP_ROLE_MOVED_ARENA "moved-arena"
+	/*
+	 * Read in the same pass: the allocation probe's records (record --arena auto,
+	 * allocs.h; never NULL after ap_analysis_run) and the completed runs' durations from
+	 * the run probe's markers (run_ns[i]: RUN_BEGIN to RUN_END of run i, 0 when it did
+	 * not complete).
+	 */
+	struct ap_allocs *allocs;
+	uint64_t *run_ns;
+	uint32_t n_run_ns;
 	struct ap_rec_sample *samples;
 	uint32_t n_samples, cap_samples;
 	char **notes;
@@ -70,7 +91,15 @@ struct ap_analysis {
 struct ap_analysis_opts {
 	const struct ap_tplan *plan;	/* NULL: no plan */
 	const char *model_path;		/* to name the weights mapping, or NULL */
-	uint64_t arena_addr;		/* --arena ADDR; 0 = identify */
+	uint64_t arena_addr;		/* --arena ADDR (or --arena-base's); 0 = identify */
+	/*
+	 * Called for every fault record once the pass has counted it (mi: its mapping, -1
+	 * none): a consumer that needs every fault (heatmap --faults all) takes them here
+	 * instead of reading the trace again. NULL: none.
+	 */
+	void (*on_fault)(void *ctx, const struct ap_analysis *a, const struct ap_rec_fault *f,
+			 int32_t mi);
+	void *ctx;
 };
 
 /* Reads the whole trace. 0, or -1 with err (not a trace, corrupt); a cut file is not an
@@ -80,5 +109,18 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 void ap_analysis_free(struct ap_analysis *a);
 
 uint64_t ap_counts_get(const struct ap_counts *c, int32_t idx);
+
+/*
+ * The mapping a fault record was counted in by the pass (the same rule: its vma bounds,
+ * or the newest mapping holding its address when the vma is unknown); -1 for none.
+ * Valid until ap_analysis_free.
+ */
+int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f);
+
+/*
+ * Opens a trace for one sequential pass, as ap_trace_open does, with a large stdio buffer
+ * and without stdio locking (one thread reads it). Passes after the first use it too.
+ */
+int ap_analysis_open_trace(const char *path, struct ap_trace_reader *r, char *err);
 
 #endif

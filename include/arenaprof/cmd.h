@@ -8,5 +8,9 @@
 int cmd_plan(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_heatmap(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

@@ -18,6 +18,23 @@ enum ap_ev_type {
 	AP_EV_RUN_END = 3,	/* run probe return */
 	AP_EV_OP_BEGIN = 4,	/* op probe entry; op = the marker's argument */
 	AP_EV_OP_END = 5,
+	AP_EV_ALLOC = 6,	/* a C library allocation in the window, or a free of one */
+};
+
+/*
+ * The C library functions the allocation probe watches (AP_EV_ALLOC: the fn field; also
+ * the uprobe attach cookie). glibc's aligned_alloc and memalign are one function: events
+ * then say AP_ALLOC_ALIGNED_ALLOC.
+ */
+enum ap_alloc_fn {
+	AP_ALLOC_MALLOC = 1,		/* malloc(size) */
+	AP_ALLOC_CALLOC = 2,		/* calloc(n, size): size = n * size */
+	AP_ALLOC_REALLOC = 3,		/* realloc(p, size) */
+	AP_ALLOC_ALIGNED_ALLOC = 4,	/* aligned_alloc(align, size) */
+	AP_ALLOC_MEMALIGN = 5,		/* memalign(align, size) */
+	AP_ALLOC_POSIX_MEMALIGN = 6,	/* posix_memalign(&p, align, size) */
+	AP_ALLOC_FREE = 7,		/* free(p) of a block an event reported */
+	AP_ALLOC_FN_MAX = AP_ALLOC_FREE,
 };
 
 enum ap_fault_flag {
@@ -41,12 +58,25 @@ enum ap_method {
 	AP_METHOD_PERF = 3,	/* perf_event software page-faults, one per CPU */
 };
 
+/*
+ * AP_EV_ALLOC reuses the fields: addr is the block (the pointer returned, or freed), ip
+ * the caller (the allocation function's return address), and the vma fields are size
+ * (bytes requested), align (0 for malloc, calloc, realloc, free) and fn (enum
+ * ap_alloc_fn). run and op as for faults.
+ */
 struct ap_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u64 addr;		/* faulting address (0 = unknown) */
 	__u64 ip;		/* user instruction pointer */
-	__u64 vm_start, vm_end;	/* the vma, when known */
-	__u64 vm_flags;
+	union {
+		struct {
+			__u64 vm_start, vm_end;	/* the vma, when known */
+			__u64 vm_flags;
+		};
+		struct {		/* AP_EV_ALLOC */
+			__u64 size, align, fn;
+		};
+	};
 	__u32 tid;
 	__u32 type;		/* enum ap_ev_type */
 	__u32 flags;		/* enum ap_fault_flag */
@@ -61,6 +91,15 @@ struct ap_counters {
 	__u64 ringbuf_drops;	/* bpf_ringbuf_reserve failed: events lost */
 	__u64 vma_misses;	/* bpf_find_vma failed (-EBUSY...): vma unknown */
 	__u64 retries;		/* VM_FAULT_RETRY seen by fexit (de-duplicated) */
+};
+
+/* The allocation probe's counters (.bss, apart from struct ap_counters, whose layout the
+ * trace's drop records mirror). */
+struct ap_alloc_counters {
+	__u64 calls;		/* allocation calls seen (any size) */
+	__u64 events;		/* of them in the window: reported */
+	__u64 frees;		/* frees of reported blocks: reported */
+	__u64 untracked;	/* reported blocks whose free cannot be followed (map full) */
 };
 
 #endif

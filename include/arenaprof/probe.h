@@ -15,6 +15,7 @@
 #define ARENAPROF_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arenaprof/event.h"
@@ -57,6 +58,37 @@ void ap_probe_set_verbose(bool on);
 int ap_probe_attach_run(struct ap_probe *p, const char *binary, const char *symbol, char *err);
 int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbol, int arg,
 		       char *err);
+
+/*
+ * The allocation probe (bpf/arenaprof.bpf.c): uprobes on malloc, calloc, realloc,
+ * aligned_alloc, memalign, posix_memalign and free of the C library at libc_path, for
+ * the target only (attachable before it execs, like the markers). Functions that share an
+ * address (glibc's aligned_alloc and memalign) are attached once. Allocations whose size
+ * lies in the window (ap_probe_set_alloc_window) come as AP_EV_ALLOC events with the
+ * pointer returned, and so does the later free of each. 0, or -1 with err (no such
+ * functions: not a C library; nothing is left attached then). what (may be NULL, len
+ * bytes) gets the functions attached, e.g. "malloc calloc realloc aligned_alloc
+ * memalign(=aligned_alloc) posix_memalign free".
+ */
+int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what, size_t len,
+			  char *err);
+/* Report allocations of min..max bytes (inclusive); 0, 0: none. Takes effect at once. */
+void ap_probe_set_alloc_window(struct ap_probe *p, uint64_t min, uint64_t max);
+void ap_probe_alloc_counters(const struct ap_probe *p, struct ap_alloc_counters *c);
+
+/*
+ * Detaches the allocation probe's malloc, calloc, realloc and free uprobes, the calls a
+ * program makes all the time (each costs a trap, and the allocations a return probe),
+ * and keeps aligned_alloc, memalign and posix_memalign: after the first inference, what
+ * is left to follow is the arena's re-plans. Detaching waits for the probes in flight (a
+ * tenth of a second per link): a thread of the probe's does it, joined at close. Returns
+ * the links being detached.
+ */
+size_t ap_probe_quiet_alloc(struct ap_probe *p);
+
+/* record --runs N: the run probe's return for the N-th run (and later) wakes the reader
+ * at once instead of waiting for a batch. 0: never. */
+void ap_probe_set_wake_runs(struct ap_probe *p, uint32_t runs);
 
 /*
  * Waits up to timeout_ms and calls cb for every event; returns the count, or -1 with err.

@@ -32,4 +32,13 @@ int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_o
  */
 int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len);
 
+/*
+ * The function symbol (.symtab or .dynsym) whose bytes hold the instruction at
+ * file_offset of the ELF file: its name into name (len bytes, as stored: mangled) and
+ * the offset into it into *delta. 0, or -1 when the file cannot be read or no symbol
+ * holds that address.
+ */
+int ap_symbols_name_at(const char *elf_path, uint64_t file_offset, char *name, size_t len,
+		       uint64_t *delta);
+
 #endif

@@ -45,7 +45,8 @@ enum ap_rec_type {
 	AP_REC_NOTE = 10,	/* struct ap_rec_note + text */
 	AP_REC_RESIDENT = 11,	/* struct ap_rec_resident + bitmap: pages resident at attach */
 	AP_REC_END = 12,	/* struct ap_rec_end: the recorder finished cleanly */
-	AP_REC_MAX = AP_REC_END, /* types above are unknown to this version: skipped */
+	AP_REC_ALLOC = 13,	/* struct ap_rec_alloc: an allocation (or its free) */
+	AP_REC_MAX = AP_REC_ALLOC, /* types above are unknown to this version: skipped */
 };
 
 /*
@@ -147,6 +148,26 @@ struct ap_rec_end {
 	int32_t term_signal;		/* signal that ended the target, 0 none */
 	uint32_t runs;			/* completed runs */
 };
+
+/*
+ * One event of the allocation probe (record --arena auto): a C library allocation whose
+ * size was in the recorder's window, with the pointer it returned, or the free of such a
+ * block (fn AP_ALLOC_FREE, size the block's). fn is enum ap_alloc_fn (event.h);
+ * AP_ALLOC_GIVEN is no call but the recorder's --arena ADDR (ptr), written once at start.
+ */
+struct ap_rec_alloc {
+	uint64_t ts_ns;
+	uint64_t ptr;			/* the block: returned, freed, or --arena's address */
+	uint64_t size;			/* bytes requested (calloc: n * size) */
+	uint64_t align;			/* aligned_alloc, memalign, posix_memalign; else 0 */
+	uint64_t caller;		/* return address into the caller, 0 unknown */
+	uint32_t tid;
+	uint32_t fn;			/* enum ap_alloc_fn, or AP_ALLOC_GIVEN */
+	int32_t run;			/* runs begun so far minus 1 (-1: none yet) */
+	uint32_t pad;
+};
+
+#define AP_ALLOC_GIVEN 100		/* ap_rec_alloc.fn: record --arena ADDR */
 
 /* ---- writer ---- */
 

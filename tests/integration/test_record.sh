@@ -157,12 +157,13 @@ MSG="got '$r'" check "kill -9 of the recorder: the trace reads back (no end reco
 # must drop, deterministically, and the report must say how many
 mkfifo "$TMP/storm-go"
 "$ARENAPROF" record -o "$TMP/drops.trace" --ring-size 4096 -- sh -c \
-	'read x < "$0"; exec "$1" -n 16384' "$TMP/storm-go" "$BUILD/fixtures/touch" \
-	</dev/null >/dev/null 2>"$TMP/drops.err" &
+	': >"$2"; read x < "$0"; exec "$1" -n 16384' "$TMP/storm-go" "$BUILD/fixtures/touch" \
+	"$TMP/storm-ready" </dev/null >/dev/null 2>"$TMP/drops.err" &
 rec=$!
-for _ in $(seq 200); do grep -q 'tracing pid' "$TMP/drops.err" && break; sleep 0.05; done
+# the command runs (the recorder has attached and released it) once it made this file
+for _ in $(seq 200); do [ -e "$TMP/storm-ready" ] && break; sleep 0.05; done
 kill -STOP "$rec"
-echo go >"$TMP/storm-go"
+timeout 10 sh -c 'echo go >"$1"' _ "$TMP/storm-go"
 sleep 2
 kill -CONT "$rec"
 wait "$rec" 2>/dev/null

@@ -157,6 +157,11 @@ static const struct ap_rec_end ref_end = {
 	.term_signal = 9, .runs = 0x80000003u,
 };
 
+static const struct ap_rec_alloc ref_alloc = {
+	.ts_ns = 0x0102030405060710ull, .ptr = 0x7f0044000040ull, .size = 1655872,
+	.align = 64, .caller = 0x7f0055123456ull, .tid = 123458, .fn = 4, .run = -1,
+};
+
 static void expect(uint32_t type, const void *p, size_t n, const void *tail, size_t tn)
 {
 	struct xrec *x = &xs[nx];
@@ -234,6 +239,7 @@ static int write_reference(const char *path, bool extra, char *err)
 			       err) ||
 	    (extra && ap_trace_write(&w, 0xffffffffu, NULL, 0, err)) ||
 	    ap_trace_write(&w, AP_REC_RESIDENT, resident, sizeof(resident), err) ||
+	    ap_trace_write(&w, AP_REC_ALLOC, &ref_alloc, sizeof(ref_alloc), err) ||
 	    (extra && ap_trace_write(&w, AP_REC_MAX + 1, junk, sizeof(junk), err)) ||
 	    ap_trace_write(&w, AP_REC_END, &ref_end, sizeof(ref_end), err))
 		return -1;
@@ -241,6 +247,7 @@ static int write_reference(const char *path, bool extra, char *err)
 	expect(AP_REC_DROPS, &ref_drops, sizeof(ref_drops), NULL, 0);
 	expect(AP_REC_NOTE, &ref_note, sizeof(ref_note), ref_note_text, sizeof(ref_note_text));
 	expect(AP_REC_RESIDENT, resident, sizeof(resident), NULL, 0);
+	expect(AP_REC_ALLOC, &ref_alloc, sizeof(ref_alloc), NULL, 0);
 	expect(AP_REC_END, &ref_end, sizeof(ref_end), NULL, 0);
 	return ap_trace_close(&w, err);
 }
@@ -428,6 +435,15 @@ static void test_round_trip(void)
 			      rec.len == sizeof(rr) + sizeof(ref_bitmap) &&
 			      !memcmp(rec.payload + sizeof(rr), ref_bitmap, sizeof(ref_bitmap)),
 			      "len %u present %" PRIu64, rec.len, rr.present);
+			break;
+		}
+		case AP_REC_ALLOC: {
+			struct ap_rec_alloc al;
+
+			ap_trace_get(&rec, &al, sizeof(al));
+			CHECK("trace: allocation round trip", !memcmp(&al, &ref_alloc, sizeof(al)) &&
+			      al.run == -1 && al.size == 1655872 && al.caller == 0x7f0055123456ull,
+			      "ptr %" PRIx64 " size %" PRIu64, al.ptr, al.size);
 			break;
 		}
 		case AP_REC_END: {

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * synth_trace: writes a synthetic arenaprof trace of N page faults for the report and
+ * heatmap speed benchmark. The process it describes runs MODEL's tflite plan over and
+ * over under memory pressure: every run writes the graph inputs, then each operator
+ * writes the tensors it first writes; a page faults when it is not resident, and only
+ * `--resident PCT` of the arena's pages stay resident (FIFO eviction), so pages are
+ * reclaimed and refault run after run, as under a tight memory.high. Run and op markers,
+ * a maps snapshot, a fault on the weights every operator and a sample every 100 runs go
+ * with them, so the trace has every record kind a real one has.
+ *
+ * usage: synth_trace MODEL OUT.trace [--faults N] [--resident PCT]
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/err.h"
+#include "arenaprof/event.h"
+#include "arenaprof/plan_load.h"
+#include "arenaprof/trace.h"
+
+#define PAGE 4096ULL
+#define ARENA_AT 0x7f1000000000ULL
+#define WEIGHTS_AT 0x7f2000000000ULL
+#define HEAP_AT 0x560000000000ULL
+#define PID 4242
+
+static struct ap_trace_writer w;
+static char err[AP_ERR_LEN];
+static uint64_t ts = 1000000000ULL;
+
+static void put(uint32_t type, const void *p, uint32_t len)
+{
+	if (ap_trace_write(&w, type, p, len, err)) {
+		fprintf(stderr, "synth_trace: %s\n", err);
+		exit(1);
+	}
+}
+
+static void marker(uint32_t type, int32_t run, int32_t op)
+{
+	struct ap_rec_marker m = { .ts_ns = ts, .tid = PID, .run = run, .op = op };
+
+	put(type, &m, sizeof(m));
+}
+
+static void mapping(uint64_t start, uint64_t end, uint32_t prot, uint64_t inode,
+		    const char *path)
+{
+	struct ap_rec_mapping m = { .ts_ns = ts, .start = start, .end = end, .inode = inode,
+				    .prot = prot };
+
+	if (ap_trace_write_str(&w, AP_REC_MAPPING, &m, sizeof(m), path, err)) {
+		fprintf(stderr, "synth_trace: %s\n", err);
+		exit(1);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *strings[6] = { "x86_64", "synthetic", "tp", "synth_trace",
+					  "synth:invoke", "synth:op:0" };
+	struct ap_rec_header h = { .page_size = PAGE, .flags = AP_HDR_STARTED,
+				   .clock_base_ns = 1000000000ULL, .pid = PID };
+	uint64_t want = 10000000, n = 0, pages, cap, *fifo, head = 0, live = 0;
+	uint8_t *res;
+	struct ap_tplan p;
+	long pct = 60;
+	int32_t run = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: synth_trace MODEL OUT.trace [--faults N] [--resident PCT]\n");
+		return 2;
+	}
+	for (int i = 3; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--faults"))
+			want = strtoull(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--resident"))
+			pct = strtol(argv[i + 1], NULL, 10);
+	}
+	if (ap_plan_load(argv[1], &p, err)) {
+		fprintf(stderr, "synth_trace: %s\n", err);
+		return 2;
+	}
+	pages = (p.arena_bytes + PAGE - 1) / PAGE;
+	cap = pages * (uint64_t)pct / 100;
+	if (cap < 1)
+		cap = 1;
+	res = calloc(pages, 1);
+	fifo = calloc(cap, sizeof(*fifo));
+	if (!res || !fifo)
+		return 1;
+	if (ap_trace_create(&w, argv[2], &h, strings, err)) {
+		fprintf(stderr, "synth_trace: %s\n", err);
+		return 1;
+	}
+	mapping(HEAP_AT, HEAP_AT + (132 << 10), 3, 0, "[heap]");
+	mapping(ARENA_AT, ARENA_AT + pages * PAGE, 3, 0, "");
+	mapping(WEIGHTS_AT, WEIGHTS_AT + (4 << 20), 1, 77, argv[1]);
+	mapping(0x7ffd00000000ULL, 0x7ffd00021000ULL, 3, 0, "[stack]");
+	while (n < want) {
+		marker(AP_REC_RUN_BEGIN, run, -1);
+		for (int32_t op = -1; op < (int32_t)p.n_ops && n < want; op++) {
+			if (op >= 0)
+				marker(AP_REC_OP_BEGIN, run, op);
+			for (uint32_t t = 0; t < p.n && n < want; t++) {
+				const struct ap_ptensor *pt = &p.t[t];
+				int32_t wr;
+
+				if (pt->offset < 0 || !pt->bytes)
+					continue;
+				if (pt->kind == AP_KIND_INPUT)
+					wr = -1;
+				else if (pt->kind == AP_KIND_ARENA || pt->kind == AP_KIND_OUTPUT ||
+					 pt->kind == AP_KIND_TEMPORARY)
+					wr = pt->first;
+				else
+					continue;
+				if (wr != op)
+					continue;
+				for (uint64_t pg = (uint64_t)pt->offset / PAGE;
+				     pg <= ((uint64_t)pt->offset + pt->bytes - 1) / PAGE && n < want;
+				     pg++) {
+					struct ap_rec_fault f = {
+						.ts_ns = ts, .tid = PID, .run = run, .op = op,
+						.vm_start = ARENA_AT, .vm_end = ARENA_AT + pages * PAGE,
+						.vm_flags = 0x73, .ip = 0x560000001234ULL,
+						.flags = AP_FF_WRITE | AP_FF_ACCESS_KNOWN |
+							 AP_FF_VMA_ANON | AP_FF_MAJMIN_KNOWN,
+					};
+					uint64_t first = (uint64_t)pt->offset > pg * PAGE ?
+							 (uint64_t)pt->offset : pg * PAGE;
+
+					if (res[pg])
+						continue;
+					f.addr = ARENA_AT + first;
+					put(AP_REC_FAULT, &f, sizeof(f));
+					n++;
+					ts += 200;
+					if (live == cap) {
+						res[fifo[head]] = 0;
+						live--;
+					}
+					res[pg] = 1;
+					fifo[head] = pg;
+					head = (head + 1) % cap;
+					live++;
+				}
+			}
+			if (op >= 0 && n < want) {
+				/* the operator's weights: one read fault per operator */
+				struct ap_rec_fault f = {
+					.ts_ns = ts, .tid = PID, .run = run, .op = op,
+					.addr = WEIGHTS_AT + (uint64_t)op * PAGE,
+					.vm_start = WEIGHTS_AT, .vm_end = WEIGHTS_AT + (4 << 20),
+					.vm_flags = 0x71, .ip = 0x560000001234ULL,
+					.flags = AP_FF_ACCESS_KNOWN | AP_FF_VMA_FILE |
+						 AP_FF_MAJMIN_KNOWN,
+				};
+
+				put(AP_REC_FAULT, &f, sizeof(f));
+				n++;
+				marker(AP_REC_OP_END, run, op);
+			}
+			ts += 1000;
+		}
+		marker(AP_REC_RUN_END, run, -1);
+		if (run % 100 == 0) {
+			struct ap_rec_sample s;
+
+			memset(&s, 0xff, sizeof(s));
+			s.ts_ns = ts;
+			s.vm_rss = s.rss = (live + 1000) * PAGE;
+			s.pss_anon = live * PAGE;
+			s.psi_some_avg10 = 1234;
+			s.psi_full_avg10 = 567;
+			put(AP_REC_SAMPLE, &s, sizeof(s));
+		}
+		run++;
+	}
+	{
+		struct ap_rec_end e = { .ts_ns = ts, .reason = AP_END_RUNS, .exit_status = -1,
+					.runs = (uint32_t)run };
+
+		put(AP_REC_END, &e, sizeof(e));
+	}
+	if (ap_trace_close(&w, err)) {
+		fprintf(stderr, "synth_trace: %s\n", err);
+		return 1;
+	}
+	printf("synth_trace faults %" PRIu64 " runs %d arena_pages %" PRIu64 "\n", n, run, pages);
+	ap_tplan_free(&p);
+	free(res);
+	free(fifo);
+	return 0;
+}

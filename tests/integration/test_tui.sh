@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# The live TUI (arenaprof -p PID, arenaprof top) driven under tmux, attached to running
+# mininfer processes (root, BPF): the panels show the right numbers (VmHWM as
+# /proc/PID/status says, the arena of the plan's size filling to its page count, first
+# touches per operator as the fixture's ground truth), r resets VmHWM, w writes a trace
+# that report reads, 80x24 and 200x50 lay out with nothing cut or overlapping, q, Ctrl-C
+# and SIGTERM restore the terminal; a target that exits while displayed; --batch lines;
+# bad PIDs and no permission; and the TUI's own CPU cost with an idle target.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+MI=$BUILD/mininfer
+MV2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
+if [ "$(id -u)" != 0 ]; then
+	skip "tui" "needs root for BPF"
+	exit 0
+fi
+if ! command -v tmux >/dev/null; then
+	skip "tui" "tmux is not installed (scripts/install-deps installs it)"
+	exit 0
+fi
+
+SOCK=arenaprof-test-$$
+T() { tmux -L "$SOCK" "$@"; }
+targets=()
+# only the test's own shell: a background job killed before it execs runs EXIT traps too
+cleanup() {
+	[ "$BASHPID" = "$TEST_SHELL" ] || return
+	T kill-server 2>/dev/null
+	for p in "${targets[@]}"; do kill "$p" 2>/dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+chmod 755 "$TMP"
+LOC=C.UTF-8
+locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$' || LOC=C
+
+read -r PLAN_BYTES PAGES WIDEST OPNAMES < <("$ARENAPROF" plan "$MV2" --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ops = d["ops"]
+w = max(range(len(ops)), key=lambda i: (ops[i]["breadth_bytes"], -i))
+print(d["arena_bytes"], (d["arena_bytes"] + 4095) // 4096, w,
+      ",".join(sorted({o["opcode"] for o in ops})))')
+"$MI" --truth "$MV2" >"$TMP/truth.json"
+
+# start_target NAME FD: a mininfer that maps its arena and waits for a line on fd FD;
+# sets $tpid. (Its argument order differs from test_record's, whose cleanup matches
+# "mininfer MODEL --runs 100000000".)
+start_target() {
+	mkfifo "$TMP/$1.in"
+	"$MI" "$MV2" --wait --runs 100000000 <"$TMP/$1.in" >"$TMP/$1.out" 2>&1 &
+	tpid=$!
+	targets+=("$tpid")
+	eval "exec $2>\"$TMP/$1.in\""
+	for _ in $(seq 100); do grep -q '^arena ' "$TMP/$1.out" && break; sleep 0.05; done
+}
+
+# screen WINDOW: the pane as text
+screen() { T capture-pane -p -t "$1"; }
+# wait_screen WINDOW REGEX [SECONDS]: until the pane matches (grep -E); the pane in $SCR
+wait_screen() {
+	local end=$((SECONDS + ${3:-10}))
+	while :; do
+		SCR=$(screen "$1")
+		grep -Eq -- "$2" <<<"$SCR" && return 0
+		[ $SECONDS -ge $end ] && return 1
+		sleep 0.2
+	done
+}
+# field REGEX-WITH-ONE-GROUP: the first match in $SCR
+field() { sed -nE "s/.*$1.*/\\1/p" <<<"$SCR" | head -1; }
+status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+
+# layout_check LABEL W H: every panel once and in order, nothing in the last column,
+# every item whole, operator rows whole (known opcodes), no overlap between columns
+layout_check() {
+	local out
+	printf '%s\n' "$SCR" >"$TMP/screen.txt"
+	out=$(python3 - "$1" "$2" "$3" "$OPNAMES" "$TMP/cmdline" "$TMP/screen.txt" <<'PY'
+import re, sys
+label, W, H, opnames, cmdfile = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
+	set(sys.argv[4].split(",")), sys.argv[5]
+rows = open(sys.argv[6]).read().rstrip("\n").split("\n")
+cmd = open(cmdfile).read().split()
+bad = []
+if len(rows) > H + 1 or any(len(r) > W for r in rows):
+	bad.append("wider or taller than the window")
+for i, r in enumerate(rows):
+	if len(r) >= W and r[W - 1] != " ":
+		bad.append(f"row {i} reaches the last column")
+wide = W >= 150
+right = (W - 1) // 2 + 1 if wide else 0
+panels = ["Memory", "Arena", "cgroup", "Pressure", "Faults"] + ([] if wide else ["Operators"])
+at = []
+for p in panels:
+	hits = [i for i, r in enumerate(rows) if r.startswith(p + " ")]
+	if len(hits) != 1:
+		bad.append(f"panel {p} at rows {hits}")
+	else:
+		at.append(hits[0])
+if at != sorted(at):
+	bad.append(f"panels out of order: {at}")
+if wide:
+	hits = [i for i, r in enumerate(rows) if r[right:].startswith("Operators ")]
+	if hits != [2]:
+		bad.append(f"wide: Operators at rows {hits}")
+	for i, r in enumerate(rows[2:-1], 2):
+		if r[right - 2:right].strip():
+			bad.append(f"wide: row {i} crosses between the columns")
+left = [r[:right - 2] if wide else r for r in rows]
+text = "\n".join(left)
+for pat in [r"VmRSS \d+ KiB", r"VmHWM \d+ KiB", r"anon \d+ KiB cannot be reclaimed",
+	    r"file \d+ KiB reclaimable", r"Pss_Anon \d+ KiB", r"Pss_File \d+ KiB",
+	    r"Pss_Shmem \d+ KiB", r"Swap \d+ KiB", r"size \d+ B", r"plan \d+ B",
+	    r"resident \d+/\d+ pages \d+%", r"first touch [\d.]+/s", r"runs +[\d.]+/s"]:
+	if not re.search(pat, text):
+		bad.append(f"item '{pat}' missing or cut")
+h = rows[0].split()
+if h[:3] != ["arenaprof", "pid", h[2]] or "up" not in h:
+	bad.append(f"header row 0: {rows[0]!r}")
+else:
+	words = h[3:h.index("up")]
+	if any(w != "..." and w not in cmd for w in words) or (words and words[0] not in cmd):
+		bad.append(f"command line cut mid-word: {words}")
+oprow = re.compile(r"^ *(\d+) +([A-Z0-9_]+) +(\d+) KiB +(\d+) pg +(\d+) KiB$")
+n = 0
+for r in rows[2:-1]:
+	part = r[right:] if wide else r
+	if part.startswith("Operators"):
+		continue
+	part = part[10:] if len(part) > 10 else ""
+	m = oprow.match(part.rstrip())
+	if re.match(r"^ *\d+ +[A-Z]", part):
+		if not m or m.group(2) not in opnames:
+			bad.append(f"operator row cut: {part.strip()!r}")
+		n += 1
+if n < (30 if wide else 5):
+	bad.append(f"only {n} operator rows")
+foot = rows[H - 1] if len(rows) >= H else ""
+if not re.search(r"q quit +space pause +r reset peaks", foot) and \
+   not re.match(r"^(peaks reset: VmHWM restarts from VmRSS(;( \S+)+)?|snapshot written: \S+ in( \S+)?)$", foot):
+	bad.append(f"footer: {foot!r}")
+print("; ".join(bad))
+PY
+)
+	MSG="$out" check "$1: panels whole, in order, nothing cut or overlapping" test -z "$out"
+}
+
+# ---- the main session: attach, r, go, numbers, w, resize, help, pause, sort, q ----
+start_target a 7
+A=$tpid
+tr '\0' ' ' <"/proc/$A/cmdline" >"$TMP/cmdline"
+T new-session -d -s main -x 80 -y 24 "stty -g >$TMP/stty.before; \
+LANG=$LOC $ARENAPROF -p $A --plan $MV2 --run-probe $MI:mininfer_invoke --interval 250 \
+--snapshot-dir $TMP; echo \$? >$TMP/exit.main; stty -g >$TMP/stty.after; sleep 600"
+if ! wait_screen main 'VmHWM [0-9]+ KiB' 15; then
+	fail "the TUI starts and shows memory" "$(screen main | head -5)"
+	exit 0
+fi
+pass "the TUI starts on an 80x24 terminal and shows memory"
+sleep 0.6
+wait_screen main 'VmHWM [0-9]+ KiB'
+hwm=$(field 'VmHWM ([0-9]+) KiB'); rss=$(field 'VmRSS ([0-9]+) KiB')
+st=$(status_kb "$A" VmHWM)
+MSG="screen $hwm KiB, /proc/$A/status $st kB" \
+	check "VmHWM on screen is /proc/PID/status's, within a page" \
+	test $((hwm - st)) -le 4 -a $((st - hwm)) -le 4
+wait_screen main 'resident [0-9]+/' && wait_screen main 'Pss_Anon'
+layout_check "80x24 at attach" 80 24
+
+# r: VmHWM restarts from VmRSS (clear_refs 5)
+before_r=$hwm
+T send-keys -t main r
+ok=false
+for _ in $(seq 20); do
+	sleep 0.25
+	SCR=$(screen main)
+	h=$(field 'VmHWM ([0-9]+) KiB'); r=$(field 'VmRSS ([0-9]+) KiB')
+	[ -n "$h" ] && [ "$h" -le $((r + 16)) ] && [ "$h" -lt "$before_r" ] && ok=true && break
+done
+st=$(status_kb "$A" VmHWM); sr=$(status_kb "$A" VmRSS)
+MSG="VmHWM $before_r -> $h KiB, VmRSS $r KiB; status VmHWM $st VmRSS $sr; \
+footer: $(tail -1 <<<"$SCR")" \
+	check "r resets VmHWM to about VmRSS (screen and /proc agree)" \
+	test "$ok" = true -a "$st" -le $((sr + 16))
+check "r says so in the footer" grep -q 'peaks reset' <<<"$SCR"
+
+# go: the arena's first touches happen while attached
+echo go >&7
+if wait_screen main "resident $PAGES/$PAGES pages 100%" 10; then
+	pass "arena resident pages rise to the plan's $PAGES pages"
+else
+	fail "arena resident pages rise to the plan's $PAGES pages" \
+		"$(grep -E 'Arena|resident' <<<"$SCR")"
+fi
+size=$(field 'size ([0-9]+) B'); plan=$(field 'plan ([0-9]+) B')
+MSG="size $size, plan $plan (plan says $PLAN_BYTES, $PAGES pages)" \
+	check "arena size is the plan's arena, in whole pages" \
+	test "$size" = $((PAGES * 4096)) -a "$plan" = "$PLAN_BYTES"
+sleep 0.6
+SCR=$(screen main)
+printf '%s\n' "$SCR" >"$TMP/screen.txt"
+got=$(python3 - "$TMP/truth.json" "$TMP/screen.txt" <<'PY'
+import collections, json, re, sys
+truth = collections.Counter(p["op"] for p in json.load(open(sys.argv[1]))["pages"])
+bad = []
+n = 0
+for r in open(sys.argv[2]).read().split("\n"):
+	m = re.match(r"^.{10} *(\d+) +[A-Z0-9_]+ +\d+ KiB +(\d+) pg +(\d+) KiB$", r)
+	if m:
+		op, ft, res = int(m.group(1)), int(m.group(2)), int(m.group(3))
+		n += 1
+		if ft != truth.get(op, 0) or res != 4 * truth.get(op, 0):
+			bad.append(f"op {op}: {ft} pg / {res} KiB, truth {truth.get(op, 0)} pages")
+print("; ".join(bad) if n else "no operator rows")
+PY
+)
+MSG="$got" check "first-touch pages and resident bytes per operator are the fixture's truth" \
+	test -z "$got"
+check "runs per second shown with the run probe" grep -Eq 'runs +[0-9.]+/s' <<<"$SCR"
+layout_check "80x24 running" 80 24
+
+# w: a snapshot that report reads
+T send-keys -t main w
+wait_screen main 'snapshot written: ' 5
+snap=$TMP/$(sed -nE 's/.*snapshot written: ([^ ]+) in.*/\1/p' <<<"$SCR" | head -1)
+r=$("$ARENAPROF" report "$snap" --plan "$MV2" --json 2>"$TMP/snap.err" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["pid"], d["arena"]["first_touch_pages"], d["runs"] > 0, d["attached"])' 2>&1)
+MSG="snapshot '$snap': $r $(head -c 300 "$TMP/snap.err")" \
+	check "w writes a trace of the session so far: report reads it (the arena's \
+$PAGES first touches, runs)" \
+	test "${r#* }" = "$PAGES True True"
+
+# resize: 200x50 (two columns), then back to 80x24
+T resize-window -t main -x 200 -y 50
+sleep 0.5
+wait_screen main '^Memory .* Operators ' 5
+layout_check "200x50" 200 50
+T resize-window -t main -x 80 -y 24
+sleep 0.5
+wait_screen main '^Operators ' 5
+layout_check "80x24 after 200x50" 80 24
+
+# ? help, any key closes it
+T send-keys -t main '?'
+wait_screen main 'arenaprof top: keys' 3
+check "? shows the keys" grep -Eq 'w +write a snapshot' <<<"$SCR"
+T send-keys -t main x
+wait_screen main '^Memory ' 3
+check "any key closes the help" test -n "$(grep '^Memory ' <<<"$SCR")"
+
+# space: the display freezes (sampling goes on), space again thaws it
+T send-keys -t main ' '
+wait_screen main 'PAUSED' 3
+s1=$(screen main); sleep 1.2; s2=$(screen main)
+check "space pauses: the screen does not change" test "$s1" = "$s2"
+T send-keys -t main ' '
+wait_screen main ' live$' 3
+check "space again: live" grep -q ' live$' <<<"$SCR"
+
+# s: sort by breadth, the widest operator first
+T send-keys -t main s
+wait_screen main 'breadth(▼|v)' 3
+first=$(grep -A1 '^Operators ' <<<"$SCR" | tail -1 | awk '{print $1}')
+MSG="first row op $first, widest $WIDEST" check "s sorts by breadth: the widest operator first" \
+	test "$first" = "$WIDEST"
+
+# q: exit 0, terminal restored
+T send-keys -t main q
+for _ in $(seq 50); do [ -s "$TMP/exit.main" ] && break; sleep 0.1; done
+MSG="exit $(cat "$TMP/exit.main" 2>/dev/null)" check "q exits 0" \
+	test "$(cat "$TMP/exit.main" 2>/dev/null)" = 0
+check "q restores the terminal modes (stty -g before = after)" \
+	cmp -s "$TMP/stty.before" "$TMP/stty.after"
+MSG="alternate screen $(T display -p -t main '#{alternate_on}')" \
+	check "q leaves the alternate screen" test "$(T display -p -t main '#{alternate_on}')" = 0
+
+# ---- Ctrl-C and SIGTERM restore the terminal too ----
+for how in C-c TERM; do
+	T new-window -d -n "$how" "stty -g >$TMP/stty.$how.before; $ARENAPROF top -p $A \
+--interval 250; echo \$? >$TMP/exit.$how; stty -g >$TMP/stty.$how.after; sleep 600"
+	wait_screen "$how" 'VmHWM' 10
+	if [ "$how" = C-c ]; then
+		T send-keys -t "$how" C-c
+	else
+		pkill -TERM -P "$(T display -p -t "$how" '#{pane_pid}')" -x arenaprof
+	fi
+	for _ in $(seq 50); do [ -s "$TMP/exit.$how" ] && break; sleep 0.1; done
+	MSG="exit $(cat "$TMP/exit.$how" 2>/dev/null)" \
+		check "$how: exits 0 and restores the terminal" \
+		cmp -s "$TMP/stty.$how.before" "$TMP/stty.$how.after"
+	test "$(cat "$TMP/exit.$how" 2>/dev/null)" = 0 ||
+		fail "$how: exit status" "$(cat "$TMP/exit.$how")"
+done
+
+# ---- a target that exits while displayed, with -o ----
+start_target b 8
+B=$tpid
+echo go >&8
+T new-window -d -n died "$ARENAPROF -p $B --plan $MV2 -o $TMP/died.trace --interval 250; \
+echo \$? >$TMP/exit.died; sleep 600"
+wait_screen died "resident $PAGES/$PAGES" 10
+kill "$B"
+if wait_screen died 'EXITED' 5; then
+	pass "a target that exits while displayed: the screen says EXITED"
+else
+	fail "a target that exits while displayed: the screen says EXITED" "$(head -3 <<<"$SCR")"
+fi
+check "... and keeps the last values" grep -Eq "VmHWM [0-9]+ KiB.*|resident $PAGES/$PAGES" <<<"$SCR"
+check "... and says q quits" grep -q "process $B exited" <<<"$SCR"
+T send-keys -t died q
+for _ in $(seq 50); do [ -s "$TMP/exit.died" ] && break; sleep 0.1; done
+r=$("$ARENAPROF" report "$TMP/died.trace" --json 2>&1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["complete"], d["end"]["reason"])' 2>&1)
+MSG="exit $(cat "$TMP/exit.died" 2>/dev/null); report: $r" \
+	check "-o keeps the session: a complete trace that ended with the target's exit" \
+	test "$(cat "$TMP/exit.died" 2>/dev/null):$r" = "0:True the target exited"
+
+# ---- --batch ----
+st0=$(status_kb "$A" VmHWM)
+"$ARENAPROF" top -p "$A" --plan "$MV2" --run-probe "$MI:mininfer_invoke" --batch -n 3 \
+	--interval 200 >"$TMP/batch.out" 2>"$TMP/batch.err"
+rc=$?
+st1=$(status_kb "$A" VmHWM)
+r=$(python3 - "$TMP/batch.out" "$A" "$st0" "$PAGES" "$st1" <<'PY'
+import sys
+lines = [l.split() for l in open(sys.argv[1]) if l.strip()]
+pid, st, pages, st1 = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+bad = []
+if len(lines) != 3:
+	bad.append(f"{len(lines)} lines")
+for l in lines:
+	kv = dict(f.split("=", 1) for f in l[1:])
+	if kv.get("pid") != pid:
+		bad.append(f"pid {kv.get('pid')}")
+	if not st - 4 <= int(kv["hwm"]) // 1024 <= st1 + 4:
+		bad.append(f"hwm {kv['hwm']} vs status {st}..{st1} kB")
+	if kv["arena_pages"] != str(pages) or kv["arena_resident_pages"] != str(pages):
+		bad.append(f"arena {kv['arena_pages']} {kv['arena_resident_pages']}")
+	if float(kv["runs_per_s"] if kv["runs_per_s"] != "-" else -1) < 0:
+		bad.append("no runs_per_s")
+	for k in ("rss", "anon", "file", "pss_anon", "drops", "cg_current"):
+		if k not in kv:
+			bad.append(f"no {k}")
+print("; ".join(bad))
+PY
+)
+MSG="exit $rc; $r; $(head -c 300 "$TMP/batch.err")" \
+	check "--batch -n 3: three key=value lines with the right pid, VmHWM and arena" \
+	test "$rc" = 0 -a -z "$r"
+"$ARENAPROF" -p "$A" -n 2 --interval 200 2>/dev/null | cat >"$TMP/notty.out"
+MSG="$(head -c 300 "$TMP/notty.out")" check "no terminal: batch lines (arenaprof -p PID | cat)" \
+	test "$(grep -c ' hwm=' "$TMP/notty.out")" = 2
+sleep 1.5 & short=$!
+"$ARENAPROF" top -p "$short" --batch --interval 200 >"$TMP/short.out" 2>"$TMP/short.err"
+rc=$?
+MSG="exit $rc, $(tail -1 "$TMP/short.out") / $(cat "$TMP/short.err")" \
+	check "--batch on a process that exits: says so, exit 0" \
+	test "$rc" = 0 -a "$(tail -1 "$TMP/short.out")" = "# pid $short exited"
+
+# ---- bad PIDs, no permission ----
+sleep 30 & dead=$!; kill $dead; wait $dead 2>/dev/null
+"$ARENAPROF" -p "$dead" >/dev/null 2>"$TMP/dead.err"
+rc=$?
+MSG="exit $rc: $(cat "$TMP/dead.err")" check "a PID that does not exist: one clear line, exit 2" \
+	test "$rc" = 2 -a "$(wc -l <"$TMP/dead.err")" = 1 -a \
+	-n "$(grep 'does not exist' "$TMP/dead.err")"
+if id nobody >/dev/null 2>&1; then
+	cp "$ARENAPROF" "$TMP/ap-nobody"; chmod 755 "$TMP/ap-nobody"
+	runuser -u nobody -- "$TMP/ap-nobody" -p "$A" >/dev/null 2>"$TMP/perm.err"
+	rc=$?
+	MSG="exit $rc: $(cat "$TMP/perm.err")" \
+		check "attach with no permission: one clear line, exit 1" \
+		test "$rc" = 1 -a "$(wc -l <"$TMP/perm.err")" = 1 -a \
+		-n "$(grep -i 'permission' "$TMP/perm.err")"
+fi
+
+# ---- CPU cost of the TUI with an idle target, default interval ----
+start_target idle 9
+I=$tpid
+T new-window -d -n cpu "$ARENAPROF -p $I --plan $MV2; sleep 600"
+wait_screen cpu 'VmHWM' 10
+ap=$(pgrep -P "$(T display -p -t cpu '#{pane_pid}')" -x arenaprof)
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+t0=$(ticks "$ap"); s0=$(date +%s.%N)
+sleep "${TUI_CPU_SECONDS:-20}"
+t1=$(ticks "$ap"); s1=$(date +%s.%N)
+pct=$(python3 -c "print(f'{($t1 - $t0) / $(getconf CLK_TCK) / ($s1 - $s0) * 100:.2f}')")
+MSG="$pct % of a core" \
+	check "CPU cost of the TUI with an idle target: $pct % of a core (goal < 2 %)" \
+	python3 -c "import sys; sys.exit(0 if $pct < 2 else 1)"
+T send-keys -t cpu q
