@@ -32,23 +32,13 @@
 #include "arenaprof/textparse.h"
 #include "arenaprof/trace.h"
 
+/* every error of this reader sets errno too: ap_fail_errno (err.c) */
+#define fail ap_fail_errno
+
 #define N_KEYS(a) (sizeof(a) / sizeof((a)[0]))
 #define FIELD(s, off) ((uint64_t *)((char *)(s) + (off)))
 
-static int fail(char *err, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-static int fail(char *err, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err, AP_ERR_LEN, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
 
 /* A failed open, read or write of a cgroup (or /proc) file. */
 static int sys_fail(const char *path, int e, const char *verb, char *err)

@@ -26,6 +26,9 @@
 #include "arenaprof/err.h"
 #include "arenaprof/procfs.h"
 
+/* every error of this reader sets errno too: ap_fail_errno (err.c) */
+#define fail ap_fail_errno
+
 #define READ_START (16u << 10)		/* first buffer of a whole-file read */
 #define SMAPS_CHUNK (64u << 10)		/* streaming buffer of smaps */
 #define PAGEMAP_CHUNK 1024		/* pagemap entries per pread */
@@ -35,21 +38,7 @@
 /* ------------------------------------------------------------------------------------- */
 /* Errors                                                                                */
 
-static int fail(char *err, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* Sets err and errno = e; returns -1. */
-static int fail(char *err, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err, AP_ERR_LEN, fmt, ap);
-		va_end(ap);
-	}
-	errno = e;
-	return -1;
-}
 
 static int gone(int pid, char *err)
 {

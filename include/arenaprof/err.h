@@ -17,4 +17,7 @@ enum ap_exit {
 /* err is a buffer of AP_ERR_LEN bytes; the message has no trailing newline. */
 void ap_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* ap_seterr, then errno = e: for readers whose callers branch on errno (ESRCH...). -1. */
+int ap_fail_errno(char *err, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 #endif
