@@ -98,13 +98,13 @@ int cmd_record(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:o:n:d:m:R:O:i:s:kvhA:", opts, NULL)) != -1) {
 		char *e = NULL;
+		int r = ap_session_parse_opt(&so, c, optarg);
 
+		if (r < 0)
+			goto bad_value;
+		if (r)
+			continue;
 		switch (c) {
-		case 'p':
-			so.pid = (int)strtol(optarg, &e, 10);
-			if (*e || so.pid <= 0)
-				goto bad_value;
-			break;
 		case 'o': out = optarg; break;
 		case 'n':
 			so.runs_limit = strtoull(optarg, &e, 10);
@@ -116,26 +116,12 @@ int cmd_record(int argc, char **argv)
 			if (*e || duration <= 0)
 				goto bad_value;
 			break;
-		case 'm':
-			if (ap_method_parse(optarg, &so.method))
-				goto bad_value;
-			break;
-		case 'R': so.run_spec = optarg; break;
-		case 'O': so.op_spec = optarg; break;
 		case 'i': {
 			long v = strtol(optarg, &e, 10);
 
 			if (*e || v < 1 || v > 60000)
 				goto bad_value;
 			so.interval_ms = (uint32_t)v;
-			break;
-		}
-		case 's': {
-			uint64_t v;
-
-			if (ap_parse_size(optarg, &v) || v < 4096 || v > (1ULL << 31))
-				goto bad_value;
-			so.ring_bytes = (uint32_t)v;
 			break;
 		}
 		case 'k': so.keep = true; break;
@@ -149,7 +135,6 @@ int cmd_record(int argc, char **argv)
 			else
 				goto bad_value;
 			break;
-		case 'v': so.verbose = true; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
 			fprintf(stderr, "arenaprof record: bad option or missing value: '%s' "
@@ -159,7 +144,7 @@ int cmd_record(int argc, char **argv)
 		continue;
 bad_value:
 		fprintf(stderr, "arenaprof record: bad value '%s' for %s\n", optarg,
-			argv[optind - 1]);
+			ap_opt_name(argv, optind, optarg));
 		return AP_EXIT_USAGE;
 	}
 	if (!out || (so.pid > 0) == (optind < argc)) {

@@ -404,13 +404,13 @@ int cmd_top(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+p:o:i:bn:vh", opts, NULL)) != -1) {
 		char *e = NULL;
 		long v;
+		int r = ap_session_parse_opt(&so, c, optarg);
 
+		if (r < 0)
+			goto bad_value;
+		if (r)
+			continue;
 		switch (c) {
-		case 'p':
-			so.pid = (int)strtol(optarg, &e, 10);
-			if (*e || so.pid <= 0)
-				goto bad_value;
-			break;
 		case 'P': plan_path = optarg; break;
 		case 'o': t->out = optarg; break;
 		case 'i':
@@ -437,22 +437,7 @@ int cmd_top(int argc, char **argv)
 			if (*e || t->iterations < 1)
 				goto bad_value;
 			break;
-		case 'm':
-			if (ap_method_parse(optarg, &so.method))
-				goto bad_value;
-			break;
-		case 'R': so.run_spec = optarg; break;
-		case 'O': so.op_spec = optarg; break;
-		case 's': {
-			uint64_t sz;
-
-			if (ap_parse_size(optarg, &sz) || sz < 4096 || sz > (1ULL << 31))
-				goto bad_value;
-			so.ring_bytes = (uint32_t)sz;
-			break;
-		}
 		case 'D': t->snap_dir = optarg; break;
-		case 'v': so.verbose = true; break;
 		case 'h':
 			usage(stdout);
 			free(t);
@@ -466,7 +451,7 @@ int cmd_top(int argc, char **argv)
 		continue;
 bad_value:
 		fprintf(stderr, "arenaprof top: bad value '%s' for %s\n", optarg,
-			argv[optind - 1]);
+			ap_opt_name(argv, optind, optarg));
 		free(t);
 		return AP_EXIT_USAGE;
 	}

@@ -20,6 +20,7 @@
 #include "arenaprof/probe.h"
 #include "arenaprof/procfs.h"
 #include "arenaprof/session.h"
+#include "arenaprof/units.h"
 #include "arenaprof/symbols.h"
 
 #define MAX_RESIDENT_MAP (64ULL << 30)	/* bitmaps above this are left out, with a note */
@@ -698,4 +699,42 @@ void ap_session_free(struct ap_session *s)
 	s->checked = NULL;
 	s->n_checked = 0;
 	ap_session_alloc_free(s);
+}
+
+int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg)
+{
+	char *e = NULL;
+	uint64_t sz;
+
+	switch (c) {
+	case 'p':
+		so->pid = (int)strtol(arg, &e, 10);
+		return *e || so->pid <= 0 ? -1 : 1;
+	case 'm':
+		return ap_method_parse(arg, &so->method) ? -1 : 1;
+	case 'R':
+		so->run_spec = arg;
+		return 1;
+	case 'O':
+		so->op_spec = arg;
+		return 1;
+	case 's':
+		if (ap_parse_size(arg, &sz) || sz < 4096 || sz > (1ULL << 31))
+			return -1;
+		so->ring_bytes = (uint32_t)sz;
+		return 1;
+	case 'v':
+		so->verbose = true;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+const char *ap_opt_name(char **argv, int optind, const char *optarg)
+{
+	/* "--opt value": the value is argv[optind - 1] itself; "--opt=value": it is inside */
+	if (optind >= 2 && argv[optind - 1] == optarg)
+		return argv[optind - 2];
+	return argv[optind - 1];
 }

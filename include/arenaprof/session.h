@@ -112,6 +112,16 @@ struct ap_session_opts {
 	uint64_t alloc_min;		/* report blocks this large; 0: AP_SESSION_ALLOC_MIN */
 };
 
+/*
+ * The options every face of a session takes alike, by getopt letter: p (pid), m (probe
+ * method), R (run probe), O (op probe), s (ring size), v (verbose). 1: taken; 0: not one
+ * of these; -1: a bad value.
+ */
+int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg);
+
+/* The option a getopt value belongs to, for messages ("--probe" for "--probe bogus"). */
+const char *ap_opt_name(char **argv, int optind, const char *optarg);
+
 enum ap_arena_mode {
 	AP_ARENA_OFF = 0,	/* no allocation probe */
 	AP_ARENA_AUTO = 1,	/* catch the C library's allocations (report finds the arena) */
