@@ -2,7 +2,6 @@
 /* analysis: the single pass over a trace behind `report` (see analysis.h). */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,21 +481,6 @@ int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_faul
 	return map_containing(a, f->addr);
 }
 
-int ap_analysis_open_trace(const char *path, struct ap_trace_reader *r, char *err)
-{
-	FILE *f = fopen(path, "rbe");
-
-	if (!f) {
-		memset(r, 0, sizeof(*r));
-		ap_seterr(err, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	/* one reader thread: no per-fread locking; 1 MiB reads */
-	__fsetlocking(f, FSETLOCKING_BYCALLER);
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	return ap_trace_open_stream(r, f, path, err);
-}
-
 /*
  * Before the pass: the allocation probe's block for the plan (allocs.h), and the blocks
  * of its re-plans, each a mapping of the pages it spans. 0, or -1 with err.
@@ -561,7 +545,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		return -1;
 	}
 	ap_pageset_init(&pv->touched);
-	if (ap_analysis_open_trace(path, &r, err))
+	if (ap_trace_open(&r, path, err))
 		return -1;
 	a->hdr = r.hdr;
 	for (int i = 0; i < 6; i++)

@@ -275,7 +275,7 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 			return AP_EXIT_RUNTIME;
 		}
 	}
-	if (ap_analysis_open_trace(trace, &r, err)) {
+	if (ap_trace_open(&r, trace, err)) {
 		free(c.seen);
 		return AP_EXIT_USAGE;
 	}
@@ -356,7 +356,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 	struct ap_pageset seen;
 	int rc;
 
-	if (ap_analysis_open_trace(trace, &r, err))
+	if (ap_trace_open(&r, trace, err))
 		return AP_EXIT_USAGE;
 	ap_pageset_init(&seen);
 	fputs("ts_ns,t_s,tid,addr,group,mapping,first_touch,write,major,run,op_marker,"

@@ -216,7 +216,7 @@ static int count_all(struct counter *k, const struct ap_analysis *a, const char 
 	const struct ap_corr *c = k->c;
 	int rc;
 
-	if (ap_analysis_open_trace(trace, &r, err))
+	if (ap_trace_open(&r, trace, err))
 		return AP_EXIT_USAGE;
 	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
 		struct ap_rec_fault f;

@@ -117,10 +117,4 @@ uint64_t ap_counts_get(const struct ap_counts *c, int32_t idx);
  */
 int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f);
 
-/*
- * Opens a trace for one sequential pass, as ap_trace_open does, with a large stdio buffer
- * and without stdio locking (one thread reads it). Passes after the first use it too.
- */
-int ap_analysis_open_trace(const char *path, struct ap_trace_reader *r, char *err);
-
 #endif

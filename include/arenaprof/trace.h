@@ -213,6 +213,8 @@ struct ap_trace_reader {
 	bool saw_end;			/* an AP_REC_END record was read */
 	uint8_t *buf;
 	uint32_t cap;
+	uint8_t *win;			/* private: the file, a window at a time */
+	uint32_t win_len, pos;
 	int state;			/* private: reading, ended, failed */
 };
 
@@ -222,7 +224,9 @@ struct ap_trace_rec {
 	const uint8_t *payload;		/* valid until the next call */
 };
 
-/* Opens and reads the header record. -1 with err: not a trace, newer version, ... */
+/*
+ * Opens a file for one sequential pass (read a MiB at a time) and reads the header record. -1 with err: not a trace, newer version, ...
+ */
 int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err);
 /* The same from a stream read sequentially (a pipe, fmemopen); takes f, name for messages */
 int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, char *err);
@@ -232,6 +236,13 @@ int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, c
  * later calls return the same. The payload is followed by a NUL byte.
  */
 int ap_trace_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err);
+/*
+ * ap_trace_next for a pass that needs only the record types in `types` (a mask of
+ * 1 << type): the others are skipped unchecked (no CRC), so a corrupt one may end the scan
+ * in an error later than ap_trace_next would. For a pre-pass that a full pass follows.
+ */
+int ap_trace_scan(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t types,
+		  char *err);
 /* Copies a payload into a struct of size sz, zero-filling what an older writer lacked. */
 void ap_trace_get(const struct ap_trace_rec *rec, void *dst, size_t sz);
 /* The NUL-terminated string after a fixed struct of size sz ("" if absent or unterminated) */

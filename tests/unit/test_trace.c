@@ -3,7 +3,7 @@
  * Unit tests of the trace file (src/trace.c): a round trip of every record type, field by
  * field and byte by byte on disk; a trace cut at every byte; every bit of a trace flipped;
  * the reader's refusals (not a trace, empty, newer version, huge length); unknown record
- * types; payloads of older and newer writers; write errors (ENOSPC on /dev/full, EFBIG
+ * types; payloads of older and newer writers; reading a window at a time and scans; write errors (ENOSPC on /dev/full, EFBIG
  * from RLIMIT_FSIZE) and a writer killed with SIGKILL mid-stream. Files go to /tmp.
  */
 #include <errno.h>
@@ -878,6 +878,150 @@ static void test_payload_growth(void)
 	unlink(path);
 }
 
+/*
+ * A trace of several MiB, read a window at a time: records across the window's edges, a
+ * payload larger than the window, and ap_trace_scan returning only the types asked for
+ * (the unchecked ones skipped, so a corrupt fault does not stop a scan for allocations,
+ * while ap_trace_next stops at its offset).
+ */
+#define SCAN_FAULTS 60000
+#define SCAN_EVERY 7919		/* an allocation record after every this many faults */
+
+static void test_windows_and_scan(void)
+{
+	char path[TMP_PATH_LEN], err[AP_ERR_LEN] = "", want[80];
+	size_t big_len = (3u << 20) + 123, size = 0;
+	uint64_t bad_off = 0;
+	struct ap_trace_writer w;
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	struct ap_rec_note nt = { .ts_ns = 5 };
+	uint32_t faults = 0, allocs = 0, notes = 0, wrong = 0;
+	char *big = malloc(big_len + 1);
+	uint8_t *file = NULL;
+	int rc;
+
+	tmp_path(path, "window.aptrace");
+	if (!big) {
+		CHECK("trace: windows", 0, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < big_len; i++)
+		big[i] = (char)('a' + i % 26);
+	big[big_len] = 0;
+	rc = ap_trace_create(&w, path, &ref_hdr, NULL, err);
+	for (uint32_t i = 0; !rc && i < SCAN_FAULTS; i++) {
+		struct ap_rec_fault f = { .ts_ns = i, .addr = 4096ull * i, .run = (int32_t)i };
+
+		rc = ap_trace_write(&w, AP_REC_FAULT, &f, sizeof(f), err);
+		if (!rc && i % SCAN_EVERY == 0) {
+			struct ap_rec_alloc a = { .ts_ns = i, .ptr = 0x1000ull + i, .size = i };
+
+			rc = ap_trace_write(&w, AP_REC_ALLOC, &a, sizeof(a), err);
+		}
+		if (!rc && i == SCAN_FAULTS / 2)
+			rc = ap_trace_write_str(&w, AP_REC_NOTE, &nt, sizeof(nt), big, err);
+	}
+	rc = rc ? rc : ap_trace_close(&w, err);
+	rc = rc ? rc : ap_trace_open(&r, path, err);
+	CHECK("trace: write a 7 MiB trace", rc == 0, "%s", err);
+	if (rc) {
+		free(big);
+		return;
+	}
+	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
+		if (rec.type == AP_REC_FAULT) {
+			struct ap_rec_fault f;
+
+			ap_trace_get(&rec, &f, sizeof(f));
+			wrong += f.ts_ns != faults || f.addr != 4096ull * faults;
+			faults++;
+		} else if (rec.type == AP_REC_ALLOC) {
+			allocs++;
+		} else if (rec.type == AP_REC_NOTE) {
+			notes++;
+			wrong += strcmp(ap_trace_str(&rec, sizeof(nt)), big) != 0;
+		}
+	}
+	CHECK("trace: read a window at a time: every record, in order, intact (one larger "
+	      "than the window)", rc == 0 && faults == SCAN_FAULTS && notes == 1 &&
+	      allocs == SCAN_FAULTS / SCAN_EVERY + 1 && !wrong && !r.truncated,
+	      "rc %d faults %u notes %u allocs %u wrong %u: %s", rc, faults, notes, allocs,
+	      wrong, err);
+	ap_trace_reader_close(&r);
+
+	/* corrupt the second fault's CRC: a scan for allocations does not look at it */
+	file = slurp(path, &size);
+	if (file) {
+		uint64_t off = AP_TRACE_FILE_HDR_LEN;
+		int seen = 0;
+
+		while (off + AP_TRACE_REC_HDR_LEN <= size) {
+			uint32_t type, len;
+
+			memcpy(&type, file + off, 4);
+			memcpy(&len, file + off + 4, 4);
+			if (type == AP_REC_FAULT && ++seen == 2) {
+				bad_off = off;
+				break;
+			}
+			off += AP_TRACE_REC_HDR_LEN + len;
+		}
+	}
+	if (!file || !bad_off) {
+		CHECK("trace: scan", 0, "cannot read %s back", path);
+		free(file);
+		free(big);
+		return;
+	}
+	file[bad_off + 8] ^= 1;
+	{
+		FILE *f = fopen(path, "wb");
+
+		rc = !f || fwrite(file, 1, size, f) != size;
+		if (f)
+			rc |= fclose(f) != 0;
+	}
+	allocs = notes = faults = wrong = 0;
+	rc = rc ? -1 : ap_trace_open(&r, path, err);
+	while (rc == 0 && (rc = ap_trace_scan(&r, &rec, 1ull << AP_REC_ALLOC |
+					      1ull << AP_REC_NOTE, err)) == 1) {
+		rc = 0;
+		struct ap_rec_alloc a;
+
+		if (rec.type == AP_REC_ALLOC) {
+			ap_trace_get(&rec, &a, sizeof(a));
+			wrong += a.ptr != 0x1000ull + allocs * SCAN_EVERY;
+			allocs++;
+		} else if (rec.type == AP_REC_NOTE) {
+			notes++;
+		} else {
+			faults++;
+		}
+	}
+	CHECK("trace: scan for allocations and notes: those only, every one, past a corrupt "
+	      "fault", rc == 0 && faults == 0 && notes == 1 && !wrong &&
+	      allocs == SCAN_FAULTS / SCAN_EVERY + 1,
+	      "rc %d allocs %u notes %u others %u wrong %u: %s", rc, allocs, notes, faults,
+	      wrong, err);
+	ap_trace_reader_close(&r);
+	rc = ap_trace_open(&r, path, err);
+	faults = 0;
+	while (rc == 0 && (rc = ap_trace_next(&r, &rec, err)) == 1) {
+		rc = 0;
+		faults += rec.type == AP_REC_FAULT;
+	}
+	snprintf(want, sizeof(want), "corrupt record at offset %" PRIu64 ": crc mismatch",
+		 bad_off);
+	CHECK("trace: the checked read stops at the corrupt fault, its offset named",
+	      rc == -1 && faults == 1 && strstr(err, want), "rc %d after %u faults: '%s'", rc,
+	      faults, err);
+	ap_trace_reader_close(&r);
+	unlink(path);
+	free(file);
+	free(big);
+}
+
 static void test_writer_errors(void)
 {
 	char path[TMP_PATH_LEN];
@@ -1147,7 +1291,7 @@ static void cleanup(void)
 	static const char *const names[] = {
 		"roundtrip.aptrace", "full.aptrace", "cut.aptrace", "flip.aptrace", "bad.aptrace",
 		"ref.aptrace", "flags.aptrace", "unknown.aptrace", "growth.aptrace",
-		"werr.aptrace", "efbig.aptrace", "killed.aptrace",
+		"werr.aptrace", "efbig.aptrace", "killed.aptrace", "window.aptrace",
 	};
 	char path[TMP_PATH_LEN];
 
@@ -1163,6 +1307,7 @@ int main(void)
 	test_refusals();
 	test_unknown_types();
 	test_payload_growth();
+	test_windows_and_scan();
 	test_writer_errors();
 	test_efbig();
 	test_sigkill();
