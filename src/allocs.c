@@ -117,16 +117,31 @@ void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *t)
 		al->static_noted = true;
 }
 
-int ap_allocs_read(const char *trace, struct ap_allocs *al, bool early, char *err)
+int ap_allocs_read(const char *trace, struct ap_allocs *al, char *err)
 {
 	struct ap_trace_reader r;
 	struct ap_trace_rec rec;
 	int rc;
 
 	memset(al, 0, sizeof(*al));
-	if (ap_analysis_open_trace(trace, &r, err))
+	if (ap_trace_open(&r, trace, err))
 		return -1;
-	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
+	for (;;) {
+		uint64_t types = 1ull << AP_REC_ALLOC | 1ull << AP_REC_NOTE;
+
+		if (!al->records && !al->probe_noted)
+			types |= 1ull << AP_REC_FAULT;
+		rc = ap_trace_scan(&r, &rec, types, err);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			/*
+			 * Corrupt or unreadable: the checked pass that follows stops at the
+			 * same place or before it, and says where precisely.
+			 */
+			rc = 0;
+			break;
+		}
 		if (rec.type == AP_REC_ALLOC) {
 			struct ap_rec_alloc a;
 
@@ -141,8 +156,7 @@ int ap_allocs_read(const char *trace, struct ap_allocs *al, bool early, char *er
 
 			ap_trace_get(&rec, &n, sizeof(n));
 			ap_allocs_note(al, n.ts_ns, ap_trace_str(&rec, sizeof(n)));
-		} else if (rec.type == AP_REC_FAULT && early && !al->records &&
-			   !al->probe_noted) {
+		} else if (rec.type == AP_REC_FAULT && !al->records && !al->probe_noted) {
 			break;	/* recorded without the probe: the records would be there */
 		}
 	}
@@ -286,7 +300,7 @@ int ap_arid_from_trace(const char *trace, uint64_t arena_bytes, struct ap_arid *
 	struct ap_allocs al;
 	char call[96];
 
-	if (ap_allocs_read(trace, &al, true, err))
+	if (ap_allocs_read(trace, &al, err))
 		return -1;
 	ap_arid_find(&al, al.given ? 0 : arena_bytes, id);
 	if (al.given && arena_bytes) {

@@ -54,12 +54,13 @@ struct ap_allocs {
 };
 
 /*
- * Reads the allocation records of a trace (a pass of its own). early: stop at the first
- * fault record when nothing before it says the probe was on (its attach note, a record),
- * which makes the pass nearly free for traces without an allocation probe. 0, or -1 with
- * err.
+ * Reads the allocation records of a trace: a pre-pass for a pass that reads every record.
+ * It stops at the first fault record when nothing before it says the probe was on (its
+ * attach note, a record), which makes it nearly free for traces without the probe; it
+ * checks the CRC of the records it uses only, and a corrupt trace ends it quietly (the
+ * checked pass says where). 0, or -1 with err (cannot open, out of memory).
  */
-int ap_allocs_read(const char *trace, struct ap_allocs *al, bool early, char *err);
+int ap_allocs_read(const char *trace, struct ap_allocs *al, char *err);
 /* The same record by record, for a pass that reads the trace anyway. 0, or -1 (memory). */
 int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r);
 void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *text);
@@ -104,7 +105,7 @@ struct ap_arid {
 void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_arid *id);
 
 /*
- * The two steps for a trace: reads its allocation records (ap_allocs_read, early) and
+ * The two steps for a trace: reads its allocation records (ap_allocs_read) and
  * applies the rules for a plan of arena_bytes; a trace recorded with --arena ADDR gives
  * AP_ARID_GIVEN, the base ADDR and the plan's bytes (no block). 1 when a block was found
  * or given (rule: len bytes for the analysis' arena_rule), 0 when none, -1 with err.
