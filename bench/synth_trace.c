@@ -7,11 +7,15 @@
  * `--resident PCT` of the arena's pages stay resident (FIFO eviction), so pages are
  * reclaimed and refault run after run, as under a tight memory.high. Run and op markers,
  * a maps snapshot, a fault on the weights every operator and a sample every 100 runs go
- * with them, so the trace has every record kind a real one has.
+ * with them, so the trace has every record kind a real one has. `--alloc` describes a
+ * runtime that takes its arena from aligned_alloc, as LiteRT does: the allocation probe's
+ * note and block go first, the arena starts 64 bytes into its mapping, and the analysis
+ * has to find it from the allocation records.
  *
- * usage: synth_trace MODEL OUT.trace [--faults N] [--resident PCT]
+ * usage: synth_trace MODEL OUT.trace [--faults N] [--resident PCT] [--alloc]
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,16 +73,25 @@ int main(int argc, char **argv)
 	struct ap_tplan p;
 	long pct = 60;
 	int32_t run = 0;
+	uint64_t base = ARENA_AT, map_end;
+	bool alloc = false;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: synth_trace MODEL OUT.trace [--faults N] [--resident PCT]\n");
+		fprintf(stderr, "usage: synth_trace MODEL OUT.trace [--faults N] [--resident PCT] "
+			"[--alloc]\n");
 		return 2;
 	}
-	for (int i = 3; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--faults"))
-			want = strtoull(argv[i + 1], NULL, 10);
-		else if (!strcmp(argv[i], "--resident"))
-			pct = strtol(argv[i + 1], NULL, 10);
+	for (int i = 3; i < argc; i++) {
+		if (!strcmp(argv[i], "--alloc"))
+			alloc = true;
+		else if (!strcmp(argv[i], "--faults") && i + 1 < argc)
+			want = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--resident") && i + 1 < argc)
+			pct = strtol(argv[++i], NULL, 10);
+		else {
+			fprintf(stderr, "synth_trace: unknown argument '%s'\n", argv[i]);
+			return 2;
+		}
 	}
 	if (ap_plan_load(argv[1], &p, err)) {
 		fprintf(stderr, "synth_trace: %s\n", err);
@@ -96,8 +109,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "synth_trace: %s\n", err);
 		return 1;
 	}
+	map_end = ARENA_AT + pages * PAGE;
+	if (alloc) {
+		/* glibc's mmap'd chunk: the 64-aligned block after its header, one page more */
+		struct ap_rec_note nt = { .ts_ns = ts };
+		struct ap_rec_alloc al = { .ts_ns = ts, .ptr = ARENA_AT + 64,
+					   .size = p.arena_bytes + 64, .align = 64,
+					   .caller = 0x560000001234ULL, .tid = PID,
+					   .fn = AP_ALLOC_ALIGNED_ALLOC, .run = -1 };
+		static const char what[] = "allocation probe: malloc, calloc, realloc, "
+					   "aligned_alloc, memalign, posix_memalign, free in "
+					   "/usr/lib/x86_64-linux-gnu/libc.so.6 (synthetic), "
+					   "blocks of 65536 bytes and more";
+
+		if (ap_trace_write_str(&w, AP_REC_NOTE, &nt, sizeof(nt), what, err)) {
+			fprintf(stderr, "synth_trace: %s\n", err);
+			return 1;
+		}
+		base = al.ptr;
+		map_end += PAGE;
+		put(AP_REC_ALLOC, &al, sizeof(al));
+	}
 	mapping(HEAP_AT, HEAP_AT + (132 << 10), 3, 0, "[heap]");
-	mapping(ARENA_AT, ARENA_AT + pages * PAGE, 3, 0, "");
+	mapping(ARENA_AT, map_end, 3, 0, "");
 	mapping(WEIGHTS_AT, WEIGHTS_AT + (4 << 20), 1, 77, argv[1]);
 	mapping(0x7ffd00000000ULL, 0x7ffd00021000ULL, 3, 0, "[stack]");
 	while (n < want) {
@@ -125,7 +159,7 @@ int main(int argc, char **argv)
 				     pg++) {
 					struct ap_rec_fault f = {
 						.ts_ns = ts, .tid = PID, .run = run, .op = op,
-						.vm_start = ARENA_AT, .vm_end = ARENA_AT + pages * PAGE,
+						.vm_start = ARENA_AT, .vm_end = map_end,
 						.vm_flags = 0x73, .ip = 0x560000001234ULL,
 						.flags = AP_FF_WRITE | AP_FF_ACCESS_KNOWN |
 							 AP_FF_VMA_ANON | AP_FF_MAJMIN_KNOWN,
@@ -135,7 +169,7 @@ int main(int argc, char **argv)
 
 					if (res[pg])
 						continue;
-					f.addr = ARENA_AT + first;
+					f.addr = base + first;
 					put(AP_REC_FAULT, &f, sizeof(f));
 					n++;
 					ts += 200;
