@@ -9,6 +9,7 @@
 #include "arenaprof/analysis.h"
 #include "arenaprof/arena.h"
 #include "arenaprof/err.h"
+#include "arenaprof/mapindex.h"
 #include "arenaprof/event.h"
 #include "arenaprof/pageset.h"
 
@@ -16,8 +17,7 @@
 
 struct priv {
 	struct ap_pageset touched;
-	int32_t *slot;		/* open addressing on vm start: map index + 1 */
-	uint32_t n_slot;
+	struct ap_mapindex index;	/* maps by their bounds */
 	int32_t last;		/* the mapping of the previous fault */
 	uint32_t page_shift;
 	/* the allocation probe's arena block and its re-plans: pages -> a mapping of their own */
@@ -101,62 +101,23 @@ uint64_t ap_counts_get(const struct ap_counts *c, int32_t idx)
 	return slot < c->n ? c->v[slot] : 0;
 }
 
-static uint32_t slot_hash(uint64_t start, uint32_t n)
-{
-	return (uint32_t)((start >> 12) * 0x9e3779b97f4a7c15ULL >> 32) & (n - 1);
-}
-
-static int rehash(struct ap_analysis *a, struct priv *pv)
-{
-	uint32_t n = pv->n_slot ? pv->n_slot * 2 : 256;
-	int32_t *slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		uint32_t h = slot_hash(a->maps[i].start, n);
-
-		while (slot[h])
-			h = (h + 1) & (n - 1);
-		slot[h] = (int32_t)i + 1;
-	}
-	free(pv->slot);
-	pv->slot = slot;
-	pv->n_slot = n;
-	return 0;
-}
-
 /* The mapping [start, end) if known, else -1. */
 static int32_t map_find(const struct ap_analysis *a, uint64_t start, uint64_t end)
 {
 	const struct priv *pv = a->priv;
 
-	if (!pv || !pv->n_slot)
-		return -1;
-	for (uint32_t h = slot_hash(start, pv->n_slot); pv->slot[h];
-	     h = (h + 1) & (pv->n_slot - 1)) {
-		const struct ap_amap *m = &a->maps[pv->slot[h] - 1];
-
-		if (m->start == start && m->end == end)
-			return pv->slot[h] - 1;
-	}
-	return -1;
+	return pv ? ap_mapindex_find(&pv->index, start, end) : -1;
 }
 
 /* The mapping [start, end), created unnamed if new; -1 on allocation failure. */
 static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 {
 	struct priv *pv = a->priv;
+	int32_t mi = ap_mapindex_find(&pv->index, start, end);
 	struct ap_amap *m;
-	uint32_t h;
 
-	if (pv->n_slot) {
-		for (h = slot_hash(start, pv->n_slot); pv->slot[h]; h = (h + 1) & (pv->n_slot - 1)) {
-			m = &a->maps[pv->slot[h] - 1];
-			if (m->start == start && m->end == end)
-				return pv->slot[h] - 1;
-		}
-	}
+	if (mi >= 0)
+		return mi;
 	if (a->n_maps == a->cap_maps) {
 		uint32_t cap = a->cap_maps ? 2 * a->cap_maps : 32;
 		struct ap_amap *p = realloc(a->maps, cap * sizeof(*p));
@@ -174,18 +135,11 @@ static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 	m->anon = true;
 	m->role = "anon";
 	m->first_run = INT32_MAX;
-	if (!m->path)
+	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)a->n_maps)) {
+		free(m->path);
 		return -1;
-	a->n_maps++;
-	if ((a->n_maps + 1) * 2 > pv->n_slot) {
-		if (rehash(a, pv))
-			return -1;
-	} else {
-		for (h = slot_hash(start, pv->n_slot); pv->slot[h]; h = (h + 1) & (pv->n_slot - 1))
-			;
-		pv->slot[h] = (int32_t)a->n_maps;
 	}
-	return (int32_t)a->n_maps - 1;
+	return (int32_t)a->n_maps++;
 }
 
 /* The newest known mapping that contains addr, or -1. */
@@ -680,7 +634,7 @@ void ap_analysis_free(struct ap_analysis *a)
 	if (pv) {
 		ap_pageset_free(&pv->touched);
 		free(pv->run_begin);
-		free(pv->slot);
+		ap_mapindex_free(&pv->index);
 		free(pv);
 	}
 	memset(a, 0, sizeof(*a));

@@ -14,6 +14,7 @@
 #include "arenaprof/arena.h"
 #include "arenaprof/err.h"
 #include "arenaprof/live.h"
+#include "arenaprof/mapindex.h"
 #include "arenaprof/pageset.h"
 #include "arenaprof/probe.h"
 
@@ -30,8 +31,7 @@ struct touch {
 
 struct priv {
 	struct ap_pageset held;		/* every page held, of every mapping */
-	int32_t *slot;			/* open addressing on (start, end): map index + 1 */
-	uint32_t n_slot;
+	struct ap_mapindex index;	/* maps by their bounds */
 	int32_t last;			/* the mapping of the previous fault */
 	uint32_t page_shift;
 	struct touch *touches;		/* every first touch, in order */
@@ -46,46 +46,15 @@ struct priv {
 
 /* ---- mappings ---- */
 
-static uint32_t slot_hash(uint64_t start, uint64_t end, uint32_t n)
-{
-	return (uint32_t)(((start >> 12) ^ (end >> 9)) * 0x9e3779b97f4a7c15ULL >> 32) & (n - 1);
-}
-
-static int rehash(struct ap_live *l, struct priv *pv)
-{
-	uint32_t n = pv->n_slot ? pv->n_slot * 2 : 256;
-	int32_t *slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (uint32_t i = 0; i < l->n_maps; i++) {
-		uint32_t h = slot_hash(l->maps[i].start, l->maps[i].end, n);
-
-		while (slot[h])
-			h = (h + 1) & (n - 1);
-		slot[h] = (int32_t)i + 1;
-	}
-	free(pv->slot);
-	pv->slot = slot;
-	pv->n_slot = n;
-	return 0;
-}
-
 /* The mapping [start, end), created unnamed if new; -1 on allocation failure. */
 static int32_t map_get(struct ap_live *l, uint64_t start, uint64_t end)
 {
 	struct priv *pv = l->priv;
+	int32_t mi = ap_mapindex_find(&pv->index, start, end);
 	struct ap_live_map *m;
-	uint32_t h;
 
-	if (pv->n_slot) {
-		for (h = slot_hash(start, end, pv->n_slot); pv->slot[h];
-		     h = (h + 1) & (pv->n_slot - 1)) {
-			m = &l->maps[pv->slot[h] - 1];
-			if (m->start == start && m->end == end)
-				return pv->slot[h] - 1;
-		}
-	}
+	if (mi >= 0)
+		return mi;
 	if (l->n_maps == l->cap_maps) {
 		uint32_t cap = l->cap_maps ? 2 * l->cap_maps : 32;
 		struct ap_live_map *p = realloc(l->maps, cap * sizeof(*p));
@@ -102,15 +71,11 @@ static int32_t map_get(struct ap_live *l, uint64_t start, uint64_t end)
 	m->path = strdup("");
 	m->anon = true;
 	m->first_run = INT32_MAX;
-	if (!m->path)
+	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)l->n_maps)) {
+		free(m->path);
 		return -1;
-	l->n_maps++;
-	if ((l->n_maps + 1) * 2 > pv->n_slot)
-		return rehash(l, pv) ? -1 : (int32_t)l->n_maps - 1;
-	for (h = slot_hash(start, end, pv->n_slot); pv->slot[h]; h = (h + 1) & (pv->n_slot - 1))
-		;
-	pv->slot[h] = (int32_t)l->n_maps;
-	return (int32_t)l->n_maps - 1;
+	}
+	return (int32_t)l->n_maps++;
 }
 
 /* The newest known mapping that contains addr, or -1. */
@@ -632,7 +597,7 @@ void ap_live_free(struct ap_live *l)
 	ap_profile_free(&l->prof);
 	if (pv) {
 		ap_pageset_free(&pv->held);
-		free(pv->slot);
+		ap_mapindex_free(&pv->index);
 		free(pv->touches);
 		free(pv->owner);
 		free(pv->state);
