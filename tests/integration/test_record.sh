@@ -87,7 +87,7 @@ expect_fail() {	# expect_fail NAME WANT-RC PATTERN CMD...
 		fail "$name" "exit $rc (want $want), stderr: $(head -c 300 "$TMP/bad.err")"
 	fi
 }
-sleep 30 & dead=$!; kill $dead; wait $dead 2>/dev/null || true
+true & dead=$!; wait "$dead"	# a PID that existed and is gone
 expect_fail "a dead PID: exit 2, one clear line" 2 "does not exist" \
 	"$ARENAPROF" record -p "$dead" -o "$TMP/dead.trace"
 expect_fail "a command that does not exist: exit 2" 2 "cannot run" \

@@ -364,7 +364,7 @@ MSG="exit $rc, $(tail -1 "$TMP/short.out") / $(cat "$TMP/short.err")" \
 	test "$rc" = 0 -a "$(tail -1 "$TMP/short.out")" = "# pid $short exited"
 
 # ---- bad PIDs, no permission ----
-sleep 30 & dead=$!; kill $dead; wait $dead 2>/dev/null
+true & dead=$!; wait "$dead"	# a PID that existed and is gone
 "$ARENAPROF" -p "$dead" >/dev/null 2>"$TMP/dead.err"
 rc=$?
 MSG="exit $rc: $(cat "$TMP/dead.err")" check "a PID that does not exist: one clear line, exit 2" \
