@@ -11,7 +11,6 @@
  * controller gets one line and exit 1.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -30,6 +29,7 @@
 #include "arenaprof/cgroup.h"
 #include "arenaprof/cmd.h"
 #include "arenaprof/err.h"
+#include "arenaprof/spawn.h"
 #include "arenaprof/json.h"
 #include "arenaprof/plan.h"
 #include "arenaprof/plan_load.h"
@@ -234,53 +234,6 @@ bad_value:
 	return 0;
 }
 
-/* fork the command, stopped on a pipe until it is in its cgroup */
-static pid_t spawn(char **argv, bool out_to_err, int *go_fd, int *exec_err_fd)
-{
-	int go[2], er[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC))
-		return -1;
-	if (pipe2(er, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0) {
-		close(go[0]);
-		close(go[1]);
-		close(er[0]);
-		close(er[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		char c;
-		int e;
-
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		close(go[1]);
-		close(er[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);	/* not released: the move into the cgroup failed */
-		if (out_to_err && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(er[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(er[1]);
-	*go_fd = go[1];
-	*exec_err_fd = er[0];
-	return pid;
-}
-
 static int pidfd_of(pid_t pid)
 {
 #ifdef SYS_pidfd_open
@@ -342,7 +295,8 @@ static int one_run(const struct opts *o, const char *parent, int index, struct r
 	struct stat st;
 	uint64_t t0, polled_peak = 0, next_poll;
 	pid_t pid;
-	int go_fd = -1, exec_fd = -1, pidfd = -1, status = 0, e = 0;
+	int pidfd = -1, status = 0, e = 0;
+	struct ap_spawn sp;
 	bool have_peak, reaped = false;
 	sig_atomic_t forwarded = 0;
 
@@ -400,32 +354,28 @@ static int one_run(const struct opts *o, const char *parent, int index, struct r
 
 	fflush(stdout);
 	fflush(stderr);
-	pid = spawn(o->argv, o->json, &go_fd, &exec_fd);
-	if (pid < 0) {
+	/* held until it is in its cgroup: everything it allocates is charged there */
+	if (ap_spawn_held(&sp, o->argv, o->json)) {
 		note("cannot start %s: %s", o->argv[0], strerror(errno));
 		goto fail_cg;
 	}
+	pid = sp.pid;
 	if (ap_cg_move(r->cgroup, pid, err)) {
 		note("%s", err);
-		close(go_fd);	/* the child reads EOF and exits without exec */
-		close(exec_fd);
-		waitpid(pid, NULL, 0);
+		ap_spawn_abandon(&sp);
 		goto fail_cg;
 	}
 	pidfd = pidfd_of(pid);
 	t0 = now_ns();
-	if (write(go_fd, "x", 1) != 1 || read(exec_fd, &e, sizeof(e)) == (ssize_t)sizeof(e)) {
-		note("cannot run %s: %s", o->argv[0], strerror(e ? e : errno));
-		close(go_fd);
-		close(exec_fd);
+	e = ap_spawn_release(&sp);
+	if (e) {
+		note("cannot run %s: %s", o->argv[0], strerror(e));
 		if (pidfd >= 0)
 			close(pidfd);
 		waitpid(pid, NULL, 0);
 		*rc = AP_EXIT_USAGE;
 		goto fail_trig;
 	}
-	close(go_fd);
-	close(exec_fd);
 	next_poll = t0;
 	for (;;) {
 		nfds_t n = 0;

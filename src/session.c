@@ -5,7 +5,6 @@
  * attached, or attached with -p (its resident pages are then taken from pagemap).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -351,43 +350,6 @@ static bool target_alive(struct ap_session *s)
 
 /* ---- start ---- */
 
-/* fork the command, stopped on a pipe until the tracer is attached */
-static int spawn(char **argv, int *release_fd, int *exec_err_fd)
-{
-	int go[2], er[2];
-	pid_t pid;
-
-	if (pipe2(go, O_CLOEXEC))
-		return -1;
-	if (pipe2(er, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		return -1;
-	}
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		char c;
-		int e;
-
-		close(go[1]);
-		close(er[0]);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);	/* the recorder gave up before attaching */
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(er[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(go[0]);
-	close(er[1]);
-	*release_fd = go[1];
-	*exec_err_fd = er[0];
-	return pid;
-}
-
 /* "BINARY:SYMBOL[:ARG]" */
 static int split_spec(char *spec, char **bin, char **sym, int *arg, bool want_arg)
 {
@@ -486,7 +448,7 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		po.ring_bytes = AP_PROBE_RING_DEFAULT;
 	s->pid = opts->pid > 0 ? opts->pid : -1;
 	s->exit_status = -1;
-	s->release_fd = s->exec_err_fd = -1;
+	s->child.release_fd = s->child.exec_err_fd = -1;
 	s->started = opts->pid <= 0;
 	if (s->started && (!opts->argv || !opts->argv[0])) {
 		ap_seterr(err, "no command to start");
@@ -502,11 +464,12 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		for (int i = 0; opts->argv[i] && len < sizeof(s->cmdline) - 1; i++)
 			len += (size_t)snprintf(s->cmdline + len, sizeof(s->cmdline) - len,
 						"%s%s", i ? " " : "", opts->argv[i]);
-		s->pid = spawn(opts->argv, &s->release_fd, &s->exec_err_fd);
-		if (s->pid < 0) {
+		/* held until the tracer is attached: its first fault is seen */
+		if (ap_spawn_held(&s->child, opts->argv, false)) {
 			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(errno));
 			return AP_EXIT_RUNTIME;
 		}
+		s->pid = s->child.pid;
 	} else {
 		read_cmdline(s->pid, s->cmdline, sizeof(s->cmdline));
 	}
@@ -563,20 +526,14 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 		if (!target_alive(s))
 			ap_session_note(s, 1, "process %d exited during attach", s->pid);
 	} else {
-		int e = 0;
+		int e = ap_spawn_release(&s->child);
 
-		/* let the command exec; a CLOEXEC pipe that closes empty means it did */
-		if (write(s->release_fd, "x", 1) != 1 ||
-		    read(s->exec_err_fd, &e, sizeof(e)) == (ssize_t)sizeof(e)) {
-			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0],
-					strerror(e ? e : errno));
+		if (e) {
+			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(e));
 			s->end_reason = AP_END_ERROR;
 			rc = -1;
 			target_alive(s);
 		}
-		close(s->release_fd);
-		close(s->exec_err_fd);
-		s->release_fd = s->exec_err_fd = -1;
 		if (!s->end_reason)
 			snapshot_maps(s, !s->o.run_spec);
 	}
@@ -684,12 +641,7 @@ void ap_session_free(struct ap_session *s)
 	s->cg = NULL;
 	ap_probe_close(s->probe);
 	s->probe = NULL;
-	if (s->release_fd >= 0) {
-		close(s->release_fd);	/* the child reads EOF and exits without exec */
-		close(s->exec_err_fd);
-		waitpid(s->pid, NULL, 0);
-		s->release_fd = s->exec_err_fd = -1;
-	}
+	ap_spawn_abandon(&s->child);	/* never released: it exits without exec */
 	if (s->have_maps)
 		ap_maps_free(&s->maps);
 	s->have_maps = false;

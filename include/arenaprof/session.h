@@ -31,6 +31,7 @@
 #include "arenaprof/err.h"
 #include "arenaprof/event.h"
 #include "arenaprof/procfs.h"
+#include "arenaprof/spawn.h"
 #include "arenaprof/trace.h"
 
 #define AP_SESSION_INTERVAL_MS 100	/* record's default sample interval */
@@ -162,7 +163,7 @@ struct ap_session {
 	bool stopped;			/* ap_session_stop ran */
 	struct ap_cg_session *cg;	/* the target's memory cgroup and PSI; NULL none */
 	uint64_t last_snapshot, t_next, t_end, t_next_smaps;
-	int release_fd, exec_err_fd;
+	struct ap_spawn child;		/* the command, held until the tracer is attached */
 	char **checked;			/* ELF files searched for a LiteRT entry point */
 	size_t n_checked;
 	/* the allocation probe (session_alloc.c) */
