@@ -25,6 +25,7 @@
 
 #include "arenaprof/err.h"
 #include "arenaprof/procfs.h"
+#include "arenaprof/textparse.h"
 
 /* every error of this reader sets errno too: ap_fail_errno (err.c) */
 #define fail ap_fail_errno
@@ -126,23 +127,6 @@ static int bad(struct pctx *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return fail(c->err, EINVAL, "%s:%lu: %s", c->name, c->line, msg);
-}
-
-/* A printable copy of at most 40 bytes of s[0..n) for messages, "..." when cut. */
-#define QUOTE_MAX 40
-#define QUOTE_LEN (QUOTE_MAX + 4)
-static const char *quote(char *buf, const char *s, size_t n)
-{
-	size_t i, m = n > QUOTE_MAX ? QUOTE_MAX : n;
-
-	for (i = 0; i < m; i++)
-		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	if (m < n) {
-		memcpy(buf + m, "...", 3);
-		m += 3;
-	}
-	buf[m] = '\0';
-	return buf;
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -265,13 +249,13 @@ static int split_kv(struct pctx *c, const char *s, size_t n, const char **k, siz
 		    const char **v, size_t *vn)
 {
 	const char *colon = memchr(s, ':', n);
-	char q[QUOTE_LEN];
+	char q[AP_TP_QUOTE_LEN];
 
 	*k = s;
 	*kn = colon ? (size_t)(colon - s) : 0;
 	trim(k, kn);
 	if (!colon || !*kn)
-		return bad(c, "'%s' is not a 'Key: value' line", quote(q, s, n));
+		return bad(c, "'%s' is not a 'Key: value' line", ap_tp_quote(q, s, n));
 	*v = colon + 1;
 	*vn = n - (size_t)(*v - s);
 	return 0;
@@ -282,7 +266,7 @@ static int parse_kb(struct pctx *c, const char *key, size_t kn, const char *v, s
 		    uint64_t *out)
 {
 	const char *p, *e;
-	char q[QUOTE_LEN];
+	char q[AP_TP_QUOTE_LEN];
 	uint64_t x;
 	int k;
 
@@ -291,12 +275,12 @@ static int parse_kb(struct pctx *c, const char *key, size_t kn, const char *v, s
 	e = v + vn;
 	k = eat_dec(&p, e, &x);
 	if (k == NUM_BAD)
-		return bad(c, "%.*s: '%s' is not a number", (int)kn, key, quote(q, v, vn));
+		return bad(c, "%.*s: '%s' is not a number", (int)kn, key, ap_tp_quote(q, v, vn));
 	if (k == NUM_RANGE || x > UINT64_MAX / 1024)
-		return bad(c, "%.*s: '%s' is too large", (int)kn, key, quote(q, v, vn));
+		return bad(c, "%.*s: '%s' is too large", (int)kn, key, ap_tp_quote(q, v, vn));
 	eat_sep(&p, e);
 	if (e - p != 2 || p[0] != 'k' || p[1] != 'B')
-		return bad(c, "%.*s: '%s' is not a size in kB", (int)kn, key, quote(q, v, vn));
+		return bad(c, "%.*s: '%s' is not a size in kB", (int)kn, key, ap_tp_quote(q, v, vn));
 	*out = x * 1024;
 	return 0;
 }
@@ -420,7 +404,7 @@ static int status_line(struct pctx *c, const char *ln, size_t n, struct ap_statu
 	const struct key *key;
 	const char *k, *v, *p;
 	size_t kn, vn, i;
-	char q[QUOTE_LEN];
+	char q[AP_TP_QUOTE_LEN];
 	uint64_t x;
 	int r;
 
@@ -454,9 +438,9 @@ static int status_line(struct pctx *c, const char *ln, size_t n, struct ap_statu
 		p = v;
 		r = eat_dec(&p, v + vn, &x);
 		if (r == NUM_BAD || p != v + vn)
-			return bad(c, "Threads: '%s' is not a number", quote(q, v, vn));
+			return bad(c, "Threads: '%s' is not a number", ap_tp_quote(q, v, vn));
 		if (r == NUM_RANGE || x > INT_MAX)
-			return bad(c, "Threads: '%s' is too large", quote(q, v, vn));
+			return bad(c, "Threads: '%s' is too large", ap_tp_quote(q, v, vn));
 		s->threads = (int)x;
 		return 0;
 	}
@@ -523,7 +507,7 @@ static int parse_map_line(struct pctx *c, const char *s, size_t n, struct ap_map
 			  const char **path, size_t *path_len, bool allow_empty)
 {
 	const char *p = s, *e = s + n, *what;
-	char q[QUOTE_LEN];
+	char q[AP_TP_QUOTE_LEN];
 	uint64_t maj, min;
 
 	memset(m, 0, sizeof(*m));
@@ -567,7 +551,7 @@ static int parse_map_line(struct pctx *c, const char *s, size_t n, struct ap_map
 	return 0;
 
 bad_field:
-	return bad(c, "bad %s in '%s'", what, quote(q, s, n));
+	return bad(c, "bad %s in '%s'", what, ap_tp_quote(q, s, n));
 }
 
 /* ------------------------------------------------------------------------------------- */
