@@ -36,33 +36,9 @@ static const char *nm(const char *tag, const char *what)
 	return name_buf;
 }
 
-#define CHECK_U64(name, got, want) \
-	CHECK(name, (uint64_t)(got) == (uint64_t)(want), "got %" PRIu64 ", want %" PRIu64, \
-	      (uint64_t)(got), (uint64_t)(want))
-
 static void check_str(const char *name, const char *got, const char *want)
 {
 	CHECK(name, !strcmp(got, want), "got '%s', want '%s'", got, want);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	long n;
-	FILE *f = fopen(path, "rb");
-
-	*len = 0;
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)n + 1)) || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		CHECK(path, 0, "cannot read the fixture (run from the repository root)");
-		free(buf);
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 /* A parser under test: (buf, len, name, out, err), out cleared on failure. */
@@ -117,7 +93,7 @@ static void *parse_fixture(const char *file, parse_fn fn, void *out)
 	int rc;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return NULL;
 	rc = fn(buf, len, path, out, err);
@@ -135,7 +111,7 @@ static void fixture_err(const char *file, parse_fn fn, void *out, size_t sz, boo
 	int rc, e;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	errno = 0;
@@ -155,7 +131,7 @@ static void prefixes(const char *file, parse_fn fn, void *out, size_t sz, bool z
 	char *buf;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	for (size_t n = 0; n <= len; n++) {
@@ -424,17 +400,17 @@ static void controllers(void)
 	char *buf;
 
 	snprintf(path, sizeof(path), FIX "cgroup.controllers.child");
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	CHECK("controllers: 'memory' alone", buf && ap_cg_list_has(buf, len, "memory"), "no");
 	free(buf);
 	snprintf(path, sizeof(path), FIX "cgroup.controllers.hybrid");
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	CHECK("controllers: the hybrid host's v2 has no memory",
 	      buf && !ap_cg_list_has(buf, len, "memory") && ap_cg_list_has(buf, len, "hugetlb"),
 	      "wrong");
 	free(buf);
 	snprintf(path, sizeof(path), FIX "cgroup.controllers.multi");
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	CHECK("controllers: 'memory pids'", buf && ap_cg_list_has(buf, len, "memory") &&
 	      ap_cg_list_has(buf, len, "pids") && !ap_cg_list_has(buf, len, "mem"), "wrong");
 	free(buf);

@@ -41,35 +41,9 @@ static const char *nm(const char *tag, const char *what)
 	return name_buf;
 }
 
-#define CHECK_U64(name, got, want) \
-	CHECK(name, (uint64_t)(got) == (uint64_t)(want), "got %" PRIu64 " (%#" PRIx64 \
-	      "), want %" PRIu64 " (%#" PRIx64 ")", (uint64_t)(got), (uint64_t)(got), \
-	      (uint64_t)(want), (uint64_t)(want))
-
 static void check_str(const char *name, const char *got, const char *want)
 {
 	CHECK(name, got && !strcmp(got, want), "got '%s', want '%s'", got ? got : "(null)", want);
-}
-
-/* The whole file, or NULL (a FAIL line is printed). */
-static char *slurp(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	long n;
-	FILE *f = fopen(path, "rb");
-
-	*len = 0;
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)n + 1)) || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		CHECK(path, 0, "cannot read the fixture (run from the repository root)");
-		free(buf);
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
 }
 
 /* rc == -1, err == want and errno == e. */
@@ -121,7 +95,7 @@ static void status_fixture(const char *file, const struct want_status *w)
 	int rc;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	rc = ap_procfs_parse_status(buf, len, path, &s, err);
@@ -140,7 +114,7 @@ static void status_fixture_err(const char *file, const char *want)
 
 	snprintf(path, sizeof(path), FIX "%s", file);
 	snprintf(w, sizeof(w), "%s%s", path, want);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	rc = ap_procfs_parse_status(buf, len, path, &s, err);
@@ -166,7 +140,7 @@ static void status_prefixes(void)
 	char err[AP_ERR_LEN];
 	struct ap_status full, s;
 	size_t len, i, ok = 0, failed = 0, bad_vals = 0, bad_errs = 0;
-	char *buf = slurp(path, &len), *cut;
+	char *buf = test_fixture(path, &len), *cut;
 
 	if (!buf || ap_procfs_parse_status(buf, len, path, &full, err))
 		return;
@@ -315,7 +289,7 @@ static void smaps_fixture(const char *file, const struct want_smaps *w)
 	int rc;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	rc = ap_procfs_parse_smaps(buf, len, path, &s, err);
@@ -334,7 +308,7 @@ static void smaps_fixture_err(const char *file, const char *want)
 
 	snprintf(path, sizeof(path), FIX "%s", file);
 	snprintf(w, sizeof(w), "%s%s", path, want);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	rc = ap_procfs_parse_smaps(buf, len, path, &s, err);
@@ -349,7 +323,7 @@ static void smaps_range_fixture(const char *tag, uint64_t addr, const struct wan
 	char err[AP_ERR_LEN] = "";
 	struct ap_smaps s;
 	size_t len;
-	char *buf = slurp(path, &len);
+	char *buf = test_fixture(path, &len);
 	int rc;
 
 	if (!buf)
@@ -366,7 +340,7 @@ static void smaps_prefixes(void)
 	char err[AP_ERR_LEN];
 	struct ap_smaps full, s;
 	size_t len, i, k, ok = 0, failed = 0, bad_vals = 0, bad_errs = 0;
-	char *buf = slurp(path, &len), *cut;
+	char *buf = test_fixture(path, &len), *cut;
 
 	if (!buf || ap_procfs_parse_smaps(buf, len, path, &full, err))
 		return;
@@ -455,7 +429,7 @@ static void test_smaps(void)
 	smaps_range_fixture("smaps [stack]", 0x7ffc571da000, &stack);
 	smaps_range_fixture("smaps libc text", 0x7f46b9f60123, &libc_text);
 	smaps_range_fixture("smaps [vsyscall]", 0xffffffffff600800, &vsyscall);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	rc = ap_procfs_parse_smaps_range(buf, len, path, 0x1000, &s, err);
@@ -516,7 +490,7 @@ static void check_maps_fixture(const char *file, size_t n, size_t n_anon,
 	int rc;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	rc = ap_procfs_parse_maps(buf, len, path, &maps, err);
@@ -579,7 +553,7 @@ static void maps_fixture_err(const char *file, const char *want)
 
 	snprintf(path, sizeof(path), FIX "%s", file);
 	snprintf(w, sizeof(w), "%s%s", path, want);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	rc = ap_procfs_parse_maps(buf, len, path, &maps, err);
@@ -594,7 +568,7 @@ static void maps_prefixes(void)
 	char err[AP_ERR_LEN];
 	struct ap_maps full, m;
 	size_t len, i, k, ok = 0, failed = 0, bad_vals = 0, bad_errs = 0;
-	char *buf = slurp(path, &len), *cut;
+	char *buf = test_fixture(path, &len), *cut;
 
 	if (!buf || ap_procfs_parse_maps(buf, len, path, &full, err))
 		return;

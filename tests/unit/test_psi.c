@@ -29,30 +29,6 @@ static const char *nm(const char *tag, const char *what)
 	return name_buf;
 }
 
-#define CHECK_U64(name, got, want) \
-	CHECK(name, (uint64_t)(got) == (uint64_t)(want), "got %" PRIu64 ", want %" PRIu64, \
-	      (uint64_t)(got), (uint64_t)(want))
-
-static char *slurp(const char *path, size_t *len)
-{
-	char *buf = NULL;
-	long n;
-	FILE *f = fopen(path, "rb");
-
-	*len = 0;
-	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) ||
-	    !(buf = malloc((size_t)n + 1)) || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		CHECK(path, 0, "cannot read the fixture (run from the repository root)");
-		free(buf);
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
-
 struct want {
 	uint64_t s10, s60, s300, stot, f10, f60, f300, ftot;
 };
@@ -77,7 +53,7 @@ static void fixture(const char *file, const struct want *w)
 	char *buf;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	CHECK(nm(file, "parses"), ap_psi_parse(buf, len, path, &p, err) == 0, "%s", err);
@@ -104,7 +80,7 @@ static void fixture_err(const char *file, const char *want_msg)
 	int rc, e;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	errno = 0;
@@ -126,7 +102,7 @@ static void prefixes(const char *file)
 	char *buf;
 
 	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = slurp(path, &len);
+	buf = test_fixture(path, &len);
 	if (!buf)
 		return;
 	for (size_t n = 0; n <= len; n++) {
