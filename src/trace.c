@@ -630,8 +630,8 @@ static int read_long(struct ap_trace_reader *r, uint32_t len, char *err)
 
 /*
  * Reads the next record of any type. Records of types below 64 not in `check` (a mask of
- * 1 << type) are returned without their CRC checked or their payload copied: for a pass that only
- * looks at a few types (the allocation pre-pass), which a checked pass then follows.
+ * 1 << type) are returned without their CRC checked or their payload copied: for a pass
+ * that looks at a few types only (the allocation pre-pass), which a checked pass follows.
  */
 static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t check,
 		       char *err)

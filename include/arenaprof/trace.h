@@ -225,7 +225,8 @@ struct ap_trace_rec {
 };
 
 /*
- * Opens a file for one sequential pass (read a MiB at a time) and reads the header record. -1 with err: not a trace, newer version, ...
+ * Opens a file for one sequential pass (read a MiB at a time) and reads the header record.
+ * -1 with err: not a trace, newer version, ...
  */
 int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err);
 /* The same from a stream read sequentially (a pipe, fmemopen); takes f, name for messages */

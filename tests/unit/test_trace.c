@@ -3,8 +3,9 @@
  * Unit tests of the trace file (src/trace.c): a round trip of every record type, field by
  * field and byte by byte on disk; a trace cut at every byte; every bit of a trace flipped;
  * the reader's refusals (not a trace, empty, newer version, huge length); unknown record
- * types; payloads of older and newer writers; reading a window at a time and scans; write errors (ENOSPC on /dev/full, EFBIG
- * from RLIMIT_FSIZE) and a writer killed with SIGKILL mid-stream. Files go to /tmp.
+ * types; payloads of older and newer writers; reading a window at a time, and scans;
+ * write errors (ENOSPC on /dev/full, EFBIG from RLIMIT_FSIZE) and a writer killed with
+ * SIGKILL mid-stream. Files go to /tmp.
  */
 #include <errno.h>
 #include <fcntl.h>
