@@ -65,6 +65,63 @@ struct want_status {
 	const char *name;
 };
 
+/* The parsers under test, with one signature: (buf, len, name, out, err). */
+typedef int (*parse_fn)(const char *buf, size_t len, const char *name, void *out, char *err);
+
+static int p_status(const char *buf, size_t len, const char *name, void *out, char *err)
+{
+	return ap_procfs_parse_status(buf, len, name, out, err);
+}
+
+static int p_smaps(const char *buf, size_t len, const char *name, void *out, char *err)
+{
+	return ap_procfs_parse_smaps(buf, len, name, out, err);
+}
+
+static int p_maps(const char *buf, size_t len, const char *name, void *out, char *err)
+{
+	return ap_procfs_parse_maps(buf, len, name, out, err);
+}
+
+/* FIX file parsed into out: checks it parses; false when unreadable or refused. */
+static bool fixture_parses(const char *file, parse_fn fn, void *out)
+{
+	char path[128], err[AP_ERR_LEN] = "";
+	size_t len;
+	char *buf;
+	int rc;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	buf = test_fixture(path, &len);
+	if (!buf)
+		return false;
+	rc = fn(buf, len, path, out, err);
+	CHECK(nm(file, "parses"), rc == 0, "%s", err);
+	free(buf);
+	return rc == 0;
+}
+
+/* FIX file refused with "PATH" want and EINVAL; false when unreadable. */
+static bool fixture_refused(const char *file, parse_fn fn, void *out, const char *want)
+{
+	char path[128], err[AP_ERR_LEN] = "", w[AP_ERR_LEN];
+	size_t len;
+	char *buf;
+	int rc, e;
+
+	snprintf(path, sizeof(path), FIX "%s", file);
+	snprintf(w, sizeof(w), "%s%s", path, want);
+	buf = test_fixture(path, &len);
+	if (!buf)
+		return false;
+	errno = 0;
+	rc = fn(buf, len, path, out, err);
+	e = errno;
+	check_fail(nm(file, "error"), rc, e, err, w, EINVAL);
+	free(buf);
+	return true;
+}
+
 static void check_status_fields(const char *tag, const struct ap_status *s,
 				const struct want_status *w)
 {
@@ -88,39 +145,18 @@ static const struct want_status none_status = {
 
 static void status_fixture(const char *file, const struct want_status *w)
 {
-	char path[128], err[AP_ERR_LEN] = "";
 	struct ap_status s;
-	size_t len;
-	char *buf;
-	int rc;
 
-	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = test_fixture(path, &len);
-	if (!buf)
-		return;
-	rc = ap_procfs_parse_status(buf, len, path, &s, err);
-	CHECK(nm(file, "parses"), rc == 0, "%s", err);
-	check_status_fields(file, &s, w);
-	free(buf);
+	if (fixture_parses(file, p_status, &s))
+		check_status_fields(file, &s, w);
 }
 
 static void status_fixture_err(const char *file, const char *want)
 {
-	char path[128], err[AP_ERR_LEN] = "", w[AP_ERR_LEN];
 	struct ap_status s;
-	size_t len;
-	char *buf;
-	int rc;
 
-	snprintf(path, sizeof(path), FIX "%s", file);
-	snprintf(w, sizeof(w), "%s%s", path, want);
-	buf = test_fixture(path, &len);
-	if (!buf)
-		return;
-	rc = ap_procfs_parse_status(buf, len, path, &s, err);
-	check_fail(nm(file, "error"), rc, errno, err, w, EINVAL);
-	check_status_fields(nm(file, "reset on error"), &s, &none_status);
-	free(buf);
+	if (fixture_refused(file, p_status, &s, want))
+		check_status_fields(nm(file, "reset on error"), &s, &none_status);
 }
 
 static void status_inline_err(const char *text, const char *want)
@@ -282,39 +318,18 @@ static const struct want_smaps none_smaps = {
 
 static void smaps_fixture(const char *file, const struct want_smaps *w)
 {
-	char path[128], err[AP_ERR_LEN] = "";
 	struct ap_smaps s;
-	size_t len;
-	char *buf;
-	int rc;
 
-	snprintf(path, sizeof(path), FIX "%s", file);
-	buf = test_fixture(path, &len);
-	if (!buf)
-		return;
-	rc = ap_procfs_parse_smaps(buf, len, path, &s, err);
-	CHECK(nm(file, "parses"), rc == 0, "%s", err);
-	check_smaps_fields(file, &s, w);
-	free(buf);
+	if (fixture_parses(file, p_smaps, &s))
+		check_smaps_fields(file, &s, w);
 }
 
 static void smaps_fixture_err(const char *file, const char *want)
 {
-	char path[128], err[AP_ERR_LEN] = "", w[AP_ERR_LEN];
 	struct ap_smaps s;
-	size_t len;
-	char *buf;
-	int rc;
 
-	snprintf(path, sizeof(path), FIX "%s", file);
-	snprintf(w, sizeof(w), "%s%s", path, want);
-	buf = test_fixture(path, &len);
-	if (!buf)
-		return;
-	rc = ap_procfs_parse_smaps(buf, len, path, &s, err);
-	check_fail(nm(file, "error"), rc, errno, err, w, EINVAL);
-	check_smaps_fields(nm(file, "reset on error"), &s, &none_smaps);
-	free(buf);
+	if (fixture_refused(file, p_smaps, &s, want))
+		check_smaps_fields(nm(file, "reset on error"), &s, &none_smaps);
 }
 
 static void smaps_range_fixture(const char *tag, uint64_t addr, const struct want_smaps *w)
@@ -545,21 +560,10 @@ static void check_maps_fixture(const char *file, size_t n, size_t n_anon,
 
 static void maps_fixture_err(const char *file, const char *want)
 {
-	char path[128], err[AP_ERR_LEN] = "", w[AP_ERR_LEN];
 	struct ap_maps maps;
-	size_t len;
-	char *buf;
-	int rc;
 
-	snprintf(path, sizeof(path), FIX "%s", file);
-	snprintf(w, sizeof(w), "%s%s", path, want);
-	buf = test_fixture(path, &len);
-	if (!buf)
-		return;
-	rc = ap_procfs_parse_maps(buf, len, path, &maps, err);
-	check_fail(nm(file, "error"), rc, errno, err, w, EINVAL);
-	CHECK(nm(file, "empty on error"), !maps.m && !maps.n && !maps.strs, "not empty");
-	free(buf);
+	if (fixture_refused(file, p_maps, &maps, want))
+		CHECK(nm(file, "empty on error"), !maps.m && !maps.n && !maps.strs, "not empty");
 }
 
 static void maps_prefixes(void)
