@@ -1,12 +1,22 @@
 # arenaprof: one entry point. make [all|check|bench|fuzz|demo|install|clean] [V=1]
 # CC, ARCH, CROSS_COMPILE, CFLAGS, LDFLAGS, PREFIX and DESTDIR are honoured.
+#
+# For a board (docs/arm64.md):
+#   make                                                      native, on the board itself
+#   make ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- BUILD=build/arm64     cross, on Debian
+# A cross build takes its libraries from the :arm64 multiarch packages through
+# $(CROSS_COMPILE)pkg-config (scripts/install-deps installs both).
 
 ARCH ?= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CROSS_COMPILE ?=
 ifeq ($(origin CC),default)
 CC := $(CROSS_COMPILE)gcc
 endif
+ifneq ($(CROSS_COMPILE),)
+PKG_CONFIG ?= $(CROSS_COMPILE)pkg-config
+else
 PKG_CONFIG ?= pkg-config
+endif
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
@@ -23,15 +33,33 @@ CFLAGS ?= -O2 -g
 CLANG ?= clang
 BPFTOOL ?= bpftool
 LIBS_PC := libbpf libelf libdw zlib libpng ncursesw
-AP_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD) \
-	$(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null) $(CFLAGS)
-AP_LDLIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null || echo -lbpf -lelf -ldw -lz) -lm -lpthread
+# No silent fallback to the build machine's own libraries: a cross build without the
+# :arm64 packages stops here with the fix named.
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
+PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
+PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
+ifeq ($(PC_LIBS),)
+ifneq ($(CROSS_COMPILE),)
+$(error $(PKG_CONFIG) finds no $(LIBS_PC) for ARCH=$(ARCH): install the cross toolchain and the :$(ARCH) libraries with scripts/install-deps)
+else
+$(error $(PKG_CONFIG) finds no $(LIBS_PC): install them with scripts/install-deps)
+endif
+endif
+endif
+AP_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD) \
+	$(PC_CFLAGS) $(CFLAGS)
+AP_LDLIBS := $(PC_LIBS) -lm -lpthread
 
 LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB := $(BUILD)/libarenaprof.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+# The kernel types of the target arch (bpf/README.md says where each comes from).
+VMLINUX_H := bpf/$(ARCH)/vmlinux.h
+ifeq ($(filter clean,$(MAKECMDGOALS))$(wildcard $(VMLINUX_H)),)
+$(error no $(VMLINUX_H): ARCH=$(ARCH) is not supported (x86, arm64); scripts/gen-vmlinux makes one from a kernel's BTF)
+endif
 # tests/fixtures/*.c: mininfer (the default workload) at build/mininfer, the rest under
 # build/fixtures/.
 FIXTURE_SRCS := $(filter-out tests/fixtures/mininfer.c,$(wildcard tests/fixtures/*.c))
@@ -39,14 +67,31 @@ FIXTURES := $(BUILD)/mininfer $(patsubst tests/fixtures/%.c,$(BUILD)/fixtures/%,
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all check unit bench fuzz demo install clean
+.PHONY: all check unit bench fuzz demo install clean arm64 check-arm64
 all: $(BUILD)/arenaprof $(FIXTURES)
 
+# The boards' build beside the host's, for the arm64 VM suite: on an x86-64 host, the
+# cross build in $(BUILD)/arm64. make check builds it and boots it (scripts/vmtest --arch
+# arm64, run by tests/integration/test_vm_arm64.sh).
+ARM64_CROSS ?= aarch64-linux-gnu-
+ifeq ($(shell uname -m),x86_64)
+ARM64_BUILD := $(BUILD)/arm64
+arm64:
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CROSS_COMPILE=$(ARM64_CROSS) \
+		CC=$(ARM64_CROSS)gcc PKG_CONFIG=$(ARM64_CROSS)pkg-config BUILD=$(ARM64_BUILD) all
+else
+ARM64_BUILD := $(BUILD)
+arm64: all
+endif
+
 # BPF: CO-RE object from the checked-in vmlinux.h of the target arch, then a skeleton.
-$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) include/arenaprof/event.h | $(BUILD)/bpf
+$(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) $(wildcard bpf/*.h) include/arenaprof/event.h \
+		| $(BUILD)/bpf
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf/$(ARCH) -Ibpf -Iinclude \
-		-c $< -o $@.tmp.o && $(BPFTOOL) gen object $@ $@.tmp.o && rm -f $@.tmp.o
+	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf/$(ARCH) \
+		-Ibpf -Iinclude -c $< -o $@.tmp.o && $(BPFTOOL) gen object $@ $@.tmp.o && \
+		rm -f $@.tmp.o
+.SECONDARY: $(patsubst bpf/%.bpf.c,$(BUILD)/bpf/%.bpf.o,$(BPF_SRCS))
 
 $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -86,8 +131,12 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/bpf $(BUILD)/fixtures:
 unit: $(UNIT_BINS)
 
 # Every test: unit tests, then integration tests; the runner prints one summary line.
-check: all unit $(FIXTURES)
-	$(Q)BUILD=$(BUILD) tests/run-tests
+check: all unit $(FIXTURES) arm64
+	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/run-tests
+
+# The arm64 VM suite alone (both kernels; VMTEST_KERNELS="6.12" for one).
+check-arm64: all arm64
+	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/integration/test_vm_arm64.sh
 
 bench: all
 	$(Q)BUILD=$(BUILD) bench/run-bench
