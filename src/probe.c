@@ -55,6 +55,8 @@ struct ap_probe {
 	size_t n_quiet;
 	pthread_t quiet_thread;
 	bool quiet_running;
+	/* auto mode: why the methods before the chosen one were passed over ("" if none) */
+	char auto_skipped[2 * AP_ERR_LEN];
 };
 
 static bool verbose;
@@ -79,6 +81,9 @@ static void setup_libbpf(void)
 #endif
 }
 
+/* The kernel's ENOTSUPP (include/linux/errno.h): not in userspace's errno.h. */
+#define AP_ENOTSUPP 524
+
 /* "Operation not permitted (EPERM)" */
 static const char *errstr(int e, char *buf, size_t len)
 {
@@ -86,6 +91,11 @@ static const char *errstr(int e, char *buf, size_t len)
 
 	if (e < 0)
 		e = -e;
+	/* strerror says "Unknown error 524"; what the kernel means is this */
+	if (e == AP_ENOTSUPP) {
+		snprintf(buf, len, "not supported by this kernel (ENOTSUPP)");
+		return buf;
+	}
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
 	name = strerrorname_np(e);
 #endif
@@ -404,9 +414,19 @@ static int rb_handler(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/*
+ * Auto order: the x86 tracepoint, then fentry, then perf. The tracepoint exists only on
+ * x86, so other arches start at fentry (a forced --probe tp still says why it fails).
+ */
+static const enum ap_method auto_order[] = {
+#if defined(__x86_64__) || defined(__i386__)
+	AP_METHOD_TP,
+#endif
+	AP_METHOD_FENTRY, AP_METHOD_PERF,
+};
+
 int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err)
 {
-	static const enum ap_method order[] = { AP_METHOD_TP, AP_METHOD_FENTRY, AP_METHOD_PERF };
 	char why[AP_ERR_LEN], all[3 * AP_ERR_LEN] = "";
 	struct ap_probe *p;
 	uint32_t ring = ring_size(o->ring_bytes);
@@ -430,8 +450,8 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 	if (o->method != AP_METHOD_NONE) {
 		ret = try_method(p, o->method, (uint32_t)o->pid, ring, err);
 	} else {
-		for (i = 0; i < sizeof(order) / sizeof(order[0]) && ret; i++) {
-			ret = try_method(p, order[i], (uint32_t)o->pid, ring, why);
+		for (i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]) && ret; i++) {
+			ret = try_method(p, auto_order[i], (uint32_t)o->pid, ring, why);
 			if (ret) {
 				size_t n = strlen(all);
 
@@ -440,6 +460,8 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 		}
 		if (ret)
 			ap_seterr(err, "no fault source works here: %s", all);
+		else
+			snprintf(p->auto_skipped, sizeof(p->auto_skipped), "%s", all);
 	}
 	if (ret) {
 		free(p);
@@ -458,6 +480,11 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 enum ap_method ap_probe_method(const struct ap_probe *p)
 {
 	return p->method;
+}
+
+const char *ap_probe_auto_skipped(const struct ap_probe *p)
+{
+	return p->auto_skipped;
 }
 
 static int attach_marker(struct ap_probe *p, const char *binary, const char *symbol,

@@ -519,6 +519,10 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 	int rc = 0;
 
 	s->sink = sink;
+	if (ap_probe_auto_skipped(s->probe)[0])
+		ap_session_note(s, 0, "fault source: %s, chosen by --probe auto after: %s",
+				ap_method_name(ap_probe_method(s->probe)),
+				ap_probe_auto_skipped(s->probe));
 	ap_session_alloc_start(s);
 	if (!s->started) {
 		snapshot_maps(s, !s->o.run_spec);

@@ -3,8 +3,9 @@
  * probe: picks and attaches the fault source (bpf/arenaprof.bpf.c) for one target
  * process, attaches run/op marker uprobes, and hands out the ring buffer's records.
  *
- * Methods, in auto order (DESIGN.md "The fault source"):
- *   tp      tp_btf/page_fault_user (x86): read/write/exec/protection known, major not.
+ * Methods, in auto order (docs/fault-sources.md):
+ *   tp      tp_btf/page_fault_user (x86 only; auto skips it elsewhere): read/write/exec/
+ *           protection known, major not.
  *   fentry  fexit on handle_mm_fault: major/minor and errors known, retries reported once.
  *   perf    software minor-faults + major-faults events, one of each per online CPU:
  *           major/minor known, read/write not; faults ending in an error are not seen.
@@ -36,6 +37,10 @@ struct ap_probe;
 /* 0, or -1 with err ("tp: ...; fentry: ...; perf: ..." in auto mode). */
 int ap_probe_open(struct ap_probe **p, const struct ap_probe_opts *o, char *err);
 enum ap_method ap_probe_method(const struct ap_probe *p);
+/* Auto mode: why the methods tried before the chosen one failed, e.g. "fentry: loading
+ * handle_mm_fault fexit failed: not supported by this kernel (ENOTSUPP)"; "" when the
+ * first one worked or the method was forced. */
+const char *ap_probe_auto_skipped(const struct ap_probe *p);
 const char *ap_method_name(enum ap_method m);		/* "tp", "fentry", "perf" ("auto") */
 int ap_method_parse(const char *s, enum ap_method *m);	/* "auto" -> NONE; -1 if unknown */
 
