@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Judges what the VM suite's guest printed (scripts/vm/tests.sh) for one kernel.
 
-usage: check.py --kernel K --results RESULTS.log --ref DIR --runs N [--wall S]
+usage: check.py [--arch x86|arm64] --kernel K --fentry yes|no --results RESULTS.log
+                --ref DIR --runs N [--wall S]
 
 RESULTS.log holds sections "=== NAME rc RC secs S" / "--- stdout" / "--- stderr" /
 "=== end NAME" between "VMTEST-BEGIN" and "VMTEST-END" lines. DIR holds the host's
 reference: truth.json (mininfer --truth) and host_tp.json, host_perf.json (arenaprof
-report --json --pages of the host's traces of the same workload). Prints one PASS:/FAIL:
-line per check, prefixed "[K] ", INFO: lines with the numbers; exit 1 on a failure.
+report --json --pages of the host's traces of the same workload). --fentry says whether
+the kernel has BPF trampolines (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS): then fentry must
+work and auto must pick it (on arm64); else fentry must fail with a clear line and auto
+must fall back to perf. Prints one PASS:/FAIL: line per check, prefixed "[K] " (x86) or
+"[arm64 K] ", INFO: lines with the numbers; exit 1 on a failure.
 """
 import argparse
 import json
@@ -18,13 +22,19 @@ import sys
 import tempfile
 
 ap = argparse.ArgumentParser()
+ap.add_argument('--arch', default='x86', choices=('x86', 'arm64'))
 ap.add_argument('--kernel', required=True)
+ap.add_argument('--fentry', default='yes', choices=('yes', 'no'))
 ap.add_argument('--results', required=True)
 ap.add_argument('--ref', required=True)
 ap.add_argument('--runs', type=int, required=True)
 ap.add_argument('--wall', default='?')
 a = ap.parse_args()
-K = a.kernel
+K = a.kernel if a.arch == 'x86' else f'arm64 {a.kernel}'
+X86 = a.arch == 'x86'
+FENTRY = a.fentry == 'yes'
+# what --probe auto must choose: the x86 tracepoint, else fentry where trampolines exist
+AUTO = 'tp' if X86 else ('fentry' if FENTRY else 'perf')
 failed = False
 MIB = 1 << 20
 
@@ -196,7 +206,7 @@ if s:
               all(r['exit_status'] == 0 for r in d['runs']) and
               d['runs'][0]['cgroup'] != d['runs'][1]['cgroup'], str(d)[:500])
         said = 'reset is unsupported' in s['err'] and 'fresh cgroup' in s['err']
-        if K == '6.1':
+        if a.kernel == '6.1':
             check('--repeat on 6.1: run says memory.peak reset is unsupported and that each '
                   'run gets a fresh cgroup', said, s['err'][:400])
         else:
@@ -238,8 +248,26 @@ s = sec('cg_left')
 if s:
     check('every cgroup the tests created was removed', s['out'].strip() == '', s['out'])
 
-# ---- 5. first touches: fentry (and tp, perf) in the VM against the truth and the host ----
+# ---- 5. first touches: every method this kernel has, against the truth and the host ----
 ref_truth = os.path.join(a.ref, 'truth.json')
+s = sec('truth')
+if s:
+    try:
+        guest_truth = json.loads(s['out'])
+    except ValueError:
+        guest_truth = None
+    check('mininfer --truth in the guest', s['rc'] == 0 and guest_truth is not None,
+          f'rc {s["rc"]}: {s["err"][:300]}')
+    if guest_truth is not None:
+        host_truth = json.load(open(ref_truth))
+        # all but the model's path
+        same = ({k: v for k, v in guest_truth.items() if k != 'model'} ==
+                {k: v for k, v in host_truth.items() if k != 'model'})
+        check('the guest\'s truth equals the host\'s (same plan, same pages)', same,
+              f'{guest_truth.get("arena_pages")} vs {host_truth.get("arena_pages")} pages')
+        with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as f:
+            json.dump(guest_truth, f)
+            ref_truth = f.name
 host = {}
 for m in ('tp', 'perf'):
     p = os.path.join(a.ref, f'host_{m}.json')
@@ -251,9 +279,18 @@ def pages(rep):
     return {p['page']: (p['run'], p['op']) for p in rep.get('arena_pages', [])}
 
 
+# the methods this kernel must have; the others must fail with one clear line
+works = {'fentry': FENTRY, 'tp': X86, 'perf': True}
+why_not = {'fentry': 'not supported by this kernel', 'tp': 'x86 only'}
 for m in ('fentry', 'tp', 'perf'):
     s = sec(f'rec_{m}')
     if not s:
+        continue
+    if not works[m]:
+        ok1, lines = one_line(s)
+        check(f'record --probe {m} is refused here, exit 1, one line naming why '
+              f'("{why_not[m]}")', s['rc'] == 1 and ok1 and why_not[m] in s['err'] and
+              'Unknown error' not in s['err'], f'rc {s["rc"]}: {lines}')
         continue
     if not check(f'record --probe {m}: loads, attaches and exits 0',
                  s['rc'] == 0 and f'with {m}' in s['err'], f'rc {s["rc"]}: {s["err"][-600:]}'):
@@ -264,10 +301,14 @@ for m in ('fentry', 'tp', 'perf'):
     rep = js(r, f'rep_{m}')
     if not rep:
         continue
+    check(f'{m}: the trace header says method {m}, arch {"x86_64" if X86 else "aarch64"}',
+          rep.get('method') == m and rep.get('arch') == ('x86_64' if X86 else 'aarch64'),
+          f'{rep.get("method")} {rep.get("arch")}')
     with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as f:
         f.write(r['out'])
     res = subprocess.run([sys.executable, 'tests/py/check_trace.py', f.name, ref_truth,
-                          '--runs', str(a.runs), '--label', f'[{K}] {m} vs truth: '],
+                          '--runs', str(a.runs), '--agreement',
+                          '--label', f'[{K}] {m} vs truth: '],
                          capture_output=True, text=True)
     os.unlink(f.name)
     for line in res.stdout.splitlines():
@@ -279,21 +320,25 @@ for m in ('fentry', 'tp', 'perf'):
     pg = pages(rep)
     info(f'{m}: {len(pg)} first-touched arena pages, {rep.get("faults_total")} faults, '
          f'{rep.get("dropped_events")} dropped; record took {s["secs"]} s')
-    if m == 'fentry':
-        for hm in ('tp', 'perf'):
-            if hm not in host:
-                check(f'fentry pages equal the host\'s {hm} pages', False,
+    # the host's traces: the same pages from another kernel (and, on arm64, another arch)
+    if m == 'tp' or (X86 and m == 'perf'):
+        continue
+    for hm in ('tp', 'perf'):
+        if hm not in host:
+            if X86:
+                check(f'{m} pages equal the host\'s {hm} pages', False,
                       f'the host\'s {hm} reference trace failed (see INFO)')
-                continue
-            hp = pages(host[hm])
-            diff = sorted(set(hp.items()) ^ set(pg.items()))
-            check(f'fentry in the VM gives the same first-touch pages (run, op) as the host\'s '
-                  f'{hm} ({len(hp)} pages)', pg == hp and len(pg) > 0,
-                  f'{len(diff)} differ, e.g. {diff[:5]}')
+            continue
+        hp = pages(host[hm])
+        diff = sorted(set(hp.items()) ^ set(pg.items()))
+        check(f'{m} in the VM gives the same first-touch pages (run, op) as the host\'s '
+              f'{hm} ({len(hp)} pages)', pg == hp and len(pg) > 0,
+              f'{len(diff)} differ, e.g. {diff[:5]}')
 s = sec('rec_auto')
 if s:
     m = re.search(r'with (tp|fentry|perf)', s['err'])
-    info(f'auto mode picked {m.group(1) if m else "nothing"}')
+    got = m.group(1) if m else 'nothing'
+    info(f'auto mode picked {got} (fault source used on this kernel)')
     r = sections.get('rep_auto')
     ok = False
     if r and r['rc'] == 0:
@@ -302,8 +347,12 @@ if s:
             ok = rep.get('arena') is not None and rep['arena'].get('first_touch_pages', 0) > 0
         except ValueError:
             pass
-    check('auto mode picks a working method and its trace has the arena',
-          s['rc'] == 0 and m is not None and ok, f'rc {s["rc"]}: {s["err"][-400:]}')
+    check(f'auto mode picks {AUTO} here and its trace has the arena',
+          s['rc'] == 0 and got == AUTO and ok, f'picked {got}, rc {s["rc"]}: {s["err"][-400:]}')
+    if AUTO != ('tp' if X86 else 'fentry'):
+        check(f'auto says why it fell back to {AUTO}',
+              'chosen by --probe auto after' in s['err'] and 'not supported by this kernel'
+              in s['err'], s['err'][-400:])
 
 if end and int(end.group(1)) != 0:
     info(f'tests.sh exit code {end.group(1)}')

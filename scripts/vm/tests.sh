@@ -73,7 +73,8 @@ capture exec_fail $AP run -- /nonexistent/command
 capture interrupt sh -c "$AP run -- sleep 30 & p=\$!; sleep 1; kill -INT \$p; wait \$p"
 capture cg_left sh -c "ls -d $CG/arenaprof-run-* $CG/cg_check.* 2>/dev/null; true"
 
-# 5. first-touch pages with each fault source; auto mode
+# 5. first-touch pages with each fault source, against the truth computed here; auto mode
+capture truth $MI --truth $MV2 --runs "$RUNS"
 for m in fentry tp perf; do
 	capture "rec_$m" $AP record --probe $m -o /tmp/$m.trace --run-probe $MI:mininfer_invoke \
 		--op-probe $MI:mininfer_op:0 -- $MI $MV2 --runs "$RUNS"

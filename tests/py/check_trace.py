@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Compare `arenaprof report --json --pages` with `mininfer --truth` page by page.
 
-usage: check_trace.py REPORT.json TRUTH.json [--runs N] [--grow]
+usage: check_trace.py REPORT.json TRUTH.json [--runs N] [--grow] [--agreement]
+--agreement: the trace has op markers; plan and marker attribution must agree on every
+first-touched arena page that both name.
 Prints one PASS:/FAIL: line per check (tests/run-tests counts them); exit 1 on a failure.
 """
 import json
@@ -62,6 +64,11 @@ check('file-backed faults land on the model file mapping',
       len(weights) >= 1 and all(m['kind'] == 'file' for m in weights) and
       sum(m['faults'] for m in weights) > 0,
       f'weights mappings: {weights}')
+if '--agreement' in args:
+    corr = rep.get('correlation') or {}
+    check('plan and op-marker attribution agree on 100 % of the compared pages',
+          corr.get('compared_pages', 0) > 0 and corr.get('agreement') == 1.0,
+          f"{corr.get('agree_pages')} of {corr.get('compared_pages')} pages agree")
 if '--grow' in args:
     g = truth.get('grow')
     moves = rep.get('arena_moves', [])
