@@ -78,7 +78,7 @@ ifeq ($(shell uname -m),x86_64)
 ARM64_BUILD := $(BUILD)/arm64
 arm64:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 CROSS_COMPILE=$(ARM64_CROSS) \
-		CC=$(ARM64_CROSS)gcc PKG_CONFIG=$(ARM64_CROSS)pkg-config BUILD=$(ARM64_BUILD) all
+		CC=$(ARM64_CROSS)gcc PKG_CONFIG=$(ARM64_CROSS)pkg-config BUILD=$(ARM64_BUILD) all unit
 else
 ARM64_BUILD := $(BUILD)
 arm64: all
