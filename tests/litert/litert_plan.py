@@ -123,7 +123,10 @@ class Mem:
         return None
 
     def ok(self, addr, n=8):
-        if not isinstance(addr, int) or addr <= 0 or addr > 0x7FFFFFFFFFFF:
+        # user space ends below 2^47 on x86-64 but at 2^48 on arm64 (Debian's
+        # arm64 kernels map libraries and heaps at 0xffff........): 2^56 (x86-64's
+        # 5-level limit) only drops values that are no user address anywhere
+        if not isinstance(addr, int) or addr <= 0 or addr >= 1 << 56:
             return False
         r = self._find(addr)
         if r is None or addr + n > r[1]:
