@@ -67,7 +67,7 @@ FIXTURES := $(BUILD)/mininfer $(patsubst tests/fixtures/%.c,$(BUILD)/fixtures/%,
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all check unit bench fuzz demo install clean arm64 check-arm64
+.PHONY: all check unit bench fuzz demo install clean arm64 check-arm64 check-arm64-litert
 all: $(BUILD)/arenaprof $(FIXTURES)
 
 # The boards' build beside the host's, for the arm64 VM suite: on an x86-64 host, the
@@ -134,9 +134,13 @@ unit: $(UNIT_BINS)
 check: all unit $(FIXTURES) arm64
 	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/run-tests
 
-# The arm64 VM suite alone (both kernels; VMTEST_KERNELS="6.12" for one).
+# The arm64 VM suites alone (both kernels; VMTEST_KERNELS="6.12" for one): the guest
+# tests, and a real LiteRT traced in the guest. make check runs both.
 check-arm64: all arm64
 	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/integration/test_vm_arm64.sh
+
+check-arm64-litert: all arm64
+	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/integration/test_vm_arm64_litert.sh
 
 bench: all
 	$(Q)BUILD=$(BUILD) bench/run-bench

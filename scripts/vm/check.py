@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Judges what the VM suite's guest printed (scripts/vm/tests.sh) for one kernel.
 
-usage: check.py [--arch x86|arm64] --kernel K --fentry yes|no --results RESULTS.log
+usage: check.py [--arch x86|arm64] [--suite core|litert] --kernel K --fentry yes|no --results RESULTS.log
                 --ref DIR --runs N [--wall S]
 
 RESULTS.log holds sections "=== NAME rc RC secs S" / "--- stdout" / "--- stderr" /
@@ -11,7 +11,8 @@ report --json --pages of the host's traces of the same workload). --fentry says 
 the kernel has BPF trampolines (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS): then fentry must
 work and auto must pick it (on arm64); else fentry must fail with a clear line and auto
 must fall back to perf. Prints one PASS:/FAIL: line per check, prefixed "[K] " (x86) or
-"[arm64 K] ", INFO: lines with the numbers; exit 1 on a failure.
+"[arm64 K] ", INFO: lines with the numbers; exit 1 on a failure. --suite litert judges
+scripts/vm/tests-litert.sh's sections instead: a real LiteRT traced with no marker.
 """
 import argparse
 import json
@@ -23,11 +24,13 @@ import tempfile
 
 ap = argparse.ArgumentParser()
 ap.add_argument('--arch', default='x86', choices=('x86', 'arm64'))
+ap.add_argument('--suite', default='core', choices=('core', 'litert'))
 ap.add_argument('--kernel', required=True)
 ap.add_argument('--fentry', default='yes', choices=('yes', 'no'))
 ap.add_argument('--results', required=True)
 ap.add_argument('--ref', required=True)
 ap.add_argument('--runs', type=int, required=True)
+ap.add_argument('--litert-runs', type=int, default=20)
 ap.add_argument('--wall', default='?')
 a = ap.parse_args()
 K = a.kernel if a.arch == 'x86' else f'arm64 {a.kernel}'
@@ -103,6 +106,85 @@ def one_line(s):
     lines = [x for x in s['err'].splitlines() if x.strip()]
     return len(lines) == 1, lines
 
+
+LITERT_INVOKE = '_ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi'
+
+
+def judge_litert():
+    """LiteRT in the guest, traced by this arch's arenaprof, against LiteRT's own arena."""
+    s = sec('python')
+    if s:
+        check('Debian\'s arm64 python3.11 imports numpy and ai_edge_litert', s['rc'] == 0,
+              s['err'][-300:])
+        info(f'python, numpy: {s["out"].strip()} (import took {s["secs"]} s)')
+    s = sec('litert_record')
+    if not s or not check('record of litert_run.py exits 0', s['rc'] == 0,
+                          f'rc {s["rc"]}: {s["err"][-600:]}'):
+        return
+    m = re.search(r'with (tp|fentry|perf)', s['err'])
+    info(f'record took {s["secs"]} s with {m.group(1) if m else "?"}')
+    check(f'the fault source is {AUTO} on this kernel', m is not None and m.group(1) == AUTO,
+          s['err'][-300:])
+    m = re.search(r'run probe: (\S+):(\S+) \(LiteRT entry point found automatically\)',
+                  s['err'])
+    check('run probe found automatically in the aarch64 wheel '
+          '(InterpreterWrapper::Invoke in libpywrap_litert_common.so)',
+          m is not None and m.group(2) == LITERT_INVOKE and
+          m.group(1).endswith('libpywrap_litert_common.so'),
+          re.findall(r'.*run probe.*', s['err'])[:2])
+    truth = re.search(r'^arena 0x([0-9a-f]+) bytes (\d+) allocate$', s['out'], re.M)
+    if not check('LiteRT printed its own arena (litert_run.py --print-arena)',
+                 truth is not None, s['out'][:300]):
+        return
+    base, nbytes = int(truth.group(1), 16), int(truth.group(2))
+    check('the workload was stopped after the requested runs, before its own end',
+          'done runs' not in s['out'], s['out'][-200:])
+    r = sec('litert_json')
+    if not r:
+        return
+    d = js(r, 'litert_json')
+    if not d:
+        return
+    a_, c = d['arena_id'], d['consistency']
+    info(f'arena {a_["rule"]} base 0x{a_["base"]:x} bytes {a_["bytes"]} plan '
+         f'{a_["plan_bytes"]}, block {a_["block"]["function"]}({a_["block"]["size"]}); '
+         f'first-touch pages {a_["first_touch_pages"]}, consistency {c["value"]}, '
+         f'{d["faults_total"]} faults, {d["runs"]} runs')
+    check(f'trace header: arch aarch64, method {AUTO}',
+          d.get('arch') == 'aarch64' and d.get('method') == AUTO,
+          f'{d.get("arch")} {d.get("method")}')
+    check(f'{a.litert_runs} runs counted, ended by --runs',
+          d['runs'] == a.litert_runs and d['end']['reason'] == 'the requested runs completed',
+          f'{d["runs"]} runs, {d["end"]["reason"]!r}')
+    check('0 dropped events', d['dropped_events'] == 0, str(d['dropped_events']))
+    check('arena found by the allocation probe', a_['rule'] == 'allocation', a_['rule_text'])
+    check(f'its base is LiteRT\'s own arena base 0x{base:x}', a_['base'] == base,
+          hex(a_['base']))
+    check(f'the plan\'s arena equals LiteRT\'s on arm64 ({nbytes} bytes)',
+          a_['plan_bytes'] == nbytes, str(a_['plan_bytes']))
+    slack = a_['block']['size'] - a_['plan_bytes']
+    check(f'the block is aligned_alloc(64, plan + {slack})',
+          63 <= slack <= 126 and a_['block']['function'] == 'aligned_alloc',
+          f'{a_["block"]["function"]}({a_["block"]["size"]})')
+    ft = a_['first_touch_pages']
+    check(f'every first-touched arena page attributed ({a_["attributed_pages"]} of {ft})',
+          ft > 0 and a_['attributed_pages'] == ft and a_['unplanned_pages'] == 0,
+          f'{a_["unplanned_pages"]} unplanned')
+    check(f'consistency 1.0 ({c["in_order"]} of {c["run0_touches"]} run-0 first touches in '
+          'plan order)', c['value'] == 1.0, str(c.get('back', [])[:3]))
+    w = d['weights']
+    check(f'weights: the model mapping, file-backed ({w["faults"]} faults)',
+          w['mappings'] >= 1 and w['faults'] > 0, str(w))
+    t = sec('litert_text')
+    if t:
+        check('the text report names the method and the run probe',
+              t['rc'] == 0 and f'method     {AUTO}' in t['out'] and LITERT_INVOKE in t['out'],
+              t['out'][:400])
+
+
+if a.suite == 'litert':
+    judge_litert()
+    sys.exit(1 if failed else 0)
 
 # ---- environment ----
 s = sec('env')

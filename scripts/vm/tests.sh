@@ -1,38 +1,15 @@
 #!/bin/sh
 # The VM suite's guest side (busybox sh), run by scripts/vm/init as root in the guest's
-# root cgroup. It runs each test command and prints its exit code, time, stdout and
-# stderr as a section:
-#     === NAME rc RC secs S
-#     --- stdout
-#     ...
-#     --- stderr
-#     ...
-#     === end NAME
+# root cgroup. It runs each test command as a section (capture, scripts/vm/lib.sh);
 # scripts/vm/check.py (on the host) judges the sections; cg_check prints its own
 # PASS:/FAIL: lines. /ap/vm.conf (written by scripts/vmtest) sets KERNEL, PEAK
 # (resettable|readonly) and RUNS.
 . /ap/vm.conf
+. /ap/scripts/vm/lib.sh
 AP=/ap/build/arenaprof
 MI=/ap/build/mininfer
 MV2=/ap/tests/models/mobilenet_v2_1.0_224_quant.tflite
 CG=/sys/fs/cgroup
-
-now() { cut -d' ' -f1 /proc/uptime; }
-
-capture() {	# capture NAME CMD...
-	name=$1
-	shift
-	t0=$(now)
-	"$@" > "/tmp/$name.out" 2> "/tmp/$name.err"
-	rc=$?
-	t1=$(now)
-	echo "=== $name rc $rc secs $(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")"
-	echo "--- stdout"
-	awk '{ print }' "/tmp/$name.out"
-	echo "--- stderr"
-	awk '{ print }' "/tmp/$name.err"
-	echo "=== end $name"
-}
 
 echo "INFO kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo) mem $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 echo "INFO cgroup.controllers $(cat $CG/cgroup.controllers)"

@@ -1,0 +1,22 @@
+#!/bin/sh
+# The arm64 LiteRT suite's guest side (scripts/vmtest --arch arm64 --litert; busybox sh):
+# a real LiteRT, Debian's arm64 python3.11 with the ai-edge-litert 2.3.0 and numpy aarch64
+# wheels, runs scripts/litert_run.py on MobileNet v2 int8 with delegate none under
+# arenaprof record, with no marker of ours: record must find LiteRT's invoke in the wheel
+# and the arena through its allocation probe. litert_run.py --print-arena prints LiteRT's
+# own arena base and size (read from its ArenaPlanner by tests/litert/litert_plan.py): the
+# ground truth scripts/vm/check.py judges the report against.
+. /ap/vm.conf
+. /ap/scripts/vm/lib.sh
+AP=/ap/build/arenaprof
+MV2=/ap/tests/models/mobilenet_v2_1.0_224_quant.tflite
+export PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LITERT_RUN_TOOLS=/ap/tests/litert
+
+echo "INFO kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo) mem $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
+capture python python3 -E -s -c 'import sys, numpy, ai_edge_litert; print(sys.version.split()[0], numpy.__version__)'
+# record stops the workload after LITERT_RUNS invokes: it would run 5 more
+capture litert_record $AP record -o /tmp/litert.trace --runs "$LITERT_RUNS" -- \
+	python3 -E -s /ap/scripts/litert_run.py $MV2 --runs $((LITERT_RUNS + 5)) \
+	--delegate none --print-arena
+capture litert_json $AP report /tmp/litert.trace --plan $MV2 --json
+capture litert_text $AP report /tmp/litert.trace --plan $MV2
