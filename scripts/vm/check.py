@@ -7,7 +7,9 @@ usage: check.py [--arch x86|arm64] [--suite core|litert] --kernel K --fentry yes
 RESULTS.log holds sections "=== NAME rc RC secs S" / "--- stdout" / "--- stderr" /
 "=== end NAME" between "VMTEST-BEGIN" and "VMTEST-END" lines. DIR holds the host's
 reference: truth.json (mininfer --truth) and host_tp.json, host_perf.json (arenaprof
-report --json --pages of the host's traces of the same workload). --fentry says whether
+report --json --pages of the host's traces of the same workload). --page-size is the
+kernel's (its config): the guest's truth and traces must be in it; the host's pages are
+compared only when the sizes are equal. --fentry says whether
 the kernel has BPF trampolines (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS): then fentry must
 work and auto must pick it (on arm64); else fentry must fail with a clear line and auto
 must fall back to perf. Prints one PASS:/FAIL: line per check, prefixed "[K] " (x86) or
@@ -27,6 +29,7 @@ ap.add_argument('--arch', default='x86', choices=('x86', 'arm64'))
 ap.add_argument('--suite', default='core', choices=('core', 'litert'))
 ap.add_argument('--kernel', required=True)
 ap.add_argument('--fentry', default='yes', choices=('yes', 'no'))
+ap.add_argument('--page-size', type=int, default=4096)
 ap.add_argument('--results', required=True)
 ap.add_argument('--ref', required=True)
 ap.add_argument('--runs', type=int, required=True)
@@ -332,6 +335,7 @@ if s:
 
 # ---- 5. first touches: every method this kernel has, against the truth and the host ----
 ref_truth = os.path.join(a.ref, 'truth.json')
+same_pages = True
 s = sec('truth')
 if s:
     try:
@@ -342,11 +346,20 @@ if s:
           f'rc {s["rc"]}: {s["err"][:300]}')
     if guest_truth is not None:
         host_truth = json.load(open(ref_truth))
-        # all but the model's path
-        same = ({k: v for k, v in guest_truth.items() if k != 'model'} ==
-                {k: v for k, v in host_truth.items() if k != 'model'})
-        check('the guest\'s truth equals the host\'s (same plan, same pages)', same,
-              f'{guest_truth.get("arena_pages")} vs {host_truth.get("arena_pages")} pages')
+        gps = guest_truth.get('page_size')
+        check(f'the guest\'s pages are the kernel\'s: {a.page_size} bytes', gps == a.page_size,
+              f'mininfer says {gps}')
+        same_pages = gps == host_truth.get('page_size')
+        if same_pages:
+            # all but the model's path
+            same = ({k: v for k, v in guest_truth.items() if k != 'model'} ==
+                    {k: v for k, v in host_truth.items() if k != 'model'})
+            check('the guest\'s truth equals the host\'s (same plan, same pages)', same,
+                  f'{guest_truth.get("arena_pages")} vs {host_truth.get("arena_pages")} pages')
+        else:
+            info(f'pages of {gps} bytes here, {host_truth.get("page_size")} on the host: the '
+                 f'truth ({guest_truth.get("arena_pages")} pages) is the guest\'s own, and '
+                 'page-by-page comparisons with the host\'s traces do not apply')
         with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as f:
             json.dump(guest_truth, f)
             ref_truth = f.name
@@ -383,9 +396,11 @@ for m in ('fentry', 'tp', 'perf'):
     rep = js(r, f'rep_{m}')
     if not rep:
         continue
-    check(f'{m}: the trace header says method {m}, arch {"x86_64" if X86 else "aarch64"}',
-          rep.get('method') == m and rep.get('arch') == ('x86_64' if X86 else 'aarch64'),
-          f'{rep.get("method")} {rep.get("arch")}')
+    check(f'{m}: the trace header says method {m}, arch {"x86_64" if X86 else "aarch64"}, '
+          f'page {a.page_size}', rep.get('method') == m and
+          rep.get('arch') == ('x86_64' if X86 else 'aarch64') and
+          rep.get('page_size') == a.page_size,
+          f'{rep.get("method")} {rep.get("arch")} {rep.get("page_size")}')
     with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as f:
         f.write(r['out'])
     res = subprocess.run([sys.executable, 'tests/py/check_trace.py', f.name, ref_truth,
@@ -403,7 +418,7 @@ for m in ('fentry', 'tp', 'perf'):
     info(f'{m}: {len(pg)} first-touched arena pages, {rep.get("faults_total")} faults, '
          f'{rep.get("dropped_events")} dropped; record took {s["secs"]} s')
     # the host's traces: the same pages from another kernel (and, on arm64, another arch)
-    if m == 'tp' or (X86 and m == 'perf'):
+    if m == 'tp' or (X86 and m == 'perf') or not same_pages:
         continue
     for hm in ('tp', 'perf'):
         if hm not in host:
