@@ -10,6 +10,7 @@
 #include "arenaprof/cmd.h"
 #include "arenaprof/correlate.h"
 #include "arenaprof/err.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/export.h"
 #include "arenaprof/report.h"
 

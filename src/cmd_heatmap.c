@@ -11,6 +11,7 @@
 #include "arenaprof/cmd.h"
 #include "arenaprof/correlate.h"
 #include "arenaprof/err.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/heatmap.h"
 #include "arenaprof/plan_load.h"
 

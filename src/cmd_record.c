@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "arenaprof/cmd.h"
-#include "arenaprof/correlate.h"	/* ap_parse_addr */
 #include "arenaprof/err.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/probe.h"
 #include "arenaprof/session.h"
 #include "arenaprof/units.h"

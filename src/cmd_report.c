@@ -13,6 +13,7 @@
 #include "arenaprof/correlate.h"
 #include "arenaprof/err.h"
 #include "arenaprof/json.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/report.h"
 #include "arenaprof/units.h"
 

@@ -496,15 +496,6 @@ void ap_corr_free(struct ap_corr *c)
 	c->widest_op = -1;
 }
 
-int ap_parse_addr(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoull(s, &end, 16);
-	return errno || end == s || *end || !*out || s[0] == '-' ? -1 : 0;
-}
-
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 {
 	struct ap_analysis_opts ao = { 0 };

@@ -174,7 +174,4 @@ const char *ap_corr_short_name(const char *name, char *buf, size_t len);
 /* Bytes of the valid UTF-8 sequence at p (1 for ASCII), 0 when p holds none. */
 int ap_utf8_seq(const char *p);
 
-/* Parses a hex address ("0x7f12...", "7f12..."); 0 on success. */
-int ap_parse_addr(const char *s, uint64_t *out);
-
 #endif
