@@ -69,11 +69,7 @@ int cmd_export(int argc, char **argv)
 			}
 			break;
 		case 'm': {
-			char *end;
-
-			errno = 0;
-			eo.max_instants = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || !eo.max_instants) {
+			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &eo.max_instants)) {
 				fprintf(stderr, PROG ": --max-instants '%s' is not a count\n",
 					optarg);
 				return AP_EXIT_USAGE;

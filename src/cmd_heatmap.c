@@ -58,12 +58,9 @@ static void usage(FILE *f)
 
 static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	char *end;
-	unsigned long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (ap_parse_u64(s, 10, lo, hi, &v))
 		return -1;
 	*out = (uint32_t)v;
 	return 0;

@@ -7,6 +7,7 @@
 
 #include "arenaprof/cmd.h"
 #include "arenaprof/err.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/graph.h"
 #include "arenaprof/plan_import.h"
 #include "arenaprof/plan_report.h"
@@ -135,10 +136,9 @@ int cmd_plan(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'c': csv = true; break;
 		case 't': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || end == optarg || v < 0 || v > 100000) {
+			if (ap_parse_u64(optarg, 10, 0, 100000, &v)) {
 				fprintf(stderr, "arenaprof plan: --top '%s' is not a count\n", optarg);
 				return AP_EXIT_USAGE;
 			}
@@ -155,10 +155,9 @@ int cmd_plan(int argc, char **argv)
 		case 'n': gopts.no_inplace = true; break;
 		case 'K': gopts.no_kernels = true; break;
 		case 'T': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || end == optarg || v < 1 || v > 1024) {
+			if (ap_parse_u64(optarg, 10, 1, 1024, &v)) {
 				fprintf(stderr, "arenaprof plan: --threads '%s' is not a thread count "
 					"(1-1024)\n", optarg);
 				return AP_EXIT_USAGE;

@@ -97,7 +97,6 @@ int cmd_record(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:o:n:d:m:R:O:i:s:kvhA:", opts, NULL)) != -1) {
-		char *e = NULL;
 		int r = ap_session_parse_opt(&so, c, optarg);
 
 		if (r < 0)
@@ -107,19 +106,18 @@ int cmd_record(int argc, char **argv)
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'n':
-			so.runs_limit = strtoull(optarg, &e, 10);
-			if (*e || !so.runs_limit || optarg[0] == '-')
+			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &so.runs_limit))
 				goto bad_value;
 			break;
 		case 'd':
-			duration = strtod(optarg, &e);
-			if (*e || duration <= 0)
+			/* up to a year; nan and inf are refused, not recorded forever */
+			if (ap_parse_f64(optarg, 1e-3, 365 * 86400.0, &duration))
 				goto bad_value;
 			break;
 		case 'i': {
-			long v = strtol(optarg, &e, 10);
+			uint64_t v;
 
-			if (*e || v < 1 || v > 60000)
+			if (ap_parse_u64(optarg, 10, 1, 60000, &v))
 				goto bad_value;
 			so.interval_ms = (uint32_t)v;
 			break;

@@ -688,10 +688,9 @@ int cmd_report(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'P': r.pages = json = true; break;
 		case 'd': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
+			uint64_t v;
 
-			if (*end || end == optarg || v > 1000000) {
+			if (ap_parse_u64(optarg, 10, 0, 1000000, &v)) {
 				fprintf(stderr, "arenaprof report: --disagree '%s' is not a count\n",
 					optarg);
 				return AP_EXIT_USAGE;

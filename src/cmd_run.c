@@ -29,6 +29,7 @@
 #include "arenaprof/cgroup.h"
 #include "arenaprof/cmd.h"
 #include "arenaprof/err.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/spawn.h"
 #include "arenaprof/json.h"
 #include "arenaprof/plan.h"
@@ -165,8 +166,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", lopts, NULL)) != -1) {
-		char *e;
-
 		switch (c) {
 		case 'M':
 			if (ap_parse_size(optarg, &o->max) || !o->max)
@@ -199,12 +198,14 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->trig_spec[o->n_trig++] = optarg;
 			break;
 		}
-		case 'r':
-			errno = 0;
-			o->repeat = strtol(optarg, &e, 10);
-			if (errno || *e || e == optarg || o->repeat < 1 || o->repeat > MAX_REPEAT)
+		case 'r': {
+			int64_t v;
+
+			if (ap_parse_i64(optarg, 1, MAX_REPEAT, &v))
 				goto bad_value;
+			o->repeat = (int)v;
 			break;
+		}
 		case 'C': o->parent = optarg; break;
 		case 'j': o->json = true; break;
 		case 'h': usage(stdout); exit(AP_EXIT_OK);

@@ -22,6 +22,7 @@
 
 #include "arenaprof/cmd.h"
 #include "arenaprof/err.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/live.h"
 #include "arenaprof/plan_load.h"
 #include "arenaprof/probe.h"
@@ -402,8 +403,7 @@ int cmd_top(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:o:i:bn:vh", opts, NULL)) != -1) {
-		char *e = NULL;
-		long v;
+		int64_t v;
 		int r = ap_session_parse_opt(&so, c, optarg);
 
 		if (r < 0)
@@ -415,8 +415,7 @@ int cmd_top(int argc, char **argv)
 		case 'o': t->out = optarg; break;
 		case 'i':
 		case 'I':
-			v = strtol(optarg, &e, 10);
-			if (*e || v < 10 || v > 600000)
+			if (ap_parse_i64(optarg, 10, 600000, &v))
 				goto bad_value;
 			if (c == 'i')
 				so.interval_ms = (uint32_t)v;
@@ -424,18 +423,18 @@ int cmd_top(int argc, char **argv)
 				so.smaps_interval_ms = (uint32_t)v;
 			break;
 		case 'A': {
-			double pct = strtod(optarg, &e);
+			double pct;
 
-			if (*e || e == optarg || pct < 0 || pct > 100)
+			if (ap_parse_f64(optarg, 0, 100, &pct))
 				goto bad_value;
 			t->v.psi_alarm = (uint64_t)(pct * 100 + 0.5);
 			break;
 		}
 		case 'b': batch = true; break;
 		case 'n':
-			t->iterations = strtol(optarg, &e, 10);
-			if (*e || t->iterations < 1)
+			if (ap_parse_i64(optarg, 1, INT_MAX, &v))
 				goto bad_value;
+			t->iterations = (int)v;
 			break;
 		case 'D': t->snap_dir = optarg; break;
 		case 'h':

@@ -14,16 +14,18 @@
 
 #include "arenaprof/err.h"
 #include "arenaprof/heatmap.h"
+#include "arenaprof/numparse.h"
 
 static unsigned term_width(FILE *f)
 {
 	struct winsize ws;
 	const char *c = getenv("COLUMNS");
+	uint64_t cols;
 
 	if (isatty(fileno(f)) && !ioctl(fileno(f), TIOCGWINSZ, &ws) && ws.ws_col > 0)
 		return ws.ws_col;
-	if (c && atoi(c) > 0)
-		return (unsigned)atoi(c);
+	if (c && !ap_parse_u64(c, 10, 1, 10000, &cols))
+		return (unsigned)cols;
 	return 80;
 }
 

@@ -16,6 +16,7 @@
 
 #include "arenaprof/cgroup.h"
 #include "arenaprof/err.h"
+#include "arenaprof/numparse.h"
 #include "arenaprof/probe.h"
 #include "arenaprof/procfs.h"
 #include "arenaprof/session.h"
@@ -362,14 +363,12 @@ static int split_spec(char *spec, char **bin, char **sym, int *arg, bool want_ar
 	*sym = c1 + 1;
 	c2 = strchr(*sym, ':');
 	if (c2) {
-		char *end;
-		long v;
+		uint64_t v;
 
 		if (!want_arg)
 			return -1;
 		*c2 = '\0';
-		v = strtol(c2 + 1, &end, 10);
-		if (*end || end == c2 + 1 || v < 0 || v > 7)
+		if (ap_parse_u64(c2 + 1, 10, 0, 7, &v))
 			return -1;
 		*arg = (int)v;
 	}
@@ -659,13 +658,11 @@ void ap_session_free(struct ap_session *s)
 
 int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg)
 {
-	char *e = NULL;
 	uint64_t sz;
 
 	switch (c) {
 	case 'p':
-		so->pid = (int)strtol(arg, &e, 10);
-		return *e || so->pid <= 0 ? -1 : 1;
+		return ap_parse_pid(arg, &so->pid) ? -1 : 1;
 	case 'm':
 		return ap_method_parse(arg, &so->method) ? -1 : 1;
 	case 'R':

@@ -93,6 +93,13 @@ expect_fail "a dead PID: exit 2, one clear line" 2 "does not exist" \
 expect_fail "a command that does not exist: exit 2" 2 "cannot run" \
 	"$ARENAPROF" record -o "$TMP/nocmd.trace" -- /nonexistent/cmd
 expect_fail "no -o: exit 2" 2 "needs -o" "$ARENAPROF" record -- true
+# numbers are checked before they are narrowed: (int)4294967297 would be pid 1
+expect_fail "-p 4294967297: exit 2, not pid 1" 2 "bad value '4294967297'" \
+	"$ARENAPROF" record -o "$TMP/x.trace" -p 4294967297
+expect_fail "--duration nan: exit 2" 2 "bad value 'nan'" \
+	"$ARENAPROF" record -o "$TMP/x.trace" --duration nan -- true
+expect_fail "--runs -1: exit 2" 2 "bad value '-1'" \
+	"$ARENAPROF" record -o "$TMP/x.trace" --runs -1 -- true
 expect_fail "bad --probe: exit 2" 2 "bad value" \
 	"$ARENAPROF" record --probe magic -o "$TMP/x.trace" -- true
 expect_fail "a bad --run-probe symbol: exit 2" 2 "run-probe" \
