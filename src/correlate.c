@@ -549,17 +549,3 @@ const char *ap_corr_short_name(const char *name, char *buf, size_t len)
 	return buf;
 }
 
-int ap_utf8_seq(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	unsigned c = *p;
-	int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
-		  (c & 0xf8) == 0xf0 ? 4 : 0;
-
-	if (!len || (len == 2 && c < 0xc2) || (len == 4 && c > 0xf4))
-		return 0;
-	for (int i = 1; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}

@@ -6,52 +6,13 @@
 #include <string.h>
 
 #include "arenaprof/err.h"
+#include "arenaprof/escape.h"
 #include "arenaprof/event.h"
 #include "arenaprof/export.h"
 #include "arenaprof/pageset.h"
 
 #define MAP_BITS 40		/* page key: mapping << 40 | page, as the analysis keys them */
 #define RESIDENT_EVERY_NS 50000	/* the arena-resident counter at most every 50 us */
-
-/* A JSON string: escapes, control bytes as \u00XX, invalid UTF-8 as '?'. */
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	while (s && *s) {
-		int n = ap_utf8_seq(s);
-		unsigned char c = (unsigned char)*s;
-
-		if (!n) {
-			fputc('?', f);
-			s++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(s, 1, (size_t)n, f);
-		} else if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
-		} else if (c < 0x20 || c == 0x7f) {
-			fprintf(f, "\\u%04x", c);
-		} else {
-			fputc(c, f);
-		}
-		s += n;
-	}
-	fputc('"', f);
-}
-
-/* CSV field: quoted, quotes doubled, control bytes as spaces. */
-static void cstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-	}
-	fputc('"', f);
-}
 
 static const char *short_tensor(const struct ap_corr_all *x, int32_t t, char *buf)
 {
@@ -135,11 +96,15 @@ static void counter(struct chrome *c, uint64_t ts, const char *name, const char 
 static void op_name(struct chrome *c, int32_t op)
 {
 	const struct ap_tplan *p = &c->x->plan;
+	char name[300];
 
 	if (c->x->have_plan && op >= 0 && (uint32_t)op < p->n_ops)
-		fprintf(c->f, ",\"name\":\"#%d %s\"", op, p->ops[op].opname);
+		snprintf(name, sizeof(name), "#%d %s", op, p->ops[op].opname);
 	else
-		fprintf(c->f, ",\"name\":\"op %d\"", op);
+		snprintf(name, sizeof(name), "op %d", op);
+	/* a custom operator's name comes from the model: escaped like every string */
+	fputs(",\"name\":", c->f);
+	ap_fput_json_str(c->f, name);
 }
 
 static int on_marker(struct chrome *c, const struct ap_trace_rec *rec)
@@ -167,7 +132,7 @@ static int on_marker(struct chrome *c, const struct ap_trace_rec *rec)
 		fprintf(c->f, ",\"args\":{\"op\":%d,\"run\":%d", m.op, m.run);
 		if (c->x->have_plan && m.op >= 0 && (uint32_t)m.op < p->n_ops) {
 			fputs(",\"output\":", c->f);
-			jstr(c->f, p->ops[m.op].out_name);
+			ap_fput_json_str(c->f, p->ops[m.op].out_name);
 		}
 		fputs("}}", c->f);
 		t->op = m.op;
@@ -219,7 +184,7 @@ static int on_fault(struct chrome *c, const struct ap_rec_fault *f)
 				"false", (int64_t)(f->addr - co->base));
 			if (po != AP_OP_NONE) {
 				fprintf(c->f, ",\"op_plan\":%d,\"tensor\":", po);
-				jstr(c->f, short_tensor(c->x, co->page_tensor[page], b));
+				ap_fput_json_str(c->f, short_tensor(c->x, co->page_tensor[page], b));
 			}
 		}
 		fputs("}}", c->f);
@@ -280,14 +245,14 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		return AP_EXIT_USAGE;
 	}
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"arenaprof\",\"trace\":", f);
-	jstr(f, trace);
+	ap_fput_json_str(f, trace);
 	fputs(",\"command\":", f);
-	jstr(f, a->strings[3]);
+	ap_fput_json_str(f, a->strings[3]);
 	fprintf(f, ",\"fault_events\":\"%s\"},\"traceEvents\":[",
 		c.instants ? "instants" : "per-operator counts (too many faults for instants)");
 	ev_start(&c, "M", c.base_ns, (uint32_t)c.pid);
 	fputs(",\"name\":\"process_name\",\"args\":{\"name\":", f);
-	jstr(f, a->strings[3][0] ? a->strings[3] : "target");
+	ap_fput_json_str(f, a->strings[3][0] ? a->strings[3] : "target");
 	fputs("}}", f);
 	while (!bad && (rc = ap_trace_next(&r, &rec, err)) == 1) {
 		switch (rec.type) {
@@ -315,7 +280,7 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 			ev_start(&c, "i", n.ts_ns, (uint32_t)c.pid);
 			fputs(",\"s\":\"g\",\"cat\":\"note\",\"name\":\"note\","
 			      "\"args\":{\"text\":", f);
-			jstr(f, ap_trace_str(&rec, sizeof(n)));
+			ap_fput_json_str(f, ap_trace_str(&rec, sizeof(n)));
 			fputs("}}", f);
 			break;
 		}
@@ -381,7 +346,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 		fprintf(f, "%" PRIu64 ",%.9f,%u,0x%" PRIx64 ",%s,", fr.ts_ns,
 			(double)((int64_t)fr.ts_ns - (int64_t)a->hdr.clock_base_ns) / 1e9, fr.tid,
 			fr.addr, ap_group_name(ap_corr_group_of(a, mi)));
-		cstr(f, mi >= 0 ? a->maps[mi].path : "");
+		ap_fput_csv(f, mi >= 0 ? a->maps[mi].path : "");
 		fprintf(f, ",%d,%d,%d,%d,%d,", added, !!(fr.flags & AP_FF_WRITE),
 			!!(fr.flags & AP_FF_MAJOR), fr.run, fr.op);
 		if (mi >= 0 && mi == co->arena && co->page_op && fr.addr >= co->map_start &&
@@ -396,7 +361,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 				continue;
 			}
 			fprintf(f, "%d,%s,", po, po < 0 ? "(input)" : x->plan.ops[po].opname);
-			cstr(f, short_tensor(x, co->page_tensor[page], b));
+			ap_fput_csv(f, short_tensor(x, co->page_tensor[page], b));
 			fputc('\n', f);
 		} else {
 			fputs(",,,\n", f);

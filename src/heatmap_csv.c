@@ -9,18 +9,8 @@
 #include <string.h>
 
 #include "arenaprof/err.h"
+#include "arenaprof/escape.h"
 #include "arenaprof/heatmap.h"
-
-static void quoted(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
-	}
-	fputc('"', f);
-}
 
 int ap_heatmap_csv(const struct ap_heatmap *h, FILE *f, char *err)
 {
@@ -37,7 +27,7 @@ int ap_heatmap_csv(const struct ap_heatmap *h, FILE *f, char *err)
 			fputs("none,", f);
 		else
 			fprintf(f, "%d,", row->op);
-		quoted(f, row->label);
+		ap_fput_csv(f, row->label);
 		for (uint32_t c = 0; c < h->cols; c++)
 			fprintf(f, ",%" PRIu64, h->cell[(uint64_t)r * h->cols + c]);
 		fputc('\n', f);

@@ -10,41 +10,12 @@
 #include <string.h>
 
 #include "arenaprof/err.h"
+#include "arenaprof/escape.h"
 #include "arenaprof/heatmap.h"
 #include "arenaprof/units.h"
 
 #define CHAR_W 6.7	/* 11 px monospace */
 #define MAX_LABEL 60
-
-/* Text for XML: escapes markup, replaces control bytes and invalid UTF-8 with '?'. */
-static void xml_text(FILE *f, const char *s, size_t max)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-	size_t n = 0;
-
-	while (*p && n < max) {
-		unsigned c = *p;
-		int len = ap_utf8_seq((const char *)p);
-
-		if (!len) {
-			fputc('?', f);
-			p++;
-		} else if (len > 1) {
-			fwrite(p, 1, (size_t)len, f);
-			p += len;
-		} else {
-			switch (c) {
-			case '&': fputs("&amp;", f); break;
-			case '<': fputs("&lt;", f); break;
-			case '>': fputs("&gt;", f); break;
-			case '"': fputs("&quot;", f); break;
-			default: fputc(c < 0x20 || c == 0x7f ? '?' : (int)c, f);
-			}
-			p++;
-		}
-		n++;
-	}
-}
 
 struct geo {
 	double x0, y0, cw, rh, pw;
@@ -105,7 +76,7 @@ static void header(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 		"viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, "
 		"sans-serif\" font-size=\"11\">\n", g->width, g->height, g->width, g->height);
 	fputs("<title>", f);
-	xml_text(f, h->title, 400);
+	ap_fput_xml(f, h->title, 400);
 	fputs("</title>\n<defs><linearGradient id=\"scale\" x1=\"0\" x2=\"1\" y1=\"0\" y2=\"0\">",
 	      f);
 	for (int i = 0; i <= 10; i++) {
@@ -118,13 +89,13 @@ static void header(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 	fputs("</linearGradient></defs>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n",
 	      f);
 	fputs("<text x=\"12\" y=\"22\" font-size=\"15\" font-weight=\"bold\">", f);
-	xml_text(f, h->title, 200);
+	ap_fput_xml(f, h->title, 200);
 	fputs("</text>\n<text x=\"12\" y=\"40\" fill=\"#444\">", f);
-	xml_text(f, h->subtitle, 400);
+	ap_fput_xml(f, h->subtitle, 400);
 	fputs("</text>\n", f);
 	if (h->mismatch && h->warning[0]) {
 		fputs("<text x=\"12\" y=\"58\" fill=\"#c00\" font-weight=\"bold\">", f);
-		xml_text(f, h->warning, 400);
+		ap_fput_xml(f, h->warning, 400);
 		fputs("</text>\n", f);
 	}
 }
@@ -146,7 +117,7 @@ static void band(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 		size_t fit = w > 24 ? (size_t)((w - 8) / 6.2) : 0;
 
 		fprintf(f, "<g><title>tensor %d ", e->tensor);
-		xml_text(f, t->name, 300);
+		ap_fput_xml(f, t->name, 300);
 		fprintf(f, ": %s at offset %" PRId64 ", live at operators %d-",
 			ap_fmt_bytes(e->bytes, b, sizeof(b)), e->off, t->first);
 		if (t->last == AP_LAST_END)
@@ -165,9 +136,9 @@ static void band(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 				size_t n = strlen(name);
 
 				fputs("\xe2\x80\xa6", f);
-				xml_text(f, name + n - (fit - 1), fit);
+				ap_fput_xml(f, name + n - (fit - 1), fit);
 			} else {
-				xml_text(f, name, fit);
+				ap_fput_xml(f, name, fit);
 			}
 			fputs("</text>", f);
 		}
@@ -192,13 +163,13 @@ static void rows(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 			"Sans Mono, monospace\"%s%s><title>", g->x0 - 8,
 			y + g->rh / 2 + (g->rh >= 9 ? 4 : 2), g->rh < 9 ? " font-size=\"8\"" : "",
 			wide ? " font-weight=\"bold\" fill=\"#0b4f9c\"" : "");
-		xml_text(f, h->row[r].tip, 320);
+		ap_fput_xml(f, h->row[r].tip, 320);
 		fputs("</title>", f);
 		if (strlen(h->row[r].label) > MAX_LABEL) {
-			xml_text(f, h->row[r].label, MAX_LABEL - 1);
+			ap_fput_xml(f, h->row[r].label, MAX_LABEL - 1);
 			fputs("\xe2\x80\xa6", f);
 		} else {
-			xml_text(f, h->row[r].label, MAX_LABEL);
+			ap_fput_xml(f, h->row[r].label, MAX_LABEL);
 		}
 		fputs("</text>\n", f);
 	}
@@ -220,7 +191,7 @@ static void cells(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 			fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
 				"fill=\"#%02x%02x%02x\"><title>", g->x0 + col * g->cw,
 				g->y0 + r * g->rh, g->cw, g->rh, c[0], c[1], c[2]);
-			xml_text(f, h->row[r].label, 100);
+			ap_fput_xml(f, h->row[r].label, 100);
 			fprintf(f, " | offset %s to %s | %" PRIu64 " fault%s</title></rect>\n",
 				ap_hm_offset(lo < 0 ? 0 : lo, a),
 				ap_hm_offset(lo + (int64_t)h->col_bytes, b), v, v == 1 ? "" : "s");
@@ -245,7 +216,7 @@ static void outlines(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 			"fill=\"none\" stroke=\"#0b4f9c\" stroke-width=\"1.5\"><title>",
 			x_of(h, g, e->off),
 			y + 0.75, fmax(1, (double)e->bytes / h->col_bytes * g->cw), g->rh - 1.5);
-		xml_text(f, h->plan->t[e->tensor].name, 300);
+		ap_fput_xml(f, h->plan->t[e->tensor].name, 300);
 		fputs("</title></rect>\n", f);
 	}
 }

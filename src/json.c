@@ -2,6 +2,7 @@
 /* json: a streaming writer; enough for reports, no dependency for a few hundred lines. */
 #include <math.h>
 
+#include "arenaprof/escape.h"
 #include "arenaprof/json.h"
 
 void ap_json_init(struct ap_json *j, FILE *f)
@@ -11,33 +12,13 @@ void ap_json_init(struct ap_json *j, FILE *f)
 	j->need_comma[0] = false;
 }
 
-static void put_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
 static void prefix(struct ap_json *j, const char *key)
 {
 	if (j->need_comma[j->depth])
 		fputc(',', j->f);
 	j->need_comma[j->depth] = true;
 	if (key) {
-		put_string(j->f, key);
+		ap_fput_json_str(j->f, key);
 		fputc(':', j->f);
 	}
 }
@@ -71,7 +52,7 @@ void ap_json_end_arr(struct ap_json *j)
 void ap_json_str(struct ap_json *j, const char *key, const char *v)
 {
 	prefix(j, key);
-	put_string(j->f, v);
+	ap_fput_json_str(j->f, v);
 }
 
 void ap_json_u64(struct ap_json *j, const char *key, uint64_t v)

@@ -171,7 +171,4 @@ void ap_corr_all_free(struct ap_corr_all *x);
  */
 const char *ap_corr_short_name(const char *name, char *buf, size_t len);
 
-/* Bytes of the valid UTF-8 sequence at p (1 for ASCII), 0 when p holds none. */
-int ap_utf8_seq(const char *p);
-
 #endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * escape: untrusted text (operator and tensor names from a model, mapping paths and
+ * command lines from a traced process) written into a format, one writer per format.
+ * Invalid UTF-8 becomes '?', so every output stays valid UTF-8 whatever the input held.
+ */
+#ifndef ARENAPROF_ESCAPE_H
+#define ARENAPROF_ESCAPE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Bytes of the valid UTF-8 sequence at p (1 for ASCII), 0 when p holds none. */
+int ap_utf8_seq(const char *p);
+
+/* A JSON string with its quotes: '"' and '\' escaped, control bytes as \n, \t, \u00XX. */
+void ap_fput_json_str(FILE *f, const char *s);
+/* XML character data or an attribute value: markup escaped, control bytes as '?'; at most
+ * max characters. */
+void ap_fput_xml(FILE *f, const char *s, size_t max);
+/* A CSV field with its quotes: quotes doubled, control bytes as spaces. */
+void ap_fput_csv(FILE *f, const char *s);
+
+#endif
