@@ -64,7 +64,7 @@ static void mapping(uint64_t start, uint64_t end, uint32_t prot, uint64_t inode,
 
 int main(int argc, char **argv)
 {
-	static const char *strings[6] = { "x86_64", "synthetic", "tp", "synth_trace",
+	static const char *strings[AP_HS_COUNT] = { "x86_64", "synthetic", "tp", "synth_trace",
 					  "synth:invoke", "synth:op:0" };
 	struct ap_rec_header h = { .page_size = PAGE, .flags = AP_HDR_STARTED,
 				   .clock_base_ns = 1000000000ULL, .pid = PID };

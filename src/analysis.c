@@ -94,13 +94,6 @@ static int counts_add(struct ap_counts *c, int32_t idx, uint64_t v)
 	return 0;
 }
 
-uint64_t ap_counts_get(const struct ap_counts *c, int32_t idx)
-{
-	int32_t slot = idx < 0 ? 0 : idx + 1;
-
-	return slot < c->n ? c->v[slot] : 0;
-}
-
 /* The mapping [start, end) if known, else -1. */
 static int32_t map_find(const struct ap_analysis *a, uint64_t start, uint64_t end)
 {
@@ -502,7 +495,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	if (ap_trace_open(&r, path, err))
 		return -1;
 	a->hdr = r.hdr;
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < AP_HS_COUNT; i++)
 		a->strings[i] = strdup(r.strings[i] ? r.strings[i] : "");
 	/* a power of two from 1 KiB to 1 GiB, else the trace is not to be trusted */
 	if (a->hdr.page_size < 1024 || a->hdr.page_size > (1u << 30) ||
@@ -613,7 +606,7 @@ void ap_analysis_free(struct ap_analysis *a)
 {
 	struct priv *pv = a->priv;
 
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < AP_HS_COUNT; i++)
 		free(a->strings[i]);
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		free(a->maps[i].path);

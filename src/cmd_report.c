@@ -268,17 +268,18 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	uint32_t *order = by_address(a);
 	double secs = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) / 1e9 : 0;
 	uint64_t page = page_of(a);
+	const char *run_probe = a->strings[AP_HS_RUN_PROBE];
 
 	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
 		"cut short: read up to its last whole record" : a->saw_end ? "complete" :
 		"no end record: the recorder did not finish");
-	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, a->strings[3],
+	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, a->strings[AP_HS_CMDLINE],
 		a->hdr.flags & AP_HDR_ATTACHED ? "attached with -p" : "started by arenaprof");
-	fprintf(f, "method     %s; kernel %s, %s, page %" PRIu64 " bytes\n", a->strings[2],
-		a->strings[1], a->strings[0], page);
+	fprintf(f, "method     %s; kernel %s, %s, page %" PRIu64 " bytes\n",
+		a->strings[AP_HS_METHOD], a->strings[AP_HS_KERNEL], a->strings[AP_HS_ARCH], page);
 	fprintf(f, "runs       %" PRIu64 " completed (%" PRIu64 " begun) in %.2f s%s%s%s\n",
-		a->runs_completed, a->runs_begun, secs, a->strings[4][0] ? "; run probe " : "",
-		a->strings[4], a->strings[4][0] ? "" : "; no run probe");
+		a->runs_completed, a->runs_begun, secs, run_probe[0] ? "; run probe " : "",
+		run_probe, run_probe[0] ? "" : "; no run probe");
 	fprintf(f, "faults     %" PRIu64 " (%" PRIu64 " with vma unknown)\n", a->faults,
 		a->faults_vma_unknown);
 	fprintf(f, "dropped    %" PRIu64 " events%s\n", a->drops.ringbuf_drops,
@@ -527,14 +528,14 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	ap_json_bool(&j, "complete", a->saw_end && !a->truncated);
 	ap_json_bool(&j, "truncated", a->truncated);
 	ap_json_i64(&j, "pid", a->hdr.pid);
-	ap_json_str(&j, "command", a->strings[3]);
+	ap_json_str(&j, "command", a->strings[AP_HS_CMDLINE]);
 	ap_json_bool(&j, "attached", a->hdr.flags & AP_HDR_ATTACHED);
-	ap_json_str(&j, "method", a->strings[2]);
-	ap_json_str(&j, "kernel", a->strings[1]);
-	ap_json_str(&j, "arch", a->strings[0]);
+	ap_json_str(&j, "method", a->strings[AP_HS_METHOD]);
+	ap_json_str(&j, "kernel", a->strings[AP_HS_KERNEL]);
+	ap_json_str(&j, "arch", a->strings[AP_HS_ARCH]);
 	ap_json_u64(&j, "page_size", a->hdr.page_size);
-	ap_json_str(&j, "run_probe", a->strings[4]);
-	ap_json_str(&j, "op_probe", a->strings[5]);
+	ap_json_str(&j, "run_probe", a->strings[AP_HS_RUN_PROBE]);
+	ap_json_str(&j, "op_probe", a->strings[AP_HS_OP_PROBE]);
 	ap_json_u64(&j, "dropped_events", a->drops.ringbuf_drops);
 	ap_json_u64(&j, "vma_misses", a->drops.vma_misses);
 	ap_json_u64(&j, "runs", a->runs_completed);

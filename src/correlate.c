@@ -409,7 +409,8 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p,
 	c->arena = a->arena;
 	c->widest_op = -1;
 	c->page_size = a->hdr.page_size ? a->hdr.page_size : 4096;
-	c->have_markers = a->op_events > 0 || (a->strings[5] && a->strings[5][0]);
+	c->have_markers = a->op_events > 0 ||
+			  (a->strings[AP_HS_OP_PROBE] && a->strings[AP_HS_OP_PROBE][0]);
 	groups(a, c);
 	if (!p)
 		return 0;

@@ -247,12 +247,12 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"arenaprof\",\"trace\":", f);
 	ap_fput_json_str(f, trace);
 	fputs(",\"command\":", f);
-	ap_fput_json_str(f, a->strings[3]);
+	ap_fput_json_str(f, a->strings[AP_HS_CMDLINE]);
 	fprintf(f, ",\"fault_events\":\"%s\"},\"traceEvents\":[",
 		c.instants ? "instants" : "per-operator counts (too many faults for instants)");
 	ev_start(&c, "M", c.base_ns, (uint32_t)c.pid);
 	fputs(",\"name\":\"process_name\",\"args\":{\"name\":", f);
-	ap_fput_json_str(f, a->strings[3][0] ? a->strings[3] : "target");
+	ap_fput_json_str(f, a->strings[AP_HS_CMDLINE][0] ? a->strings[AP_HS_CMDLINE] : "target");
 	fputs("}}", f);
 	while (!bad && (rc = ap_trace_next(&r, &rec, err)) == 1) {
 		switch (rec.type) {

@@ -64,15 +64,3 @@ int ap_pageset_add(struct ap_pageset *s, uint64_t key)
 	s->n += (size_t)r;
 	return r;
 }
-
-int ap_pageset_has(const struct ap_pageset *s, uint64_t key)
-{
-	if (!s->cap || key == UINT64_MAX)
-		return 0;
-	for (size_t i = hash(key, s->cap);; i = (i + 1) & (s->cap - 1)) {
-		if (s->slot[i] == key + 1)
-			return 1;
-		if (!s->slot[i])
-			return 0;
-	}
-}

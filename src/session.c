@@ -497,7 +497,8 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 	return 0;
 }
 
-void ap_session_header(struct ap_session *s, struct ap_rec_header *h, const char *strings[6])
+void ap_session_header(struct ap_session *s, struct ap_rec_header *h,
+		       const char *strings[AP_HS_COUNT])
 {
 	memset(h, 0, sizeof(*h));
 	h->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
@@ -505,12 +506,12 @@ void ap_session_header(struct ap_session *s, struct ap_rec_header *h, const char
 	h->clock_base_ns = s->t_start_ns;
 	h->realtime_base_ns = s->t_start_real_ns;
 	h->pid = s->pid;
-	strings[0] = s->uts.machine;
-	strings[1] = s->uts.release;
-	strings[2] = ap_method_name(ap_probe_method(s->probe));
-	strings[3] = s->cmdline;
-	strings[4] = s->o.run_spec ? s->o.run_spec : "";
-	strings[5] = s->o.op_spec ? s->o.op_spec : "";
+	strings[AP_HS_ARCH] = s->uts.machine;
+	strings[AP_HS_KERNEL] = s->uts.release;
+	strings[AP_HS_METHOD] = ap_method_name(ap_probe_method(s->probe));
+	strings[AP_HS_CMDLINE] = s->cmdline;
+	strings[AP_HS_RUN_PROBE] = s->o.run_spec ? s->o.run_spec : "";
+	strings[AP_HS_OP_PROBE] = s->o.op_spec ? s->o.op_spec : "";
 }
 
 int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)

@@ -141,7 +141,7 @@ int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char
 		       char *err)
 {
 	struct ap_rec_header hdr;
-	const char *strings[6];
+	const char *strings[AP_HS_COUNT];
 
 	memset(t, 0, sizeof(*t));
 	ap_session_header(s, &hdr, strings);

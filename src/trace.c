@@ -450,7 +450,8 @@ int ap_trace_close(struct ap_trace_writer *w, char *err)
 }
 
 int ap_trace_create(struct ap_trace_writer *w, const char *path,
-		    const struct ap_rec_header *h, const char *const strings[6], char *err)
+		    const struct ap_rec_header *h, const char *const strings[AP_HS_COUNT],
+		    char *err)
 {
 	uint8_t file_hdr[AP_TRACE_FILE_HDR_LEN];
 	struct ap_rec_header hdr;
@@ -462,7 +463,7 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 	memset(&hdr, 0, sizeof(hdr));
 	if (h)
 		hdr = *h;
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < AP_HS_COUNT; i++) {
 		const char *s = strings && strings[i] ? strings[i] : "";
 
 		tail_len += strlen(s) + 1;
@@ -484,7 +485,7 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 		ap_seterr(err, "%s: out of memory", path);
 		return -1;
 	}
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < AP_HS_COUNT; i++) {
 		const char *s = strings && strings[i] ? strings[i] : "";
 		size_t n = strlen(s) + 1;
 
@@ -758,7 +759,7 @@ void ap_trace_reader_close(struct ap_trace_reader *r)
 		fclose(r->f);
 	free(r->win);
 	free(r->path);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < AP_HS_COUNT; i++)
 		free(r->strings[i]);
 	free(r->buf);
 	memset(r, 0, sizeof(*r));
@@ -770,7 +771,7 @@ static int read_strings(struct ap_trace_reader *r, const struct ap_trace_rec *re
 	size_t pos = sizeof(struct ap_rec_header);
 	int i;
 
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < AP_HS_COUNT; i++) {
 		const char *s = "";
 		size_t n = 0;
 

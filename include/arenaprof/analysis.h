@@ -49,7 +49,7 @@ struct ap_allocs;
 
 struct ap_analysis {
 	struct ap_rec_header hdr;
-	char *strings[6];	/* arch, kernel, method, cmdline, run_probe, op_probe */
+	char *strings[AP_HS_COUNT];	/* the header's, enum ap_hdr_str */
 	uint64_t faults, faults_vma_unknown;
 	uint64_t runs_begun, runs_completed;
 	uint64_t op_events;
@@ -107,8 +107,6 @@ struct ap_analysis_opts {
 int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		    struct ap_analysis *a, char *err);
 void ap_analysis_free(struct ap_analysis *a);
-
-uint64_t ap_counts_get(const struct ap_counts *c, int32_t idx);
 
 /*
  * The mapping a fault record was counted in by the pass (the same rule: its vma bounds,

@@ -14,7 +14,6 @@ struct ap_pageset {
 void ap_pageset_init(struct ap_pageset *s);
 /* 1 when key was added, 0 when it was already there, -1 on allocation failure. */
 int ap_pageset_add(struct ap_pageset *s, uint64_t key);
-int ap_pageset_has(const struct ap_pageset *s, uint64_t key);
 void ap_pageset_free(struct ap_pageset *s);
 
 #endif

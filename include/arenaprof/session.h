@@ -186,7 +186,7 @@ struct ap_session {
 int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, char *err);
 /* The trace header and its six strings (pointers into s) for this session. */
 void ap_session_header(struct ap_session *s, struct ap_rec_header *h,
-		       const char *strings[6]);
+		       const char *strings[AP_HS_COUNT]);
 /*
  * From here on everything goes to the sink chain. Attached: snapshots the mappings and
  * the pages already resident. Started: lets the command exec and snapshots its mappings;

@@ -54,6 +54,15 @@ enum ap_rec_type {
  * release, attach method ("tp", "fentry", "perf"), target command line (arguments
  * separated by spaces), run probe ("" if none), op probe ("" if none).
  */
+enum ap_hdr_str {
+	AP_HS_ARCH,		/* uname machine: "x86_64", "aarch64" */
+	AP_HS_KERNEL,		/* uname release */
+	AP_HS_METHOD,		/* "tp", "fentry", "perf" */
+	AP_HS_CMDLINE,
+	AP_HS_RUN_PROBE,
+	AP_HS_OP_PROBE,
+	AP_HS_COUNT,
+};
 struct ap_rec_header {
 	uint32_t page_size;
 	uint32_t flags;			/* AP_HDR_* */
@@ -185,7 +194,8 @@ struct ap_trace_writer {
  * is closed with failed set (ap_trace_close is then a no-op).
  */
 int ap_trace_create(struct ap_trace_writer *w, const char *path,
-		    const struct ap_rec_header *h, const char *const strings[6], char *err);
+		    const struct ap_rec_header *h, const char *const strings[AP_HS_COUNT],
+		    char *err);
 int ap_trace_write(struct ap_trace_writer *w, uint32_t type, const void *payload,
 		   uint32_t len, char *err);
 /* write a fixed struct followed by a NUL-terminated string */
@@ -206,7 +216,7 @@ struct ap_trace_reader {
 	FILE *f;
 	char *path;
 	struct ap_rec_header hdr;
-	char *strings[6];		/* arch, kernel, method, cmdline, run_probe, op_probe */
+	char *strings[AP_HS_COUNT];	/* enum ap_hdr_str */
 	uint32_t version;
 	uint64_t offset;		/* file offset of the next record */
 	bool truncated;			/* ended in a partial record */

@@ -7,7 +7,7 @@
  *
  * Not wired into a script. Build and run from the repository root (seeds: the fixtures):
  *   mkdir -p build/fuzz-procfs/corpus && cp -r tests/fixtures/procfs/. build/fuzz-procfs/corpus/
- *   clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
+ *   clang -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude \
  *     tests/fuzz/fuzz_procfs.c src/procfs.c src/err.c -o build/fuzz-procfs/fuzz_procfs
  *   build/fuzz-procfs/fuzz_procfs -max_total_time=120 -max_len=16384 -timeout=10 \

@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	err[0] = 0;
 	if (ap_trace_open_stream(&r, f, "fuzz", err)) {
-		if (!one_line(err) || r.f || r.buf || r.strings[0])
+		if (!one_line(err) || r.f || r.buf || r.strings[AP_HS_ARCH])
 			__builtin_trap();
 		return 0;
 	}

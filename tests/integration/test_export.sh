@@ -59,7 +59,7 @@ MSG="fields, nesting, runs, ops, fault instants, counters, final resident, first
 	test "$r" = "True True True True True True True True True True"
 # PSI: the synthetic trace of bench/synth_trace.c has PSI in its samples (12.34 %, 5.67 %)
 cc=${CC:-gcc}
-if $cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude bench/synth_trace.c "$BUILD/libarenaprof.a" \
+if $cc -std=gnu11 -D_GNU_SOURCE -O2 -Iinclude bench/synth_trace.c "$BUILD/libarenaprof.a" \
 	$(pkg-config --libs libbpf libelf libdw zlib libpng 2>/dev/null) -lm -o "$TMP/synth_trace" 2>"$TMP/cc.err"; then
 	"$TMP/synth_trace" "$MV2" "$TMP/synth.trace" --faults 20000 >/dev/null
 	"$ARENAPROF" export "$TMP/synth.trace" --plan "$MV2" --format chrome -o "$TMP/synth.json"

@@ -222,7 +222,7 @@ fi
 # ---- --faults all on a refault trace (pages reclaimed and faulted again, as under
 # memory.high): the synthetic trace of bench/synth_trace.c
 cc=${CC:-gcc}
-if $cc -std=c11 -D_GNU_SOURCE -O2 -Iinclude bench/synth_trace.c "$BUILD/libarenaprof.a" \
+if $cc -std=gnu11 -D_GNU_SOURCE -O2 -Iinclude bench/synth_trace.c "$BUILD/libarenaprof.a" \
 	$(pkg-config --libs libbpf libelf libdw zlib libpng 2>/dev/null) -lm -o "$TMP/synth_trace" 2>"$TMP/cc.err"; then
 	"$TMP/synth_trace" "$MV2" "$TMP/synth.trace" --faults 300000 --resident 50 >/dev/null
 	"$ARENAPROF" report "$TMP/synth.trace" --plan "$MV2" --json >"$TMP/synth.json"

@@ -234,7 +234,7 @@ check "litert: every run counted from the first (7 of 7)" [ "$(j "$t.json" "d['r
 
 # Not catchable: a static binary (no C library to probe) and an --arena that points nowhere.
 t=$TMP/static
-if cc -std=c11 -D_GNU_SOURCE -Iinclude -I"$BUILD" -O1 -fno-inline-functions -static \
+if cc -std=gnu11 -D_GNU_SOURCE -Iinclude -I"$BUILD" -O1 -fno-inline-functions -static \
 	tests/fixtures/mininfer.c "$BUILD/libarenaprof.a" -lm -o "$t.bin" 2>"$t.cc"; then
 	"$AP" record -o "$t.trace" --run-probe "$t.bin:mininfer_invoke" -- "$t.bin" "$MV2" \
 		--runs 5 >/dev/null 2>"$t.err"

@@ -9,7 +9,7 @@ if ! command -v g++ >/dev/null; then
 	exit 1
 fi
 g++ -std=c++17 -O1 tests/stl/stl_truth.cc -o "$TMP/truth" &&
-	${CC:-gcc} -std=c11 -D_GNU_SOURCE -O1 -Wall -Wextra -Werror -Iinclude \
+	${CC:-gcc} -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Wextra -Werror -Iinclude \
 		tests/stl/stl_emul.c src/stl_order.c -o "$TMP/emul" ||
 	{ fail "stl harness builds" "compile failed"; exit 1; }
 python3 - >"$TMP/cases" <<'PY'

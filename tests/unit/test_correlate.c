@@ -56,7 +56,7 @@ struct fake {
 	struct ap_analysis a;
 	struct ap_amap maps[3];
 	struct ap_touch touch[64];
-	char *strings[6];
+	char *strings[AP_HS_COUNT];
 	bool seen[16];
 };
 
@@ -80,7 +80,7 @@ static void run(struct fake *x, const struct ap_tplan *p, int64_t delta, bool ma
 	x->a.touches = x->touch;
 	for (int i = 0; i < 6; i++)
 		x->strings[i] = empty;
-	x->strings[5] = markers ? probe : empty;
+	x->strings[AP_HS_OP_PROBE] = markers ? probe : empty;
 	memcpy(x->a.strings, x->strings, sizeof(x->strings));
 	x->a.op_events = markers ? 6 : 0;
 	for (int32_t w = -1; w < 3; w++) {

@@ -115,7 +115,7 @@ static struct xrec xs[MAX_X];	/* as written, header record first */
 static uint64_t xoff[MAX_X + 1];	/* file offset of each record, then the file size */
 static int nx;
 
-static const char *const hdr_strings[6] = {
+static const char *const hdr_strings[AP_HS_COUNT] = {
 	"x86_64", "6.1.0-27-amd64", "fentry", "mininfer --runs 3 tests/models/m.tflite", "",
 	"ap_op_begin",
 };
@@ -353,8 +353,9 @@ static void test_round_trip(void)
 	for (i = 0, bad = 0; i < 6; i++)
 		bad += !r.strings[i] || strcmp(r.strings[i], hdr_strings[i]);
 	CHECK("trace: header strings (arch, kernel, method, cmdline, probes)", !bad,
-	      "arch '%s' cmdline '%s' run '%s' op '%s'", r.strings[0], r.strings[3],
-	      r.strings[4], r.strings[5]);
+	      "arch '%s' cmdline '%s' run '%s' op '%s'", r.strings[AP_HS_ARCH],
+	      r.strings[AP_HS_CMDLINE],
+	      r.strings[AP_HS_RUN_PROBE], r.strings[AP_HS_OP_PROBE]);
 	CHECK_EQ_I64("trace: offset after the header", r.offset, xoff[1]);
 
 	for (i = 1; i < nx; i++) {
@@ -830,8 +831,9 @@ static void test_payload_growth(void)
 	if (rc)
 		return;
 	CHECK("trace: header strings absent read as \"\"",
-	      r.strings[0] && !r.strings[0][0] && r.strings[5] && !r.strings[5][0],
-	      "'%s'", r.strings[0] ? r.strings[0] : "(null)");
+	      r.strings[AP_HS_ARCH] && !r.strings[AP_HS_ARCH][0] &&
+	      r.strings[AP_HS_OP_PROBE] && !r.strings[AP_HS_OP_PROBE][0],
+	      "'%s'", r.strings[AP_HS_ARCH] ? r.strings[AP_HS_ARCH] : "(null)");
 
 	rc = ap_trace_next(&r, &rec, err);
 	memset(&s, 0xaa, sizeof(s));
