@@ -50,7 +50,11 @@ AP_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD)
 	$(PC_CFLAGS) $(CFLAGS)
 AP_LDLIBS := $(PC_LIBS) -lm -lpthread
 
-LIB_SRCS := $(filter-out src/main.c,$(wildcard src/*.c))
+# src/ has one folder per stage of the pipeline (docs/design.md); all but main.c go into
+# the library the command, the fixtures and the tests link.
+MAIN_SRC := src/cli/main.c
+MAIN_OBJ := $(BUILD)/obj/cli/main.o
+LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard src/*/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB := $(BUILD)/libarenaprof.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -97,38 +101,50 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(LIB_OBJS) $(BUILD)/obj/main.o: $(SKELS)
+# The skeleton is generated: its users wait for it, and only they (-MMD finds the rest).
+SKEL_USERS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(shell grep -l 'arenaprof.skel.h' $(LIB_SRCS)))
+$(SKEL_USERS): $(SKELS)
 
 # The test fixture and default workload (tests/fixtures/mininfer.c): exported markers
 # for uprobes, so no stripping and no inlining across them.
-$(BUILD)/mininfer: tests/fixtures/mininfer.c $(LIB) | $(BUILD)/obj
+$(BUILD)/mininfer: tests/fixtures/mininfer.c $(LIB) | $(BUILD)/obj $(BUILD)/deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(AP_CFLAGS) -O1 -fno-inline-functions -rdynamic $< $(LIB) $(AP_LDLIBS) -o $@
+	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/mininfer.d -O1 -fno-inline-functions \
+		-rdynamic $< $(LIB) $(AP_LDLIBS) -o $@
 
-$(BUILD)/fixtures/%: tests/fixtures/%.c $(LIB) | $(BUILD)/fixtures
+$(BUILD)/fixtures/%: tests/fixtures/%.c $(LIB) | $(BUILD)/fixtures $(BUILD)/deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(AP_CFLAGS) -O1 -fno-inline-functions -rdynamic $< $(LIB) $(AP_LDLIBS) -o $@
+	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/fixture_$*.d -O1 \
+		-fno-inline-functions -rdynamic $< $(LIB) $(AP_LDLIBS) -o $@
 
-$(BUILD)/obj/%.o: src/%.c $(wildcard include/arenaprof/*.h) | $(BUILD)/obj
+# Each object rebuilds when a header it includes changes: -MMD writes the list beside it
+# (a program's in $(BUILD)/deps, away from the programs), -MP keeps a removed header from
+# breaking the build.
+DEPFLAGS = -MMD -MP
+$(BUILD)/obj/%.o: src/%.c
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(AP_CFLAGS) -c $< -o $@
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(CROSS_COMPILE)ar rcs $@ $^
 
-$(BUILD)/arenaprof: $(BUILD)/obj/main.o $(LIB)
+$(BUILD)/arenaprof: $(MAIN_OBJ) $(LIB)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(AP_LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/test.h $(LIB) | $(BUILD)/tests
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) | $(BUILD)/tests $(BUILD)/deps
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(AP_CFLAGS) -Itests/unit $< $(LIB) $(AP_LDLIBS) -o $@
+	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/$*.d -Itests/unit $< $(LIB) \
+		$(AP_LDLIBS) -o $@
 
-$(BUILD)/obj $(BUILD)/tests $(BUILD)/bpf $(BUILD)/fixtures:
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/bpf $(BUILD)/fixtures $(BUILD)/deps:
 	$(Q)mkdir -p $@
 
 unit: $(UNIT_BINS)
+
+-include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(wildcard $(BUILD)/deps/*.d)
 
 # Every test: unit tests, then integration tests; the runner prints one summary line.
 check: all unit $(FIXTURES) arm64

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/graph.h"
-#include "arenaprof/planner.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/plan/prepare.h"
+#include "arenaprof/plan/planner.h"
 
 static double now_ms(void)
 {

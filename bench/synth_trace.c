@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arenaprof/err.h"
+#include "arenaprof/util/err.h"
 #include "arenaprof/event.h"
-#include "arenaprof/plan_load.h"
-#include "arenaprof/trace.h"
+#include "arenaprof/plan/plan_load.h"
+#include "arenaprof/trace/trace.h"
 
 #define PAGE 4096ULL
 #define ARENA_AT 0x7f1000000000ULL

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/model.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/plan/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/trace.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/trace/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

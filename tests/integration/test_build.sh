@@ -5,6 +5,8 @@
 # libraries. Nothing is built: make -n parses the Makefile only.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+# a make of its own, not a job of the make check that runs this
+unset MAKEFLAGS MFLAGS MAKELEVEL
 
 # refuses NAME PATTERN MAKE-ARGS...: make stops at once, exit 2, the pattern in its one line
 refuses() {

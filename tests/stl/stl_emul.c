@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The same protocol as stl_truth.cc, answered by src/stl_order.c. */
+/* The same protocol as stl_truth.cc, answered by src/plan/stl_order.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arenaprof/stl_order.h"
+#include "arenaprof/plan/stl_order.h"
 
 static int32_t keys[100000];
 

@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arenaprof/cgroup.h"
-#include "arenaprof/err.h"
-#include "arenaprof/trace.h"
+#include "arenaprof/kernel/cgroup.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/trace/trace.h"
 #include "test.h"
 
 #define FIX "tests/fixtures/cgroup/"

@@ -7,8 +7,8 @@
  */
 #include <stdlib.h>
 
-#include "arenaprof/correlate.h"
-#include "arenaprof/err.h"
+#include "arenaprof/analyze/correlate.h"
+#include "arenaprof/util/err.h"
 #include "test.h"
 
 #define PS 4096u

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <zlib.h>
 
-#include "arenaprof/crc32.h"
+#include "arenaprof/trace/crc32.h"
 #include "test.h"
 
 int main(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* escape: JSON, XML and CSV writers against outputs written out by hand. */
-#include "arenaprof/escape.h"
+#include "arenaprof/util/escape.h"
 #include "test.h"
 
 enum fmt { JSON, XML, CSV };

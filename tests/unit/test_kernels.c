@@ -10,9 +10,9 @@
  */
 #include <stdlib.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/graph.h"
-#include "arenaprof/kernels.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/plan/prepare.h"
+#include "arenaprof/plan/kernels.h"
 #include "test.h"
 
 struct want_tmp {

@@ -8,10 +8,10 @@
  */
 #include <stdlib.h>
 
-#include "arenaprof/arena.h"
-#include "arenaprof/err.h"
-#include "arenaprof/live.h"
-#include "arenaprof/plan_load.h"
+#include "arenaprof/analyze/arena.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/analyze/live.h"
+#include "arenaprof/plan/plan_load.h"
 #include "test.h"
 
 #define PS 4096u

@@ -3,7 +3,7 @@
  * mapindex: every mapping added is found by its exact bounds through several growths;
  * bounds that share a start or an end with one, or none, are not found.
  */
-#include "arenaprof/mapindex.h"
+#include "arenaprof/analyze/mapindex.h"
 #include "test.h"
 
 #define N 20000

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Tests of the TFLite model reader (src/model.c, src/opnames.c).
+ * Tests of the TFLite model reader (src/plan/model.c, src/plan/opnames.c).
  *
  * The facts about the bundled models were checked independently of this reader: with
  * LiteRT's Python interpreter (get_tensor_details, _get_ops_details) and with the flatbuffers
@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/model.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/plan/model.h"
 #include "test.h"
 
 static char name_buf[256];

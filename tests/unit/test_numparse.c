@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "arenaprof/numparse.h"
+#include "arenaprof/util/numparse.h"
 #include "test.h"
 
 static void u64(const char *s, int base, uint64_t min, uint64_t max, int want_rc,

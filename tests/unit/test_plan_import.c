@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/plan.h"
-#include "arenaprof/plan_import.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/plan/plan.h"
+#include "arenaprof/plan/plan_import.h"
 #include "test.h"
 
 #define FIX "tests/fixtures/import/"

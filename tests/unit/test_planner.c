@@ -5,8 +5,8 @@
  */
 #include <stdlib.h>
 
-#include "arenaprof/graph.h"
-#include "arenaprof/planner.h"
+#include "arenaprof/plan/graph.h"
+#include "arenaprof/plan/planner.h"
 #include "test.h"
 
 #define END AP_NODE_NONE

@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/procfs.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/kernel/procfs.h"
 #include "test.h"
 
 #define FIX "tests/fixtures/procfs/"

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arenaprof/err.h"
-#include "arenaprof/psi.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/kernel/psi.h"
 #include "test.h"
 
 #define FIX "tests/fixtures/psi/"

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * analysis: one streaming pass over a trace into the figures `report` prints: per mapping
+ * faults and first-touch pages (by run and by operator marker), the arena and the rule
+ * that identified it, runs, drops and the sample series. Memory is bounded by the number
+ * of distinct pages touched, not by the number of faults.
+ */
+#ifndef ARENAPROF_ANALYSIS_H
+#define ARENAPROF_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/plan/plan.h"
+#include "arenaprof/trace/trace.h"
+
+/* A per-index counter array that grows (runs and operators; index -1 is slot 0). */
+struct ap_counts {
+	uint64_t *v;
+	int32_t n;		/* slots: indices -1 .. n - 2 */
+};
+
+struct ap_amap {
+	uint64_t start, end, offset, inode;
+	uint32_t prot;
+	char *path;		/* "" anonymous, "[heap]", a file */
+	bool anon;
+	bool named;		/* seen in a maps snapshot (else only from fault vma bounds) */
+	const char *role;	/* arena, weights, heap, stack, anon, code, file */
+	uint64_t faults, major, writes;
+	uint64_t first_touch_pages;
+	uint64_t resident_at_attach;	/* pages present when -p attached */
+	int32_t first_run;	/* run of its first first-touch (-1 before runs), INT32_MAX none */
+	struct ap_counts by_run, by_op;	/* first-touch pages */
+};
+
+/* One first touch: which page of which mapping, in which run, under which op marker. */
+struct ap_touch {
+	uint32_t map;
+	int32_t run, op;
+	uint32_t flags;		/* of the fault (enum ap_fault_flag) */
+	uint64_t page;		/* page index within the mapping */
+	uint64_t ts_ns;
+	uint32_t in_page;	/* the faulting address's offset within its page */
+	uint32_t tid;
+};
+
+struct ap_allocs;
+
+struct ap_analysis {
+	struct ap_rec_header hdr;
+	char *strings[AP_HS_COUNT];	/* the header's, enum ap_hdr_str */
+	uint64_t faults, faults_vma_unknown;
+	uint64_t runs_begun, runs_completed;
+	uint64_t op_events;
+	uint64_t t_first, t_last;	/* ns, monotonic */
+	struct ap_rec_drops drops;
+	struct ap_rec_end end;
+	bool saw_end, truncated;
+	struct ap_amap *maps;
+	uint32_t n_maps, cap_maps;
+	int32_t arena;		/* index in maps, -1 none */
+	char arena_rule[128];
+	/*
+	 * The arena as an allocation, when the pass knows one (allocation records): the
+	 * address of planned offset 0 and its bytes; 0 when the arena is only a mapping. The
+	 * correlator takes it as the arena base instead of searching for one.
+	 */
+	uint64_t arena_base, arena_bytes;
+	/* with arena_base: the blocks that replaced the arena (re-plans) have this role */
+#define AP_ROLE_MOVED_ARENA "moved-arena"
+	/*
+	 * Read in the same pass: the allocation probe's records (record --arena auto,
+	 * allocs.h; never NULL after ap_analysis_run) and the completed runs' durations from
+	 * the run probe's markers (run_ns[i]: RUN_BEGIN to RUN_END of run i, 0 when it did
+	 * not complete).
+	 */
+	struct ap_allocs *allocs;
+	uint64_t *run_ns;
+	uint32_t n_run_ns;
+	struct ap_rec_sample *samples;
+	uint32_t n_samples, cap_samples;
+	char **notes;
+	uint32_t n_notes;
+	struct ap_touch *touches;	/* every first touch, in trace order */
+	uint64_t n_touches, cap_touches;
+	/* internal */
+	void *priv;
+};
+
+struct ap_analysis_opts {
+	const struct ap_tplan *plan;	/* NULL: no plan */
+	const char *model_path;		/* to name the weights mapping, or NULL */
+	uint64_t arena_addr;		/* --arena ADDR (or --arena-base's); 0 = identify */
+	/*
+	 * Called for every fault record once the pass has counted it (mi: its mapping, -1
+	 * none): a consumer that needs every fault (heatmap --faults all) takes them here
+	 * instead of reading the trace again. NULL: none.
+	 */
+	void (*on_fault)(void *ctx, const struct ap_analysis *a, const struct ap_rec_fault *f,
+			 int32_t mi);
+	void *ctx;
+};
+
+/* Reads the whole trace. 0, or -1 with err (not a trace, corrupt); a cut file is not an
+ * error: a->truncated says so. Call ap_analysis_free afterwards in either case. */
+int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
+		    struct ap_analysis *a, char *err);
+void ap_analysis_free(struct ap_analysis *a);
+
+/*
+ * The mapping a fault record was counted in by the pass (the same rule: its vma bounds,
+ * or the newest mapping holding its address when the vma is unknown); -1 for none.
+ * Valid until ap_analysis_free.
+ */
+int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f);
+
+#endif

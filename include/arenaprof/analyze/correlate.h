@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * correlate: fault address -> mapping -> arena offset -> tensor(s) -> operator.
+ *
+ * Over one analysis pass (analysis.h) and a plan, it finds the arena base (the address of
+ * planned offset 0), attributes every arena page to the earliest operator that writes one
+ * of the planned tensors covering it ("plan" attribution: -1 for graph inputs, written
+ * before operator 0; the producer for outputs and activations; the node for temporaries)
+ * and compares that, over the first-touch pages, with the operator the op marker recorded
+ * ("marker" attribution). It groups the faults outside the arena by mapping kind and says
+ * whether the plan matches the trace at all.
+ *
+ * The page tables are per page of the arena mapping, so streaming consumers (heatmap
+ * --faults all, export) attribute any later fault with one lookup.
+ */
+#ifndef ARENAPROF_CORRELATE_H
+#define ARENAPROF_CORRELATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arenaprof/analyze/analysis.h"
+#include "arenaprof/analyze/arena.h"
+#include "arenaprof/plan/plan.h"
+
+#define AP_OP_NONE AP_OWNER_NONE	/* no planned tensor covers the page */
+
+/* Groups of the process's memory the report separates. */
+enum ap_group {
+	AP_GROUP_ARENA,		/* the planned arena */
+	AP_GROUP_WEIGHTS,	/* the model file, mapped */
+	AP_GROUP_HEAP,		/* [heap] */
+	AP_GROUP_STACK,		/* [stack] */
+	AP_GROUP_ANON,		/* other anonymous: delegate buffers, thread stacks, moved
+				 * arenas */
+	AP_GROUP_FILES,		/* code and other files */
+	AP_GROUP_COUNT,
+};
+
+struct ap_corr_group {
+	uint32_t mappings;
+	uint64_t faults, first_touch_pages, resident_bytes;
+};
+
+/* Per operator row; index -1 (graph inputs) is slot 0. First-touch arena pages. */
+struct ap_corr_op {
+	uint64_t plan_pages, marker_pages;
+};
+
+struct ap_corr_disagree {
+	uint64_t page;		/* page of the arena mapping */
+	int32_t run, plan_op, marker_op;
+	int32_t tensor;		/* the plan tensor that names plan_op, -1 none */
+};
+
+/* One candidate base, as scored. */
+struct ap_corr_cand {
+	int64_t delta;		/* base - mapping start */
+	uint64_t explained;	/* first touches the plan explains (see base_rule) */
+	uint64_t exact;		/* faults whose offset is exactly a planned tensor's start */
+};
+
+#define AP_CORR_MAX_CAND 24
+#define AP_CORR_MAX_REASONS 4
+
+struct ap_corr {
+	bool have_plan, have_markers;
+	int32_t arena;			/* mapping index in the analysis, -1 none */
+	uint64_t map_start, map_end, page_size;
+	uint64_t base;			/* address of planned offset 0 */
+	int64_t delta;			/* base - map_start */
+	bool base_forced;		/* --arena-base */
+	char base_rule[256];
+	struct ap_corr_cand cand[AP_CORR_MAX_CAND];
+	uint32_t n_cand;
+
+	uint64_t n_pages;		/* pages of the arena mapping */
+	uint64_t plan_pages;		/* of them, pages the plan's extent reaches */
+	int32_t *page_op;		/* per page: plan attribution, AP_OP_NONE */
+	int32_t *page_tensor;		/* per page: the tensor that names it, -1 */
+
+	uint32_t n_ops;
+	struct ap_corr_op *ops;		/* n_ops + 1 slots: index + 1 */
+	uint64_t marker_other_pages;	/* first touches whose marker is no operator */
+	uint64_t ft_pages;		/* first-touch pages of the arena */
+	uint64_t compared, agree;	/* first-touch pages with a marker; of them equal */
+	uint64_t order_ok;		/* without markers: first touches in plan order */
+	uint64_t unplanned_pages;	/* first-touched, no planned tensor covers them */
+	uint64_t beyond_pages;		/* first-touched past the plan's extent */
+	struct ap_corr_disagree *dis;
+	uint64_t n_dis;
+
+	int32_t widest_op;		/* -1 none */
+	uint64_t widest_bytes;		/* its breadth: live arena bytes */
+
+	struct ap_corr_group groups[AP_GROUP_COUNT];
+
+	bool mismatch;			/* the plan does not describe this trace */
+	char reasons[AP_CORR_MAX_REASONS][200];
+	uint32_t n_reasons;
+};
+
+struct ap_corr_opts {
+	uint64_t arena_base;		/* --arena-base ADDR; 0 = find it */
+};
+
+/*
+ * Correlates analysis a with plan p (NULL: groups only, no attribution). 0, or -1 with
+ * err (out of memory). A plan that does not match is not an error: c->mismatch.
+ */
+int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p,
+		  const struct ap_corr_opts *o, struct ap_corr *c, char *err);
+void ap_corr_free(struct ap_corr *c);
+
+/* The plan's writer of a tensor: -1 graph input, its first node, or AP_OP_NONE. */
+int32_t ap_corr_writer(const struct ap_tplan *p, const struct ap_ptensor *t);
+
+/* The group of mapping mi of the analysis. */
+enum ap_group ap_corr_group_of(const struct ap_analysis *a, int32_t mi);
+const char *ap_group_name(enum ap_group g);
+
+/* Share of first-touch pages where both attributions agree, 0..1 (0 when none compared). */
+double ap_corr_agreement(const struct ap_corr *c);
+
+/* Plan attribution of an address in the arena mapping (AP_OP_NONE outside). */
+static inline int32_t ap_corr_plan_op_at(const struct ap_corr *c, uint64_t addr)
+{
+	uint64_t pg;
+
+	if (!c->page_op || addr < c->map_start || addr >= c->map_end)
+		return AP_OP_NONE;
+	pg = (addr - c->map_start) / c->page_size;
+	return pg < c->n_pages ? c->page_op[pg] : AP_OP_NONE;
+}
+
+/* Names an operator for labels: "-1 input", "12 CONV_2D"; buf of len bytes. */
+const char *ap_corr_op_label(const struct ap_tplan *p, int32_t op, char *buf, int len);
+
+/* Everything report, heatmap and export read: plan, one pass, correlation. */
+struct ap_corr_in {
+	const char *trace;
+	const char *plan_path;		/* NULL: no plan */
+	uint64_t arena_addr;		/* --arena ADDR, 0 */
+	uint64_t arena_base;		/* --arena-base ADDR, 0 */
+	/* every fault of the analysis pass (analysis.h's on_fault), or NULL */
+	void (*on_fault)(void *ctx, const struct ap_analysis *a, const struct ap_rec_fault *f,
+			 int32_t mi);
+	void *ctx;
+};
+
+struct ap_corr_all {
+	struct ap_tplan plan;
+	bool have_plan;
+	struct ap_analysis a;
+	struct ap_corr c;
+};
+
+/*
+ * Loads the plan, runs the analysis pass and correlates. 0, or an exit code (AP_EXIT_USAGE
+ * for a bad plan or trace, AP_EXIT_RUNTIME out of memory) with err. Free with
+ * ap_corr_all_free in either case.
+ */
+int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err);
+void ap_corr_all_free(struct ap_corr_all *x);
+
+/*
+ * A tensor name for a label: the first ';'-separated part (converters fuse names; the
+ * first names the layer), control characters as '?', at most len - 1 bytes ("..." when
+ * cut). Full names stay in JSON and CSV.
+ */
+const char *ap_corr_short_name(const char *name, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * live: the live model of a session, what the TUI's panels show. It is a session sink
+ * (session.h): it aggregates the events and samples as they come into the latest
+ * figures, rates per sample interval, the mappings, the arena (arena.h's rule, checked at
+ * every sample) and its pages, and with a plan the operators' breadth, first touches (by
+ * plan and by op marker) and resident pages. Memory is bounded by the number of distinct
+ * pages touched, like report's analysis. The TUI reads it and lays it out; nothing here
+ * draws.
+ */
+#ifndef ARENAPROF_LIVE_H
+#define ARENAPROF_LIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/analyze/arena.h"
+#include "arenaprof/plan/plan.h"
+#include "arenaprof/plan/profile.h"
+#include "arenaprof/record/session.h"
+
+#define AP_LIVE_HIST 256	/* rate points kept (one per sample) */
+
+/* A rate series: per-second values, one point per sample, the newest at n - 1. */
+struct ap_live_hist {
+	float v[AP_LIVE_HIST];
+	uint64_t n;		/* points pushed so far (the last AP_LIVE_HIST are kept) */
+};
+
+struct ap_live_map {
+	uint64_t start, end;
+	char *path;		/* "" anonymous (or a vma not yet seen in a snapshot) */
+	bool anon, named;
+	uint64_t faults;
+	uint64_t first_touch_pages;	/* first touched while traced */
+	uint64_t resident_at_attach;	/* -p: present when the session attached */
+	int32_t first_run;		/* run of its first first touch, INT32_MAX none */
+};
+
+/* An operator of the plan, by execution index. Page counts are of the arena. */
+struct ap_live_op {
+	uint64_t breadth;	/* plan: arena bytes live while it runs */
+	uint64_t owned_pages;	/* pages the plan has it write first */
+	uint64_t ft_plan;	/* of those, first touched while traced */
+	uint64_t ft_marker;	/* arena pages first touched under its op marker */
+	uint64_t resident_pages;	/* of its owned pages, held now (touched or at attach) */
+};
+
+enum ap_live_sort {
+	AP_SORT_INDEX, AP_SORT_BREADTH, AP_SORT_FIRST_TOUCH, AP_SORT_RESIDENT, AP_SORT_COUNT
+};
+
+/* One cell of the arena's residency bar. */
+struct ap_live_cell {
+	uint32_t pages, held;	/* pages in the cell, of which touched or resident at attach */
+	int32_t owner;		/* plan: the op owning most held pages (AP_OWNER_INPUT,
+				 * AP_OWNER_NONE), else AP_OWNER_NONE */
+};
+
+struct ap_live {
+	const struct ap_session *session;	/* read-only: its probes and state */
+	/* the target */
+	int pid;
+	char cmdline[1024];
+	const char *method;		/* "tp", "fentry", "perf" */
+	char kernel[65];
+	bool attached;
+	uint32_t page_size;
+	uint64_t t_start_ns;		/* CLOCK_MONOTONIC */
+	uint64_t t_last_ns;		/* of the latest sample */
+	/* the plan, when given */
+	const struct ap_tplan *plan;
+	const char *plan_name;		/* model file name without its directory */
+	struct ap_profile prof;
+	struct ap_live_op *ops;		/* plan->n_ops */
+	uint32_t n_ops;
+	/* latest figures */
+	bool have_sample;
+	struct ap_session_sample last;
+	bool have_smaps;
+	struct ap_rec_sample smaps;	/* the latest sample that read smaps_rollup */
+	bool have_acct0;
+	struct ap_kernel_acct acct0;	/* the first sample's: events since start */
+	struct ap_rec_drops drops;
+	/* counts */
+	uint64_t faults, major;
+	bool majmin_known;		/* the method tells major from minor */
+	uint64_t runs_begun, runs_completed;
+	bool run_markers, op_markers;	/* seen at least once */
+	/* rates, one point per sample: minor (all faults when !majmin_known), major,
+	 * completed runs, arena pages first touched */
+	struct ap_live_hist minor_rate, major_rate, run_rate, ft_rate;
+	/* mappings and the arena */
+	struct ap_live_map *maps;
+	uint32_t n_maps, cap_maps;
+	int32_t arena;			/* index in maps, -1 none yet */
+	char arena_rule[160];
+	bool arena_by_plan;		/* its size is the plan's (else the largest faulted) */
+	uint64_t arena_pages;		/* of the mapping */
+	uint64_t arena_held;		/* touched while traced or resident at attach */
+	uint64_t arena_ft;		/* first touched while traced */
+	uint64_t arena_owned_pages;	/* plan: pages some writer owns */
+	/* the latest note */
+	char note[512];
+	uint32_t note_level;
+	uint64_t notes;
+	/* the session's end */
+	bool ended;
+	uint32_t end_reason;
+	int exit_status, term_signal;
+	uint64_t generation;		/* bumped on every sample: time to redraw */
+	struct ap_session_sink sink;	/* feeds this model; chain more with next */
+	void *priv;
+};
+
+/*
+ * Binds a model to a started session (before ap_session_release) and, with plan (may be
+ * NULL; kept, not copied), computes the breadth profile and the page owners. 0 or -1
+ * with err.
+ */
+int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
+		 const char *plan_path, char *err);
+/* The session ended (or the target exited): keep the last figures, say why. */
+void ap_live_set_end(struct ap_live *l, const struct ap_session *s);
+/* The latest rate of a series (0 before two samples). */
+double ap_live_rate(const struct ap_live_hist *h);
+/* Operator indices sorted by a column (ties: execution order), reversed if asked. */
+void ap_live_op_order(const struct ap_live *l, enum ap_live_sort by, bool reverse,
+		      uint32_t *order);
+const char *ap_live_sort_name(enum ap_live_sort by);
+/* The arena's residency in n cells; 0 when there is no arena (or it is too large). */
+uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32_t n);
+/* The plan's opcode of an operator, "" without a plan */
+const char *ap_live_opname(const struct ap_live *l, uint32_t op);
+void ap_live_free(struct ap_live *l);
+
+#endif

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The planner's view of one subgraph: tensors with byte sizes and allocation classes, and
+ * operators in execution order. Lifetimes (lifetimes.c) fill first/last/share_root.
+ */
+#ifndef ARENAPROF_GRAPH_H
+#define ARENAPROF_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/plan/model.h"
+
+#define AP_NODE_NONE INT32_MAX	/* LiteRT's kNodeNotAssigned: never allocated/freed */
+
+/* Where LiteRT puts a tensor (TfLiteAllocationType). */
+enum ap_alloc {
+	AP_ALLOC_ARENA,		/* kTfLiteArenaRw */
+	AP_ALLOC_PERSISTENT,	/* kTfLiteArenaRwPersistent: variables; kernels.c adds
+				 * dequantized constants, hwcn_weights, row_sums */
+	AP_ALLOC_WEIGHTS,	/* kTfLiteMmapRo: constant data in the model file */
+	AP_ALLOC_DYNAMIC,	/* kTfLiteDynamic: strings, resources, variants; heap
+				 * temporaries of kernels.c (TRANSPOSE_CONV col2im) */
+};
+
+enum ap_tensor_flag {
+	AP_TF_INPUT = 1 << 0,	/* graph input */
+	AP_TF_OUTPUT = 1 << 1,	/* graph output */
+	AP_TF_VARIABLE = 1 << 2,
+};
+
+struct ap_tensor {
+	const char *name;	/* points into the model */
+	uint8_t type;
+	uint64_t bytes;
+	enum ap_alloc alloc;
+	unsigned flags;		/* enum ap_tensor_flag */
+	int32_t producer;	/* execution index of the op writing it, -1 if none */
+	/* LiteRT lifetime, execution-plan indices, closed interval; AP_NODE_NONE when
+	 * never allocated (last == AP_NODE_NONE also means "to the end"). */
+	int32_t first, last;
+	int32_t share_root;	/* in-place: the tensor whose buffer it uses, or -1 */
+};
+
+struct ap_op {
+	int32_t opcode;
+	const char *name;	/* CONV_2D, or the custom name */
+	const int32_t *in;	/* point into the model */
+	uint32_t n_in;
+	const int32_t *out;
+	uint32_t n_out;
+	int32_t *tmp;		/* kernel temporaries (graph tensors past the model's) */
+	uint32_t n_tmp;
+};
+
+struct ap_graph_opts {
+	bool as_float32;	/* plan as if every float-like activation were float32 */
+	bool no_inplace;	/* disable LiteRT's in-place sharing */
+	bool no_kernels;	/* leave out what kernels add (temporaries, persistent) */
+	int threads;		/* LiteRT num_threads the kernels see; 0 = 1 */
+};
+
+struct ap_graph {
+	const struct ap_model *model;
+	uint32_t subgraph;
+	struct ap_tensor *t;
+	uint32_t n_tensors;
+	struct ap_op *ops;
+	uint32_t n_ops;
+	const int32_t *inputs, *outputs;
+	uint32_t n_inputs, n_outputs;
+	/* Names of the tensors ap_kernels_apply appended: owned_names[k] belongs to
+	 * tensor n_tensors - n_owned_names + k. Freed by ap_kernels_free. */
+	char **owned_names;
+	uint32_t n_owned_names;
+};
+
+/*
+ * The model's own tensors and operators of one subgraph, with their sizes and allocation
+ * classes; no kernel additions, no lifetimes yet (prepare.h does both). opts must not be
+ * NULL. 0 or -1 with err; ap_graph_release frees it.
+ */
+int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
+		  const struct ap_graph_opts *opts, struct ap_graph *g, char *err);
+void ap_graph_release(struct ap_graph *g);
+
+/* BytesRequired of LiteRT for a type and shape; false for dynamic types. */
+bool ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t *bytes);
+
+/* Whether opcode shares its output 0 with an input in LiteRT (inplace_operator). */
+unsigned ap_inplace_flags(int32_t opcode);
+
+/* Lifetimes exactly as LiteRT's ArenaPlanner::PlanAllocations (lifetimes.c). */
+void ap_lifetimes_tflite(struct ap_graph *g, bool inplace);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * kernels: the tensors LiteRT's builtin kernels add to a graph that the model file does
+ * not list (Init-reserved tensors, Prepare temporaries such as CONV_2D's im2col) and the
+ * outputs they move to the persistent arena (DEQUANTIZE of a constant).
+ */
+#ifndef ARENAPROF_KERNELS_H
+#define ARENAPROF_KERNELS_H
+
+#include "arenaprof/plan/graph.h"
+
+struct ap_kernel_opts {
+	int threads;	/* LiteRT num_threads; 1 = single-threaded, -1 = default */
+};
+
+/*
+ * Adds what LiteRT's kernels add to graph g (as built by ap_graph_build, lifetimes not yet
+ * computed): Init-reserved tensors, Prepare temporaries, persistent outputs. Appended
+ * tensors go at the end of g->t; each op's temporaries are listed in its tmp/n_tmp.
+ * o == NULL means { .threads = 1 }. Call it once per graph. 0, or -1 with err.
+ */
+int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err);
+
+/* Frees what ap_kernels_apply allocated (op tmp lists, owned names); g->t stays. */
+void ap_kernels_free(struct ap_graph *g);
+
+#endif

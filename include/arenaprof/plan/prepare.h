@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * prepare: one subgraph as LiteRT's interpreter has it after Prepare, what every plan
+ * starts from: the model's tensors and operators (graph.h), what the builtin kernels add
+ * (kernels.h) and LiteRT's lifetimes with in-place sharing (lifetimes.c).
+ */
+#ifndef ARENAPROF_PREPARE_H
+#define ARENAPROF_PREPARE_H
+
+#include "arenaprof/plan/graph.h"
+
+/* Builds the graph of one subgraph and computes LiteRT lifetimes. opts may be NULL (the
+ * defaults). 0 or -1 with err; free with ap_graph_free in either case. */
+int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
+		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err);
+void ap_graph_free(struct ap_graph *g);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * report: what `arenaprof report` prints about a trace, as text or as one JSON object;
+ * `export --format json` writes the same object.
+ */
+#ifndef ARENAPROF_REPORT_H
+#define ARENAPROF_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "arenaprof/analyze/correlate.h"
+
+struct ap_attrib;
+
+struct ap_report {
+	const char *path;		/* the trace, as named */
+	const struct ap_corr_all *x;	/* analysis, plan, correlation */
+	bool pages;			/* JSON: list every first-touched arena page */
+	unsigned max_disagree;		/* text: disagreeing pages listed (0: default 20) */
+	/* the arena by address and attribution without markers (attrib.h), or NULL */
+	const struct ap_attrib *attrib;
+};
+
+void ap_report_text(FILE *f, const struct ap_report *r);
+void ap_report_json(FILE *f, const struct ap_report *r);
+
+#endif

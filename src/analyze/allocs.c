@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: Apache-2.0
+/* allocs: allocation records, blocks, and the arena rules (allocs.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/analyze/allocs.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/event.h"
+#include "arenaprof/record/symbols.h"
+#include "arenaprof/trace/trace.h"
+
+const char *ap_alloc_fn_name(uint32_t fn)
+{
+	switch (fn) {
+	case AP_ALLOC_MALLOC:
+		return "malloc";
+	case AP_ALLOC_CALLOC:
+		return "calloc";
+	case AP_ALLOC_REALLOC:
+		return "realloc";
+	case AP_ALLOC_ALIGNED_ALLOC:
+		return "aligned_alloc";
+	case AP_ALLOC_MEMALIGN:
+		return "memalign";
+	case AP_ALLOC_POSIX_MEMALIGN:
+		return "posix_memalign";
+	case AP_ALLOC_FREE:
+		return "free";
+	case AP_ALLOC_GIVEN:
+		return "--arena";
+	}
+	return "?";
+}
+
+const char *ap_block_call(const struct ap_block *b, char *buf, size_t len)
+{
+	if (b->align)
+		snprintf(buf, len, "%s(%" PRIu64 ", %" PRIu64 ")", ap_alloc_fn_name(b->fn),
+			 b->align, b->size);
+	else
+		snprintf(buf, len, "%s(%" PRIu64 ")", ap_alloc_fn_name(b->fn), b->size);
+	return buf;
+}
+
+/* The newest live block at ptr, or -1. */
+static int32_t live_block(const struct ap_allocs *al, uint64_t ptr)
+{
+	for (uint32_t i = al->n; i-- > 0;)
+		if (al->b[i].ptr == ptr)
+			return al->b[i].t_free ? -1 : (int32_t)i;
+	return -1;
+}
+
+int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
+{
+	struct ap_block *b;
+	int32_t i;
+
+	al->records++;
+	if (r->fn == AP_ALLOC_GIVEN) {
+		al->given = true;
+		al->given_addr = r->ptr;
+		return 0;
+	}
+	i = live_block(al, r->ptr);
+	if (r->fn == AP_ALLOC_FREE) {
+		if (i >= 0) {
+			al->b[i].t_free = r->ts_ns;
+			al->b[i].run_free = r->run;
+		}
+		return 0;
+	}
+	if (r->fn < AP_ALLOC_MALLOC || r->fn > AP_ALLOC_POSIX_MEMALIGN || !r->ptr)
+		return 0;
+	if (i >= 0) {
+		b = &al->b[i];
+		/*
+		 * realloc(NULL, n) runs malloc's code (a tail call): one block, two records,
+		 * malloc's first, whose return address is realloc's return probe. The outer
+		 * call names the caller.
+		 */
+		if (b->tid == r->tid && b->size == r->size) {
+			b->fn = r->fn;
+			b->caller = r->caller;
+			return 0;
+		}
+		b->t_free = r->ts_ns;	/* its free was not seen: it is gone now */
+		b->run_free = r->run;
+	}
+	if (al->n == al->cap) {
+		uint32_t cap = al->cap ? 2 * al->cap : 256;
+		struct ap_block *v = realloc(al->b, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		al->b = v;
+		al->cap = cap;
+	}
+	b = &al->b[al->n++];
+	*b = (struct ap_block){ .ptr = r->ptr, .size = r->size, .align = r->align,
+				.caller = r->caller, .t_alloc = r->ts_ns, .run_alloc = r->run,
+				.run_free = INT32_MAX, .fn = r->fn, .tid = r->tid };
+	return 0;
+}
+
+void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *t)
+{
+	static const char quiet[] = "allocation probe: after the first run";
+
+	if (!strncmp(t, quiet, sizeof(quiet) - 1))
+		al->quiet_ns = ts_ns;
+	if (!strncmp(t, "allocation probe: ", 18) && strstr(t, " in /"))
+		al->probe_noted = true;
+	if (strstr(t, "mapped no C library"))
+		al->static_noted = true;
+}
+
+int ap_allocs_read(const char *trace, struct ap_allocs *al, char *err)
+{
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	int rc;
+
+	memset(al, 0, sizeof(*al));
+	if (ap_trace_open(&r, trace, err))
+		return -1;
+	for (;;) {
+		uint64_t types = 1ull << AP_REC_ALLOC | 1ull << AP_REC_NOTE;
+
+		if (!al->records && !al->probe_noted)
+			types |= 1ull << AP_REC_FAULT;
+		rc = ap_trace_scan(&r, &rec, types, err);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			/*
+			 * Corrupt or unreadable: the checked pass that follows stops at the
+			 * same place or before it, and says where precisely.
+			 */
+			rc = 0;
+			break;
+		}
+		if (rec.type == AP_REC_ALLOC) {
+			struct ap_rec_alloc a;
+
+			ap_trace_get(&rec, &a, sizeof(a));
+			if (ap_allocs_add(al, &a)) {
+				ap_seterr(err, "out of memory reading %s", trace);
+				rc = -1;
+				break;
+			}
+		} else if (rec.type == AP_REC_NOTE) {
+			struct ap_rec_note n;
+
+			ap_trace_get(&rec, &n, sizeof(n));
+			ap_allocs_note(al, n.ts_ns, ap_trace_str(&rec, sizeof(n)));
+		} else if (rec.type == AP_REC_FAULT && !al->records && !al->probe_noted) {
+			break;	/* recorded without the probe: the records would be there */
+		}
+	}
+	ap_trace_reader_close(&r);
+	if (rc < 0) {
+		ap_allocs_free(al);
+		return -1;
+	}
+	return 0;
+}
+
+void ap_allocs_free(struct ap_allocs *al)
+{
+	free(al->b);
+	memset(al, 0, sizeof(*al));
+}
+
+static bool aligned_fn(const struct ap_block *b)
+{
+	return (b->fn == AP_ALLOC_ALIGNED_ALLOC || b->fn == AP_ALLOC_MEMALIGN ||
+		b->fn == AP_ALLOC_POSIX_MEMALIGN) && b->align >= AP_ARENA_ALIGN;
+}
+
+static uint64_t base_of(const struct ap_block *b)
+{
+	return (b->ptr + AP_ARENA_ALIGN - 1) & ~(uint64_t)(AP_ARENA_ALIGN - 1);
+}
+
+/* What a block of this request holds past its aligned base (LiteRT: size + 63 rounded). */
+static uint64_t usable(const struct ap_block *b)
+{
+	uint64_t lost = base_of(b) - b->ptr;
+	uint64_t u = b->size > lost ? b->size - lost : 0;
+
+	/* the runtime asked for its size plus up to 63 + 63 bytes to align it itself */
+	return u > AP_ARENA_ALIGN - 1 ? u - (AP_ARENA_ALIGN - 1) : u;
+}
+
+/*
+ * Re-plans: from the arena block, a larger block by the same function (and alignment),
+ * allocated while the arena was live and before it was freed: the runtime allocates,
+ * copies, then frees the old buffer.
+ */
+static void follow(const struct ap_allocs *al, struct ap_arid *id)
+{
+	int32_t cur = id->block;
+
+	while (id->n_moves < AP_MAX_MOVES) {
+		const struct ap_block *a = &al->b[cur];
+		/* its free is not in the trace because frees were no longer probed */
+		bool unseen = !a->t_free && al->quiet_ns;
+		int32_t next = -1;
+
+		if (!a->t_free && !unseen)
+			break;
+		for (uint32_t i = (uint32_t)cur + 1; i < al->n; i++) {
+			const struct ap_block *b = &al->b[i];
+
+			if (a->t_free && b->t_alloc > a->t_free)
+				break;
+			if (b->fn != a->fn || b->align != a->align || b->size <= a->size ||
+			    b->tid != a->tid)
+				continue;
+			if (unseen) {
+				/* the same call site, after the probe quieted: the first */
+				if (b->caller == a->caller && b->t_alloc >= al->quiet_ns) {
+					next = (int32_t)i;
+					break;
+				}
+				continue;
+			}
+			next = (int32_t)i;	/* the last one before the free */
+		}
+		if (next < 0)
+			break;
+		id->moves[id->n_moves++] = (struct ap_arena_move){
+			.block = next, .base = base_of(&al->b[next]),
+			.bytes = usable(&al->b[next]), .run = al->b[next].run_alloc,
+			.ts_ns = al->b[next].t_alloc, .free_seen = !unseen,
+		};
+		cur = next;
+	}
+}
+
+void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_arid *id)
+{
+	int32_t best = -1;
+
+	memset(id, 0, sizeof(*id));
+	id->block = -1;
+	if (!al->n) {
+		snprintf(id->why, sizeof(id->why), "%s", al->static_noted ?
+			 "the target mapped no C library (a static binary?): its allocations "
+			 "cannot be caught" : al->probe_noted ? "no allocation of a page or more "
+			 "was reported" : "the trace has no allocation records (recorded with "
+			 "--arena off, or by an older arenaprof)");
+		return;
+	}
+	if (arena_bytes) {
+		for (uint32_t i = 0; i < al->n; i++) {
+			const struct ap_block *b = &al->b[i];
+
+			/* the plan's size and the slack, and room for it past the base */
+			if (b->size < arena_bytes || b->size > arena_bytes + AP_ARENA_SLACK ||
+			    b->size - (base_of(b) - b->ptr) < arena_bytes)
+				continue;
+			id->matches++;
+			/* LiteRT's own call first, then the earliest */
+			if (best < 0 || (aligned_fn(b) && !aligned_fn(&al->b[best])))
+				best = (int32_t)i;
+		}
+		if (best >= 0) {
+			id->rule = AP_ARID_PLAN_SIZE;
+			id->block = best;
+			id->base = base_of(&al->b[best]);
+			id->bytes = arena_bytes;
+			follow(al, id);
+			return;
+		}
+	}
+	/* no block of the plan's size: the runtime's own arena buffer, if it made one */
+	for (uint32_t i = 0; i < al->n && best < 0; i++)
+		if ((al->b[i].fn == AP_ALLOC_ALIGNED_ALLOC || al->b[i].fn == AP_ALLOC_MEMALIGN) &&
+		    al->b[i].align == AP_ARENA_ALIGN)
+			best = (int32_t)i;
+	snprintf(id->why, sizeof(id->why), "no block of %s was allocated (%u blocks of a "
+		 "page or more seen)", arena_bytes ? "the plan's arena size" : "a planned size",
+		 al->n);
+	if (best < 0 || !arena_bytes)
+		return;
+	id->rule = AP_ARID_RUNTIME;
+	id->block = best;
+	id->base = base_of(&al->b[best]);
+	id->bytes = usable(&al->b[best]);
+	follow(al, id);
+}
+
+int ap_arid_from_trace(const char *trace, uint64_t arena_bytes, struct ap_arid *id,
+		       char *rule, size_t len, char *err)
+{
+	struct ap_allocs al;
+	char call[96];
+
+	if (ap_allocs_read(trace, &al, err))
+		return -1;
+	ap_arid_find(&al, al.given ? 0 : arena_bytes, id);
+	if (al.given && arena_bytes) {
+		id->rule = AP_ARID_GIVEN;
+		id->base = al.given_addr;
+		id->bytes = arena_bytes;
+		snprintf(rule, len, "record --arena 0x%" PRIx64, al.given_addr);
+		ap_allocs_free(&al);
+		return 1;
+	}
+	if (id->rule == AP_ARID_NONE || al.given) {
+		ap_allocs_free(&al);
+		return 0;
+	}
+	ap_block_call(&al.b[id->block], call, sizeof(call));
+	if (id->rule == AP_ARID_PLAN_SIZE)
+		snprintf(rule, len, "allocation probe: %s = 0x%" PRIx64 ", the plan's size",
+			 call, al.b[id->block].ptr);
+	else
+		snprintf(rule, len, "allocation probe: %s = 0x%" PRIx64 ", the runtime's own "
+			 "arena (no block of the plan's size)", call, al.b[id->block].ptr);
+	ap_allocs_free(&al);
+	return 1;
+}
+
+/* ---- naming addresses ---- */
+
+/*
+ * A small demangler for the names callers have: nested names (_ZN ... E) and plain
+ * ones (_Z3foo), without their parameters; anything else stays as it is.
+ */
+static const char *demangle(const char *m, char *buf, size_t len)
+{
+	const char *p = m;
+	size_t n = 0;
+	bool nested;
+
+	static const struct {
+		const char *mangled, *name;
+	} special[] = {
+		{ "_Znwm", "operator new" }, { "_Znam", "operator new[]" },
+		{ "_ZnwmSt11align_val_t", "operator new" },
+		{ "_ZnamSt11align_val_t", "operator new[]" },
+	};
+
+	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
+		if (!strcmp(m, special[i].mangled))
+			return special[i].name;
+	if (strncmp(p, "_Z", 2))
+		return m;
+	p += 2;
+	nested = *p == 'N';
+	if (nested)
+		p++;
+	while (*p == 'K' || *p == 'V' || *p == 'r')	/* cv-qualifiers of a method */
+		p++;
+	buf[0] = '\0';
+	while (*p >= '1' && *p <= '9') {
+		char *end;
+		unsigned long l = strtoul(p, &end, 10);
+
+		if (strlen(end) < l || n + l + 3 >= len)
+			return m;
+		if (n) {
+			memcpy(buf + n, "::", 2);
+			n += 2;
+		}
+		memcpy(buf + n, end, l);
+		n += l;
+		buf[n] = '\0';
+		p = end + l;
+		if (!nested)
+			break;
+	}
+	if (!n || (nested && *p != 'E' && *p != 'C' && *p != 'D' && *p != 'I'))
+		return n ? buf : m;
+	return buf;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, size_t len)
+{
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		const struct ap_amap *m = &a->maps[i];
+		char sym[512], dm[512];
+		uint64_t off, d;
+
+		if (m->anon || !m->named || m->path[0] != '/' || addr < m->start ||
+		    addr >= m->end)
+			continue;
+		off = addr - m->start + m->offset;
+		if (!ap_symbols_name_at(m->path, off, sym, sizeof(sym), &d))
+			snprintf(buf, len, "%s (%s)", demangle(sym, dm, sizeof(dm)),
+				 base_name(m->path));
+		else
+			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path), off);
+		return buf;
+	}
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
+}

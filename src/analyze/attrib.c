@@ -1,0 +1,1005 @@
+// SPDX-License-Identifier: Apache-2.0
+/* attrib: the arena by address, attribution without markers, consistency (attrib.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/analyze/arena.h"
+#include "arenaprof/analyze/attrib.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/event.h"
+#include "arenaprof/analyze/pageset.h"
+#include "arenaprof/plan/plan_load.h"
+#include "arenaprof/trace/trace.h"
+#include "arenaprof/util/units.h"
+
+#define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
+#define GRAN 64		/* tensor offsets and the base are 64-byte aligned: exact */
+
+/* ---- the region's page owners ---- */
+
+struct owners {
+	int32_t *blk;		/* per GRAN bytes of the plan */
+	uint64_t n_blk;
+};
+
+/* The plan's attribution of the page at addr: earliest writer of the bytes it covers. */
+static int32_t owner_at(const struct owners *o, uint64_t base, uint64_t bytes, uint64_t page,
+			uint64_t ps)
+{
+	uint64_t lo = page > base ? page - base : 0, hi = page + ps - base;
+	int32_t best = AP_OWNER_NONE;
+
+	if (page + ps <= base || page >= base + bytes)
+		return AP_OWNER_NONE;
+	if (hi > bytes)
+		hi = bytes;
+	for (uint64_t b = lo / GRAN; b < o->n_blk && b * GRAN < hi; b++)
+		if (o->blk[b] != AP_OWNER_NONE && (best == AP_OWNER_NONE || o->blk[b] < best))
+			best = o->blk[b];
+	return best;
+}
+
+/* The tensor that names a page's owner (for the list of steps back). */
+static int32_t tensor_at(const struct ap_tplan *p, uint64_t base, uint64_t page, uint64_t ps,
+			 int32_t op)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct ap_ptensor *t = &p->t[i];
+		uint64_t lo, hi;
+
+		if (ap_corr_writer(p, t) != op)
+			continue;
+		lo = base + (uint64_t)t->offset;
+		hi = lo + t->bytes;
+		if (lo < page + ps && hi > page)
+			return (int32_t)i;
+	}
+	return -1;
+}
+
+/* ---- blocks by address ---- */
+
+struct blocks {
+	const struct ap_allocs *al;
+	uint32_t *by_ptr;
+	uint64_t max_size;
+	uint64_t *ft;		/* first-touched pages outside the arena, per block */
+};
+
+static const struct ap_allocs *sort_al;
+
+static int cmp_ptr(const void *x, const void *y)
+{
+	const struct ap_block *a = &sort_al->b[*(const uint32_t *)x];
+	const struct ap_block *b = &sort_al->b[*(const uint32_t *)y];
+
+	if (a->ptr != b->ptr)
+		return a->ptr < b->ptr ? -1 : 1;
+	return (a->t_alloc > b->t_alloc) - (a->t_alloc < b->t_alloc);
+}
+
+static int blocks_init(struct blocks *bl, const struct ap_allocs *al)
+{
+	memset(bl, 0, sizeof(*bl));
+	bl->al = al;
+	bl->by_ptr = malloc((al->n + 1) * sizeof(*bl->by_ptr));
+	bl->ft = calloc(al->n + 1, sizeof(*bl->ft));
+	if (!bl->by_ptr || !bl->ft)
+		return -1;
+	for (uint32_t i = 0; i < al->n; i++) {
+		bl->by_ptr[i] = i;
+		if (al->b[i].size > bl->max_size)
+			bl->max_size = al->b[i].size;
+	}
+	sort_al = al;
+	qsort(bl->by_ptr, al->n, sizeof(*bl->by_ptr), cmp_ptr);
+	return 0;
+}
+
+/* The block live at ts that holds addr, or -1. */
+static int32_t block_at(const struct blocks *bl, uint64_t addr, uint64_t ts)
+{
+	const struct ap_allocs *al = bl->al;
+	uint32_t lo = 0, hi = al->n;
+
+	while (lo < hi) {	/* first with ptr > addr */
+		uint32_t mid = (lo + hi) / 2;
+
+		if (al->b[bl->by_ptr[mid]].ptr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo-- > 0) {
+		const struct ap_block *b = &al->b[bl->by_ptr[lo]];
+
+		if (b->ptr + bl->max_size <= addr)
+			break;
+		if (addr < b->ptr + b->size && b->t_alloc <= ts && (!b->t_free || b->t_free > ts))
+			return (int32_t)bl->by_ptr[lo];
+	}
+	return -1;
+}
+
+static void blocks_free(struct blocks *bl)
+{
+	free(bl->by_ptr);
+	free(bl->ft);
+}
+
+/* ---- consistency ---- */
+
+struct seq {
+	uint64_t ts, page;
+	int32_t op;
+	uint32_t flags;
+	uint64_t idx;
+};
+
+static int cmp_seq(const void *x, const void *y)
+{
+	const struct seq *a = x, *b = y;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static void consistency(struct ap_attrib *at, const struct ap_tplan *p, struct seq *s,
+			uint64_t n)
+{
+	int32_t prev = AP_OWNER_NONE, prev2 = AP_OWNER_NONE;
+
+	qsort(s, n, sizeof(*s), cmp_seq);
+	for (uint64_t i = 0; i < n; i++) {
+		int32_t op = s[i].op;
+
+		at->cons_total++;
+		if (prev == AP_OWNER_NONE || op >= prev) {
+			at->cons_ok++;
+		} else {
+			bool ahead = prev2 != AP_OWNER_NONE && prev > prev2;
+			bool read = (s[i].flags & AP_FF_ACCESS_KNOWN) &&
+				    !(s[i].flags & AP_FF_WRITE);
+
+			at->back_reads += read;
+			at->back_ahead += ahead;
+			if (at->n_back < AP_ATTRIB_MAX_BACK)
+				at->back[at->n_back++] = (struct ap_attrib_back){
+					.offset = s[i].page > at->base ? s[i].page - at->base : 0,
+					.op = op, .prev_op = prev, .flags = s[i].flags,
+					.tensor = tensor_at(p, at->base, s[i].page,
+							    at->page_size, op),
+					.prev_ahead = ahead,
+				};
+		}
+		prev2 = prev;
+		prev = op;
+	}
+}
+
+/* ---- run durations ---- */
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Run 0 against the median and p99 of the completed runs (analysis' run_ns). */
+static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *err)
+{
+	uint64_t *dur = malloc((a->n_run_ns + 1) * sizeof(*dur)), nd = 0;
+	int32_t median_run = -1;
+
+	if (!dur) {
+		ap_seterr(err, "out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < a->n_run_ns; i++)
+		if (a->run_ns[i])
+			dur[nd++] = a->run_ns[i];
+	if (nd && a->run_ns[0]) {
+		at->run_first_ns = a->run_ns[0];
+		qsort(dur, nd, sizeof(*dur), cmp_u64);
+		at->run_median_ns = dur[(nd - 1) / 2];
+		at->run_p99_ns = dur[nd * 99 / 100 < nd ? nd * 99 / 100 : nd - 1];
+		for (uint32_t i = 0; i < a->n_run_ns && median_run < 0; i++)
+			if (a->run_ns[i] == at->run_median_ns)
+				median_run = (int32_t)i;
+	}
+	for (uint64_t i = 0; i < a->n_touches; i++) {
+		at->run0_touches += a->touches[i].run == 0;
+		at->run_median_touches += median_run >= 0 && a->touches[i].run == median_run;
+	}
+	free(dur);
+	return 0;
+}
+
+/* A first touch of the arena region: counted by run, attributed, queued for run 0's order. */
+static void region_touch(struct ap_attrib *at, const struct owners *ow,
+			 const struct ap_touch *t, uint64_t page, uint64_t idx, struct seq *s,
+			 uint64_t *ns)
+{
+	int32_t op;
+
+	at->ft_pages++;
+	if (t->run < 0)
+		at->ft_before++;
+	else if (t->run == 0)
+		at->ft_run0++;
+	else
+		at->ft_later++;
+	if (t->run > at->last_run)
+		at->last_run = t->run;
+	if (!ow)
+		return;
+	op = owner_at(ow, at->base, at->bytes, page, at->page_size);
+	if (op == AP_OWNER_NONE) {
+		at->unplanned++;
+		return;
+	}
+	at->attributed++;
+	at->ft_before_input += t->run < 0 && op == AP_OWNER_INPUT;
+	if (t->run == 0)
+		s[(*ns)++] = (struct seq){ .ts = t->ts_ns, .page = page, .op = op,
+					   .flags = t->flags, .idx = idx };
+}
+
+/* ---- mappings and callers outside the arena ---- */
+
+static struct ap_attrib_map *map_group(struct ap_attrib *at, const struct ap_amap *m)
+{
+	struct ap_attrib_map *g;
+
+	for (uint32_t i = 0; i < at->n_maps; i++) {
+		g = &at->maps[i];
+		if (g->start == m->start && !strcmp(g->path, m->path)) {
+			if (m->end > g->end)
+				g->end = m->end;	/* [heap] grows */
+			return g;
+		}
+	}
+	g = realloc(at->maps, (at->n_maps + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	at->maps = g;
+	g = &at->maps[at->n_maps++];
+	*g = (struct ap_attrib_map){ .start = m->start, .end = m->end, .path = m->path };
+	return g;
+}
+
+static int cmp_start(const void *x, const void *y)
+{
+	const struct ap_attrib_map *a = x, *b = y;
+
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+/*
+ * Vmas split and merge (glibc's mappings side by side, [heap] growing): the versions the
+ * faults saw overlap. Overlapping groups become one, the union of their ranges.
+ */
+static void merge_maps(struct ap_attrib *at)
+{
+	uint32_t k = 0;
+
+	qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_start);
+	for (uint32_t i = 0; i < at->n_maps; i++) {
+		struct ap_attrib_map *g = &at->maps[i], *h = k ? &at->maps[k - 1] : NULL;
+
+		if (h && g->start < h->end && !strcmp(g->path, h->path)) {
+			if (g->end > h->end)
+				h->end = g->end;
+			h->ft_pages += g->ft_pages;
+			h->faults += g->faults;
+			continue;
+		}
+		at->maps[k++] = *g;
+	}
+	at->n_maps = k;
+}
+
+static int cmp_map(const void *x, const void *y)
+{
+	const struct ap_attrib_map *a = x, *b = y;
+
+	return (a->ft_pages < b->ft_pages) - (a->ft_pages > b->ft_pages);
+}
+
+static int cmp_caller(const void *x, const void *y)
+{
+	const struct ap_attrib_caller *a = x, *b = y;
+
+	if (a->ft_pages != b->ft_pages)
+		return (a->ft_pages < b->ft_pages) - (a->ft_pages > b->ft_pages);
+	return (a->bytes < b->bytes) - (a->bytes > b->bytes);
+}
+
+/*
+ * Blocks outside the arena grouped by their allocating call site; the largest groups
+ * (first-touched pages, then bytes) are named, and groups of one name merged.
+ */
+static int callers(struct ap_attrib *at, const struct ap_analysis *a, const struct blocks *bl)
+{
+	const struct ap_allocs *al = bl->al;
+	struct ap_attrib_caller *c = calloc(al->n + 1, sizeof(*c));
+	uint32_t n = 0;
+
+	if (!c)
+		return -1;
+	for (uint32_t i = 0; i < al->n; i++) {
+		const struct ap_block *b = &al->b[i];
+		bool live_run0 = b->run_alloc < 0 && b->run_free >= 0;
+		uint32_t k;
+
+		if ((int32_t)i == at->block || (!bl->ft[i] && !live_run0))
+			continue;
+		for (k = 0; k < at->id.n_moves; k++)
+			if (at->id.moves[k].block == (int32_t)i)
+				break;
+		if (k < at->id.n_moves)
+			continue;
+		for (k = 0; k < n; k++)
+			if (c[k].caller == b->caller && c[k].fn == b->fn)
+				break;
+		if (k == n)
+			c[n++] = (struct ap_attrib_caller){ .caller = b->caller, .fn = b->fn };
+		c[k].blocks++;
+		c[k].bytes += b->size;
+		c[k].ft_pages += bl->ft[i];
+	}
+	qsort(c, n, sizeof(*c), cmp_caller);
+	for (uint32_t i = 0; i < n && at->n_callers < AP_ATTRIB_MAX_CALLERS; i++) {
+		struct ap_attrib_caller *d = NULL;
+
+		ap_addr_name(a, c[i].caller, c[i].name, sizeof(c[i].name));
+		for (uint32_t k = 0; k < at->n_callers && !d; k++)
+			if (at->callers[k].fn == c[i].fn && !strcmp(at->callers[k].name, c[i].name))
+				d = &at->callers[k];
+		if (!d) {
+			at->callers[at->n_callers++] = c[i];
+			continue;
+		}
+		d->blocks += c[i].blocks;
+		d->bytes += c[i].bytes;
+		d->ft_pages += c[i].ft_pages;
+	}
+	free(c);
+	return 0;
+}
+
+/* ---- the rule ---- */
+
+static void rule_text(struct ap_attrib *at, const struct ap_corr_all *x, const struct ap_allocs *al,
+		      enum ap_attrib_arena mode)
+{
+	const struct ap_analysis *a = &x->a;
+	char call[96], who[240];
+	const struct ap_block *b = at->block >= 0 ? &al->b[at->block] : NULL;
+
+	if (b)
+		ap_addr_name(a, b->caller, who, sizeof(who));
+	switch (at->rule) {
+	case AP_RULE_ALLOC:
+		snprintf(at->rule_text, sizeof(at->rule_text), "allocation probe: %s returned "
+			 "0x%" PRIx64 " in run %d, called from %s: the plan's %" PRIu64 " bytes "
+			 "and %" PRIu64 " bytes of alignment slack%s",
+			 ap_block_call(b, call, sizeof(call)), b->ptr, b->run_alloc, who,
+			 at->plan_bytes, b->size - at->plan_bytes, at->id.matches > 1 ?
+			 " (the first of several blocks of that size)" : "");
+		break;
+	case AP_RULE_RUNTIME:
+		snprintf(at->rule_text, sizeof(at->rule_text), "allocation probe: no block of "
+			 "the plan's %" PRIu64 " bytes; the runtime's own arena buffer is %s = "
+			 "0x%" PRIx64 " (run %d, from %s): %" PRIu64 " bytes, %.1f %% of the plan",
+			 at->plan_bytes, ap_block_call(b, call, sizeof(call)), b->ptr,
+			 b->run_alloc, who, at->bytes,
+			 100.0 * (double)at->bytes / (double)at->plan_bytes);
+		break;
+	case AP_RULE_GIVEN:
+		if (mode == AP_ATTRIB_GIVEN)
+			snprintf(at->rule_text, sizeof(at->rule_text), "report --arena: %s",
+				 a->arena_rule);
+		else
+			snprintf(at->rule_text, sizeof(at->rule_text), "record --arena 0x%" PRIx64
+				 ": the arena's base, the plan's size", al->given_addr);
+		break;
+	case AP_RULE_MAPPING:
+	case AP_RULE_OTHER:
+		snprintf(at->rule_text, sizeof(at->rule_text), "%s%.200s; by mapping: %.127s",
+			 al->n || al->probe_noted || al->static_noted ? "allocation probe: " : "",
+			 at->id.why[0] ? at->id.why : "no allocation records",
+			 a->arena_rule);
+		break;
+	case AP_RULE_NONE:
+		snprintf(at->rule_text, sizeof(at->rule_text), "%s%s%s",
+			 mode == AP_ATTRIB_GIVEN || al->given ? "" : at->id.why,
+			 mode == AP_ATTRIB_GIVEN || al->given || !at->id.why[0] ? "" : "; ",
+			 a->arena_rule);
+		break;
+	}
+}
+
+/* The snapshot mapping (not the arena region's own) that holds addr: the smallest. */
+static int32_t real_mapping(const struct ap_analysis *a, uint64_t addr)
+{
+	int32_t best = -1;
+
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		const struct ap_amap *m = &a->maps[i];
+
+		if (!m->named || (int32_t)i == a->arena || addr < m->start || addr >= m->end)
+			continue;
+		if (best < 0 || m->end - m->start < a->maps[best].end - a->maps[best].start)
+			best = (int32_t)i;
+	}
+	return best;
+}
+
+int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
+		    struct ap_attrib *at, char *err)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	struct owners ow = { 0 };
+	struct ap_pageset seen;
+	struct ap_arid idv, *id = &idv;
+	struct blocks bl;
+	struct seq *s = NULL;
+	uint64_t ns = 0, ps;
+	bool attribute;
+	int rc = -1;
+
+	memset(at, 0, sizeof(*at));
+	memset(&bl, 0, sizeof(bl));
+	ap_pageset_init(&seen);
+	at->al = al;
+	ap_arid_find(al, p && !al->given ? p->arena_bytes : 0, id);
+	at->id = *id;
+	at->block = -1;
+	at->pers_block = -1;
+	at->last_run = -1;
+	at->have_plan = p != NULL;
+	at->plan_bytes = p ? p->arena_bytes : 0;
+	at->page_size = ps = a->hdr.page_size ? a->hdr.page_size : 4096;
+	at->runs_completed = a->runs_completed;
+	if (blocks_init(&bl, al))
+		goto oom;
+
+	/* which rule, and the region */
+	if (mode == AP_ATTRIB_GIVEN) {
+		at->rule = a->arena >= 0 ? AP_RULE_GIVEN : AP_RULE_NONE;
+	} else if (al->given) {
+		at->rule = a->arena_base ? AP_RULE_GIVEN : AP_RULE_NONE;
+	} else if (a->arena_base && id->rule == AP_ARID_PLAN_SIZE) {
+		at->rule = AP_RULE_ALLOC;
+		at->block = id->block;
+	} else if (a->arena_base && id->rule == AP_ARID_RUNTIME) {
+		at->rule = AP_RULE_RUNTIME;
+		at->block = id->block;
+	} else if (a->arena >= 0 && p &&
+		   !strncmp(a->arena_rule, "anonymous mapping of the plan", 29)) {
+		at->rule = AP_RULE_MAPPING;
+	} else if (a->arena >= 0) {
+		at->rule = AP_RULE_OTHER;
+	}
+	if (at->rule == AP_RULE_ALLOC || at->rule == AP_RULE_RUNTIME) {
+		at->base = a->arena_base;
+		at->bytes = a->arena_bytes;
+	} else if (at->rule == AP_RULE_GIVEN && a->arena_base) {
+		at->base = a->arena_base;	/* record --arena ADDR: the base */
+		at->bytes = a->arena_bytes;
+	} else if (at->rule == AP_RULE_MAPPING || at->rule == AP_RULE_GIVEN) {
+		at->base = x->c.arena >= 0 && x->c.base ? x->c.base : a->maps[a->arena].start;
+		at->bytes = p ? p->arena_bytes : a->maps[a->arena].end - a->maps[a->arena].start;
+	}
+	rule_text(at, x, al, mode);
+	/* the persistent arena (variables, kernel state): another block of the same kind */
+	for (uint32_t i = 0; p && p->persistent_bytes && i < al->n && at->pers_block < 0; i++)
+		if ((int32_t)i != at->block && al->b[i].size >= p->persistent_bytes &&
+		    al->b[i].size <= p->persistent_bytes + AP_ARENA_SLACK)
+			at->pers_block = (int32_t)i;
+	if (at->base) {
+		int32_t rm = real_mapping(a, at->base);
+
+		if (rm < 0)
+			rm = a->arena;
+		at->map_start = a->maps[rm].start;
+		at->map_end = a->maps[rm].end;
+		at->in_larger_mapping = at->base - at->map_start >= ps ||
+					at->map_end - (at->base + at->bytes) > 2 * ps;
+	}
+	/* the plan attributes the region only where it describes it */
+	attribute = p && at->base && at->rule != AP_RULE_RUNTIME && at->rule != AP_RULE_OTHER;
+	if (attribute) {
+		int64_t n = ap_arena_page_owners(p, GRAN, &ow.blk);
+
+		if (n < 0)
+			goto oom;
+		ow.n_blk = (uint64_t)n;
+	}
+	s = malloc((a->n_touches + 1) * sizeof(*s));
+	if (!s)
+		goto oom;
+
+	/* every first touch, by address */
+	for (uint64_t i = 0; i < a->n_touches; i++) {
+		const struct ap_touch *t = &a->touches[i];
+		const struct ap_amap *m = &a->maps[t->map];
+		uint64_t page = m->start + t->page * ps, addr = page + t->in_page;
+		bool in_region = at->base && page < at->base + at->bytes && page + ps > at->base;
+		bool moved = false;
+		int r = ap_pageset_add(&seen, page / ps);
+
+		if (r < 0)
+			goto oom;
+		if (!r)
+			continue;	/* the same page under another version of the vma */
+		for (uint32_t k = 0; k < id->n_moves && !in_region && !moved; k++)
+			moved = at->rule != AP_RULE_GIVEN && at->rule != AP_RULE_MAPPING &&
+				page < id->moves[k].base + id->moves[k].bytes &&
+				page + ps > id->moves[k].base;
+		if (in_region) {
+			region_touch(at, attribute ? &ow : NULL, t, page, i, s, &ns);
+			continue;
+		}
+		if (moved) {
+			at->moved_ft_pages++;
+			continue;
+		}
+		/* memory the process allocates: not [vdso], [vvar], [uprobes]... */
+		if (m->anon && (m->path[0] != '[' || !strcmp(m->path, "[heap]") ||
+				!strncmp(m->path, "[stack", 6))) {
+			struct ap_attrib_map *g = map_group(at, m);
+			int32_t bi = block_at(&bl, addr, t->ts_ns);
+
+			if (!g)
+				goto oom;
+			g->ft_pages++;
+			at->np_pages++;
+			if (bi >= 0)
+				bl.ft[bi]++;
+			else
+				at->np_unblocked_pages++;
+		}
+	}
+	if (attribute)
+		consistency(at, p, s, ns);
+
+	/* per mapping: faults, the blocks inside, the largest first-touched one */
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		const struct ap_amap *m = &a->maps[i];
+
+		if (!strcmp(m->role, "weights")) {
+			at->w_maps++;
+			at->w_faults += m->faults;
+			at->w_major += m->major;
+			at->w_ft_pages += m->first_touch_pages;
+			if (m->end - m->start > at->w_bytes)
+				at->w_bytes = m->end - m->start;
+			at->w_path = m->path;
+			continue;
+		}
+		for (uint32_t k = 0; m->anon && k < at->n_maps; k++)
+			if (at->maps[k].start == m->start && !strcmp(at->maps[k].path, m->path))
+				at->maps[k].faults += m->faults;
+	}
+	merge_maps(at);
+	for (uint32_t k = 0; k < at->n_maps; k++) {
+		struct ap_attrib_map *g = &at->maps[k];
+		uint64_t best = 0;
+
+		for (uint32_t i = 0; i < al->n; i++) {
+			const struct ap_block *b = &al->b[i];
+
+			if (b->ptr < g->start || b->ptr >= g->end)
+				continue;
+			g->blocks++;
+			g->block_bytes += b->size;
+			if (bl.ft[i] > best) {
+				best = bl.ft[i];
+				g->top_caller = b->caller;
+				g->top_fn = b->fn;
+				g->top_size = b->size;
+				g->top_align = b->align;
+			}
+		}
+	}
+	qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_map);
+	if (callers(at, a, &bl))
+		goto oom;
+	if (run_times(at, a, err))
+		goto out;
+	rc = 0;
+	goto out;
+oom:
+	ap_seterr(err, "out of memory attributing the trace");
+out:
+	free(s);
+	free(ow.blk);
+	blocks_free(&bl);
+	ap_pageset_free(&seen);
+	return rc;
+}
+
+void ap_attrib_free(struct ap_attrib *at)
+{
+	free(at->maps);
+	memset(at, 0, sizeof(*at));
+}
+
+/* ---- output ---- */
+
+static const char *rule_key(enum ap_attrib_rule r)
+{
+	static const char *const k[] = {
+		[AP_RULE_NONE] = "none", [AP_RULE_ALLOC] = "allocation",
+		[AP_RULE_RUNTIME] = "runtime_block", [AP_RULE_MAPPING] = "mapping",
+		[AP_RULE_GIVEN] = "given", [AP_RULE_OTHER] = "largest_mapping",
+	};
+
+	return k[r];
+}
+
+static const char *op_label(const struct ap_tplan *p, int32_t op, char *buf, int len)
+{
+	return ap_corr_op_label(p, op, buf, len);
+}
+
+static const char *map_name(const struct ap_attrib_map *g, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %" PRIx64 "-%" PRIx64, g->path[0] ? g->path : "anon", g->start,
+		 g->end);
+	return buf;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+/*
+ * The runtime's own arena is smaller than the plan: what took the plan's place, the
+ * largest allocating calls from the same library as the arena's buffer.
+ */
+static void in_its_place(FILE *f, const struct ap_analysis *a, const struct ap_allocs *al,
+			 const struct ap_attrib *at)
+{
+	char who[240];
+	const char *lib;
+	int shown = 0;
+
+	fprintf(f, "  size       the runtime's arena is %s, the plan's %s (%.1f %%): a delegate "
+		"took the rest of the graph\n", B(at->bytes), B(at->plan_bytes),
+		pct(at->bytes, at->plan_bytes));
+	ap_addr_name(a, al->b[at->block].caller, who, sizeof(who));
+	lib = strrchr(who, '(');
+	for (uint32_t k = 0; lib && k < at->n_callers && shown < 3; k++) {
+		const struct ap_attrib_caller *c = &at->callers[k];
+		const char *l = strrchr(c->name, '(');
+
+		if (!l || strcmp(l, lib) || !strcmp(c->name, who))
+			continue;
+		fprintf(f, "  in its place %s: %u %s blocks, %s (%s first-touched)\n", c->name,
+			c->blocks, ap_alloc_fn_name(c->fn), B(c->bytes),
+			B(c->ft_pages * at->page_size));
+		shown++;
+	}
+}
+
+static bool attribute_shown(const struct ap_attrib *at, const struct ap_tplan *p)
+{
+	return p && at->base && at->rule != AP_RULE_RUNTIME && at->rule != AP_RULE_OTHER;
+}
+
+/* The steps back in planned operator order within run 0, the first ten of them. */
+static void text_consistency(FILE *f, const struct ap_tplan *p, const struct ap_attrib *at)
+{
+	char l1[64], l2[64], tn[64];
+
+	fprintf(f, "  consistency %.4f: %" PRIu64 " of %" PRIu64 " first touches of run 0 do "
+		"not go back in planned operator order", (double)at->cons_ok /
+		(double)at->cons_total, at->cons_ok, at->cons_total);
+	if (at->cons_ok == at->cons_total) {
+		fprintf(f, "\n");
+		return;
+	}
+	fprintf(f, "; the %" PRIu64 " others: %" PRIu64 " after a touch ahead of its "
+		"neighbours (a page first touched before its planned writer ran), %" PRIu64
+		" read faults\n", at->cons_total - at->cons_ok, at->back_ahead, at->back_reads);
+	for (uint32_t i = 0; i < at->n_back && i < 10; i++) {
+		const struct ap_attrib_back *b = &at->back[i];
+		const char *rw = !(b->flags & AP_FF_ACCESS_KNOWN) ? "" :
+				 (b->flags & AP_FF_WRITE) ? "write" : "read";
+
+		fprintf(f, "    offset %8" PRIu64 ": %-22s after %-22s %s%s %s\n", b->offset,
+			op_label(p, b->op, l1, sizeof(l1)), op_label(p, b->prev_op, l2, sizeof(l2)),
+			rw, b->prev_ahead ? " (previous ahead)" : "", b->tensor < 0 ? "" :
+			ap_corr_short_name(p->t[b->tensor].name, tn, sizeof(tn)));
+	}
+}
+
+/* The arena region: where, how large, its first touches, their attribution. */
+static void text_region(FILE *f, const struct ap_analysis *a, const struct ap_tplan *p,
+			const struct ap_attrib *at)
+{
+	uint64_t ps = at->page_size;
+
+	fprintf(f, "  region     0x%" PRIx64 "-0x%" PRIx64 " (%s), in %s mapping %" PRIx64 "-%"
+		PRIx64 "\n", at->base, at->base + at->bytes, B(at->bytes),
+		at->in_larger_mapping ? "a larger" : "its own", at->map_start, at->map_end);
+	if (p && at->rule != AP_RULE_RUNTIME)
+		fprintf(f, "  size       the plan's arena %" PRIu64 " bytes%s\n", at->plan_bytes,
+			at->block >= 0 ? "; the block holds it with LiteRT's alignment slack" : "");
+	else if (p)
+		in_its_place(f, a, at->al, at);
+	fprintf(f, "  touches    %" PRIu64 " first-touched pages (%s): before run 0 %" PRIu64,
+		at->ft_pages, B(at->ft_pages * ps), at->ft_before);
+	if (at->ft_before && attribute_shown(at, p))
+		fprintf(f, " (%" PRIu64 " of them graph inputs, set before the first invoke)",
+			at->ft_before_input);
+	fprintf(f, ", run 0 %" PRIu64 ", later runs %" PRIu64, at->ft_run0, at->ft_later);
+	if (at->ft_later)
+		fprintf(f, " (the latest in run %d)", at->last_run);
+	fprintf(f, "\n");
+	if (at->pers_block >= 0) {
+		const struct ap_block *b = &at->al->b[at->pers_block];
+		char call[96];
+
+		fprintf(f, "  persistent the plan's persistent arena (%" PRIu64 " bytes): %s = 0x%"
+			PRIx64 " in run %d\n", p->persistent_bytes,
+			ap_block_call(b, call, sizeof(call)), b->ptr, b->run_alloc);
+	}
+	if (attribute_shown(at, p))
+		fprintf(f, "  plan       %" PRIu64 " of %" PRIu64 " attributed to a planned "
+			"operator (%.1f %%), %" PRIu64 " where the plan puts no tensor\n",
+			at->attributed, at->ft_pages, pct(at->attributed, at->ft_pages),
+			at->unplanned);
+	if (at->cons_total)
+		text_consistency(f, p, at);
+}
+
+/* Re-plans and run times. */
+static void text_runs(FILE *f, const struct ap_attrib *at)
+{
+	const struct ap_allocs *al = at->al;
+	char call[96];
+
+	for (uint32_t k = 0; k < at->id.n_moves; k++) {
+		const struct ap_arena_move *mv = &at->id.moves[k];
+		const struct ap_block *b = &al->b[mv->block];
+
+		fprintf(f, "  re-planned in run %d: the arena moved to %s = 0x%" PRIx64 " (up to "
+			"%s), %s\n", mv->run, ap_block_call(b, call, sizeof(call)), b->ptr,
+			B(mv->bytes), mv->free_seen ? "the old block freed" : "a larger block from "
+			"the arena's call site (frees are not probed after the first run)");
+	}
+	if (at->id.n_moves)
+		fprintf(f, "             %" PRIu64 " pages first touched in the moved arena (the "
+			"model's plan no longer describes it)\n", at->moved_ft_pages);
+	if (!at->run_first_ns)
+		return;
+	fprintf(f, "  runs       %" PRIu64 " completed; run 0 %.2f ms, the median run %.2f ms "
+		"(p99 %.2f ms)\n", at->runs_completed, (double)at->run_first_ns / 1e6,
+		(double)at->run_median_ns / 1e6, (double)at->run_p99_ns / 1e6);
+	fprintf(f, "  first run  %" PRIu64 " first touches in run 0 (every mapping; %" PRIu64
+		" in the median run) cost at most %.2f ms: run 0 less the median run (cold "
+		"caches and lazy kernel set-up count too)\n", at->run0_touches,
+		at->run_median_touches,
+		((double)at->run_first_ns - (double)at->run_median_ns) / 1e6);
+}
+
+/* Anonymous first touches outside the arena: per mapping, per allocating call. */
+static void text_not_planned(FILE *f, const struct ap_analysis *a, const struct ap_attrib *at)
+{
+	uint64_t ps = at->page_size;
+	char nm[240], call[96];
+
+	fprintf(f, "\nnot planned: first-touched anonymous memory outside the arena, %" PRIu64
+		" pages (%s)\n", at->np_pages, B(at->np_pages * ps));
+	for (uint32_t k = 0; k < at->n_maps && k < 12; k++) {
+		const struct ap_attrib_map *g = &at->maps[k];
+		struct ap_block tb = { .fn = g->top_fn, .size = g->top_size,
+				       .align = g->top_align };
+
+		if (!g->ft_pages)
+			continue;
+		fprintf(f, "  %-44s %10s", map_name(g, nm, sizeof(nm)), B(g->ft_pages * ps));
+		if (g->top_caller)
+			fprintf(f, "  %u blocks, largest touched %s from %s", g->blocks,
+				ap_block_call(&tb, call, sizeof(call)),
+				ap_addr_name(a, g->top_caller, nm, sizeof(nm)));
+		fprintf(f, "\n");
+	}
+	if (at->n_maps > 12)
+		fprintf(f, "  (%u more mappings)\n", at->n_maps - 12);
+	if (!at->n_callers)
+		return;
+	fprintf(f, "  by allocating call (blocks of a page or more live at run 0 or touched):\n");
+	for (uint32_t k = 0; k < at->n_callers; k++) {
+		const struct ap_attrib_caller *c = &at->callers[k];
+
+		fprintf(f, "    %-15s %5u blocks %10s, %10s first-touched  %s\n",
+			ap_alloc_fn_name(c->fn), c->blocks, B(c->bytes), B(c->ft_pages * ps),
+			c->name);
+	}
+	fprintf(f, "    %-15s %28s first-touched  (in no block of a page or more: mmap'd "
+		"directly, small allocations, stacks)\n", "other", B(at->np_unblocked_pages * ps));
+}
+
+void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at)
+{
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	uint64_t ps = at->page_size;
+
+	fprintf(f, "\narena by address (attribution without markers)\n");
+	fprintf(f, "  rule       %s: %s\n", rule_key(at->rule), at->rule_text);
+	if (at->base)
+		text_region(f, a, p, at);
+	else
+		fprintf(f, "  no arena region: no first touch is attributed to the plan%s\n",
+			at->rule == AP_RULE_OTHER ? " (a mapping picked for its size alone is "
+			"not trusted: give --arena ADDR, or record with --arena auto)" : "");
+	text_runs(f, at);
+	text_not_planned(f, a, at);
+	if (at->w_maps)
+		fprintf(f, "\nweights    %s: %" PRIu64 " faults (%" PRIu64 " major), %" PRIu64
+			" pages first touched (%s of a %s mapping): file-backed, reclaimable\n",
+			at->w_path, at->w_faults, at->w_major, at->w_ft_pages,
+			B(at->w_ft_pages * ps), B(at->w_bytes));
+	else if (p)
+		fprintf(f, "\nweights    no mapping of %s was faulted (the model was read into "
+			"memory, not mapped?)\n", p->model);
+}
+
+void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
+		    const struct ap_attrib *at)
+{
+	const struct ap_allocs *al = at->al;
+	const struct ap_analysis *a = &x->a;
+	uint64_t ps = at->page_size;
+	char nm[240];
+
+	ap_json_obj(j, "arena_id");
+	ap_json_str(j, "rule", rule_key(at->rule));
+	ap_json_str(j, "rule_text", at->rule_text);
+	ap_json_u64(j, "base", at->base);
+	ap_json_u64(j, "bytes", at->bytes);
+	ap_json_u64(j, "plan_bytes", at->plan_bytes);
+	ap_json_bool(j, "in_larger_mapping", at->in_larger_mapping);
+	ap_json_u64(j, "mapping_start", at->map_start);
+	ap_json_u64(j, "mapping_end", at->map_end);
+	if (at->block >= 0) {
+		const struct ap_block *b = &al->b[at->block];
+
+		ap_json_obj(j, "block");
+		ap_json_str(j, "function", ap_alloc_fn_name(b->fn));
+		ap_json_u64(j, "ptr", b->ptr);
+		ap_json_u64(j, "size", b->size);
+		ap_json_u64(j, "align", b->align);
+		ap_json_i64(j, "run", b->run_alloc);
+		ap_json_str(j, "caller", ap_addr_name(a, b->caller, nm, sizeof(nm)));
+		ap_json_end_obj(j);
+	} else {
+		ap_json_null(j, "block");
+	}
+	if (at->pers_block >= 0) {
+		ap_json_obj(j, "persistent_block");
+		ap_json_u64(j, "ptr", al->b[at->pers_block].ptr);
+		ap_json_u64(j, "size", al->b[at->pers_block].size);
+		ap_json_end_obj(j);
+	} else {
+		ap_json_null(j, "persistent_block");
+	}
+	ap_json_u64(j, "alloc_blocks", al->n);
+	ap_json_u64(j, "plan_size_matches", at->id.matches);
+	ap_json_u64(j, "first_touch_pages", at->ft_pages);
+	ap_json_u64(j, "attributed_pages", at->attributed);
+	ap_json_u64(j, "unplanned_pages", at->unplanned);
+	ap_json_u64(j, "first_touch_before_run0", at->ft_before);
+	ap_json_u64(j, "first_touch_before_run0_inputs", at->ft_before_input);
+	ap_json_u64(j, "first_touch_run0", at->ft_run0);
+	ap_json_u64(j, "first_touch_later", at->ft_later);
+	ap_json_i64(j, "last_run", at->last_run);
+	ap_json_arr(j, "moves");
+	for (uint32_t k = 0; k < at->id.n_moves; k++) {
+		const struct ap_arena_move *mv = &at->id.moves[k];
+
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "base", mv->base);
+		ap_json_u64(j, "bytes", mv->bytes);
+		ap_json_u64(j, "block_size", al->b[mv->block].size);
+		ap_json_i64(j, "run", mv->run);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_u64(j, "moved_first_touch_pages", at->moved_ft_pages);
+	ap_json_end_obj(j);
+
+	ap_json_obj(j, "consistency");
+	ap_json_u64(j, "run0_touches", at->cons_total);
+	ap_json_u64(j, "in_order", at->cons_ok);
+	if (at->cons_total)
+		ap_json_f64(j, "value", (double)at->cons_ok / (double)at->cons_total);
+	else
+		ap_json_null(j, "value");
+	ap_json_u64(j, "back_after_ahead", at->back_ahead);
+	ap_json_u64(j, "back_reads", at->back_reads);
+	ap_json_arr(j, "back");
+	for (uint32_t i = 0; i < at->n_back; i++) {
+		const struct ap_attrib_back *b = &at->back[i];
+
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "offset", b->offset);
+		ap_json_i64(j, "op", b->op);
+		ap_json_i64(j, "prev_op", b->prev_op);
+		ap_json_bool(j, "prev_ahead", b->prev_ahead);
+		ap_json_bool(j, "write", b->flags & AP_FF_WRITE);
+		ap_json_str(j, "tensor", b->tensor >= 0 ? x->plan.t[b->tensor].name : "");
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_end_obj(j);
+
+	ap_json_obj(j, "run_times");
+	ap_json_u64(j, "runs", at->runs_completed);
+	ap_json_u64(j, "first_ns", at->run_first_ns);
+	ap_json_u64(j, "median_ns", at->run_median_ns);
+	ap_json_u64(j, "p99_ns", at->run_p99_ns);
+	ap_json_u64(j, "run0_first_touches", at->run0_touches);
+	ap_json_u64(j, "median_run_first_touches", at->run_median_touches);
+	ap_json_end_obj(j);
+
+	ap_json_obj(j, "not_planned");
+	ap_json_u64(j, "pages", at->np_pages);
+	ap_json_u64(j, "bytes", at->np_pages * ps);
+	ap_json_arr(j, "mappings");
+	for (uint32_t k = 0; k < at->n_maps; k++) {
+		const struct ap_attrib_map *g = &at->maps[k];
+
+		if (!g->ft_pages)
+			continue;
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "start", g->start);
+		ap_json_u64(j, "end", g->end);
+		ap_json_str(j, "path", g->path);
+		ap_json_u64(j, "first_touch_pages", g->ft_pages);
+		ap_json_u64(j, "faults", g->faults);
+		ap_json_u64(j, "blocks", g->blocks);
+		ap_json_u64(j, "block_bytes", g->block_bytes);
+		ap_json_str(j, "largest_caller", g->top_caller ?
+			    ap_addr_name(a, g->top_caller, nm, sizeof(nm)) : "");
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_arr(j, "callers");
+	for (uint32_t k = 0; k < at->n_callers; k++) {
+		const struct ap_attrib_caller *c = &at->callers[k];
+
+		ap_json_obj(j, NULL);
+		ap_json_str(j, "function", ap_alloc_fn_name(c->fn));
+		ap_json_str(j, "caller", c->name);
+		ap_json_u64(j, "blocks", c->blocks);
+		ap_json_u64(j, "bytes", c->bytes);
+		ap_json_u64(j, "first_touch_pages", c->ft_pages);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_u64(j, "unblocked_pages", at->np_unblocked_pages);
+	ap_json_end_obj(j);
+
+	ap_json_obj(j, "weights");
+	ap_json_str(j, "path", at->w_path ? at->w_path : "");
+	ap_json_u64(j, "mappings", at->w_maps);
+	ap_json_u64(j, "faults", at->w_faults);
+	ap_json_u64(j, "major_faults", at->w_major);
+	ap_json_u64(j, "first_touch_pages", at->w_ft_pages);
+	ap_json_u64(j, "mapping_bytes", at->w_bytes);
+	ap_json_end_obj(j);
+}

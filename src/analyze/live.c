@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * live: the TUI's model of a session (live.h). Mappings are keyed by their bounds, as in
+ * report's analysis: a fault names its vma (start, end) and a maps snapshot names it; a
+ * page is held once, first touched or resident at attach. The arena is picked with
+ * arena.h's rule at every sample; when it changes, its page states and the operators'
+ * figures are rebuilt from the first-touch list, then kept up to date touch by touch.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arenaprof/analyze/arena.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/analyze/live.h"
+#include "arenaprof/analyze/mapindex.h"
+#include "arenaprof/analyze/pageset.h"
+#include "arenaprof/record/probe.h"
+
+#define MAP_BITS 40		/* page key: mapping index << 40 | page within the mapping */
+#define MAX_ARENA_PAGES (16ULL << 20)	/* page states kept for arenas up to 64 GiB */
+
+enum { PAGE_UNTOUCHED, PAGE_AT_ATTACH, PAGE_FIRST_TOUCH };
+
+struct touch {
+	uint32_t map;
+	int32_t op;		/* the op marker at the fault, -1 none */
+	uint64_t page;
+};
+
+struct priv {
+	struct ap_pageset held;		/* every page held, of every mapping */
+	struct ap_mapindex index;	/* maps by their bounds */
+	int32_t last;			/* the mapping of the previous fault */
+	uint32_t page_shift;
+	struct touch *touches;		/* every first touch, in order */
+	uint64_t n_touches, cap_touches;
+	int32_t *owner;			/* plan: the owner of each planned arena page */
+	uint64_t owner_pages;
+	uint8_t *state;			/* the arena's pages: PAGE_* */
+	uint64_t prev_ts, prev_minor, prev_major, prev_runs, prev_ft;
+	struct ap_arena_cand *cand;
+	uint32_t cap_cand;
+};
+
+/* ---- mappings ---- */
+
+/* The mapping [start, end), created unnamed if new; -1 on allocation failure. */
+static int32_t map_get(struct ap_live *l, uint64_t start, uint64_t end)
+{
+	struct priv *pv = l->priv;
+	int32_t mi = ap_mapindex_find(&pv->index, start, end);
+	struct ap_live_map *m;
+
+	if (mi >= 0)
+		return mi;
+	if (l->n_maps == l->cap_maps) {
+		uint32_t cap = l->cap_maps ? 2 * l->cap_maps : 32;
+		struct ap_live_map *p = realloc(l->maps, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		l->maps = p;
+		l->cap_maps = cap;
+	}
+	m = &l->maps[l->n_maps];
+	memset(m, 0, sizeof(*m));
+	m->start = start;
+	m->end = end;
+	m->path = strdup("");
+	m->anon = true;
+	m->first_run = INT32_MAX;
+	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)l->n_maps)) {
+		free(m->path);
+		return -1;
+	}
+	return (int32_t)l->n_maps++;
+}
+
+/* The newest known mapping that contains addr, or -1. */
+static int32_t map_containing(const struct ap_live *l, uint64_t addr)
+{
+	for (int32_t i = (int32_t)l->n_maps - 1; i >= 0; i--)
+		if (l->maps[i].start <= addr && addr < l->maps[i].end)
+			return i;
+	return -1;
+}
+
+/* ---- the arena ---- */
+
+static struct ap_live_op *op_of(struct ap_live *l, int32_t op)
+{
+	return op >= 0 && (uint32_t)op < l->n_ops ? &l->ops[op] : NULL;
+}
+
+static int32_t owner_of(const struct ap_live *l, uint64_t page)
+{
+	const struct priv *pv = l->priv;
+
+	return page < pv->owner_pages ? pv->owner[page] : AP_OWNER_NONE;
+}
+
+/* A page of the arena becomes held: at attach, or by a first touch under marker op. */
+static void arena_page(struct ap_live *l, uint64_t page, int state, int32_t marker)
+{
+	struct priv *pv = l->priv;
+	struct ap_live_op *o = op_of(l, owner_of(l, page));
+	struct ap_live_op *mo = op_of(l, marker);
+
+	if (state == PAGE_FIRST_TOUCH) {
+		l->arena_ft++;
+		if (o)
+			o->ft_plan++;
+		if (mo)
+			mo->ft_marker++;
+	}
+	if (pv->state && page < l->arena_pages) {
+		if (pv->state[page] != PAGE_UNTOUCHED)
+			return;
+		pv->state[page] = (uint8_t)state;
+	}
+	l->arena_held++;
+	if (o)
+		o->resident_pages++;
+}
+
+/* The arena changed: rebuild its page states and the operators' figures. */
+static void arena_rebuild(struct ap_live *l, int32_t arena)
+{
+	struct priv *pv = l->priv;
+	const struct ap_live_map *m;
+
+	free(pv->state);
+	pv->state = NULL;
+	l->arena = arena;
+	l->arena_pages = l->arena_held = l->arena_ft = 0;
+	for (uint32_t i = 0; i < l->n_ops; i++)
+		l->ops[i].ft_plan = l->ops[i].ft_marker = l->ops[i].resident_pages = 0;
+	if (arena < 0)
+		return;
+	m = &l->maps[arena];
+	l->arena_pages = (m->end - m->start) >> pv->page_shift;
+	if (l->arena_pages <= MAX_ARENA_PAGES)
+		pv->state = calloc(l->arena_pages ? l->arena_pages : 1, 1);
+	for (uint64_t i = 0; i < pv->n_touches; i++)
+		if (pv->touches[i].map == (uint32_t)arena)
+			arena_page(l, pv->touches[i].page, PAGE_FIRST_TOUCH, pv->touches[i].op);
+	if (!pv->state) {	/* too large for page states: counts only */
+		l->arena_held = m->first_touch_pages + m->resident_at_attach;
+		return;
+	}
+	/* what is held and was not first touched was resident at attach */
+	for (size_t i = 0; m->resident_at_attach && i < pv->held.cap; i++) {
+		uint64_t key = pv->held.slot[i] - 1, page = key & ((1ULL << MAP_BITS) - 1);
+
+		if (pv->held.slot[i] && key >> MAP_BITS == (uint64_t)arena &&
+		    page < l->arena_pages && pv->state[page] == PAGE_UNTOUCHED)
+			arena_page(l, page, PAGE_AT_ATTACH, -1);
+	}
+}
+
+static void arena_check(struct ap_live *l)
+{
+	struct priv *pv = l->priv;
+	int32_t a;
+
+	if (pv->cap_cand < l->n_maps) {
+		struct ap_arena_cand *c = realloc(pv->cand, l->cap_maps * sizeof(*c));
+
+		if (!c)
+			return;
+		pv->cand = c;
+		pv->cap_cand = l->cap_maps;
+	}
+	for (uint32_t i = 0; i < l->n_maps; i++) {
+		const struct ap_live_map *m = &l->maps[i];
+
+		pv->cand[i] = (struct ap_arena_cand){
+			.start = m->start, .end = m->end, .anon = m->anon, .path = m->path,
+			.pages = m->first_touch_pages + m->resident_at_attach,
+			.first_run = m->first_run,
+		};
+	}
+	a = ap_arena_pick(pv->cand, l->n_maps, l->plan, l->page_size, l->arena_rule,
+			  sizeof(l->arena_rule));
+	if (a != l->arena)
+		arena_rebuild(l, a);
+	if (a >= 0 && l->plan) {
+		uint64_t want = (l->plan->arena_bytes + l->page_size - 1) / l->page_size,
+			 have = l->maps[a].end - l->maps[a].start;
+
+		want *= l->page_size;
+		l->arena_by_plan = have >= want && have <= want + 2ULL * l->page_size;
+	} else {
+		l->arena_by_plan = false;
+	}
+}
+
+/* ---- the sink ---- */
+
+static int on_fault(struct ap_live *l, const struct ap_event *ev)
+{
+	struct priv *pv = l->priv;
+	struct ap_live_map *m;
+	int32_t mi;
+	uint64_t page;
+	int r;
+
+	l->faults++;
+	if (ev->flags & AP_FF_MAJMIN_KNOWN)
+		l->majmin_known = true;
+	if (ev->flags & AP_FF_MAJOR)
+		l->major++;
+	if (!(ev->flags & AP_FF_VMA_UNKNOWN) && ev->vm_end > ev->vm_start) {
+		if (pv->last >= 0 && l->maps[pv->last].start == ev->vm_start &&
+		    l->maps[pv->last].end == ev->vm_end)
+			mi = pv->last;
+		else
+			mi = map_get(l, ev->vm_start, ev->vm_end);
+		if (mi < 0)
+			return -1;
+		l->maps[mi].anon = !(ev->flags & AP_FF_VMA_FILE);
+	} else {
+		mi = map_containing(l, ev->addr);
+		if (mi < 0)
+			return 0;
+	}
+	pv->last = mi;
+	m = &l->maps[mi];
+	m->faults++;
+	if (ev->addr < m->start || ev->addr >= m->end)
+		return 0;
+	page = (ev->addr - m->start) >> pv->page_shift;
+	r = ap_pageset_add(&pv->held, (uint64_t)mi << MAP_BITS | page);
+	if (r <= 0)
+		return r;
+	m->first_touch_pages++;
+	if (ev->run < m->first_run)
+		m->first_run = ev->run;
+	if (pv->n_touches == pv->cap_touches) {
+		uint64_t cap = pv->cap_touches ? 2 * pv->cap_touches : 4096;
+		struct touch *t = realloc(pv->touches, cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		pv->touches = t;
+		pv->cap_touches = cap;
+	}
+	pv->touches[pv->n_touches++] = (struct touch){ .map = (uint32_t)mi, .op = ev->op,
+						       .page = page };
+	if (mi == l->arena)
+		arena_page(l, page, PAGE_FIRST_TOUCH, ev->op);
+	return 0;
+}
+
+static int on_event(void *ctx, const struct ap_event *ev)
+{
+	struct ap_live *l = ctx;
+
+	switch (ev->type) {
+	case AP_EV_FAULT:
+		return on_fault(l, ev);
+	case AP_EV_RUN_BEGIN:
+		l->run_markers = true;
+		l->runs_begun++;
+		break;
+	case AP_EV_RUN_END:
+		l->runs_completed++;
+		break;
+	case AP_EV_OP_BEGIN:
+		l->op_markers = true;
+		break;
+	}
+	return 0;
+}
+
+/* anonymous as report's analysis says it from a snapshot: no inode, no file name */
+static bool snapshot_anon(const struct ap_map *m)
+{
+	return !m->inode && (!m->path[0] || m->path[0] == '[');
+}
+
+static int on_mappings(void *ctx, const struct ap_maps *maps, uint32_t snapshot, uint64_t ts)
+{
+	struct ap_live *l = ctx;
+
+	(void)snapshot;
+	(void)ts;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct ap_map *s = &maps->m[i];
+		int32_t mi = map_get(l, s->start, s->end);
+		struct ap_live_map *m;
+
+		if (mi < 0)
+			return -1;
+		m = &l->maps[mi];
+		if (m->named)
+			continue;
+		free(m->path);
+		m->path = strdup(s->path);
+		if (!m->path)
+			return -1;
+		m->named = true;
+		m->anon = snapshot_anon(s);
+	}
+	/* a vma seen only through faults takes the name of the mapping that overlaps it */
+	for (uint32_t i = 0; i < l->n_maps; i++) {
+		struct ap_live_map *m = &l->maps[i];
+		const struct ap_map *s = ap_maps_find(maps, m->start);
+
+		if (m->named || !s || snapshot_anon(s) != m->anon || !s->path[0])
+			continue;
+		free(m->path);
+		m->path = strdup(s->path);
+		if (!m->path)
+			return -1;
+	}
+	return 0;
+}
+
+static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_t *bits,
+		       size_t bytes)
+{
+	struct ap_live *l = ctx;
+	struct priv *pv = l->priv;
+	uint64_t pages = (rr->end - rr->start) >> pv->page_shift;
+	int32_t mi = map_get(l, rr->start, rr->end);
+
+	if (mi < 0)
+		return -1;
+	for (uint64_t i = 0; i < pages && i < (uint64_t)bytes * 8; i++) {
+		int r;
+
+		if (!(bits[i / 8] & (1u << (i % 8))))
+			continue;
+		r = ap_pageset_add(&pv->held, (uint64_t)mi << MAP_BITS | i);
+		if (r < 0)
+			return -1;
+		if (!r)
+			continue;
+		l->maps[mi].resident_at_attach++;
+		if (mi == l->arena)
+			arena_page(l, i, PAGE_AT_ATTACH, -1);
+	}
+	return 0;
+}
+
+static void push(struct ap_live_hist *h, double v)
+{
+	h->v[h->n % AP_LIVE_HIST] = (float)v;
+	h->n++;
+}
+
+static int on_sample(void *ctx, const struct ap_session_sample *s)
+{
+	struct ap_live *l = ctx;
+	struct priv *pv = l->priv;
+	double dt = (double)(s->rec.ts_ns - pv->prev_ts) / 1e9;
+	uint64_t minor = l->faults - l->major;
+
+	l->last = *s;
+	l->have_sample = true;
+	l->t_last_ns = s->rec.ts_ns;
+	if (s->smaps_read) {
+		l->smaps = s->rec;
+		l->have_smaps = true;
+	}
+	if (!l->have_acct0) {
+		l->acct0 = s->acct;
+		l->have_acct0 = true;
+	}
+	arena_check(l);
+	if (dt > 0.001) {
+		push(&l->minor_rate, (double)(minor - pv->prev_minor) / dt);
+		push(&l->major_rate, (double)(l->major - pv->prev_major) / dt);
+		push(&l->run_rate, (double)(l->runs_completed - pv->prev_runs) / dt);
+		push(&l->ft_rate, l->arena_ft >= pv->prev_ft ?
+		     (double)(l->arena_ft - pv->prev_ft) / dt : 0);
+		pv->prev_ts = s->rec.ts_ns;
+		pv->prev_minor = minor;
+		pv->prev_major = l->major;
+		pv->prev_runs = l->runs_completed;
+		pv->prev_ft = l->arena_ft;
+	}
+	l->generation++;
+	return 0;
+}
+
+static int on_drops(void *ctx, const struct ap_rec_drops *d)
+{
+	struct ap_live *l = ctx;
+
+	l->drops = *d;
+	return 0;
+}
+
+static int on_note(void *ctx, uint32_t level, uint64_t ts, const char *text)
+{
+	struct ap_live *l = ctx;
+
+	(void)ts;
+	snprintf(l->note, sizeof(l->note), "%s", text);
+	l->note_level = level;
+	l->notes++;
+	return 0;
+}
+
+/* ---- the API ---- */
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+
+	return s ? s + 1 : p;
+}
+
+int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
+		 const char *plan_path, char *err)
+{
+	struct priv *pv;
+
+	memset(l, 0, sizeof(*l));
+	pv = calloc(1, sizeof(*pv));
+	if (!pv) {
+		ap_seterr(err, "out of memory");
+		return -1;
+	}
+	l->priv = pv;
+	ap_pageset_init(&pv->held);
+	pv->last = -1;
+	l->arena = -1;
+	snprintf(l->arena_rule, sizeof(l->arena_rule), "no anonymous mapping faulted");
+	l->session = s;
+	l->pid = s->pid;
+	snprintf(l->cmdline, sizeof(l->cmdline), "%s", s->cmdline);
+	l->method = s->probe ? ap_method_name(ap_probe_method(s->probe)) : "";
+	snprintf(l->kernel, sizeof(l->kernel), "%s", s->uts.release);
+	l->attached = !s->started;
+	l->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	pv->page_shift = (uint32_t)__builtin_ctz(l->page_size);
+	l->t_start_ns = l->t_last_ns = pv->prev_ts = s->t_start_ns;
+	l->exit_status = -1;
+	l->plan = plan;
+	if (plan) {
+		int64_t n;
+
+		l->plan_name = base_name(plan_path ? plan_path : plan->model);
+		l->ops = calloc(plan->n_ops + 1, sizeof(*l->ops));
+		n = ap_arena_page_owners(plan, l->page_size, &pv->owner);
+		if (!l->ops || n < 0 || ap_profile_compute(plan, &l->prof)) {
+			ap_seterr(err, "out of memory");
+			ap_live_free(l);
+			return -1;
+		}
+		l->n_ops = plan->n_ops;
+		pv->owner_pages = (uint64_t)n;
+		for (uint32_t i = 0; i < l->n_ops && i < l->prof.n_ops; i++)
+			l->ops[i].breadth = l->prof.breadth[i];
+		for (uint64_t i = 0; i < pv->owner_pages; i++) {
+			struct ap_live_op *o = op_of(l, pv->owner[i]);
+
+			if (pv->owner[i] != AP_OWNER_NONE)
+				l->arena_owned_pages++;
+			if (o)
+				o->owned_pages++;
+		}
+	}
+	l->sink = (struct ap_session_sink){
+		.ctx = l, .event = on_event, .mappings = on_mappings, .resident = on_resident,
+		.sample = on_sample, .drops = on_drops, .note = on_note,
+	};
+	return 0;
+}
+
+void ap_live_set_end(struct ap_live *l, const struct ap_session *s)
+{
+	l->ended = true;
+	l->end_reason = s->end_reason;
+	l->exit_status = s->exit_status;
+	l->term_signal = s->term_signal;
+	l->generation++;
+}
+
+double ap_live_rate(const struct ap_live_hist *h)
+{
+	return h->n ? h->v[(h->n - 1) % AP_LIVE_HIST] : 0;
+}
+
+static uint64_t sort_key(const struct ap_live *l, uint32_t i, enum ap_live_sort by)
+{
+	const struct ap_live_op *o = &l->ops[i];
+
+	switch (by) {
+	case AP_SORT_BREADTH:
+		return o->breadth;
+	case AP_SORT_FIRST_TOUCH:
+		return l->op_markers ? o->ft_marker : o->ft_plan;
+	case AP_SORT_RESIDENT:
+		return o->resident_pages;
+	default:
+		return i;
+	}
+}
+
+struct sort_ctx {
+	const struct ap_live *l;
+	enum ap_live_sort by;
+	bool reverse;
+};
+
+static int cmp_op(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t kx = sort_key(c->l, x, c->by), ky = sort_key(c->l, y, c->by);
+	/* figures largest first, the index smallest first; reverse flips both */
+	int r = c->by == AP_SORT_INDEX ? (kx > ky) - (kx < ky) : (kx < ky) - (kx > ky);
+
+	if (!r)
+		r = (x > y) - (x < y);
+	return c->reverse ? -r : r;
+}
+
+void ap_live_op_order(const struct ap_live *l, enum ap_live_sort by, bool reverse,
+		      uint32_t *order)
+{
+	struct sort_ctx c = { .l = l, .by = by, .reverse = reverse };
+
+	for (uint32_t i = 0; i < l->n_ops; i++)
+		order[i] = i;
+	qsort_r(order, l->n_ops, sizeof(*order), cmp_op, &c);
+}
+
+const char *ap_live_sort_name(enum ap_live_sort by)
+{
+	static const char *const names[] = {
+		[AP_SORT_INDEX] = "index", [AP_SORT_BREADTH] = "breadth",
+		[AP_SORT_FIRST_TOUCH] = "first-touch", [AP_SORT_RESIDENT] = "resident",
+	};
+
+	return by < AP_SORT_COUNT ? names[by] : "?";
+}
+
+uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32_t n)
+{
+	const struct priv *pv = l->priv;
+	uint64_t pages = l->arena_pages;
+
+	if (l->arena < 0 || !pv->state || !pages || !n)
+		return 0;
+	if (n > pages)
+		n = (uint32_t)pages;
+	for (uint32_t c = 0; c < n; c++) {
+		uint64_t a = pages * c / n, b = pages * (c + 1) / n;
+		struct ap_live_cell *cell = &cells[c];
+		int32_t cand = AP_OWNER_NONE;
+		uint64_t votes = 0;
+
+		cell->pages = (uint32_t)(b - a);
+		cell->held = 0;
+		/* the owner of most held pages: a majority vote, one pass */
+		for (uint64_t p = a; p < b; p++) {
+			int32_t o;
+
+			if (pv->state[p] == PAGE_UNTOUCHED)
+				continue;
+			cell->held++;
+			o = owner_of(l, p);
+			if (!votes)
+				cand = o;
+			if (cand == o)
+				votes++;
+			else
+				votes--;
+		}
+		cell->owner = l->plan ? cand : AP_OWNER_NONE;
+	}
+	return n;
+}
+
+const char *ap_live_opname(const struct ap_live *l, uint32_t op)
+{
+	if (!l->plan || op >= l->plan->n_ops || !l->plan->ops)
+		return "";
+	return l->plan->ops[op].opname ? l->plan->ops[op].opname : "";
+}
+
+void ap_live_free(struct ap_live *l)
+{
+	struct priv *pv = l->priv;
+
+	for (uint32_t i = 0; i < l->n_maps; i++)
+		free(l->maps[i].path);
+	free(l->maps);
+	free(l->ops);
+	ap_profile_free(&l->prof);
+	if (pv) {
+		ap_pageset_free(&pv->held);
+		ap_mapindex_free(&pv->index);
+		free(pv->touches);
+		free(pv->owner);
+		free(pv->state);
+		free(pv->cand);
+		free(pv);
+	}
+	memset(l, 0, sizeof(*l));
+}

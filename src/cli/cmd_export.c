@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+/* arenaprof export: a trace for other tools (Perfetto / chrome://tracing, CSV, JSON). */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/analyze/attrib.h"
+#include "arenaprof/cli/cmd.h"
+#include "arenaprof/analyze/correlate.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/numparse.h"
+#include "arenaprof/render/export.h"
+#include "arenaprof/render/report.h"
+
+#define PROG "arenaprof export"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: arenaprof export TRACE --format chrome|csv|json -o OUT|- [--plan MODEL]\n"
+		"                [--arena ADDR] [--arena-base ADDR] [--max-instants N]\n\n"
+		"  chrome  Chrome trace-event JSON for Perfetto UI and chrome://tracing: a track\n"
+		"          per thread with run and operator slices (from the markers), an instant\n"
+		"          per fault (past --max-instants faults, default %d: fault counts on\n"
+		"          the operator slices instead), counters VmRSS, Pss_Anon, arena resident\n"
+		"          bytes and PSI\n"
+		"  csv     one row per fault: time, thread, address, mapping group, first touch,\n"
+		"          run, op marker and, in the arena, offset and plan attribution\n"
+		"  json    report's JSON (report --json --pages)\n"
+		"--plan attributes arena faults to operators and names them.\n",
+		AP_EXPORT_MAX_INSTANTS);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "plan", required_argument, NULL, 'p' },
+		{ "arena", required_argument, NULL, 'a' },
+		{ "arena-base", required_argument, NULL, 'b' },
+		{ "max-instants", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ap_export_opts eo = { 0 };
+	struct ap_corr_in in = { 0 };
+	struct ap_corr_all x;
+	const char *fmt = NULL, *out = NULL;
+	char err[AP_ERR_LEN];
+	FILE *f;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "f:o:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': fmt = optarg; break;
+		case 'o': out = optarg; break;
+		case 'p': in.plan_path = optarg; break;
+		case 'a':
+		case 'b':
+			if (ap_parse_addr(optarg, c == 'a' ? &in.arena_addr : &in.arena_base)) {
+				fprintf(stderr, PROG ": --%s '%s' is not an address\n",
+					c == 'a' ? "arena" : "arena-base", optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case 'm': {
+			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &eo.max_instants)) {
+				fprintf(stderr, PROG ": --max-instants '%s' is not a count\n",
+					optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		}
+		case 'h': usage(stdout); return AP_EXIT_OK;
+		default:
+			fprintf(stderr, PROG ": bad option or missing value: '%s' (see 'arenaprof "
+				"export --help')\n", argv[optind - 1]);
+			return AP_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, PROG ": expected one TRACE (see 'arenaprof export --help')\n");
+		return AP_EXIT_USAGE;
+	}
+	if (!fmt || (strcmp(fmt, "chrome") && strcmp(fmt, "csv") && strcmp(fmt, "json"))) {
+		fprintf(stderr, PROG ": needs --format chrome, csv or json\n");
+		return AP_EXIT_USAGE;
+	}
+	if (!out) {
+		fprintf(stderr, PROG ": needs -o OUT (or - for stdout)\n");
+		return AP_EXIT_USAGE;
+	}
+	in.trace = argv[optind];
+	rc = ap_corr_load(&in, &x, err);
+	if (rc) {
+		fprintf(stderr, PROG ": %s\n", err);
+		ap_corr_all_free(&x);
+		return rc;
+	}
+	if (x.a.truncated)
+		fprintf(stderr, PROG ": warning: %s was cut short; exporting every whole record "
+			"up to the cut\n", in.trace);
+	if (x.have_plan && x.c.mismatch) {
+		fprintf(stderr, PROG ": warning: the plan does not match this trace; plan "
+			"attribution is not to be trusted:\n");
+		for (uint32_t i = 0; i < x.c.n_reasons; i++)
+			fprintf(stderr, "  - %s\n", x.c.reasons[i]);
+	}
+	f = strcmp(out, "-") ? fopen(out, "we") : stdout;
+	if (!f) {
+		fprintf(stderr, PROG ": %s: %s\n", out, strerror(errno));
+		ap_corr_all_free(&x);
+		return AP_EXIT_RUNTIME;
+	}
+	if (!strcmp(fmt, "chrome")) {
+		rc = ap_export_chrome(&x, in.trace, f, &eo, err);
+	} else if (!strcmp(fmt, "csv")) {
+		rc = ap_export_csv(&x, in.trace, f, err);
+	} else {
+		/* report's JSON, as report builds it (attrib.h's part included) */
+		struct ap_report r = { .path = in.trace, .x = &x, .pages = true };
+		struct ap_attrib at;
+
+		if (ap_attrib_build(&x, in.arena_addr || in.arena_base ?
+				    AP_ATTRIB_GIVEN : AP_ATTRIB_AUTO, &at, err)) {
+			rc = AP_EXIT_RUNTIME;
+		} else {
+			r.attrib = &at;
+			ap_report_json(f, &r);
+			ap_attrib_free(&at);
+			rc = fflush(f) || ferror(f) ? AP_EXIT_RUNTIME : 0;
+			if (rc)
+				ap_seterr(err, "%s: write error", out);
+		}
+	}
+	if (f != stdout && fclose(f) && !rc) {
+		ap_seterr(err, "%s: %s", out, strerror(errno));
+		rc = AP_EXIT_RUNTIME;
+	}
+	if (rc)
+		fprintf(stderr, PROG ": %s\n", err);
+	ap_corr_all_free(&x);
+	return rc;
+}

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+/* arenaprof plan: the arena plan of a model, or of a plan someone else computed. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/cli/cmd.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/numparse.h"
+#include "arenaprof/plan/prepare.h"
+#include "arenaprof/plan/plan_import.h"
+#include "arenaprof/render/plan_report.h"
+#include "arenaprof/util/units.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | --csv]\n"
+		"                      [--top N] [--as-dtype float32] [--no-inplace]\n"
+		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
+		"Plans the tensor arena of subgraph 0 as LiteRT would and says what it needs.\n"
+		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, micro\n"
+		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G)\n"
+		"  --json              one JSON object; --csv: the tensor table\n"
+		"  --top N             list the N widest operators (default 5)\n"
+		"  --as-dtype float32  plan as if every activation were float32\n"
+		"  --no-inplace        disable LiteRT's in-place sharing (RESHAPE, ADD, ...)\n"
+		"  --threads N         LiteRT num_threads the kernels plan for (default 1): float\n"
+		"                      CONV_2D keeps transposed weights instead of im2col when N != 1\n"
+		"  --no-kernels        leave out kernel temporaries (im2col, LSTM scratch) and\n"
+		"                      the outputs kernels keep persistent (dequantized constants)\n"
+		"  --import FILE       read a plan: LiteRT PrintInterpreterState output\n"
+		"                      (benchmark_model --print_preinvoke_state), TFLM\n"
+		"                      PrintMemoryPlan, or CSV tensor,name,offset,size,first_node,last_node\n");
+}
+
+static int plan_model(const char *path, enum ap_strategy strat, const struct ap_graph_opts *o,
+		      struct ap_model *m, struct ap_plan_set *s)
+{
+	char err[AP_ERR_LEN];
+	struct ap_graph g;
+	int rc = AP_EXIT_USAGE;
+
+	if (ap_model_load(path, m, err)) {
+		fprintf(stderr, "arenaprof plan: %s\n", err);
+		return AP_EXIT_USAGE;
+	}
+	if (!m->n_subgraphs) {
+		fprintf(stderr, "arenaprof plan: %s: model has no subgraph\n", path);
+		return AP_EXIT_USAGE;
+	}
+	if (ap_graph_build(m, 0, o, &g, err)) {
+		fprintf(stderr, "arenaprof plan: %s: %s\n", path, err);
+		return AP_EXIT_USAGE;
+	}
+	s->model = m;
+	s->have_strategies = true;
+	for (int i = 0; i < AP_STRAT_COUNT; i++) {
+		struct ap_profile pr;
+		struct ap_tplan p;
+
+		if (ap_plan_graph(&g, (enum ap_strategy)i, &p, err)) {
+			fprintf(stderr, "arenaprof plan: %s: %s\n", path, err);
+			rc = AP_EXIT_RUNTIME;
+			goto out;
+		}
+		s->strat_bytes[i] = p.arena_bytes;
+		if (ap_profile_compute(&p, &pr) == 0)
+			s->strat_lb[i] = pr.lower_bound;
+		ap_profile_free(&pr);
+		/* A computed plan that overlaps is a bug here, not bad input. */
+		if (ap_tplan_check(&p, err)) {
+			fprintf(stderr, "arenaprof plan: internal error: %s plan of %s is "
+				"inconsistent: %s\n", ap_strategy_name(i), path, err);
+			ap_tplan_free(&p);
+			rc = AP_EXIT_RUNTIME;
+			goto out;
+		}
+		if (i == (int)strat)
+			s->plan = p;
+		else
+			ap_tplan_free(&p);
+	}
+	s->naive_bytes = s->strat_bytes[AP_STRAT_NAIVE];
+	rc = AP_EXIT_OK;
+out:
+	ap_graph_free(&g);
+	return rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "strategy", required_argument, NULL, 's' },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },
+		{ "top", required_argument, NULL, 't' },
+		{ "as-dtype", required_argument, NULL, 'd' },
+		{ "no-inplace", no_argument, NULL, 'n' },
+		{ "import", required_argument, NULL, 'i' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "no-kernels", no_argument, NULL, 'K' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ap_plan_set s = { .top = 5 };
+	struct ap_graph_opts gopts = { 0 };
+	struct ap_model m = { 0 };
+	enum ap_strategy strat = AP_STRAT_TFLITE;
+	const char *import = NULL;
+	bool json = false, csv = false;
+	char err[AP_ERR_LEN];
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
+	while ((c = getopt_long(argc, argv, "s:b:jct:d:ni:T:Kh", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (ap_strategy_parse(optarg, &strat)) {
+				fprintf(stderr, "arenaprof plan: unknown strategy '%s' (tflite, "
+					"greedy-size, greedy-breadth, naive, micro)\n", optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
+		case 'b':
+			if (ap_parse_size(optarg, &s.budget) || !s.budget) {
+				fprintf(stderr, "arenaprof plan: --budget '%s' is not a size "
+					"(e.g. 64M, 1.5G, 4194304)\n", optarg);
+				return AP_EXIT_USAGE;
+			}
+			s.have_budget = true;
+			break;
+		case 'j': json = true; break;
+		case 'c': csv = true; break;
+		case 't': {
+			uint64_t v;
+
+			if (ap_parse_u64(optarg, 10, 0, 100000, &v)) {
+				fprintf(stderr, "arenaprof plan: --top '%s' is not a count\n", optarg);
+				return AP_EXIT_USAGE;
+			}
+			s.top = (unsigned)v;
+			break;
+		}
+		case 'd':
+			if (strcmp(optarg, "float32")) {
+				fprintf(stderr, "arenaprof plan: --as-dtype supports float32 only\n");
+				return AP_EXIT_USAGE;
+			}
+			gopts.as_float32 = s.as_float32 = true;
+			break;
+		case 'n': gopts.no_inplace = true; break;
+		case 'K': gopts.no_kernels = true; break;
+		case 'T': {
+			uint64_t v;
+
+			if (ap_parse_u64(optarg, 10, 1, 1024, &v)) {
+				fprintf(stderr, "arenaprof plan: --threads '%s' is not a thread count "
+					"(1-1024)\n", optarg);
+				return AP_EXIT_USAGE;
+			}
+			gopts.threads = (int)v;
+			break;
+		}
+		case 'i': import = optarg; break;
+		case 'h': usage(stdout); return AP_EXIT_OK;
+		default:
+			fprintf(stderr, "arenaprof plan: bad option or missing value: '%s' "
+				"(see 'arenaprof plan --help')\n", argv[optind - 1]);
+			return AP_EXIT_USAGE;
+		}
+	}
+	if (json && csv) {
+		fprintf(stderr, "arenaprof plan: --json and --csv are exclusive\n");
+		return AP_EXIT_USAGE;
+	}
+	if (import ? optind != argc : optind != argc - 1) {
+		fprintf(stderr, "arenaprof plan: expected %s (see 'arenaprof plan --help')\n",
+			import ? "no MODEL with --import" : "one MODEL.tflite");
+		return AP_EXIT_USAGE;
+	}
+	if (import) {
+		if (ap_plan_import(import, &s.plan, err)) {
+			fprintf(stderr, "arenaprof plan: %s\n", err);
+			return AP_EXIT_USAGE;
+		}
+	} else {
+		rc = plan_model(argv[optind], strat, &gopts, &m, &s);
+		if (rc)
+			goto out;
+	}
+	if (ap_profile_compute(&s.plan, &s.prof)) {
+		fprintf(stderr, "arenaprof plan: out of memory\n");
+		rc = AP_EXIT_RUNTIME;
+		goto out;
+	}
+	if (import && ap_tplan_check(&s.plan, err))
+		fprintf(stderr, "arenaprof plan: warning: %s: tensors live at the same time "
+			"share bytes: %s\n", import, err);
+	if (json)
+		ap_plan_print_json(stdout, &s);
+	else if (csv)
+		ap_plan_print_csv(stdout, &s.plan);
+	else
+		ap_plan_print_text(stdout, &s);
+	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+out:
+	ap_profile_free(&s.prof);
+	ap_tplan_free(&s.plan);
+	ap_model_free(&m);
+	return rc;
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * arenaprof record: traces the page faults of a process (started here, stopped until the
+ * tracer is attached, or attached with -p) into a trace file, with run/op markers and
+ * /proc samples, until the target exits, N runs complete, the duration ends or a signal
+ * arrives. Every stop finalises the trace. The collecting is the session's (session.h);
+ * this file is the options, the trace sink and the messages.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/cli/cmd.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/numparse.h"
+#include "arenaprof/record/probe.h"
+#include "arenaprof/record/session.h"
+#include "arenaprof/util/units.h"
+
+#define DEFAULT_RING (8u << 20)
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* Every note of the session, as one line on stderr (the trace sink keeps it too). */
+static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *text)
+{
+	(void)ctx;
+	(void)ts_ns;
+	fprintf(stderr, "arenaprof record: %s%s\n", level ? "warning: " : "", text);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: arenaprof record [-p PID | -- CMD ARGS...] -o TRACE [--runs N] [--duration S]\n"
+		"                        [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
+		"                        [--op-probe BINARY:SYMBOL[:ARG]] [--interval MS]\n"
+		"                        [--ring-size SIZE] [--arena auto|off|ADDR] [--keep] [-v]\n\n"
+		"Traces every page fault of a process into TRACE (see arenaprof-trace(5)).\n"
+		"  -- CMD ARGS      start CMD, attach before it runs: no first touch is missed\n"
+		"  -p PID           attach to a running process; pages already resident are recorded\n"
+		"  --runs N         stop after N completed runs (needs a run probe)\n"
+		"  --duration S     stop after S seconds\n"
+		"  --probe M        fault source: auto (tp, then fentry, then perf), tp, fentry, perf\n"
+		"  --run-probe B:S  a function performing one inference (entry = run begins);\n"
+		"                   default: LiteRT's Invoke, looked up in the target's ELF files\n"
+		"  --op-probe B:S:A a function called per operator, its argument A (0-based) the\n"
+		"                   operator index\n"
+		"  --interval MS    /proc samples and mapping snapshots (default 100)\n"
+		"  --ring-size SIZE BPF ring buffer (default 8M); drops are always reported\n"
+		"  --arena auto     (default) catch the C library's allocations of a page or more\n"
+		"                   (malloc, aligned_alloc, ... and their frees): report finds the\n"
+		"                   arena block of the plan's size and its exact base\n"
+		"  --arena off      no allocation probe; --arena ADDR: the arena's base (hex)\n"
+		"  --keep           with -- CMD and --runs: leave the command running at the end\n"
+		"  -v               libbpf diagnostics\n");
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "runs", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "probe", required_argument, NULL, 'm' },
+		{ "run-probe", required_argument, NULL, 'R' },
+		{ "op-probe", required_argument, NULL, 'O' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "ring-size", required_argument, NULL, 's' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "arena", required_argument, NULL, 'A' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ap_session_opts so = { .method = AP_METHOD_NONE, .ring_bytes = DEFAULT_RING,
+				      .interval_ms = AP_SESSION_INTERVAL_MS,
+				      .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
+	struct ap_session_sink messages = { .note = print_note };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct ap_session s;
+	struct ap_trace_sink t;
+	char *out = NULL, err[AP_ERR_LEN];
+	double duration = 0;
+	int rc, c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:o:n:d:m:R:O:i:s:kvhA:", opts, NULL)) != -1) {
+		int r = ap_session_parse_opt(&so, c, optarg);
+
+		if (r < 0)
+			goto bad_value;
+		if (r)
+			continue;
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'n':
+			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &so.runs_limit))
+				goto bad_value;
+			break;
+		case 'd':
+			/* up to a year; nan and inf are refused, not recorded forever */
+			if (ap_parse_f64(optarg, 1e-3, 365 * 86400.0, &duration))
+				goto bad_value;
+			break;
+		case 'i': {
+			uint64_t v;
+
+			if (ap_parse_u64(optarg, 10, 1, 60000, &v))
+				goto bad_value;
+			so.interval_ms = (uint32_t)v;
+			break;
+		}
+		case 'k': so.keep = true; break;
+		case 'A':
+			if (!strcmp(optarg, "auto"))
+				so.arena_mode = AP_ARENA_AUTO;
+			else if (!strcmp(optarg, "off"))
+				so.arena_mode = AP_ARENA_OFF;
+			else if (!ap_parse_addr(optarg, &so.arena_addr))
+				so.arena_mode = AP_ARENA_GIVEN;
+			else
+				goto bad_value;
+			break;
+		case 'h': usage(stdout); return AP_EXIT_OK;
+		default:
+			fprintf(stderr, "arenaprof record: bad option or missing value: '%s' "
+				"(see 'arenaprof record --help')\n", argv[optind - 1]);
+			return AP_EXIT_USAGE;
+		}
+		continue;
+bad_value:
+		fprintf(stderr, "arenaprof record: bad value '%s' for %s\n", optarg,
+			ap_opt_name(argv, optind, optarg));
+		return AP_EXIT_USAGE;
+	}
+	if (!out || (so.pid > 0) == (optind < argc)) {
+		fprintf(stderr, "arenaprof record: needs -o TRACE and either -p PID or -- CMD "
+			"(see 'arenaprof record --help')\n");
+		return AP_EXIT_USAGE;
+	}
+	so.argv = argv + optind;
+	if (duration > 0)
+		so.duration_ns = (uint64_t)(duration * 1e9);
+
+	rc = ap_session_start(&s, &so, err);
+	if (rc) {
+		fprintf(stderr, "arenaprof record: %s\n", err);
+		return rc;
+	}
+	if (ap_trace_sink_open(&t, &s, out, err)) {
+		fprintf(stderr, "arenaprof record: %s\n", err);
+		ap_session_free(&s);
+		return AP_EXIT_USAGE;
+	}
+	t.sink.next = &messages;
+	fprintf(stderr, "arenaprof record: tracing pid %d with %s; writing %s\n", s.pid,
+		ap_method_name(ap_probe_method(s.probe)), out);
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	rc = ap_session_release(&s, &t.sink) ? AP_EXIT_USAGE : AP_EXIT_OK;
+	while (ap_session_step(&s, -1))
+		;
+	ap_session_stop(&s, 0);
+	switch (ap_trace_sink_close(&t, &s)) {
+	case -1:
+		fprintf(stderr, "arenaprof record: writing %s failed: %s; the trace holds every "
+			"whole record before the failure\n", out, t.err);
+		rc = AP_EXIT_RUNTIME;
+		goto out;
+	case -2:
+		fprintf(stderr, "arenaprof record: %s\n", t.err);
+		rc = AP_EXIT_RUNTIME;
+		goto out;
+	}
+	fprintf(stderr, "arenaprof record: %" PRIu64 " faults, %" PRIu64 " runs, %llu "
+		"dropped events; trace %s\n", s.faults, s.runs,
+		(unsigned long long)s.counters.ringbuf_drops, out);
+	if (s.counters.ringbuf_drops)
+		fprintf(stderr, "arenaprof record: warning: %llu events were dropped: the ring "
+			"buffer (%s) overflowed; record again with a larger --ring-size\n",
+			(unsigned long long)s.counters.ringbuf_drops,
+			ap_fmt_bytes(so.ring_bytes, (char[32]){ 0 }, 32));
+	if (rc != AP_EXIT_USAGE)
+		rc = s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	if (!s.started && s.end_reason == AP_END_TARGET_EXIT && !s.faults && !s.runs)
+		rc = AP_EXIT_RUNTIME;	/* the process was gone before anything was seen */
+out:
+	ap_session_free(&s);
+	return rc;
+}

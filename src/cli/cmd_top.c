@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * arenaprof top (also `arenaprof -p PID`): the live view of a running process. The same
+ * session as record (session.h) feeds two sinks: the live model (live.h), which the TUI
+ * (tui.h) lays out, and a trace, so that `w` can copy "the session so far" and -o keeps it.
+ * Without -o the trace lives in an unlinked file in a private temporary directory.
+ * --batch (or no terminal) prints one line per interval instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arenaprof/cli/cmd.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/numparse.h"
+#include "arenaprof/analyze/live.h"
+#include "arenaprof/plan/plan_load.h"
+#include "arenaprof/record/probe.h"
+#include "arenaprof/record/session.h"
+#include "arenaprof/render/tui.h"
+#include "arenaprof/util/units.h"
+
+#define DEFAULT_INTERVAL_MS 1000
+#define DEFAULT_SMAPS_MS 5000
+#define KEY_WAIT_MS 50		/* longest wait before keys are read */
+#define STATUS_NS (8ULL * 1000000000ULL)	/* how long a footer message stays */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+struct top {
+	struct ap_session s;
+	struct ap_live live;
+	struct ap_trace_sink trace;
+	bool have_trace;
+	const char *out;		/* -o, or NULL */
+	const char *snap_dir;
+	char tmp_dir[PATH_MAX];		/* the private directory of the unlinked trace */
+	struct ap_tui_view v;
+	uint64_t status_ts;
+	uint64_t notes_seen;
+	long iterations;		/* --batch -n */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void status(struct top *t, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void status(struct top *t, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->v.status, sizeof(t->v.status), fmt, ap);
+	va_end(ap);
+	t->v.status_level = level;
+	t->status_ts = now_ns();
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: arenaprof top -p PID [--plan MODEL.tflite|PLAN] [-o TRACE]\n"
+		"                     [--interval MS] [--smaps-interval MS] [--psi-alarm PCT]\n"
+		"                     [--batch [-n N]]\n"
+		"                     [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
+		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
+		"                     [--snapshot-dir DIR] [-v]\n"
+		"       arenaprof -p PID [same options]\n\n"
+		"The live view of a running process: memory, arena residency, cgroup, pressure,\n"
+		"faults and, with a plan, operators. Keys: q quit, space pause, r reset peaks,\n"
+		"s/S sort column/reverse, w write a snapshot trace, ? help.\n"
+		"  -p PID             the process to attach to\n"
+		"  --plan FILE        a .tflite model or a plan: arena size, operators\n"
+		"  -o TRACE           keep the whole session as a trace (as record writes)\n"
+		"  --interval MS      samples and screen updates (default 1000)\n"
+		"  --smaps-interval MS  smaps_rollup, which walks every page table (default 5000)\n"
+		"  --psi-alarm PCT    the cgroup's full avg10 above this turns red (default 1)\n"
+		"  --batch, -b        one line per interval on stdout (also without a terminal)\n"
+		"  -n N               with --batch: stop after N lines\n"
+		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
+		"  --probe, --run-probe, --op-probe, --ring-size, -v: as for record\n");
+}
+
+/* ---- w: a snapshot of the session so far ---- */
+
+static int copy_fd(int from, int to)
+{
+	char buf[1 << 16];
+	ssize_t n;
+
+	while ((n = read(from, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(to, buf + off, (size_t)(n - off));
+
+			if (w < 0) {
+				if (errno == EINTR)
+					continue;
+				return -1;
+			}
+			off += w;
+		}
+	return n < 0 ? -1 : 0;
+}
+
+static void snapshot(struct top *t)
+{
+	char path[PATH_MAX], stamp[32], src[64], err[AP_ERR_LEN];
+	time_t now = time(NULL);
+	struct tm tm;
+	int from, to = -1, e;
+
+	if (t->trace.failed) {
+		status(t, 2, "no snapshot: the session's trace failed: %s", t->trace.err);
+		return;
+	}
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	for (int i = 0; i < 100 && to < 0; i++) {
+		snprintf(path, sizeof(path), i ? "%s/arenaprof-%d-%s-%d.trace" :
+			 "%s/arenaprof-%d-%s.trace", t->snap_dir, t->s.pid, stamp, i);
+		to = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (to < 0 && errno != EEXIST)
+			break;
+	}
+	if (to < 0) {
+		status(t, 2, "no snapshot: cannot create %s: %s", path, strerror(errno));
+		return;
+	}
+	/* the latest counters and a note first: the copy is the session up to now */
+	ap_session_send_counters(&t->s);
+	ap_session_note(&t->s, 0, "snapshot %s: the session so far (arenaprof top)", path);
+	if (ap_trace_flush(&t->trace.w, err)) {
+		status(t, 2, "no snapshot: %s", err);
+		close(to);
+		unlink(path);
+		return;
+	}
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fileno(t->trace.w.f));
+	from = open(src, O_RDONLY | O_CLOEXEC);
+	if (from < 0 || copy_fd(from, to) || close(to)) {
+		e = errno;
+		if (from >= 0)
+			close(from);
+		unlink(path);
+		status(t, 2, "no snapshot: writing %s: %s", path, strerror(e));
+		return;
+	}
+	close(from);
+	/* the file name first: a narrow footer drops the directory, which the user chose */
+	status(t, 0, "snapshot written: %s in %s", strrchr(path, '/') + 1, t->snap_dir);
+}
+
+/* ---- the two faces ---- */
+
+static void on_key(struct top *t, int k, bool *quit, bool *redraw, bool *footer_only)
+{
+	char err[AP_ERR_LEN];
+
+	if (t->v.help && k != AP_KEY_RESIZE) {
+		t->v.help = false;
+		*redraw = true;
+		return;
+	}
+	switch (k) {
+	case 'q':
+	case 'Q':
+		*quit = true;
+		break;
+	case ' ':
+		t->v.paused = !t->v.paused;
+		*redraw = true;
+		break;
+	case 'r':
+		if (t->live.ended) {
+			status(t, 1, "the process has exited: nothing to reset");
+		} else {
+			switch (ap_session_reset_peaks(&t->s, err)) {
+			case 0:
+				status(t, 0, "peaks reset: VmHWM restarts from VmRSS");
+				break;
+			case 1:
+				status(t, 1, "peaks reset: VmHWM restarts from VmRSS; %s", err);
+				break;
+			default:
+				status(t, 2, "reset failed: %s", err);
+				break;
+			}
+		}
+		*footer_only = true;
+		break;
+	case 's':
+		t->v.sort = (t->v.sort + 1) % AP_SORT_COUNT;
+		*redraw = true;
+		break;
+	case 'S':
+		t->v.reverse = !t->v.reverse;
+		*redraw = true;
+		break;
+	case 'w':
+		snapshot(t);
+		*footer_only = true;
+		break;
+	case '?':
+	case 'h':
+		t->v.help = true;
+		*redraw = true;
+		break;
+	case AP_KEY_RESIZE:
+	case 12:	/* ^L */
+		*redraw = true;
+		break;
+	}
+}
+
+/* The session ended by itself: say why, keep the last figures. */
+static void session_ended(struct top *t)
+{
+	ap_session_stop(&t->s, 0);
+	ap_live_set_end(&t->live, &t->s);
+	if (t->s.end_reason == AP_END_TARGET_EXIT)
+		status(t, 1, "process %d exited; the last values stay until q%s%s", t->s.pid,
+		       t->out ? "; the session is saved to " : "", t->out ? t->out : "");
+	else if (t->s.failed)
+		status(t, 2, "the session stopped: %s", t->trace.err);
+	else
+		status(t, 2, "the session stopped: %s", t->live.note);
+}
+
+static int run_tui(struct top *t)
+{
+	uint64_t drawn = UINT64_MAX;
+	bool quit = false;
+	char err[AP_ERR_LEN];
+
+	if (ap_tui_open(err)) {
+		fprintf(stderr, "arenaprof top: %s; use --batch\n", err);
+		return AP_EXIT_RUNTIME;
+	}
+	while (!quit && !stop_signal) {
+		bool redraw = false, footer_only = false;
+		int k;
+
+		if (!t->live.ended) {
+			if (!ap_session_step(&t->s, KEY_WAIT_MS)) {
+				if (stop_signal)
+					break;
+				session_ended(t);
+				redraw = true;
+			}
+		} else {
+			struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+
+			poll(&pfd, 1, 250);
+		}
+		if (t->live.notes != t->notes_seen) {
+			t->notes_seen = t->live.notes;
+			if (t->live.note_level > 0 && !t->live.ended) {
+				status(t, (int)t->live.note_level, "%s", t->live.note);
+				footer_only = true;
+			}
+		}
+		while ((k = ap_tui_key()) >= 0)
+			on_key(t, k, &quit, &redraw, &footer_only);
+		if (t->v.status[0] && !t->live.ended && now_ns() - t->status_ts > STATUS_NS) {
+			t->v.status[0] = '\0';
+			footer_only = true;
+		}
+		if (!t->v.paused && t->live.generation != drawn)
+			redraw = true;
+		if (redraw) {
+			ap_tui_draw(&t->live, &t->v);
+			drawn = t->live.generation;
+		} else if (footer_only) {
+			ap_tui_draw_footer(&t->live, &t->v);
+		}
+	}
+	ap_tui_close();
+	return t->s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+}
+
+static int run_batch(struct top *t)
+{
+	uint64_t printed = 0;
+	long lines = 0;
+
+	while (ap_session_step(&t->s, -1)) {
+		if (t->live.generation == printed)
+			continue;
+		printed = t->live.generation;
+		ap_tui_batch_line(stdout, &t->live);
+		if (t->iterations && ++lines >= t->iterations) {
+			ap_session_stop(&t->s, AP_END_DURATION);
+			return AP_EXIT_OK;
+		}
+	}
+	if (stop_signal)
+		return AP_EXIT_OK;
+	ap_session_stop(&t->s, 0);
+	if (t->s.end_reason == AP_END_TARGET_EXIT) {
+		printf("# pid %d exited\n", t->s.pid);
+		fflush(stdout);
+		fprintf(stderr, "arenaprof top: process %d exited\n", t->s.pid);
+		return AP_EXIT_OK;
+	}
+	fprintf(stderr, "arenaprof top: the session stopped: %s\n",
+		t->s.failed ? t->trace.err : t->live.note);
+	return AP_EXIT_RUNTIME;
+}
+
+/* The session's trace: -o, else an unlinked file in a private directory. */
+static int open_trace(struct top *t, char *err)
+{
+	char path[PATH_MAX + 32];
+	const char *tmp = getenv("TMPDIR");
+
+	if (t->out) {
+		if (ap_trace_sink_open(&t->trace, &t->s, t->out, err))
+			return -1;
+	} else {
+		snprintf(t->tmp_dir, sizeof(t->tmp_dir), "%s/arenaprof-top-XXXXXX",
+			 tmp && tmp[0] ? tmp : "/tmp");
+		if (!mkdtemp(t->tmp_dir)) {
+			ap_seterr(err, "cannot create a directory in %s for the session's trace: "
+				  "%s", tmp && tmp[0] ? tmp : "/tmp", strerror(errno));
+			t->tmp_dir[0] = '\0';
+			return -1;
+		}
+		snprintf(path, sizeof(path), "%s/session.trace", t->tmp_dir);
+		if (ap_trace_sink_open(&t->trace, &t->s, path, err)) {
+			rmdir(t->tmp_dir);
+			return -1;
+		}
+		unlink(path);
+		rmdir(t->tmp_dir);
+	}
+	t->trace.soft = true;	/* a full disk ends the trace, not the live view */
+	t->have_trace = true;
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "plan", required_argument, NULL, 'P' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "smaps-interval", required_argument, NULL, 'I' },
+		{ "psi-alarm", required_argument, NULL, 'A' },
+		{ "batch", no_argument, NULL, 'b' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "probe", required_argument, NULL, 'm' },
+		{ "run-probe", required_argument, NULL, 'R' },
+		{ "op-probe", required_argument, NULL, 'O' },
+		{ "ring-size", required_argument, NULL, 's' },
+		{ "snapshot-dir", required_argument, NULL, 'D' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct ap_session_opts so = { .method = AP_METHOD_NONE,
+				      .interval_ms = DEFAULT_INTERVAL_MS,
+				      .smaps_interval_ms = DEFAULT_SMAPS_MS, .full_acct = true,
+				      .stop = &stop_signal };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct ap_tplan plan = { 0 };
+	const char *plan_path = NULL;
+	bool batch = false, have_plan = false;
+	char err[AP_ERR_LEN];
+	struct top *t;
+	int rc, c;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "arenaprof top: out of memory\n");
+		return AP_EXIT_RUNTIME;
+	}
+	t->snap_dir = ".";
+	t->v.psi_alarm = 100;
+	t->v.sort = AP_SORT_INDEX;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:o:i:bn:vh", opts, NULL)) != -1) {
+		int64_t v;
+		int r = ap_session_parse_opt(&so, c, optarg);
+
+		if (r < 0)
+			goto bad_value;
+		if (r)
+			continue;
+		switch (c) {
+		case 'P': plan_path = optarg; break;
+		case 'o': t->out = optarg; break;
+		case 'i':
+		case 'I':
+			if (ap_parse_i64(optarg, 10, 600000, &v))
+				goto bad_value;
+			if (c == 'i')
+				so.interval_ms = (uint32_t)v;
+			else
+				so.smaps_interval_ms = (uint32_t)v;
+			break;
+		case 'A': {
+			double pct;
+
+			if (ap_parse_f64(optarg, 0, 100, &pct))
+				goto bad_value;
+			t->v.psi_alarm = (uint64_t)(pct * 100 + 0.5);
+			break;
+		}
+		case 'b': batch = true; break;
+		case 'n':
+			if (ap_parse_i64(optarg, 1, INT_MAX, &v))
+				goto bad_value;
+			t->iterations = (int)v;
+			break;
+		case 'D': t->snap_dir = optarg; break;
+		case 'h':
+			usage(stdout);
+			free(t);
+			return AP_EXIT_OK;
+		default:
+			fprintf(stderr, "arenaprof top: bad option or missing value: '%s' "
+				"(see 'arenaprof top --help')\n", argv[optind - 1]);
+			free(t);
+			return AP_EXIT_USAGE;
+		}
+		continue;
+bad_value:
+		fprintf(stderr, "arenaprof top: bad value '%s' for %s\n", optarg,
+			ap_opt_name(argv, optind, optarg));
+		free(t);
+		return AP_EXIT_USAGE;
+	}
+	if (so.pid <= 0 || optind < argc) {
+		fprintf(stderr, "arenaprof top: needs -p PID%s (see 'arenaprof top --help')\n",
+			optind < argc ? " and no other arguments" : "");
+		free(t);
+		return AP_EXIT_USAGE;
+	}
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
+		batch = true;
+	if (plan_path) {
+		if (ap_plan_load(plan_path, &plan, err)) {
+			fprintf(stderr, "arenaprof top: %s\n", err);
+			free(t);
+			return AP_EXIT_USAGE;
+		}
+		have_plan = true;
+	}
+
+	rc = ap_session_start(&t->s, &so, err);
+	if (rc) {
+		fprintf(stderr, "arenaprof top: %s\n", err);
+		goto out_plan;
+	}
+	rc = AP_EXIT_RUNTIME;
+	if (open_trace(t, err)) {
+		fprintf(stderr, "arenaprof top: %s\n", err);
+		rc = t->out ? AP_EXIT_USAGE : AP_EXIT_RUNTIME;
+		goto out_session;
+	}
+	if (ap_live_init(&t->live, &t->s, have_plan ? &plan : NULL, plan_path, err)) {
+		fprintf(stderr, "arenaprof top: %s\n", err);
+		goto out_trace;
+	}
+	t->live.sink.next = &t->trace.sink;
+
+	/* ours before the terminal is taken: curses then leaves them alone */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ap_session_release(&t->s, &t->live.sink);
+	rc = batch ? run_batch(t) : run_tui(t);
+	ap_session_stop(&t->s, AP_END_SIGNAL);
+	ap_live_free(&t->live);
+out_trace:
+	if (ap_trace_sink_close(&t->trace, &t->s) && t->out) {
+		fprintf(stderr, "arenaprof top: writing %s failed: %s\n", t->out, t->trace.err);
+		rc = AP_EXIT_RUNTIME;
+	} else if (t->out && rc != AP_EXIT_RUNTIME) {
+		fprintf(stderr, "arenaprof top: the session of pid %d is in %s\n", t->s.pid,
+			t->out);
+	}
+out_session:
+	ap_session_free(&t->s);
+out_plan:
+	if (have_plan)
+		ap_tplan_free(&plan);
+	free(t);
+	return rc;
+}

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * graph: the planner's view of one subgraph. Sizes and allocation classes follow
+ * LiteRT's InterpreterBuilder::ParseTensors and Subgraph::SetTensorParametersRead*.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/plan/graph.h"
+
+/* Bytes per element (LiteRT's GetSizeOfType); 0 = dynamic, <0 = packed sub-byte. */
+static int type_size(uint8_t type)
+{
+	switch (type) {
+	case AP_TT_FLOAT32: case AP_TT_INT32: case AP_TT_UINT32:
+		return 4;
+	case AP_TT_FLOAT16: case AP_TT_INT16: case AP_TT_UINT16: case AP_TT_BFLOAT16:
+		return 2;
+	case AP_TT_UINT8: case AP_TT_INT8: case AP_TT_BOOL:
+	case AP_TT_FLOAT8_E4M3FN: case AP_TT_FLOAT8_E5M2:
+		return 1;
+	case AP_TT_INT64: case AP_TT_UINT64: case AP_TT_FLOAT64: case AP_TT_COMPLEX64:
+		return 8;
+	case AP_TT_COMPLEX128:
+		return 16;
+	case AP_TT_INT4: case AP_TT_UINT4:
+		return -2;	/* two elements a byte */
+	case AP_TT_INT2:
+		return -4;	/* four elements a byte */
+	default:
+		return 0;	/* string, resource, variant, unknown */
+	}
+}
+
+bool ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t *bytes)
+{
+	int sz = type_size(type);
+	uint64_t n = 1;
+
+	if (sz == 0)
+		return false;
+	for (uint32_t i = 0; i < rank; i++) {
+		/* A negative dimension in a static shape is treated as 0 (unknown size). */
+		uint64_t d = shape[i] < 0 ? 0 : (uint64_t)shape[i];
+
+		if (d && n > UINT64_MAX / 16 / d)
+			return false;
+		n *= d;
+	}
+	*bytes = sz > 0 ? n * (uint64_t)sz : (n + (uint64_t)(-sz) - 1) / (uint64_t)(-sz);
+	return true;
+}
+
+/* Activations that --as-dtype float32 widens: the float and quantized value types. */
+static bool is_activation_type(uint8_t type)
+{
+	switch (type) {
+	case AP_TT_FLOAT32: case AP_TT_FLOAT16: case AP_TT_BFLOAT16:
+	case AP_TT_UINT8: case AP_TT_INT8: case AP_TT_INT16: case AP_TT_INT4:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void mark(struct ap_graph *g, const int32_t *idx, uint32_t n, unsigned flag)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (idx[i] >= 0 && (uint32_t)idx[i] < g->n_tensors)
+			g->t[idx[i]].flags |= flag;
+}
+
+int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
+		  const struct ap_graph_opts *opts, struct ap_graph *g, char *err)
+{
+	const struct ap_model_subgraph *sg;
+
+	memset(g, 0, sizeof(*g));
+	if (subgraph >= m->n_subgraphs) {
+		ap_seterr(err, "model has %u subgraphs, no subgraph %u", m->n_subgraphs,
+			  subgraph);
+		return -1;
+	}
+	sg = &m->subgraphs[subgraph];
+	g->model = m;
+	g->subgraph = subgraph;
+	g->n_tensors = sg->n_tensors;
+	g->n_ops = sg->n_ops;
+	g->inputs = sg->inputs;
+	g->n_inputs = sg->n_inputs;
+	g->outputs = sg->outputs;
+	g->n_outputs = sg->n_outputs;
+	g->t = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(*g->t));
+	g->ops = calloc(g->n_ops ? g->n_ops : 1, sizeof(*g->ops));
+	if (!g->t || !g->ops) {
+		ap_graph_release(g);
+		ap_seterr(err, "out of memory building the graph");
+		return -1;
+	}
+
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		const struct ap_model_tensor *mt = &sg->tensors[i];
+		struct ap_tensor *t = &g->t[i];
+
+		t->name = mt->name;
+		t->type = mt->type;
+		t->producer = -1;
+		t->share_root = -1;
+		t->first = t->last = AP_NODE_NONE;
+		if (ap_model_buffer_is_constant(m, mt->buffer)) {
+			t->alloc = AP_ALLOC_WEIGHTS;
+			if (!ap_tensor_bytes(mt->type, mt->shape, mt->rank, &t->bytes))
+				t->bytes = 0;
+			continue;
+		}
+		if (!ap_tensor_bytes(mt->type, mt->shape, mt->rank, &t->bytes)) {
+			t->alloc = AP_ALLOC_DYNAMIC;
+			t->bytes = 0;
+			continue;
+		}
+		if (opts->as_float32 && is_activation_type(mt->type))
+			ap_tensor_bytes(AP_TT_FLOAT32, mt->shape, mt->rank, &t->bytes);
+		if (mt->is_variable) {
+			t->alloc = AP_ALLOC_PERSISTENT;
+			t->flags |= AP_TF_VARIABLE;
+		} else {
+			t->alloc = AP_ALLOC_ARENA;
+		}
+	}
+	mark(g, sg->inputs, sg->n_inputs, AP_TF_INPUT);
+	mark(g, sg->outputs, sg->n_outputs, AP_TF_OUTPUT);
+
+	for (uint32_t i = 0; i < g->n_ops; i++) {
+		const struct ap_model_op *mo = &sg->ops[i];
+		struct ap_op *op = &g->ops[i];
+
+		op->opcode = mo->opcode_index < m->n_opcodes ?
+			     m->opcodes[mo->opcode_index].builtin : -1;
+		op->name = ap_model_op_name(m, mo);
+		op->in = mo->inputs;
+		op->n_in = mo->n_inputs;
+		op->out = mo->outputs;
+		op->n_out = mo->n_outputs;
+		for (uint32_t j = 0; j < op->n_out; j++) {
+			int32_t o = op->out[j];
+
+			if (o >= 0 && (uint32_t)o < g->n_tensors && g->t[o].producer < 0)
+				g->t[o].producer = (int32_t)i;
+		}
+	}
+	return 0;
+}
+
+void ap_graph_release(struct ap_graph *g)
+{
+	free(g->t);
+	free(g->ops);
+	memset(g, 0, sizeof(*g));
+}

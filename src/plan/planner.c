@@ -1,0 +1,746 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * planner: the placement strategies. Lifetimes come from lifetimes.c (LiteRT's rules)
+ * except for `micro`, which uses TFLite Micro's own (AllocationInfoBuilder).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/plan/planner.h"
+#include "arenaprof/plan/stl_order.h"
+
+static const char *const strategy_names[AP_STRAT_COUNT] = {
+	[AP_STRAT_TFLITE] = "tflite",
+	[AP_STRAT_GREEDY_SIZE] = "greedy-size",
+	[AP_STRAT_GREEDY_BREADTH] = "greedy-breadth",
+	[AP_STRAT_NAIVE] = "naive",
+	[AP_STRAT_MICRO] = "micro",
+};
+
+const char *ap_strategy_name(enum ap_strategy s)
+{
+	return s < AP_STRAT_COUNT ? strategy_names[s] : "?";
+}
+
+int ap_strategy_parse(const char *s, enum ap_strategy *out)
+{
+	for (int i = 0; i < AP_STRAT_COUNT; i++) {
+		if (!strcmp(s, strategy_names[i])) {
+			*out = (enum ap_strategy)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+static bool whole_run(const struct ap_rec *r)
+{
+	return r->first == 0 && r->last == AP_NODE_NONE;
+}
+
+/* CreateTensorAllocationVector's comparator: 0 for LiteRT's unordered ties. */
+static int cmp_tflite_core(const struct ap_rec *a, const struct ap_rec *b)
+{
+	bool wa = whole_run(a), wb = whole_run(b);
+
+	if (wa != wb)
+		return wa ? -1 : 1;
+	if (wa)
+		return (a->id > b->id) - (a->id < b->id);
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* The same, made total with the id (for callers that want one fixed order). */
+static int cmp_tflite(const void *pa, const void *pb)
+{
+	const struct ap_rec *a = pa, *b = pb;
+	int c = cmp_tflite_core(a, b);
+
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+void ap_order_tflite(struct ap_rec *r, size_t n)
+{
+	qsort(r, n, sizeof(*r), cmp_tflite);
+}
+
+static int cmp_micro(const void *pa, const void *pb)
+{
+	const struct ap_rec *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	return (a->id < b->id) - (a->id > b->id);
+}
+
+void ap_order_micro(struct ap_rec *r, size_t n)
+{
+	qsort(r, n, sizeof(*r), cmp_micro);
+}
+
+static bool disjoint(const struct ap_rec *a, int32_t first, int32_t last)
+{
+	return a->last < first || a->first > last;
+}
+
+/*
+ * The placed allocations, indexed by time so that a placement looks only at those whose
+ * lifetimes can intersect its own: node time is cut into buckets of BUCKET_NODES and
+ * every allocation is listed in each bucket its lifetime touches. The candidates are
+ * then visited in SimpleMemoryArena's order: by offset, equal offsets in insertion
+ * order. This keeps a 10,000-operator chain at O(n log n) instead of O(n^2).
+ */
+#define BUCKET_NODES 32
+
+struct tindex {
+	int64_t tmin;
+	size_t n_bkt;
+	uint32_t **list;	/* record indices, per bucket */
+	uint32_t *len, *cap;
+	uint32_t *stamp;	/* last query that saw a record (dedup) */
+};
+
+static int64_t clamp_last(const struct ap_rec *r, int64_t tmax)
+{
+	return r->last == AP_NODE_NONE ? tmax : r->last;
+}
+
+static int tindex_init(struct tindex *x, const struct ap_rec *r, size_t n, int64_t *tmax)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	memset(x, 0, sizeof(*x));
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].first < lo)
+			lo = r[i].first;
+		if (r[i].first > hi)
+			hi = r[i].first;
+		if (r[i].last != AP_NODE_NONE && r[i].last > hi)
+			hi = r[i].last;
+	}
+	if (!n)
+		lo = hi = 0;
+	x->tmin = lo;
+	*tmax = hi;
+	x->n_bkt = (size_t)((hi - lo) / BUCKET_NODES) + 1;
+	x->list = calloc(x->n_bkt, sizeof(*x->list));
+	x->len = calloc(x->n_bkt, sizeof(*x->len));
+	x->cap = calloc(x->n_bkt, sizeof(*x->cap));
+	x->stamp = malloc((n + 1) * sizeof(*x->stamp));
+	if (!x->list || !x->len || !x->cap || !x->stamp)
+		return -1;
+	memset(x->stamp, 0xff, (n + 1) * sizeof(*x->stamp));
+	return 0;
+}
+
+static void tindex_free(struct tindex *x)
+{
+	for (size_t b = 0; x->list && b < x->n_bkt; b++)
+		free(x->list[b]);
+	free(x->list);
+	free(x->len);
+	free(x->cap);
+	free(x->stamp);
+}
+
+static size_t bucket_of(const struct tindex *x, int64_t t)
+{
+	return (size_t)((t - x->tmin) / BUCKET_NODES);
+}
+
+static int tindex_add(struct tindex *x, const struct ap_rec *r, uint32_t i, int64_t tmax)
+{
+	size_t hi = bucket_of(x, clamp_last(r, tmax));
+
+	for (size_t b = bucket_of(x, r->first); b <= hi; b++) {
+		if (x->len[b] == x->cap[b]) {
+			uint32_t cap = x->cap[b] ? 2 * x->cap[b] : 8;
+			uint32_t *l = realloc(x->list[b], cap * sizeof(*l));
+
+			if (!l)
+				return -1;
+			x->list[b] = l;
+			x->cap[b] = cap;
+		}
+		x->list[b][x->len[b]++] = i;
+	}
+	return 0;
+}
+
+static const struct ap_rec *cand_recs;
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+	uint64_t oa = cand_recs[a].offset, ob = cand_recs[b].offset;
+
+	if (oa != ob)
+		return oa < ob ? -1 : 1;
+	return (a > b) - (a < b);	/* insertion order: records are placed in index order */
+}
+
+enum fit { FIT_TFLITE, FIT_BEST, FIT_FIRST };
+
+static uint64_t place(struct ap_rec *r, size_t n, uint64_t align, enum fit fit)
+{
+	struct tindex x;
+	uint32_t *cand = malloc((n + 1) * sizeof(*cand));
+	uint64_t hwm = 0;
+	int64_t tmax;
+
+	if (!cand || tindex_init(&x, r, n, &tmax)) {
+		free(cand);
+		tindex_free(&x);
+		return UINT64_MAX;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t cur = 0, best = UINT64_MAX, best_fit = UINT64_MAX;
+		size_t nc = 0, hi;
+
+		if (r[i].size == 0) {	/* LiteRT: offset 0, resolves to NULL */
+			r[i].offset = 0;
+			continue;
+		}
+		hi = bucket_of(&x, clamp_last(&r[i], tmax));
+		for (size_t b = bucket_of(&x, r[i].first); b <= hi; b++) {
+			for (uint32_t k = 0; k < x.len[b]; k++) {
+				uint32_t j = x.list[b][k];
+
+				if (x.stamp[j] == i)
+					continue;
+				x.stamp[j] = (uint32_t)i;
+				if (!disjoint(&r[j], r[i].first, r[i].last))
+					cand[nc++] = j;
+			}
+		}
+		cand_recs = r;
+		qsort(cand, nc, sizeof(*cand), cmp_cand);
+		for (size_t k = 0; k < nc; k++) {
+			const struct ap_rec *a = &r[cand[k]];
+			uint64_t at = align_up(cur, align);
+
+			if (at + r[i].size <= a->offset && a->offset - at < best_fit) {
+				best = at;
+				/* LiteRT stores the gap measured from the unaligned end. */
+				best_fit = a->offset - (fit == FIT_TFLITE ? cur : at);
+				if (fit == FIT_FIRST)
+					break;
+			}
+			if (a->offset + a->size > cur)
+				cur = a->offset + a->size;
+		}
+		r[i].offset = best != UINT64_MAX ? best : align_up(cur, align);
+		if (r[i].offset + r[i].size > hwm)
+			hwm = r[i].offset + r[i].size;
+		if (tindex_add(&x, &r[i], (uint32_t)i, tmax)) {
+			hwm = UINT64_MAX;
+			break;
+		}
+	}
+	free(cand);
+	tindex_free(&x);
+	return hwm;
+}
+
+uint64_t ap_place_tflite(struct ap_rec *r, size_t n, uint64_t align)
+{
+	return place(r, n, align, FIT_TFLITE);
+}
+
+uint64_t ap_place_best_fit(struct ap_rec *r, size_t n, uint64_t align)
+{
+	return place(r, n, align, FIT_BEST);
+}
+
+uint64_t ap_place_first_fit(struct ap_rec *r, size_t n)
+{
+	return place(r, n, 1, FIT_FIRST);
+}
+
+/* ---- from a graph ---- */
+
+static int32_t last_use(const struct ap_graph *g, int32_t t)
+{
+	int32_t last = -1;
+
+	if (g->t[t].flags & AP_TF_OUTPUT)
+		return AP_LAST_END;
+	for (uint32_t i = 0; i < g->n_ops; i++)
+		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
+			if (g->ops[i].in[k] == t)
+				last = (int32_t)i;
+	return last < 0 ? AP_LAST_END : last;
+}
+
+static int32_t end_or(int32_t v)
+{
+	return v == AP_NODE_NONE ? AP_LAST_END : v;
+}
+
+static enum ap_kind kind_of(const struct ap_tensor *t)
+{
+	switch (t->alloc) {
+	case AP_ALLOC_WEIGHTS:
+		return AP_KIND_WEIGHTS;
+	case AP_ALLOC_DYNAMIC:
+		return AP_KIND_DYNAMIC;
+	case AP_ALLOC_PERSISTENT:
+		/* variables, or what kernels keep: dequantized constants, hwcn_weights */
+		return t->flags & AP_TF_VARIABLE ? AP_KIND_VARIABLE : AP_KIND_PERSISTENT;
+	case AP_ALLOC_ARENA:
+		break;
+	}
+	if (t->first == AP_NODE_NONE)
+		return AP_KIND_UNPLANNED;
+	if (t->flags & AP_TF_INPUT)
+		return AP_KIND_INPUT;
+	if (t->flags & AP_TF_OUTPUT)
+		return AP_KIND_OUTPUT;
+	/* allocated but produced by no node and not an input: a node's temporary */
+	if (t->producer < 0)
+		return AP_KIND_TEMPORARY;
+	return AP_KIND_ARENA;
+}
+
+/* The skeleton of a plan: names, kinds, LiteRT lifetimes; offsets still -1. */
+static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = g->n_tensors;
+	p->n_ops = g->n_ops;
+	p->t = calloc(p->n ? p->n : 1, sizeof(*p->t));
+	p->ops = calloc(p->n_ops ? p->n_ops : 1, sizeof(*p->ops));
+	p->model = strdup(g->model && g->model->path ? g->model->path : "");
+	if (!p->t || !p->ops || !p->model)
+		goto oom;
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct ap_tensor *t = &g->t[i];
+		struct ap_ptensor *pt = &p->t[i];
+
+		pt->index = (int32_t)i;
+		pt->name = strdup(t->name ? t->name : "");
+		if (!pt->name)
+			goto oom;
+		pt->bytes = t->bytes;
+		pt->offset = -1;
+		pt->kind = kind_of(t);
+		pt->share_root = t->alloc == AP_ALLOC_ARENA ? t->share_root : -1;
+		if (t->first == AP_NODE_NONE) {
+			pt->first = pt->last = -1;
+		} else if (pt->share_root >= 0) {
+			pt->first = t->first;
+			pt->last = last_use(g, (int32_t)i);
+		} else {
+			pt->first = t->first;
+			pt->last = end_or(t->last);
+		}
+		if (t->alloc == AP_ALLOC_WEIGHTS)
+			p->weights_bytes += t->bytes;
+	}
+	for (uint32_t i = 0; i < p->n_ops; i++) {
+		const struct ap_op *op = &g->ops[i];
+		int32_t o = op->n_out ? op->out[0] : -1;
+
+		p->ops[i].opname = strdup(op->name ? op->name : "");
+		p->ops[i].out_name = strdup(o >= 0 && (uint32_t)o < g->n_tensors &&
+					     g->t[o].name ? g->t[o].name : "");
+		if (!p->ops[i].opname || !p->ops[i].out_name)
+			goto oom;
+	}
+	return 0;
+oom:
+	ap_tplan_free(p);
+	ap_seterr(err, "out of memory building the plan");
+	return -1;
+}
+
+static int less_tflite(int32_t a, int32_t b, const void *ctx)
+{
+	const struct ap_graph *g = ctx;
+	struct ap_rec ra = { .size = g->t[a].bytes, .first = g->t[a].first,
+			     .last = g->t[a].last, .id = a };
+	struct ap_rec rb = { .size = g->t[b].bytes, .first = g->t[b].first,
+			     .last = g->t[b].last, .id = b };
+
+	return cmp_tflite_core(&ra, &rb) < 0;
+}
+
+/*
+ * The tensors LiteRT's CalculateAllocations places, in its order: GetTensorsToAllocate
+ * walks nodes_to_tensors_ (one unordered_set a node: variables and inputs at node 0,
+ * then each node's outputs and temporaries), keeps new arena and persistent tensors,
+ * and std::sorts them. Equal size and first node are ties that std::sort and the hash
+ * sets decide, so both are emulated (stl_order.c). Returns the count, -1 on OOM.
+ */
+static long tflite_order(const struct ap_graph *g, int32_t *out)
+{
+	struct ap_uset set;
+	int32_t *list = malloc((g->n_tensors + 1) * sizeof(*list));
+	bool *seen = calloc(g->n_tensors + 1, sizeof(*seen));
+	long n = 0;
+
+	if (!list || !seen)
+		goto oom;
+	for (uint32_t i = 0; i < (g->n_ops ? g->n_ops : 1); i++) {
+		size_t k, m;
+
+		ap_uset_init(&set);
+		if (i == 0) {
+			for (uint32_t t = 0; t < g->n_tensors; t++)
+				if ((g->t[t].flags & AP_TF_VARIABLE) && ap_uset_insert(&set, (int32_t)t))
+					goto oom_set;
+			for (k = 0; k < g->n_inputs; k++)
+				if (g->inputs[k] >= 0 && ap_uset_insert(&set, g->inputs[k]))
+					goto oom_set;
+		}
+		if (i < g->n_ops) {
+			const struct ap_op *op = &g->ops[i];
+
+			for (k = 0; k < op->n_out; k++)
+				if (op->out[k] >= 0 && ap_uset_insert(&set, op->out[k]))
+					goto oom_set;
+			for (k = 0; k < op->n_tmp; k++)
+				if (ap_uset_insert(&set, op->tmp[k]))
+					goto oom_set;
+		}
+		m = ap_uset_iterate(&set, list);
+		ap_uset_free(&set);
+		for (k = 0; k < m; k++) {
+			const struct ap_tensor *t = &g->t[list[k]];
+
+			if (seen[list[k]])
+				continue;
+			seen[list[k]] = true;
+			if ((t->alloc == AP_ALLOC_ARENA && t->bytes > 0 &&
+			     t->first != AP_NODE_NONE) || t->alloc == AP_ALLOC_PERSISTENT)
+				out[n++] = list[k];
+		}
+	}
+	free(list);
+	free(seen);
+	ap_std_sort(out, (size_t)n, less_tflite, g);
+	return n;
+oom_set:
+	ap_uset_free(&set);
+oom:
+	free(list);
+	free(seen);
+	return -1;
+}
+
+/* Places the normal and persistent arenas in LiteRT's order. */
+static int plan_tflite(const struct ap_graph *g, struct ap_tplan *p)
+{
+	int32_t *order = malloc((g->n_tensors + 1) * sizeof(*order));
+	struct ap_rec *rn = calloc(g->n_tensors + 1, sizeof(*rn));
+	struct ap_rec *rp = calloc(g->n_tensors + 1, sizeof(*rp));
+	size_t nn = 0, np = 0;
+	long n = order && rn && rp ? tflite_order(g, order) : -1;
+	int rc = -1;
+
+	if (n < 0)
+		goto out;
+	for (long k = 0; k < n; k++) {
+		const struct ap_tensor *t = &g->t[order[k]];
+
+		if (t->alloc == AP_ALLOC_ARENA && t->share_root < 0)
+			rn[nn++] = (struct ap_rec){ .size = t->bytes, .first = t->first,
+						    .last = t->last, .id = order[k] };
+		else if (t->alloc == AP_ALLOC_PERSISTENT)
+			rp[np++] = (struct ap_rec){ .size = t->bytes, .first = t->first,
+						    .last = AP_NODE_NONE, .id = order[k] };
+	}
+	p->arena_bytes = ap_place_tflite(rn, nn, AP_TENSOR_ALIGN);
+	p->persistent_bytes = ap_place_tflite(rp, np, AP_TENSOR_ALIGN);
+	if (p->arena_bytes == UINT64_MAX || p->persistent_bytes == UINT64_MAX)
+		goto out;
+	for (size_t k = 0; k < nn; k++)
+		p->t[rn[k].id].offset = (int64_t)rn[k].offset;
+	for (size_t k = 0; k < np; k++)
+		p->t[rp[k].id].offset = (int64_t)rp[k].offset;
+	rc = 0;
+out:
+	free(order);
+	free(rn);
+	free(rp);
+	return rc;
+}
+
+/* Records of the normal-arena tensors with LiteRT lifetimes (in-place sharers left out). */
+static size_t arena_records(const struct ap_graph *g, struct ap_rec *r, bool sharing)
+{
+	size_t n = 0;
+
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		const struct ap_tensor *t = &g->t[i];
+
+		if (t->alloc != AP_ALLOC_ARENA || t->first == AP_NODE_NONE)
+			continue;
+		if (sharing && t->share_root >= 0)
+			continue;
+		r[n++] = (struct ap_rec){ .size = t->bytes, .first = t->first,
+					  .last = t->last, .id = (int32_t)i };
+	}
+	return n;
+}
+
+/*
+ * Operators by breadth (live arena bytes), widest first, then the tensors live at each,
+ * largest first. r arrives sorted by size. Per-operator lists hold the tensors with a
+ * finite lifetime; the few alive to the end are merged in at every operator, which keeps
+ * this O(sum of finite lifetimes + operators x whole-run tensors), not O(ops x tensors).
+ */
+static size_t order_by_breadth(const struct ap_graph *g, struct ap_rec *r, size_t n)
+{
+	uint32_t n_ops = g->n_ops;
+	uint64_t *breadth = calloc(n_ops + 1, sizeof(*breadth));
+	uint32_t *ops = calloc(n_ops + 1, sizeof(*ops));
+	uint32_t *start = calloc(n_ops + 2, sizeof(*start)), *fill = NULL, *live = NULL;
+	uint32_t *whole = calloc(n + 1, sizeof(*whole)), n_whole = 0;
+	struct ap_rec *out = calloc(n + 1, sizeof(*out));
+	bool *done = calloc(n + 1, sizeof(*done));
+	size_t m = 0, total = 0;
+
+	if (!breadth || !ops || !start || !whole || !out || !done)
+		goto fail;
+	for (size_t k = 0; k < n; k++) {
+		int32_t last = r[k].last == AP_NODE_NONE ? (int32_t)n_ops - 1 : r[k].last;
+
+		for (int32_t i = r[k].first < 0 ? 0 : r[k].first; i <= last && i < (int32_t)n_ops; i++)
+			breadth[i] += r[k].size;
+		if (r[k].last == AP_NODE_NONE)
+			whole[n_whole++] = (uint32_t)k;
+		else
+			for (int32_t i = r[k].first < 0 ? 0 : r[k].first; i <= last &&
+			     i < (int32_t)n_ops; i++)
+				start[i + 1]++;
+	}
+	for (uint32_t i = 0; i < n_ops; i++)
+		start[i + 1] += start[i];
+	total = start[n_ops];
+	fill = malloc((n_ops + 1) * sizeof(*fill));
+	live = malloc((total + 1) * sizeof(*live));
+	if (!fill || !live)
+		goto fail;
+	memcpy(fill, start, n_ops * sizeof(*fill));
+	for (size_t k = 0; k < n; k++)	/* in size order, so each list is too */
+		if (r[k].last != AP_NODE_NONE)
+			for (int32_t i = r[k].first < 0 ? 0 : r[k].first; i <= r[k].last &&
+			     i < (int32_t)n_ops; i++)
+				live[fill[i]++] = (uint32_t)k;
+	for (uint32_t i = 0; i < n_ops; i++)
+		ops[i] = i;
+	/* insertion sort keeps equal breadths in execution order */
+	for (uint32_t i = 1; i < n_ops; i++) {
+		uint32_t v = ops[i], j = i;
+
+		while (j > 0 && breadth[ops[j - 1]] < breadth[v]) {
+			ops[j] = ops[j - 1];
+			j--;
+		}
+		ops[j] = v;
+	}
+	for (uint32_t oi = 0; oi < n_ops; oi++) {
+		uint32_t op = ops[oi], a = start[op], e = start[op + 1], w = 0;
+
+		/* merge the op's list with the live whole-run tensors, both in size order */
+		while (a < e || w < n_whole) {
+			uint32_t k;
+
+			if (w < n_whole && (a == e || whole[w] < live[a]))
+				k = whole[w++];
+			else
+				k = live[a++];
+			if (done[k] || r[k].first > (int32_t)op)
+				continue;
+			done[k] = true;
+			out[m++] = r[k];
+		}
+	}
+	for (size_t k = 0; k < n; k++)	/* live at no operator (no ops at all) */
+		if (!done[k])
+			out[m++] = r[k];
+	memcpy(r, out, n * sizeof(*r));
+fail:
+	free(breadth);
+	free(ops);
+	free(start);
+	free(whole);
+	free(fill);
+	free(live);
+	free(out);
+	free(done);
+	return m;
+}
+
+static int cmp_size_desc(const void *pa, const void *pb)
+{
+	const struct ap_rec *a = pa, *b = pb;
+
+	if (a->size != b->size)
+		return a->size > b->size ? -1 : 1;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * TFLM lifetimes (AllocationInfoBuilder::MarkAllocationLifetimes) mapped to execution
+ * indices: TFLM time 0 (subgraph inputs) becomes -1, "before operator 0"; op i's time
+ * i + 1 becomes i. Unconsumed outputs live only during their own operator.
+ */
+static size_t micro_records(const struct ap_graph *g, struct ap_rec *r)
+{
+	int32_t *first = malloc((g->n_tensors + 1) * sizeof(*first));
+	int32_t *last = malloc((g->n_tensors + 1) * sizeof(*last));
+	size_t n = 0;
+
+	if (!first || !last)
+		goto out;
+	for (uint32_t i = 0; i < g->n_tensors; i++)
+		first[i] = last[i] = INT32_MIN;
+	for (uint32_t k = 0; k < g->n_inputs; k++) {
+		int32_t t = g->inputs[k];
+
+		if (t >= 0 && (uint32_t)t < g->n_tensors)
+			first[t] = last[t] = 0;
+	}
+	for (uint32_t i = 0; i < g->n_ops; i++) {
+		const struct ap_op *op = &g->ops[i];
+		int32_t now = (int32_t)i + 1;
+
+		for (uint32_t k = 0; k < op->n_out; k++)
+			if (op->out[k] >= 0 && first[op->out[k]] == INT32_MIN)
+				first[op->out[k]] = now;
+		for (uint32_t k = 0; k < op->n_in; k++)
+			if (op->in[k] >= 0)
+				last[op->in[k]] = now;
+		for (uint32_t k = 0; k < op->n_out; k++)
+			if (op->out[k] >= 0)
+				last[op->out[k]] = now;
+	}
+	for (uint32_t k = 0; k < g->n_outputs; k++) {
+		int32_t t = g->outputs[k];
+
+		if (t < 0 || (uint32_t)t >= g->n_tensors)
+			continue;
+		if (first[t] == INT32_MIN)
+			first[t] = (int32_t)g->n_ops;
+		last[t] = (int32_t)g->n_ops;
+	}
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		const struct ap_tensor *t = &g->t[i];
+
+		/* needs_allocating: not constant, not a variable, not empty */
+		if (t->alloc != AP_ALLOC_ARENA || !t->bytes || first[i] == INT32_MIN)
+			continue;
+		if (last[i] < first[i])	/* produced, never read (TFLM leaves -1) */
+			last[i] = first[i];
+		r[n++] = (struct ap_rec){ .size = align_up(t->bytes, AP_MICRO_ALIGN),
+					  .first = first[i] - 1, .last = last[i] - 1,
+					  .id = (int32_t)i };
+	}
+out:
+	free(first);
+	free(last);
+	return n;
+}
+
+/* The persistent arena: variables stack up in LiteRT's comparator order (by index). */
+static uint64_t plan_persistent(const struct ap_graph *g, struct ap_tplan *p)
+{
+	uint64_t end = 0;
+
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		if (g->t[i].alloc != AP_ALLOC_PERSISTENT || !g->t[i].bytes)
+			continue;
+		p->t[i].offset = (int64_t)align_up(end, AP_TENSOR_ALIGN);
+		end = (uint64_t)p->t[i].offset + g->t[i].bytes;
+	}
+	return end;
+}
+
+int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p,
+		  char *err)
+{
+	struct ap_rec *r = NULL;
+	size_t n;
+	uint64_t hwm = 0;
+	bool sharing = s == AP_STRAT_TFLITE || s == AP_STRAT_GREEDY_SIZE ||
+		       s == AP_STRAT_GREEDY_BREADTH;
+
+	if (tplan_init(g, p, err))
+		return -1;
+	p->strategy = strdup(ap_strategy_name(s));
+	if (!p->strategy)
+		goto oom;
+	if (s == AP_STRAT_TFLITE) {
+		if (plan_tflite(g, p))
+			goto oom;
+		goto shared;
+	}
+	r = calloc(g->n_tensors + 1, sizeof(*r));
+	if (!r)
+		goto oom;
+	n = s == AP_STRAT_MICRO ? micro_records(g, r) : arena_records(g, r, sharing);
+	switch (s) {
+	case AP_STRAT_GREEDY_SIZE:
+		qsort(r, n, sizeof(*r), cmp_size_desc);
+		hwm = ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
+		break;
+	case AP_STRAT_GREEDY_BREADTH:
+		qsort(r, n, sizeof(*r), cmp_size_desc);
+		n = order_by_breadth(g, r, n);
+		hwm = ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
+		break;
+	case AP_STRAT_NAIVE:
+		for (size_t k = 0; k < n; k++) {
+			r[k].offset = align_up(hwm, AP_TENSOR_ALIGN);
+			if (r[k].size)
+				hwm = r[k].offset + r[k].size;
+		}
+		break;
+	case AP_STRAT_MICRO:
+		ap_order_micro(r, n);
+		hwm = ap_place_first_fit(r, n);
+		break;
+	default:
+		hwm = UINT64_MAX;
+	}
+	if (hwm == UINT64_MAX)
+		goto oom;
+	for (size_t k = 0; k < n; k++) {
+		struct ap_ptensor *pt = &p->t[r[k].id];
+
+		pt->offset = (int64_t)r[k].offset;
+		if (s == AP_STRAT_MICRO) {
+			pt->first = r[k].first;
+			pt->last = r[k].last;
+		}
+	}
+	p->arena_bytes = hwm;
+	p->persistent_bytes = plan_persistent(g, p);
+	free(r);
+shared:
+	/* in-place sharers resolve to their root's buffer */
+	for (uint32_t i = 0; i < p->n; i++) {
+		if (!sharing)
+			p->t[i].share_root = -1;
+		else if (p->t[i].share_root >= 0)
+			p->t[i].offset = p->t[p->t[i].share_root].offset;
+	}
+	return 0;
+oom:
+	free(r);
+	ap_tplan_free(p);
+	ap_seterr(err, "out of memory planning");
+	return -1;
+}

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * prepare: the graph, the kernels' additions and the lifetimes, in LiteRT's order
+ * (include/arenaprof/plan/prepare.h). Kept apart from graph.c so that the kernels, which
+ * read the graph, are not called by it.
+ */
+#include "arenaprof/plan/kernels.h"
+#include "arenaprof/plan/prepare.h"
+
+int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
+		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err)
+{
+	static const struct ap_graph_opts defaults;
+
+	if (!opts)
+		opts = &defaults;
+	if (ap_graph_read(m, subgraph, opts, g, err))
+		return -1;
+	if (!opts->no_kernels) {
+		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1 };
+
+		if (ap_kernels_apply(g, &ko, err)) {
+			ap_graph_free(g);
+			return -1;
+		}
+	}
+	ap_lifetimes_tflite(g, !opts->no_inplace);
+	return 0;
+}
+
+void ap_graph_free(struct ap_graph *g)
+{
+	ap_kernels_free(g);	/* op temporaries and the added tensors' names */
+	ap_graph_release(g);
+}

@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * probe: loads bpf/arenaprof.bpf.c for one method, attaches it, attaches markers, and
+ * polls the ring buffer. See include/arenaprof/record/probe.h.
+ *
+ * Every attempt at a method is a full open -> load -> attach of the skeleton with only
+ * that method's fault programs autoloaded (plus the marker programs), so a tracepoint
+ * missing on arm64 or an fentry the kernel refuses cannot break the others. On any
+ * failure the attempt is torn down completely before the next method is tried.
+ *
+ * RLIMIT_MEMLOCK: libbpf >= 1.0 raises it by itself, and only on kernels that do not
+ * charge BPF memory to the memory cgroup (before 5.11); 6.x kernels need nothing. With
+ * an older libbpf it is raised here.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <linux/perf_event.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <bpf/libbpf_version.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/event.h"
+#include "arenaprof/record/probe.h"
+#include "arenaprof/record/symbols.h"
+#include "arenaprof.skel.h"
+
+struct ap_probe {
+	struct arenaprof_bpf *skel;
+	enum ap_method method;
+	int pid;
+	struct bpf_link **links;	/* the method's links, then the markers' */
+	size_t n_links, cap_links;
+	struct ring_buffer *rb;
+	/* the poll in progress */
+	int (*cb)(void *ctx, const struct ap_event *ev);
+	void *cb_ctx;
+	int seen;
+	bool stopped;
+	/* the allocation probe's malloc, calloc, realloc, free links (ap_probe_quiet_alloc) */
+	struct bpf_link *hot[32];
+	size_t n_hot;
+	/* detaching a uprobe waits for the probes in flight (~130 ms each, measured here):
+	 * a thread of its own does it, so the ring buffer is not left unread meanwhile */
+	struct bpf_link *quiet[32];
+	size_t n_quiet;
+	pthread_t quiet_thread;
+	bool quiet_running;
+	/* auto mode: why the methods before the chosen one were passed over ("" if none) */
+	char auto_skipped[2 * AP_ERR_LEN];
+};
+
+static bool verbose;
+
+static int print_fn(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (!verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void setup_libbpf(void)
+{
+	libbpf_set_print(print_fn);
+#if LIBBPF_MAJOR_VERSION < 1
+	{
+		struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+		setrlimit(RLIMIT_MEMLOCK, &rl);
+	}
+#endif
+}
+
+/* The kernel's ENOTSUPP (include/linux/errno.h): not in userspace's errno.h. */
+#define AP_ENOTSUPP 524
+
+/* "Operation not permitted (EPERM)" */
+static const char *errstr(int e, char *buf, size_t len)
+{
+	const char *name = NULL;
+
+	if (e < 0)
+		e = -e;
+	/* strerror says "Unknown error 524"; what the kernel means is this */
+	if (e == AP_ENOTSUPP) {
+		snprintf(buf, len, "not supported by this kernel (ENOTSUPP)");
+		return buf;
+	}
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+	name = strerrorname_np(e);
+#endif
+	if (name)
+		snprintf(buf, len, "%s (%s)", strerror(e), name);
+	else
+		snprintf(buf, len, "%s (errno %d)", strerror(e), e);
+	return buf;
+}
+
+const char *ap_method_name(enum ap_method m)
+{
+	switch (m) {
+	case AP_METHOD_TP:
+		return "tp";
+	case AP_METHOD_FENTRY:
+		return "fentry";
+	case AP_METHOD_PERF:
+		return "perf";
+	case AP_METHOD_NONE:
+		break;
+	}
+	return "auto";
+}
+
+int ap_method_parse(const char *s, enum ap_method *m)
+{
+	static const enum ap_method all[] = {
+		AP_METHOD_NONE, AP_METHOD_TP, AP_METHOD_FENTRY, AP_METHOD_PERF,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (!strcmp(s, ap_method_name(all[i]))) {
+			*m = all[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* What the method's programs are called in messages. */
+static const char *method_what(enum ap_method m)
+{
+	switch (m) {
+	case AP_METHOD_TP:
+		return "page_fault_user tp_btf";
+	case AP_METHOD_FENTRY:
+		return "handle_mm_fault fexit";
+	case AP_METHOD_PERF:
+		return "page-fault perf_event programs";
+	case AP_METHOD_NONE:
+		break;
+	}
+	return "?";
+}
+
+static int push_link(struct ap_probe *p, struct bpf_link *l)
+{
+	if (p->n_links == p->cap_links) {
+		size_t cap = p->cap_links ? p->cap_links * 2 : 16;
+		struct bpf_link **n = realloc(p->links, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		p->links = n;
+		p->cap_links = cap;
+	}
+	p->links[p->n_links++] = l;
+	return 0;
+}
+
+static void teardown(struct ap_probe *p)
+{
+	if (p->quiet_running) {
+		pthread_join(p->quiet_thread, NULL);
+		p->quiet_running = false;
+	}
+	while (p->n_hot)
+		bpf_link__destroy(p->hot[--p->n_hot]);
+	while (p->n_links)
+		bpf_link__destroy(p->links[--p->n_links]);
+	free(p->links);
+	p->links = NULL;
+	p->cap_links = 0;
+	ring_buffer__free(p->rb);
+	p->rb = NULL;
+	arenaprof_bpf__destroy(p->skel);
+	p->skel = NULL;
+}
+
+static uint32_t ring_size(uint32_t want)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t n = page > 0 ? (uint64_t)page : 4096;
+
+	if (!want)
+		want = AP_PROBE_RING_DEFAULT;
+	while (n < want && n < (1ull << 31))
+		n <<= 1;
+	return (uint32_t)n;
+}
+
+/* /sys/devices/system/cpu/online: "0-3,6,8-9". Returns the count, or -1. */
+static int online_cpus(int *cpus, int max)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	int n = 0, a, b;
+	char sep;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%d", &a) == 1) {
+		b = a;
+		sep = (char)fgetc(f);
+		if (sep == '-') {
+			if (fscanf(f, "%d", &b) != 1)
+				break;
+			sep = (char)fgetc(f);
+		}
+		for (; a <= b && n < max; a++)
+			cpus[n++] = a;
+		if (sep != ',')
+			break;
+	}
+	fclose(f);
+	return n > 0 ? n : -1;
+}
+
+/* Kernel BTF must have what the method attaches to; says so plainly if not. */
+static int check_btf(enum ap_method m, char *why)
+{
+	struct btf *btf;
+	char eb[96];
+	int ret = 0;
+
+	btf = btf__load_vmlinux_btf();
+	if (!btf) {
+		ap_seterr(why, "%s: no kernel BTF (/sys/kernel/btf/vmlinux): %s",
+			  ap_method_name(m), errstr(errno, eb, sizeof(eb)));
+		return -1;
+	}
+	if (m == AP_METHOD_TP &&
+	    btf__find_by_name_kind(btf, "btf_trace_page_fault_user", BTF_KIND_TYPEDEF) < 0) {
+		ap_seterr(why, "tp: this kernel has no page_fault_user tracepoint (x86 only)");
+		ret = -1;
+	} else if (m == AP_METHOD_FENTRY &&
+		   btf__find_by_name_kind(btf, "handle_mm_fault", BTF_KIND_FUNC) < 0) {
+		ap_seterr(why, "fentry: handle_mm_fault is not in the kernel BTF");
+		ret = -1;
+	}
+	btf__free(btf);
+	return ret;
+}
+
+static int attach_perf(struct ap_probe *p, char *why)
+{
+	static const struct {
+		uint64_t config;
+		const char *name;
+	} evs[] = {
+		{ PERF_COUNT_SW_PAGE_FAULTS_MIN, "minor-faults" },
+		{ PERF_COUNT_SW_PAGE_FAULTS_MAJ, "major-faults" },
+	};
+	struct bpf_program *progs[] = { p->skel->progs.perf_minor, p->skel->progs.perf_major };
+	int cpus[4096], ncpu, i, j;
+	char eb[96];
+
+	ncpu = online_cpus(cpus, (int)(sizeof(cpus) / sizeof(cpus[0])));
+	if (ncpu < 0) {
+		ap_seterr(why, "perf: cannot read /sys/devices/system/cpu/online");
+		return -1;
+	}
+	for (i = 0; i < ncpu; i++) {
+		for (j = 0; j < 2; j++) {
+			struct perf_event_attr attr = {
+				.type = PERF_TYPE_SOFTWARE,
+				.size = sizeof(attr),
+				.config = evs[j].config,
+				.sample_period = 1,
+				.sample_type = PERF_SAMPLE_ADDR,
+				.exclude_kernel = 1,
+				.exclude_hv = 1,
+			};
+			struct bpf_link *l;
+			int fd, e;
+
+			fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpus[i], -1,
+					  PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0) {
+				ap_seterr(why, "perf: opening %s on CPU %d failed: %s", evs[j].name,
+					  cpus[i], errstr(errno, eb, sizeof(eb)));
+				return -1;
+			}
+			l = bpf_program__attach_perf_event(progs[j], fd);
+			if (!l) {
+				e = errno;
+				close(fd);
+				ap_seterr(why, "perf: attaching to %s on CPU %d failed: %s",
+					  evs[j].name, cpus[i], errstr(e, eb, sizeof(eb)));
+				return -1;
+			}
+			/* the link owns fd from here on */
+			if (push_link(p, l)) {
+				bpf_link__destroy(l);
+				ap_seterr(why, "perf: out of memory");
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * One complete attempt: open, configure, load, attach. On failure everything is torn
+ * down and why says which step failed and why.
+ */
+static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uint32_t ring,
+		      char *why)
+{
+	const char *name = ap_method_name(m);
+	struct bpf_link *l;
+	char eb[96];
+	int err;
+
+	if (m != AP_METHOD_PERF && check_btf(m, why))
+		return -1;
+	p->skel = arenaprof_bpf__open();
+	if (!p->skel) {
+		ap_seterr(why, "%s: opening the BPF object failed: %s", name,
+			  errstr(errno, eb, sizeof(eb)));
+		return -1;
+	}
+	bpf_program__set_autoload(p->skel->progs.fault_tp, m == AP_METHOD_TP);
+	bpf_program__set_autoload(p->skel->progs.fault_exit, m == AP_METHOD_FENTRY);
+	bpf_program__set_autoload(p->skel->progs.perf_minor, m == AP_METHOD_PERF);
+	bpf_program__set_autoload(p->skel->progs.perf_major, m == AP_METHOD_PERF);
+	p->skel->rodata->target_tgid = target;
+	/* wake the reader when an eighth of the ring is queued (see ev_submit) */
+	p->skel->rodata->wakeup_bytes = ring / 8;
+	err = bpf_map__set_max_entries(p->skel->maps.events, ring);
+	if (err) {
+		ap_seterr(why, "%s: ring buffer of %u bytes: %s", name, ring,
+			  errstr(err, eb, sizeof(eb)));
+		goto fail;
+	}
+	err = arenaprof_bpf__load(p->skel);
+	if (err) {
+		ap_seterr(why, "%s: loading %s failed: %s", name, method_what(m),
+			  errstr(err, eb, sizeof(eb)));
+		goto fail;
+	}
+	switch (m) {
+	case AP_METHOD_TP:
+	case AP_METHOD_FENTRY:
+		l = bpf_program__attach(m == AP_METHOD_TP ? p->skel->progs.fault_tp :
+					p->skel->progs.fault_exit);
+		if (!l) {
+			ap_seterr(why, "%s: attaching %s failed: %s", name, method_what(m),
+				  errstr(errno, eb, sizeof(eb)));
+			goto fail;
+		}
+		if (push_link(p, l)) {
+			bpf_link__destroy(l);
+			ap_seterr(why, "%s: out of memory", name);
+			goto fail;
+		}
+		break;
+	case AP_METHOD_PERF:
+		if (attach_perf(p, why))
+			goto fail;
+		break;
+	case AP_METHOD_NONE:
+		ap_seterr(why, "no method given");
+		goto fail;
+	}
+	p->method = m;
+	return 0;
+fail:
+	teardown(p);
+	return -1;
+}
+
+void ap_probe_set_verbose(bool on)
+{
+	verbose = on;
+}
+
+bool ap_probe_supported(enum ap_method m, char *why)
+{
+	struct ap_probe p = { 0 };
+
+	setup_libbpf();
+	if (m == AP_METHOD_NONE) {
+		ap_seterr(why, "auto is not a method");
+		return false;
+	}
+	/* 0xffffffff: no such tgid, the programs run but match nothing */
+	if (try_method(&p, m, 0xffffffffu, ring_size(1), why))
+		return false;
+	teardown(&p);
+	return true;
+}
+
+static int rb_handler(void *ctx, void *data, size_t size)
+{
+	struct ap_probe *p = ctx;
+
+	if (size < sizeof(struct ap_event))
+		return 0;
+	p->seen++;
+	if (p->cb(p->cb_ctx, data)) {
+		p->stopped = true;
+		return -ECANCELED;
+	}
+	return 0;
+}
+
+/*
+ * Auto order: the x86 tracepoint, then fentry, then perf. The tracepoint exists only on
+ * x86, so other arches start at fentry (a forced --probe tp still says why it fails).
+ */
+static const enum ap_method auto_order[] = {
+#if defined(__x86_64__) || defined(__i386__)
+	AP_METHOD_TP,
+#endif
+	AP_METHOD_FENTRY, AP_METHOD_PERF,
+};
+
+int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err)
+{
+	char why[AP_ERR_LEN], all[3 * AP_ERR_LEN] = "";
+	struct ap_probe *p;
+	uint32_t ring = ring_size(o->ring_bytes);
+	char eb[96];
+	size_t i;
+	int ret = -1;
+
+	*pp = NULL;
+	verbose = o->verbose;
+	setup_libbpf();
+	if (o->pid <= 0) {
+		ap_seterr(err, "no target pid");
+		return -1;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		ap_seterr(err, "out of memory");
+		return -1;
+	}
+	p->pid = o->pid;
+	if (o->method != AP_METHOD_NONE) {
+		ret = try_method(p, o->method, (uint32_t)o->pid, ring, err);
+	} else {
+		for (i = 0; i < sizeof(auto_order) / sizeof(auto_order[0]) && ret; i++) {
+			ret = try_method(p, auto_order[i], (uint32_t)o->pid, ring, why);
+			if (ret) {
+				size_t n = strlen(all);
+
+				snprintf(all + n, sizeof(all) - n, "%s%s", n ? "; " : "", why);
+			}
+		}
+		if (ret)
+			ap_seterr(err, "no fault source works here: %s", all);
+		else
+			snprintf(p->auto_skipped, sizeof(p->auto_skipped), "%s", all);
+	}
+	if (ret) {
+		free(p);
+		return -1;
+	}
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), rb_handler, p, NULL);
+	if (!p->rb) {
+		ap_seterr(err, "ring buffer: %s", errstr(errno, eb, sizeof(eb)));
+		ap_probe_close(p);
+		return -1;
+	}
+	*pp = p;
+	return 0;
+}
+
+enum ap_method ap_probe_method(const struct ap_probe *p)
+{
+	return p->method;
+}
+
+const char *ap_probe_auto_skipped(const struct ap_probe *p)
+{
+	return p->auto_skipped;
+}
+
+static int attach_marker(struct ap_probe *p, const char *binary, const char *symbol,
+			 struct bpf_program *enter, struct bpf_program *exit, uint64_t cookie,
+			 char *err)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie);
+	struct bpf_link *l1, *l2;
+	char path[PATH_MAX], eb[96];
+	uint64_t off;
+	int e;
+
+	if (!realpath(binary, path)) {
+		ap_seterr(err, "%s: %s", binary, strerror(errno));
+		return -1;
+	}
+	if (ap_symbols_lookup(path, symbol, &off, err))
+		return -1;
+	l1 = bpf_program__attach_uprobe_opts(enter, p->pid, path, (size_t)off, &uo);
+	if (!l1) {
+		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, errstr(errno, eb, sizeof(eb)));
+		return -1;
+	}
+	uo.retprobe = true;
+	l2 = bpf_program__attach_uprobe_opts(exit, p->pid, path, (size_t)off, &uo);
+	if (!l2) {
+		e = errno;
+		bpf_link__destroy(l1);
+		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
+		return -1;
+	}
+	if (push_link(p, l1) || push_link(p, l2)) {
+		/* push_link(l1) may have worked: take it back so nothing is destroyed twice */
+		if (p->n_links && p->links[p->n_links - 1] == l1)
+			p->n_links--;
+		bpf_link__destroy(l2);
+		bpf_link__destroy(l1);
+		ap_seterr(err, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+int ap_probe_attach_run(struct ap_probe *p, const char *binary, const char *symbol, char *err)
+{
+	return attach_marker(p, binary, symbol, p->skel->progs.run_enter,
+			     p->skel->progs.run_exit, 0, err);
+}
+
+int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbol, int arg,
+		       char *err)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	const int max_arg = AP_PROBE_MAX_ARG;
+#else
+	const int max_arg = 4;
+#endif
+	if (arg < 0 || arg > max_arg) {
+		ap_seterr(err, "op marker %s: argument %d: only 0..%d can be read", symbol, arg,
+			  max_arg);
+		return -1;
+	}
+	return attach_marker(p, binary, symbol, p->skel->progs.op_enter, p->skel->progs.op_exit,
+			     (uint64_t)arg, err);
+}
+
+static const struct {
+	const char *name;
+	enum ap_alloc_fn fn;
+} alloc_funcs[] = {
+	{ "malloc", AP_ALLOC_MALLOC },
+	{ "calloc", AP_ALLOC_CALLOC },
+	{ "realloc", AP_ALLOC_REALLOC },
+	{ "aligned_alloc", AP_ALLOC_ALIGNED_ALLOC },
+	{ "memalign", AP_ALLOC_MEMALIGN },
+	{ "posix_memalign", AP_ALLOC_POSIX_MEMALIGN },
+	{ "free", AP_ALLOC_FREE },
+};
+#define N_ALLOC_FUNCS (sizeof(alloc_funcs) / sizeof(alloc_funcs[0]))
+
+/* Calls a program makes all the time: detached by ap_probe_quiet_alloc. */
+static bool hot_fn(uint64_t fn)
+{
+	return fn == AP_ALLOC_MALLOC || fn == AP_ALLOC_CALLOC || fn == AP_ALLOC_REALLOC ||
+	       fn == AP_ALLOC_FREE;
+}
+
+static int attach_one(struct ap_probe *p, struct bpf_program *prog, const char *path,
+		      uint64_t off, uint64_t cookie, bool ret, struct bpf_link **out)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie, .retprobe = ret);
+
+	*out = bpf_program__attach_uprobe_opts(prog, p->pid, path, (size_t)off, &uo);
+	if (!*out)
+		return -errno;
+	if (hot_fn(cookie) && p->n_hot < sizeof(p->hot) / sizeof(p->hot[0])) {
+		p->hot[p->n_hot++] = *out;
+		return 0;
+	}
+	if (push_link(p, *out)) {
+		bpf_link__destroy(*out);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what, size_t len,
+			  char *err)
+{
+	uint64_t offs[N_ALLOC_FUNCS];
+	bool found[N_ALLOC_FUNCS] = { 0 };
+	char path[PATH_MAX], eb[96], e[AP_ERR_LEN];
+	size_t first_link = p->n_links, first_hot = p->n_hot, n = 0, i, k;
+	struct bpf_link *l;
+	int rc;
+
+	if (what && len)
+		what[0] = '\0';
+	if (!realpath(libc_path, path)) {
+		ap_seterr(err, "%s: %s", libc_path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < N_ALLOC_FUNCS; i++)
+		found[i] = !ap_symbols_lookup(path, alloc_funcs[i].name, &offs[i], e);
+	if (!found[0] || !found[N_ALLOC_FUNCS - 1]) {
+		ap_seterr(err, "%s has no malloc and free: not a C library", path);
+		return -1;
+	}
+	for (i = 0; i < N_ALLOC_FUNCS; i++) {
+		const char *alias = NULL;
+		bool is_free = alloc_funcs[i].fn == AP_ALLOC_FREE;
+
+		if (!found[i])
+			continue;
+		for (k = 0; k < i && !alias; k++)
+			if (found[k] && offs[k] == offs[i])
+				alias = alloc_funcs[k].name;
+		if (alias) {	/* one function under two names: already attached */
+			if (what && len) {
+				size_t m = strlen(what);
+
+				snprintf(what + m, len - m, " %s(=%s)", alloc_funcs[i].name, alias);
+			}
+			continue;
+		}
+		rc = attach_one(p, is_free ? p->skel->progs.free_enter : p->skel->progs.alloc_enter,
+				path, offs[i], alloc_funcs[i].fn, false, &l);
+		if (!rc && !is_free)
+			rc = attach_one(p, p->skel->progs.alloc_exit, path, offs[i],
+					alloc_funcs[i].fn, true, &l);
+		if (rc) {
+			ap_seterr(err, "uprobe %s:%s: %s", path, alloc_funcs[i].name,
+				  errstr(rc, eb, sizeof(eb)));
+			while (p->n_links > first_link)
+				bpf_link__destroy(p->links[--p->n_links]);
+			while (p->n_hot > first_hot)
+				bpf_link__destroy(p->hot[--p->n_hot]);
+			return -1;
+		}
+		n++;
+		if (what && len) {
+			size_t m = strlen(what);
+
+			snprintf(what + m, len - m, "%s%s", m ? " " : "", alloc_funcs[i].name);
+		}
+	}
+	return n ? 0 : -1;
+}
+
+void ap_probe_set_alloc_window(struct ap_probe *p, uint64_t min, uint64_t max)
+{
+	__atomic_store_n(&p->skel->bss->alloc_min, min, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->skel->bss->alloc_max, max, __ATOMIC_RELAXED);
+}
+
+static void *quiet_worker(void *arg)
+{
+	struct ap_probe *p = arg;
+
+	while (p->n_quiet)
+		bpf_link__destroy(p->quiet[--p->n_quiet]);
+	return NULL;
+}
+
+size_t ap_probe_quiet_alloc(struct ap_probe *p)
+{
+	size_t n = p->n_hot;
+
+	if (!n || p->quiet_running)
+		return 0;
+	memcpy(p->quiet, p->hot, n * sizeof(p->hot[0]));
+	p->n_quiet = n;
+	p->n_hot = 0;
+	if (pthread_create(&p->quiet_thread, NULL, quiet_worker, p))
+		quiet_worker(p);	/* no thread: here, slowly */
+	else
+		p->quiet_running = true;
+	return n;
+}
+
+void ap_probe_set_wake_runs(struct ap_probe *p, uint32_t runs)
+{
+	__atomic_store_n(&p->skel->bss->wake_runs, runs, __ATOMIC_RELAXED);
+}
+
+void ap_probe_alloc_counters(const struct ap_probe *p, struct ap_alloc_counters *c)
+{
+	const struct ap_alloc_counters *k = &p->skel->bss->alloc_counters;
+
+	c->calls = __atomic_load_n(&k->calls, __ATOMIC_RELAXED);
+	c->events = __atomic_load_n(&k->events, __ATOMIC_RELAXED);
+	c->frees = __atomic_load_n(&k->frees, __ATOMIC_RELAXED);
+	c->untracked = __atomic_load_n(&k->untracked, __ATOMIC_RELAXED);
+}
+
+int ap_probe_poll(struct ap_probe *p, int timeout_ms,
+		  int (*cb)(void *ctx, const struct ap_event *ev), void *ctx, char *err)
+{
+	char eb[96];
+	int r;
+
+	p->cb = cb;
+	p->cb_ctx = ctx;
+	p->seen = 0;
+	p->stopped = false;
+	r = ring_buffer__poll(p->rb, timeout_ms);
+	/*
+	 * The kernel wakes the poller only when the consumer had caught up; consume
+	 * whatever else is there so a quiet ring is emptied too.
+	 */
+	if (!p->stopped && (r >= 0 || r == -EINTR))
+		r = ring_buffer__consume(p->rb);
+	if (r < 0 && r != -EINTR && !p->stopped) {
+		ap_seterr(err, "ring buffer poll: %s", errstr(r, eb, sizeof(eb)));
+		return -1;
+	}
+	return p->seen;
+}
+
+void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c)
+{
+	const struct ap_counters *k = &p->skel->bss->counters;
+
+	c->events = __atomic_load_n(&k->events, __ATOMIC_RELAXED);
+	c->ringbuf_drops = __atomic_load_n(&k->ringbuf_drops, __ATOMIC_RELAXED);
+	c->vma_misses = __atomic_load_n(&k->vma_misses, __ATOMIC_RELAXED);
+	c->retries = __atomic_load_n(&k->retries, __ATOMIC_RELAXED);
+}
+
+void ap_probe_close(struct ap_probe *p)
+{
+	if (!p)
+		return;
+	teardown(p);
+	free(p);
+}

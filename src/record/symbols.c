@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * symbols: uprobe targets from ELF symbol tables.
+ *
+ * The ELF side is elfutils' libelf (gelf_* accessors), not hand parsing: it handles
+ * 32/64-bit and either byte order, section and segment tables, compressed or odd
+ * layouts, and reads through mmap. Both .dynsym and .symtab are searched, local symbols
+ * included: LiteRT's Python wheel has Interpreter::Invoke only as a local .symtab entry
+ * of libpywrap_litert_common.so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/record/symbols.h"
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static int elf_file_open(struct elf_file *f, const char *path, char *err)
+{
+	f->fd = -1;
+	f->elf = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		ap_seterr(err, "libelf: %s", elf_errmsg(-1));
+		return -1;
+	}
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0) {
+		ap_seterr(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
+		ap_seterr(err, "%s: not an ELF file", path);
+		if (f->elf)
+			elf_end(f->elf);
+		close(f->fd);
+		f->elf = NULL;
+		f->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void elf_file_close(struct elf_file *f)
+{
+	if (f->elf)
+		elf_end(f->elf);
+	if (f->fd >= 0)
+		close(f->fd);
+}
+
+static bool is_defined_func(const GElf_Sym *sym)
+{
+	return GELF_ST_TYPE(sym->st_info) == STT_FUNC && sym->st_shndx != SHN_UNDEF &&
+	       sym->st_value != 0;
+}
+
+/*
+ * Calls fn for every defined function symbol of .dynsym and .symtab; fn returning
+ * non-zero stops the walk, and that value is returned.
+ */
+static int for_each_func(Elf *elf, int (*fn)(void *ctx, const char *name, const GElf_Sym *sym),
+			 void *ctx)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr shdr;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &shdr))
+			continue;
+		if (shdr.sh_type != SHT_SYMTAB && shdr.sh_type != SHT_DYNSYM)
+			continue;
+		if (!shdr.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		n = shdr.sh_size / shdr.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int ret;
+
+			if (!gelf_getsym(data, (int)i, &sym) || !is_defined_func(&sym))
+				continue;
+			name = elf_strptr(elf, shdr.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			ret = fn(ctx, name, &sym);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Virtual address -> file offset, through the PT_LOAD segment holding it. */
+static int vaddr_to_offset(Elf *elf, const GElf_Sym *sym, uint64_t *off)
+{
+	size_t i, nphdr;
+	Elf_Scn *scn;
+	GElf_Shdr shdr;
+
+	if (elf_getphdrnum(elf, &nphdr) == 0) {
+		for (i = 0; i < nphdr; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if (sym->st_value >= ph.p_vaddr &&
+			    sym->st_value < ph.p_vaddr + ph.p_filesz) {
+				*off = sym->st_value - ph.p_vaddr + ph.p_offset;
+				return 0;
+			}
+		}
+	}
+	/* No program headers (a relocatable object): go through the section. */
+	scn = elf_getscn(elf, sym->st_shndx);
+	if (scn && gelf_getshdr(scn, &shdr) && shdr.sh_type != SHT_NOBITS &&
+	    sym->st_value >= shdr.sh_addr && sym->st_value < shdr.sh_addr + shdr.sh_size) {
+		*off = sym->st_value - shdr.sh_addr + shdr.sh_offset;
+		return 0;
+	}
+	return -1;
+}
+
+struct lookup_ctx {
+	const char *want;
+	GElf_Sym sym;
+};
+
+static int match_name(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct lookup_ctx *lc = ctx;
+
+	if (strcmp(name, lc->want))
+		return 0;
+	lc->sym = *sym;
+	return 1;
+}
+
+int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_offset,
+		      char *err)
+{
+	struct lookup_ctx lc = { .want = symbol };
+	struct elf_file f;
+	int ret = -1;
+
+	if (elf_file_open(&f, elf_path, err))
+		return -1;
+	if (!for_each_func(f.elf, match_name, &lc))
+		ap_seterr(err, "%s: no function symbol %s", elf_path, symbol);
+	else if (vaddr_to_offset(f.elf, &lc.sym, file_offset))
+		ap_seterr(err, "%s: %s at 0x%llx is in no loadable segment", elf_path, symbol,
+			  (unsigned long long)lc.sym.st_value);
+	else
+		ret = 0;
+	elf_file_close(&f);
+	return ret;
+}
+
+static const char *const invoke_syms[] = {
+	"_ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi",
+	"TfLiteInterpreterInvoke",
+	"_ZN6tflite4impl11Interpreter6InvokeEv",
+	"_ZN6tflite11Interpreter6InvokeEv",
+};
+#define N_INVOKE (sizeof(invoke_syms) / sizeof(invoke_syms[0]))
+
+struct invoke_ctx {
+	size_t best;		/* index into invoke_syms; N_INVOKE = none yet */
+};
+
+static int match_invoke(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct invoke_ctx *ic = ctx;
+	size_t i;
+
+	(void)sym;
+	for (i = 0; i < ic->best; i++) {
+		if (!strcmp(name, invoke_syms[i])) {
+			ic->best = i;
+			break;
+		}
+	}
+	return ic->best == 0;	/* the preferred one: nothing better to find */
+}
+
+int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len)
+{
+	struct invoke_ctx ic = { .best = N_INVOKE };
+	struct elf_file f;
+
+	if (elf_file_open(&f, elf_path, NULL))
+		return -1;
+	for_each_func(f.elf, match_invoke, &ic);
+	elf_file_close(&f);
+	if (ic.best == N_INVOKE)
+		return 0;
+	if (len) {
+		strncpy(symbol, invoke_syms[ic.best], len - 1);
+		symbol[len - 1] = '\0';
+	}
+	return 1;
+}
+
+/* File offset -> virtual address, through the PT_LOAD segment holding it. */
+static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+{
+	size_t i, nphdr;
+
+	if (elf_getphdrnum(elf, &nphdr))
+		return -1;
+	for (i = 0; i < nphdr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			*vaddr = off - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct at_ctx {
+	uint64_t vaddr;
+	GElf_Sym sym;
+	const char *name;
+	bool found;
+};
+
+static int match_at(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct at_ctx *ac = ctx;
+
+	if (ac->vaddr < sym->st_value || ac->vaddr >= sym->st_value + (sym->st_size ?
+								       sym->st_size : 1))
+		return 0;
+	/* the tightest symbol that holds it (aliases and nested labels) */
+	if (!ac->found || sym->st_value > ac->sym.st_value) {
+		ac->sym = *sym;
+		ac->name = name;
+		ac->found = true;
+	}
+	return 0;
+}
+
+int ap_symbols_name_at(const char *elf_path, uint64_t file_offset, char *name, size_t len,
+		       uint64_t *delta)
+{
+	struct at_ctx ac = { 0 };
+	struct elf_file f;
+	int ret = -1;
+
+	if (elf_file_open(&f, elf_path, NULL))
+		return -1;
+	if (!offset_to_vaddr(f.elf, file_offset, &ac.vaddr)) {
+		for_each_func(f.elf, match_at, &ac);
+		if (ac.found && len) {
+			/* the name points into the ELF data: copy before closing */
+			snprintf(name, len, "%s", ac.name);
+			*delta = ac.vaddr - ac.sym.st_value;
+			ret = 0;
+		}
+	}
+	elf_file_close(&f);
+	return ret;
+}

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * heatmap_csv: the matrix with a header row. Columns: row (operator index, -1 for the
+ * graph inputs, "none"; or the run range "A-B"), label (quoted), then one column per
+ * offset bucket, headed by the arena offset of its first byte.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/escape.h"
+#include "arenaprof/analyze/heatmap.h"
+
+int ap_heatmap_csv(const struct ap_heatmap *h, FILE *f, char *err)
+{
+	fputs("row,label", f);
+	for (uint32_t c = 0; c < h->cols; c++)
+		fprintf(f, ",%" PRId64, h->col0_offset + (int64_t)(c * h->col_bytes));
+	fputc('\n', f);
+	for (uint32_t r = 0; r < h->rows; r++) {
+		const struct ap_hm_row *row = &h->row[r];
+
+		if (h->by == AP_HM_BY_RUN)
+			fprintf(f, "%d-%d,", row->run_lo, row->run_hi);
+		else if (row->op == AP_OP_NONE)
+			fputs("none,", f);
+		else
+			fprintf(f, "%d,", row->op);
+		ap_fput_csv(f, row->label);
+		for (uint32_t c = 0; c < h->cols; c++)
+			fprintf(f, ",%" PRIu64, h->cell[(uint64_t)r * h->cols + c]);
+		fputc('\n', f);
+	}
+	if (fflush(f) || ferror(f)) {
+		ap_seterr(err, "writing the CSV: %s", strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: Apache-2.0
+/* plan_report: what `arenaprof plan` prints. No figure is computed here twice. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/util/json.h"
+#include "arenaprof/render/plan_report.h"
+#include "arenaprof/util/units.h"
+
+#define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
+
+static const char *op_name(const struct ap_tplan *p, int32_t i)
+{
+	return i >= 0 && (uint32_t)i < p->n_ops && p->ops[i].opname[0] ?
+	       p->ops[i].opname : "?";
+}
+
+static const char *out_name(const struct ap_tplan *p, int32_t i)
+{
+	return i >= 0 && (uint32_t)i < p->n_ops ? p->ops[i].out_name : "";
+}
+
+/*
+ * A tensor name for a terminal: converters fuse names with ';' (the first part names the
+ * layer), names may hold control characters, and some run to hundreds of bytes. buf holds
+ * 64 bytes. JSON and CSV keep the full name.
+ */
+static const char *short_name(const char *name, char *buf)
+{
+	size_t n = strcspn(name, ";"), k;
+
+	for (k = 0; k < n && k < 63; k++)
+		buf[k] = (unsigned char)name[k] < 0x20 || name[k] == 0x7f ? '?' : name[k];
+	buf[k] = '\0';
+	if (n > 63)
+		memcpy(buf + 60, "...", 4);
+	return buf;
+}
+
+#define SHORT(name) short_name((name), (char[64]){ 0 })
+
+static void print_last(FILE *f, int32_t last)
+{
+	if (last == AP_LAST_END)
+		fputs("end", f);
+	else
+		fprintf(f, "%d", last);
+}
+
+/* Non-reclaimable total: what a swapless board must always hold. */
+static uint64_t pinned_bytes(const struct ap_plan_set *s)
+{
+	return s->plan.arena_bytes + s->plan.persistent_bytes;
+}
+
+/* memory.high: 95 % of the budget, a tripwire below memory.max. */
+static uint64_t high_of(uint64_t budget)
+{
+	return budget > UINT64_MAX / 95 ? budget / 100 * 95 : budget * 95 / 100;
+}
+
+static uint64_t page_up(uint64_t v)
+{
+	return (v + 4095) / 4096 * 4096;
+}
+
+static void print_budget(FILE *f, const struct ap_plan_set *s)
+{
+	uint64_t pinned = pinned_bytes(s), all = pinned + s->plan.weights_bytes;
+	uint64_t high = high_of(s->budget);
+
+	fprintf(f, "\nbudget %s:\n", B(s->budget));
+	if (all <= s->budget)
+		fprintf(f, "  fits: arena + persistent + weights = %s, %s to spare\n",
+			B(all), B(s->budget - all));
+	else if (pinned <= s->budget)
+		fprintf(f, "  fits only by paging weights out: needs %s with weights resident, "
+			"%s over; the arena alone (%s) fits, so reclaim will re-read "
+			"weights from the file on every run (thrashing)\n",
+			B(all), B(all - s->budget), B(pinned));
+	else
+		fprintf(f, "  does not fit: the arena alone needs %s, %s over the budget "
+			"(with weights %s)\n", B(pinned), B(pinned - s->budget), B(all));
+	fprintf(f, "  model memory only: add the runtime's code, heap and stacks\n");
+	fprintf(f, "  suggested cgroup v2 settings:\n");
+	fprintf(f, "    memory.max  = %" PRIu64 "   (%s: the hard limit, OOM kill above)\n",
+		s->budget, B(s->budget));
+	fprintf(f, "    memory.high = %" PRIu64 "   (%s, 95%%: a tripwire that throttles "
+		"and reclaims before the OOM killer)\n", high, B(high));
+	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: the mapped weights, kept from "
+		"reclaim)\n", page_up(s->plan.weights_bytes), B(page_up(s->plan.weights_bytes)));
+}
+
+static void print_live(FILE *f, const struct ap_tplan *p, int32_t op)
+{
+	int32_t *live;
+	int n = ap_profile_live(p, op, &live);
+
+	for (int k = 0; k < n; k++) {
+		const struct ap_ptensor *t = &p->t[live[k]];
+
+		fprintf(f, "    %5d %-8s %12s  [%d, ", t->index, ap_kind_name(t->kind),
+			B(t->bytes), t->first);
+		print_last(f, t->last);
+		fprintf(f, "]  %s\n", SHORT(t->name));
+	}
+	free(live);
+}
+
+void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_tplan *p = &s->plan;
+	const struct ap_profile *pr = &s->prof;
+	const struct ap_model *m = s->model;
+	uint64_t lb = pr->lower_bound;
+
+	fprintf(f, "model       %s\n", p->model);
+	if (m) {
+		fprintf(f, "            %s, schema version %u, %u subgraph%s (planned: 0",
+			B(m->file_size), m->version, m->n_subgraphs,
+			m->n_subgraphs == 1 ? "" : "s");
+		if (m->subgraphs[0].name && m->subgraphs[0].name[0])
+			fprintf(f, " \"%s\"", m->subgraphs[0].name);
+		fprintf(f, ")\n");
+		for (uint32_t i = 1; i < m->n_subgraphs; i++)
+			fprintf(f, "            subgraph %u \"%s\": %u operators, %u tensors "
+				"(not planned)\n", i, m->subgraphs[i].name,
+				m->subgraphs[i].n_ops, m->subgraphs[i].n_tensors);
+		if (m->offline_offsets)
+			fprintf(f, "            carries an offline plan (OfflineMemoryAllocation, "
+				"%u offsets): TFLM honours it, LiteRT does not\n",
+				m->n_offline_offsets);
+	}
+	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
+		s->as_float32 ? ", planned as if every activation were float32" : "");
+	fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
+		B(p->weights_bytes));
+	fprintf(f, "arena       %12s  %s plan: anonymous, never reclaimable without swap\n",
+		B(p->arena_bytes), p->strategy);
+	fprintf(f, "persistent  %12s  variables and kernel state: anonymous, never reclaimable\n",
+		B(p->persistent_bytes));
+
+	fprintf(f, "\n%-16s %14s %12s  %s\n", "strategy", "arena bytes", "", "lower bound / arena");
+	if (s->have_strategies) {
+		for (int i = 0; i < AP_STRAT_COUNT; i++) {
+			uint64_t b = s->strat_bytes[i];
+
+			uint64_t own = s->strat_lb[i];
+
+			fprintf(f, "%-16s %14" PRIu64 " %12s  %.1f%%%s\n", ap_strategy_name(i),
+				b, B(b), b ? 100.0 * (double)own / (double)b : 100.0,
+				!strcmp(ap_strategy_name(i), p->strategy) ? "  (shown)" : "");
+		}
+	} else {
+		fprintf(f, "%-16s %14" PRIu64 " %12s  %.1f%%\n", p->strategy, p->arena_bytes,
+			B(p->arena_bytes), p->arena_bytes ?
+			100.0 * (double)lb / (double)p->arena_bytes : 100.0);
+	}
+	fprintf(f, "%-16s %14" PRIu64 " %12s  (largest operator breadth)\n", "lower bound",
+		lb, B(lb));
+	if (s->have_strategies && s->strat_lb[AP_STRAT_MICRO] != s->strat_lb[AP_STRAT_TFLITE])
+		fprintf(f, "%-16s %14" PRIu64 " %12s  (TFLM lifetimes free inputs early)\n",
+			"  (micro)", s->strat_lb[AP_STRAT_MICRO],
+			B(s->strat_lb[AP_STRAT_MICRO]));
+
+	if (pr->widest_op >= 0) {
+		uint32_t *rank = ap_profile_rank(pr);
+		unsigned top = s->top < pr->n_ops ? s->top : pr->n_ops;
+
+		fprintf(f, "\nwidest operator: #%d %s -> \"%s\": this layer requires %s minimum\n",
+			pr->widest_op, op_name(p, pr->widest_op),
+			SHORT(out_name(p, pr->widest_op)), B(lb));
+		fprintf(f, "  live tensors at #%d (index, kind, bytes, [first, last], name):\n",
+			pr->widest_op);
+		print_live(f, p, pr->widest_op);
+		if (rank && top) {
+			fprintf(f, "\ntop %u widest operators:\n", top);
+			for (unsigned k = 0; k < top; k++)
+				fprintf(f, "  #%-4u %-22s %12s  %s\n", rank[k], op_name(p, (int32_t)rank[k]),
+					B(pr->breadth[rank[k]]),
+					SHORT(out_name(p, (int32_t)rank[k])));
+		}
+		free(rank);
+	}
+	if (s->have_budget)
+		print_budget(f, s);
+}
+
+/* JSON keys use underscores: greedy_size. buf holds 32 bytes. */
+static const char *strategy_key(int i, char *buf)
+{
+	snprintf(buf, 32, "%s", ap_strategy_name((enum ap_strategy)i));
+	for (char *c = buf; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return buf;
+}
+
+void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_tplan *p = &s->plan;
+	const struct ap_profile *pr = &s->prof;
+	struct ap_json j;
+
+	ap_json_init(&j, f);
+	ap_json_obj(&j, NULL);
+	ap_json_str(&j, "model", p->model);
+	ap_json_str(&j, "strategy", p->strategy);
+	if (s->model)
+		ap_json_u64(&j, "subgraphs", s->model->n_subgraphs);
+	ap_json_u64(&j, "operators", p->n_ops);
+	ap_json_u64(&j, "tensors", p->n);
+	ap_json_bool(&j, "as_float32", s->as_float32);
+	ap_json_u64(&j, "weights_bytes", p->weights_bytes);
+	ap_json_u64(&j, "naive_bytes", s->naive_bytes);
+	ap_json_u64(&j, "arena_bytes", p->arena_bytes);
+	ap_json_u64(&j, "persistent_bytes", p->persistent_bytes);
+	ap_json_u64(&j, "lower_bound_bytes", pr->lower_bound);
+	if (pr->widest_op >= 0) {
+		int32_t *live;
+		int n = ap_profile_live(p, pr->widest_op, &live);
+
+		ap_json_obj(&j, "widest_op");
+		ap_json_i64(&j, "index", pr->widest_op);
+		ap_json_str(&j, "opcode", op_name(p, pr->widest_op));
+		ap_json_str(&j, "output", out_name(p, pr->widest_op));
+		ap_json_u64(&j, "breadth_bytes", pr->lower_bound);
+		ap_json_arr(&j, "live_tensors");
+		for (int k = 0; k < n; k++)
+			ap_json_i64(&j, NULL, p->t[live[k]].index);
+		ap_json_end_arr(&j);
+		ap_json_end_obj(&j);
+		free(live);
+	} else {
+		ap_json_null(&j, "widest_op");
+	}
+	ap_json_obj(&j, "strategies");
+	if (s->have_strategies) {
+		for (int i = 0; i < AP_STRAT_COUNT; i++)
+			ap_json_u64(&j, strategy_key(i, (char[32]){ 0 }), s->strat_bytes[i]);
+	} else {
+		ap_json_u64(&j, p->strategy, p->arena_bytes);
+	}
+	ap_json_end_obj(&j);
+	if (s->have_strategies) {
+		ap_json_obj(&j, "strategy_lower_bounds");
+		for (int i = 0; i < AP_STRAT_COUNT; i++)
+			ap_json_u64(&j, strategy_key(i, (char[32]){ 0 }), s->strat_lb[i]);
+		ap_json_end_obj(&j);
+	}
+	if (s->have_budget) {
+		uint64_t pinned = pinned_bytes(s);
+
+		ap_json_obj(&j, "budget");
+		ap_json_u64(&j, "budget_bytes", s->budget);
+		ap_json_bool(&j, "fits", pinned + p->weights_bytes <= s->budget);
+		ap_json_bool(&j, "arena_fits", pinned <= s->budget);
+		ap_json_i64(&j, "margin_bytes", (int64_t)s->budget -
+			    (int64_t)(pinned + p->weights_bytes));
+		ap_json_u64(&j, "memory_max", s->budget);
+		ap_json_u64(&j, "memory_high", high_of(s->budget));
+		ap_json_u64(&j, "memory_min", page_up(p->weights_bytes));
+		ap_json_end_obj(&j);
+	}
+	ap_json_arr(&j, "tensor_plan");
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct ap_ptensor *t = &p->t[i];
+
+		ap_json_obj(&j, NULL);
+		ap_json_i64(&j, "index", t->index);
+		ap_json_str(&j, "name", t->name);
+		ap_json_u64(&j, "bytes", t->bytes);
+		ap_json_i64(&j, "first_node", t->first);
+		if (t->last == AP_LAST_END)
+			ap_json_str(&j, "last_node", "end");
+		else
+			ap_json_i64(&j, "last_node", t->last);
+		ap_json_i64(&j, "offset", t->offset);
+		ap_json_str(&j, "kind", ap_kind_name(t->kind));
+		if (t->share_root >= 0)
+			ap_json_i64(&j, "shares", t->share_root);
+		ap_json_end_obj(&j);
+	}
+	ap_json_end_arr(&j);
+	ap_json_arr(&j, "ops");
+	for (uint32_t i = 0; i < pr->n_ops; i++) {
+		ap_json_obj(&j, NULL);
+		ap_json_u64(&j, "index", i);
+		ap_json_str(&j, "opcode", op_name(p, (int32_t)i));
+		ap_json_str(&j, "output", out_name(p, (int32_t)i));
+		ap_json_u64(&j, "breadth_bytes", pr->breadth[i]);
+		ap_json_end_obj(&j);
+	}
+	ap_json_end_arr(&j);
+	ap_json_end_obj(&j);
+	ap_json_finish(&j);
+}
+
+/* RFC 4180: quote a field holding a comma, quote or newline. */
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void ap_plan_print_csv(FILE *f, const struct ap_tplan *p)
+{
+	fputs("tensor,name,offset,size,first_node,last_node,kind,shares\n", f);
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct ap_ptensor *t = &p->t[i];
+
+		fprintf(f, "%d,", t->index);
+		csv_field(f, t->name);
+		fprintf(f, ",%" PRId64 ",%" PRIu64 ",%d,", t->offset, t->bytes, t->first);
+		print_last(f, t->last);
+		fprintf(f, ",%s,", ap_kind_name(t->kind));
+		if (t->share_root >= 0)
+			fprintf(f, "%d", t->share_root);
+		fputc('\n', f);
+	}
+}

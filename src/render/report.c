@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * report: the text and the JSON of `arenaprof report` (include/arenaprof/render/report.h),
+ * which `export --format json` writes too: layout only, every figure comes from the
+ * analysis, the correlation and the attribution.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/analyze/analysis.h"
+#include "arenaprof/analyze/attrib.h"
+#include "arenaprof/analyze/correlate.h"
+#include "arenaprof/util/json.h"
+#include "arenaprof/render/report.h"
+#include "arenaprof/util/units.h"
+
+#define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
+
+static const char *const end_reasons[] = {
+	[AP_END_TARGET_EXIT] = "the target exited",
+	[AP_END_RUNS] = "the requested runs completed",
+	[AP_END_DURATION] = "the duration elapsed",
+	[AP_END_SIGNAL] = "the recorder was interrupted",
+	[AP_END_ERROR] = "the recorder hit an error",
+};
+
+static const char *end_reason(uint32_t r)
+{
+	return r < sizeof(end_reasons) / sizeof(end_reasons[0]) && end_reasons[r] ?
+	       end_reasons[r] : "unknown";
+}
+
+
+static uint64_t page_of(const struct ap_analysis *a)
+{
+	return a->hdr.page_size;
+}
+
+/* Later anonymous mappings at least the arena's size, first touched in a later run: the
+ * arena re-planned and moved (a resized input). */
+static bool is_move(const struct ap_analysis *a, uint32_t i)
+{
+	const struct ap_amap *ar = &a->maps[a->arena], *m = &a->maps[i];
+
+	/* the allocation probe followed the arena's blocks: exactly those */
+	if (a->arena_base)
+		return !strcmp(m->role, AP_ROLE_MOVED_ARENA) && m->first_touch_pages;
+	return (int32_t)i != a->arena && m->anon && m->first_touch_pages &&
+	       m->end - m->start >= ar->end - ar->start && m->first_run > ar->first_run &&
+	       m->first_run != INT32_MAX && strncmp(m->path, "[stack", 6);
+}
+
+static uint64_t sample_max(const struct ap_analysis *a, size_t off)
+{
+	uint64_t best = 0;
+
+	for (uint32_t i = 0; i < a->n_samples; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)&a->samples[i] + off, sizeof(v));
+		if (v != AP_NO_VALUE && v > best)
+			best = v;
+	}
+	return best;
+}
+
+#define SMAX(a, field) sample_max((a), offsetof(struct ap_rec_sample, field))
+
+static void print_runs(FILE *f, const struct ap_counts *c, const char *indent)
+{
+	int shown = 0;
+
+	for (int32_t i = 0; i < c->n; i++) {
+		if (!c->v[i])
+			continue;
+		if (shown && shown % 6 == 0)
+			fprintf(f, "\n%s", indent);
+		fprintf(f, "%srun %d: %" PRIu64, shown % 6 ? ", " : "", i - 1, c->v[i]);
+		shown++;
+	}
+	fprintf(f, shown ? "\n" : "none\n");
+}
+
+static const struct ap_analysis *sort_a;
+
+static int cmp_start(const void *x, const void *y)
+{
+	const struct ap_amap *m = &sort_a->maps[*(const uint32_t *)x];
+	const struct ap_amap *n = &sort_a->maps[*(const uint32_t *)y];
+
+	if (m->start != n->start)
+		return m->start < n->start ? -1 : 1;
+	return (m->end > n->end) - (m->end < n->end);
+}
+
+/* Mapping indices in address order (the trace lists them in order of discovery). */
+static uint32_t *by_address(const struct ap_analysis *a)
+{
+	uint32_t *v = malloc((a->n_maps + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < a->n_maps; i++)
+		v[i] = i;
+	sort_a = a;
+	qsort(v, a->n_maps, sizeof(*v), cmp_start);
+	return v;
+}
+
+static void text_groups(FILE *f, const struct ap_corr *c)
+{
+	uint64_t anon = 0, all = 0, arena = c->groups[AP_GROUP_ARENA].resident_bytes;
+
+	fprintf(f, "\n%-22s %8s %10s %10s %10s\n", "memory by kind", "mappings", "faults",
+		"1st-touch", "resident");
+	for (int g = 0; g < AP_GROUP_COUNT; g++) {
+		const struct ap_corr_group *gr = &c->groups[g];
+
+		if (!gr->mappings)
+			continue;
+		fprintf(f, "  %-20s %8u %10" PRIu64 " %10" PRIu64 " %10s\n",
+			g == AP_GROUP_ARENA ? "arena (the plan)" : ap_group_name(g), gr->mappings,
+			gr->faults, gr->first_touch_pages, B(gr->resident_bytes));
+		all += gr->resident_bytes;
+		if (g == AP_GROUP_ARENA || g == AP_GROUP_HEAP || g == AP_GROUP_STACK ||
+		    g == AP_GROUP_ANON)
+			anon += gr->resident_bytes;
+	}
+	if (all)
+		fprintf(f, "  the arena is %.1f %% of the anonymous memory made resident (%s of %s), "
+			"%.1f %% of all\n", anon ? 100.0 * (double)arena / (double)anon : 0,
+			B(arena), B(anon), 100.0 * (double)arena / (double)all);
+}
+
+static const char *op_name(const struct ap_tplan *p, int32_t op)
+{
+	if (op == -1)
+		return "(input)";
+	if (op >= 0 && (uint32_t)op < p->n_ops)
+		return p->ops[op].opname;
+	return "?";
+}
+
+/* Output tensor of an operator row; the first graph input for -1. */
+static const char *op_output(const struct ap_tplan *p, int32_t op)
+{
+	if (op >= 0 && (uint32_t)op < p->n_ops)
+		return p->ops[op].out_name;
+	for (uint32_t i = 0; op == -1 && i < p->n; i++)
+		if (p->t[i].kind == AP_KIND_INPUT)
+			return p->t[i].name;
+	return "";
+}
+
+static void text_corr(FILE *f, const struct ap_report *r)
+{
+	const struct ap_corr *c = &r->x->c;
+	const struct ap_tplan *p = &r->x->plan;
+	uint64_t ps = c->page_size;
+	unsigned maxd = r->max_disagree ? r->max_disagree : 20;
+	uint32_t quiet = 0;
+
+	fprintf(f, "\nplan       %s (%s): %s arena, %u operators: %s\n", p->model, p->strategy,
+		B(p->arena_bytes), p->n_ops, c->mismatch ? "DOES NOT MATCH this trace" :
+		"matches this trace");
+	for (uint32_t i = 0; i < c->n_reasons; i++)
+		fprintf(f, "           - %s\n", c->reasons[i]);
+	if (c->arena < 0)
+		return;
+	fprintf(f, "arena base 0x%" PRIx64 ": %s\n", c->base, c->base_rule);
+	if (c->have_markers)
+		fprintf(f, "agreement  plan and op-marker attribution agree on %" PRIu64 " of %"
+			PRIu64 " first-touch arena pages (%.1f %%)\n", c->agree, c->compared,
+			100 * ap_corr_agreement(c));
+	else
+		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
+			"attribution only; %" PRIu64 " of %" PRIu64 " first touches in plan order\n",
+			c->order_ok, c->ft_pages);
+	if (c->unplanned_pages || c->beyond_pages)
+		fprintf(f, "           %" PRIu64 " first-touch pages lie where the plan puts no "
+			"tensor (%" PRIu64 " past its end)\n", c->unplanned_pages + c->beyond_pages,
+			c->beyond_pages);
+	if (c->widest_op >= 0)
+		fprintf(f, "widest     #%d %s \"%s\": %s live = %.1f %% of the arena; first-touch "
+			"pages: plan %" PRIu64 ", marker %" PRIu64 "\n", c->widest_op,
+			op_name(p, c->widest_op),
+			ap_corr_short_name(op_output(p, c->widest_op), (char[64]){ 0 }, 64),
+			B(c->widest_bytes),
+			p->arena_bytes ? 100.0 * (double)c->widest_bytes / (double)p->arena_bytes : 0,
+			c->ops[c->widest_op + 1].plan_pages, c->ops[c->widest_op + 1].marker_pages);
+	fprintf(f, "first-touch arena pages per operator (plan: earliest planned writer of the "
+		"page; marker: op probe):\n");
+	fprintf(f, "  %4s  %-22s %-40s %6s %10s %6s %10s\n", "op", "opcode", "output", "plan",
+		"bytes", "marker", "bytes");
+	for (int32_t op = -1; op < (int32_t)p->n_ops; op++) {
+		const struct ap_corr_op *o = &c->ops[op + 1];
+		char sn[64];
+		const char *out = ap_corr_short_name(op_output(p, op), sn, sizeof(sn));
+		size_t n = strlen(out);
+
+		if (!o->plan_pages && !o->marker_pages) {
+			quiet++;
+			continue;
+		}
+		fprintf(f, "  %4d  %-22.22s %s%-*.*s %6" PRIu64 " %10s ", op, op_name(p, op),
+			n > 40 ? "..." : "", n > 40 ? 37 : 40, n > 40 ? 37 : 40,
+			n > 40 ? out + n - 37 : out, o->plan_pages, B(o->plan_pages * ps));
+		if (c->have_markers)
+			fprintf(f, "%6" PRIu64 " %10s\n", o->marker_pages, B(o->marker_pages * ps));
+		else
+			fprintf(f, "%6s %10s\n", "-", "-");
+	}
+	if (quiet)
+		fprintf(f, "  (%u operators first-touch no page: they reuse pages touched before)\n",
+			quiet);
+	if (c->marker_other_pages)
+		fprintf(f, "  %" PRIu64 " first touches had no operator marker\n",
+			c->marker_other_pages);
+	if (!c->have_markers)
+		return;
+	if (!c->n_dis) {
+		fprintf(f, "disagreements: none\n");
+		return;
+	}
+	fprintf(f, "disagreements: %" PRIu64 " pages (plan attribution != op marker)%s\n",
+		c->n_dis, c->n_dis > maxd ? ", the first listed" : "");
+	for (uint64_t i = 0; i < c->n_dis && i < maxd; i++) {
+		const struct ap_corr_disagree *d = &c->dis[i];
+		char pl[64], mk[64];
+
+		fprintf(f, "  page %5" PRIu64 " (offset %8" PRId64 ") run %-4d plan %-24s marker %-24s"
+			" %s\n", d->page, (int64_t)(d->page * ps) - c->delta, d->run,
+			ap_corr_op_label(p, d->plan_op, pl, sizeof(pl)),
+			ap_corr_op_label(p, d->marker_op, mk, sizeof(mk)),
+			d->tensor >= 0 ? ap_corr_short_name(p->t[d->tensor].name, pl, sizeof(pl)) :
+			"");
+	}
+}
+
+void ap_report_text(FILE *f, const struct ap_report *r)
+{
+	const char *path = r->path;
+	const struct ap_analysis *a = &r->x->a;
+	uint32_t *order = by_address(a);
+	double secs = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) / 1e9 : 0;
+	uint64_t page = page_of(a);
+	const char *run_probe = a->strings[AP_HS_RUN_PROBE];
+
+	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
+		"cut short: read up to its last whole record" : a->saw_end ? "complete" :
+		"no end record: the recorder did not finish");
+	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, a->strings[AP_HS_CMDLINE],
+		a->hdr.flags & AP_HDR_ATTACHED ? "attached with -p" : "started by arenaprof");
+	fprintf(f, "method     %s; kernel %s, %s, page %" PRIu64 " bytes\n",
+		a->strings[AP_HS_METHOD], a->strings[AP_HS_KERNEL], a->strings[AP_HS_ARCH], page);
+	fprintf(f, "runs       %" PRIu64 " completed (%" PRIu64 " begun) in %.2f s%s%s%s\n",
+		a->runs_completed, a->runs_begun, secs, run_probe[0] ? "; run probe " : "",
+		run_probe, run_probe[0] ? "" : "; no run probe");
+	fprintf(f, "faults     %" PRIu64 " (%" PRIu64 " with vma unknown)\n", a->faults,
+		a->faults_vma_unknown);
+	fprintf(f, "dropped    %" PRIu64 " events%s\n", a->drops.ringbuf_drops,
+		a->drops.ringbuf_drops ? ": the ring buffer overflowed, record again with a "
+		"larger --ring-size" : "");
+	if (a->saw_end)
+		fprintf(f, "ended      %s%s", end_reason(a->end.reason),
+			a->end.reason == AP_END_TARGET_EXIT ? "" : "\n");
+	if (a->saw_end && a->end.reason == AP_END_TARGET_EXIT) {
+		if (a->end.term_signal)
+			fprintf(f, " (killed by signal %d)\n", a->end.term_signal);
+		else
+			fprintf(f, " (status %d)\n", a->end.exit_status);
+	}
+
+	fprintf(f, "\n%-29s %10s %-5s %-8s %9s %9s %10s  %s\n", "mapping", "size", "kind",
+		"role", "faults", "1st-touch", "resident", "path");
+	for (uint32_t k = 0; order && k < a->n_maps; k++) {
+		const struct ap_amap *m = &a->maps[order[k]];
+		char range[40];
+
+		if (!m->faults && !m->resident_at_attach)
+			continue;
+		snprintf(range, sizeof(range), "%" PRIx64 "-%" PRIx64, m->start, m->end);
+		fprintf(f, "%-29s %10s %-5s %-8s %9" PRIu64 " %9" PRIu64 " %10s  %s\n", range,
+			B(m->end - m->start), m->anon ? "anon" : "file", m->role, m->faults,
+			m->first_touch_pages,
+			B((m->first_touch_pages + m->resident_at_attach) * page),
+			m->path[0] ? m->path : "");
+		if (m->resident_at_attach)
+			fprintf(f, "%29s %" PRIu64 " pages were already resident at attach\n", "",
+				m->resident_at_attach);
+	}
+
+	if (a->arena < 0) {
+		fprintf(f, "\narena      none identified: %s\n", a->arena_rule);
+	} else {
+		const struct ap_amap *ar = &a->maps[a->arena];
+
+		fprintf(f, "\narena      0x%" PRIx64 ", %s: %s\n", ar->start, B(ar->end - ar->start),
+			a->arena_rule);
+		fprintf(f, "           %" PRIu64 " first-touch pages (%s)\n", ar->first_touch_pages,
+			B(ar->first_touch_pages * page));
+		fprintf(f, "first touches per run (arena):\n  ");
+		print_runs(f, &ar->by_run, "  ");
+		for (uint32_t i = 0; i < a->n_maps; i++) {
+			if (!is_move(a, i))
+				continue;
+			fprintf(f, "arena moved: 0x%" PRIx64 ", %s, first touched in run %d:\n  ",
+				a->maps[i].start, B(a->maps[i].end - a->maps[i].start),
+				a->maps[i].first_run);
+			print_runs(f, &a->maps[i].by_run, "  ");
+		}
+		if (a->op_events) {
+			int shown = 0;
+
+			fprintf(f, "first touches per operator (op marker; -1 = before operator 0, "
+				"e.g. inputs):\n  ");
+			for (int32_t i = 0; i < ar->by_op.n; i++) {
+				if (!ar->by_op.v[i])
+					continue;
+				if (shown && shown % 8 == 0)
+					fprintf(f, "\n  ");
+				fprintf(f, "%s#%d: %" PRIu64, shown % 8 ? ", " : "", i - 1,
+					ar->by_op.v[i]);
+				shown++;
+			}
+			fprintf(f, "\n");
+		}
+	}
+	if (a->n_samples) {
+		uint32_t step = a->n_samples > 10 ? a->n_samples / 10 : 1;
+
+		fprintf(f, "\nmemory     VmHWM max %s, Pss_Anon max %s (cannot be reclaimed), "
+			"Pss_File max %s (reclaimable)\n", B(SMAX(a, vm_hwm)),
+			B(SMAX(a, pss_anon)), B(SMAX(a, pss_file)));
+		fprintf(f, "%10s %12s %12s %12s %12s\n", "t (s)", "VmRSS", "VmHWM", "Pss_Anon",
+			"Pss_File");
+		for (uint32_t i = 0; i < a->n_samples; i += step) {
+			const struct ap_rec_sample *s = &a->samples[i];
+
+			fprintf(f, "%10.2f %12s %12s %12s %12s\n",
+				(double)(s->ts_ns - a->hdr.clock_base_ns) / 1e9,
+				s->vm_rss == AP_NO_VALUE ? "-" : B(s->vm_rss),
+				s->vm_hwm == AP_NO_VALUE ? "-" : B(s->vm_hwm),
+				s->pss_anon == AP_NO_VALUE ? "-" : B(s->pss_anon),
+				s->pss_file == AP_NO_VALUE ? "-" : B(s->pss_file));
+		}
+	}
+	text_groups(f, &r->x->c);
+	if (r->x->have_plan)
+		text_corr(f, r);
+	for (uint32_t i = 0; i < a->n_notes; i++)
+		fprintf(f, "note       %s\n", a->notes[i]);
+	free(order);
+}
+
+static void json_runs(struct ap_json *j, const char *key, const struct ap_counts *c)
+{
+	ap_json_arr(j, key);
+	for (int32_t i = 0; i < c->n; i++) {
+		if (!c->v[i])
+			continue;
+		ap_json_obj(j, NULL);
+		ap_json_i64(j, "run", i - 1);
+		ap_json_u64(j, "pages", c->v[i]);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+}
+
+static void json_groups(struct ap_json *j, const struct ap_corr *c)
+{
+	uint64_t anon = 0, all = 0;
+
+	ap_json_arr(j, "groups");
+	for (int g = 0; g < AP_GROUP_COUNT; g++) {
+		const struct ap_corr_group *gr = &c->groups[g];
+
+		ap_json_obj(j, NULL);
+		ap_json_str(j, "name", ap_group_name(g));
+		ap_json_u64(j, "mappings", gr->mappings);
+		ap_json_u64(j, "faults", gr->faults);
+		ap_json_u64(j, "first_touch_pages", gr->first_touch_pages);
+		ap_json_u64(j, "resident_bytes", gr->resident_bytes);
+		ap_json_end_obj(j);
+		all += gr->resident_bytes;
+		if (g == AP_GROUP_ARENA || g == AP_GROUP_HEAP || g == AP_GROUP_STACK ||
+		    g == AP_GROUP_ANON)
+			anon += gr->resident_bytes;
+	}
+	ap_json_end_arr(j);
+	ap_json_obj(j, "plan_share");
+	ap_json_u64(j, "arena_resident_bytes", c->groups[AP_GROUP_ARENA].resident_bytes);
+	ap_json_u64(j, "anon_resident_bytes", anon);
+	ap_json_u64(j, "all_resident_bytes", all);
+	ap_json_end_obj(j);
+}
+
+static void json_op(struct ap_json *j, const struct ap_tplan *p, const struct ap_corr *c,
+		    int32_t op)
+{
+	uint64_t ps = c->page_size;
+
+	ap_json_i64(j, "index", op);
+	ap_json_str(j, "opcode", op_name(p, op));
+	ap_json_str(j, "output", op_output(p, op));
+	ap_json_u64(j, "plan_pages", c->ops[op + 1].plan_pages);
+	ap_json_u64(j, "plan_bytes", c->ops[op + 1].plan_pages * ps);
+	ap_json_u64(j, "marker_pages", c->ops[op + 1].marker_pages);
+	ap_json_u64(j, "marker_bytes", c->ops[op + 1].marker_pages * ps);
+}
+
+static void json_corr(struct ap_json *j, const struct ap_corr_all *x)
+{
+	const struct ap_corr *c = &x->c;
+	const struct ap_tplan *p = &x->plan;
+
+	ap_json_obj(j, "correlation");
+	ap_json_obj(j, "plan");
+	ap_json_str(j, "model", p->model);
+	ap_json_str(j, "strategy", p->strategy);
+	ap_json_u64(j, "arena_bytes", p->arena_bytes);
+	ap_json_u64(j, "operators", p->n_ops);
+	ap_json_end_obj(j);
+	ap_json_bool(j, "plan_matches", !c->mismatch);
+	ap_json_arr(j, "mismatch_reasons");
+	for (uint32_t i = 0; i < c->n_reasons; i++)
+		ap_json_str(j, NULL, c->reasons[i]);
+	ap_json_end_arr(j);
+	ap_json_bool(j, "markers", c->have_markers);
+	if (c->arena >= 0) {
+		ap_json_u64(j, "arena_base", c->base);
+		ap_json_i64(j, "arena_base_delta", c->delta);
+		ap_json_bool(j, "arena_base_forced", c->base_forced);
+		ap_json_str(j, "arena_base_rule", c->base_rule);
+		ap_json_arr(j, "base_candidates");
+		for (uint32_t i = 0; i < c->n_cand; i++) {
+			ap_json_obj(j, NULL);
+			ap_json_i64(j, "delta", c->cand[i].delta);
+			ap_json_u64(j, "explained", c->cand[i].explained);
+			ap_json_u64(j, "exact_starts", c->cand[i].exact);
+			ap_json_end_obj(j);
+		}
+		ap_json_end_arr(j);
+	}
+	ap_json_u64(j, "first_touch_pages", c->ft_pages);
+	ap_json_u64(j, "compared_pages", c->compared);
+	ap_json_u64(j, "agree_pages", c->agree);
+	if (c->compared)
+		ap_json_f64(j, "agreement", ap_corr_agreement(c));
+	else
+		ap_json_null(j, "agreement");
+	ap_json_u64(j, "plan_order_pages", c->order_ok);
+	ap_json_u64(j, "unplanned_pages", c->unplanned_pages);
+	ap_json_u64(j, "beyond_plan_pages", c->beyond_pages);
+	ap_json_u64(j, "marker_other_pages", c->marker_other_pages);
+	if (c->widest_op >= 0) {
+		ap_json_obj(j, "widest");
+		json_op(j, p, c, c->widest_op);
+		ap_json_u64(j, "breadth_bytes", c->widest_bytes);
+		ap_json_f64(j, "share_of_arena", p->arena_bytes ?
+			    (double)c->widest_bytes / (double)p->arena_bytes : 0);
+		ap_json_end_obj(j);
+	} else {
+		ap_json_null(j, "widest");
+	}
+	ap_json_arr(j, "ops");
+	for (int32_t op = -1; op < (int32_t)p->n_ops; op++) {
+		ap_json_obj(j, NULL);
+		json_op(j, p, c, op);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_arr(j, "disagreements");
+	for (uint64_t i = 0; i < c->n_dis; i++) {
+		const struct ap_corr_disagree *d = &c->dis[i];
+
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "page", d->page);
+		ap_json_i64(j, "offset", (int64_t)(d->page * c->page_size) - c->delta);
+		ap_json_i64(j, "run", d->run);
+		if (d->plan_op == AP_OP_NONE)
+			ap_json_null(j, "plan_op");
+		else
+			ap_json_i64(j, "plan_op", d->plan_op);
+		ap_json_i64(j, "marker_op", d->marker_op);
+		ap_json_str(j, "tensor", d->tensor >= 0 ? p->t[d->tensor].name : "");
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_end_obj(j);
+}
+
+void ap_report_json(FILE *f, const struct ap_report *r)
+{
+	const char *path = r->path;
+	const struct ap_analysis *a = &r->x->a;
+	bool pages = r->pages;
+	uint32_t *order = by_address(a);
+	struct ap_json j;
+
+	ap_json_init(&j, f);
+	ap_json_obj(&j, NULL);
+	ap_json_str(&j, "trace", path);
+	ap_json_bool(&j, "complete", a->saw_end && !a->truncated);
+	ap_json_bool(&j, "truncated", a->truncated);
+	ap_json_i64(&j, "pid", a->hdr.pid);
+	ap_json_str(&j, "command", a->strings[AP_HS_CMDLINE]);
+	ap_json_bool(&j, "attached", a->hdr.flags & AP_HDR_ATTACHED);
+	ap_json_str(&j, "method", a->strings[AP_HS_METHOD]);
+	ap_json_str(&j, "kernel", a->strings[AP_HS_KERNEL]);
+	ap_json_str(&j, "arch", a->strings[AP_HS_ARCH]);
+	ap_json_u64(&j, "page_size", a->hdr.page_size);
+	ap_json_str(&j, "run_probe", a->strings[AP_HS_RUN_PROBE]);
+	ap_json_str(&j, "op_probe", a->strings[AP_HS_OP_PROBE]);
+	ap_json_u64(&j, "dropped_events", a->drops.ringbuf_drops);
+	ap_json_u64(&j, "vma_misses", a->drops.vma_misses);
+	ap_json_u64(&j, "runs", a->runs_completed);
+	ap_json_u64(&j, "runs_begun", a->runs_begun);
+	ap_json_u64(&j, "faults_total", a->faults);
+	ap_json_f64(&j, "duration_s", a->t_last > a->t_first ?
+		    (double)(a->t_last - a->t_first) / 1e9 : 0);
+	if (a->saw_end) {
+		ap_json_obj(&j, "end");
+		ap_json_str(&j, "reason", end_reason(a->end.reason));
+		ap_json_i64(&j, "exit_status", a->end.exit_status);
+		ap_json_i64(&j, "signal", a->end.term_signal);
+		ap_json_end_obj(&j);
+	}
+	ap_json_arr(&j, "mappings");
+	for (uint32_t k = 0; order && k < a->n_maps; k++) {
+		const struct ap_amap *m = &a->maps[order[k]];
+
+		if (!m->faults && !m->resident_at_attach)
+			continue;
+		ap_json_obj(&j, NULL);
+		ap_json_u64(&j, "start", m->start);
+		ap_json_u64(&j, "end", m->end);
+		ap_json_str(&j, "kind", m->anon ? "anon" : "file");
+		ap_json_str(&j, "path", m->path);
+		ap_json_str(&j, "role", m->role);
+		ap_json_u64(&j, "faults", m->faults);
+		ap_json_u64(&j, "major_faults", m->major);
+		ap_json_u64(&j, "first_touch_pages", m->first_touch_pages);
+		ap_json_u64(&j, "resident_at_attach_pages", m->resident_at_attach);
+		ap_json_u64(&j, "resident_bytes",
+			    (m->first_touch_pages + m->resident_at_attach) * a->hdr.page_size);
+		ap_json_end_obj(&j);
+	}
+	ap_json_end_arr(&j);
+	if (a->arena >= 0) {
+		const struct ap_amap *ar = &a->maps[a->arena];
+
+		ap_json_obj(&j, "arena");
+		ap_json_u64(&j, "start", ar->start);
+		ap_json_u64(&j, "bytes", ar->end - ar->start);
+		ap_json_u64(&j, "first_touch_pages", ar->first_touch_pages);
+		ap_json_u64(&j, "resident_at_attach_pages", ar->resident_at_attach);
+		ap_json_str(&j, "rule", a->arena_rule);
+		ap_json_end_obj(&j);
+		json_runs(&j, "first_touch_by_run", &ar->by_run);
+		ap_json_arr(&j, "ops");
+		for (int32_t i = 0; i < ar->by_op.n; i++) {
+			if (!ar->by_op.v[i])
+				continue;
+			ap_json_obj(&j, NULL);
+			ap_json_i64(&j, "index", i - 1);
+			ap_json_u64(&j, "first_touch_pages", ar->by_op.v[i]);
+			ap_json_end_obj(&j);
+		}
+		ap_json_end_arr(&j);
+		if (pages) {
+			ap_json_arr(&j, "arena_pages");
+			for (uint64_t i = 0; i < a->n_touches; i++) {
+				const struct ap_touch *t = &a->touches[i];
+
+				if ((int32_t)t->map != a->arena)
+					continue;
+				ap_json_obj(&j, NULL);
+				ap_json_u64(&j, "page", t->page);
+				ap_json_i64(&j, "run", t->run);
+				ap_json_i64(&j, "op", t->op);
+				ap_json_end_obj(&j);
+			}
+			ap_json_end_arr(&j);
+		}
+		ap_json_arr(&j, "arena_moves");
+		for (uint32_t i = 0; i < a->n_maps; i++) {
+			if (!is_move(a, i))
+				continue;
+			ap_json_obj(&j, NULL);
+			ap_json_u64(&j, "start", a->maps[i].start);
+			ap_json_u64(&j, "bytes", a->maps[i].end - a->maps[i].start);
+			ap_json_i64(&j, "first_run", a->maps[i].first_run);
+			ap_json_u64(&j, "first_touch_pages", a->maps[i].first_touch_pages);
+			json_runs(&j, "first_touch_by_run", &a->maps[i].by_run);
+			ap_json_end_obj(&j);
+		}
+		ap_json_end_arr(&j);
+	} else {
+		ap_json_null(&j, "arena");
+		ap_json_str(&j, "arena_rule", a->arena_rule);
+	}
+	ap_json_obj(&j, "samples");
+	ap_json_u64(&j, "count", a->n_samples);
+	ap_json_u64(&j, "vmhwm_max_bytes", SMAX(a, vm_hwm));
+	ap_json_u64(&j, "vmrss_max_bytes", SMAX(a, vm_rss));
+	ap_json_u64(&j, "pss_anon_max_bytes", SMAX(a, pss_anon));
+	ap_json_u64(&j, "pss_file_max_bytes", SMAX(a, pss_file));
+	ap_json_end_obj(&j);
+	ap_json_arr(&j, "notes");
+	for (uint32_t i = 0; i < a->n_notes; i++)
+		ap_json_str(&j, NULL, a->notes[i]);
+	ap_json_end_arr(&j);
+	json_groups(&j, &r->x->c);
+	if (r->x->have_plan)
+		json_corr(&j, r->x);
+	if (r->attrib)
+		ap_attrib_json(&j, r->x, r->attrib);
+	ap_json_end_obj(&j);
+	ap_json_finish(&j);
+	free(order);
+}

@@ -1,0 +1,935 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tui: ncurses layout of the live model, and the --batch line (tui.h). Nothing is read or
+ * computed here beyond formatting and placing.
+ *
+ * Layout. Row 0-1 the header, the last row the footer (keys, or a message). In between
+ * the panels, each a bold label in a column of its own and items after it: Memory,
+ * Arena, cgroup, PSI, Faults, then Operators with the rows that are left. From 150
+ * columns with a plan the operators take a right-hand column of their own and the left
+ * panels get longer sparklines and a taller residency bar. Every item is a unit: when it
+ * does not fit on a row it goes to the next row of its panel, and when the panel has no
+ * row left it is not drawn. The last column is never written: a terminal that wraps there
+ * cannot push a line into the next one.
+ */
+#include <curses.h>
+#include <inttypes.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/render/tui.h"
+
+#define LABEL_W 10		/* the panel label column */
+#define GAP 2			/* between items */
+#define WIDE_COLS 150		/* two columns from here (with a plan) */
+#define NAME_MAX_W 28		/* longest opcode column */
+#define MAX_BAR_CELLS 4096
+
+enum {
+	C_RED = 1, C_YELLOW, C_GREEN, C_CYAN, C_MAGENTA, C_BLUE, C_WHITE, C_OP0,
+	N_OP_COLORS = 6,
+};
+
+static bool tui_open, utf8, colors;
+
+/* ---- glyphs and text ---- */
+
+static const char *const spark_utf8[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
+static const char *const spark_ascii[] = { "_", ".", ",", ":", "-", "=", "+", "#" };
+
+/* display columns of a UTF-8 string (every glyph used here is one column wide) */
+static int text_w(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+static attr_t color(int pair)
+{
+	return colors ? COLOR_PAIR(pair) : 0;
+}
+
+static attr_t op_color(int32_t op)
+{
+	if (op == AP_OWNER_INPUT)
+		return color(C_WHITE) | A_BOLD;
+	if (op < 0)
+		return color(C_WHITE);
+	return color(C_OP0 + op % N_OP_COLORS);
+}
+
+static bool have(uint64_t v)
+{
+	return v != AP_NO_VALUE;
+}
+
+/* A size in KiB, exactly (as /proc prints it), or '-' when it was not read. */
+static const char *kib(uint64_t v, char *buf, size_t len)
+{
+	if (!have(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64 " KiB", (v + 1023) / 1024);
+	return buf;
+}
+
+#define KIB(v) kib((v), (char[32]){ 0 }, 32)
+
+static const char *limit(uint64_t v, char *buf, size_t len)
+{
+	if (v == AP_UNLIMITED)
+		return "max";
+	return kib(v, buf, len);
+}
+
+#define LIMIT(v) limit((v), (char[32]){ 0 }, 32)
+
+/* PSI percent x 100, as "1.25" */
+static const char *pct(uint64_t v, char *buf, size_t len)
+{
+	if (!have(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%" PRIu64 ".%02" PRIu64, v / 100, v % 100);
+	return buf;
+}
+
+#define PCT(v) pct((v), (char[32]){ 0 }, 32)
+
+static const char *rate(double v, char *buf, size_t len)
+{
+	if (v >= 100)
+		snprintf(buf, len, "%.0f/s", v);
+	else
+		snprintf(buf, len, "%.1f/s", v);
+	return buf;
+}
+
+#define RATE(v) rate((v), (char[32]){ 0 }, 32)
+
+static const char *bytes(uint64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 " B", v);
+	return buf;
+}
+
+#define BYTES(v) bytes((v), (char[32]){ 0 }, 32)
+
+/*
+ * Fits a command line into w columns by dropping whole arguments from the end (marked
+ * "..."); when even the program does not fit, its base name; else "".
+ */
+static void fit_words(const char *s, int w, char *out, size_t len)
+{
+	const char *end = s + strlen(s), *sp;
+
+	snprintf(out, len, "%s", s);
+	if (text_w(out) <= w)
+		return;
+	while ((sp = memrchr(s, ' ', (size_t)(end - s)))) {
+		end = sp;
+		snprintf(out, len, "%.*s ...", (int)(end - s), s);
+		if (text_w(out) <= w)
+			return;
+	}
+	sp = memrchr(s, '/', (size_t)(end - s));
+	snprintf(out, len, "%.*s%s", (int)(end - (sp ? sp + 1 : s)), sp ? sp + 1 : s,
+		 end < s + strlen(s) ? " ..." : "");
+	if (text_w(out) > w)
+		out[0] = '\0';
+}
+
+/* ---- the pen: items placed in a panel ---- */
+
+struct pen {
+	int y, x;		/* cursor */
+	int x0, x1;		/* the panel's content columns [x0, x1) */
+	int y_end;		/* first row the panel may not use */
+	bool any;		/* an item is on this row */
+};
+
+static void pen_at(struct pen *p, int y, int x0, int x1, int rows)
+{
+	*p = (struct pen){ .y = y, .x = x0, .x0 = x0, .x1 = x1, .y_end = y + rows };
+}
+
+/* rows used so far (at least one) */
+static int pen_rows(const struct pen *p, int y0)
+{
+	return p->y - y0 + (p->any || p->x > p->x0 ? 1 : 0);
+}
+
+static bool pen_newline(struct pen *p)
+{
+	if (p->y + 1 >= p->y_end)
+		return false;
+	p->y++;
+	p->x = p->x0;
+	p->any = false;
+	return true;
+}
+
+/* Room for w columns on this row, or on the next one; false: not drawn. */
+static bool pen_room(struct pen *p, int w)
+{
+	if (p->y >= p->y_end || w > p->x1 - p->x0)
+		return false;
+	if (p->x + w + (p->any ? GAP : 0) > p->x1 && !pen_newline(p))
+		return false;
+	if (p->any)
+		p->x += GAP;
+	return true;
+}
+
+static void pen_put(struct pen *p, attr_t a, const char *s)
+{
+	attrset(a);
+	mvaddstr(p->y, p->x, s);
+	p->x += text_w(s);
+	p->any = true;
+	attrset(A_NORMAL);
+}
+
+/* An item: label, value in bold (and attr), then a dim remark: one unit. */
+static bool item_r(struct pen *p, const char *label, attr_t attr, const char *val,
+		   const char *remark)
+{
+	int w = text_w(label) + (label[0] && val[0] ? 1 : 0) + text_w(val);
+
+	if (remark[0])
+		w += 1 + text_w(remark);
+	if (!pen_room(p, w))
+		return false;
+	if (label[0]) {
+		pen_put(p, A_NORMAL, label);
+		if (val[0])
+			p->x++;
+	}
+	if (val[0])
+		pen_put(p, A_BOLD | attr, val);
+	if (remark[0]) {
+		p->x++;
+		pen_put(p, A_DIM, remark);
+	}
+	return true;
+}
+
+static bool item(struct pen *p, const char *label, attr_t attr, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static bool item(struct pen *p, const char *label, attr_t attr, const char *fmt, ...)
+{
+	char val[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	return item_r(p, label, attr, val, "");
+}
+
+/* A note in words, dim: "not read", "no plan: ..." */
+static bool words(struct pen *p, attr_t attr, const char *s)
+{
+	if (!pen_room(p, text_w(s)))
+		return false;
+	pen_put(p, attr, s);
+	return true;
+}
+
+static void label(int y, int x, const char *s)
+{
+	attrset(A_BOLD | color(C_CYAN));
+	mvaddstr(y, x, s);
+	attrset(A_NORMAL);
+}
+
+/* A sparkline of the last n points of h, scaled to its own maximum. */
+static bool sparkline(struct pen *p, const struct ap_live_hist *h, int n, attr_t attr)
+{
+	uint64_t have_n = h->n < AP_LIVE_HIST ? h->n : AP_LIVE_HIST;
+	const char *const *g = utf8 ? spark_utf8 : spark_ascii;
+	float max = 0;
+
+	if (n <= 0 || !pen_room(p, n))
+		return false;
+	if ((uint64_t)n > have_n)
+		n = (int)(have_n ? have_n : 1);
+	for (int i = 0; i < n && have_n; i++) {
+		float v = h->v[(h->n - 1 - (uint64_t)i) % AP_LIVE_HIST];
+
+		if (v > max)
+			max = v;
+	}
+	attrset(attr);
+	for (int i = n - 1; i >= 0; i--) {
+		float v = (uint64_t)i < have_n ? h->v[(h->n - 1 - (uint64_t)i) % AP_LIVE_HIST] : 0;
+		int k = max > 0 ? (int)(v / max * 7.0f + 0.5f) : 0;
+
+		mvaddstr(p->y, p->x++, g[k < 0 ? 0 : k > 7 ? 7 : k]);
+	}
+	attrset(A_NORMAL);
+	p->any = true;
+	return true;
+}
+
+/* A sparkline one column after the item before it (not the usual gap). */
+static void spark_after(struct pen *p, const struct ap_live_hist *h, int n, attr_t attr)
+{
+	if (n <= 0)
+		return;
+	p->x -= GAP - 1;
+	if (!sparkline(p, h, n, attr))
+		p->x += GAP - 1;
+}
+
+/* ---- panels: each draws in [x0, x1) from row y, at most rows; returns rows used ---- */
+
+static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int y, int x0,
+		       int x1)
+{
+	uint64_t secs = (l->t_last_ns - l->t_start_ns) / 1000000000ULL;
+	char cmd[1024], up[32], state[96];
+	const struct ap_kernel_acct *a = &l->last.acct;
+	attr_t sattr = color(C_GREEN);
+	struct pen p;
+	int w;
+
+	snprintf(up, sizeof(up), "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, secs / 3600,
+		 secs / 60 % 60, secs % 60);
+	if (l->ended && l->end_reason == AP_END_TARGET_EXIT) {
+		if (l->term_signal)
+			snprintf(state, sizeof(state), "EXITED (signal %d)", l->term_signal);
+		else if (l->exit_status >= 0)
+			snprintf(state, sizeof(state), "EXITED (status %d)", l->exit_status);
+		else
+			snprintf(state, sizeof(state), "EXITED");
+		sattr = color(C_RED) | A_REVERSE;
+	} else if (l->ended) {
+		snprintf(state, sizeof(state), "SESSION ENDED");
+		sattr = color(C_RED) | A_REVERSE;
+	} else if (v->paused) {
+		snprintf(state, sizeof(state), "PAUSED");
+		sattr = color(C_YELLOW) | A_REVERSE;
+	} else {
+		snprintf(state, sizeof(state), "live");
+	}
+	pen_at(&p, y, x0, x1, 1);
+	item(&p, "", A_REVERSE, "arenaprof");
+	item(&p, "pid", 0, "%d", l->pid);
+	/* the command line gets what the time and the state leave */
+	w = x1 - p.x - GAP - (text_w("up ") + text_w(up) + GAP + text_w(state) + GAP);
+	fit_words(l->cmdline, w, cmd, sizeof(cmd));
+	if (cmd[0])
+		words(&p, A_NORMAL, cmd);
+	item(&p, "up", 0, "%s", up);
+	item(&p, "", sattr, "%s", state);
+
+	pen_at(&p, y + 1, x0, x1, 1);
+	item(&p, "method", 0, "%s", l->method);
+	item(&p, "kernel", 0, "%s", l->kernel);
+	item(&p, "drops", l->drops.ringbuf_drops ? color(C_RED) | A_REVERSE : 0,
+	     "%" PRIu64, l->drops.ringbuf_drops);
+	if (l->plan)
+		item(&p, "plan", 0, "%s", l->plan_name);
+	if (a->cg_path[0]) {
+		char path[256];
+
+		fit_words(a->cg_path, x1 - p.x - GAP - text_w("cgroup "), path, sizeof(path));
+		if (path[0])
+			item(&p, "cgroup", 0, "%s", path);
+	}
+	return 2;
+}
+
+static int draw_memory(const struct ap_live *l, int y, int x0, int x1, int rows)
+{
+	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
+	struct pen p;
+
+	label(y, x0, "Memory");
+	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (!l->have_sample) {
+		words(&p, A_DIM, "waiting for the first sample");
+		return 1;
+	}
+	item(&p, "VmRSS", 0, "%s", KIB(s->vm_rss));
+	item(&p, "VmHWM", color(C_YELLOW), "%s", KIB(s->vm_hwm));
+	item_r(&p, "anon", 0, KIB(s->rss_anon), "cannot be reclaimed");
+	item_r(&p, "file", 0, KIB(s->rss_file), "reclaimable");
+	if (have(s->rss_shmem) && s->rss_shmem)
+		item(&p, "shmem", 0, "%s", KIB(s->rss_shmem));
+	if (!l->have_smaps) {
+		words(&p, A_DIM, "smaps_rollup not read yet");
+		return pen_rows(&p, y);
+	}
+	item(&p, "Pss_Anon", 0, "%s", KIB(sm->pss_anon));
+	item(&p, "Pss_File", 0, "%s", KIB(sm->pss_file));
+	item(&p, "Pss_Shmem", 0, "%s", KIB(sm->pss_shmem));
+	item(&p, "Swap", have(sm->swap) && sm->swap ? color(C_YELLOW) : 0, "%s", KIB(sm->swap));
+	if (l->t_last_ns >= sm->ts_ns + 1000000000ULL) {
+		char age[48];
+
+		snprintf(age, sizeof(age), "(smaps_rollup %" PRIu64 " s ago)",
+			 (uint64_t)((l->t_last_ns - sm->ts_ns) / 1000000000ULL));
+		words(&p, A_DIM, age);
+	}
+	return pen_rows(&p, y);
+}
+
+static void draw_bar(const struct ap_live *l, struct pen *p, int rows)
+{
+	static struct ap_live_cell cells[MAX_BAR_CELLS];
+	int w = p->x1 - p->x0, n;
+
+	if (rows < 1 || w < 8)
+		return;
+	if ((int64_t)w * rows > MAX_BAR_CELLS)
+		rows = MAX_BAR_CELLS / w;
+	n = (int)ap_live_bar(l, cells, (uint32_t)(w * rows));
+	for (int i = 0; i < n; i++) {
+		const struct ap_live_cell *c = &cells[i];
+		const char *g;
+		attr_t a;
+
+		if (!c->held) {
+			g = utf8 ? "·" : ".";
+			a = A_DIM;
+		} else {
+			g = c->held == c->pages ? (utf8 ? "█" : "#") : (utf8 ? "▓" : "+");
+			a = l->plan && c->owner != AP_OWNER_NONE ? op_color(c->owner) :
+			    color(C_GREEN);
+		}
+		attrset(a);
+		mvaddstr(p->y + i / w, p->x0 + i % w, g);
+	}
+	attrset(A_NORMAL);
+}
+
+static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, int bar_rows)
+{
+	const struct ap_live_map *m;
+	struct pen p;
+	int used;
+
+	label(y, x0, "Arena");
+	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (l->arena < 0) {
+		words(&p, A_DIM, "not identified yet:");
+		words(&p, A_DIM, l->arena_rule);
+		return pen_rows(&p, y);
+	}
+	m = &l->maps[l->arena];
+	item_r(&p, "size", 0, BYTES(m->end - m->start),
+	       l->plan && !l->arena_by_plan ? "not the plan's size" : "");
+	if (l->plan)
+		item(&p, "plan", 0, "%" PRIu64 " B", l->plan->arena_bytes);
+	item(&p, "resident", color(C_GREEN), "%" PRIu64 "/%" PRIu64 " pages %.0f%%",
+	     l->arena_held, l->arena_pages,
+	     l->arena_pages ? 100.0 * (double)l->arena_held / (double)l->arena_pages : 0.0);
+	pen_newline(&p);
+	item(&p, "first touch", 0, "%s", RATE(ap_live_rate(&l->ft_rate)));
+	item(&p, "first-touched", 0, "%" PRIu64 " pages", l->arena_ft);
+	item(&p, "at", 0, "0x%" PRIx64, m->start);
+	used = pen_rows(&p, y);
+	if (bar_rows > rows - used)
+		bar_rows = rows - used;
+	if (bar_rows > 0) {
+		pen_at(&p, y + used, x0 + LABEL_W, x1, bar_rows);
+		draw_bar(l, &p, bar_rows);
+		used += bar_rows;
+	}
+	return used;
+}
+
+static void events_item(struct pen *p, const char *name, uint64_t now, uint64_t then)
+{
+	uint64_t d = have(now) && have(then) && now >= then ? now - then : 0;
+
+	if (!have(now)) {
+		item(p, name, 0, "-");
+		return;
+	}
+	item(p, name, d ? color(C_RED) | A_REVERSE : 0, "%" PRIu64 " (+%" PRIu64 ")", now, d);
+}
+
+static int draw_cgroup(const struct ap_live *l, int y, int x0, int x1, int rows)
+{
+	const struct ap_kernel_acct *a = &l->last.acct, *a0 = &l->acct0;
+	struct pen p;
+
+	label(y, x0, "cgroup");
+	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (!l->have_sample || (!have(a->cg_current) && !have(a->cg_peak))) {
+		words(&p, A_DIM, "memory cgroup not read");
+		return 1;
+	}
+	item(&p, "current", 0, "%s", KIB(a->cg_current));
+	item(&p, "peak", color(C_YELLOW), "%s", KIB(a->cg_peak));
+	if (have(a->cg_max))
+		item(&p, "max", 0, "%s", LIMIT(a->cg_max));
+	if (have(a->cg_high))
+		item(&p, "high", 0, "%s", LIMIT(a->cg_high));
+	if (have(a->cg_min))
+		item(&p, "min", 0, "%s", LIMIT(a->cg_min));
+	if (!have(a->ev_high) && !have(a->ev_max) && !have(a->ev_oom))
+		return pen_rows(&p, y);
+	pen_newline(&p);
+	words(&p, A_NORMAL, "events.local:");
+	events_item(&p, "high", a->ev_high, a0->ev_high);
+	events_item(&p, "max", a->ev_max, a0->ev_max);
+	events_item(&p, "oom", a->ev_oom, a0->ev_oom);
+	events_item(&p, "oom_kill", a->ev_oom_kill, a0->ev_oom_kill);
+	return pen_rows(&p, y);
+}
+
+static void psi_items(struct pen *p, const char *who, const struct ap_psi_figures *f,
+		      uint64_t alarm)
+{
+	bool red = alarm && have(f->full_avg[0]) && f->full_avg[0] > alarm;
+	char some[64];
+
+	snprintf(some, sizeof(some), "%s some", who);
+	item(p, some, 0, "%s %s %s", PCT(f->some_avg[0]), PCT(f->some_avg[1]),
+	     PCT(f->some_avg[2]));
+	item(p, "full", red ? color(C_RED) | A_REVERSE : 0, "%s %s %s", PCT(f->full_avg[0]),
+	     PCT(f->full_avg[1]), PCT(f->full_avg[2]));
+}
+
+static int draw_psi(const struct ap_live *l, const struct ap_tui_view *v, int y, int x0,
+		    int x1, int rows)
+{
+	const struct ap_kernel_acct *a = &l->last.acct;
+	bool sys = have(a->psi_sys.some_avg[0]), cg = have(a->psi_cg.some_avg[0]);
+	struct pen p;
+
+	label(y, x0, "Pressure");
+	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (!l->have_sample || (!sys && !cg)) {
+		words(&p, A_DIM, "PSI not read");
+		return 1;
+	}
+	if (sys) {
+		psi_items(&p, "system", &a->psi_sys, 0);
+		words(&p, A_DIM, "% avg10 avg60 avg300");
+	}
+	if (cg) {
+		if (sys)
+			pen_newline(&p);
+		psi_items(&p, "cgroup", &a->psi_cg, v->psi_alarm);
+	}
+	return pen_rows(&p, y);
+}
+
+static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
+{
+	bool runs = l->run_markers || l->session->run_probe;
+	int series = 2 + (runs ? 1 : 0), avail = x1 - x0 - LABEL_W;
+	const int item_w = 6 + 1 + 8;	/* "faults" and a value of 8 columns */
+	bool own_rows = rows >= series;
+	struct pen p;
+	int n;
+
+	label(y, x0, "Faults");
+	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	/* a row each when there are rows for it, else the sparklines share the row */
+	n = own_rows ? avail - item_w - 1 :
+	    (avail - series * (item_w + 1) - (series - 1) * GAP) / series;
+	if (n > AP_LIVE_HIST)
+		n = AP_LIVE_HIST;
+	item(&p, l->majmin_known ? " minor" : "faults", 0, "%8s",
+	     RATE(ap_live_rate(&l->minor_rate)));
+	spark_after(&p, &l->minor_rate, n, color(C_GREEN));
+	if (own_rows)
+		pen_newline(&p);
+	if (l->majmin_known) {
+		item(&p, " major", 0, "%8s", RATE(ap_live_rate(&l->major_rate)));
+		spark_after(&p, &l->major_rate, n, color(C_RED));
+	} else {
+		item_r(&p, "major", A_DIM, "n/a", "(method)");
+	}
+	if (own_rows)
+		pen_newline(&p);
+	if (runs) {
+		item(&p, "  runs", 0, "%8s", RATE(ap_live_rate(&l->run_rate)));
+		spark_after(&p, &l->run_rate, n, color(C_CYAN));
+	} else {
+		item_r(&p, "runs", A_DIM, "n/a", "(no run probe)");
+	}
+	return pen_rows(&p, y);
+}
+
+/* Columns of the operators table, dropped from the right when they do not fit. */
+struct col {
+	const char *title;
+	int w;
+	enum ap_live_sort sort;		/* AP_SORT_COUNT: not sortable */
+};
+
+static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y, int x0,
+		    int x1, int rows)
+{
+	struct col cols[] = {
+		{ "op", 5, AP_SORT_INDEX }, { "opcode", 6, AP_SORT_COUNT },
+		{ "breadth", 12, AP_SORT_BREADTH }, { "first-touch", 12, AP_SORT_FIRST_TOUCH },
+		{ "resident", 12, AP_SORT_RESIDENT }, { "by-marker", 10, AP_SORT_COUNT },
+	};
+	int ncols = l->op_markers ? 6 : 5, x, shown;
+	uint32_t *order;
+	struct pen p;
+
+	label(y, x0, "Operators");
+	if (!l->plan) {
+		pen_at(&p, y, x0 + LABEL_W, x1, 1);
+		words(&p, A_DIM, "no plan: --plan MODEL.tflite lists them");
+		return 1;
+	}
+	if (rows < 2)
+		return 1;
+	for (uint32_t i = 0; i < l->n_ops; i++) {
+		int w = text_w(ap_live_opname(l, i));
+
+		if (w > cols[1].w)
+			cols[1].w = w < NAME_MAX_W ? w : NAME_MAX_W;
+	}
+	/* the columns that fit, whole */
+	x = x0 + LABEL_W;
+	for (int i = 0; i < ncols; i++) {
+		if (x + cols[i].w + (i ? GAP : 0) > x1) {
+			ncols = i;
+			break;
+		}
+		x += cols[i].w + (i ? GAP : 0);
+	}
+	/* the title row: the sort column marked */
+	x = x0 + LABEL_W;
+	attrset(A_REVERSE);
+	mvhline(y, x, ' ' | A_REVERSE, x1 - x);
+	for (int i = 0; i < ncols; i++) {
+		char t[40];
+		bool sorted = cols[i].sort == v->sort;
+
+		snprintf(t, sizeof(t), "%s%s", cols[i].title,
+			 !sorted ? "" : v->reverse ? (utf8 ? "▲" : "^") : (utf8 ? "▼" : "v"));
+		if (i >= 2)
+			mvaddstr(y, x + cols[i].w - text_w(t), t);
+		else
+			mvaddstr(y, x, t);
+		x += cols[i].w + GAP;
+	}
+	attrset(A_NORMAL);
+	order = malloc((l->n_ops + 1) * sizeof(*order));
+	if (!order)
+		return 1;
+	ap_live_op_order(l, v->sort, v->reverse, order);
+	shown = 0;
+	for (uint32_t k = 0; k < l->n_ops && shown < rows - 1; k++, shown++) {
+		uint32_t i = order[k];
+		const struct ap_live_op *o = &l->ops[i];
+		const char *name = ap_live_opname(l, i);
+		char val[6][48];
+		int row = y + 1 + shown;
+
+		snprintf(val[0], sizeof(val[0]), "%4u", i);
+		snprintf(val[1], sizeof(val[1]), "%s", text_w(name) <= cols[1].w ? name : "");
+		snprintf(val[2], sizeof(val[2]), "%s", KIB(o->breadth));
+		snprintf(val[3], sizeof(val[3]), "%" PRIu64 " pg", o->ft_plan);
+		snprintf(val[4], sizeof(val[4]), "%s", KIB(o->resident_pages * l->page_size));
+		snprintf(val[5], sizeof(val[5]), "%" PRIu64 " pg", o->ft_marker);
+		x = x0 + LABEL_W;
+		for (int c = 0; c < ncols; c++) {
+			attrset(c == 0 ? op_color((int32_t)i) | A_BOLD : A_NORMAL);
+			if (c >= 2)
+				mvaddstr(row, x + cols[c].w - text_w(val[c]), val[c]);
+			else
+				mvaddstr(row, x, val[c]);
+			x += cols[c].w + GAP;
+		}
+		attrset(A_NORMAL);
+	}
+	free(order);
+	return 1 + shown;
+}
+
+static void draw_help(void)
+{
+	static const char *const lines[] = {
+		"arenaprof top: keys",
+		"",
+		"q        quit (the terminal is restored)",
+		"space    pause the display (sampling goes on)",
+		"r        reset peaks: VmHWM (clear_refs 5) and",
+		"         the cgroup's memory.peak (held fd)",
+		"s / S    next sort column / reverse the order",
+		"w        write a snapshot: a trace of the",
+		"         session so far (report, heatmap)",
+		"?        this help; any key closes it",
+	};
+	int n = (int)(sizeof(lines) / sizeof(lines[0])), w = 0, y0, x0;
+
+	for (int i = 0; i < n; i++)
+		if (text_w(lines[i]) > w)
+			w = text_w(lines[i]);
+	w += 4;
+	if (w >= COLS - 1 || n + 2 >= LINES)
+		return;
+	y0 = (LINES - n - 2) / 2;
+	x0 = (COLS - 1 - w) / 2;
+	attrset(A_REVERSE);
+	for (int i = -1; i <= n; i++) {
+		mvhline(y0 + 1 + i, x0, ' ' | A_REVERSE, w);
+		if (i >= 0 && i < n)
+			mvaddstr(y0 + 1 + i, x0 + 2, lines[i]);
+	}
+	attrset(A_NORMAL);
+}
+
+static void footer(const struct ap_live *l, const struct ap_tui_view *v)
+{
+	static const char *const keys[][2] = {
+		{ "q", "quit" }, { "space", "pause" }, { "r", "reset peaks" },
+		{ "s/S", "sort" }, { "w", "snapshot" }, { "?", "help" },
+	};
+	int y = LINES - 1;
+	struct pen p;
+
+	(void)l;
+	move(y, 0);
+	clrtoeol();
+	pen_at(&p, y, 0, COLS - 1, 1);
+	if (v->status[0]) {
+		char msg[512];
+		attr_t a = v->status_level >= 2 ? color(C_RED) | A_BOLD :
+			   v->status_level == 1 ? color(C_YELLOW) | A_BOLD : A_BOLD;
+
+		fit_words(v->status, COLS - 1, msg, sizeof(msg));
+		words(&p, a, msg);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!pen_room(&p, text_w(keys[i][0]) + 1 + text_w(keys[i][1])) || p.y != y)
+			break;
+		pen_put(&p, A_REVERSE, keys[i][0]);
+		p.x++;
+		pen_put(&p, A_NORMAL, keys[i][1]);
+	}
+	item(&p, "sort", 0, "%s%s", ap_live_sort_name(v->sort), v->reverse ? " reversed" : "");
+}
+
+void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v)
+{
+	footer(l, v);
+	refresh();
+}
+
+void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
+{
+	int W = COLS - 1, H = LINES, y, xl1, rows_left;
+	bool wide = W + 1 >= WIDE_COLS && l->plan;
+
+	erase();
+	if (H < 8 || W < 40) {
+		mvaddstr(0, 0, "terminal too small");
+		refresh();
+		return;
+	}
+	draw_header(l, v, 0, 0, W);
+	if (v->help) {		/* alone: nothing half-covered behind it */
+		draw_help();
+		footer(l, v);
+		refresh();
+		return;
+	}
+	y = 2;
+	xl1 = wide ? W / 2 - 1 : W;
+	rows_left = H - 1 - y;	/* the footer's row is the last */
+	if (!wide)
+		rows_left -= l->plan ? 4 : 1;	/* keep a few operators in view */
+	{
+		int tall = wide || H >= 40;
+		int want_mem = 3, want_arena = tall ? 8 : 3, want_cg = 2, want_psi = 2;
+		int want_faults = tall ? 3 : 1, n;
+
+		n = draw_memory(l, y, 0, xl1, rows_left < want_mem ? rows_left : want_mem);
+		y += n;
+		rows_left -= n;
+		if (rows_left > 0) {
+			int r = rows_left < want_arena ? rows_left : want_arena;
+
+			n = draw_arena(l, y, 0, xl1, r, tall ? 6 : 1);
+			y += n;
+			rows_left -= n;
+		}
+		if (rows_left > 0) {
+			n = draw_cgroup(l, y, 0, xl1, rows_left < want_cg ? rows_left : want_cg);
+			y += n;
+			rows_left -= n;
+		}
+		if (rows_left > 0) {
+			n = draw_psi(l, v, y, 0, xl1, rows_left < want_psi ? rows_left : want_psi);
+			y += n;
+			rows_left -= n;
+		}
+		if (rows_left > 0) {
+			n = draw_faults(l, y, 0, xl1,
+					rows_left < want_faults ? rows_left : want_faults);
+			y += n;
+		}
+	}
+	if (wide)
+		draw_ops(l, v, 2, W / 2 + 1, W, H - 3);
+	else if (H - 1 - y > 0)
+		draw_ops(l, v, y, 0, W, H - 1 - y);
+	footer(l, v);
+	refresh();
+}
+
+int ap_tui_key(void)
+{
+	int c = getch();
+
+	if (c == KEY_RESIZE)
+		return AP_KEY_RESIZE;
+	return c == ERR ? -1 : c;
+}
+
+static void on_exit_restore(void)
+{
+	ap_tui_close();
+}
+
+/* A crash still gives the terminal back (best effort, as htop does), then dies as it would. */
+static void on_crash(int sig)
+{
+	if (tui_open)
+		endwin();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int ap_tui_open(char *err)
+{
+	static bool registered;
+
+	setlocale(LC_ALL, "");
+	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
+	if (!newterm(NULL, stdout, stdin)) {
+		ap_seterr(err, "cannot use the terminal (TERM=%s)", getenv("TERM") ?
+			  getenv("TERM") : "unset");
+		return -1;
+	}
+	tui_open = true;
+	if (!registered) {
+		static const int crash[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+
+		atexit(on_exit_restore);
+		for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
+			signal(crash[i], on_crash);
+		registered = true;
+	}
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	nodelay(stdscr, TRUE);
+	curs_set(0);
+	colors = has_colors();
+	if (colors) {
+		static const short op_fg[N_OP_COLORS] = {
+			COLOR_GREEN, COLOR_CYAN, COLOR_MAGENTA, COLOR_BLUE, COLOR_YELLOW,
+			COLOR_RED,
+		};
+
+		start_color();
+		use_default_colors();
+		init_pair(C_RED, COLOR_RED, -1);
+		init_pair(C_YELLOW, COLOR_YELLOW, -1);
+		init_pair(C_GREEN, COLOR_GREEN, -1);
+		init_pair(C_CYAN, COLOR_CYAN, -1);
+		init_pair(C_MAGENTA, COLOR_MAGENTA, -1);
+		init_pair(C_BLUE, COLOR_BLUE, -1);
+		init_pair(C_WHITE, COLOR_WHITE, -1);
+		for (int i = 0; i < N_OP_COLORS; i++)
+			init_pair((short)(C_OP0 + i), op_fg[i], -1);
+	}
+	return 0;
+}
+
+void ap_tui_close(void)
+{
+	if (!tui_open)
+		return;
+	tui_open = false;
+	curs_set(1);
+	endwin();
+	fflush(stdout);
+}
+
+/* ---- --batch ---- */
+
+static void kv(FILE *f, const char *k, uint64_t v)
+{
+	if (have(v))
+		fprintf(f, " %s=%" PRIu64, k, v);
+	else
+		fprintf(f, " %s=-", k);
+}
+
+void ap_tui_batch_line(FILE *f, const struct ap_live *l)
+{
+	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
+	const struct ap_kernel_acct *a = &l->last.acct;
+	bool arena = l->arena >= 0, runs = l->run_markers || l->session->run_probe;
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(f, "%s t=%.1f pid=%d", when, (double)(l->t_last_ns - l->t_start_ns) / 1e9,
+		l->pid);
+	kv(f, "rss", s->vm_rss);
+	kv(f, "hwm", s->vm_hwm);
+	kv(f, "anon", s->rss_anon);
+	kv(f, "file", s->rss_file);
+	kv(f, "shmem", s->rss_shmem);
+	kv(f, "pss_anon", l->have_smaps ? sm->pss_anon : AP_NO_VALUE);
+	kv(f, "pss_file", l->have_smaps ? sm->pss_file : AP_NO_VALUE);
+	kv(f, "pss_shmem", l->have_smaps ? sm->pss_shmem : AP_NO_VALUE);
+	kv(f, "swap", l->have_smaps ? sm->swap : AP_NO_VALUE);
+	kv(f, "arena_bytes", arena ? l->maps[l->arena].end - l->maps[l->arena].start :
+	   AP_NO_VALUE);
+	kv(f, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
+	kv(f, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);
+	kv(f, "arena_first_touch_pages", arena ? l->arena_ft : AP_NO_VALUE);
+	fprintf(f, " first_touch_per_s=%.1f", ap_live_rate(&l->ft_rate));
+	fprintf(f, " %s_per_s=%.1f", l->majmin_known ? "minor" : "faults",
+		ap_live_rate(&l->minor_rate));
+	if (l->majmin_known)
+		fprintf(f, " major_per_s=%.1f", ap_live_rate(&l->major_rate));
+	else
+		fprintf(f, " major_per_s=-");
+	kv(f, "runs", runs ? l->runs_completed : AP_NO_VALUE);
+	if (runs)
+		fprintf(f, " runs_per_s=%.1f", ap_live_rate(&l->run_rate));
+	else
+		fprintf(f, " runs_per_s=-");
+	kv(f, "cg_current", a->cg_current);
+	kv(f, "cg_peak", a->cg_peak);
+	kv(f, "psi_some_avg10", a->psi_sys.some_avg[0]);
+	kv(f, "psi_full_avg10", a->psi_sys.full_avg[0]);
+	kv(f, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
+	kv(f, "drops", l->drops.ringbuf_drops);
+	fputc('\n', f);
+	fflush(f);
+}

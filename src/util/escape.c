@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: Apache-2.0
+/* escape: untrusted text into JSON, XML and CSV (include/arenaprof/util/escape.h). */
+#include "arenaprof/util/escape.h"
+
+int ap_utf8_seq(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned c = *p;
+	int len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+		  (c & 0xf8) == 0xf0 ? 4 : 0;
+
+	if (!len || (len == 2 && c < 0xc2) || (len == 4 && c > 0xf4))
+		return 0;
+	for (int i = 1; i < len; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/*
+ * Walks s character by character: a valid multi-byte sequence is written as it is, an
+ * invalid byte as '?', and every single byte goes to one(f, c).
+ */
+static size_t walk(FILE *f, const char *s, size_t max, void (*one)(FILE *f, unsigned char c))
+{
+	size_t n = 0;
+
+	while (s && *s && n < max) {
+		int len = ap_utf8_seq(s);
+
+		if (!len) {
+			fputc('?', f);
+			s++;
+		} else if (len > 1) {
+			fwrite(s, 1, (size_t)len, f);
+			s += len;
+		} else {
+			one(f, (unsigned char)*s++);
+		}
+		n++;
+	}
+	return n;
+}
+
+static void json_one(FILE *f, unsigned char c)
+{
+	switch (c) {
+	case '"': fputs("\\\"", f); break;
+	case '\\': fputs("\\\\", f); break;
+	case '\n': fputs("\\n", f); break;
+	case '\r': fputs("\\r", f); break;
+	case '\t': fputs("\\t", f); break;
+	default:
+		if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+void ap_fput_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	walk(f, s, (size_t)-1, json_one);
+	fputc('"', f);
+}
+
+static void xml_one(FILE *f, unsigned char c)
+{
+	switch (c) {
+	case '&': fputs("&amp;", f); break;
+	case '<': fputs("&lt;", f); break;
+	case '>': fputs("&gt;", f); break;
+	case '"': fputs("&quot;", f); break;
+	default: fputc(c < 0x20 || c == 0x7f ? '?' : (int)c, f);
+	}
+}
+
+void ap_fput_xml(FILE *f, const char *s, size_t max)
+{
+	walk(f, s, max, xml_one);
+}
+
+static void csv_one(FILE *f, unsigned char c)
+{
+	if (c == '"')
+		fputc('"', f);
+	fputc(c < 0x20 || c == 0x7f ? ' ' : (int)c, f);
+}
+
+void ap_fput_csv(FILE *f, const char *s)
+{
+	fputc('"', f);
+	walk(f, s, (size_t)-1, csv_one);
+	fputc('"', f);
+}

@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+/* textparse: lines, tokens and numbers for the cgroup and psi parsers (textparse.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/textparse.h"
+
+#define QUOTE_MAX 40
+#define READ_START 4096
+
+void ap_tp_init(struct ap_tp *t, const char *buf, size_t len, const char *name, char *err)
+{
+	t->p = buf;
+	t->end = buf ? buf + len : buf;
+	t->name = name ? name : "(buffer)";
+	t->err = err;
+	t->line = 0;
+}
+
+bool ap_tp_next(struct ap_tp *t, const char **s, size_t *n)
+{
+	const char *nl;
+
+	if (t->p >= t->end)
+		return false;
+	nl = memchr(t->p, '\n', (size_t)(t->end - t->p));
+	*s = t->p;
+	*n = (size_t)((nl ? nl : t->end) - t->p);
+	t->p = nl ? nl + 1 : t->end;
+	if (*n && (*s)[*n - 1] == '\r')
+		(*n)--;
+	t->line++;
+	return true;
+}
+
+int ap_tp_bad(struct ap_tp *t, const char *fmt, ...)
+{
+	char msg[AP_ERR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (t->err)
+		ap_seterr(t->err, "%s:%lu: %s", t->name, t->line, msg);
+	errno = EINVAL;
+	return -1;
+}
+
+const char *ap_tp_quote(char buf[AP_TP_QUOTE_LEN], const char *s, size_t n)
+{
+	size_t i, m = n > QUOTE_MAX ? QUOTE_MAX : n;
+
+	for (i = 0; i < m; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	if (m < n) {
+		memcpy(buf + m, "...", 3);
+		m += 3;
+	}
+	buf[m] = '\0';
+	return buf;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+void ap_tp_trim(const char **s, size_t *n)
+{
+	while (*n && is_space(**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && is_space((*s)[*n - 1]))
+		(*n)--;
+}
+
+bool ap_tp_token(const char **s, size_t *n, const char **tok, size_t *tn)
+{
+	const char *p = *s, *e = *s + *n, *b;
+
+	while (p < e && is_space(*p))
+		p++;
+	if (p == e) {
+		*s = e;
+		*n = 0;
+		return false;
+	}
+	b = p;
+	while (p < e && !is_space(*p))
+		p++;
+	*tok = b;
+	*tn = (size_t)(p - b);
+	*s = p;
+	*n = (size_t)(e - p);
+	return true;
+}
+
+bool ap_tp_eq(const char *s, size_t n, const char *want)
+{
+	return strlen(want) == n && !memcmp(s, want, n);
+}
+
+int ap_tp_u64(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	if (!n)
+		return AP_TP_NAN;
+	for (i = 0; i < n; i++) {
+		unsigned int d;
+
+		if (s[i] < '0' || s[i] > '9')
+			return AP_TP_NAN;
+		d = (unsigned int)(s[i] - '0');
+		if (x > (UINT64_MAX - d) / 10) {
+			/* still say "not a number" if a non-digit follows */
+			for (; i < n; i++)
+				if (s[i] < '0' || s[i] > '9')
+					return AP_TP_NAN;
+			return AP_TP_RANGE;
+		}
+		x = x * 10 + d;
+	}
+	*v = x;
+	return AP_TP_OK;
+}
+
+static int read_loop(int fd, size_t cap, char **out, size_t *len)
+{
+	size_t size = READ_START, got = 0;
+	char *buf = malloc(size + 1), *nb;
+	ssize_t n;
+
+	if (!buf) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (;;) {
+		if (got == size) {
+			if (size > cap) {
+				free(buf);
+				errno = EFBIG;
+				return -1;
+			}
+			size = size > cap / 2 ? cap + 1 : size * 2;
+			nb = realloc(buf, size + 1);
+			if (!nb) {
+				free(buf);
+				errno = ENOMEM;
+				return -1;
+			}
+			buf = nb;
+		}
+		n = pread(fd, buf + got, size - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			free(buf);
+			errno = e;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	*out = buf;
+	*len = got;
+	return 0;
+}
+
+int ap_read_fd(int fd, size_t cap, char **buf, size_t *len)
+{
+	*buf = NULL;
+	*len = 0;
+	return read_loop(fd, cap, buf, len);
+}
+
+int ap_read_file(const char *path, size_t cap, char **buf, size_t *len)
+{
+	int fd, rc, e;
+
+	*buf = NULL;
+	*len = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	rc = read_loop(fd, cap, buf, len);
+	e = errno;
+	close(fd);
+	errno = e;
+	return rc;
+}
