@@ -11,6 +11,7 @@
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
+#include "arenaprof/util/outfile.h"
 #include "arenaprof/render/export.h"
 #include "arenaprof/render/report.h"
 
@@ -111,9 +112,9 @@ int cmd_export(int argc, char **argv)
 		for (uint32_t i = 0; i < x.c.n_reasons; i++)
 			fprintf(stderr, "  - %s\n", x.c.reasons[i]);
 	}
-	f = strcmp(out, "-") ? fopen(out, "we") : stdout;
+	f = strcmp(out, "-") ? ap_outfile_fopen(out, 0644, err) : stdout;
 	if (!f) {
-		fprintf(stderr, PROG ": %s: %s\n", out, strerror(errno));
+		fprintf(stderr, PROG ": %s\n", err);
 		ap_corr_all_free(&x);
 		return AP_EXIT_RUNTIME;
 	}

@@ -20,6 +20,7 @@
 
 #include "arenaprof/trace/crc32.h"
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/outfile.h"
 #include "arenaprof/trace/trace.h"
 
 #define AP_TRACE_WINDOW (1u << 20)	/* bytes read at once */
@@ -493,11 +494,13 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 		off += n;
 	}
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* 0600: a trace holds the target's addresses and command line */
+	fd = ap_outfile_open(path, 0600, err);
 	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
 		w->failed = true;
 		w->error = errno;
-		ap_seterr(err, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			ap_seterr(err, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		free(tail);

@@ -4,8 +4,8 @@
  * field and byte by byte on disk; a trace cut at every byte; every bit of a trace flipped;
  * the reader's refusals (not a trace, empty, newer version, huge length); unknown record
  * types; payloads of older and newer writers; reading a window at a time, and scans;
- * write errors (ENOSPC on /dev/full, EFBIG from RLIMIT_FSIZE) and a writer killed with
- * SIGKILL mid-stream. Files go to /tmp.
+ * write errors (EFBIG from RLIMIT_FSIZE; a device such as /dev/full is refused) and a
+ * writer killed with SIGKILL mid-stream. Files go to /tmp.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1085,14 +1085,13 @@ static void test_writer_errors(void)
 		ap_trace_reader_close(&r);
 	}
 
-	/* creating on a full device */
+	/* a device is not an output (util/outfile.c); write errors are tested with EFBIG */
 	if (access("/dev/full", W_OK)) {
 		printf("SKIP: trace: create on /dev/full: not writable\n");
 	} else {
 		rc = ap_trace_create(&w, "/dev/full", &ref_hdr, hdr_strings, err);
-		CHECK("trace: create on /dev/full: ENOSPC reported, failed set",
-		      rc == -1 && w.failed && w.error == ENOSPC && !w.f &&
-		      strstr(err, "/dev/full: write error: No space left on device"),
+		CHECK("trace: create on a device (/dev/full): refused, failed set",
+		      rc == -1 && w.failed && !w.f && strstr(err, "/dev/full: not a regular file"),
 		      "rc %d failed %d '%s'", rc, w.failed, err);
 		rc = ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err);
 		CHECK("trace: no write after a failed create", rc == -1, "rc %d", rc);
