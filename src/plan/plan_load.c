@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/infile.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/plan_import.h"
 #include "arenaprof/plan/plan_load.h"
@@ -10,8 +11,8 @@
 
 static int is_tflite(const char *path)
 {
-	char id[8];
-	FILE *f = fopen(path, "rb");
+	char id[8], err[AP_ERR_LEN];
+	FILE *f = ap_infile_fopen(path, err);
 	int yes;
 
 	if (!f)

@@ -20,6 +20,7 @@
 
 #include "arenaprof/trace/crc32.h"
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/infile.h"
 #include "arenaprof/util/outfile.h"
 #include "arenaprof/trace/trace.h"
 
@@ -870,11 +871,10 @@ int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, c
 
 int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err)
 {
-	FILE *f = fopen(path, "rbe");
+	FILE *f = ap_infile_fopen(path, err);
 
 	if (!f) {
 		memset(r, 0, sizeof(*r));
-		ap_seterr(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	/* the reader's window is the buffer: stdio's own would be one more copy */

@@ -689,8 +689,8 @@ static void test_refusals(void)
 	rc = ap_trace_open(&r, "/nonexistent/dir/x.aptrace", err);
 	CHECK("trace: missing file", rc == -1 && strstr(err, "No such file"), "'%s'", err);
 	rc = ap_trace_open(&r, "/tmp", err);
-	CHECK("trace: a read error (a directory)",
-	      rc == -1 && !strcmp(err, "/tmp: read error: Is a directory") && !r.f,
+	CHECK("trace: a directory is refused before any read",
+	      rc == -1 && !strcmp(err, "/tmp: not a regular file") && !r.f,
 	      "rc %d '%s'", rc, err);
 
 	if (write_reference(path, false, err) || !(file = slurp(path, &size))) {
