@@ -171,6 +171,9 @@ bad_value:
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a closed stderr pipe must not kill the recorder before the trace is finished (the
+	 * command gets its default back before exec: record/spawn.c) */
+	signal(SIGPIPE, SIG_IGN);
 	rc = ap_session_release(&s, &t.sink) ? AP_EXIT_USAGE : AP_EXIT_OK;
 	while (ap_session_step(&s, -1))
 		;

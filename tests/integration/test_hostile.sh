@@ -38,3 +38,15 @@ hostile "record --runs 99999999999999999999 (overflows): refused" "bad value" \
 hostile "export --max-instants -1: refused" "max-instants" \
 	"$AP" export /dev/null --format chrome --max-instants -1 -o "$TMP/e.json"
 hostile "plan --threads 4294967297: refused" "threads" "$AP" plan "$MV2" --threads 4294967297
+
+# SIGPIPE: record's stderr closed early (| head) must not kill it before the trace ends
+if [ "$(id -u)" = 0 ]; then
+	"$AP" record -o "$TMP/pipe.trace" --run-probe "$BUILD/mininfer:mininfer_invoke" -- \
+		"$BUILD/mininfer" "$MV2" --runs 30 2>&1 >/dev/null | head -c 10 >/dev/null
+	out=$("$AP" report "$TMP/pipe.trace" --json 2>&1)
+	MSG="$(printf '%s' "$out" | head -c 300)"
+	check "record whose stderr pipe closes: the trace still ends cleanly, 30 runs" \
+		python3 -c 'import json,sys; d=json.loads(sys.argv[1]); sys.exit(not (d["complete"] and d["runs"] == 30))' "$out"
+else
+	skip "record with a closed stderr pipe" "needs root (BPF)"
+fi
