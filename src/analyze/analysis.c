@@ -28,6 +28,7 @@ struct priv {
 	uint32_t n_reg;
 	bool given;		/* reg[0] is record --arena ADDR's, not a block seen */
 	uint64_t *run_begin;	/* by run index: its RUN_BEGIN time (run_ns' partner) */
+	uint64_t run_markers;	/* RUN_BEGIN and RUN_END records read */
 };
 
 /* A run marker: its begin time, or its duration once it ends (a->run_ns). */
@@ -37,7 +38,13 @@ static int on_run(struct ap_analysis *a, const struct ap_trace_rec *rec)
 	struct ap_rec_marker m;
 
 	ap_trace_get(rec, &m, sizeof(m));
-	if (m.run < 0 || m.run > (1 << 28))
+	/*
+	 * An honest run marker's index is the count of the run markers before it (a few
+	 * more if the ring dropped some): anything beyond twice the markers read, plus a
+	 * margin, is not a run of this trace and must not size an array.
+	 */
+	pv->run_markers++;
+	if (m.run < 0 || (uint64_t)m.run > 2 * pv->run_markers + 1024)
 		return 0;
 	if ((uint32_t)m.run >= a->n_run_ns) {
 		uint32_t n = a->n_run_ns ? a->n_run_ns : 1024;
@@ -73,25 +80,51 @@ static int32_t region_of(const struct priv *pv, uint64_t addr)
 	return -1;
 }
 
+/*
+ * Counts arrive mostly in runs of one index (a run's first touches, an operator's): the
+ * last entry takes them, a new index is appended, and counts_settle sorts and merges at
+ * the end of the pass. One entry per change of index at most: bounded by the trace.
+ */
 static int counts_add(struct ap_counts *c, int32_t idx, uint64_t v)
 {
-	int32_t slot = idx < 0 ? 0 : idx + 1;
-
-	if (slot >= c->n) {
-		int32_t n = c->n ? c->n : 16;
-		uint64_t *p;
-
-		while (n <= slot)
-			n *= 2;
-		p = realloc(c->v, (size_t)n * sizeof(*p));
-		if (!p)
-			return -1;
-		memset(p + c->n, 0, (size_t)(n - c->n) * sizeof(*p));
-		c->v = p;
-		c->n = n;
+	if (idx < 0)
+		idx = -1;
+	if (c->n && c->e[c->n - 1].idx == idx) {
+		c->e[c->n - 1].v += v;
+		return 0;
 	}
-	c->v[slot] += v;
+	if (c->n == c->cap) {
+		uint32_t cap = c->cap ? 2 * c->cap : 8;
+		struct ap_count *e = realloc(c->e, (size_t)cap * sizeof(*e));
+
+		if (!e || cap < c->cap)
+			return -1;
+		c->e = e;
+		c->cap = cap;
+	}
+	c->e[c->n++] = (struct ap_count){ .idx = idx, .v = v };
 	return 0;
+}
+
+static int cmp_count(const void *x, const void *y)
+{
+	const struct ap_count *a = x, *b = y;
+
+	return (a->idx > b->idx) - (a->idx < b->idx);
+}
+
+static void counts_settle(struct ap_counts *c)
+{
+	uint32_t k = 0;
+
+	qsort(c->e, c->n, sizeof(*c->e), cmp_count);
+	for (uint32_t i = 0; i < c->n; i++) {
+		if (k && c->e[k - 1].idx == c->e[i].idx)
+			c->e[k - 1].v += c->e[i].v;
+		else
+			c->e[k++] = c->e[i];
+	}
+	c->n = k;
 }
 
 /* The mapping [start, end) if known, else -1. */
@@ -587,6 +620,10 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	ap_trace_reader_close(&r);
 	if (rc < 0)
 		return -1;
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		counts_settle(&a->maps[i].by_run);
+		counts_settle(&a->maps[i].by_op);
+	}
 	if (name_by_overlap(a)) {
 		ap_seterr(err, "out of memory reading %s", path);
 		return -1;
@@ -610,8 +647,8 @@ void ap_analysis_free(struct ap_analysis *a)
 		free(a->strings[i]);
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		free(a->maps[i].path);
-		free(a->maps[i].by_run.v);
-		free(a->maps[i].by_op.v);
+		free(a->maps[i].by_run.e);
+		free(a->maps[i].by_op.e);
 	}
 	free(a->maps);
 	free(a->touches);

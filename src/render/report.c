@@ -73,12 +73,10 @@ static void print_runs(FILE *f, const struct ap_counts *c, const char *indent)
 {
 	int shown = 0;
 
-	for (int32_t i = 0; i < c->n; i++) {
-		if (!c->v[i])
-			continue;
+	for (uint32_t i = 0; i < c->n; i++) {
 		if (shown && shown % 6 == 0)
 			fprintf(f, "\n%s", indent);
-		fprintf(f, "%srun %d: %" PRIu64, shown % 6 ? ", " : "", i - 1, c->v[i]);
+		fprintf(f, "%srun %d: %" PRIu64, shown % 6 ? ", " : "", c->e[i].idx, c->e[i].v);
 		shown++;
 	}
 	fprintf(f, shown ? "\n" : "none\n");
@@ -317,13 +315,11 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 
 			fprintf(f, "first touches per operator (op marker; -1 = before operator 0, "
 				"e.g. inputs):\n  ");
-			for (int32_t i = 0; i < ar->by_op.n; i++) {
-				if (!ar->by_op.v[i])
-					continue;
+			for (uint32_t i = 0; i < ar->by_op.n; i++) {
 				if (shown && shown % 8 == 0)
 					fprintf(f, "\n  ");
-				fprintf(f, "%s#%d: %" PRIu64, shown % 8 ? ", " : "", i - 1,
-					ar->by_op.v[i]);
+				fprintf(f, "%s#%d: %" PRIu64, shown % 8 ? ", " : "",
+					ar->by_op.e[i].idx, ar->by_op.e[i].v);
 				shown++;
 			}
 			fprintf(f, "\n");
@@ -359,12 +355,10 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 static void json_runs(struct ap_json *j, const char *key, const struct ap_counts *c)
 {
 	ap_json_arr(j, key);
-	for (int32_t i = 0; i < c->n; i++) {
-		if (!c->v[i])
-			continue;
+	for (uint32_t i = 0; i < c->n; i++) {
 		ap_json_obj(j, NULL);
-		ap_json_i64(j, "run", i - 1);
-		ap_json_u64(j, "pages", c->v[i]);
+		ap_json_i64(j, "run", c->e[i].idx);
+		ap_json_u64(j, "pages", c->e[i].v);
 		ap_json_end_obj(j);
 	}
 	ap_json_end_arr(j);
@@ -562,12 +556,10 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		ap_json_end_obj(&j);
 		json_runs(&j, "first_touch_by_run", &ar->by_run);
 		ap_json_arr(&j, "ops");
-		for (int32_t i = 0; i < ar->by_op.n; i++) {
-			if (!ar->by_op.v[i])
-				continue;
+		for (uint32_t i = 0; i < ar->by_op.n; i++) {
 			ap_json_obj(&j, NULL);
-			ap_json_i64(&j, "index", i - 1);
-			ap_json_u64(&j, "first_touch_pages", ar->by_op.v[i]);
+			ap_json_i64(&j, "index", ar->by_op.e[i].idx);
+			ap_json_u64(&j, "first_touch_pages", ar->by_op.e[i].v);
 			ap_json_end_obj(&j);
 		}
 		ap_json_end_arr(&j);

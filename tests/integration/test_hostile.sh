@@ -50,3 +50,38 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "record with a closed stderr pipe" "needs root (BPF)"
 fi
+
+# Record fields whose values would size arrays (tests/hostile/mutate_trace.py rewrites
+# them and fixes the CRCs): no crash, and memory bounded by the trace, not by the value.
+# bounded NAME TRACE CMD-ARGS...: exit 0 or 2, no signal, peak RSS under 256 MiB, 30 s
+bounded() {
+	local name=$1 t=$2 out rc kb
+	shift 2
+	out=$( { /usr/bin/time -f 'RSS %M' timeout 30 "$AP" "$1" "$t" "${@:2}" >/dev/null; } 2>&1)
+	rc=$?
+	kb=$(printf '%s\n' "$out" | sed -n 's/^RSS //p' | tail -1)
+	MSG="exit $rc, peak RSS ${kb:-?} KiB: $(printf '%s\n' "$out" | grep -v '^RSS' | tail -2)"
+	check "$name" sh -c '[ "$1" = 0 ] || [ "$1" = 2 ]; ok=$?; [ $ok = 0 ] && [ -n "$2" ] &&
+		[ "$2" -lt 262144 ]' _ "$rc" "$kb"
+}
+if [ "$(id -u)" = 0 ]; then
+	"$AP" record -o "$TMP/base.trace" --run-probe "$BUILD/mininfer:mininfer_invoke" \
+		--op-probe "$BUILD/mininfer:mininfer_op:0" -- "$BUILD/mininfer" "$MV2" --runs 3 \
+		>/dev/null 2>&1
+	M=tests/hostile/mutate_trace.py
+	python3 $M "$TMP/base.trace" "$TMP/max.trace" fault.run=2147483647 fault.op=2147483647
+	python3 $M "$TMP/base.trace" "$TMP/big.trace" fault.run=1000000000 fault.op=1000000000
+	python3 $M "$TMP/base.trace" "$TMP/runs.trace" run.run=268435455 op.op=268435455
+	for t in max big runs; do
+		bounded "report of a trace with run/op = huge values ($t)" "$TMP/$t.trace" report
+		bounded "report --plan --json ($t)" "$TMP/$t.trace" report --plan "$MV2" --json
+		bounded "heatmap --by run ($t)" "$TMP/$t.trace" heatmap --plan "$MV2" --by run \
+			--force -o "$TMP/$t.svg"
+		bounded "heatmap --faults all --by op ($t)" "$TMP/$t.trace" heatmap --plan "$MV2" \
+			--faults all --force -o "$TMP/$t.csv"
+		bounded "export chrome ($t)" "$TMP/$t.trace" export --format chrome --plan "$MV2" \
+			-o "$TMP/$t.json"
+	done
+else
+	skip "hostile record fields" "needs root to record the trace they are made from"
+fi

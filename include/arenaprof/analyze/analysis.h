@@ -14,10 +14,19 @@
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/trace/trace.h"
 
-/* A per-index counter array that grows (runs and operators; index -1 is slot 0). */
+/*
+ * Counts by index (runs, operators; -1: none yet, or before operator 0), in ascending
+ * index order once the pass is over, each index once. Memory grows with the first touches
+ * counted, never with an index's value: a trace's numbers are not trusted.
+ */
+struct ap_count {
+	int32_t idx;
+	uint64_t v;
+};
+
 struct ap_counts {
-	uint64_t *v;
-	int32_t n;		/* slots: indices -1 .. n - 2 */
+	struct ap_count *e;
+	uint32_t n, cap;
 };
 
 struct ap_amap {

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Rewrites fields of a trace's records and fixes their CRCs, making a hostile trace
+whose records all pass their check (man arenaprof-trace(5): a 16-byte file header, then
+records {u32 type, u32 len, u32 crc} + payload; crc is zlib's crc32 of type, len, payload).
+
+usage: mutate_trace.py IN OUT WHAT=VALUE...
+  fault.run=N / fault.op=N   every FAULT record (type 2): run at payload offset 56, op 60
+  run.run=N                  every RUN_BEGIN/RUN_END record (types 4, 5): run at offset 12
+  op.op=N                    every OP_BEGIN/OP_END record (types 6, 7): op at offset 16
+"""
+import struct
+import sys
+import zlib
+
+FIELDS = {'fault.run': ((2,), 56), 'fault.op': ((2,), 60), 'run.run': ((4, 5), 12),
+          'op.op': ((6, 7), 16)}
+src, dst = sys.argv[1], sys.argv[2]
+edits = []
+for arg in sys.argv[3:]:
+    k, v = arg.split('=')
+    edits.append((FIELDS[k], int(v)))
+data = bytearray(open(src, 'rb').read())
+off = 16
+while off + 12 <= len(data):
+    typ, ln, _ = struct.unpack_from('<III', data, off)
+    if off + 12 + ln > len(data):
+        break
+    pay = off + 12
+    for (types, at), v in edits:
+        if typ in types and at + 4 <= ln:
+            struct.pack_into('<i', data, pay + at, v)
+    crc = zlib.crc32(bytes(data[off:off + 8]))
+    crc = zlib.crc32(bytes(data[pay:pay + ln]), crc)
+    struct.pack_into('<I', data, off + 8, crc)
+    off = pay + ln
+open(dst, 'wb').write(data)
