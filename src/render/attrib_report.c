@@ -235,12 +235,11 @@ void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib
 			"memory, not mapped?)\n", p->model);
 }
 
-void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
-		    const struct ap_attrib *at)
+/* The arena's identification: the rule, the region, its block, first touches, re-plans. */
+static void json_arena_id(struct ap_json *j, const struct ap_analysis *a,
+			  const struct ap_attrib *at)
 {
 	const struct ap_allocs *al = at->al;
-	const struct ap_analysis *a = &x->a;
-	uint64_t ps = at->page_size;
 	char nm[240];
 
 	ap_json_obj(j, "arena_id");
@@ -298,7 +297,11 @@ void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
 	ap_json_end_arr(j);
 	ap_json_u64(j, "moved_first_touch_pages", at->moved_ft_pages);
 	ap_json_end_obj(j);
+}
 
+static void json_consistency(struct ap_json *j, const struct ap_corr_all *x,
+			     const struct ap_attrib *at)
+{
 	ap_json_obj(j, "consistency");
 	ap_json_u64(j, "run0_touches", at->cons_total);
 	ap_json_u64(j, "in_order", at->cons_ok);
@@ -323,7 +326,10 @@ void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
 	}
 	ap_json_end_arr(j);
 	ap_json_end_obj(j);
+}
 
+static void json_run_times(struct ap_json *j, const struct ap_attrib *at)
+{
 	ap_json_obj(j, "run_times");
 	ap_json_u64(j, "runs", at->runs_completed);
 	ap_json_u64(j, "first_ns", at->run_first_ns);
@@ -332,6 +338,13 @@ void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
 	ap_json_u64(j, "run0_first_touches", at->run0_touches);
 	ap_json_u64(j, "median_run_first_touches", at->run_median_touches);
 	ap_json_end_obj(j);
+}
+
+static void json_not_planned(struct ap_json *j, const struct ap_analysis *a,
+			     const struct ap_attrib *at)
+{
+	uint64_t ps = at->page_size;
+	char nm[240];
 
 	ap_json_obj(j, "not_planned");
 	ap_json_u64(j, "pages", at->np_pages);
@@ -370,7 +383,10 @@ void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
 	ap_json_end_arr(j);
 	ap_json_u64(j, "unblocked_pages", at->np_unblocked_pages);
 	ap_json_end_obj(j);
+}
 
+static void json_weights(struct ap_json *j, const struct ap_attrib *at)
+{
 	ap_json_obj(j, "weights");
 	ap_json_str(j, "path", at->w_path ? at->w_path : "");
 	ap_json_u64(j, "mappings", at->w_maps);
@@ -379,4 +395,14 @@ void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
 	ap_json_u64(j, "first_touch_pages", at->w_ft_pages);
 	ap_json_u64(j, "mapping_bytes", at->w_bytes);
 	ap_json_end_obj(j);
+}
+
+void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
+		    const struct ap_attrib *at)
+{
+	json_arena_id(j, &x->a, at);
+	json_consistency(j, x, at);
+	json_run_times(j, at);
+	json_not_planned(j, &x->a, at);
+	json_weights(j, at);
 }
