@@ -438,38 +438,34 @@ static int32_t real_mapping(const struct ap_analysis *a, uint64_t addr)
 	return best;
 }
 
-int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
-		    struct ap_attrib *at, char *err)
+/* Everything known before the first touches: the allocation rules' result, the plan's sizes. */
+static void attrib_init(struct ap_attrib *at, const struct ap_corr_all *x)
 {
 	const struct ap_allocs *al = x->a.allocs;
 	const struct ap_analysis *a = &x->a;
 	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
-	struct owners ow = { 0 };
-	struct ap_pageset seen;
-	struct ap_arid idv, *id = &idv;
-	struct blocks bl;
-	struct seq *s = NULL;
-	uint64_t ns = 0, ps;
-	bool attribute;
-	int rc = -1;
 
 	memset(at, 0, sizeof(*at));
-	memset(&bl, 0, sizeof(bl));
-	ap_pageset_init(&seen);
 	at->al = al;
-	ap_arid_find(al, p && !al->given ? p->arena_bytes : 0, id);
-	at->id = *id;
+	ap_arid_find(al, p && !al->given ? p->arena_bytes : 0, &at->id);
 	at->block = -1;
 	at->pers_block = -1;
 	at->last_run = -1;
 	at->have_plan = p != NULL;
 	at->plan_bytes = p ? p->arena_bytes : 0;
-	at->page_size = ps = a->hdr.page_size ? a->hdr.page_size : 4096;
+	at->page_size = a->hdr.page_size ? a->hdr.page_size : 4096;
 	at->runs_completed = a->runs_completed;
-	if (blocks_init(&bl, al))
-		goto oom;
+}
 
-	/* which rule, and the region */
+/* Which rule found the arena, and the region it gives: base and bytes (0: none). */
+static void choose_rule(struct ap_attrib *at, const struct ap_corr_all *x,
+			enum ap_attrib_arena mode)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	const struct ap_arid *id = &at->id;
+
 	if (mode == AP_ATTRIB_GIVEN) {
 		at->rule = a->arena >= 0 ? AP_RULE_GIVEN : AP_RULE_NONE;
 	} else if (al->given) {
@@ -496,7 +492,16 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 		at->base = x->c.arena >= 0 && x->c.base ? x->c.base : a->maps[a->arena].start;
 		at->bytes = p ? p->arena_bytes : a->maps[a->arena].end - a->maps[a->arena].start;
 	}
-	rule_text(at, x, al, mode);
+}
+
+/* The persistent arena's block, and the mapping that holds the region. */
+static void place_region(struct ap_attrib *at, const struct ap_corr_all *x)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	uint64_t ps = at->page_size;
+
 	/* the persistent arena (variables, kernel state): another block of the same kind */
 	for (uint32_t i = 0; p && p->persistent_bytes && i < al->n && at->pers_block < 0; i++)
 		if ((int32_t)i != at->block && al->b[i].size >= p->persistent_bytes &&
@@ -512,64 +517,82 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 		at->in_larger_mapping = at->base - at->map_start >= ps ||
 					at->map_end - (at->base + at->bytes) > 2 * ps;
 	}
-	/* the plan attributes the region only where it describes it */
-	attribute = p && at->base && at->rule != AP_RULE_RUNTIME && at->rule != AP_RULE_OTHER;
-	if (attribute) {
-		int64_t n = ap_arena_page_owners(p, GRAN, &ow.blk);
+}
 
-		if (n < 0)
-			goto oom;
-		ow.n_blk = (uint64_t)n;
-	}
-	s = malloc((a->n_touches + 1) * sizeof(*s));
-	if (!s)
-		goto oom;
+/* The walk's state: the plan's owners (NULL: no attribution), blocks, run 0's touches. */
+struct walk {
+	const struct owners *ow;
+	struct blocks *bl;
+	struct ap_pageset seen;
+	struct seq *s;
+	uint64_t ns;
+};
 
-	/* every first touch, by address */
+/* A page in one of the arena's later blocks (after a re-plan). */
+static bool in_moved_arena(const struct ap_attrib *at, uint64_t page)
+{
+	bool moved = false;
+
+	for (uint32_t k = 0; k < at->id.n_moves && !moved; k++)
+		moved = at->rule != AP_RULE_GIVEN && at->rule != AP_RULE_MAPPING &&
+			page < at->id.moves[k].base + at->id.moves[k].bytes &&
+			page + at->page_size > at->id.moves[k].base;
+	return moved;
+}
+
+/* A first touch outside the arena: its mapping's group and its block. -1: out of memory. */
+static int outside_touch(struct ap_attrib *at, struct blocks *bl, const struct ap_amap *m,
+			 const struct ap_touch *t, uint64_t addr)
+{
+	struct ap_attrib_map *g;
+	int32_t bi;
+
+	/* memory the process allocates: not [vdso], [vvar], [uprobes]... */
+	if (!m->anon || (m->path[0] == '[' && strcmp(m->path, "[heap]") &&
+			 strncmp(m->path, "[stack", 6)))
+		return 0;
+	g = map_group(at, m);
+	bi = block_at(bl, addr, t->ts_ns);
+	if (!g)
+		return -1;
+	g->ft_pages++;
+	at->np_pages++;
+	if (bi >= 0)
+		bl->ft[bi]++;
+	else
+		at->np_unblocked_pages++;
+	return 0;
+}
+
+/* Every first touch, by address: the region, the moved arena, or outside. -1: no memory. */
+static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struct walk *w)
+{
+	uint64_t ps = at->page_size;
+
 	for (uint64_t i = 0; i < a->n_touches; i++) {
 		const struct ap_touch *t = &a->touches[i];
 		const struct ap_amap *m = &a->maps[t->map];
 		uint64_t page = m->start + t->page * ps, addr = page + t->in_page;
 		bool in_region = at->base && page < at->base + at->bytes && page + ps > at->base;
-		bool moved = false;
-		int r = ap_pageset_add(&seen, page / ps);
+		int r = ap_pageset_add(&w->seen, page / ps);
 
 		if (r < 0)
-			goto oom;
+			return -1;
 		if (!r)
 			continue;	/* the same page under another version of the vma */
-		for (uint32_t k = 0; k < id->n_moves && !in_region && !moved; k++)
-			moved = at->rule != AP_RULE_GIVEN && at->rule != AP_RULE_MAPPING &&
-				page < id->moves[k].base + id->moves[k].bytes &&
-				page + ps > id->moves[k].base;
-		if (in_region) {
-			region_touch(at, attribute ? &ow : NULL, t, page, i, s, &ns);
-			continue;
-		}
-		if (moved) {
+		if (in_region)
+			region_touch(at, w->ow, t, page, i, w->s, &w->ns);
+		else if (in_moved_arena(at, page))
 			at->moved_ft_pages++;
-			continue;
-		}
-		/* memory the process allocates: not [vdso], [vvar], [uprobes]... */
-		if (m->anon && (m->path[0] != '[' || !strcmp(m->path, "[heap]") ||
-				!strncmp(m->path, "[stack", 6))) {
-			struct ap_attrib_map *g = map_group(at, m);
-			int32_t bi = block_at(&bl, addr, t->ts_ns);
-
-			if (!g)
-				goto oom;
-			g->ft_pages++;
-			at->np_pages++;
-			if (bi >= 0)
-				bl.ft[bi]++;
-			else
-				at->np_unblocked_pages++;
-		}
+		else if (outside_touch(at, w->bl, m, t, addr))
+			return -1;
 	}
-	if (attribute)
-		consistency(at, p, s, ns);
+	return 0;
+}
 
-	/* per mapping: faults, the blocks inside, the largest first-touched one */
+/* Per mapping: the weights' faults, and the faults of the groups outside the arena. */
+static void map_faults(struct ap_attrib *at, const struct ap_analysis *a)
+{
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
 
@@ -587,7 +610,13 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 			if (at->maps[k].start == m->start && !strcmp(at->maps[k].path, m->path))
 				at->maps[k].faults += m->faults;
 	}
-	merge_maps(at);
+}
+
+/* Per group outside the arena: the blocks inside, the largest first-touched one. */
+static void map_blocks(struct ap_attrib *at, const struct blocks *bl)
+{
+	const struct ap_allocs *al = bl->al;
+
 	for (uint32_t k = 0; k < at->n_maps; k++) {
 		struct ap_attrib_map *g = &at->maps[k];
 		uint64_t best = 0;
@@ -599,8 +628,8 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 				continue;
 			g->blocks++;
 			g->block_bytes += b->size;
-			if (bl.ft[i] > best) {
-				best = bl.ft[i];
+			if (bl->ft[i] > best) {
+				best = bl->ft[i];
 				g->top_caller = b->caller;
 				g->top_fn = b->fn;
 				g->top_size = b->size;
@@ -608,6 +637,45 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 			}
 		}
 	}
+}
+
+int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
+		    struct ap_attrib *at, char *err)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	struct owners ow = { 0 };
+	struct blocks bl;
+	struct walk w = { .bl = &bl };
+	bool attribute;
+	int rc = -1;
+
+	attrib_init(at, x);
+	memset(&bl, 0, sizeof(bl));
+	ap_pageset_init(&w.seen);
+	if (blocks_init(&bl, al))
+		goto oom;
+	choose_rule(at, x, mode);
+	rule_text(at, x, al, mode);
+	place_region(at, x);
+	attribute = ap_attrib_by_plan(at);
+	if (attribute) {
+		int64_t n = ap_arena_page_owners(p, GRAN, &ow.blk);
+
+		if (n < 0)
+			goto oom;
+		ow.n_blk = (uint64_t)n;
+		w.ow = &ow;
+	}
+	w.s = malloc((a->n_touches + 1) * sizeof(*w.s));
+	if (!w.s || walk_touches(at, a, &w))
+		goto oom;
+	if (attribute)
+		consistency(at, p, w.s, w.ns);
+	map_faults(at, a);
+	merge_maps(at);
+	map_blocks(at, &bl);
 	qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_map);
 	if (callers(at, a, &bl))
 		goto oom;
@@ -618,11 +686,18 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 oom:
 	ap_seterr(err, "out of memory attributing the trace");
 out:
-	free(s);
+	free(w.s);
 	free(ow.blk);
 	blocks_free(&bl);
-	ap_pageset_free(&seen);
+	ap_pageset_free(&w.seen);
 	return rc;
+}
+
+bool ap_attrib_by_plan(const struct ap_attrib *at)
+{
+	/* the plan attributes the region only where it describes it */
+	return at->have_plan && at->base && at->rule != AP_RULE_RUNTIME &&
+	       at->rule != AP_RULE_OTHER;
 }
 
 void ap_attrib_free(struct ap_attrib *at)

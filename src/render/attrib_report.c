@@ -69,11 +69,6 @@ static void in_its_place(FILE *f, const struct ap_analysis *a, const struct ap_a
 	}
 }
 
-static bool attribute_shown(const struct ap_attrib *at, const struct ap_tplan *p)
-{
-	return p && at->base && at->rule != AP_RULE_RUNTIME && at->rule != AP_RULE_OTHER;
-}
-
 /* The steps back in planned operator order within run 0, the first ten of them. */
 static void text_consistency(FILE *f, const struct ap_tplan *p, const struct ap_attrib *at)
 {
@@ -117,7 +112,7 @@ static void text_region(FILE *f, const struct ap_analysis *a, const struct ap_tp
 		in_its_place(f, a, at->al, at);
 	fprintf(f, "  touches    %" PRIu64 " first-touched pages (%s): before run 0 %" PRIu64,
 		at->ft_pages, B(at->ft_pages * ps), at->ft_before);
-	if (at->ft_before && attribute_shown(at, p))
+	if (at->ft_before && ap_attrib_by_plan(at))
 		fprintf(f, " (%" PRIu64 " of them graph inputs, set before the first invoke)",
 			at->ft_before_input);
 	fprintf(f, ", run 0 %" PRIu64 ", later runs %" PRIu64, at->ft_run0, at->ft_later);
@@ -132,7 +127,7 @@ static void text_region(FILE *f, const struct ap_analysis *a, const struct ap_tp
 			PRIx64 " in run %d\n", p->persistent_bytes,
 			ap_block_call(b, call, sizeof(call)), b->ptr, b->run_alloc);
 	}
-	if (attribute_shown(at, p))
+	if (ap_attrib_by_plan(at))
 		fprintf(f, "  plan       %" PRIu64 " of %" PRIu64 " attributed to a planned "
 			"operator (%.1f %%), %" PRIu64 " where the plan puts no tensor\n",
 			at->attributed, at->ft_pages, pct(at->attributed, at->ft_pages),

@@ -130,5 +130,10 @@ struct ap_attrib {
 int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 		    struct ap_attrib *at, char *err);
 void ap_attrib_free(struct ap_attrib *at);
+/*
+ * Whether the plan attributes the region's first touches: a plan, a region, and neither
+ * the runtime's own smaller block nor a mapping picked for its size alone.
+ */
+bool ap_attrib_by_plan(const struct ap_attrib *at);
 
 #endif
