@@ -438,12 +438,18 @@ static int32_t real_mapping(const struct ap_analysis *a, uint64_t addr)
 	return best;
 }
 
+/* The plan the trace is correlated with, or NULL. */
+static const struct ap_tplan *plan_of(const struct ap_corr_all *x)
+{
+	return x->have_plan ? &x->plan : NULL;
+}
+
 /* Everything known before the first touches: the allocation rules' result, the plan's sizes. */
 static void attrib_init(struct ap_attrib *at, const struct ap_corr_all *x)
 {
 	const struct ap_allocs *al = x->a.allocs;
 	const struct ap_analysis *a = &x->a;
-	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	const struct ap_tplan *p = plan_of(x);
 
 	memset(at, 0, sizeof(*at));
 	at->al = al;
@@ -463,7 +469,7 @@ static void choose_rule(struct ap_attrib *at, const struct ap_corr_all *x,
 {
 	const struct ap_allocs *al = x->a.allocs;
 	const struct ap_analysis *a = &x->a;
-	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	const struct ap_tplan *p = plan_of(x);
 	const struct ap_arid *id = &at->id;
 
 	if (mode == AP_ATTRIB_GIVEN) {
@@ -499,7 +505,7 @@ static void place_region(struct ap_attrib *at, const struct ap_corr_all *x)
 {
 	const struct ap_allocs *al = x->a.allocs;
 	const struct ap_analysis *a = &x->a;
-	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	const struct ap_tplan *p = plan_of(x);
 	uint64_t ps = at->page_size;
 
 	/* the persistent arena (variables, kernel state): another block of the same kind */
@@ -644,7 +650,7 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 {
 	const struct ap_allocs *al = x->a.allocs;
 	const struct ap_analysis *a = &x->a;
-	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
+	const struct ap_tplan *p = plan_of(x);
 	struct owners ow = { 0 };
 	struct blocks bl;
 	struct walk w = { .bl = &bl };

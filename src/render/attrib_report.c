@@ -23,11 +23,6 @@ static const char *rule_key(enum ap_attrib_rule r)
 	return k[r];
 }
 
-static const char *op_label(const struct ap_tplan *p, int32_t op, char *buf, int len)
-{
-	return ap_corr_op_label(p, op, buf, len);
-}
-
 static const char *map_name(const struct ap_attrib_map *g, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s %" PRIx64 "-%" PRIx64, g->path[0] ? g->path : "anon", g->start,
@@ -90,7 +85,8 @@ static void text_consistency(FILE *f, const struct ap_tplan *p, const struct ap_
 				 (b->flags & AP_FF_WRITE) ? "write" : "read";
 
 		fprintf(f, "    offset %8" PRIu64 ": %-22s after %-22s %s%s %s\n", b->offset,
-			op_label(p, b->op, l1, sizeof(l1)), op_label(p, b->prev_op, l2, sizeof(l2)),
+			ap_corr_op_label(p, b->op, l1, sizeof(l1)),
+			ap_corr_op_label(p, b->prev_op, l2, sizeof(l2)),
 			rw, b->prev_ahead ? " (previous ahead)" : "", b->tensor < 0 ? "" :
 			ap_corr_short_name(p->t[b->tensor].name, tn, sizeof(tn)));
 	}
@@ -230,22 +226,13 @@ void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib
 			"memory, not mapped?)\n", p->model);
 }
 
-/* The arena's identification: the rule, the region, its block, first touches, re-plans. */
-static void json_arena_id(struct ap_json *j, const struct ap_analysis *a,
-			  const struct ap_attrib *at)
+/* The arena's block and the persistent arena's, or null. */
+static void json_blocks(struct ap_json *j, const struct ap_analysis *a,
+			const struct ap_attrib *at)
 {
 	const struct ap_allocs *al = at->al;
 	char nm[240];
 
-	ap_json_obj(j, "arena_id");
-	ap_json_str(j, "rule", rule_key(at->rule));
-	ap_json_str(j, "rule_text", at->rule_text);
-	ap_json_u64(j, "base", at->base);
-	ap_json_u64(j, "bytes", at->bytes);
-	ap_json_u64(j, "plan_bytes", at->plan_bytes);
-	ap_json_bool(j, "in_larger_mapping", at->in_larger_mapping);
-	ap_json_u64(j, "mapping_start", at->map_start);
-	ap_json_u64(j, "mapping_end", at->map_end);
 	if (at->block >= 0) {
 		const struct ap_block *b = &al->b[at->block];
 
@@ -268,6 +255,24 @@ static void json_arena_id(struct ap_json *j, const struct ap_analysis *a,
 	} else {
 		ap_json_null(j, "persistent_block");
 	}
+}
+
+/* The arena's identification: the rule, the region, its block, first touches, re-plans. */
+static void json_arena_id(struct ap_json *j, const struct ap_analysis *a,
+			  const struct ap_attrib *at)
+{
+	const struct ap_allocs *al = at->al;
+
+	ap_json_obj(j, "arena_id");
+	ap_json_str(j, "rule", rule_key(at->rule));
+	ap_json_str(j, "rule_text", at->rule_text);
+	ap_json_u64(j, "base", at->base);
+	ap_json_u64(j, "bytes", at->bytes);
+	ap_json_u64(j, "plan_bytes", at->plan_bytes);
+	ap_json_bool(j, "in_larger_mapping", at->in_larger_mapping);
+	ap_json_u64(j, "mapping_start", at->map_start);
+	ap_json_u64(j, "mapping_end", at->map_end);
+	json_blocks(j, a, at);
 	ap_json_u64(j, "alloc_blocks", al->n);
 	ap_json_u64(j, "plan_size_matches", at->id.matches);
 	ap_json_u64(j, "first_touch_pages", at->ft_pages);
