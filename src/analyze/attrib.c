@@ -12,9 +12,7 @@
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/trace/trace.h"
-#include "arenaprof/util/units.h"
 
-#define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 #define GRAN 64		/* tensor offsets and the base are 64-byte aligned: exact */
 
 /* ---- the region's page owners ---- */
@@ -440,38 +438,40 @@ static int32_t real_mapping(const struct ap_analysis *a, uint64_t addr)
 	return best;
 }
 
-int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
-		    struct ap_attrib *at, char *err)
+/* The plan the trace is correlated with, or NULL. */
+static const struct ap_tplan *plan_of(const struct ap_corr_all *x)
+{
+	return x->have_plan ? &x->plan : NULL;
+}
+
+/* Everything known before the first touches: the allocation rules' result, the plan's sizes. */
+static void attrib_init(struct ap_attrib *at, const struct ap_corr_all *x)
 {
 	const struct ap_allocs *al = x->a.allocs;
 	const struct ap_analysis *a = &x->a;
-	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
-	struct owners ow = { 0 };
-	struct ap_pageset seen;
-	struct ap_arid idv, *id = &idv;
-	struct blocks bl;
-	struct seq *s = NULL;
-	uint64_t ns = 0, ps;
-	bool attribute;
-	int rc = -1;
+	const struct ap_tplan *p = plan_of(x);
 
 	memset(at, 0, sizeof(*at));
-	memset(&bl, 0, sizeof(bl));
-	ap_pageset_init(&seen);
 	at->al = al;
-	ap_arid_find(al, p && !al->given ? p->arena_bytes : 0, id);
-	at->id = *id;
+	ap_arid_find(al, p && !al->given ? p->arena_bytes : 0, &at->id);
 	at->block = -1;
 	at->pers_block = -1;
 	at->last_run = -1;
 	at->have_plan = p != NULL;
 	at->plan_bytes = p ? p->arena_bytes : 0;
-	at->page_size = ps = a->hdr.page_size ? a->hdr.page_size : 4096;
+	at->page_size = a->hdr.page_size ? a->hdr.page_size : 4096;
 	at->runs_completed = a->runs_completed;
-	if (blocks_init(&bl, al))
-		goto oom;
+}
 
-	/* which rule, and the region */
+/* Which rule found the arena, and the region it gives: base and bytes (0: none). */
+static void choose_rule(struct ap_attrib *at, const struct ap_corr_all *x,
+			enum ap_attrib_arena mode)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = plan_of(x);
+	const struct ap_arid *id = &at->id;
+
 	if (mode == AP_ATTRIB_GIVEN) {
 		at->rule = a->arena >= 0 ? AP_RULE_GIVEN : AP_RULE_NONE;
 	} else if (al->given) {
@@ -498,7 +498,16 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 		at->base = x->c.arena >= 0 && x->c.base ? x->c.base : a->maps[a->arena].start;
 		at->bytes = p ? p->arena_bytes : a->maps[a->arena].end - a->maps[a->arena].start;
 	}
-	rule_text(at, x, al, mode);
+}
+
+/* The persistent arena's block, and the mapping that holds the region. */
+static void place_region(struct ap_attrib *at, const struct ap_corr_all *x)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = plan_of(x);
+	uint64_t ps = at->page_size;
+
 	/* the persistent arena (variables, kernel state): another block of the same kind */
 	for (uint32_t i = 0; p && p->persistent_bytes && i < al->n && at->pers_block < 0; i++)
 		if ((int32_t)i != at->block && al->b[i].size >= p->persistent_bytes &&
@@ -514,64 +523,82 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 		at->in_larger_mapping = at->base - at->map_start >= ps ||
 					at->map_end - (at->base + at->bytes) > 2 * ps;
 	}
-	/* the plan attributes the region only where it describes it */
-	attribute = p && at->base && at->rule != AP_RULE_RUNTIME && at->rule != AP_RULE_OTHER;
-	if (attribute) {
-		int64_t n = ap_arena_page_owners(p, GRAN, &ow.blk);
+}
 
-		if (n < 0)
-			goto oom;
-		ow.n_blk = (uint64_t)n;
-	}
-	s = malloc((a->n_touches + 1) * sizeof(*s));
-	if (!s)
-		goto oom;
+/* The walk's state: the plan's owners (NULL: no attribution), blocks, run 0's touches. */
+struct walk {
+	const struct owners *ow;
+	struct blocks *bl;
+	struct ap_pageset seen;
+	struct seq *s;
+	uint64_t ns;
+};
 
-	/* every first touch, by address */
+/* A page in one of the arena's later blocks (after a re-plan). */
+static bool in_moved_arena(const struct ap_attrib *at, uint64_t page)
+{
+	bool moved = false;
+
+	for (uint32_t k = 0; k < at->id.n_moves && !moved; k++)
+		moved = at->rule != AP_RULE_GIVEN && at->rule != AP_RULE_MAPPING &&
+			page < at->id.moves[k].base + at->id.moves[k].bytes &&
+			page + at->page_size > at->id.moves[k].base;
+	return moved;
+}
+
+/* A first touch outside the arena: its mapping's group and its block. -1: out of memory. */
+static int outside_touch(struct ap_attrib *at, struct blocks *bl, const struct ap_amap *m,
+			 const struct ap_touch *t, uint64_t addr)
+{
+	struct ap_attrib_map *g;
+	int32_t bi;
+
+	/* memory the process allocates: not [vdso], [vvar], [uprobes]... */
+	if (!m->anon || (m->path[0] == '[' && strcmp(m->path, "[heap]") &&
+			 strncmp(m->path, "[stack", 6)))
+		return 0;
+	g = map_group(at, m);
+	bi = block_at(bl, addr, t->ts_ns);
+	if (!g)
+		return -1;
+	g->ft_pages++;
+	at->np_pages++;
+	if (bi >= 0)
+		bl->ft[bi]++;
+	else
+		at->np_unblocked_pages++;
+	return 0;
+}
+
+/* Every first touch, by address: the region, the moved arena, or outside. -1: no memory. */
+static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struct walk *w)
+{
+	uint64_t ps = at->page_size;
+
 	for (uint64_t i = 0; i < a->n_touches; i++) {
 		const struct ap_touch *t = &a->touches[i];
 		const struct ap_amap *m = &a->maps[t->map];
 		uint64_t page = m->start + t->page * ps, addr = page + t->in_page;
 		bool in_region = at->base && page < at->base + at->bytes && page + ps > at->base;
-		bool moved = false;
-		int r = ap_pageset_add(&seen, page / ps);
+		int r = ap_pageset_add(&w->seen, page / ps);
 
 		if (r < 0)
-			goto oom;
+			return -1;
 		if (!r)
 			continue;	/* the same page under another version of the vma */
-		for (uint32_t k = 0; k < id->n_moves && !in_region && !moved; k++)
-			moved = at->rule != AP_RULE_GIVEN && at->rule != AP_RULE_MAPPING &&
-				page < id->moves[k].base + id->moves[k].bytes &&
-				page + ps > id->moves[k].base;
-		if (in_region) {
-			region_touch(at, attribute ? &ow : NULL, t, page, i, s, &ns);
-			continue;
-		}
-		if (moved) {
+		if (in_region)
+			region_touch(at, w->ow, t, page, i, w->s, &w->ns);
+		else if (in_moved_arena(at, page))
 			at->moved_ft_pages++;
-			continue;
-		}
-		/* memory the process allocates: not [vdso], [vvar], [uprobes]... */
-		if (m->anon && (m->path[0] != '[' || !strcmp(m->path, "[heap]") ||
-				!strncmp(m->path, "[stack", 6))) {
-			struct ap_attrib_map *g = map_group(at, m);
-			int32_t bi = block_at(&bl, addr, t->ts_ns);
-
-			if (!g)
-				goto oom;
-			g->ft_pages++;
-			at->np_pages++;
-			if (bi >= 0)
-				bl.ft[bi]++;
-			else
-				at->np_unblocked_pages++;
-		}
+		else if (outside_touch(at, w->bl, m, t, addr))
+			return -1;
 	}
-	if (attribute)
-		consistency(at, p, s, ns);
+	return 0;
+}
 
-	/* per mapping: faults, the blocks inside, the largest first-touched one */
+/* Per mapping: the weights' faults, and the faults of the groups outside the arena. */
+static void map_faults(struct ap_attrib *at, const struct ap_analysis *a)
+{
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
 
@@ -589,7 +616,13 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 			if (at->maps[k].start == m->start && !strcmp(at->maps[k].path, m->path))
 				at->maps[k].faults += m->faults;
 	}
-	merge_maps(at);
+}
+
+/* Per group outside the arena: the blocks inside, the largest first-touched one. */
+static void map_blocks(struct ap_attrib *at, const struct blocks *bl)
+{
+	const struct ap_allocs *al = bl->al;
+
 	for (uint32_t k = 0; k < at->n_maps; k++) {
 		struct ap_attrib_map *g = &at->maps[k];
 		uint64_t best = 0;
@@ -601,8 +634,8 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 				continue;
 			g->blocks++;
 			g->block_bytes += b->size;
-			if (bl.ft[i] > best) {
-				best = bl.ft[i];
+			if (bl->ft[i] > best) {
+				best = bl->ft[i];
 				g->top_caller = b->caller;
 				g->top_fn = b->fn;
 				g->top_size = b->size;
@@ -610,6 +643,45 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 			}
 		}
 	}
+}
+
+int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
+		    struct ap_attrib *at, char *err)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = plan_of(x);
+	struct owners ow = { 0 };
+	struct blocks bl;
+	struct walk w = { .bl = &bl };
+	bool attribute;
+	int rc = -1;
+
+	attrib_init(at, x);
+	memset(&bl, 0, sizeof(bl));
+	ap_pageset_init(&w.seen);
+	if (blocks_init(&bl, al))
+		goto oom;
+	choose_rule(at, x, mode);
+	rule_text(at, x, al, mode);
+	place_region(at, x);
+	attribute = ap_attrib_by_plan(at);
+	if (attribute) {
+		int64_t n = ap_arena_page_owners(p, GRAN, &ow.blk);
+
+		if (n < 0)
+			goto oom;
+		ow.n_blk = (uint64_t)n;
+		w.ow = &ow;
+	}
+	w.s = malloc((a->n_touches + 1) * sizeof(*w.s));
+	if (!w.s || walk_touches(at, a, &w))
+		goto oom;
+	if (attribute)
+		consistency(at, p, w.s, w.ns);
+	map_faults(at, a);
+	merge_maps(at);
+	map_blocks(at, &bl);
 	qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_map);
 	if (callers(at, a, &bl))
 		goto oom;
@@ -620,386 +692,22 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 oom:
 	ap_seterr(err, "out of memory attributing the trace");
 out:
-	free(s);
+	free(w.s);
 	free(ow.blk);
 	blocks_free(&bl);
-	ap_pageset_free(&seen);
+	ap_pageset_free(&w.seen);
 	return rc;
+}
+
+bool ap_attrib_by_plan(const struct ap_attrib *at)
+{
+	/* the plan attributes the region only where it describes it */
+	return at->have_plan && at->base && at->rule != AP_RULE_RUNTIME &&
+	       at->rule != AP_RULE_OTHER;
 }
 
 void ap_attrib_free(struct ap_attrib *at)
 {
 	free(at->maps);
 	memset(at, 0, sizeof(*at));
-}
-
-/* ---- output ---- */
-
-static const char *rule_key(enum ap_attrib_rule r)
-{
-	static const char *const k[] = {
-		[AP_RULE_NONE] = "none", [AP_RULE_ALLOC] = "allocation",
-		[AP_RULE_RUNTIME] = "runtime_block", [AP_RULE_MAPPING] = "mapping",
-		[AP_RULE_GIVEN] = "given", [AP_RULE_OTHER] = "largest_mapping",
-	};
-
-	return k[r];
-}
-
-static const char *op_label(const struct ap_tplan *p, int32_t op, char *buf, int len)
-{
-	return ap_corr_op_label(p, op, buf, len);
-}
-
-static const char *map_name(const struct ap_attrib_map *g, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s %" PRIx64 "-%" PRIx64, g->path[0] ? g->path : "anon", g->start,
-		 g->end);
-	return buf;
-}
-
-static double pct(uint64_t a, uint64_t b)
-{
-	return b ? 100.0 * (double)a / (double)b : 0;
-}
-
-/*
- * The runtime's own arena is smaller than the plan: what took the plan's place, the
- * largest allocating calls from the same library as the arena's buffer.
- */
-static void in_its_place(FILE *f, const struct ap_analysis *a, const struct ap_allocs *al,
-			 const struct ap_attrib *at)
-{
-	char who[240];
-	const char *lib;
-	int shown = 0;
-
-	fprintf(f, "  size       the runtime's arena is %s, the plan's %s (%.1f %%): a delegate "
-		"took the rest of the graph\n", B(at->bytes), B(at->plan_bytes),
-		pct(at->bytes, at->plan_bytes));
-	ap_addr_name(a, al->b[at->block].caller, who, sizeof(who));
-	lib = strrchr(who, '(');
-	for (uint32_t k = 0; lib && k < at->n_callers && shown < 3; k++) {
-		const struct ap_attrib_caller *c = &at->callers[k];
-		const char *l = strrchr(c->name, '(');
-
-		if (!l || strcmp(l, lib) || !strcmp(c->name, who))
-			continue;
-		fprintf(f, "  in its place %s: %u %s blocks, %s (%s first-touched)\n", c->name,
-			c->blocks, ap_alloc_fn_name(c->fn), B(c->bytes),
-			B(c->ft_pages * at->page_size));
-		shown++;
-	}
-}
-
-static bool attribute_shown(const struct ap_attrib *at, const struct ap_tplan *p)
-{
-	return p && at->base && at->rule != AP_RULE_RUNTIME && at->rule != AP_RULE_OTHER;
-}
-
-/* The steps back in planned operator order within run 0, the first ten of them. */
-static void text_consistency(FILE *f, const struct ap_tplan *p, const struct ap_attrib *at)
-{
-	char l1[64], l2[64], tn[64];
-
-	fprintf(f, "  consistency %.4f: %" PRIu64 " of %" PRIu64 " first touches of run 0 do "
-		"not go back in planned operator order", (double)at->cons_ok /
-		(double)at->cons_total, at->cons_ok, at->cons_total);
-	if (at->cons_ok == at->cons_total) {
-		fprintf(f, "\n");
-		return;
-	}
-	fprintf(f, "; the %" PRIu64 " others: %" PRIu64 " after a touch ahead of its "
-		"neighbours (a page first touched before its planned writer ran), %" PRIu64
-		" read faults\n", at->cons_total - at->cons_ok, at->back_ahead, at->back_reads);
-	for (uint32_t i = 0; i < at->n_back && i < 10; i++) {
-		const struct ap_attrib_back *b = &at->back[i];
-		const char *rw = !(b->flags & AP_FF_ACCESS_KNOWN) ? "" :
-				 (b->flags & AP_FF_WRITE) ? "write" : "read";
-
-		fprintf(f, "    offset %8" PRIu64 ": %-22s after %-22s %s%s %s\n", b->offset,
-			op_label(p, b->op, l1, sizeof(l1)), op_label(p, b->prev_op, l2, sizeof(l2)),
-			rw, b->prev_ahead ? " (previous ahead)" : "", b->tensor < 0 ? "" :
-			ap_corr_short_name(p->t[b->tensor].name, tn, sizeof(tn)));
-	}
-}
-
-/* The arena region: where, how large, its first touches, their attribution. */
-static void text_region(FILE *f, const struct ap_analysis *a, const struct ap_tplan *p,
-			const struct ap_attrib *at)
-{
-	uint64_t ps = at->page_size;
-
-	fprintf(f, "  region     0x%" PRIx64 "-0x%" PRIx64 " (%s), in %s mapping %" PRIx64 "-%"
-		PRIx64 "\n", at->base, at->base + at->bytes, B(at->bytes),
-		at->in_larger_mapping ? "a larger" : "its own", at->map_start, at->map_end);
-	if (p && at->rule != AP_RULE_RUNTIME)
-		fprintf(f, "  size       the plan's arena %" PRIu64 " bytes%s\n", at->plan_bytes,
-			at->block >= 0 ? "; the block holds it with LiteRT's alignment slack" : "");
-	else if (p)
-		in_its_place(f, a, at->al, at);
-	fprintf(f, "  touches    %" PRIu64 " first-touched pages (%s): before run 0 %" PRIu64,
-		at->ft_pages, B(at->ft_pages * ps), at->ft_before);
-	if (at->ft_before && attribute_shown(at, p))
-		fprintf(f, " (%" PRIu64 " of them graph inputs, set before the first invoke)",
-			at->ft_before_input);
-	fprintf(f, ", run 0 %" PRIu64 ", later runs %" PRIu64, at->ft_run0, at->ft_later);
-	if (at->ft_later)
-		fprintf(f, " (the latest in run %d)", at->last_run);
-	fprintf(f, "\n");
-	if (at->pers_block >= 0) {
-		const struct ap_block *b = &at->al->b[at->pers_block];
-		char call[96];
-
-		fprintf(f, "  persistent the plan's persistent arena (%" PRIu64 " bytes): %s = 0x%"
-			PRIx64 " in run %d\n", p->persistent_bytes,
-			ap_block_call(b, call, sizeof(call)), b->ptr, b->run_alloc);
-	}
-	if (attribute_shown(at, p))
-		fprintf(f, "  plan       %" PRIu64 " of %" PRIu64 " attributed to a planned "
-			"operator (%.1f %%), %" PRIu64 " where the plan puts no tensor\n",
-			at->attributed, at->ft_pages, pct(at->attributed, at->ft_pages),
-			at->unplanned);
-	if (at->cons_total)
-		text_consistency(f, p, at);
-}
-
-/* Re-plans and run times. */
-static void text_runs(FILE *f, const struct ap_attrib *at)
-{
-	const struct ap_allocs *al = at->al;
-	char call[96];
-
-	for (uint32_t k = 0; k < at->id.n_moves; k++) {
-		const struct ap_arena_move *mv = &at->id.moves[k];
-		const struct ap_block *b = &al->b[mv->block];
-
-		fprintf(f, "  re-planned in run %d: the arena moved to %s = 0x%" PRIx64 " (up to "
-			"%s), %s\n", mv->run, ap_block_call(b, call, sizeof(call)), b->ptr,
-			B(mv->bytes), mv->free_seen ? "the old block freed" : "a larger block from "
-			"the arena's call site (frees are not probed after the first run)");
-	}
-	if (at->id.n_moves)
-		fprintf(f, "             %" PRIu64 " pages first touched in the moved arena (the "
-			"model's plan no longer describes it)\n", at->moved_ft_pages);
-	if (!at->run_first_ns)
-		return;
-	fprintf(f, "  runs       %" PRIu64 " completed; run 0 %.2f ms, the median run %.2f ms "
-		"(p99 %.2f ms)\n", at->runs_completed, (double)at->run_first_ns / 1e6,
-		(double)at->run_median_ns / 1e6, (double)at->run_p99_ns / 1e6);
-	fprintf(f, "  first run  %" PRIu64 " first touches in run 0 (every mapping; %" PRIu64
-		" in the median run) cost at most %.2f ms: run 0 less the median run (cold "
-		"caches and lazy kernel set-up count too)\n", at->run0_touches,
-		at->run_median_touches,
-		((double)at->run_first_ns - (double)at->run_median_ns) / 1e6);
-}
-
-/* Anonymous first touches outside the arena: per mapping, per allocating call. */
-static void text_not_planned(FILE *f, const struct ap_analysis *a, const struct ap_attrib *at)
-{
-	uint64_t ps = at->page_size;
-	char nm[240], call[96];
-
-	fprintf(f, "\nnot planned: first-touched anonymous memory outside the arena, %" PRIu64
-		" pages (%s)\n", at->np_pages, B(at->np_pages * ps));
-	for (uint32_t k = 0; k < at->n_maps && k < 12; k++) {
-		const struct ap_attrib_map *g = &at->maps[k];
-		struct ap_block tb = { .fn = g->top_fn, .size = g->top_size,
-				       .align = g->top_align };
-
-		if (!g->ft_pages)
-			continue;
-		fprintf(f, "  %-44s %10s", map_name(g, nm, sizeof(nm)), B(g->ft_pages * ps));
-		if (g->top_caller)
-			fprintf(f, "  %u blocks, largest touched %s from %s", g->blocks,
-				ap_block_call(&tb, call, sizeof(call)),
-				ap_addr_name(a, g->top_caller, nm, sizeof(nm)));
-		fprintf(f, "\n");
-	}
-	if (at->n_maps > 12)
-		fprintf(f, "  (%u more mappings)\n", at->n_maps - 12);
-	if (!at->n_callers)
-		return;
-	fprintf(f, "  by allocating call (blocks of a page or more live at run 0 or touched):\n");
-	for (uint32_t k = 0; k < at->n_callers; k++) {
-		const struct ap_attrib_caller *c = &at->callers[k];
-
-		fprintf(f, "    %-15s %5u blocks %10s, %10s first-touched  %s\n",
-			ap_alloc_fn_name(c->fn), c->blocks, B(c->bytes), B(c->ft_pages * ps),
-			c->name);
-	}
-	fprintf(f, "    %-15s %28s first-touched  (in no block of a page or more: mmap'd "
-		"directly, small allocations, stacks)\n", "other", B(at->np_unblocked_pages * ps));
-}
-
-void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at)
-{
-	const struct ap_analysis *a = &x->a;
-	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
-	uint64_t ps = at->page_size;
-
-	fprintf(f, "\narena by address (attribution without markers)\n");
-	fprintf(f, "  rule       %s: %s\n", rule_key(at->rule), at->rule_text);
-	if (at->base)
-		text_region(f, a, p, at);
-	else
-		fprintf(f, "  no arena region: no first touch is attributed to the plan%s\n",
-			at->rule == AP_RULE_OTHER ? " (a mapping picked for its size alone is "
-			"not trusted: give --arena ADDR, or record with --arena auto)" : "");
-	text_runs(f, at);
-	text_not_planned(f, a, at);
-	if (at->w_maps)
-		fprintf(f, "\nweights    %s: %" PRIu64 " faults (%" PRIu64 " major), %" PRIu64
-			" pages first touched (%s of a %s mapping): file-backed, reclaimable\n",
-			at->w_path, at->w_faults, at->w_major, at->w_ft_pages,
-			B(at->w_ft_pages * ps), B(at->w_bytes));
-	else if (p)
-		fprintf(f, "\nweights    no mapping of %s was faulted (the model was read into "
-			"memory, not mapped?)\n", p->model);
-}
-
-void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
-		    const struct ap_attrib *at)
-{
-	const struct ap_allocs *al = at->al;
-	const struct ap_analysis *a = &x->a;
-	uint64_t ps = at->page_size;
-	char nm[240];
-
-	ap_json_obj(j, "arena_id");
-	ap_json_str(j, "rule", rule_key(at->rule));
-	ap_json_str(j, "rule_text", at->rule_text);
-	ap_json_u64(j, "base", at->base);
-	ap_json_u64(j, "bytes", at->bytes);
-	ap_json_u64(j, "plan_bytes", at->plan_bytes);
-	ap_json_bool(j, "in_larger_mapping", at->in_larger_mapping);
-	ap_json_u64(j, "mapping_start", at->map_start);
-	ap_json_u64(j, "mapping_end", at->map_end);
-	if (at->block >= 0) {
-		const struct ap_block *b = &al->b[at->block];
-
-		ap_json_obj(j, "block");
-		ap_json_str(j, "function", ap_alloc_fn_name(b->fn));
-		ap_json_u64(j, "ptr", b->ptr);
-		ap_json_u64(j, "size", b->size);
-		ap_json_u64(j, "align", b->align);
-		ap_json_i64(j, "run", b->run_alloc);
-		ap_json_str(j, "caller", ap_addr_name(a, b->caller, nm, sizeof(nm)));
-		ap_json_end_obj(j);
-	} else {
-		ap_json_null(j, "block");
-	}
-	if (at->pers_block >= 0) {
-		ap_json_obj(j, "persistent_block");
-		ap_json_u64(j, "ptr", al->b[at->pers_block].ptr);
-		ap_json_u64(j, "size", al->b[at->pers_block].size);
-		ap_json_end_obj(j);
-	} else {
-		ap_json_null(j, "persistent_block");
-	}
-	ap_json_u64(j, "alloc_blocks", al->n);
-	ap_json_u64(j, "plan_size_matches", at->id.matches);
-	ap_json_u64(j, "first_touch_pages", at->ft_pages);
-	ap_json_u64(j, "attributed_pages", at->attributed);
-	ap_json_u64(j, "unplanned_pages", at->unplanned);
-	ap_json_u64(j, "first_touch_before_run0", at->ft_before);
-	ap_json_u64(j, "first_touch_before_run0_inputs", at->ft_before_input);
-	ap_json_u64(j, "first_touch_run0", at->ft_run0);
-	ap_json_u64(j, "first_touch_later", at->ft_later);
-	ap_json_i64(j, "last_run", at->last_run);
-	ap_json_arr(j, "moves");
-	for (uint32_t k = 0; k < at->id.n_moves; k++) {
-		const struct ap_arena_move *mv = &at->id.moves[k];
-
-		ap_json_obj(j, NULL);
-		ap_json_u64(j, "base", mv->base);
-		ap_json_u64(j, "bytes", mv->bytes);
-		ap_json_u64(j, "block_size", al->b[mv->block].size);
-		ap_json_i64(j, "run", mv->run);
-		ap_json_end_obj(j);
-	}
-	ap_json_end_arr(j);
-	ap_json_u64(j, "moved_first_touch_pages", at->moved_ft_pages);
-	ap_json_end_obj(j);
-
-	ap_json_obj(j, "consistency");
-	ap_json_u64(j, "run0_touches", at->cons_total);
-	ap_json_u64(j, "in_order", at->cons_ok);
-	if (at->cons_total)
-		ap_json_f64(j, "value", (double)at->cons_ok / (double)at->cons_total);
-	else
-		ap_json_null(j, "value");
-	ap_json_u64(j, "back_after_ahead", at->back_ahead);
-	ap_json_u64(j, "back_reads", at->back_reads);
-	ap_json_arr(j, "back");
-	for (uint32_t i = 0; i < at->n_back; i++) {
-		const struct ap_attrib_back *b = &at->back[i];
-
-		ap_json_obj(j, NULL);
-		ap_json_u64(j, "offset", b->offset);
-		ap_json_i64(j, "op", b->op);
-		ap_json_i64(j, "prev_op", b->prev_op);
-		ap_json_bool(j, "prev_ahead", b->prev_ahead);
-		ap_json_bool(j, "write", b->flags & AP_FF_WRITE);
-		ap_json_str(j, "tensor", b->tensor >= 0 ? x->plan.t[b->tensor].name : "");
-		ap_json_end_obj(j);
-	}
-	ap_json_end_arr(j);
-	ap_json_end_obj(j);
-
-	ap_json_obj(j, "run_times");
-	ap_json_u64(j, "runs", at->runs_completed);
-	ap_json_u64(j, "first_ns", at->run_first_ns);
-	ap_json_u64(j, "median_ns", at->run_median_ns);
-	ap_json_u64(j, "p99_ns", at->run_p99_ns);
-	ap_json_u64(j, "run0_first_touches", at->run0_touches);
-	ap_json_u64(j, "median_run_first_touches", at->run_median_touches);
-	ap_json_end_obj(j);
-
-	ap_json_obj(j, "not_planned");
-	ap_json_u64(j, "pages", at->np_pages);
-	ap_json_u64(j, "bytes", at->np_pages * ps);
-	ap_json_arr(j, "mappings");
-	for (uint32_t k = 0; k < at->n_maps; k++) {
-		const struct ap_attrib_map *g = &at->maps[k];
-
-		if (!g->ft_pages)
-			continue;
-		ap_json_obj(j, NULL);
-		ap_json_u64(j, "start", g->start);
-		ap_json_u64(j, "end", g->end);
-		ap_json_str(j, "path", g->path);
-		ap_json_u64(j, "first_touch_pages", g->ft_pages);
-		ap_json_u64(j, "faults", g->faults);
-		ap_json_u64(j, "blocks", g->blocks);
-		ap_json_u64(j, "block_bytes", g->block_bytes);
-		ap_json_str(j, "largest_caller", g->top_caller ?
-			    ap_addr_name(a, g->top_caller, nm, sizeof(nm)) : "");
-		ap_json_end_obj(j);
-	}
-	ap_json_end_arr(j);
-	ap_json_arr(j, "callers");
-	for (uint32_t k = 0; k < at->n_callers; k++) {
-		const struct ap_attrib_caller *c = &at->callers[k];
-
-		ap_json_obj(j, NULL);
-		ap_json_str(j, "function", ap_alloc_fn_name(c->fn));
-		ap_json_str(j, "caller", c->name);
-		ap_json_u64(j, "blocks", c->blocks);
-		ap_json_u64(j, "bytes", c->bytes);
-		ap_json_u64(j, "first_touch_pages", c->ft_pages);
-		ap_json_end_obj(j);
-	}
-	ap_json_end_arr(j);
-	ap_json_u64(j, "unblocked_pages", at->np_unblocked_pages);
-	ap_json_end_obj(j);
-
-	ap_json_obj(j, "weights");
-	ap_json_str(j, "path", at->w_path ? at->w_path : "");
-	ap_json_u64(j, "mappings", at->w_maps);
-	ap_json_u64(j, "faults", at->w_faults);
-	ap_json_u64(j, "major_faults", at->w_major);
-	ap_json_u64(j, "first_touch_pages", at->w_ft_pages);
-	ap_json_u64(j, "mapping_bytes", at->w_bytes);
-	ap_json_end_obj(j);
 }

@@ -148,7 +148,95 @@ static int render(const struct ap_heatmap *h, enum fmt fmt, const char *out, uns
 	return 0;
 }
 
-int cmd_heatmap(int argc, char **argv)
+/* The command line: what to read, what to draw and where. */
+struct args {
+	struct ap_hm_opts ho;
+	struct ap_corr_in in;
+	const char *out;
+	enum fmt fmt;
+	uint32_t width;
+	bool force;
+};
+
+#define GO_ON (-1)	/* parse_args: draw; else the exit code */
+
+/* One option with its value into a: 0, 1 for a bad value, -1 for an unknown option. */
+static int set_option(struct args *a, int c, const char *arg)
+{
+	switch (c) {
+	case 'p': a->in.plan_path = arg; break;
+	case 'o': a->out = arg; break;
+	case 'B':
+		if (!strcmp(arg, "op"))
+			a->ho.by = AP_HM_BY_OP;
+		else if (!strcmp(arg, "run"))
+			a->ho.by = AP_HM_BY_RUN;
+		else
+			return 1;
+		break;
+	case 'F':
+		if (strcmp(arg, "first") && strcmp(arg, "all"))
+			return 1;
+		a->ho.all_faults = !strcmp(arg, "all");
+		break;
+	case 'c': return parse_u32(arg, 1, 1u << 20, &a->ho.cols) ? 1 : 0;
+	case 'r': return parse_u32(arg, 1, 100000, &a->ho.rows) ? 1 : 0;
+	case 'R':
+		a->ho.have_runs = true;
+		return parse_runs(arg, &a->ho.run_lo, &a->ho.run_hi) ? 1 : 0;
+	case 'l': a->ho.log_rows = true; break;
+	case 'A':
+		if (!strcmp(arg, "marker"))
+			a->ho.attr = AP_HM_ATTR_MARKER;
+		else if (!strcmp(arg, "plan"))
+			a->ho.attr = AP_HM_ATTR_PLAN;
+		else
+			return 1;
+		break;
+	case 'f':
+		a->fmt = !strcmp(arg, "svg") ? F_SVG : !strcmp(arg, "png") ? F_PNG :
+			 !strcmp(arg, "csv") ? F_CSV : !strcmp(arg, "ansi") ? F_ANSI : F_AUTO;
+		return a->fmt == F_AUTO;
+	case 'a': return ap_parse_addr(arg, &a->in.arena_addr) ? 1 : 0;
+	case 'b': return ap_parse_addr(arg, &a->in.arena_base) ? 1 : 0;
+	case 'w': return parse_u32(arg, 40, 10000, &a->width) ? 1 : 0;
+	case 'x': a->force = true; break;
+	default: return -1;
+	}
+	return 0;
+}
+
+/* What the trace, -o and the format must be, once every option is read. */
+static int check_args(struct args *a, int argc, char **argv)
+{
+	if (optind != argc - 1) {
+		fprintf(stderr, PROG ": expected one TRACE (see 'arenaprof heatmap --help')\n");
+		return AP_EXIT_USAGE;
+	}
+	if (!a->in.plan_path) {
+		fprintf(stderr, PROG ": needs --plan MODEL.tflite (or a plan file)\n");
+		return AP_EXIT_USAGE;
+	}
+	if (!a->out) {
+		fprintf(stderr, PROG ": needs -o OUT.svg, OUT.png, OUT.csv or - (terminal)\n");
+		return AP_EXIT_USAGE;
+	}
+	if (a->fmt == F_AUTO)
+		a->fmt = fmt_of(a->out);
+	if (a->fmt == F_AUTO) {
+		fprintf(stderr, PROG ": cannot tell the format of '%s': name it .svg, .png or "
+			".csv, or give --format\n", a->out);
+		return AP_EXIT_USAGE;
+	}
+	if (a->fmt == F_PNG && !strcmp(a->out, "-") && isatty(STDOUT_FILENO)) {
+		fprintf(stderr, PROG ": not writing a PNG to a terminal\n");
+		return AP_EXIT_USAGE;
+	}
+	a->in.trace = argv[optind];
+	return GO_ON;
+}
+
+static int parse_args(struct args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "plan", required_argument, NULL, 'p' },
@@ -168,72 +256,22 @@ int cmd_heatmap(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct ap_hm_opts ho = { 0 };
-	struct ap_corr_in in = { 0 };
-	struct ap_corr_all x;
-	struct ap_heatmap h;
-	struct ap_hm_pre *pre = NULL;
-	const char *out = NULL;
-	enum fmt fmt = F_AUTO;
-	uint32_t width = 0;
-	bool force = false;
-	char err[AP_ERR_LEN];
-	int c, rc;
+	int c, r;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
-		bool bad = false;
-
-		switch (c) {
-		case 'p': in.plan_path = optarg; break;
-		case 'o': out = optarg; break;
-		case 'B':
-			if (!strcmp(optarg, "op"))
-				ho.by = AP_HM_BY_OP;
-			else if (!strcmp(optarg, "run"))
-				ho.by = AP_HM_BY_RUN;
-			else
-				bad = true;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "first") || !strcmp(optarg, "all"))
-				ho.all_faults = !strcmp(optarg, "all");
-			else
-				bad = true;
-			break;
-		case 'c': bad = parse_u32(optarg, 1, 1u << 20, &ho.cols); break;
-		case 'r': bad = parse_u32(optarg, 1, 100000, &ho.rows); break;
-		case 'R':
-			bad = parse_runs(optarg, &ho.run_lo, &ho.run_hi);
-			ho.have_runs = true;
-			break;
-		case 'l': ho.log_rows = true; break;
-		case 'A':
-			if (!strcmp(optarg, "marker"))
-				ho.attr = AP_HM_ATTR_MARKER;
-			else if (!strcmp(optarg, "plan"))
-				ho.attr = AP_HM_ATTR_PLAN;
-			else
-				bad = true;
-			break;
-		case 'f':
-			fmt = !strcmp(optarg, "svg") ? F_SVG : !strcmp(optarg, "png") ? F_PNG :
-			      !strcmp(optarg, "csv") ? F_CSV : !strcmp(optarg, "ansi") ? F_ANSI :
-			      F_AUTO;
-			bad = fmt == F_AUTO;
-			break;
-		case 'a': bad = ap_parse_addr(optarg, &in.arena_addr); break;
-		case 'b': bad = ap_parse_addr(optarg, &in.arena_base); break;
-		case 'w': bad = parse_u32(optarg, 40, 10000, &width); break;
-		case 'x': force = true; break;
-		case 'h': usage(stdout); return AP_EXIT_OK;
-		default:
+		if (c == 'h') {
+			usage(stdout);
+			return AP_EXIT_OK;
+		}
+		r = set_option(a, c, optarg);
+		if (r < 0) {
 			fprintf(stderr, PROG ": bad option or missing value: '%s' (see 'arenaprof "
 				"heatmap --help')\n", argv[optind - 1]);
 			return AP_EXIT_USAGE;
 		}
-		if (bad) {
+		if (r) {
 			fprintf(stderr, PROG ": bad value '%s' for --%s (see 'arenaprof heatmap "
 				"--help')\n", optarg, c == 'c' ? "cols" : c == 'r' ? "rows" :
 				c == 'R' ? "runs" : c == 'A' ? "attr" : c == 'f' ? "format" :
@@ -242,66 +280,78 @@ int cmd_heatmap(int argc, char **argv)
 			return AP_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, PROG ": expected one TRACE (see 'arenaprof heatmap --help')\n");
-		return AP_EXIT_USAGE;
-	}
-	if (!in.plan_path) {
-		fprintf(stderr, PROG ": needs --plan MODEL.tflite (or a plan file)\n");
-		return AP_EXIT_USAGE;
-	}
-	if (!out) {
-		fprintf(stderr, PROG ": needs -o OUT.svg, OUT.png, OUT.csv or - (terminal)\n");
-		return AP_EXIT_USAGE;
-	}
-	if (fmt == F_AUTO)
-		fmt = fmt_of(out);
-	if (fmt == F_AUTO) {
-		fprintf(stderr, PROG ": cannot tell the format of '%s': name it .svg, .png or "
-			".csv, or give --format\n", out);
-		return AP_EXIT_USAGE;
-	}
-	if (fmt == F_PNG && !strcmp(out, "-") && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, PROG ": not writing a PNG to a terminal\n");
-		return AP_EXIT_USAGE;
-	}
-	in.trace = argv[optind];
-	if (ho.all_faults) {
-		struct ap_tplan pl = { 0 };
+	return check_args(a, argc, argv);
+}
 
-		/* the plan is loaded twice: once here for its size and operator count */
-		if (!ap_plan_load(in.plan_path, &pl, err)) {
-			pre = ap_hm_pre_new(&ho, &pl, in.arena_base ? in.arena_base :
-					    in.arena_addr);
-			ap_tplan_free(&pl);
-		}
-		if (pre) {
-			in.on_fault = ap_hm_pre_fault;
-			in.ctx = pre;
-		}
+/*
+ * --faults all: the faults counted on the way through the trace (heatmap.h), which needs
+ * the plan's size and operator count first. NULL: none (the build reads the trace twice).
+ */
+static struct ap_hm_pre *pre_pass(struct args *a)
+{
+	struct ap_tplan pl = { 0 };
+	struct ap_hm_pre *pre = NULL;
+	char err[AP_ERR_LEN];
+
+	if (!a->ho.all_faults)
+		return NULL;
+	/* the plan is loaded twice: once here for its size and operator count */
+	if (!ap_plan_load(a->in.plan_path, &pl, err)) {
+		pre = ap_hm_pre_new(&a->ho, &pl, a->in.arena_base ? a->in.arena_base :
+				    a->in.arena_addr);
+		ap_tplan_free(&pl);
 	}
-	rc = ap_corr_load(&in, &x, err);
+	if (pre) {
+		a->in.on_fault = ap_hm_pre_fault;
+		a->in.ctx = pre;
+	}
+	return pre;
+}
+
+/* The correlated trace, or an exit code: unreadable, or a plan that does not match it. */
+static int load(struct args *a, struct ap_corr_all *x)
+{
+	char err[AP_ERR_LEN];
+	int rc = ap_corr_load(&a->in, x, err);
+
 	if (rc) {
 		fprintf(stderr, PROG ": %s\n", err);
+		return rc;
+	}
+	if (x->a.truncated)
+		fprintf(stderr, PROG ": warning: %s was cut short; drawing every whole record "
+			"up to the cut\n", a->in.trace);
+	if (x->c.mismatch && !a->force) {
+		fprintf(stderr, PROG ": the plan %s does not match this trace, not drawn "
+			"(--force draws it marked as such):\n", a->in.plan_path);
+		for (uint32_t i = 0; i < x->c.n_reasons; i++)
+			fprintf(stderr, "  - %s\n", x->c.reasons[i]);
+		return AP_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int cmd_heatmap(int argc, char **argv)
+{
+	struct args a = { .fmt = F_AUTO };
+	struct ap_corr_all x;
+	struct ap_heatmap h;
+	struct ap_hm_pre *pre;
+	char err[AP_ERR_LEN];
+	int rc = parse_args(&a, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
+	pre = pre_pass(&a);
+	rc = load(&a, &x);
+	if (rc) {
 		ap_corr_all_free(&x);
 		ap_hm_pre_free(pre);
 		return rc;
 	}
-	if (x.a.truncated)
-		fprintf(stderr, PROG ": warning: %s was cut short; drawing every whole record "
-			"up to the cut\n", in.trace);
-	if (x.c.mismatch && !force) {
-		fprintf(stderr, PROG ": the plan %s does not match this trace, not drawn "
-			"(--force draws it marked as such):\n", in.plan_path);
-		for (uint32_t i = 0; i < x.c.n_reasons; i++)
-			fprintf(stderr, "  - %s\n", x.c.reasons[i]);
-		ap_corr_all_free(&x);
-		ap_hm_pre_free(pre);
-		return AP_EXIT_USAGE;
-	}
-	rc = ap_heatmap_build(&x, in.trace, &ho, pre, &h, err);
+	rc = ap_heatmap_build(&x, a.in.trace, &a.ho, pre, &h, err);
 	if (!rc)
-		rc = render(&h, fmt, out, width, err);
+		rc = render(&h, a.fmt, a.out, a.width, err);
 	if (rc)
 		fprintf(stderr, PROG ": %s\n", err);
 	ap_heatmap_free(&h);

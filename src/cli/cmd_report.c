@@ -11,6 +11,7 @@
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
+#include "arenaprof/render/attrib_report.h"
 #include "arenaprof/render/report.h"
 
 static void usage(FILE *f)

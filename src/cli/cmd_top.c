@@ -360,7 +360,53 @@ static int open_trace(struct top *t, char *err)
 	return 0;
 }
 
-int cmd_top(int argc, char **argv)
+/* The command line, besides what goes into struct top. */
+struct args {
+	struct ap_session_opts so;
+	const char *plan_path;
+	bool batch;
+};
+
+#define GO_ON (-1)	/* parse_args: go on; else the exit code */
+
+/* One of top's own options into t and a: 0, 1 for a bad value, -1 for an unknown one. */
+static int set_option(struct top *t, struct args *a, int c, const char *arg)
+{
+	int64_t v;
+
+	switch (c) {
+	case 'P': a->plan_path = arg; break;
+	case 'o': t->out = arg; break;
+	case 'i':
+	case 'I':
+		if (ap_parse_i64(arg, 10, 600000, &v))
+			return 1;
+		if (c == 'i')
+			a->so.interval_ms = (uint32_t)v;
+		else
+			a->so.smaps_interval_ms = (uint32_t)v;
+		break;
+	case 'A': {
+		double pct;
+
+		if (ap_parse_f64(arg, 0, 100, &pct))
+			return 1;
+		t->v.psi_alarm = (uint64_t)(pct * 100 + 0.5);
+		break;
+	}
+	case 'b': a->batch = true; break;
+	case 'n':
+		if (ap_parse_i64(arg, 1, INT_MAX, &v))
+			return 1;
+		t->iterations = (int)v;
+		break;
+	case 'D': t->snap_dir = arg; break;
+	default: return -1;
+	}
+	return 0;
+}
+
+static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -380,101 +426,54 @@ int cmd_top(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct ap_session_opts so = { .method = AP_METHOD_NONE,
-				      .interval_ms = DEFAULT_INTERVAL_MS,
-				      .smaps_interval_ms = DEFAULT_SMAPS_MS, .full_acct = true,
-				      .stop = &stop_signal };
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct ap_tplan plan = { 0 };
-	const char *plan_path = NULL;
-	bool batch = false, have_plan = false;
-	char err[AP_ERR_LEN];
-	struct top *t;
-	int rc, c;
+	int c;
 
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		fprintf(stderr, "arenaprof top: out of memory\n");
-		return AP_EXIT_RUNTIME;
-	}
-	t->snap_dir = ".";
-	t->v.psi_alarm = 100;
-	t->v.sort = AP_SORT_INDEX;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:o:i:bn:vh", opts, NULL)) != -1) {
-		int64_t v;
-		int r = ap_session_parse_opt(&so, c, optarg);
+		int r = ap_session_parse_opt(&a->so, c, optarg);
 
-		if (r < 0)
-			goto bad_value;
-		if (r)
+		if (r > 0)
 			continue;
-		switch (c) {
-		case 'P': plan_path = optarg; break;
-		case 'o': t->out = optarg; break;
-		case 'i':
-		case 'I':
-			if (ap_parse_i64(optarg, 10, 600000, &v))
-				goto bad_value;
-			if (c == 'i')
-				so.interval_ms = (uint32_t)v;
-			else
-				so.smaps_interval_ms = (uint32_t)v;
-			break;
-		case 'A': {
-			double pct;
-
-			if (ap_parse_f64(optarg, 0, 100, &pct))
-				goto bad_value;
-			t->v.psi_alarm = (uint64_t)(pct * 100 + 0.5);
-			break;
-		}
-		case 'b': batch = true; break;
-		case 'n':
-			if (ap_parse_i64(optarg, 1, INT_MAX, &v))
-				goto bad_value;
-			t->iterations = (int)v;
-			break;
-		case 'D': t->snap_dir = optarg; break;
-		case 'h':
+		if (!r && c == 'h') {
 			usage(stdout);
-			free(t);
 			return AP_EXIT_OK;
-		default:
-			fprintf(stderr, "arenaprof top: bad option or missing value: '%s' "
-				"(see 'arenaprof top --help')\n", argv[optind - 1]);
-			free(t);
-			return AP_EXIT_USAGE;
 		}
-		continue;
-bad_value:
+		if (!r) {
+			r = set_option(t, a, c, optarg);
+			if (r < 0) {
+				fprintf(stderr, "arenaprof top: bad option or missing value: '%s' "
+					"(see 'arenaprof top --help')\n", argv[optind - 1]);
+				return AP_EXIT_USAGE;
+			}
+			if (!r)
+				continue;
+		}
 		fprintf(stderr, "arenaprof top: bad value '%s' for %s\n", optarg,
 			ap_opt_name(argv, optind, optarg));
-		free(t);
 		return AP_EXIT_USAGE;
 	}
-	if (so.pid <= 0 || optind < argc) {
+	if (a->so.pid <= 0 || optind < argc) {
 		fprintf(stderr, "arenaprof top: needs -p PID%s (see 'arenaprof top --help')\n",
 			optind < argc ? " and no other arguments" : "");
-		free(t);
 		return AP_EXIT_USAGE;
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
-		batch = true;
-	if (plan_path) {
-		if (ap_plan_load(plan_path, &plan, err)) {
-			fprintf(stderr, "arenaprof top: %s\n", err);
-			free(t);
-			return AP_EXIT_USAGE;
-		}
-		have_plan = true;
-	}
+		a->batch = true;
+	return GO_ON;
+}
 
-	rc = ap_session_start(&t->s, &so, err);
+/* The session, its trace and the live model; then the TUI or the batch lines. */
+static int run_session(struct top *t, const struct ap_session_opts *so,
+		       const struct ap_tplan *plan, const char *plan_path, bool batch)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[AP_ERR_LEN];
+	int rc = ap_session_start(&t->s, so, err);
+
 	if (rc) {
 		fprintf(stderr, "arenaprof top: %s\n", err);
-		goto out_plan;
+		return rc;
 	}
 	rc = AP_EXIT_RUNTIME;
 	if (open_trace(t, err)) {
@@ -482,7 +481,7 @@ bad_value:
 		rc = t->out ? AP_EXIT_USAGE : AP_EXIT_RUNTIME;
 		goto out_session;
 	}
-	if (ap_live_init(&t->live, &t->s, have_plan ? &plan : NULL, plan_path, err)) {
+	if (ap_live_init(&t->live, &t->s, plan, plan_path, err)) {
 		fprintf(stderr, "arenaprof top: %s\n", err);
 		goto out_trace;
 	}
@@ -506,8 +505,39 @@ out_trace:
 	}
 out_session:
 	ap_session_free(&t->s);
-out_plan:
-	if (have_plan)
+	return rc;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct args a = { .so = { .method = AP_METHOD_NONE, .interval_ms = DEFAULT_INTERVAL_MS,
+				  .smaps_interval_ms = DEFAULT_SMAPS_MS, .full_acct = true,
+				  .stop = &stop_signal } };
+	struct ap_tplan plan = { 0 };
+	char err[AP_ERR_LEN];
+	struct top *t;
+	int rc;
+
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		fprintf(stderr, "arenaprof top: out of memory\n");
+		return AP_EXIT_RUNTIME;
+	}
+	t->snap_dir = ".";
+	t->v.psi_alarm = 100;
+	t->v.sort = AP_SORT_INDEX;
+	rc = parse_args(t, &a, argc, argv);
+	if (rc != GO_ON) {
+		free(t);
+		return rc;
+	}
+	if (a.plan_path && ap_plan_load(a.plan_path, &plan, err)) {
+		fprintf(stderr, "arenaprof top: %s\n", err);
+		free(t);
+		return AP_EXIT_USAGE;
+	}
+	rc = run_session(t, &a.so, a.plan_path ? &plan : NULL, a.plan_path, a.batch);
+	if (a.plan_path)
 		ap_tplan_free(&plan);
 	free(t);
 	return rc;

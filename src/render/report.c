@@ -12,6 +12,7 @@
 
 #include "arenaprof/analyze/analysis.h"
 #include "arenaprof/analyze/attrib.h"
+#include "arenaprof/render/attrib_report.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/report.h"

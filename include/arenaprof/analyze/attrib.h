@@ -16,17 +16,16 @@
  *    the allocations that hold them (XNNPACK's workspace and packed weights, the
  *    interpreter's heap...), and per allocating function;
  *  - weights: faults on the model file's mapping (file-backed, reclaimable).
+ * Its text and JSON are render/attrib_report.h's.
  */
 #ifndef ARENAPROF_ATTRIB_H
 #define ARENAPROF_ATTRIB_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/correlate.h"
-#include "arenaprof/util/json.h"
 
 /* report --arena */
 enum ap_attrib_arena {
@@ -131,10 +130,10 @@ struct ap_attrib {
 int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 		    struct ap_attrib *at, char *err);
 void ap_attrib_free(struct ap_attrib *at);
-
-void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at);
-/* Keys of the report's JSON object: "arena_id", "consistency", "not_planned", "weights". */
-void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
-		    const struct ap_attrib *at);
+/*
+ * Whether the plan attributes the region's first touches: a plan, a region, and neither
+ * the runtime's own smaller block nor a mapping picked for its size alone.
+ */
+bool ap_attrib_by_plan(const struct ap_attrib *at);
 
 #endif
