@@ -12,6 +12,7 @@
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
+#include "arenaprof/util/outfile.h"
 #include "arenaprof/analyze/heatmap.h"
 #include "arenaprof/plan/plan_load.h"
 
@@ -116,14 +117,12 @@ static enum fmt fmt_of(const char *out)
 static int render(const struct ap_heatmap *h, enum fmt fmt, const char *out, unsigned width,
 		  char *err)
 {
-	FILE *f = strcmp(out, "-") ? fopen(out, "wbe") : stdout;
+	FILE *f = strcmp(out, "-") ? ap_outfile_fopen(out, 0644, err) : stdout;
 	uint32_t w, ht;
 	int rc;
 
-	if (!f) {
-		ap_seterr(err, "%s: %s", out, strerror(errno));
+	if (!f)
 		return AP_EXIT_RUNTIME;
-	}
 	switch (fmt) {
 	case F_SVG: rc = ap_heatmap_svg(h, f, err); break;
 	case F_PNG: rc = ap_heatmap_png(h, f, &w, &ht, err); break;

@@ -140,7 +140,8 @@ static void snapshot(struct top *t)
 	for (int i = 0; i < 100 && to < 0; i++) {
 		snprintf(path, sizeof(path), i ? "%s/arenaprof-%d-%s-%d.trace" :
 			 "%s/arenaprof-%d-%s.trace", t->snap_dir, t->s.pid, stamp, i);
-		to = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		/* O_EXCL: never an existing file or link; 0600: a trace holds addresses */
+		to = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (to < 0 && errno != EEXIST)
 			break;
 	}

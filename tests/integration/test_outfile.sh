@@ -72,3 +72,11 @@ refused "export -o through a planted symlink: refused" "symbolic link" \
 	"$AP" export "$TMP/new.trace" --format json -o "$shared/link.json"
 MSG="the link's target changed"
 check "... the file it points to is untouched" [ "$(sum "$victim")" = "$want" ]
+
+ln -s "$victim" "$shared/link.svg"
+chown -h nobody "$shared/link.svg"
+refused "heatmap -o through a planted symlink: refused" "symbolic link" \
+	"$AP" heatmap "$TMP/new.trace" --plan "$MODELS/mobilenet_v2_1.0_224_quant.tflite" \
+	--force -o "$shared/link.svg"
+MSG="the link's target changed"
+check "... the file it points to is untouched" [ "$(sum "$victim")" = "$want" ]
