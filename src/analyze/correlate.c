@@ -9,6 +9,7 @@
 
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/escape.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/plan/profile.h"
 
@@ -65,7 +66,8 @@ const char *ap_corr_op_label(const struct ap_tplan *p, int32_t op, char *buf, in
 	if (op == -1)
 		snprintf(buf, (size_t)len, "-1 input");
 	else if (p && op >= 0 && (uint32_t)op < p->n_ops)
-		snprintf(buf, (size_t)len, "%d %s", op, p->ops[op].opname);
+		snprintf(buf, (size_t)len, "%d %s", op,
+			 ap_text_safe(p->ops[op].opname, (char[128]){ 0 }, 128));
 	else if (op == AP_OP_NONE)
 		snprintf(buf, (size_t)len, "none");
 	else
@@ -539,14 +541,23 @@ void ap_corr_all_free(struct ap_corr_all *x)
 const char *ap_corr_short_name(const char *name, char *buf, size_t len)
 {
 	size_t n = strcspn(name ? name : "", ";"), k;
+	char part[512], whole[1024];
 
 	if (!len)
 		return "";
-	for (k = 0; k < n && k + 1 < len; k++)
-		buf[k] = (unsigned char)name[k] < 0x20 || name[k] == 0x7f ? '?' : name[k];
-	buf[k] = '\0';
-	if (n + 1 > len && len > 4)
-		memcpy(buf + len - 4, "...", 4);
+	if (n >= sizeof(part))
+		n = sizeof(part) - 1;
+	memcpy(part, name ? name : "", n);
+	part[n] = '\0';
+	ap_text_safe(part, whole, sizeof(whole));
+	k = strlen(whole);
+	if (k < len || len <= 4) {
+		ap_text_safe(whole, buf, len);
+		return buf;
+	}
+	/* cut at a character boundary, then "..." */
+	ap_text_safe(whole, buf, len - 3);
+	strcat(buf, "...");
 	return buf;
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arenaprof/util/escape.h"
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/event.h"
 #include "arenaprof/render/attrib_report.h"
@@ -11,6 +12,8 @@
 #include "arenaprof/util/units.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
+/* names and paths from the trace and the target, safe for a terminal */
+#define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
 
 static const char *rule_key(enum ap_attrib_rule r)
 {
@@ -57,7 +60,7 @@ static void in_its_place(FILE *f, const struct ap_analysis *a, const struct ap_a
 
 		if (!l || strcmp(l, lib) || !strcmp(c->name, who))
 			continue;
-		fprintf(f, "  in its place %s: %u %s blocks, %s (%s first-touched)\n", c->name,
+		fprintf(f, "  in its place %s: %u %s blocks, %s (%s first-touched)\n", TS(c->name),
 			c->blocks, ap_alloc_fn_name(c->fn), B(c->bytes),
 			B(c->ft_pages * at->page_size));
 		shown++;
@@ -177,11 +180,11 @@ static void text_not_planned(FILE *f, const struct ap_analysis *a, const struct 
 
 		if (!g->ft_pages)
 			continue;
-		fprintf(f, "  %-44s %10s", map_name(g, nm, sizeof(nm)), B(g->ft_pages * ps));
+		fprintf(f, "  %-44s %10s", TS(map_name(g, nm, sizeof(nm))), B(g->ft_pages * ps));
 		if (g->top_caller)
 			fprintf(f, "  %u blocks, largest touched %s from %s", g->blocks,
-				ap_block_call(&tb, call, sizeof(call)),
-				ap_addr_name(a, g->top_caller, nm, sizeof(nm)));
+				TS(ap_block_call(&tb, call, sizeof(call))),
+				TS(ap_addr_name(a, g->top_caller, nm, sizeof(nm))));
 		fprintf(f, "\n");
 	}
 	if (at->n_maps > 12)
@@ -194,7 +197,7 @@ static void text_not_planned(FILE *f, const struct ap_analysis *a, const struct 
 
 		fprintf(f, "    %-15s %5u blocks %10s, %10s first-touched  %s\n",
 			ap_alloc_fn_name(c->fn), c->blocks, B(c->bytes), B(c->ft_pages * ps),
-			c->name);
+			TS(c->name));
 	}
 	fprintf(f, "    %-15s %28s first-touched  (in no block of a page or more: mmap'd "
 		"directly, small allocations, stacks)\n", "other", B(at->np_unblocked_pages * ps));
@@ -207,7 +210,7 @@ void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib
 	uint64_t ps = at->page_size;
 
 	fprintf(f, "\narena by address (attribution without markers)\n");
-	fprintf(f, "  rule       %s: %s\n", rule_key(at->rule), at->rule_text);
+	fprintf(f, "  rule       %s: %s\n", rule_key(at->rule), TS(at->rule_text));
 	if (at->base)
 		text_region(f, a, p, at);
 	else
@@ -219,11 +222,11 @@ void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib
 	if (at->w_maps)
 		fprintf(f, "\nweights    %s: %" PRIu64 " faults (%" PRIu64 " major), %" PRIu64
 			" pages first touched (%s of a %s mapping): file-backed, reclaimable\n",
-			at->w_path, at->w_faults, at->w_major, at->w_ft_pages,
+			TS(at->w_path), at->w_faults, at->w_major, at->w_ft_pages,
 			B(at->w_ft_pages * ps), B(at->w_bytes));
 	else if (p)
 		fprintf(f, "\nweights    no mapping of %s was faulted (the model was read into "
-			"memory, not mapped?)\n", p->model);
+			"memory, not mapped?)\n", TS(p->model));
 }
 
 /* The arena's block and the persistent arena's, or null. */

@@ -13,8 +13,11 @@
 #include <unistd.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/escape.h"
 #include "arenaprof/analyze/heatmap.h"
 #include "arenaprof/util/numparse.h"
+
+#define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
 
 static unsigned term_width(FILE *f)
 {
@@ -79,14 +82,15 @@ int ap_heatmap_ansi(const struct ap_heatmap *h, FILE *f, unsigned width, char *e
 			if (*v > s.max)
 				s.max = *v;
 		}
-	fprintf(f, "%.*s\n%.*s\n", (int)width, h->title, (int)width, h->subtitle);
+	/* the title names the model and the labels its operators: a model is not trusted */
+	fprintf(f, "%.*s\n%.*s\n", (int)width, TS(h->title), (int)width, TS(h->subtitle));
 	if (h->mismatch && h->warning[0])
 		fprintf(f, "%s%.*s%s\n", mono ? "" : "\033[1;31m", (int)width, h->warning,
 			mono ? "" : "\033[0m");
 	for (uint32_t r = 0; r < h->rows; r++) {
 		int last = -1;
 
-		fprintf(f, "%-*.*s ", (int)lw, (int)lw, h->row[r].label);
+		fprintf(f, "%-*.*s ", (int)lw, (int)lw, TS(h->row[r].label));
 		for (uint32_t c = 0; c < out_cols; c++) {
 			uint64_t v = m[(size_t)r * out_cols + c];
 			uint8_t rgb[3];

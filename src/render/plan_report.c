@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/plan_report.h"
 #include "arenaprof/util/units.h"
@@ -39,6 +40,8 @@ static const char *short_name(const char *name, char *buf)
 }
 
 #define SHORT(name) short_name((name), (char[64]){ 0 })
+/* a model's and a path's text, safe for a terminal (util/escape.h) */
+#define TS(s) ap_text_safe((s), (char[256]){ 0 }, 256)
 
 static void print_last(FILE *f, int32_t last)
 {
@@ -115,17 +118,17 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 	const struct ap_model *m = s->model;
 	uint64_t lb = pr->lower_bound;
 
-	fprintf(f, "model       %s\n", p->model);
+	fprintf(f, "model       %s\n", TS(p->model));
 	if (m) {
 		fprintf(f, "            %s, schema version %u, %u subgraph%s (planned: 0",
 			B(m->file_size), m->version, m->n_subgraphs,
 			m->n_subgraphs == 1 ? "" : "s");
 		if (m->subgraphs[0].name && m->subgraphs[0].name[0])
-			fprintf(f, " \"%s\"", m->subgraphs[0].name);
+			fprintf(f, " \"%s\"", TS(m->subgraphs[0].name));
 		fprintf(f, ")\n");
 		for (uint32_t i = 1; i < m->n_subgraphs; i++)
 			fprintf(f, "            subgraph %u \"%s\": %u operators, %u tensors "
-				"(not planned)\n", i, m->subgraphs[i].name,
+				"(not planned)\n", i, TS(m->subgraphs[i].name),
 				m->subgraphs[i].n_ops, m->subgraphs[i].n_tensors);
 		if (m->offline_offsets)
 			fprintf(f, "            carries an offline plan (OfflineMemoryAllocation, "
@@ -169,7 +172,7 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 		unsigned top = s->top < pr->n_ops ? s->top : pr->n_ops;
 
 		fprintf(f, "\nwidest operator: #%d %s -> \"%s\": this layer requires %s minimum\n",
-			pr->widest_op, op_name(p, pr->widest_op),
+			pr->widest_op, TS(op_name(p, pr->widest_op)),
 			SHORT(out_name(p, pr->widest_op)), B(lb));
 		fprintf(f, "  live tensors at #%d (index, kind, bytes, [first, last], name):\n",
 			pr->widest_op);
@@ -177,7 +180,8 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 		if (rank && top) {
 			fprintf(f, "\ntop %u widest operators:\n", top);
 			for (unsigned k = 0; k < top; k++)
-				fprintf(f, "  #%-4u %-22s %12s  %s\n", rank[k], op_name(p, (int32_t)rank[k]),
+				fprintf(f, "  #%-4u %-22s %12s  %s\n", rank[k],
+					TS(op_name(p, (int32_t)rank[k])),
 					B(pr->breadth[rank[k]]),
 					SHORT(out_name(p, (int32_t)rank[k])));
 		}

@@ -14,11 +14,14 @@
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/render/attrib_report.h"
 #include "arenaprof/analyze/correlate.h"
+#include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/report.h"
 #include "arenaprof/util/units.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
+/* text from the trace (paths, command line, notes), safe for a terminal */
+#define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
 
 static const char *const end_reasons[] = {
 	[AP_END_TARGET_EXIT] = "the target exited",
@@ -162,7 +165,7 @@ static void text_corr(FILE *f, const struct ap_report *r)
 	unsigned maxd = r->max_disagree ? r->max_disagree : 20;
 	uint32_t quiet = 0;
 
-	fprintf(f, "\nplan       %s (%s): %s arena, %u operators: %s\n", p->model, p->strategy,
+	fprintf(f, "\nplan       %s (%s): %s arena, %u operators: %s\n", TS(p->model), p->strategy,
 		B(p->arena_bytes), p->n_ops, c->mismatch ? "DOES NOT MATCH this trace" :
 		"matches this trace");
 	for (uint32_t i = 0; i < c->n_reasons; i++)
@@ -251,7 +254,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
 		"cut short: read up to its last whole record" : a->saw_end ? "complete" :
 		"no end record: the recorder did not finish");
-	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, a->strings[AP_HS_CMDLINE],
+	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, TS(a->strings[AP_HS_CMDLINE]),
 		a->hdr.flags & AP_HDR_ATTACHED ? "attached with -p" : "started by arenaprof");
 	fprintf(f, "method     %s; kernel %s, %s, page %" PRIu64 " bytes\n",
 		a->strings[AP_HS_METHOD], a->strings[AP_HS_KERNEL], a->strings[AP_HS_ARCH], page);
@@ -286,19 +289,19 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 			B(m->end - m->start), m->anon ? "anon" : "file", m->role, m->faults,
 			m->first_touch_pages,
 			B((m->first_touch_pages + m->resident_at_attach) * page),
-			m->path[0] ? m->path : "");
+			TS(m->path));
 		if (m->resident_at_attach)
 			fprintf(f, "%29s %" PRIu64 " pages were already resident at attach\n", "",
 				m->resident_at_attach);
 	}
 
 	if (a->arena < 0) {
-		fprintf(f, "\narena      none identified: %s\n", a->arena_rule);
+		fprintf(f, "\narena      none identified: %s\n", TS(a->arena_rule));
 	} else {
 		const struct ap_amap *ar = &a->maps[a->arena];
 
 		fprintf(f, "\narena      0x%" PRIx64 ", %s: %s\n", ar->start, B(ar->end - ar->start),
-			a->arena_rule);
+			TS(a->arena_rule));
 		fprintf(f, "           %" PRIu64 " first-touch pages (%s)\n", ar->first_touch_pages,
 			B(ar->first_touch_pages * page));
 		fprintf(f, "first touches per run (arena):\n  ");
@@ -349,7 +352,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	if (r->x->have_plan)
 		text_corr(f, r);
 	for (uint32_t i = 0; i < a->n_notes; i++)
-		fprintf(f, "note       %s\n", a->notes[i]);
+		fprintf(f, "note       %s\n", TS(a->notes[i]));
 	free(order);
 }
 

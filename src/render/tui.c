@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/escape.h"
 #include "arenaprof/render/tui.h"
 
 #define LABEL_W 10		/* the panel label column */
@@ -36,6 +37,18 @@ enum {
 	C_RED = 1, C_YELLOW, C_GREEN, C_CYAN, C_MAGENTA, C_BLUE, C_WHITE, C_OP0,
 	N_OP_COLORS = 6,
 };
+
+/*
+ * Every string reaches the screen through here: operator names come from the model, paths
+ * and the command line from the target, and none of them may move the cursor or speak to
+ * the terminal (util/escape.h).
+ */
+static void safe_addstr(int y, int x, const char *s)
+{
+	char buf[1024];
+
+	mvaddstr(y, x, ap_text_safe(s, buf, sizeof(buf)));
+}
 
 static bool tui_open, utf8, colors;
 
@@ -194,7 +207,7 @@ static bool pen_room(struct pen *p, int w)
 static void pen_put(struct pen *p, attr_t a, const char *s)
 {
 	attrset(a);
-	mvaddstr(p->y, p->x, s);
+	safe_addstr(p->y, p->x, s);
 	p->x += text_w(s);
 	p->any = true;
 	attrset(A_NORMAL);
@@ -250,7 +263,7 @@ static bool words(struct pen *p, attr_t attr, const char *s)
 static void label(int y, int x, const char *s)
 {
 	attrset(A_BOLD | color(C_CYAN));
-	mvaddstr(y, x, s);
+	safe_addstr(y, x, s);
 	attrset(A_NORMAL);
 }
 
@@ -276,7 +289,7 @@ static bool sparkline(struct pen *p, const struct ap_live_hist *h, int n, attr_t
 		float v = (uint64_t)i < have_n ? h->v[(h->n - 1 - (uint64_t)i) % AP_LIVE_HIST] : 0;
 		int k = max > 0 ? (int)(v / max * 7.0f + 0.5f) : 0;
 
-		mvaddstr(p->y, p->x++, g[k < 0 ? 0 : k > 7 ? 7 : k]);
+		safe_addstr(p->y, p->x++, g[k < 0 ? 0 : k > 7 ? 7 : k]);
 	}
 	attrset(A_NORMAL);
 	p->any = true;
@@ -411,7 +424,7 @@ static void draw_bar(const struct ap_live *l, struct pen *p, int rows)
 			    color(C_GREEN);
 		}
 		attrset(a);
-		mvaddstr(p->y + i / w, p->x0 + i % w, g);
+		safe_addstr(p->y + i / w, p->x0 + i % w, g);
 	}
 	attrset(A_NORMAL);
 }
@@ -622,9 +635,9 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		snprintf(t, sizeof(t), "%s%s", cols[i].title,
 			 !sorted ? "" : v->reverse ? (utf8 ? "▲" : "^") : (utf8 ? "▼" : "v"));
 		if (i >= 2)
-			mvaddstr(y, x + cols[i].w - text_w(t), t);
+			safe_addstr(y, x + cols[i].w - text_w(t), t);
 		else
-			mvaddstr(y, x, t);
+			safe_addstr(y, x, t);
 		x += cols[i].w + GAP;
 	}
 	attrset(A_NORMAL);
@@ -650,9 +663,9 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		for (int c = 0; c < ncols; c++) {
 			attrset(c == 0 ? op_color((int32_t)i) | A_BOLD : A_NORMAL);
 			if (c >= 2)
-				mvaddstr(row, x + cols[c].w - text_w(val[c]), val[c]);
+				safe_addstr(row, x + cols[c].w - text_w(val[c]), val[c]);
 			else
-				mvaddstr(row, x, val[c]);
+				safe_addstr(row, x, val[c]);
 			x += cols[c].w + GAP;
 		}
 		attrset(A_NORMAL);
@@ -689,7 +702,7 @@ static void draw_help(void)
 	for (int i = -1; i <= n; i++) {
 		mvhline(y0 + 1 + i, x0, ' ' | A_REVERSE, w);
 		if (i >= 0 && i < n)
-			mvaddstr(y0 + 1 + i, x0 + 2, lines[i]);
+			safe_addstr(y0 + 1 + i, x0 + 2, lines[i]);
 	}
 	attrset(A_NORMAL);
 }
@@ -739,7 +752,7 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 
 	erase();
 	if (H < 8 || W < 40) {
-		mvaddstr(0, 0, "terminal too small");
+		safe_addstr(0, 0, "terminal too small");
 		refresh();
 		return;
 	}

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* escape: untrusted text into JSON, XML and CSV (include/arenaprof/util/escape.h). */
+#include <stdbool.h>
+#include <string.h>
+
 #include "arenaprof/util/escape.h"
 
 int ap_utf8_seq(const char *s)
@@ -93,4 +96,59 @@ void ap_fput_csv(FILE *f, const char *s)
 	fputc('"', f);
 	walk(f, s, (size_t)-1, csv_one);
 	fputc('"', f);
+}
+
+/* U+0080..U+009F: the C1 controls, two bytes in UTF-8 (C2 80 .. C2 9F) */
+static bool is_c1(const char *s, int len)
+{
+	return len == 2 && (unsigned char)s[0] == 0xc2 && (unsigned char)s[1] < 0xa0;
+}
+
+const char *ap_text_safe(const char *s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return "";
+	while (s && *s) {
+		int l = ap_utf8_seq(s);
+		unsigned char c = (unsigned char)*s;
+		bool bad = !l || is_c1(s, l) || (l == 1 && (c < 0x20 || c == 0x7f));
+		size_t w = bad ? 1 : (size_t)l;
+
+		if (n + w >= len)
+			break;
+		if (bad)
+			buf[n] = '?';
+		else
+			memcpy(buf + n, s, w);
+		n += w;
+		s += l ? l : 1;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+void ap_fput_text(FILE *f, const char *s)
+{
+	char buf[256];
+
+	while (s && *s) {
+		size_t take = 0;
+
+		/* whole characters, at most 200 bytes at a time */
+		while (s[take] && take < 200) {
+			int l = ap_utf8_seq(s + take);
+
+			take += l ? (size_t)l : 1;
+		}
+		{
+			char part[208];
+
+			memcpy(part, s, take);
+			part[take] = '\0';
+			fputs(ap_text_safe(part, buf, sizeof(buf)), f);
+		}
+		s += take;
+	}
 }

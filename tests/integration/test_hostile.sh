@@ -85,3 +85,30 @@ if [ "$(id -u)" = 0 ]; then
 else
 	skip "hostile record fields" "needs root to record the trace they are made from"
 fi
+
+# Untrusted text on a terminal: a model path and a command line holding OSC 52 (clipboard
+# write), ESC[2J (clear screen), BEL and a newline must come out as '?', never raw.
+evil=$TMP/$(printf 'evil\033]52;c;SGVsbG8=\007\033[2J\nmodel.tflite')
+cp "$MV2" "$evil"
+# no_ctl NAME FILE: no ESC or BEL in FILE, and no line the names' newline started
+no_ctl() {
+	MSG="$(grep -c "$(printf '\033')" "$2") lines with ESC; lines starting a name's tail: $(grep -c '^model.tflite\|^x ' "$2")"
+	check "$1" sh -c '! grep -q "$(printf "\033\\|\007")" "$1" && ! grep -q "^model.tflite\|^x " "$1" &&
+		grep -q "evil?\]52;c;SGVsbG8=??\[2J?model.tflite" "$1"' _ "$2"
+}
+"$AP" plan "$evil" > "$TMP/plan.evil" 2>&1
+no_ctl "plan of a model whose path holds terminal escapes: printed as '?'" "$TMP/plan.evil"
+if [ "$(id -u)" = 0 ]; then
+	"$AP" record -o "$TMP/evil.trace" -- "$BUILD/mininfer" "$evil" --runs 1 \
+		"$(printf 'arg\033[2J\nx')" >/dev/null 2>&1
+	"$AP" report "$TMP/evil.trace" --plan "$evil" > "$TMP/rep.evil" 2>&1
+	no_ctl "report: the target's command line and mapping paths printed as '?'" \
+		"$TMP/rep.evil"
+	MSG="$(grep -a '^target' "$TMP/rep.evil")"
+	check "report: the command line's own escape and newline as '?'" \
+		grep -q 'arg?\[2J?x' "$TMP/rep.evil"
+	"$AP" report "$TMP/evil.trace" --plan "$evil" --json > "$TMP/rep.json" 2>&1
+	MSG="$(head -c 200 "$TMP/rep.json")"
+	check "report --json: the same text escaped, valid JSON" \
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("\x1b" not in d["command"])' "$TMP/rep.json"
+fi

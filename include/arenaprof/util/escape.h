@@ -21,4 +21,14 @@ void ap_fput_xml(FILE *f, const char *s, size_t max);
 /* A CSV field with its quotes: quotes doubled, control bytes as spaces. */
 void ap_fput_csv(FILE *f, const char *s);
 
+/*
+ * Text for a terminal or a text report: a copy of s in buf (len bytes) with every control
+ * character (C0 with newline and tab, DEL, and C1 such as the 8-bit CSI) and every invalid
+ * UTF-8 byte as '?', so a name cannot move the cursor, clear the screen, write the
+ * clipboard (OSC 52) or start a line of its own. Cut at a character boundary. Returns buf.
+ */
+const char *ap_text_safe(const char *s, char *buf, size_t len);
+/* fputs of ap_text_safe(s), of any length. */
+void ap_fput_text(FILE *f, const char *s);
+
 #endif
