@@ -728,6 +728,126 @@ done:
 	return 0;
 }
 
+/* Each id >= 0 in the list l, runs expanded. */
+#define FOR_LIST(l, id) \
+	for (size_t _k = 0; _k < (l)->n; _k++) \
+		for (int64_t id = (l)->r[_k].lo; id <= (l)->r[_k].hi; id++) \
+			if (id >= 0)
+
+enum { IS_IN = 1, IS_OUT = 2 };
+
+/* Per tensor, what the node lists say, in execution indices (-1: no such node). */
+struct uses {
+	int32_t *prod;			/* the first node that outputs it */
+	int32_t *cons;			/* the last node that reads it */
+	int32_t *tmin, *tmax;		/* the first and last node listing it as temporary */
+	int32_t *first0, *last0;	/* its lifetime before roots are stretched */
+	uint8_t *flag;			/* IS_IN: a graph input, IS_OUT: a graph output */
+};
+
+static int uses_alloc(struct uses *u, size_t nt)
+{
+	size_t i;
+
+	u->prod = malloc(6 * (nt + 1) * sizeof(int32_t));
+	u->flag = calloc(nt + 1, 1);
+	if (!u->prod || !u->flag) {
+		free(u->prod);
+		free(u->flag);
+		return -1;
+	}
+	u->cons = u->prod + (nt + 1);
+	u->tmin = u->cons + (nt + 1);
+	u->tmax = u->tmin + (nt + 1);
+	u->first0 = u->tmax + (nt + 1);
+	u->last0 = u->first0 + (nt + 1);
+	for (i = 0; i < nt; i++)
+		u->prod[i] = u->cons[i] = u->tmin[i] = u->tmax[i] = -1;
+	return 0;
+}
+
+static void uses_free(struct uses *u)
+{
+	free(u->prod);
+	free(u->flag);
+}
+
+/* Without an execution plan line every node runs, in order. */
+static int litert_default_exec(struct litert *L)
+{
+	size_t i;
+
+	if (L->have_exec)
+		return 0;
+	L->exec = malloc((L->nn + 1) * sizeof(*L->exec));
+	if (!L->exec)
+		return imp_oom(L->r);
+	for (i = 0; i < L->nn; i++)
+		L->exec[i] = (int32_t)i;
+	L->n_exec = L->nn;
+	return 0;
+}
+
+static void litert_uses(const struct litert *L, struct uses *u)
+{
+	size_t k;
+
+	FOR_LIST(&L->inputs, id)
+		u->flag[id] |= IS_IN;
+	FOR_LIST(&L->outputs, id)
+		u->flag[id] |= IS_OUT;
+	for (k = 0; k < L->n_exec; k++) {
+		const struct lnode *nd = &L->nodes[L->exec[k]];
+
+		FOR_LIST(&nd->out, id) {
+			if (u->prod[id] < 0)
+				u->prod[id] = (int32_t)k;
+		}
+		FOR_LIST(&nd->in, id)
+			u->cons[id] = (int32_t)k;
+		FOR_LIST(&nd->tmp, id) {
+			if (u->tmin[id] < 0)
+				u->tmin[id] = (int32_t)k;
+			u->tmax[id] = (int32_t)k;
+		}
+	}
+}
+
+/* Lifetimes and kinds before sharing (see the top of the file). */
+static void litert_lifetimes(struct litert *L, struct uses *u)
+{
+	size_t i;
+
+	for (i = 0; i < L->nt; i++) {
+		struct ap_ptensor *t = &L->t[i];
+		uint8_t flag = u->flag[i];
+
+		if (u->prod[i] >= 0) {
+			t->first = u->prod[i];
+			t->last = (flag & IS_OUT) || u->cons[i] < u->prod[i] ?
+				  AP_LAST_END : u->cons[i];
+		}
+		if (u->tmin[i] >= 0) {
+			t->first = u->tmin[i];
+			t->last = u->tmax[i];
+		}
+		if ((flag & IS_IN) || t->kind == AP_KIND_VARIABLE) {
+			t->first = 0;
+			t->last = AP_LAST_END;
+		}
+		if (t->kind == AP_KIND_ARENA) {
+			if (flag & IS_IN)
+				t->kind = AP_KIND_INPUT;
+			else if (flag & IS_OUT)
+				t->kind = AP_KIND_OUTPUT;
+			else if (t->first < 0 && t->offset < 0)
+				t->kind = AP_KIND_UNPLANNED;
+		}
+		u->first0[i] = t->first;
+		u->last0[i] = t->last;
+	}
+}
+
 struct span {
 	int64_t off;
 	uint64_t bytes;
@@ -745,97 +865,35 @@ static int span_cmp(const void *a, const void *b)
 	return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Lifetimes, kinds, sharing, ops and sizes from what was read (see the top of the file). */
-static int litert_build(struct litert *L, struct ap_tplan *p)
+/* The root's last node becomes the last of every tensor that shares it. */
+static void stretch_roots(struct litert *L)
 {
-	struct reader *r = L->r;
-	size_t nt = L->nt, i, j, k, m;
-	int32_t *prod, *cons, *tmin, *tmax, *first0, *last0;
-	uint8_t *flag;
-	struct span *order = NULL;
-	int ret = -1;
-	enum { IS_IN = 1, IS_OUT = 2 };
+	size_t i;
 
-	if (!L->have_exec) {
-		L->exec = malloc((L->nn + 1) * sizeof(*L->exec));
-		if (!L->exec)
-			return imp_oom(r);
-		for (i = 0; i < L->nn; i++)
-			L->exec[i] = (int32_t)i;
-		L->n_exec = L->nn;
+	for (i = 0; i < L->nt; i++) {
+		struct ap_ptensor *root;
+
+		if (L->t[i].share_root < 0)
+			continue;
+		root = &L->t[L->t[i].share_root];
+		if (L->t[i].last > root->last)
+			root->last = L->t[i].last;
 	}
-	prod = malloc(6 * (nt + 1) * sizeof(int32_t));
-	flag = calloc(nt + 1, 1);
-	if (!prod || !flag)
-		goto nomem;
-	cons = prod + (nt + 1);
-	tmin = cons + (nt + 1);
-	tmax = tmin + (nt + 1);
-	first0 = tmax + (nt + 1);
-	last0 = first0 + (nt + 1);
-	for (i = 0; i < nt; i++)
-		prod[i] = cons[i] = tmin[i] = tmax[i] = -1;
+}
 
-#define FOR_LIST(l, id) \
-	for (size_t _k = 0; _k < (l)->n; _k++) \
-		for (int64_t id = (l)->r[_k].lo; id <= (l)->r[_k].hi; id++) \
-			if (id >= 0)
+/*
+ * In-place sharing: identical [start, end) and lifetimes that touch. Candidates are
+ * sorted by (offset, bytes, index), so only a group of equal ranges is compared.
+ */
+static int litert_sharing(struct litert *L, const struct uses *u)
+{
+	struct span *order;
+	size_t i, j, m;
 
-	FOR_LIST(&L->inputs, id)
-		flag[id] |= IS_IN;
-	FOR_LIST(&L->outputs, id)
-		flag[id] |= IS_OUT;
-	for (k = 0; k < L->n_exec; k++) {
-		struct lnode *nd = &L->nodes[L->exec[k]];
-
-		FOR_LIST(&nd->out, id) {
-			if (prod[id] < 0)
-				prod[id] = (int32_t)k;
-		}
-		FOR_LIST(&nd->in, id)
-			cons[id] = (int32_t)k;
-		FOR_LIST(&nd->tmp, id) {
-			if (tmin[id] < 0)
-				tmin[id] = (int32_t)k;
-			tmax[id] = (int32_t)k;
-		}
-	}
-
-	for (i = 0; i < nt; i++) {
-		struct ap_ptensor *t = &L->t[i];
-
-		if (prod[i] >= 0) {
-			t->first = prod[i];
-			t->last = (flag[i] & IS_OUT) || cons[i] < prod[i] ? AP_LAST_END : cons[i];
-		}
-		if (tmin[i] >= 0) {
-			t->first = tmin[i];
-			t->last = tmax[i];
-		}
-		if ((flag[i] & IS_IN) || t->kind == AP_KIND_VARIABLE) {
-			t->first = 0;
-			t->last = AP_LAST_END;
-		}
-		if (t->kind == AP_KIND_ARENA) {
-			if (flag[i] & IS_IN)
-				t->kind = AP_KIND_INPUT;
-			else if (flag[i] & IS_OUT)
-				t->kind = AP_KIND_OUTPUT;
-			else if (t->first < 0 && t->offset < 0)
-				t->kind = AP_KIND_UNPLANNED;
-		}
-		first0[i] = t->first;
-		last0[i] = t->last;
-	}
-
-	/*
-	 * In-place sharing: identical [start, end) and lifetimes that touch. Candidates are
-	 * sorted by (offset, bytes, index), so only a group of equal ranges is compared.
-	 */
-	order = malloc((nt + 1) * sizeof(*order));
+	order = malloc((L->nt + 1) * sizeof(*order));
 	if (!order)
-		goto nomem;
-	for (i = 0, m = 0; i < nt; i++) {
+		return imp_oom(L->r);
+	for (i = 0, m = 0; i < L->nt; i++) {
 		const struct ap_ptensor *t = &L->t[i];
 
 		if ((t->kind == AP_KIND_ARENA || t->kind == AP_KIND_INPUT ||
@@ -853,31 +911,30 @@ static int litert_build(struct litert *L, struct ap_tplan *p)
 			const struct ap_ptensor *a = &L->t[order[j].i];
 			size_t ai = order[j].i;
 
-			if (last0[ai] != first0[bi] && last0[bi] != first0[ai])
+			if (u->last0[ai] != u->first0[bi] && u->last0[bi] != u->first0[ai])
 				continue;
 			L->t[bi].share_root = a->share_root >= 0 ? a->share_root : a->index;
 			break;
 		}
 	}
-	for (i = 0; i < nt; i++) {
-		struct ap_ptensor *root;
+	free(order);
+	stretch_roots(L);
+	return 0;
+}
 
-		if (L->t[i].share_root < 0)
-			continue;
-		root = &L->t[L->t[i].share_root];
-		if (L->t[i].last > root->last)
-			root->last = L->t[i].last;
-	}
+/* ops, in execution order: the node's name and the name of its first output. */
+static int litert_ops(const struct litert *L, struct ap_tplan *p)
+{
+	size_t k;
 
-	/* ops, in execution order */
 	if (L->n_exec) {
 		p->ops = calloc(L->n_exec, sizeof(*p->ops));
 		if (!p->ops)
-			goto nomem;
+			return imp_oom(L->r);
 		p->n_ops = (uint32_t)L->n_exec;
 	}
 	for (k = 0; k < L->n_exec; k++) {
-		struct lnode *nd = &L->nodes[L->exec[k]];
+		const struct lnode *nd = &L->nodes[L->exec[k]];
 		const char *out = "";
 		bool found = false;
 
@@ -889,11 +946,17 @@ static int litert_build(struct litert *L, struct ap_tplan *p)
 		p->ops[k].opname = strdup(nd->opname);
 		p->ops[k].out_name = strdup(out);
 		if (!p->ops[k].opname || !p->ops[k].out_name)
-			goto nomem;
+			return imp_oom(L->r);
 	}
-#undef FOR_LIST
+	return 0;
+}
 
-	for (i = 0; i < nt; i++) {
+/* The arenas' sizes: the status lines when present, else the highest end in each. */
+static void litert_sizes(const struct litert *L, struct ap_tplan *p)
+{
+	size_t i;
+
+	for (i = 0; i < L->nt; i++) {
 		const struct ap_ptensor *t = &L->t[i];
 		uint64_t e = (uint64_t)t->offset + t->bytes;
 
@@ -910,20 +973,32 @@ static int litert_build(struct litert *L, struct ap_tplan *p)
 		p->arena_bytes = L->status_normal;
 	if (L->have_status_persistent)
 		p->persistent_bytes = L->status_persistent;
+}
 
+#undef FOR_LIST
+
+/* Lifetimes, kinds, sharing, ops and sizes from what was read (see the top of the file). */
+static int litert_build(struct litert *L, struct ap_tplan *p)
+{
+	struct uses u;
+	int ret;
+
+	if (litert_default_exec(L))
+		return -1;
+	if (uses_alloc(&u, L->nt))
+		return imp_oom(L->r);
+	litert_uses(L, &u);
+	litert_lifetimes(L, &u);
+	ret = litert_sharing(L, &u);
+	uses_free(&u);
+	if (ret || litert_ops(L, p))
+		return -1;
+	litert_sizes(L, p);
 	p->t = L->t;
-	p->n = (uint32_t)nt;
+	p->n = (uint32_t)L->nt;
 	L->t = NULL;
 	L->nt = 0;
-	ret = 0;
-	goto out;
-nomem:
-	imp_oom(r);
-out:
-	free(prod);
-	free(flag);
-	free(order);
-	return ret;
+	return 0;
 }
 
 int imp_litert_import(struct reader *r, struct ap_tplan *p)
