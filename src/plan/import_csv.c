@@ -142,31 +142,30 @@ int imp_csv_header(const char *s)
 	return ret;
 }
 
-/* A whole field (spaces around allowed) as an integer. */
-static int field_int(const char *f, int64_t *v)
+/* After a number at the start of p: NUM_OK when only spaces follow. */
+static int field_rest(const char *p)
 {
-	const char *p = f;
-	int k;
-
-	skip_spaces(&p);
-	k = imp_eat_int(&p, v);
-	if (k != NUM_OK)
-		return k;
 	skip_spaces(&p);
 	return *p ? NUM_BAD : NUM_OK;
 }
 
-static int field_u64(const char *f, uint64_t *v)
+/* A whole field (spaces around allowed) as an integer. */
+static int field_int(const char *f, int64_t *v)
 {
-	const char *p = f;
 	int k;
 
-	skip_spaces(&p);
-	k = imp_eat_u64(&p, v);
-	if (k != NUM_OK)
-		return k;
-	skip_spaces(&p);
-	return *p ? NUM_BAD : NUM_OK;
+	skip_spaces(&f);
+	k = imp_eat_int(&f, v);
+	return k == NUM_OK ? field_rest(f) : k;
+}
+
+static int field_u64(const char *f, uint64_t *v)
+{
+	int k;
+
+	skip_spaces(&f);
+	k = imp_eat_u64(&f, v);
+	return k == NUM_OK ? field_rest(f) : k;
 }
 
 /* One CSV row into t; fields f[0..n). */
@@ -327,18 +326,10 @@ int imp_csv_import(struct reader *r, struct ap_tplan *p, int ncols)
 			imp_fail_at(r, line, "more than %d fields", ncols);
 			goto err;
 		}
-		if (n == cap) {
-			void *np = imp_grow(rows, &cap, sizeof(*rows));
-
-			if (!np) {
-				free_fields(f, nf);
-				imp_oom(r);
-				goto err;
-			}
-			rows = np;
+		if (imp_add_row(r, &rows, n, &cap, line)) {
+			free_fields(f, nf);
+			goto err;
 		}
-		memset(&rows[n], 0, sizeof(rows[n]));
-		rows[n].line = line;
 		k = csv_row(r, line, f, nf, ncols, &rows[n].t);
 		free_fields(f, nf);
 		if (k)

@@ -233,25 +233,28 @@ bool imp_litert_marker(const char *s)
 	return starts(s, "Interpreter has ") || subgraph_line(s, &a, &b, &c) == SG_HEADER;
 }
 
-/* "Tensor", spaces, then a digit. */
-static bool is_tensor_line(const char *s)
+/* What follows "Tensor" and its spaces, NULL when s does not start with "Tensor ". */
+static const char *after_tensor(const char *s)
 {
 	if (!starts(s, "Tensor "))
-		return false;
+		return NULL;
 	s += 7;
 	while (*s == ' ')
 		s++;
-	return isdigit((unsigned char)*s);
+	return s;
+}
+
+/* "Tensor", spaces, then a digit. */
+static bool is_tensor_line(const char *s)
+{
+	s = after_tensor(s);
+	return s && isdigit((unsigned char)*s);
 }
 
 static bool is_table_header(const char *s)
 {
-	if (!starts(s, "Tensor "))
-		return false;
-	s += 7;
-	while (*s == ' ')
-		s++;
-	return starts(s, "ID ") || !strcmp(s, "ID");
+	s = after_tensor(s);
+	return s && (starts(s, "ID ") || !strcmp(s, "ID"));
 }
 
 static bool ends_with(const char *s, size_t n, const char *suffix)
@@ -273,6 +276,21 @@ static bool is_mb(const char *s, size_t n)
 			return false;
 	}
 	return n > 0;
+}
+
+/* Tensors and nodes come numbered 0, 1, 2, ...: id must be the next of have. */
+static int check_next(struct reader *r, const char *what, int64_t id, size_t have,
+		      int64_t want, int max)
+{
+	if (id < (int64_t)have)
+		return fail(r, "duplicate %s %" PRId64 " (expected %s %zu)", what, id, what, have);
+	if (id > (int64_t)have)
+		return fail(r, "%s %" PRId64 " out of order (expected %s %zu)", what, id, what,
+			    have);
+	if (id >= want || id >= max)
+		return fail(r, "%s %" PRId64 ": the subgraph header says %" PRId64 " %ss (at "
+			    "most %d)", what, id, want, what, max);
+	return 0;
 }
 
 static int litert_tensor(struct litert *L, const char *s)
@@ -343,14 +361,8 @@ static int litert_tensor(struct litert *L, const char *s)
 	else
 		kind = AP_KIND_UNPLANNED;
 
-	if (idx < (int64_t)L->nt)
-		return fail(r, "duplicate tensor %" PRId64 " (expected tensor %zu)", idx, L->nt);
-	if (idx > (int64_t)L->nt)
-		return fail(r, "tensor %" PRId64 " out of order (expected tensor %zu)", idx,
-			    L->nt);
-	if (idx >= L->want_tensors || idx >= AP_IMPORT_MAX_TENSORS)
-		return fail(r, "tensor %" PRId64 ": the subgraph header says %" PRId64
-			    " tensors (at most %d)", idx, L->want_tensors, AP_IMPORT_MAX_TENSORS);
+	if (check_next(r, "tensor", idx, L->nt, L->want_tensors, AP_IMPORT_MAX_TENSORS))
+		return -1;
 	if (L->nt == L->cap_t) {
 		void *np = imp_grow(L->t, &L->cap_t, sizeof(*L->t));
 
@@ -467,13 +479,8 @@ static int litert_node(struct litert *L, const char *s)
 	while (e > name && e[-1] == ' ')
 		e--;
 
-	if (id < (int64_t)L->nn)
-		return fail(r, "duplicate node %" PRId64 " (expected node %zu)", id, L->nn);
-	if (id > (int64_t)L->nn)
-		return fail(r, "node %" PRId64 " out of order (expected node %zu)", id, L->nn);
-	if (id >= L->want_nodes || id >= AP_IMPORT_MAX_NODES)
-		return fail(r, "node %" PRId64 ": the subgraph header says %" PRId64 " nodes "
-			    "(at most %d)", id, L->want_nodes, AP_IMPORT_MAX_NODES);
+	if (check_next(r, "node", id, L->nn, L->want_nodes, AP_IMPORT_MAX_NODES))
+		return -1;
 	if (L->nn == L->cap_n) {
 		void *np = imp_grow(L->nodes, &L->cap_n, sizeof(*L->nodes));
 

@@ -80,6 +80,8 @@ struct row {
 	long line;
 };
 
+/* rows[n], zeroed, with its line: *rows grows when n == *cap. -1 (err set) on failure. */
+int imp_add_row(struct reader *r, struct row **rows, size_t n, size_t *cap, long line);
 void imp_free_rows(struct row *rows, size_t n);
 
 /* Sorts the rows, refuses duplicates, moves them into p->t (rows is freed). */

@@ -104,18 +104,9 @@ int imp_tflm_import(struct reader *r, struct ap_tplan *p)
 			     PRId64, id, fu, lu);
 			goto err;
 		}
-		if (n == cap) {
-			void *np = imp_grow(rows, &cap, sizeof(*rows));
-
-			if (!np) {
-				imp_oom(r);
-				goto err;
-			}
-			rows = np;
-		}
+		if (imp_add_row(r, &rows, n, &cap, r->lineno))
+			goto err;
 		t = &rows[n].t;
-		memset(t, 0, sizeof(*t));
-		rows[n].line = r->lineno;
 		t->name = strdup("");
 		if (!t->name) {
 			imp_oom(r);

@@ -109,32 +109,6 @@ void *imp_grow(void *arr, size_t *cap, size_t elsz)
 	return np;
 }
 
-int imp_eat_int(const char **s, int64_t *v)
-{
-	const char *p = *s;
-	bool neg = false;
-	uint64_t x = 0;
-
-	if (*p == '-') {
-		neg = true;
-		p++;
-	}
-	if (!isdigit((unsigned char)*p))
-		return NUM_BAD;
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned int d = (unsigned int)(*p - '0');
-
-		if (x > (UINT64_MAX - d) / 10)
-			return NUM_RANGE;
-		x = x * 10 + d;
-	}
-	if (x > (uint64_t)INT64_MAX + neg)
-		return NUM_RANGE;
-	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
-	*s = p;
-	return NUM_OK;
-}
-
 int imp_eat_u64(const char **s, uint64_t *v)
 {
 	const char *p = *s;
@@ -150,6 +124,23 @@ int imp_eat_u64(const char **s, uint64_t *v)
 		x = x * 10 + d;
 	}
 	*v = x;
+	*s = p;
+	return NUM_OK;
+}
+
+int imp_eat_int(const char **s, int64_t *v)
+{
+	bool neg = **s == '-';
+	const char *p = *s + neg;
+	uint64_t x;
+	int k;
+
+	k = imp_eat_u64(&p, &x);
+	if (k != NUM_OK)
+		return k;
+	if (x > (uint64_t)INT64_MAX + neg)
+		return NUM_RANGE;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
 	*s = p;
 	return NUM_OK;
 }
@@ -182,6 +173,20 @@ void imp_free_rows(struct row *rows, size_t n)
 	for (i = 0; i < n; i++)
 		free(rows[i].t.name);
 	free(rows);
+}
+
+int imp_add_row(struct reader *r, struct row **rows, size_t n, size_t *cap, long line)
+{
+	if (n == *cap) {
+		void *np = imp_grow(*rows, cap, sizeof(**rows));
+
+		if (!np)
+			return imp_oom(r);
+		*rows = np;
+	}
+	memset(&(*rows)[n], 0, sizeof(**rows));
+	(*rows)[n].line = line;
+	return 0;
 }
 
 int imp_rows_to_plan(struct reader *r, struct row *rows, size_t n, const char *what,
