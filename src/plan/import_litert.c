@@ -48,6 +48,7 @@
  *  - ops[k] is execution index k: opname = builtin or custom name (the delegate's name for
  *    a delegate node), out_name = name of its first output (not -1), "" if none.
  *  - The TF <= 2.6 format ("Interpreter has <T> tensors and <N> nodes") has no offsets and
+ *    is refused.
  */
 #include <ctype.h>
 #include <inttypes.h>

@@ -2,7 +2,6 @@
 /*
  * plan_import: TFLite Micro's PrintMemoryPlan (docs/design.md, "Imported plans").
  *
- *
  * import:tflm, GreedyMemoryPlanner::PrintMemoryPlan(): lines that contain
  * "(id=<id>): size=<n>, offset=<n>, first_used=<n> last_used=<n>", with anything before
  * "(id=" (the ordinal character, a log prefix) and only spaces after. Other lines (bar
