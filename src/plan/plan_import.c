@@ -9,8 +9,8 @@
  * decides; every line before it is noise. No marker at all (or an empty file): "not a plan".
  * All formats: lines are read with getline (any length); trailing \r and \n are dropped.
  *
- * The rules of each format are at the top of its parser: import_litert.c, import_tflm.c and
- * import_csv.c.
+ * The rules of each format are at the top of its parser: import_litert.c (the plan that
+ * follows from a dump: import_litert_build.c), import_tflm.c and import_csv.c.
  *
  * Every plan must hold at least one tensor. Errors name the file and line: "PATH:LINE: ...".
  */
