@@ -105,6 +105,19 @@ static int csv_split(const char *s, char **out, int max)
 	}
 }
 
+/* s without the spaces and tabs around it: cut at its end, the start returned. */
+static char *trim(char *s)
+{
+	char *b = s + strlen(s);
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (b > s && (b[-1] == ' ' || b[-1] == '\t'))
+		b--;
+	*b = '\0';
+	return s;
+}
+
 static const char *const csv_cols[CSV_MAX_FIELDS] = {
 	"tensor", "name", "offset", "size", "first_node", "last_node", "kind", "shares",
 };
@@ -121,14 +134,9 @@ int imp_csv_header(const char *s)
 	if (n < 0)
 		return 0;
 	for (i = 0; i < n; i++) {
-		char *a = f[i], *b = a + strlen(a);
+		char *a = trim(f[i]);
 
-		while (*a == ' ' || *a == '\t')
-			a++;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		memmove(f[i], a, b - a);
-		f[i][b - a] = '\0';
+		memmove(f[i], a, strlen(a) + 1);
 	}
 	ret = n >= 6 && n <= CSV_MAX_FIELDS ? n : -1;
 	for (i = 0; i < n && ret > 0; i++)
@@ -168,6 +176,57 @@ static int field_u64(const char *f, uint64_t *v)
 	return k == NUM_OK ? field_rest(f) : k;
 }
 
+/* last_node: "end" or "END" (AP_LAST_END) or a number below AP_IMPORT_MAX_NODES. */
+static int csv_last(struct reader *r, long line, const char *f, int64_t *last)
+{
+	char qb[QUOTE_LEN];
+	const char *p = f;
+	bool is_end;
+
+	skip_spaces(&p);
+	is_end = eat_lit(&p, "end") || eat_lit(&p, "END");
+	if (is_end)
+		skip_spaces(&p);
+	if (is_end && !*p) {
+		*last = AP_LAST_END;
+		return 0;
+	}
+	if (field_int(f, last) != NUM_OK)
+		return imp_fail_at(r, line, "last_node '%s' is not a number or 'end'",
+				   imp_quote(qb, f, strlen(f)));
+	if (*last >= AP_IMPORT_MAX_NODES)
+		return imp_fail_at(r, line, "last_node %" PRId64 " is out of range "
+				   "(-1..%d or end)", *last, AP_IMPORT_MAX_NODES - 1);
+	return 0;
+}
+
+/* The optional columns: kind (absent or empty: arena) and shares (absent or empty: -1). */
+static int csv_kind_shares(struct reader *r, long line, char **f, int n, struct ap_ptensor *t)
+{
+	char qb[QUOTE_LEN];
+
+	t->kind = AP_KIND_ARENA;
+	if (n >= 7) {
+		char *a = trim(f[6]);
+
+		if (*a && ap_kind_parse(a, &t->kind))
+			return imp_fail_at(r, line, "kind '%s' is not one of arena, input, output, "
+					   "variable, weights, dynamic, unplanned, temporary, "
+					   "persistent", imp_quote(qb, a, strlen(a)));
+	}
+	t->share_root = -1;
+	if (n == 8 && *f[7]) {
+		int64_t root;
+		int k = field_int(f[7], &root);
+
+		if (k != NUM_OK || root < 0 || root >= AP_IMPORT_MAX_TENSORS)
+			return imp_fail_at(r, line, "shares '%s' is not a tensor index",
+					   imp_quote(qb, f[7], strlen(f[7])));
+		t->share_root = (int32_t)root;
+	}
+	return 0;
+}
+
 /* One CSV row into t; fields f[0..n). */
 static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 		   struct ap_ptensor *t)
@@ -175,8 +234,6 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 	char qb[QUOTE_LEN];
 	int64_t idx, off, first, last;
 	uint64_t size;
-	const char *p;
-	bool is_end;
 	int k;
 
 #define BADNUM(col, s, k) imp_fail_at(r, line, "%s '%s' is %s", col, imp_quote(qb, s, strlen(s)), \
@@ -205,22 +262,8 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 	k = field_int(f[4], &first);
 	if (k != NUM_OK)
 		return BADNUM("first_node", f[4], k);
-	p = f[5];
-	skip_spaces(&p);
-	is_end = eat_lit(&p, "end") || eat_lit(&p, "END");
-	if (is_end)
-		skip_spaces(&p);
-	if (is_end && !*p) {
-		last = AP_LAST_END;
-	} else {
-		k = field_int(f[5], &last);
-		if (k != NUM_OK)
-			return imp_fail_at(r, line, "last_node '%s' is not a number or 'end'",
-					   imp_quote(qb, f[5], strlen(f[5])));
-		if (last >= AP_IMPORT_MAX_NODES)
-			return imp_fail_at(r, line, "last_node %" PRId64 " is out of range "
-					   "(-1..%d or end)", last, AP_IMPORT_MAX_NODES - 1);
-	}
+	if (csv_last(r, line, f[5], &last))
+		return -1;
 	if (first < -1 || first >= AP_IMPORT_MAX_NODES)
 		return imp_fail_at(r, line, "first_node %" PRId64 " is out of range (-1..%d)",
 				   first, AP_IMPORT_MAX_NODES - 1);
@@ -228,31 +271,9 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 		return imp_fail_at(r, line, "last_node '%s' does not fit first_node %" PRId64
 				   " (-1 with -1, else end or >= first_node)",
 				   imp_quote(qb, f[5], strlen(f[5])), first);
-	t->kind = AP_KIND_ARENA;
-	if (n >= 7) {
-		char *a = f[6], *b = a + strlen(a);
-
-		while (*a == ' ' || *a == '\t')
-			a++;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		*b = '\0';
-		if (*a && ap_kind_parse(a, &t->kind))
-			return imp_fail_at(r, line, "kind '%s' is not one of arena, input, output, "
-					   "variable, weights, dynamic, unplanned, temporary, "
-					   "persistent", imp_quote(qb, a, strlen(a)));
-	}
-	t->share_root = -1;
-	if (n == 8 && *f[7]) {
-		int64_t root;
-
-		k = field_int(f[7], &root);
-		if (k != NUM_OK || root < 0 || root >= AP_IMPORT_MAX_TENSORS)
-			return imp_fail_at(r, line, "shares '%s' is not a tensor index",
-					   imp_quote(qb, f[7], strlen(f[7])));
-		t->share_root = (int32_t)root;
-	}
 #undef BADNUM
+	if (csv_kind_shares(r, line, f, n, t))
+		return -1;
 	t->index = (int32_t)idx;
 	t->offset = off;
 	t->bytes = size;
@@ -264,17 +285,84 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 	return 0;
 }
 
+/*
+ * The record that starts on the current line, split into f (a quoted field may go on over
+ * several lines): the number of fields, or -1 with the error set.
+ */
+static int csv_record(struct reader *r, char **f, int ncols)
+{
+	long line = r->lineno;
+	char *rec, *nr;
+	size_t len;
+	int k, nf;
+
+	rec = imp_dup_n(r->line, r->len);
+	if (!rec)
+		return imp_oom(r);
+	while ((nf = csv_split(rec, f, CSV_MAX_FIELDS + 1)) == CSV_MORE) {
+		k = imp_next_line(r);
+		if (k < 0)
+			goto err;
+		if (!k) {
+			imp_fail_at(r, line, "a quoted field is never closed");
+			goto err;
+		}
+		if (r->has_nul) {
+			fail(r, "the line holds a NUL byte");
+			goto err;
+		}
+		len = strlen(rec);
+		nr = realloc(rec, len + r->len + 2);
+		if (!nr) {
+			imp_oom(r);
+			goto err;
+		}
+		rec = nr;
+		rec[len] = '\n';
+		memcpy(rec + len + 1, r->line, r->len + 1);
+	}
+	free(rec);
+	if (nf == CSV_NOMEM)
+		return imp_oom(r);
+	if (nf == CSV_QUOTE)
+		return imp_fail_at(r, line, "text after a closing quote");
+	if (nf == CSV_TOOMANY)
+		return imp_fail_at(r, line, "more than %d fields", ncols);
+	return nf;
+err:
+	free(rec);
+	return -1;
+}
+
+/* The arenas' sizes: the highest end of their tensors. */
+static void csv_sizes(struct ap_tplan *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n; i++) {
+		const struct ap_ptensor *t = &p->t[i];
+		uint64_t e = (uint64_t)t->offset + t->bytes;
+
+		if (t->offset < 0)
+			continue;
+		if (t->kind == AP_KIND_VARIABLE && e > p->persistent_bytes)
+			p->persistent_bytes = e;
+		if ((t->kind == AP_KIND_ARENA || t->kind == AP_KIND_INPUT ||
+		     t->kind == AP_KIND_OUTPUT) && e > p->arena_bytes)
+			p->arena_bytes = e;
+	}
+}
+
 int imp_csv_import(struct reader *r, struct ap_tplan *p, int ncols)
 {
 	struct row *rows = NULL;
-	size_t n = 0, cap = 0, i;
-	char *rec = NULL, *f[CSV_MAX_FIELDS + 1];
+	size_t n = 0, cap = 0;
+	char *f[CSV_MAX_FIELDS + 1];
 	int64_t max_node = -1;
 	int k, nf;
 
 	while ((k = imp_next_line(r)) > 0) {
 		long line = r->lineno;
-		size_t len;
 
 		if (r->has_nul) {
 			fail(r, "the line holds a NUL byte");
@@ -282,50 +370,9 @@ int imp_csv_import(struct reader *r, struct ap_tplan *p, int ncols)
 		}
 		if (!r->len)
 			continue;
-		rec = imp_dup_n(r->line, r->len);
-		if (!rec) {
-			imp_oom(r);
+		nf = csv_record(r, f, ncols);
+		if (nf < 0)
 			goto err;
-		}
-		/* a quoted field may go on over several lines */
-		while ((nf = csv_split(rec, f, CSV_MAX_FIELDS + 1)) == CSV_MORE) {
-			char *nr;
-
-			k = imp_next_line(r);
-			if (k < 0)
-				goto err;
-			if (!k) {
-				imp_fail_at(r, line, "a quoted field is never closed");
-				goto err;
-			}
-			if (r->has_nul) {
-				fail(r, "the line holds a NUL byte");
-				goto err;
-			}
-			len = strlen(rec);
-			nr = realloc(rec, len + r->len + 2);
-			if (!nr) {
-				imp_oom(r);
-				goto err;
-			}
-			rec = nr;
-			rec[len] = '\n';
-			memcpy(rec + len + 1, r->line, r->len + 1);
-		}
-		free(rec);
-		rec = NULL;
-		if (nf == CSV_NOMEM) {
-			imp_oom(r);
-			goto err;
-		}
-		if (nf == CSV_QUOTE) {
-			imp_fail_at(r, line, "text after a closing quote");
-			goto err;
-		}
-		if (nf == CSV_TOOMANY) {
-			imp_fail_at(r, line, "more than %d fields", ncols);
-			goto err;
-		}
 		if (imp_add_row(r, &rows, n, &cap, line)) {
 			free_fields(f, nf);
 			goto err;
@@ -348,21 +395,9 @@ int imp_csv_import(struct reader *r, struct ap_tplan *p, int ncols)
 	}
 	if (imp_rows_to_plan(r, rows, n, "tensor", p))
 		return -1;
-	for (i = 0; i < p->n; i++) {
-		const struct ap_ptensor *t = &p->t[i];
-		uint64_t e = (uint64_t)t->offset + t->bytes;
-
-		if (t->offset < 0)
-			continue;
-		if (t->kind == AP_KIND_VARIABLE && e > p->persistent_bytes)
-			p->persistent_bytes = e;
-		if ((t->kind == AP_KIND_ARENA || t->kind == AP_KIND_INPUT ||
-		     t->kind == AP_KIND_OUTPUT) && e > p->arena_bytes)
-			p->arena_bytes = e;
-	}
+	csv_sizes(p);
 	return imp_blank_ops(r, p, (uint32_t)(max_node + 1));
 err:
-	free(rec);
 	imp_free_rows(rows, n);
 	return -1;
 }
