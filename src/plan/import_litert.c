@@ -236,24 +236,13 @@ static int check_next(struct reader *r, const char *what, int64_t id, size_t hav
 	return 0;
 }
 
-static int litert_tensor(struct litert *L, const char *s)
+/* The last 8 space-separated tokens of a tensor line, [tok[i], end[i]), the name before. */
+static int tensor_tokens(struct reader *r, int64_t idx, const char *name, const char **tok,
+			 const char **end)
 {
-	struct reader *r = L->r;
-	const char *tok[8], *end[8], *p, *name, *e, *q;
-	struct ap_ptensor *t;
-	char qb[QUOTE_LEN];
-	int64_t idx, start, stop;
-	uint64_t bytes;
-	size_t name_len;
-	enum ap_kind kind;
+	const char *e = name + strlen(name);
 	int i;
 
-	p = s + 6;
-	skip_spaces(&p);
-	if (imp_eat_int(&p, &idx) != NUM_OK || *p != ' ')
-		return fail(r, "malformed tensor line");
-	name = p + 1;
-	e = name + strlen(name);
 	for (i = 7; i >= 0; i--) {
 		while (e > name && e[-1] == ' ')
 			e--;
@@ -264,11 +253,24 @@ static int litert_tensor(struct litert *L, const char *s)
 		if (tok[i] == end[i] || (i > 0 && e == name))
 			return fail(r, "tensor %" PRId64 ": truncated tensor line", idx);
 	}
-	/* tok: 0 type, 1 alloc type, 2 bytes, 3 "/", 4 MB, 5 shape, 6 "[start,", 7 "end)" */
+	return 0;
+}
+
+/*
+ * The size, shape and offset range columns: tok 2 bytes, 3 "/", 4 MB, 5 shape, 6 "[start,",
+ * 7 "end)". The range must be [-1, -1) or [start, start + bytes).
+ */
+static int tensor_range(struct reader *r, int64_t idx, const char *const *tok,
+			const char *const *end, uint64_t *bytes, int64_t *start)
+{
+	char qb[QUOTE_LEN];
+	const char *q;
+	int64_t stop;
+
 	if (end[3] - tok[3] != 1 || *tok[3] != '/' || !is_mb(tok[4], end[4] - tok[4]))
 		return fail(r, "tensor %" PRId64 ": malformed size column", idx);
 	q = tok[2];
-	if (imp_eat_u64(&q, &bytes) != NUM_OK || q != end[2])
+	if (imp_eat_u64(&q, bytes) != NUM_OK || q != end[2])
 		return fail(r, "tensor %" PRId64 ": size '%s' is not a number", idx,
 			    imp_quote(qb, tok[2], end[2] - tok[2]));
 	if (!((*tok[5] == '[' && end[5][-1] == ']') ||
@@ -276,33 +278,59 @@ static int litert_tensor(struct litert *L, const char *s)
 		return fail(r, "tensor %" PRId64 ": malformed shape '%s'", idx,
 			    imp_quote(qb, tok[5], end[5] - tok[5]));
 	q = tok[6];
-	if (*q++ != '[' || imp_eat_int(&q, &start) != NUM_OK || *q != ',' || q + 1 != end[6])
+	if (*q++ != '[' || imp_eat_int(&q, start) != NUM_OK || *q != ',' || q + 1 != end[6])
 		return fail(r, "tensor %" PRId64 ": malformed offset range start '%s'", idx,
 			    imp_quote(qb, tok[6], end[6] - tok[6]));
 	q = tok[7];
 	if (imp_eat_int(&q, &stop) != NUM_OK || *q != ')' || q + 1 != end[7])
 		return fail(r, "tensor %" PRId64 ": malformed offset range end '%s'", idx,
 			    imp_quote(qb, tok[7], end[7] - tok[7]));
-	if (start == -1) {
+	if (*start == -1) {
 		if (stop != -1)
 			return fail(r, "tensor %" PRId64 ": bad offset range [-1, %" PRId64 ")",
 				    idx, stop);
-	} else if (start < 0 || bytes > (uint64_t)(INT64_MAX - start) ||
-		   stop != start + (int64_t)bytes) {
+	} else if (*start < 0 || *bytes > (uint64_t)(INT64_MAX - *start) ||
+		   stop != *start + (int64_t)*bytes) {
 		return fail(r, "tensor %" PRId64 ": offset range [%" PRId64 ", %" PRId64
-			    ") does not match its size %" PRIu64, idx, start, stop, bytes);
+			    ") does not match its size %" PRIu64, idx, *start, stop, *bytes);
 	}
+	return 0;
+}
 
-	if (ends_with(tok[1], end[1] - tok[1], "RwPersistent"))
-		kind = AP_KIND_VARIABLE;
-	else if (ends_with(tok[1], end[1] - tok[1], "ArenaRw"))
-		kind = AP_KIND_ARENA;
-	else if (ends_with(tok[1], end[1] - tok[1], "MmapRo"))
-		kind = AP_KIND_WEIGHTS;
-	else if (ends_with(tok[1], end[1] - tok[1], "Dynamic"))
-		kind = AP_KIND_DYNAMIC;
-	else
-		kind = AP_KIND_UNPLANNED;
+/* The kind an alloc type column s[0..n) stands for, matched on its tail. */
+static enum ap_kind alloc_kind(const char *s, size_t n)
+{
+	if (ends_with(s, n, "RwPersistent"))
+		return AP_KIND_VARIABLE;
+	if (ends_with(s, n, "ArenaRw"))
+		return AP_KIND_ARENA;
+	if (ends_with(s, n, "MmapRo"))
+		return AP_KIND_WEIGHTS;
+	if (ends_with(s, n, "Dynamic"))
+		return AP_KIND_DYNAMIC;
+	return AP_KIND_UNPLANNED;
+}
+
+static int litert_tensor(struct litert *L, const char *s)
+{
+	struct reader *r = L->r;
+	const char *tok[8], *end[8], *p, *name, *e;
+	struct ap_ptensor *t;
+	int64_t idx, start;
+	uint64_t bytes;
+	size_t name_len;
+	enum ap_kind kind;
+
+	p = s + 6;
+	skip_spaces(&p);
+	if (imp_eat_int(&p, &idx) != NUM_OK || *p != ' ')
+		return fail(r, "malformed tensor line");
+	name = p + 1;
+	/* tok: 0 type, 1 alloc type, 2 bytes, 3 "/", 4 MB, 5 shape, 6 "[start,", 7 "end)" */
+	if (tensor_tokens(r, idx, name, tok, end) ||
+	    tensor_range(r, idx, tok, end, &bytes, &start))
+		return -1;
+	kind = alloc_kind(tok[1], end[1] - tok[1]);
 
 	if (check_next(r, "tensor", idx, L->nt, L->want_tensors, AP_IMPORT_MAX_TENSORS))
 		return -1;
