@@ -618,6 +618,42 @@ static int litert_status(struct litert *L, const char *s)
 	return 0;
 }
 
+/* A line of the part of the dump that L->st says we are in. */
+static int litert_content(struct litert *L, const char *s)
+{
+	switch (L->st) {
+	case L_HEAD:
+		return litert_head(L, s);
+	case L_TABLE:
+		if (is_tensor_line(s))
+			return litert_tensor(L, s);
+		if (litert_end_table(L))
+			return -1;
+		/* fall through */
+	case L_BODY:
+		if (starts(s, "Node "))
+			return litert_node(L, s);
+		if (s[0] == ' ' && s[1] == ' ' && isdigit((unsigned char)s[2]))
+			return litert_lists(L, s);
+		if (eat_lit(&s, "Execution plan as the list of "))
+			return litert_exec(L, s);
+		return 0;
+	case L_STATUS:
+		return litert_status(L, s);
+	default:
+		return 0;
+	}
+}
+
+/* The first dump is over. */
+static int litert_done(struct litert *L)
+{
+	if (L->st == L_TABLE && litert_end_table(L))
+		return -1;
+	L->st = L_DONE;
+	return 0;
+}
+
 static int litert_line(struct litert *L)
 {
 	struct reader *r = L->r;
@@ -641,7 +677,7 @@ static int litert_line(struct litert *L)
 			return fail(r, "this PrintInterpreterState dump is in the TensorFlow "
 				    "<= 2.6 format, which has no tensor offsets");
 		if (L->seen_sg0)
-			goto done;
+			return litert_done(L);
 		return 0;
 	}
 	k = subgraph_line(s, &sg, &nt, &nn);
@@ -652,7 +688,7 @@ static int litert_line(struct litert *L)
 			return -1;
 		if (k == SG_HEADER && sg == 0) {
 			if (L->seen_sg0)
-				goto done;
+				return litert_done(L);
 			L->seen_sg0 = true;
 			L->want_tensors = nt;
 			L->want_nodes = nn;
@@ -672,38 +708,11 @@ static int litert_line(struct litert *L)
 	}
 	if (starts(s, "--------------Memory Arena Status End")) {
 		if (L->seen_sg0)
-			goto done;
+			return litert_done(L);
 		L->st = L_START;
 		return 0;
 	}
-
-	switch (L->st) {
-	case L_HEAD:
-		return litert_head(L, s);
-	case L_TABLE:
-		if (is_tensor_line(s))
-			return litert_tensor(L, s);
-		if (litert_end_table(L))
-			return -1;
-		/* fall through */
-	case L_BODY:
-		if (starts(s, "Node "))
-			return litert_node(L, s);
-		if (s[0] == ' ' && s[1] == ' ' && isdigit((unsigned char)s[2]))
-			return litert_lists(L, s);
-		if (eat_lit(&s, "Execution plan as the list of "))
-			return litert_exec(L, s);
-		return 0;
-	case L_STATUS:
-		return litert_status(L, s);
-	default:
-		return 0;
-	}
-done:
-	if (L->st == L_TABLE && litert_end_table(L))
-		return -1;
-	L->st = L_DONE;
-	return 0;
+	return litert_content(L, s);
 }
 
 int imp_litert_import(struct reader *r, struct ap_tplan *p)
