@@ -562,18 +562,12 @@ int ap_model_parse(const uint8_t *data, size_t size, struct ap_model *m, char *e
 	return 0;
 }
 
-/* Reads a regular file whole: mmap when it can, else a read() loop. */
-int ap_model_load(const char *path, struct ap_model *m, char *err)
+/* Opens path, which must be a regular, non-empty file, and says its size; -1 on failure. */
+static int open_model(const char *path, size_t *size, char *err)
 {
-	char e[AP_ERR_LEN];
-	uint8_t *buf = NULL;
-	void *map = MAP_FAILED;
-	const uint8_t *data;
 	struct stat st;
-	size_t size, got = 0;
-	int fd, rc;
+	int fd;
 
-	memset(m, 0, sizeof(*m));
 	/* O_NONBLOCK: opening a FIFO must not hang before fstat can reject it. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
@@ -601,7 +595,50 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 		close(fd);
 		return -1;
 	}
-	size = (size_t)st.st_size;
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+/* The size bytes of fd by a read() loop, for a file that cannot be mapped; NULL on failure. */
+static uint8_t *read_whole(int fd, const char *path, size_t size, char *err)
+{
+	uint8_t *buf = malloc(size);
+	size_t got = 0;
+
+	if (!buf) {
+		ap_seterr(err, "%s: out of memory for %zu bytes", path, size);
+		return NULL;
+	}
+	while (got < size) {
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			ap_seterr(err, "%s: %s", path, n ? strerror(errno) :
+				  "file shrank while being read");
+			free(buf);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+/* Reads a regular file whole: mmap when it can, else a read() loop. */
+int ap_model_load(const char *path, struct ap_model *m, char *err)
+{
+	char e[AP_ERR_LEN];
+	uint8_t *buf = NULL;
+	void *map = MAP_FAILED;
+	const uint8_t *data;
+	size_t size;
+	int fd, rc;
+
+	memset(m, 0, sizeof(*m));
+	fd = open_model(path, &size, err);
+	if (fd < 0)
+		return -1;
 	/*
 	 * A file truncated by someone else while it is mapped would raise SIGBUS; model files
 	 * are not rewritten in place in practice, and mmap keeps multi-gigabyte models cheap.
@@ -610,25 +647,10 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 	if (map != MAP_FAILED) {
 		data = map;
 	} else {
-		buf = malloc(size);
+		buf = read_whole(fd, path, size, err);
 		if (!buf) {
-			ap_seterr(err, "%s: out of memory for %zu bytes", path, size);
 			close(fd);
 			return -1;
-		}
-		while (got < size) {
-			ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
-
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0) {
-				ap_seterr(err, "%s: %s", path, n ? strerror(errno) :
-					  "file shrank while being read");
-				free(buf);
-				close(fd);
-				return -1;
-			}
-			got += (size_t)n;
 		}
 		data = buf;
 	}
