@@ -1,19 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The TFLite model reader: a hand-written, bounds-checked walk of the TFL3 flatbuffer.
- *
- * Why by hand and not with generated code: Debian 12 packages no flatbuffers library for C
- * (flatcc is not in bookworm, and libflatbuffers-dev is C++ only), and the reader has to be
- * hardened against hostile files anyway, which generated accessors are not (they trust the
- * buffer unless a separate verifier runs first). Here every read goes through one of a few
- * checked helpers:
- *
- *  - offsets are computed in 64 bits and must land inside the file;
- *  - a table's vtable must lie inside the file, and a field must lie inside its table;
- *  - a vector's length times its element size must fit in the bytes after it;
- *  - a string must be NUL-terminated inside the file;
- *  - every allocation is charged to a budget of a small multiple of the file size, so a
- *    file whose vectors all point at one shared table cannot make us allocate gigabytes.
+ * The TFLite model reader: a walk of the TFL3 flatbuffer through the bounds-checked reads
+ * of flatbuf.c (which says why it is written by hand and what each read checks).
  *
  * There is no recursion: the schema has a fixed depth and each level is a plain loop over a
  * vector whose length has been checked, so a file cannot make the reader loop without end.
@@ -35,6 +23,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/model.h"
+#include "flatbuf.h"
 
 enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2,
 	MODEL_DESCRIPTION = 3, MODEL_BUFFERS = 4, MODEL_METADATA = 6 };
@@ -52,309 +41,23 @@ enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
 #define OFFLINE_PLAN_NAME	"OfflineMemoryAllocation"
 #define OFFLINE_PLAN_HEADER	12	/* int32 version, n_subgraphs, n */
 
-/*
- * What we may allocate for one file: ALLOC_PER_BYTE times its size plus ALLOC_SLACK. The
- * bundled models need at most about 1.1 bytes per file byte (the smallest files; large ones
- * need a few percent). The densest honest file is one of field-less tensors sharing one
- * vtable: 8 file bytes each (offset and table) become about 65 bytes here (struct, empty
- * name, malloc overhead), a ratio near 8; 16 leaves room for that.
- */
-#define ALLOC_PER_BYTE		16
-#define ALLOC_SLACK		(1u << 20)
-#define ALLOC_OVERHEAD		16	/* per allocation, for malloc's bookkeeping */
-
-struct rd {
-	const uint8_t *p;
-	uint64_t size;
-	uint64_t limit;		/* total bytes we may allocate */
-	uint64_t used;
-	char *err;
-	/* Where the reader is, for messages: "[subgraph S ]OBJ IDX", or "model" when NULL. */
-	const char *obj;
-	uint64_t idx;
-	int64_t sg;		/* subgraph of a tensor or operator, -1 otherwise */
-};
-
-struct tbl {
-	uint64_t pos;		/* the table's first byte (its soffset to the vtable) */
-	uint64_t vt;		/* the vtable's first byte */
-	uint16_t vt_len;
-	uint16_t obj_len;
-};
-
-struct vec {
-	uint64_t pos;		/* the first element */
-	uint32_t n;
-};
-
-static uint16_t ld16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t ld32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t ld64(const uint8_t *p)
-{
-	return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
-}
-
-/* "tensor 5 name string", "subgraph 1 operator 3 inputs vector", "model buffers vector". */
-static const char *where(const struct rd *r, const char *what, char *buf, size_t len)
-{
-	if (!r->obj)
-		snprintf(buf, len, "model %s", what);
-	else if (r->sg > 0)
-		snprintf(buf, len, "subgraph %" PRId64 " %s %" PRIu64 " %s", r->sg, r->obj,
-			 r->idx, what);
-	else
-		snprintf(buf, len, "%s %" PRIu64 " %s", r->obj, r->idx, what);
-	return buf;
-}
-
-static int truncated(struct rd *r, const char *what, uint64_t off)
-{
-	char w[128];
-
-	ap_seterr(r->err, "truncated: %s runs past end of file (offset %" PRIu64 ", file %"
-		  PRIu64 " bytes)", where(r, what, w, sizeof(w)), off, r->size);
-	return -1;
-}
-
-/*
- * Allocates n elements of elem bytes (n may be 0: one element is allocated so that NULL
- * always means failure), charged to the file's budget.
- */
-static void *ralloc(struct rd *r, uint64_t n, uint64_t elem, const char *what)
-{
-	uint64_t bytes = (n ? n : 1) * elem;	/* n < 2^32 and elem is small: no overflow */
-	char w[128];
-	void *p;
-
-	if (bytes + ALLOC_OVERHEAD > r->limit - r->used || bytes > SIZE_MAX) {
-		ap_seterr(r->err, "implausible: %s would need %" PRIu64 " more bytes of memory, "
-			  "beyond the limit of %" PRIu64 " for a %" PRIu64 "-byte file",
-			  where(r, what, w, sizeof(w)), bytes, r->limit, r->size);
-		return NULL;
-	}
-	p = calloc(1, (size_t)bytes);
-	if (!p) {
-		ap_seterr(r->err, "out of memory reading %s (%" PRIu64 " bytes)",
-			  where(r, what, w, sizeof(w)), bytes);
-		return NULL;
-	}
-	r->used += bytes + ALLOC_OVERHEAD;
-	return p;
-}
-
-/* Follows the uoffset stored at ref; the target must have at least 4 bytes in the file. */
-static int deref(struct rd *r, uint64_t ref, uint64_t *target, const char *what)
-{
-	uint32_t off;
-	char w[128];
-
-	if (ref > r->size || r->size - ref < 4)
-		return truncated(r, what, ref);
-	off = ld32(r->p + ref);
-	if (off == 0) {
-		ap_seterr(r->err, "corrupt: %s has a zero offset (at offset %" PRIu64 ")",
-			  where(r, what, w, sizeof(w)), ref);
-		return -1;
-	}
-	*target = ref + off;
-	if (*target > r->size || r->size - *target < 4)
-		return truncated(r, what, *target);
-	return 0;
-}
-
-static int table_at(struct rd *r, uint64_t ref, struct tbl *t, const char *what)
-{
-	int64_t vt;
-	char w[128];
-
-	if (deref(r, ref, &t->pos, what))
-		return -1;
-	vt = (int64_t)t->pos - (int64_t)(int32_t)ld32(r->p + t->pos);
-	if (vt < 0 || (uint64_t)vt > r->size || r->size - (uint64_t)vt < 4) {
-		ap_seterr(r->err, "corrupt: %s vtable at offset %" PRId64 " lies outside the file "
-			  "(table at offset %" PRIu64 ", file %" PRIu64 " bytes)",
-			  where(r, what, w, sizeof(w)), vt, t->pos, r->size);
-		return -1;
-	}
-	t->vt = (uint64_t)vt;
-	t->vt_len = ld16(r->p + t->vt);
-	t->obj_len = ld16(r->p + t->vt + 2);
-	if (t->vt_len < 4 || (t->vt_len & 1) || t->vt_len > r->size - t->vt) {
-		ap_seterr(r->err, "corrupt: %s vtable at offset %" PRIu64 " has a bad size (%u "
-			  "bytes, file %" PRIu64 " bytes)", where(r, what, w, sizeof(w)), t->vt,
-			  t->vt_len, r->size);
-		return -1;
-	}
-	if (t->obj_len < 4) {
-		ap_seterr(r->err, "corrupt: %s at offset %" PRIu64 " has a bad size (%u bytes)",
-			  where(r, what, w, sizeof(w)), t->pos, t->obj_len);
-		return -1;
-	}
-	if (t->obj_len > r->size - t->pos)
-		return truncated(r, what, t->pos);
-	return 0;
-}
-
-/* Finds field id of sz bytes: 1 with *at set, 0 when absent, -1 on error. */
-static int field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz,
-		 const char *what, uint64_t *at)
-{
-	unsigned int slot = 4 + 2 * id;
-	uint16_t fo;
-	char w[128];
-
-	if (slot + 2 > t->vt_len)
-		return 0;
-	fo = ld16(r->p + t->vt + slot);
-	if (!fo)
-		return 0;
-	if ((unsigned int)fo + sz > t->obj_len) {
-		ap_seterr(r->err, "corrupt: %s field lies outside its table (field at +%u, %u "
-			  "bytes, table at offset %" PRIu64 " is %u bytes)",
-			  where(r, what, w, sizeof(w)), fo, sz, t->pos, t->obj_len);
-		return -1;
-	}
-	*at = t->pos + fo;
-	return 1;
-}
-
-/* A little-endian scalar of sz bytes (1, 4 or 8), def when the field is absent. */
-static int scalar(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz,
-		  uint64_t def, const char *what, uint64_t *v)
-{
-	uint64_t at;
-	int rc = field(r, t, id, sz, what, &at);
-
-	if (rc < 0)
-		return -1;
-	if (!rc)
-		*v = def;
-	else if (sz == 1)
-		*v = r->p[at];
-	else if (sz == 4)
-		*v = ld32(r->p + at);
-	else
-		*v = ld64(r->p + at);
-	return 0;
-}
-
-/* The vector that the uoffset at ref points to, elements of elem bytes. */
-static int vec_at(struct rd *r, uint64_t ref, unsigned int elem, const char *what,
-		  struct vec *v)
-{
-	uint64_t pos;
-
-	if (deref(r, ref, &pos, what))
-		return -1;
-	v->n = ld32(r->p + pos);
-	v->pos = pos + 4;
-	if ((uint64_t)v->n * elem > r->size - v->pos)
-		return truncated(r, what, pos);
-	return 0;
-}
-
-/* A vector field: 1 when present, 0 when absent (v->n = 0), -1 on error. */
-static int vec_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int elem,
-		     const char *what, struct vec *v)
-{
-	uint64_t at;
-	int rc = field(r, t, id, 4, what, &at);
-
-	v->pos = 0;
-	v->n = 0;
-	if (rc <= 0)
-		return rc;
-	return vec_at(r, at, elem, what, v) ? -1 : 1;
-}
-
-/* A string field, copied; *out stays NULL when the field is absent. */
-static int str_field(struct rd *r, const struct tbl *t, unsigned int id, const char *what,
-		     char **out)
-{
-	struct vec v;
-	char w[128];
-	int rc = vec_field(r, t, id, 1, what, &v);
-
-	*out = NULL;
-	if (rc <= 0)
-		return rc;
-	if (v.n >= r->size - v.pos)	/* the NUL must be in the file too */
-		return truncated(r, what, v.pos - 4);
-	if (r->p[v.pos + v.n]) {
-		ap_seterr(r->err, "corrupt: %s is not NUL-terminated (offset %" PRIu64 ")",
-			  where(r, what, w, sizeof(w)), v.pos - 4);
-		return -1;
-	}
-	*out = ralloc(r, (uint64_t)v.n + 1, 1, what);
-	if (!*out)
-		return -1;
-	memcpy(*out, r->p + v.pos, v.n);
-	return 0;
-}
-
-/* Like str_field, but an absent string becomes "". */
-static int str_field_nonnull(struct rd *r, const struct tbl *t, unsigned int id,
-			     const char *what, char **out)
-{
-	if (str_field(r, t, id, what, out))
-		return -1;
-	if (!*out) {
-		*out = ralloc(r, 1, 1, what);
-		if (!*out)
-			return -1;
-	}
-	return 0;
-}
-
-/* An [int] field, copied; *out stays NULL when absent or empty. */
-static int ints_field(struct rd *r, const struct tbl *t, unsigned int id, const char *what,
-		      int32_t **out, uint32_t *n)
-{
-	struct vec v;
-	int rc = vec_field(r, t, id, 4, what, &v);
-	uint32_t i;
-
-	*out = NULL;
-	*n = 0;
-	if (rc <= 0)
-		return rc;
-	if (!v.n)
-		return 0;
-	*out = ralloc(r, v.n, sizeof(int32_t), what);
-	if (!*out)
-		return -1;
-	for (i = 0; i < v.n; i++)
-		(*out)[i] = (int32_t)ld32(r->p + v.pos + 4 * (uint64_t)i);
-	*n = v.n;
-	return 0;
-}
-
 static int read_opcode(struct rd *r, uint64_t ref, struct ap_model_opcode *oc)
 {
 	uint64_t dep, ver, code;
 	struct tbl t;
 
-	if (table_at(r, ref, &t, "table") ||
-	    scalar(r, &t, OPCODE_DEPRECATED_BUILTIN, 1, 0, "deprecated_builtin_code", &dep) ||
-	    scalar(r, &t, OPCODE_VERSION, 4, 1, "version", &ver) ||
-	    scalar(r, &t, OPCODE_BUILTIN, 4, 0, "builtin_code", &code))
+	if (fb_table_at(r, ref, &t, "table") ||
+	    fb_scalar(r, &t, OPCODE_DEPRECATED_BUILTIN, 1, 0, "deprecated_builtin_code", &dep) ||
+	    fb_scalar(r, &t, OPCODE_VERSION, 4, 1, "version", &ver) ||
+	    fb_scalar(r, &t, OPCODE_BUILTIN, 4, 0, "builtin_code", &code))
 		return -1;
 	oc->builtin = (int32_t)(uint32_t)code;
 	if ((int8_t)dep > oc->builtin)
 		oc->builtin = (int8_t)dep;
 	oc->version = (int32_t)(uint32_t)ver;
 	if (oc->builtin == BUILTIN_CUSTOM)
-		return str_field(r, &t, OPCODE_CUSTOM_CODE, "custom_code string",
-				 &oc->custom_name);
+		return fb_str_field(r, &t, OPCODE_CUSTOM_CODE, "custom_code string",
+				    &oc->custom_name);
 	return 0;
 }
 
@@ -365,22 +68,22 @@ static int read_buffer(struct rd *r, uint64_t ref, struct ap_model_buffer *b)
 	char w[128];
 	int rc;
 
-	if (table_at(r, ref, &t, "table"))
+	if (fb_table_at(r, ref, &t, "table"))
 		return -1;
-	rc = vec_field(r, &t, BUFFER_DATA, 1, "data vector", &v);
+	rc = fb_vec_field(r, &t, BUFFER_DATA, 1, "data vector", &v);
 	if (rc < 0)
 		return -1;
 	if (rc) {
 		b->data_off = v.pos;
 		b->data_len = v.n;
 	}
-	if (scalar(r, &t, BUFFER_OFFSET, 8, 0, "offset", &b->offset) ||
-	    scalar(r, &t, BUFFER_SIZE, 8, 0, "size", &b->size))
+	if (fb_scalar(r, &t, BUFFER_OFFSET, 8, 0, "offset", &b->offset) ||
+	    fb_scalar(r, &t, BUFFER_SIZE, 8, 0, "size", &b->size))
 		return -1;
 	if (b->offset > 1 && (b->offset > r->size || b->size > r->size - b->offset)) {
 		ap_seterr(r->err, "truncated: %s runs past end of file (offset %" PRIu64
 			  ", size %" PRIu64 ", file %" PRIu64 " bytes)",
-			  where(r, "external data", w, sizeof(w)), b->offset, b->size, r->size);
+			  fb_where(r, "external data", w, sizeof(w)), b->offset, b->size, r->size);
 		return -1;
 	}
 	return 0;
@@ -391,9 +94,9 @@ static int read_metadata(struct rd *r, uint64_t ref, struct ap_model_metadata *m
 	uint64_t buf;
 	struct tbl t;
 
-	if (table_at(r, ref, &t, "table") ||
-	    str_field_nonnull(r, &t, METADATA_NAME, "name string", &md->name) ||
-	    scalar(r, &t, METADATA_BUFFER, 4, 0, "buffer", &buf))
+	if (fb_table_at(r, ref, &t, "table") ||
+	    fb_str_field_nonnull(r, &t, METADATA_NAME, "name string", &md->name) ||
+	    fb_scalar(r, &t, METADATA_BUFFER, 4, 0, "buffer", &buf))
 		return -1;
 	md->buffer = (uint32_t)buf;
 	return 0;
@@ -404,14 +107,14 @@ static int read_tensor(struct rd *r, uint64_t ref, struct ap_model_tensor *tn)
 	uint64_t type, buf, var;
 	struct tbl t;
 
-	if (table_at(r, ref, &t, "table") ||
-	    ints_field(r, &t, TENSOR_SHAPE, "shape vector", &tn->shape, &tn->rank) ||
-	    scalar(r, &t, TENSOR_TYPE, 1, 0, "type", &type) ||
-	    scalar(r, &t, TENSOR_BUFFER, 4, 0, "buffer", &buf) ||
-	    str_field_nonnull(r, &t, TENSOR_NAME, "name string", &tn->name) ||
-	    scalar(r, &t, TENSOR_IS_VARIABLE, 1, 0, "is_variable", &var) ||
-	    ints_field(r, &t, TENSOR_SHAPE_SIGNATURE, "shape_signature vector",
-		       &tn->shape_signature, &tn->sig_rank))
+	if (fb_table_at(r, ref, &t, "table") ||
+	    fb_ints_field(r, &t, TENSOR_SHAPE, "shape vector", &tn->shape, &tn->rank) ||
+	    fb_scalar(r, &t, TENSOR_TYPE, 1, 0, "type", &type) ||
+	    fb_scalar(r, &t, TENSOR_BUFFER, 4, 0, "buffer", &buf) ||
+	    fb_str_field_nonnull(r, &t, TENSOR_NAME, "name string", &tn->name) ||
+	    fb_scalar(r, &t, TENSOR_IS_VARIABLE, 1, 0, "is_variable", &var) ||
+	    fb_ints_field(r, &t, TENSOR_SHAPE_SIGNATURE, "shape_signature vector",
+			  &tn->shape_signature, &tn->sig_rank))
 		return -1;
 	tn->type = (uint8_t)type;
 	tn->buffer = (uint32_t)buf;
@@ -430,15 +133,15 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 	uint64_t at, n, i;
 	struct tbl o;
 	uint8_t *b;
-	int rc = field(r, t, OP_OPTIONS, 4, "builtin_options", &at);
+	int rc = fb_field(r, t, OP_OPTIONS, 4, "builtin_options", &at);
 
 	if (rc <= 0)
 		return rc;
-	if (table_at(r, at, &o, "builtin_options table"))
+	if (fb_table_at(r, at, &o, "builtin_options table"))
 		return -1;
 	n = (o.vt_len - 4u) / 2;
 	op->options_len = (uint32_t)(4 + 2 * n + o.obj_len);
-	b = ralloc(r, op->options_len, 1, "builtin_options table");
+	b = fb_ralloc(r, op->options_len, 1, "builtin_options table");
 	if (!b)
 		return -1;
 	op->options = b;
@@ -492,13 +195,13 @@ static int read_op(struct rd *r, uint64_t ref, struct ap_model_op *op)
 	uint64_t idx, otype;
 	struct tbl t;
 
-	if (table_at(r, ref, &t, "table") ||
-	    scalar(r, &t, OP_OPCODE_INDEX, 4, 0, "opcode_index", &idx) ||
-	    scalar(r, &t, OP_OPTIONS_TYPE, 1, 0, "builtin_options_type", &otype) ||
-	    ints_field(r, &t, OP_INPUTS, "inputs vector", &op->inputs, &op->n_inputs) ||
-	    ints_field(r, &t, OP_OUTPUTS, "outputs vector", &op->outputs, &op->n_outputs) ||
-	    ints_field(r, &t, OP_INTERMEDIATES, "intermediates vector", &op->intermediates,
-		       &op->n_intermediates))
+	if (fb_table_at(r, ref, &t, "table") ||
+	    fb_scalar(r, &t, OP_OPCODE_INDEX, 4, 0, "opcode_index", &idx) ||
+	    fb_scalar(r, &t, OP_OPTIONS_TYPE, 1, 0, "builtin_options_type", &otype) ||
+	    fb_ints_field(r, &t, OP_INPUTS, "inputs vector", &op->inputs, &op->n_inputs) ||
+	    fb_ints_field(r, &t, OP_OUTPUTS, "outputs vector", &op->outputs, &op->n_outputs) ||
+	    fb_ints_field(r, &t, OP_INTERMEDIATES, "intermediates vector", &op->intermediates,
+			  &op->n_intermediates))
 		return -1;
 	op->opcode_index = (uint32_t)idx;
 	op->options_type = (uint8_t)otype;
@@ -515,22 +218,22 @@ static int read_subgraph(struct rd *r, uint64_t ref, struct ap_model_subgraph *s
 	r->obj = "subgraph";
 	r->idx = si;
 	r->sg = -1;
-	if (table_at(r, ref, &t, "table") ||
-	    vec_field(r, &t, SG_TENSORS, 4, "tensors vector", &tv) < 0 ||
-	    vec_field(r, &t, SG_OPERATORS, 4, "operators vector", &ov) < 0 ||
-	    ints_field(r, &t, SG_INPUTS, "inputs vector", &sg->inputs, &sg->n_inputs) ||
-	    ints_field(r, &t, SG_OUTPUTS, "outputs vector", &sg->outputs, &sg->n_outputs) ||
-	    str_field_nonnull(r, &t, SG_NAME, "name string", &sg->name))
+	if (fb_table_at(r, ref, &t, "table") ||
+	    fb_vec_field(r, &t, SG_TENSORS, 4, "tensors vector", &tv) < 0 ||
+	    fb_vec_field(r, &t, SG_OPERATORS, 4, "operators vector", &ov) < 0 ||
+	    fb_ints_field(r, &t, SG_INPUTS, "inputs vector", &sg->inputs, &sg->n_inputs) ||
+	    fb_ints_field(r, &t, SG_OUTPUTS, "outputs vector", &sg->outputs, &sg->n_outputs) ||
+	    fb_str_field_nonnull(r, &t, SG_NAME, "name string", &sg->name))
 		return -1;
 
 	if (tv.n) {
-		sg->tensors = ralloc(r, tv.n, sizeof(*sg->tensors), "tensors");
+		sg->tensors = fb_ralloc(r, tv.n, sizeof(*sg->tensors), "tensors");
 		if (!sg->tensors)
 			return -1;
 		sg->n_tensors = tv.n;
 	}
 	if (ov.n) {
-		sg->ops = ralloc(r, ov.n, sizeof(*sg->ops), "operators");
+		sg->ops = fb_ralloc(r, ov.n, sizeof(*sg->ops), "operators");
 		if (!sg->ops)
 			return -1;
 		sg->n_ops = ov.n;
@@ -713,7 +416,7 @@ static int read_offline_plan(struct rd *r, struct ap_model *m)
 	if (!n)
 		return 0;
 	r->obj = NULL;
-	m->offline_offsets = ralloc(r, (uint64_t)n, sizeof(int32_t), "offline plan");
+	m->offline_offsets = fb_ralloc(r, (uint64_t)n, sizeof(int32_t), "offline plan");
 	if (!m->offline_offsets)
 		return -1;
 	m->n_offline_offsets = (uint32_t)n;
@@ -755,13 +458,13 @@ static int parse(struct rd *r, struct ap_model *m)
 
 	r->obj = NULL;
 	r->sg = -1;
-	if (table_at(r, 0, &t, "root table") ||
-	    scalar(r, &t, MODEL_VERSION, 4, 0, "version", &ver) ||
-	    vec_field(r, &t, MODEL_OPERATOR_CODES, 4, "operator_codes vector", &cv) < 0 ||
-	    vec_field(r, &t, MODEL_SUBGRAPHS, 4, "subgraphs vector", &sv) < 0 ||
-	    vec_field(r, &t, MODEL_BUFFERS, 4, "buffers vector", &bv) < 0 ||
-	    vec_field(r, &t, MODEL_METADATA, 4, "metadata vector", &mv) < 0 ||
-	    str_field(r, &t, MODEL_DESCRIPTION, "description string", &m->description))
+	if (fb_table_at(r, 0, &t, "root table") ||
+	    fb_scalar(r, &t, MODEL_VERSION, 4, 0, "version", &ver) ||
+	    fb_vec_field(r, &t, MODEL_OPERATOR_CODES, 4, "operator_codes vector", &cv) < 0 ||
+	    fb_vec_field(r, &t, MODEL_SUBGRAPHS, 4, "subgraphs vector", &sv) < 0 ||
+	    fb_vec_field(r, &t, MODEL_BUFFERS, 4, "buffers vector", &bv) < 0 ||
+	    fb_vec_field(r, &t, MODEL_METADATA, 4, "metadata vector", &mv) < 0 ||
+	    fb_str_field(r, &t, MODEL_DESCRIPTION, "description string", &m->description))
 		return -1;
 	m->version = (uint32_t)ver;
 	if (!sv.n) {
@@ -770,7 +473,7 @@ static int parse(struct rd *r, struct ap_model *m)
 	}
 
 	if (cv.n) {
-		m->opcodes = ralloc(r, cv.n, sizeof(*m->opcodes), "operator codes");
+		m->opcodes = fb_ralloc(r, cv.n, sizeof(*m->opcodes), "operator codes");
 		if (!m->opcodes)
 			return -1;
 		m->n_opcodes = cv.n;
@@ -784,7 +487,7 @@ static int parse(struct rd *r, struct ap_model *m)
 
 	r->obj = NULL;
 	if (bv.n) {
-		m->buffers = ralloc(r, bv.n, sizeof(*m->buffers), "buffers");
+		m->buffers = fb_ralloc(r, bv.n, sizeof(*m->buffers), "buffers");
 		if (!m->buffers)
 			return -1;
 		m->n_buffers = bv.n;
@@ -798,7 +501,7 @@ static int parse(struct rd *r, struct ap_model *m)
 
 	r->obj = NULL;
 	if (mv.n) {
-		m->metadata = ralloc(r, mv.n, sizeof(*m->metadata), "metadata");
+		m->metadata = fb_ralloc(r, mv.n, sizeof(*m->metadata), "metadata");
 		if (!m->metadata)
 			return -1;
 		m->n_metadata = mv.n;
@@ -811,7 +514,7 @@ static int parse(struct rd *r, struct ap_model *m)
 	}
 
 	r->obj = NULL;
-	m->subgraphs = ralloc(r, sv.n, sizeof(*m->subgraphs), "subgraphs");
+	m->subgraphs = fb_ralloc(r, sv.n, sizeof(*m->subgraphs), "subgraphs");
 	if (!m->subgraphs)
 		return -1;
 	m->n_subgraphs = sv.n;
@@ -859,18 +562,12 @@ int ap_model_parse(const uint8_t *data, size_t size, struct ap_model *m, char *e
 	return 0;
 }
 
-/* Reads a regular file whole: mmap when it can, else a read() loop. */
-int ap_model_load(const char *path, struct ap_model *m, char *err)
+/* Opens path, which must be a regular, non-empty file, and says its size; -1 on failure. */
+static int open_model(const char *path, size_t *size, char *err)
 {
-	char e[AP_ERR_LEN];
-	uint8_t *buf = NULL;
-	void *map = MAP_FAILED;
-	const uint8_t *data;
 	struct stat st;
-	size_t size, got = 0;
-	int fd, rc;
+	int fd;
 
-	memset(m, 0, sizeof(*m));
 	/* O_NONBLOCK: opening a FIFO must not hang before fstat can reject it. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
@@ -898,7 +595,50 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 		close(fd);
 		return -1;
 	}
-	size = (size_t)st.st_size;
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+/* The size bytes of fd by a read() loop, for a file that cannot be mapped; NULL on failure. */
+static uint8_t *read_whole(int fd, const char *path, size_t size, char *err)
+{
+	uint8_t *buf = malloc(size);
+	size_t got = 0;
+
+	if (!buf) {
+		ap_seterr(err, "%s: out of memory for %zu bytes", path, size);
+		return NULL;
+	}
+	while (got < size) {
+		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			ap_seterr(err, "%s: %s", path, n ? strerror(errno) :
+				  "file shrank while being read");
+			free(buf);
+			return NULL;
+		}
+		got += (size_t)n;
+	}
+	return buf;
+}
+
+/* Reads a regular file whole: mmap when it can, else a read() loop. */
+int ap_model_load(const char *path, struct ap_model *m, char *err)
+{
+	char e[AP_ERR_LEN];
+	uint8_t *buf = NULL;
+	void *map = MAP_FAILED;
+	const uint8_t *data;
+	size_t size;
+	int fd, rc;
+
+	memset(m, 0, sizeof(*m));
+	fd = open_model(path, &size, err);
+	if (fd < 0)
+		return -1;
 	/*
 	 * A file truncated by someone else while it is mapped would raise SIGBUS; model files
 	 * are not rewritten in place in practice, and mmap keeps multi-gigabyte models cheap.
@@ -907,25 +647,10 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 	if (map != MAP_FAILED) {
 		data = map;
 	} else {
-		buf = malloc(size);
+		buf = read_whole(fd, path, size, err);
 		if (!buf) {
-			ap_seterr(err, "%s: out of memory for %zu bytes", path, size);
 			close(fd);
 			return -1;
-		}
-		while (got < size) {
-			ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
-
-			if (n < 0 && (errno == EINTR || errno == EAGAIN))
-				continue;
-			if (n <= 0) {
-				ap_seterr(err, "%s: %s", path, n ? strerror(errno) :
-					  "file shrank while being read");
-				free(buf);
-				close(fd);
-				return -1;
-			}
-			got += (size_t)n;
 		}
 		data = buf;
 	}

@@ -9,75 +9,8 @@
  * decides; every line before it is noise. No marker at all (or an empty file): "not a plan".
  * All formats: lines are read with getline (any length); trailing \r and \n are dropped.
  *
- * import:litert, PrintInterpreterState (current format, tflite/optional_debug_tools.cc):
- *  - Only the first dump in the file is read (benchmark_model may print a pre- and a
- *    post-invoke dump): reading stops at "Memory Arena Status End", at a second
- *    "Interpreter has" line or at a second Subgraph-0 header. Only subgraph 0 is imported;
- *    other subgraphs are skipped, as is the planner's "=== Beginning of" ... "===End of"
- *    dump (§2). Lines may carry an "INFO: " prefix; unknown lines are ignored.
- *  - "<k> Inputs: [ids]" and "<k> Outputs: [ids]" are required before the table. Lists are
- *    "[a,b-c,...]" (runs collapsed, "a-b" inclusive; "-1-1" is -1..1), "[]" or "(null)";
- *    the printed count must equal the number of entries; -1 entries are skipped.
- *  - Tensor lines are parsed from the right, so any column widths work and names may hold
- *    spaces: the last 8 space-separated tokens are type, alloc type, bytes, "/", MB, shape,
- *    "[start," and "end)"; the name is what lies between "Tensor <id> " and the type, with
- *    trailing spaces removed (a name cut to "...": kept as printed; "(nil)": ""). Tensor ids
- *    must be 0, 1, 2, ... in order, and their count must match the subgraph header. The
- *    range must be [-1, -1) or [start, start + bytes).
- *  - Alloc type (matched on its tail, so truncated names work): ...ArenaRw -> arena (input
- *    or output when listed in the subgraph's Inputs/Outputs; input wins), offset = start;
- *    ...RwPersistent -> variable, offset = start in the persistent arena; ...MmapRo ->
- *    weights, offset -1; ...Dynamic -> dynamic, offset -1; anything else -> unplanned,
- *    offset -1. "[-1, -1)" -> offset -1.
- *  - Nodes: "Node <id> Operator Builtin Code <c> <NAME> <status>" or "... Custom Name
- *    <name> <status>", ids 0, 1, 2, ... in order; status "(not delegated)", "(delegated by
- *    node k)" or empty. Then "  <n> Input|Output|Intermediate|Temporary Tensors:[ids]".
- *    "Execution plan as the list of <n> nodes invoked in-order: [ids]" maps execution
- *    index -> node (no such line: identity, and every node runs). Delegated nodes are not
- *    in the execution plan, so only the delegate node counts.
- *  - Lifetimes, in execution indices, as ArenaPlanner computes them: graph inputs and
- *    variables (every ...RwPersistent tensor, also persistent temporaries: the persistent
- *    arena is never reused) [0, end]; otherwise a tensor output by an executed node lives
- *    from its first producer to its last consumer, or to the end when it is a graph output
- *    or nobody consumes it after it was produced; a temporary lives [i, j], the first and
- *    last node listing it (normally i == j); anything else (weights, tensors only inside a
- *    delegate or only in Intermediate lists) gets first = last = -1, and when it is an
- *    ...ArenaRw tensor printed with [-1, -1) its kind becomes unplanned.
- *  - In-place sharing: a tensor (arena/input/output kind, bytes > 0, planned) gets
- *    share_root = the root of the lowest-index such tensor with the identical [start, end)
- *    whose lifetime touches its own (one's last == the other's first). The root's last is
- *    then extended to the last node of every tensor sharing it (ArenaPlanner credits the
- *    consumers of the chain to the root); the sharer keeps its own lifetime.
- *  - arena_bytes: the "Subgraph#0 Arena (Normal) <bytes>" status line when present (it may
- *    be the high-water mark + 128 on old TFLite), else the largest end of an ...ArenaRw
- *    tensor. persistent_bytes: likewise with "Arena (Persistent)" and ...RwPersistent.
- *    Offsets are as printed: relative to the lowest tensor of their arena.
- *  - ops[k] is execution index k: opname = builtin or custom name (the delegate's name for
- *    a delegate node), out_name = name of its first output (not -1), "" if none.
- *  - The TF <= 2.6 format ("Interpreter has <T> tensors and <N> nodes") has no offsets and
- *    is refused.
- *
- * import:tflm, GreedyMemoryPlanner::PrintMemoryPlan(): lines that contain
- * "(id=<id>): size=<n>, offset=<n>, first_used=<n> last_used=<n>", with anything before
- * "(id=" (the ordinal character, a log prefix) and only spaces after. Other lines (bar
- * lines, logs) are ignored. Tensor index = planner buffer id (unique, < 10,000,000; not a
- * model tensor index), name "", kind arena, bytes = size, offset as printed (>= 0). TFLM
- * time t is op t-1 (inputs at time 0), so first = max(first_used - 1, 0) and
- * last = max(last_used - 1, 0); 0 <= first_used <= last_used is required. n_ops = largest
- * last + 1, op names "", arena_bytes = largest offset + size, persistent_bytes = 0.
- *
- * import:csv: header tensor,name,offset,size,first_node,last_node with an optional 7th
- * column kind (spaces around header names allowed). RFC 4180 fields: a field may be quoted,
- * with "" for a quote; a quoted field may hold commas and line breaks. Blank lines are
- * skipped. A row has as many fields as the header; with kind, 6 are accepted too. tensor:
- * 0..9,999,999, unique, any order (the plan is sorted by index); name: any text; offset:
- * -1 (not in an arena) or >= 0; size: >= 0; first_node: -1 (never live) or 0..999,999;
- * last_node: "end" or "END" (to the end), -1 (only with first_node -1) or
- * first_node..999,999. Numbers may have spaces around them. kind: a name from
- * ap_kind_name(), empty or absent means arena.
- * share_root = -1. n_ops = largest node index + 1, op names "". arena_bytes = largest
- * offset + size of arena/input/output tensors with offset >= 0; persistent_bytes likewise
- * for variables.
+ * The rules of each format are at the top of its parser: import_litert.c (the plan that
+ * follows from a dump: import_litert_build.c), import_tflm.c and import_csv.c.
  *
  * Every plan must hold at least one tensor. Errors name the file and line: "PATH:LINE: ...".
  */
@@ -95,6 +28,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/plan_import.h"
+#include "import_priv.h"
 
 #define NOT_A_PLAN "not a plan: expected a LiteRT PrintInterpreterState dump, a TFLM " \
 	"PrintMemoryPlan or a CSV with header tensor,name,offset,size,first_node,last_node"
@@ -102,19 +36,7 @@
 /* ------------------------------------------------------------------------------------- */
 /* Lines, errors, small parsers                                                          */
 
-struct reader {
-	FILE *f;
-	const char *path;
-	char *err;
-	char *line;		/* the current line, without trailing \r and \n */
-	size_t cap;
-	size_t len;
-	long lineno;
-	bool has_nul;		/* the line holds a NUL byte: binary data */
-};
-
-/* 1: a line was read, 0: end of file, -1: read error (err is set). */
-static int next_line(struct reader *r)
+int imp_next_line(struct reader *r)
 {
 	ssize_t n;
 
@@ -140,10 +62,7 @@ static int next_line(struct reader *r)
 	return 1;
 }
 
-static int fail_at(struct reader *r, long line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail_at(struct reader *r, long line, const char *fmt, ...)
+int imp_fail_at(struct reader *r, long line, const char *fmt, ...)
 {
 	char msg[AP_ERR_LEN];
 	va_list ap;
@@ -155,16 +74,12 @@ static int fail_at(struct reader *r, long line, const char *fmt, ...)
 	return -1;
 }
 
-#define fail(r, ...) fail_at((r), (r)->lineno, __VA_ARGS__)
-
-static int oom(struct reader *r)
+int imp_oom(struct reader *r)
 {
 	return fail(r, "out of memory");
 }
 
-/* A printable copy of at most 32 bytes of s[0..n) for messages, "..." when cut. */
-#define QUOTE_LEN 40
-static const char *quote(char *buf, const char *s, size_t n)
+const char *imp_quote(char *buf, const char *s, size_t n)
 {
 	size_t i, m = n > 32 ? 32 : n;
 
@@ -178,8 +93,7 @@ static const char *quote(char *buf, const char *s, size_t n)
 	return buf;
 }
 
-/* Grows an array to hold one more element; NULL (and *cap unchanged) on failure. */
-static void *grow(void *arr, size_t *cap, size_t elsz)
+void *imp_grow(void *arr, size_t *cap, size_t elsz)
 {
 	size_t nc = *cap ? *cap : 16;
 	void *np;
@@ -195,57 +109,7 @@ static void *grow(void *arr, size_t *cap, size_t elsz)
 	return np;
 }
 
-static bool starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
-static bool eat_lit(const char **s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	if (strncmp(*s, lit, n))
-		return false;
-	*s += n;
-	return true;
-}
-
-static void skip_spaces(const char **s)
-{
-	while (**s == ' ' || **s == '\t')
-		(*s)++;
-}
-
-enum { NUM_OK, NUM_BAD, NUM_RANGE };
-
-/* Decimal integer at *s, optional '-'; on NUM_OK *s is advanced past it. */
-static int eat_int(const char **s, int64_t *v)
-{
-	const char *p = *s;
-	bool neg = false;
-	uint64_t x = 0;
-
-	if (*p == '-') {
-		neg = true;
-		p++;
-	}
-	if (!isdigit((unsigned char)*p))
-		return NUM_BAD;
-	for (; isdigit((unsigned char)*p); p++) {
-		unsigned int d = (unsigned int)(*p - '0');
-
-		if (x > (UINT64_MAX - d) / 10)
-			return NUM_RANGE;
-		x = x * 10 + d;
-	}
-	if (x > (uint64_t)INT64_MAX + neg)
-		return NUM_RANGE;
-	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
-	*s = p;
-	return NUM_OK;
-}
-
-static int eat_u64(const char **s, uint64_t *v)
+int imp_eat_u64(const char **s, uint64_t *v)
 {
 	const char *p = *s;
 	uint64_t x = 0;
@@ -264,34 +128,24 @@ static int eat_u64(const char **s, uint64_t *v)
 	return NUM_OK;
 }
 
-/* A whole field (spaces around allowed) as an integer. */
-static int field_int(const char *f, int64_t *v)
+int imp_eat_int(const char **s, int64_t *v)
 {
-	const char *p = f;
+	bool neg = **s == '-';
+	const char *p = *s + neg;
+	uint64_t x;
 	int k;
 
-	skip_spaces(&p);
-	k = eat_int(&p, v);
+	k = imp_eat_u64(&p, &x);
 	if (k != NUM_OK)
 		return k;
-	skip_spaces(&p);
-	return *p ? NUM_BAD : NUM_OK;
+	if (x > (uint64_t)INT64_MAX + neg)
+		return NUM_RANGE;
+	*v = neg ? (int64_t)(0 - x) : (int64_t)x;
+	*s = p;
+	return NUM_OK;
 }
 
-static int field_u64(const char *f, uint64_t *v)
-{
-	const char *p = f;
-	int k;
-
-	skip_spaces(&p);
-	k = eat_u64(&p, v);
-	if (k != NUM_OK)
-		return k;
-	skip_spaces(&p);
-	return *p ? NUM_BAD : NUM_OK;
-}
-
-static char *dup_n(const char *s, size_t n)
+char *imp_dup_n(const char *s, size_t n)
 {
 	char *d = malloc(n + 1);
 
@@ -302,12 +156,7 @@ static char *dup_n(const char *s, size_t n)
 	return d;
 }
 
-/* Sorts tensors by index, checks that indices are unique. line[] follows the sort. */
-struct row {
-	struct ap_ptensor t;
-	long line;
-};
-
+/* By index, then by line: duplicates come out next to each other, the first one first. */
 static int row_cmp(const void *a, const void *b)
 {
 	const struct row *x = a, *y = b;
@@ -317,7 +166,7 @@ static int row_cmp(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-static void free_rows(struct row *rows, size_t n)
+void imp_free_rows(struct row *rows, size_t n)
 {
 	size_t i;
 
@@ -326,25 +175,38 @@ static void free_rows(struct row *rows, size_t n)
 	free(rows);
 }
 
-/* Sorts the rows, refuses duplicates, moves them into p->t (rows is freed). */
-static int rows_to_plan(struct reader *r, struct row *rows, size_t n, const char *what,
-			struct ap_tplan *p)
+int imp_add_row(struct reader *r, struct row **rows, size_t n, size_t *cap, long line)
+{
+	if (n == *cap) {
+		void *np = imp_grow(*rows, cap, sizeof(**rows));
+
+		if (!np)
+			return imp_oom(r);
+		*rows = np;
+	}
+	memset(&(*rows)[n], 0, sizeof(**rows));
+	(*rows)[n].line = line;
+	return 0;
+}
+
+int imp_rows_to_plan(struct reader *r, struct row *rows, size_t n, const char *what,
+		     struct ap_tplan *p)
 {
 	size_t i;
 
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	for (i = 1; i < n; i++) {
 		if (rows[i].t.index == rows[i - 1].t.index) {
-			fail_at(r, rows[i].line, "duplicate %s %" PRId32 " (first on line %ld)",
-				what, rows[i].t.index, rows[i - 1].line);
-			free_rows(rows, n);
+			imp_fail_at(r, rows[i].line, "duplicate %s %" PRId32 " (first on line %ld)",
+				    what, rows[i].t.index, rows[i - 1].line);
+			imp_free_rows(rows, n);
 			return -1;
 		}
 	}
 	p->t = calloc(n, sizeof(*p->t));
 	if (!p->t) {
-		free_rows(rows, n);
-		return oom(r);
+		imp_free_rows(rows, n);
+		return imp_oom(r);
 	}
 	for (i = 0; i < n; i++)
 		p->t[i] = rows[i].t;
@@ -353,8 +215,7 @@ static int rows_to_plan(struct reader *r, struct row *rows, size_t n, const char
 	return 0;
 }
 
-/* n_ops empty-named ops (formats that do not name operators). */
-static int blank_ops(struct reader *r, struct ap_tplan *p, uint32_t n_ops)
+int imp_blank_ops(struct reader *r, struct ap_tplan *p, uint32_t n_ops)
 {
 	uint32_t i;
 
@@ -362,1375 +223,15 @@ static int blank_ops(struct reader *r, struct ap_tplan *p, uint32_t n_ops)
 		return 0;
 	p->ops = calloc(n_ops, sizeof(*p->ops));
 	if (!p->ops)
-		return oom(r);
+		return imp_oom(r);
 	p->n_ops = n_ops;
 	for (i = 0; i < n_ops; i++) {
 		p->ops[i].opname = strdup("");
 		p->ops[i].out_name = strdup("");
 		if (!p->ops[i].opname || !p->ops[i].out_name)
-			return oom(r);
+			return imp_oom(r);
 	}
 	return 0;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* LiteRT PrintInterpreterState                                                          */
-
-struct range {
-	int64_t lo, hi;		/* inclusive */
-};
-
-struct rlist {
-	struct range *r;
-	size_t n, cap;
-	int64_t count;		/* entries, runs expanded */
-	long line;		/* where it was read, 0: not read */
-};
-
-struct lnode {
-	char *opname;
-	struct rlist in, out, tmp;
-};
-
-enum lstate {
-	L_START,	/* before subgraph 0 */
-	L_HEAD,		/* subgraph 0 header seen: Inputs, Outputs, table header */
-	L_TABLE,	/* in subgraph 0's tensor table */
-	L_BODY,		/* after the table: nodes, execution plan */
-	L_SKIP,		/* another subgraph, or between subgraphs */
-	L_STATUS,	/* memory arena status */
-	L_DONE,		/* the first dump is over */
-};
-
-struct litert {
-	struct reader *r;
-	enum lstate st;
-	bool seen_sg0, in_dump, have_exec;
-	int64_t want_tensors, want_nodes;
-	struct rlist inputs, outputs;
-	struct ap_ptensor *t;
-	size_t nt, cap_t;
-	struct lnode *nodes;
-	size_t nn, cap_n;
-	int32_t *exec;
-	size_t n_exec;
-	uint64_t status_normal, status_persistent;
-	bool have_status_normal, have_status_persistent;
-};
-
-static void rlist_free(struct rlist *l)
-{
-	free(l->r);
-	memset(l, 0, sizeof(*l));
-}
-
-static void litert_free(struct litert *L)
-{
-	size_t i;
-
-	for (i = 0; i < L->nt; i++)
-		free(L->t[i].name);
-	free(L->t);
-	for (i = 0; i < L->nn; i++) {
-		free(L->nodes[i].opname);
-		rlist_free(&L->nodes[i].in);
-		rlist_free(&L->nodes[i].out);
-		rlist_free(&L->nodes[i].tmp);
-	}
-	free(L->nodes);
-	rlist_free(&L->inputs);
-	rlist_free(&L->outputs);
-	free(L->exec);
-}
-
-/* "[a,b-c,...]", "[]" or "(null)" at *sp, appended to l. */
-static int parse_list(struct reader *r, const char **sp, struct rlist *l, const char *what)
-{
-	const char *s = *sp;
-
-	l->line = r->lineno;
-	if (eat_lit(&s, "(null)")) {
-		*sp = s;
-		return 0;
-	}
-	if (*s++ != '[')
-		return fail(r, "%s: expected '[' or '(null)'", what);
-	if (*s == ']') {
-		*sp = s + 1;
-		return 0;
-	}
-	for (;;) {
-		int64_t a, b;
-
-		if (eat_int(&s, &a) != NUM_OK)
-			return fail(r, "%s: expected a number in the list (truncated line?)", what);
-		b = a;
-		if (*s == '-') {
-			s++;
-			if (eat_int(&s, &b) != NUM_OK)
-				return fail(r, "%s: expected a number after '-' in the list", what);
-		}
-		if (a < -1 || b < a)
-			return fail(r, "%s: bad list entry %" PRId64 "-%" PRId64, what, a, b);
-		if (l->n == l->cap) {
-			void *np = grow(l->r, &l->cap, sizeof(*l->r));
-
-			if (!np)
-				return oom(r);
-			l->r = np;
-		}
-		l->r[l->n].lo = a;
-		l->r[l->n].hi = b;
-		l->n++;
-		if (b - a >= INT64_MAX - l->count)
-			l->count = INT64_MAX;
-		else
-			l->count += b - a + 1;
-		if (*s == ',') {
-			s++;
-			continue;
-		}
-		if (*s == ']')
-			break;
-		return fail(r, "%s: unterminated list (truncated line?)", what);
-	}
-	*sp = s + 1;
-	return 0;
-}
-
-/* Every entry of l is -1 or an index below n. */
-static int check_list(struct reader *r, const struct rlist *l, size_t n, const char *what)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++) {
-		if (l->r[i].hi >= (int64_t)n)
-			return fail_at(r, l->line, "%s: tensor %" PRId64 " does not exist "
-				       "(subgraph 0 has %zu tensors)", what, l->r[i].hi, n);
-	}
-	return 0;
-}
-
-enum { SG_NONE, SG_HEADER, SG_DONE, SG_BAD };
-
-/*
- * "-----------Subgraph-<i> has <T> tensors and <N> nodes------------" -> SG_HEADER,
- * "--------------Subgraph-<i> dump has completed--------------" -> SG_DONE.
- */
-static int subgraph_line(const char *s, int64_t *sg, int64_t *nt, int64_t *nn)
-{
-	if (*s != '-')
-		return SG_NONE;
-	while (*s == '-')
-		s++;
-	if (!eat_lit(&s, "Subgraph-") || eat_int(&s, sg) != NUM_OK)
-		return SG_NONE;
-	if (eat_lit(&s, " dump has completed"))
-		return SG_DONE;
-	if (!eat_lit(&s, " has "))
-		return SG_NONE;
-	if (eat_int(&s, nt) != NUM_OK || !eat_lit(&s, " tensors and ") ||
-	    eat_int(&s, nn) != NUM_OK || !eat_lit(&s, " nodes") || *nt < 0 || *nn < 0)
-		return SG_BAD;
-	return SG_HEADER;
-}
-
-static const char *strip_info(const char *s)
-{
-	return starts(s, "INFO: ") ? s + 6 : s;
-}
-
-static bool litert_marker(const char *s)
-{
-	int64_t a, b, c;
-
-	s = strip_info(s);
-	return starts(s, "Interpreter has ") || subgraph_line(s, &a, &b, &c) == SG_HEADER;
-}
-
-/* "Tensor", spaces, then a digit. */
-static bool is_tensor_line(const char *s)
-{
-	if (!starts(s, "Tensor "))
-		return false;
-	s += 7;
-	while (*s == ' ')
-		s++;
-	return isdigit((unsigned char)*s);
-}
-
-static bool is_table_header(const char *s)
-{
-	if (!starts(s, "Tensor "))
-		return false;
-	s += 7;
-	while (*s == ' ')
-		s++;
-	return starts(s, "ID ") || !strcmp(s, "ID");
-}
-
-static bool ends_with(const char *s, size_t n, const char *suffix)
-{
-	size_t m = strlen(suffix);
-
-	return n >= m && !memcmp(s + n - m, suffix, m);
-}
-
-static bool is_mb(const char *s, size_t n)
-{
-	size_t i;
-	bool dot = false;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '.' && !dot)
-			dot = true;
-		else if (!isdigit((unsigned char)s[i]))
-			return false;
-	}
-	return n > 0;
-}
-
-static int litert_tensor(struct litert *L, const char *s)
-{
-	struct reader *r = L->r;
-	const char *tok[8], *end[8], *p, *name, *e, *q;
-	struct ap_ptensor *t;
-	char qb[QUOTE_LEN];
-	int64_t idx, start, stop;
-	uint64_t bytes;
-	size_t name_len;
-	enum ap_kind kind;
-	int i;
-
-	p = s + 6;
-	skip_spaces(&p);
-	if (eat_int(&p, &idx) != NUM_OK || *p != ' ')
-		return fail(r, "malformed tensor line");
-	name = p + 1;
-	e = name + strlen(name);
-	for (i = 7; i >= 0; i--) {
-		while (e > name && e[-1] == ' ')
-			e--;
-		end[i] = e;
-		while (e > name && e[-1] != ' ')
-			e--;
-		tok[i] = e;
-		if (tok[i] == end[i] || (i > 0 && e == name))
-			return fail(r, "tensor %" PRId64 ": truncated tensor line", idx);
-	}
-	/* tok: 0 type, 1 alloc type, 2 bytes, 3 "/", 4 MB, 5 shape, 6 "[start,", 7 "end)" */
-	if (end[3] - tok[3] != 1 || *tok[3] != '/' || !is_mb(tok[4], end[4] - tok[4]))
-		return fail(r, "tensor %" PRId64 ": malformed size column", idx);
-	q = tok[2];
-	if (eat_u64(&q, &bytes) != NUM_OK || q != end[2])
-		return fail(r, "tensor %" PRId64 ": size '%s' is not a number", idx,
-			    quote(qb, tok[2], end[2] - tok[2]));
-	if (!((*tok[5] == '[' && end[5][-1] == ']') ||
-	      (end[5] - tok[5] == 6 && !memcmp(tok[5], "(null)", 6))))
-		return fail(r, "tensor %" PRId64 ": malformed shape '%s'", idx,
-			    quote(qb, tok[5], end[5] - tok[5]));
-	q = tok[6];
-	if (*q++ != '[' || eat_int(&q, &start) != NUM_OK || *q != ',' || q + 1 != end[6])
-		return fail(r, "tensor %" PRId64 ": malformed offset range start '%s'", idx,
-			    quote(qb, tok[6], end[6] - tok[6]));
-	q = tok[7];
-	if (eat_int(&q, &stop) != NUM_OK || *q != ')' || q + 1 != end[7])
-		return fail(r, "tensor %" PRId64 ": malformed offset range end '%s'", idx,
-			    quote(qb, tok[7], end[7] - tok[7]));
-	if (start == -1) {
-		if (stop != -1)
-			return fail(r, "tensor %" PRId64 ": bad offset range [-1, %" PRId64 ")",
-				    idx, stop);
-	} else if (start < 0 || bytes > (uint64_t)(INT64_MAX - start) ||
-		   stop != start + (int64_t)bytes) {
-		return fail(r, "tensor %" PRId64 ": offset range [%" PRId64 ", %" PRId64
-			    ") does not match its size %" PRIu64, idx, start, stop, bytes);
-	}
-
-	if (ends_with(tok[1], end[1] - tok[1], "RwPersistent"))
-		kind = AP_KIND_VARIABLE;
-	else if (ends_with(tok[1], end[1] - tok[1], "ArenaRw"))
-		kind = AP_KIND_ARENA;
-	else if (ends_with(tok[1], end[1] - tok[1], "MmapRo"))
-		kind = AP_KIND_WEIGHTS;
-	else if (ends_with(tok[1], end[1] - tok[1], "Dynamic"))
-		kind = AP_KIND_DYNAMIC;
-	else
-		kind = AP_KIND_UNPLANNED;
-
-	if (idx < (int64_t)L->nt)
-		return fail(r, "duplicate tensor %" PRId64 " (expected tensor %zu)", idx, L->nt);
-	if (idx > (int64_t)L->nt)
-		return fail(r, "tensor %" PRId64 " out of order (expected tensor %zu)", idx,
-			    L->nt);
-	if (idx >= L->want_tensors || idx >= AP_IMPORT_MAX_TENSORS)
-		return fail(r, "tensor %" PRId64 ": the subgraph header says %" PRId64
-			    " tensors (at most %d)", idx, L->want_tensors, AP_IMPORT_MAX_TENSORS);
-	if (L->nt == L->cap_t) {
-		void *np = grow(L->t, &L->cap_t, sizeof(*L->t));
-
-		if (!np)
-			return oom(r);
-		L->t = np;
-	}
-
-	/* the name: between "Tensor <id> " and the type column, trailing spaces dropped */
-	e = tok[0];
-	while (e > name && e[-1] == ' ')
-		e--;
-	name_len = e - name;
-	if (name_len == 5 && !memcmp(name, "(nil)", 5))
-		name_len = 0;
-	t = &L->t[L->nt];
-	memset(t, 0, sizeof(*t));
-	t->name = dup_n(name, name_len);
-	if (!t->name)
-		return oom(r);
-	L->nt++;
-	t->index = (int32_t)idx;
-	t->bytes = bytes;
-	t->kind = kind;
-	t->offset = (kind == AP_KIND_ARENA || kind == AP_KIND_VARIABLE) ? start : -1;
-	t->first = t->last = -1;
-	t->share_root = -1;
-	return 0;
-}
-
-static int litert_end_table(struct litert *L)
-{
-	struct reader *r = L->r;
-
-	L->st = L_BODY;
-	if ((int64_t)L->nt != L->want_tensors)
-		return fail(r, "the tensor table of subgraph 0 has %zu tensors, its header says %"
-			    PRId64, L->nt, L->want_tensors);
-	if (check_list(r, &L->inputs, L->nt, "Inputs") ||
-	    check_list(r, &L->outputs, L->nt, "Outputs"))
-		return -1;
-	return 0;
-}
-
-static int litert_head(struct litert *L, const char *s)
-{
-	struct reader *r = L->r;
-	const char *p = s, *what = NULL;
-	struct rlist *l = NULL;
-	int64_t n;
-
-	if (eat_int(&p, &n) == NUM_OK) {
-		if (eat_lit(&p, " Inputs: ")) {
-			l = &L->inputs;
-			what = "Inputs";
-		} else if (eat_lit(&p, " Outputs: ")) {
-			l = &L->outputs;
-			what = "Outputs";
-		}
-	}
-	if (l) {
-		if (l->line)
-			return fail(r, "second %s line in subgraph 0", what);
-		if (parse_list(r, &p, l, what))
-			return -1;
-		if (l->count != n)
-			return fail(r, "%s: the list has %" PRId64 " entries, the line says %"
-				    PRId64, what, l->count, n);
-		return 0;
-	}
-	if (is_table_header(s)) {
-		if (!L->inputs.line || !L->outputs.line)
-			return fail(r, "subgraph 0 has no '<n> Inputs:' or '<n> Outputs:' line "
-				    "before its tensor table");
-		L->st = L_TABLE;
-	}
-	return 0;
-}
-
-/* "Node <id> Operator Builtin Code <c> <NAME> <status>" or "... Custom Name <name> ..." */
-static int litert_node(struct litert *L, const char *s)
-{
-	struct reader *r = L->r;
-	const char *p = s + 4, *name, *e;
-	struct lnode *nd;
-	int64_t id, code;
-
-	skip_spaces(&p);
-	if (eat_int(&p, &id) != NUM_OK || !eat_lit(&p, " Operator "))
-		return 0;	/* not a node line (e.g. "Node 3: ..." of a planner dump) */
-	if (eat_lit(&p, "Builtin Code ")) {
-		skip_spaces(&p);
-		if (eat_int(&p, &code) != NUM_OK || *p != ' ')
-			return fail(r, "node %" PRId64 ": malformed builtin code", id);
-		p++;
-	} else if (!eat_lit(&p, "Custom Name ")) {
-		return fail(r, "node %" PRId64 ": expected 'Builtin Code' or 'Custom Name'", id);
-	}
-	name = p;
-	e = p + strlen(p);
-	while (e > name && e[-1] == ' ')
-		e--;
-	if (ends_with(name, e - name, "(not delegated)")) {
-		e -= strlen("(not delegated)");
-	} else if (e > name && e[-1] == ')') {
-		const char *q = e - 1, *d;
-
-		while (q > name && isdigit((unsigned char)q[-1]))
-			q--;
-		d = q - strlen("(delegated by node ");
-		if (q < e - 1 && d >= name && ends_with(name, q - name, "(delegated by node "))
-			e = d;
-	}
-	while (e > name && e[-1] == ' ')
-		e--;
-
-	if (id < (int64_t)L->nn)
-		return fail(r, "duplicate node %" PRId64 " (expected node %zu)", id, L->nn);
-	if (id > (int64_t)L->nn)
-		return fail(r, "node %" PRId64 " out of order (expected node %zu)", id, L->nn);
-	if (id >= L->want_nodes || id >= AP_IMPORT_MAX_NODES)
-		return fail(r, "node %" PRId64 ": the subgraph header says %" PRId64 " nodes "
-			    "(at most %d)", id, L->want_nodes, AP_IMPORT_MAX_NODES);
-	if (L->nn == L->cap_n) {
-		void *np = grow(L->nodes, &L->cap_n, sizeof(*L->nodes));
-
-		if (!np)
-			return oom(r);
-		L->nodes = np;
-	}
-	nd = &L->nodes[L->nn];
-	memset(nd, 0, sizeof(*nd));
-	L->nn++;
-	nd->opname = dup_n(name, e - name);
-	if (!nd->opname)
-		return oom(r);
-	return 0;
-}
-
-/* "  <n> Input Tensors:[ids] -> <b>B (<mb>MB)", also Output, Intermediate, Temporary. */
-static int litert_lists(struct litert *L, const char *s)
-{
-	static const char *const labels[] = {
-		"Input Tensors", "Output Tensors", "Intermediate Tensors", "Temporary Tensors",
-	};
-	struct reader *r = L->r;
-	struct lnode *nd;
-	const char *p = s;
-	int64_t n;
-
-	if (!L->nn)
-		return fail(r, "tensor list before the first Node line");
-	nd = &L->nodes[L->nn - 1];
-	for (;;) {
-		struct rlist scratch = { 0 }, *l;
-		unsigned int k;
-		int ret;
-
-		skip_spaces(&p);
-		if (!*p)
-			return 0;
-		if (eat_int(&p, &n) != NUM_OK || n < 0 || *p++ != ' ')
-			return fail(r, "node %zu: malformed tensor list line", L->nn - 1);
-		for (k = 0; k < 4; k++)
-			if (eat_lit(&p, labels[k]) && eat_lit(&p, ":"))
-				break;
-		if (k == 4)
-			return fail(r, "node %zu: expected Input, Output, Intermediate or "
-				    "Temporary Tensors", L->nn - 1);
-		l = k == 0 ? &nd->in : k == 1 ? &nd->out : k == 3 ? &nd->tmp : &scratch;
-		if (l->line)
-			return fail(r, "node %zu: second %s line", L->nn - 1, labels[k]);
-		l->line = r->lineno;
-		ret = 0;
-		if (*p == '[' || starts(p, "(null)"))
-			ret = parse_list(r, &p, l, labels[k]);
-		if (!ret && l->count != n)
-			ret = fail(r, "node %zu: %s: the list has %" PRId64 " entries, the line "
-				   "says %" PRId64, L->nn - 1, labels[k], l->count, n);
-		if (!ret) {
-			char what[48];
-
-			snprintf(what, sizeof(what), "node %zu: %s", L->nn - 1, labels[k]);
-			ret = check_list(r, l, L->nt, what);
-		}
-		rlist_free(&scratch);
-		if (ret)
-			return -1;
-		if (starts(p, " -> ")) {
-			const char *q = strchr(p, ')');
-
-			p = q ? q + 1 : p + strlen(p);
-		}
-	}
-}
-
-static int litert_exec(struct litert *L, const char *s)
-{
-	struct reader *r = L->r;
-	struct rlist l = { 0 };
-	const char *p = s;
-	uint8_t *seen = NULL;
-	int64_t n, id;
-	size_t i;
-	int ret = -1;
-
-	if (L->have_exec)
-		return fail(r, "second execution plan line in subgraph 0");
-	if (eat_int(&p, &n) != NUM_OK || n < 0 || !eat_lit(&p, " nodes invoked in-order: "))
-		return fail(r, "malformed execution plan line");
-	if (parse_list(r, &p, &l, "execution plan"))
-		goto out;
-	if (l.count != n) {
-		fail(r, "execution plan: the list has %" PRId64 " entries, the line says %" PRId64,
-		     l.count, n);
-		goto out;
-	}
-	if ((int64_t)L->nn != L->want_nodes) {
-		fail(r, "subgraph 0 has %zu Node lines, its header says %" PRId64 " nodes",
-		     L->nn, L->want_nodes);
-		goto out;
-	}
-	for (i = 0; i < l.n; i++) {
-		if (l.r[i].lo < 0 || l.r[i].hi >= (int64_t)L->nn) {
-			fail(r, "execution plan: node %" PRId64 " does not exist",
-			     l.r[i].lo < 0 ? l.r[i].lo : l.r[i].hi);
-			goto out;
-		}
-	}
-	if (n > (int64_t)L->nn) {
-		fail(r, "execution plan: %" PRId64 " entries for %zu nodes", n, L->nn);
-		goto out;
-	}
-	seen = calloc(L->nn + 1, 1);
-	L->exec = malloc(((size_t)n + 1) * sizeof(*L->exec));
-	if (!seen || !L->exec) {
-		oom(r);
-		goto out;
-	}
-	for (i = 0; i < l.n; i++) {
-		for (id = l.r[i].lo; id <= l.r[i].hi; id++) {
-			if (seen[id]) {
-				fail(r, "execution plan: node %" PRId64 " appears twice", id);
-				goto out;
-			}
-			seen[id] = 1;
-			L->exec[L->n_exec++] = (int32_t)id;
-		}
-	}
-	L->have_exec = true;
-	ret = 0;
-out:
-	free(seen);
-	rlist_free(&l);
-	return ret;
-}
-
-/* "Subgraph#<i>   Arena (Normal)        <bytes> (<pct>%)" */
-static int litert_status(struct litert *L, const char *s)
-{
-	const char *p = s;
-	int64_t sg;
-	uint64_t v;
-	bool normal;
-
-	if (!eat_lit(&p, "Subgraph#") || eat_int(&p, &sg) != NUM_OK)
-		return 0;
-	skip_spaces(&p);
-	if (eat_lit(&p, "Arena (Normal)"))
-		normal = true;
-	else if (eat_lit(&p, "Arena (Persistent)"))
-		normal = false;
-	else
-		return 0;
-	skip_spaces(&p);
-	if (eat_u64(&p, &v) != NUM_OK)
-		return fail(L->r, "malformed arena status line");
-	if (sg != 0)
-		return 0;
-	if (normal) {
-		L->status_normal = v;
-		L->have_status_normal = true;
-	} else {
-		L->status_persistent = v;
-		L->have_status_persistent = true;
-	}
-	return 0;
-}
-
-static int litert_line(struct litert *L)
-{
-	struct reader *r = L->r;
-	const char *s = strip_info(r->line);
-	int64_t sg, nt, nn;
-	int k;
-
-	if (L->st == L_DONE || r->has_nul)
-		return 0;
-	if (L->in_dump) {
-		if (starts(s, "===End of "))
-			L->in_dump = false;
-		return 0;
-	}
-	if (starts(s, "=== Beginning of ")) {
-		L->in_dump = true;
-		return 0;
-	}
-	if (starts(s, "Interpreter has ")) {
-		if (strstr(s, " tensors and "))
-			return fail(r, "this PrintInterpreterState dump is in the TensorFlow "
-				    "<= 2.6 format, which has no tensor offsets");
-		if (L->seen_sg0)
-			goto done;
-		return 0;
-	}
-	k = subgraph_line(s, &sg, &nt, &nn);
-	if (k == SG_BAD)
-		return fail(r, "malformed subgraph header");
-	if (k == SG_HEADER || k == SG_DONE) {
-		if (L->st == L_TABLE && litert_end_table(L))
-			return -1;
-		if (k == SG_HEADER && sg == 0) {
-			if (L->seen_sg0)
-				goto done;
-			L->seen_sg0 = true;
-			L->want_tensors = nt;
-			L->want_nodes = nn;
-			L->st = L_HEAD;
-			return 0;
-		}
-		if (L->st == L_HEAD)
-			return fail(r, "subgraph 0 has no tensor table");
-		L->st = L_SKIP;
-		return 0;
-	}
-	if (starts(s, "--------------Memory Arena Status Start")) {
-		if (L->st == L_TABLE && litert_end_table(L))
-			return -1;
-		L->st = L_STATUS;
-		return 0;
-	}
-	if (starts(s, "--------------Memory Arena Status End")) {
-		if (L->seen_sg0)
-			goto done;
-		L->st = L_START;
-		return 0;
-	}
-
-	switch (L->st) {
-	case L_HEAD:
-		return litert_head(L, s);
-	case L_TABLE:
-		if (is_tensor_line(s))
-			return litert_tensor(L, s);
-		if (litert_end_table(L))
-			return -1;
-		/* fall through */
-	case L_BODY:
-		if (starts(s, "Node "))
-			return litert_node(L, s);
-		if (s[0] == ' ' && s[1] == ' ' && isdigit((unsigned char)s[2]))
-			return litert_lists(L, s);
-		if (eat_lit(&s, "Execution plan as the list of "))
-			return litert_exec(L, s);
-		return 0;
-	case L_STATUS:
-		return litert_status(L, s);
-	default:
-		return 0;
-	}
-done:
-	if (L->st == L_TABLE && litert_end_table(L))
-		return -1;
-	L->st = L_DONE;
-	return 0;
-}
-
-struct span {
-	int64_t off;
-	uint64_t bytes;
-	size_t i;
-};
-
-static int span_cmp(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	if (x->off != y->off)
-		return x->off < y->off ? -1 : 1;
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-/* Lifetimes, kinds, sharing, ops and sizes from what was read (see the top of the file). */
-static int litert_build(struct litert *L, struct ap_tplan *p)
-{
-	struct reader *r = L->r;
-	size_t nt = L->nt, i, j, k, m;
-	int32_t *prod, *cons, *tmin, *tmax, *first0, *last0;
-	uint8_t *flag;
-	struct span *order = NULL;
-	int ret = -1;
-	enum { IS_IN = 1, IS_OUT = 2 };
-
-	if (!L->have_exec) {
-		L->exec = malloc((L->nn + 1) * sizeof(*L->exec));
-		if (!L->exec)
-			return oom(r);
-		for (i = 0; i < L->nn; i++)
-			L->exec[i] = (int32_t)i;
-		L->n_exec = L->nn;
-	}
-	prod = malloc(6 * (nt + 1) * sizeof(int32_t));
-	flag = calloc(nt + 1, 1);
-	if (!prod || !flag)
-		goto nomem;
-	cons = prod + (nt + 1);
-	tmin = cons + (nt + 1);
-	tmax = tmin + (nt + 1);
-	first0 = tmax + (nt + 1);
-	last0 = first0 + (nt + 1);
-	for (i = 0; i < nt; i++)
-		prod[i] = cons[i] = tmin[i] = tmax[i] = -1;
-
-#define FOR_LIST(l, id) \
-	for (size_t _k = 0; _k < (l)->n; _k++) \
-		for (int64_t id = (l)->r[_k].lo; id <= (l)->r[_k].hi; id++) \
-			if (id >= 0)
-
-	FOR_LIST(&L->inputs, id)
-		flag[id] |= IS_IN;
-	FOR_LIST(&L->outputs, id)
-		flag[id] |= IS_OUT;
-	for (k = 0; k < L->n_exec; k++) {
-		struct lnode *nd = &L->nodes[L->exec[k]];
-
-		FOR_LIST(&nd->out, id) {
-			if (prod[id] < 0)
-				prod[id] = (int32_t)k;
-		}
-		FOR_LIST(&nd->in, id)
-			cons[id] = (int32_t)k;
-		FOR_LIST(&nd->tmp, id) {
-			if (tmin[id] < 0)
-				tmin[id] = (int32_t)k;
-			tmax[id] = (int32_t)k;
-		}
-	}
-
-	for (i = 0; i < nt; i++) {
-		struct ap_ptensor *t = &L->t[i];
-
-		if (prod[i] >= 0) {
-			t->first = prod[i];
-			t->last = (flag[i] & IS_OUT) || cons[i] < prod[i] ? AP_LAST_END : cons[i];
-		}
-		if (tmin[i] >= 0) {
-			t->first = tmin[i];
-			t->last = tmax[i];
-		}
-		if ((flag[i] & IS_IN) || t->kind == AP_KIND_VARIABLE) {
-			t->first = 0;
-			t->last = AP_LAST_END;
-		}
-		if (t->kind == AP_KIND_ARENA) {
-			if (flag[i] & IS_IN)
-				t->kind = AP_KIND_INPUT;
-			else if (flag[i] & IS_OUT)
-				t->kind = AP_KIND_OUTPUT;
-			else if (t->first < 0 && t->offset < 0)
-				t->kind = AP_KIND_UNPLANNED;
-		}
-		first0[i] = t->first;
-		last0[i] = t->last;
-	}
-
-	/*
-	 * In-place sharing: identical [start, end) and lifetimes that touch. Candidates are
-	 * sorted by (offset, bytes, index), so only a group of equal ranges is compared.
-	 */
-	order = malloc((nt + 1) * sizeof(*order));
-	if (!order)
-		goto nomem;
-	for (i = 0, m = 0; i < nt; i++) {
-		const struct ap_ptensor *t = &L->t[i];
-
-		if ((t->kind == AP_KIND_ARENA || t->kind == AP_KIND_INPUT ||
-		     t->kind == AP_KIND_OUTPUT) && t->offset >= 0 && t->bytes > 0 && t->first >= 0)
-			order[m++] = (struct span){ t->offset, t->bytes, i };
-	}
-	qsort(order, m, sizeof(*order), span_cmp);
-	for (i = 0; i < m; i++) {
-		size_t bi = order[i].i;
-
-		for (j = i; j > 0 && order[j - 1].off == order[i].off &&
-		     order[j - 1].bytes == order[i].bytes; j--)
-			;
-		for (; j < i; j++) {
-			const struct ap_ptensor *a = &L->t[order[j].i];
-			size_t ai = order[j].i;
-
-			if (last0[ai] != first0[bi] && last0[bi] != first0[ai])
-				continue;
-			L->t[bi].share_root = a->share_root >= 0 ? a->share_root : a->index;
-			break;
-		}
-	}
-	for (i = 0; i < nt; i++) {
-		struct ap_ptensor *root;
-
-		if (L->t[i].share_root < 0)
-			continue;
-		root = &L->t[L->t[i].share_root];
-		if (L->t[i].last > root->last)
-			root->last = L->t[i].last;
-	}
-
-	/* ops, in execution order */
-	if (L->n_exec) {
-		p->ops = calloc(L->n_exec, sizeof(*p->ops));
-		if (!p->ops)
-			goto nomem;
-		p->n_ops = (uint32_t)L->n_exec;
-	}
-	for (k = 0; k < L->n_exec; k++) {
-		struct lnode *nd = &L->nodes[L->exec[k]];
-		const char *out = "";
-		bool found = false;
-
-		FOR_LIST(&nd->out, id) {
-			if (!found)
-				out = L->t[id].name;
-			found = true;
-		}
-		p->ops[k].opname = strdup(nd->opname);
-		p->ops[k].out_name = strdup(out);
-		if (!p->ops[k].opname || !p->ops[k].out_name)
-			goto nomem;
-	}
-#undef FOR_LIST
-
-	for (i = 0; i < nt; i++) {
-		const struct ap_ptensor *t = &L->t[i];
-		uint64_t e = (uint64_t)t->offset + t->bytes;
-
-		if (t->offset < 0)
-			continue;
-		if (t->kind == AP_KIND_VARIABLE) {
-			if (!L->have_status_persistent && e > p->persistent_bytes)
-				p->persistent_bytes = e;
-		} else if (!L->have_status_normal && e > p->arena_bytes) {
-			p->arena_bytes = e;
-		}
-	}
-	if (L->have_status_normal)
-		p->arena_bytes = L->status_normal;
-	if (L->have_status_persistent)
-		p->persistent_bytes = L->status_persistent;
-
-	p->t = L->t;
-	p->n = (uint32_t)nt;
-	L->t = NULL;
-	L->nt = 0;
-	ret = 0;
-	goto out;
-nomem:
-	oom(r);
-out:
-	free(prod);
-	free(flag);
-	free(order);
-	return ret;
-}
-
-static int litert_import(struct reader *r, struct ap_tplan *p)
-{
-	struct litert L = { .r = r, .st = L_START };
-	int ret = -1, k = 1;
-
-	/* the current line is the first marker */
-	while (k > 0) {
-		if (litert_line(&L))
-			goto out;
-		if (L.st == L_DONE)
-			break;
-		k = next_line(r);
-	}
-	if (k < 0)
-		goto out;
-	if (L.st == L_TABLE && litert_end_table(&L))
-		goto out;
-	if (!L.seen_sg0) {
-		fail(r, "this PrintInterpreterState dump has no subgraph 0");
-		goto out;
-	}
-	if (L.st == L_HEAD) {
-		fail(r, "subgraph 0 has no tensor table (truncated dump?)");
-		goto out;
-	}
-	if (!L.have_exec && (int64_t)L.nn != L.want_nodes) {
-		fail(r, "the dump ends after %zu of the %" PRId64 " nodes of subgraph 0", L.nn,
-		     L.want_nodes);
-		goto out;
-	}
-	if (!L.nt) {
-		fail(r, "subgraph 0 has no tensors");
-		goto out;
-	}
-	ret = litert_build(&L, p);
-out:
-	litert_free(&L);
-	return ret;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* TFLM PrintMemoryPlan                                                                  */
-
-/* "(id=<digits>): size=" somewhere in the line */
-static bool tflm_marker(const char *s)
-{
-	const char *p = strstr(s, "(id=");
-	int64_t v;
-
-	while (p) {
-		const char *q = p + 4;
-
-		if (eat_int(&q, &v) == NUM_OK && starts(q, "): size="))
-			return true;
-		p = strstr(p + 1, "(id=");
-	}
-	return false;
-}
-
-/* lit, then a number named what */
-static int tflm_field(struct reader *r, const char **p, const char *lit, const char *what,
-		      int64_t *v)
-{
-	char qb[QUOTE_LEN];
-	const char *q;
-	int k;
-
-	if (!eat_lit(p, lit))
-		return fail(r, "PrintMemoryPlan line: expected '%s' (truncated line?)", lit);
-	q = *p;
-	k = eat_int(&q, v);
-	if (k == NUM_OK && !isalnum((unsigned char)*q) && *q != '.') {
-		*p = q;
-		return 0;
-	}
-	if (k == NUM_OK)
-		k = NUM_BAD;
-	for (q = *p; *q && *q != ',' && *q != ' ' && *q != ')'; q++)
-		;
-	return fail(r, "%s '%s' is %s", what, quote(qb, *p, q - *p),
-		    k == NUM_RANGE ? "out of range" : "not a number");
-}
-
-static int tflm_import(struct reader *r, struct ap_tplan *p)
-{
-	struct row *rows = NULL;
-	size_t n = 0, cap = 0;
-	int64_t max_last = -1, id, size, offset, fu, lu;
-	int k = 1;
-
-	for (; k > 0; k = next_line(r)) {
-		const char *s = r->line;
-		struct ap_ptensor *t;
-
-		if (r->has_nul || !(s = strstr(s, "(id=")))
-			continue;
-		s += 3;
-		if (tflm_field(r, &s, "=", "id", &id) ||
-		    tflm_field(r, &s, "): size=", "size", &size) ||
-		    tflm_field(r, &s, ", offset=", "offset", &offset) ||
-		    tflm_field(r, &s, ", first_used=", "first_used", &fu) ||
-		    tflm_field(r, &s, " last_used=", "last_used", &lu))
-			goto err;
-		skip_spaces(&s);
-		if (*s) {
-			fail(r, "PrintMemoryPlan line: unexpected text after last_used");
-			goto err;
-		}
-		if (id < 0 || id >= AP_IMPORT_MAX_TENSORS) {
-			fail(r, "id %" PRId64 " is out of range (0..%d)", id,
-			     AP_IMPORT_MAX_TENSORS - 1);
-			goto err;
-		}
-		if (size < 0 || offset < 0 || size > INT64_MAX - offset) {
-			fail(r, "id %" PRId64 ": bad size %" PRId64 " or offset %" PRId64, id, size,
-			     offset);
-			goto err;
-		}
-		if (fu < 0 || lu < fu || lu > AP_IMPORT_MAX_NODES) {
-			fail(r, "id %" PRId64 ": bad lifetime first_used=%" PRId64 " last_used=%"
-			     PRId64, id, fu, lu);
-			goto err;
-		}
-		if (n == cap) {
-			void *np = grow(rows, &cap, sizeof(*rows));
-
-			if (!np) {
-				oom(r);
-				goto err;
-			}
-			rows = np;
-		}
-		t = &rows[n].t;
-		memset(t, 0, sizeof(*t));
-		rows[n].line = r->lineno;
-		t->name = strdup("");
-		if (!t->name) {
-			oom(r);
-			goto err;
-		}
-		n++;
-		t->index = (int32_t)id;
-		t->bytes = (uint64_t)size;
-		t->offset = offset;
-		t->first = (int32_t)(fu > 0 ? fu - 1 : 0);
-		t->last = (int32_t)(lu > 0 ? lu - 1 : 0);
-		t->kind = AP_KIND_ARENA;
-		t->share_root = -1;
-		if (t->last > max_last)
-			max_last = t->last;
-		if ((uint64_t)(offset + size) > p->arena_bytes)
-			p->arena_bytes = (uint64_t)(offset + size);
-	}
-	if (k < 0)
-		goto err;
-	if (!n) {
-		fail(r, "no PrintMemoryPlan lines");
-		goto err;
-	}
-	if (rows_to_plan(r, rows, n, "id", p))
-		return -1;
-	return blank_ops(r, p, (uint32_t)(max_last + 1));
-err:
-	free_rows(rows, n);
-	return -1;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* CSV                                                                                   */
-
-#define CSV_MAX_FIELDS 8
-
-enum { CSV_MORE = -1, CSV_TOOMANY = -2, CSV_QUOTE = -3, CSV_NOMEM = -4 };
-
-static void free_fields(char **f, int n)
-{
-	while (n > 0)
-		free(f[--n]);
-}
-
-/*
- * Splits one RFC 4180 record into at most max fields (heap copies, quotes removed).
- * Returns the number of fields, CSV_MORE when a quoted field is open at the end of s,
- * CSV_TOOMANY, CSV_QUOTE (text after a closing quote) or CSV_NOMEM.
- */
-static int csv_split(const char *s, char **out, int max)
-{
-	int n = 0;
-
-	for (;;) {
-		const char *q = s, *e;
-		char *f, *w;
-
-		while (*q == ' ' || *q == '\t')
-			q++;
-		if (*q == '"') {
-			for (e = q + 1; *e; e++) {
-				if (*e == '"') {
-					if (e[1] != '"')
-						break;
-					e++;
-				}
-			}
-			if (!*e) {
-				free_fields(out, n);
-				return CSV_MORE;
-			}
-			f = malloc(e - q);
-			if (!f) {
-				free_fields(out, n);
-				return CSV_NOMEM;
-			}
-			for (w = f, q++; q < e; q++) {
-				*w++ = *q;
-				if (*q == '"')
-					q++;
-			}
-			*w = '\0';
-			e++;
-			while (*e == ' ' || *e == '\t')
-				e++;
-			if (*e && *e != ',') {
-				free(f);
-				free_fields(out, n);
-				return CSV_QUOTE;
-			}
-		} else {
-			e = strchr(s, ',');
-			if (!e)
-				e = s + strlen(s);
-			f = dup_n(s, e - s);
-			if (!f) {
-				free_fields(out, n);
-				return CSV_NOMEM;
-			}
-		}
-		if (n == max) {
-			free(f);
-			free_fields(out, n);
-			return CSV_TOOMANY;
-		}
-		out[n++] = f;
-		if (!*e)
-			return n;
-		s = e + 1;
-	}
-}
-
-static const char *const csv_cols[CSV_MAX_FIELDS] = {
-	"tensor", "name", "offset", "size", "first_node", "last_node", "kind", "shares",
-};
-
-/* Line 1 as a header: the number of columns (6 or 7), 0 if no header, -1 bad header. */
-static int csv_header(const char *s)
-{
-	char *f[CSV_MAX_FIELDS + 1];
-	int n, i, ret;
-
-	if (starts(s, "\xEF\xBB\xBF"))
-		s += 3;
-	n = csv_split(s, f, CSV_MAX_FIELDS + 1);
-	if (n < 0)
-		return 0;
-	for (i = 0; i < n; i++) {
-		char *a = f[i], *b = a + strlen(a);
-
-		while (*a == ' ' || *a == '\t')
-			a++;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		memmove(f[i], a, b - a);
-		f[i][b - a] = '\0';
-	}
-	ret = n >= 6 && n <= CSV_MAX_FIELDS ? n : -1;
-	for (i = 0; i < n && ret > 0; i++)
-		if (strcmp(f[i], csv_cols[i]))
-			ret = -1;
-	if (ret < 0 && strcmp(f[0], "tensor"))
-		ret = 0;
-	if (ret < 0 && n < 2)
-		ret = 0;
-	free_fields(f, n);
-	return ret;
-}
-
-/* One CSV row into t; fields f[0..n). */
-static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
-		   struct ap_ptensor *t)
-{
-	char qb[QUOTE_LEN];
-	int64_t idx, off, first, last;
-	uint64_t size;
-	const char *p;
-	bool is_end;
-	int k;
-
-#define BADNUM(col, s, k) fail_at(r, line, "%s '%s' is %s", col, quote(qb, s, strlen(s)), \
-				  (k) == NUM_RANGE ? "out of range" : "not a number")
-
-	if (n < 6 || n > ncols)
-		return fail_at(r, line, "expected %d fields, found %d%s", ncols, n,
-			       n < ncols ? " (truncated line?)" : "");
-	k = field_int(f[0], &idx);
-	if (k != NUM_OK)
-		return BADNUM("tensor", f[0], k);
-	if (idx < 0 || idx >= AP_IMPORT_MAX_TENSORS)
-		return fail_at(r, line, "tensor %" PRId64 " is out of range (0..%d)", idx,
-			       AP_IMPORT_MAX_TENSORS - 1);
-	k = field_int(f[2], &off);
-	if (k != NUM_OK)
-		return BADNUM("offset", f[2], k);
-	if (off < -1)
-		return fail_at(r, line, "offset %" PRId64 " must be -1 (not in an arena) or >= 0",
-			       off);
-	k = field_u64(f[3], &size);
-	if (k != NUM_OK)
-		return BADNUM("size", f[3], k);
-	if (off >= 0 && size > (uint64_t)(INT64_MAX - off))
-		return fail_at(r, line, "offset + size is out of range");
-	k = field_int(f[4], &first);
-	if (k != NUM_OK)
-		return BADNUM("first_node", f[4], k);
-	p = f[5];
-	skip_spaces(&p);
-	is_end = eat_lit(&p, "end") || eat_lit(&p, "END");
-	if (is_end)
-		skip_spaces(&p);
-	if (is_end && !*p) {
-		last = AP_LAST_END;
-	} else {
-		k = field_int(f[5], &last);
-		if (k != NUM_OK)
-			return fail_at(r, line, "last_node '%s' is not a number or 'end'",
-				       quote(qb, f[5], strlen(f[5])));
-		if (last >= AP_IMPORT_MAX_NODES)
-			return fail_at(r, line, "last_node %" PRId64 " is out of range (-1..%d or "
-				       "end)", last, AP_IMPORT_MAX_NODES - 1);
-	}
-	if (first < -1 || first >= AP_IMPORT_MAX_NODES)
-		return fail_at(r, line, "first_node %" PRId64 " is out of range (-1..%d)", first,
-			       AP_IMPORT_MAX_NODES - 1);
-	if ((first < 0) != (last == -1) || last < -1 || (last != AP_LAST_END && last < first))
-		return fail_at(r, line, "last_node '%s' does not fit first_node %" PRId64
-			       " (-1 with -1, else end or >= first_node)",
-			       quote(qb, f[5], strlen(f[5])), first);
-	t->kind = AP_KIND_ARENA;
-	if (n >= 7) {
-		char *a = f[6], *b = a + strlen(a);
-
-		while (*a == ' ' || *a == '\t')
-			a++;
-		while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		*b = '\0';
-		if (*a && ap_kind_parse(a, &t->kind))
-			return fail_at(r, line, "kind '%s' is not one of arena, input, output, "
-				       "variable, weights, dynamic, unplanned, temporary, "
-				       "persistent", quote(qb, a, strlen(a)));
-	}
-	t->share_root = -1;
-	if (n == 8 && *f[7]) {
-		int64_t root;
-
-		k = field_int(f[7], &root);
-		if (k != NUM_OK || root < 0 || root >= AP_IMPORT_MAX_TENSORS)
-			return fail_at(r, line, "shares '%s' is not a tensor index",
-				       quote(qb, f[7], strlen(f[7])));
-		t->share_root = (int32_t)root;
-	}
-#undef BADNUM
-	t->index = (int32_t)idx;
-	t->offset = off;
-	t->bytes = size;
-	t->first = (int32_t)first;
-	t->last = (int32_t)last;
-	t->name = strdup(f[1]);
-	if (!t->name)
-		return fail_at(r, line, "out of memory");
-	return 0;
-}
-
-static int csv_import(struct reader *r, struct ap_tplan *p, int ncols)
-{
-	struct row *rows = NULL;
-	size_t n = 0, cap = 0, i;
-	char *rec = NULL, *f[CSV_MAX_FIELDS + 1];
-	int64_t max_node = -1;
-	int k, nf;
-
-	while ((k = next_line(r)) > 0) {
-		long line = r->lineno;
-		size_t len;
-
-		if (r->has_nul) {
-			fail(r, "the line holds a NUL byte");
-			goto err;
-		}
-		if (!r->len)
-			continue;
-		rec = dup_n(r->line, r->len);
-		if (!rec) {
-			oom(r);
-			goto err;
-		}
-		/* a quoted field may go on over several lines */
-		while ((nf = csv_split(rec, f, CSV_MAX_FIELDS + 1)) == CSV_MORE) {
-			char *nr;
-
-			k = next_line(r);
-			if (k < 0)
-				goto err;
-			if (!k) {
-				fail_at(r, line, "a quoted field is never closed");
-				goto err;
-			}
-			if (r->has_nul) {
-				fail(r, "the line holds a NUL byte");
-				goto err;
-			}
-			len = strlen(rec);
-			nr = realloc(rec, len + r->len + 2);
-			if (!nr) {
-				oom(r);
-				goto err;
-			}
-			rec = nr;
-			rec[len] = '\n';
-			memcpy(rec + len + 1, r->line, r->len + 1);
-		}
-		free(rec);
-		rec = NULL;
-		if (nf == CSV_NOMEM) {
-			oom(r);
-			goto err;
-		}
-		if (nf == CSV_QUOTE) {
-			fail_at(r, line, "text after a closing quote");
-			goto err;
-		}
-		if (nf == CSV_TOOMANY) {
-			fail_at(r, line, "more than %d fields", ncols);
-			goto err;
-		}
-		if (n == cap) {
-			void *np = grow(rows, &cap, sizeof(*rows));
-
-			if (!np) {
-				free_fields(f, nf);
-				oom(r);
-				goto err;
-			}
-			rows = np;
-		}
-		memset(&rows[n], 0, sizeof(rows[n]));
-		rows[n].line = line;
-		k = csv_row(r, line, f, nf, ncols, &rows[n].t);
-		free_fields(f, nf);
-		if (k)
-			goto err;
-		if (rows[n].t.first > max_node)
-			max_node = rows[n].t.first;
-		if (rows[n].t.last != AP_LAST_END && rows[n].t.last > max_node)
-			max_node = rows[n].t.last;
-		n++;
-	}
-	if (k < 0)
-		goto err;
-	if (!n) {
-		fail_at(r, 1, "no tensor rows after the CSV header");
-		goto err;
-	}
-	if (rows_to_plan(r, rows, n, "tensor", p))
-		return -1;
-	for (i = 0; i < p->n; i++) {
-		const struct ap_ptensor *t = &p->t[i];
-		uint64_t e = (uint64_t)t->offset + t->bytes;
-
-		if (t->offset < 0)
-			continue;
-		if (t->kind == AP_KIND_VARIABLE && e > p->persistent_bytes)
-			p->persistent_bytes = e;
-		if ((t->kind == AP_KIND_ARENA || t->kind == AP_KIND_INPUT ||
-		     t->kind == AP_KIND_OUTPUT) && e > p->arena_bytes)
-			p->arena_bytes = e;
-	}
-	return blank_ops(r, p, (uint32_t)(max_node + 1));
-err:
-	free(rec);
-	free_rows(rows, n);
-	return -1;
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -1747,14 +248,14 @@ int ap_plan_import(const char *path, struct ap_tplan *p, char *err)
 		ap_seterr(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	k = next_line(&r);
+	k = imp_next_line(&r);
 	if (k < 0)
 		goto out;
 	if (k == 0) {
 		ap_seterr(err, "%s: %s", path, NOT_A_PLAN);
 		goto out;
 	}
-	ncols = r.has_nul ? 0 : csv_header(r.line);
+	ncols = r.has_nul ? 0 : imp_csv_header(r.line);
 	if (ncols < 0) {
 		fail(&r, "CSV header must be tensor,name,offset,size,first_node,last_node "
 		     "with an optional 7th column kind");
@@ -1762,20 +263,20 @@ int ap_plan_import(const char *path, struct ap_tplan *p, char *err)
 	}
 	if (ncols > 0) {
 		strategy = "import:csv";
-		ret = csv_import(&r, p, ncols);
+		ret = imp_csv_import(&r, p, ncols);
 		goto out;
 	}
-	for (; k > 0; k = next_line(&r)) {
+	for (; k > 0; k = imp_next_line(&r)) {
 		if (r.has_nul)
 			continue;
-		if (litert_marker(r.line)) {
+		if (imp_litert_marker(r.line)) {
 			strategy = "import:litert";
-			ret = litert_import(&r, p);
+			ret = imp_litert_import(&r, p);
 			goto out;
 		}
-		if (tflm_marker(r.line)) {
+		if (imp_tflm_marker(r.line)) {
 			strategy = "import:tflm";
-			ret = tflm_import(&r, p);
+			ret = imp_tflm_import(&r, p);
 			goto out;
 		}
 	}
