@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arenaprof/kernel/cgroup.h"
+#include "arenaprof/kernel/cgroup_run.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
