@@ -26,9 +26,6 @@
 /* every error of this reader sets errno too: ap_fail_errno (err.c) */
 #define fail ap_fail_errno
 
-#define N_KEYS(a) (sizeof(a) / sizeof((a)[0]))
-#define FIELD(s, off) ((uint64_t *)((char *)(s) + (off)))
-
 /* A failed open, read or write of a cgroup (or /proc) file. */
 int ap_cg_sys_fail(const char *path, int e, const char *verb, char *err)
 {
@@ -264,17 +261,12 @@ int ap_cg_parse_value(const char *buf, size_t len, const char *name, bool allow_
 	return 0;
 }
 
-struct key {
-	const char *key;
-	size_t off;
-};
-
 /*
  * "key value" lines into the fields keys[] name. alias[] (may be NULL): keys that fill a
  * field only if its own key is absent from the file.
  */
 static int parse_flat(const char *buf, size_t len, const char *name, void *out, size_t sz,
-		      const struct key *keys, size_t nk, const struct key *alias, size_t na,
+		      const struct ap_tp_key *keys, size_t nk, const struct ap_tp_key *alias, size_t na,
 		      char *err)
 {
 	bool *seen = calloc(nk, sizeof(*seen));
@@ -296,6 +288,7 @@ static int parse_flat(const char *buf, size_t len, const char *name, void *out, 
 	while (ap_tp_next(&t, &s, &n)) {
 		const char *k, *v, *extra, *rest;
 		size_t kn, vn, en, rn;
+		const struct ap_tp_key *key;
 		uint64_t x, *dst = NULL;
 		int r;
 
@@ -319,11 +312,11 @@ static int parse_flat(const char *buf, size_t len, const char *name, void *out, 
 				goto bad;
 			}
 		}
-		for (i = 0; i < nk && !dst; i++)
-			if (ap_tp_eq(k, kn, keys[i].key)) {
-				dst = FIELD(out, keys[i].off);
-				seen[i] = true;
-			}
+		key = ap_tp_find_key(keys, nk, k, kn);
+		if (key) {
+			dst = AP_TP_FIELD(out, key->off);
+			seen[key - keys] = true;
+		}
 		for (i = 0; i < na && !dst; i++)
 			if (ap_tp_eq(k, kn, alias[i].key))
 				dst = &alias_v[i];
@@ -338,7 +331,7 @@ static int parse_flat(const char *buf, size_t len, const char *name, void *out, 
 		*dst = x;
 	}
 	for (i = 0; i < na; i++) {
-		uint64_t *f = FIELD(out, alias[i].off);
+		uint64_t *f = AP_TP_FIELD(out, alias[i].off);
 
 		if (alias_v[i] != AP_NO_VALUE && *f == AP_NO_VALUE)
 			*f = alias_v[i];
@@ -353,7 +346,7 @@ bad:
 	return -1;
 }
 
-static const struct key event_keys[] = {
+static const struct ap_tp_key event_keys[] = {
 	{ "low", offsetof(struct ap_cg_events, low) },
 	{ "high", offsetof(struct ap_cg_events, high) },
 	{ "max", offsetof(struct ap_cg_events, max) },
@@ -365,11 +358,11 @@ static const struct key event_keys[] = {
 int ap_cg_parse_events(const char *buf, size_t len, const char *name, struct ap_cg_events *e,
 		       char *err)
 {
-	return parse_flat(buf, len, name, e, sizeof(*e), event_keys, N_KEYS(event_keys), NULL, 0,
-			  err);
+	return parse_flat(buf, len, name, e, sizeof(*e), event_keys, AP_TP_N_KEYS(event_keys),
+			  NULL, 0, err);
 }
 
-static const struct key stat_keys[] = {
+static const struct ap_tp_key stat_keys[] = {
 	{ "anon", offsetof(struct ap_cg_stat, anon) },
 	{ "file", offsetof(struct ap_cg_stat, file) },
 	{ "shmem", offsetof(struct ap_cg_stat, shmem) },
@@ -385,7 +378,7 @@ static const struct key stat_keys[] = {
 };
 
 /* cgroup v1 memory.stat names */
-static const struct key stat_v1_keys[] = {
+static const struct ap_tp_key stat_v1_keys[] = {
 	{ "rss", offsetof(struct ap_cg_stat, anon) },
 	{ "cache", offsetof(struct ap_cg_stat, file) },
 	{ "mapped_file", offsetof(struct ap_cg_stat, file_mapped) },
@@ -395,8 +388,8 @@ static const struct key stat_v1_keys[] = {
 int ap_cg_parse_stat(const char *buf, size_t len, const char *name, struct ap_cg_stat *s,
 		     char *err)
 {
-	return parse_flat(buf, len, name, s, sizeof(*s), stat_keys, N_KEYS(stat_keys),
-			  stat_v1_keys, N_KEYS(stat_v1_keys), err);
+	return parse_flat(buf, len, name, s, sizeof(*s), stat_keys, AP_TP_N_KEYS(stat_keys),
+			  stat_v1_keys, AP_TP_N_KEYS(stat_v1_keys), err);
 }
 
 bool ap_cg_list_has(const char *buf, size_t len, const char *word)
