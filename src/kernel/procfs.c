@@ -163,10 +163,13 @@ static void proc_path(char *buf, size_t len, int pid, const char *file)
 	snprintf(buf, len, "/proc/%d/%s", pid, file);
 }
 
-/* Reads /proc/PID/file whole (at most cap bytes) into a malloc'd *out. */
-static int read_all(int pid, const char *file, size_t cap, char **out, size_t *len, char *err)
+/*
+ * Reads /proc/PID/file whole (at most cap bytes) into a malloc'd *out, after checking pid;
+ * path (plen bytes) gets the file's name for the parser's messages.
+ */
+static int read_all(int pid, const char *file, size_t cap, char *path, size_t plen, char **out,
+		    size_t *len, char *err)
 {
-	char path[64];
 	size_t size = READ_START, got = 0;
 	char *buf, *nb;
 	ssize_t n;
@@ -174,7 +177,9 @@ static int read_all(int pid, const char *file, size_t cap, char **out, size_t *l
 
 	*out = NULL;
 	*len = 0;
-	proc_path(path, sizeof(path), pid, file);
+	if (check_pid(pid, err))
+		return -1;
+	proc_path(path, plen, pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return sys_fail(pid, path, errno, "read", err);
@@ -320,9 +325,8 @@ int ap_procfs_status(int pid, struct ap_status *s, char *err)
 	int rc;
 
 	status_init(s);
-	if (check_pid(pid, err) || read_all(pid, "status", AP_PROCFS_MAX_SMALL, &buf, &len, err))
+	if (read_all(pid, "status", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err))
 		return -1;
-	proc_path(path, sizeof(path), pid, "status");
 	rc = ap_procfs_parse_status(buf, len, path, s, err);
 	free(buf);
 	return rc;
@@ -529,10 +533,9 @@ int ap_procfs_smaps_rollup(int pid, struct ap_smaps *s, char *err)
 	int rc;
 
 	smaps_init(s);
-	if (check_pid(pid, err) ||
-	    read_all(pid, "smaps_rollup", AP_PROCFS_MAX_SMALL, &buf, &len, err))
+	if (read_all(pid, "smaps_rollup", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len,
+		     err))
 		return -1;
-	proc_path(path, sizeof(path), pid, "smaps_rollup");
 	rc = ap_procfs_parse_smaps(buf, len, path, s, err);
 	free(buf);
 	return rc;
@@ -682,12 +685,9 @@ int ap_procfs_maps(int pid, struct ap_maps *maps, char *err)
 	int rc = -1, i;
 
 	memset(maps, 0, sizeof(*maps));
-	if (check_pid(pid, err))
-		return -1;
-	proc_path(path, sizeof(path), pid, "maps");
 	/* a mapping that changes between two read()s of the kernel can make entries overlap */
 	for (i = 0; i < MAPS_TRIES; i++) {
-		if (read_all(pid, "maps", AP_PROCFS_MAX_MAPS, &buf, &len, err))
+		if (read_all(pid, "maps", AP_PROCFS_MAX_MAPS, path, sizeof(path), &buf, &len, err))
 			return -1;
 		rc = ap_procfs_parse_maps(buf, len, path, maps, err);
 		free(buf);
