@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arenaprof/kernel/cgroup.h"
+#include "arenaprof/kernel/cgroup_run.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -283,45 +283,73 @@ static void add_firing(struct trig *tr, double t)
 
 static bool psi_said;		/* "PSI is not available" was said */
 
-/* One repetition; 0, or -1 with the run's error said (exit code in *rc). */
-static int one_run(const struct opts *o, const char *parent, int index, struct run_result *r,
-		   int *rc)
-{
-	char name[96], err[AP_ERR_LEN], pressure[AP_CG_PATH_MAX + 32];
-	char peak_path[AP_CG_PATH_MAX + 32];
-	struct ap_cg_events ev0, ev1;
-	struct ap_psi p0, p1;
-	struct pollfd pf[MAX_TRIGGERS + 1];
-	struct rusage ru;
-	struct stat st;
-	uint64_t t0, polled_peak = 0, next_poll;
+/* One run while its child lives: what one_run's helpers share. */
+struct run_ctx {
+	const struct opts *o;
+	struct run_result *r;
+	char pressure[AP_CG_PATH_MAX + 32];	/* the cgroup's memory.pressure */
+	struct ap_cg_events ev0;		/* memory.events.local before the run */
+	struct ap_psi p0;			/* memory.pressure before the run */
+	bool have_peak;				/* memory.peak exists, else it is polled */
+	uint64_t polled_peak;
 	pid_t pid;
-	int pidfd = -1, status = 0, e = 0;
-	struct ap_spawn sp;
-	bool have_peak, reaped = false;
-	sig_atomic_t forwarded = 0;
+	int pidfd;				/* -1: none, the loop polls */
+	uint64_t t0;				/* when the child was released */
+	bool reaped;
+	int status;
+	struct rusage ru;
+};
 
+static void result_init(struct run_result *r, int index)
+{
 	memset(r, 0, sizeof(*r));
-	memset(&ru, 0, sizeof(ru));
 	r->index = index;
 	r->peak = r->vmhwm = AP_NO_VALUE;
 	r->some_us = r->full_us = AP_NO_VALUE;
 	memset(&r->ev, 0xff, sizeof(r->ev));
-	snprintf(name, sizeof(name), "arenaprof-run-%d-%d", (int)getpid(), index);
+}
+
+/* The triggers closed and the cgroup removed. */
+static void clean_up(struct run_result *r)
+{
+	char err[AP_ERR_LEN];
+
+	for (size_t i = 0; i < r->n_trig; i++)
+		ap_psi_trigger_close(&r->trig[i].t);
+	if (ap_cg_remove(r->cgroup, err))
+		note("%s", err);
+}
+
+/* The run's fresh cgroup with its limits: 0, or -1 said (and the cgroup removed). */
+static int make_cgroup(const struct opts *o, const char *parent, struct run_result *r)
+{
+	char name[96], err[AP_ERR_LEN];
+
+	snprintf(name, sizeof(name), "arenaprof-run-%d-%d", (int)getpid(), r->index);
 	if (ap_cg_create(parent, name, r->cgroup, sizeof(r->cgroup), err)) {
 		note("%s", err);
-		*rc = AP_EXIT_RUNTIME;
 		return -1;
 	}
 	if ((o->min != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.min", o->min, err)) ||
 	    (o->high != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.high", o->high, err)) ||
 	    (o->max != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.max", o->max, err))) {
 		note("%s", err);
-		goto fail_cg;
+		clean_up(r);
+		return -1;
 	}
+	return 0;
+}
+
+/* Has the cgroup a memory.peak? The first run says how per-run peaks are had. */
+static bool check_peak(const struct opts *o, const struct run_result *r)
+{
+	char peak_path[AP_CG_PATH_MAX + 32];
+	struct stat st;
+	bool have_peak;
+
 	snprintf(peak_path, sizeof(peak_path), "%s/memory.peak", r->cgroup);
 	have_peak = !stat(peak_path, &st);
-	if (index == 1) {
+	if (r->index == 1) {
 		/* per-run peaks matter with --repeat: say how they are had */
 		if (!have_peak)
 			note("%s has no memory.peak (a kernel before 5.19): the peak is the "
@@ -332,19 +360,27 @@ static int one_run(const struct opts *o, const char *parent, int index, struct r
 			     "its reset is unsupported; each run gets a fresh cgroup, whose "
 			     "memory.peak is that run's peak");
 	}
-	r->peak_polled = !have_peak;
-	ap_cg_read_events(r->cgroup, true, &ev0, err);
-	snprintf(pressure, sizeof(pressure), "%s/memory.pressure", r->cgroup);
-	if (ap_psi_read(pressure, &p0, err) && !psi_said) {
+	return have_peak;
+}
+
+/* The counters before the run, and the --psi-trigger ones armed on the cgroup. */
+static void before_run(struct run_ctx *c)
+{
+	struct run_result *r = c->r;
+	char err[AP_ERR_LEN];
+
+	ap_cg_read_events(r->cgroup, true, &c->ev0, err);
+	snprintf(c->pressure, sizeof(c->pressure), "%s/memory.pressure", r->cgroup);
+	if (ap_psi_read(c->pressure, &c->p0, err) && !psi_said) {
 		note("%s; carrying on without pressure totals", err);
 		psi_said = true;
 	}
-	r->n_trig = o->n_trig;
-	for (size_t i = 0; i < o->n_trig; i++) {
+	r->n_trig = c->o->n_trig;
+	for (size_t i = 0; i < c->o->n_trig; i++) {
 		struct trig *tr = &r->trig[i];
 
-		ap_psi_trigger_parse(o->trig_spec[i], &tr->t, NULL);
-		if (ap_psi_trigger_arm(&tr->t, pressure, tr->error)) {
+		ap_psi_trigger_parse(c->o->trig_spec[i], &tr->t, NULL);
+		if (ap_psi_trigger_arm(&tr->t, c->pressure, tr->error)) {
 			if (!psi_said || (errno != ENOENT && errno != EOPNOTSUPP))
 				note("--psi-trigger '%s' not armed: %s", tr->t.spec, tr->error);
 			psi_said = psi_said || errno == ENOENT || errno == EOPNOTSUPP;
@@ -352,146 +388,211 @@ static int one_run(const struct opts *o, const char *parent, int index, struct r
 		}
 		tr->armed = true;
 	}
+}
+
+/*
+ * Starts the command held, moves it into the cgroup and lets it exec: 0, or the exit code
+ * of a failure said: AP_EXIT_RUNTIME (not started or not moved), AP_EXIT_USAGE (the exec
+ * failed).
+ */
+static int start_child(struct run_ctx *c)
+{
+	char err[AP_ERR_LEN];
+	struct ap_spawn sp;
+	int e;
 
 	fflush(stdout);
 	fflush(stderr);
 	/* held until it is in its cgroup: everything it allocates is charged there */
-	if (ap_spawn_held(&sp, o->argv, o->json)) {
-		note("cannot start %s: %s", o->argv[0], strerror(errno));
-		goto fail_cg;
+	if (ap_spawn_held(&sp, c->o->argv, c->o->json)) {
+		note("cannot start %s: %s", c->o->argv[0], strerror(errno));
+		return AP_EXIT_RUNTIME;
 	}
-	pid = sp.pid;
-	if (ap_cg_move(r->cgroup, pid, err)) {
+	c->pid = sp.pid;
+	if (ap_cg_move(c->r->cgroup, c->pid, err)) {
 		note("%s", err);
 		ap_spawn_abandon(&sp);
-		goto fail_cg;
+		return AP_EXIT_RUNTIME;
 	}
-	pidfd = pidfd_of(pid);
-	t0 = now_ns();
+	c->pidfd = pidfd_of(c->pid);
+	c->t0 = now_ns();
 	e = ap_spawn_release(&sp);
 	if (e) {
-		note("cannot run %s: %s", o->argv[0], strerror(e));
-		if (pidfd >= 0)
-			close(pidfd);
-		waitpid(pid, NULL, 0);
-		*rc = AP_EXIT_USAGE;
-		goto fail_trig;
+		note("cannot run %s: %s", c->o->argv[0], strerror(e));
+		if (c->pidfd >= 0)
+			close(c->pidfd);
+		waitpid(c->pid, NULL, 0);
+		return AP_EXIT_USAGE;
 	}
-	next_poll = t0;
+	return 0;
+}
+
+/* The pollfds of the armed triggers, then the pidfd if any; how many. */
+static nfds_t fill_pollfds(const struct run_ctx *c, struct pollfd *pf)
+{
+	nfds_t n = 0;
+
+	for (size_t i = 0; i < c->r->n_trig; i++) {
+		if (!c->r->trig[i].armed || c->r->trig[i].t.gone)
+			continue;
+		pf[n].fd = c->r->trig[i].t.fd;
+		pf[n].events = POLLPRI;
+		pf[n].revents = 0;
+		n++;
+	}
+	if (c->pidfd >= 0) {
+		pf[n].fd = c->pidfd;
+		pf[n].events = POLLIN;
+		pf[n].revents = 0;
+		n++;
+	}
+	return n;
+}
+
+/* The triggers that fired in pf (as fill_pollfds laid it out) get a firing time. */
+static void take_firings(struct run_ctx *c, const struct pollfd *pf)
+{
+	nfds_t n = 0;
+
+	for (size_t i = 0; i < c->r->n_trig; i++) {
+		struct trig *tr = &c->r->trig[i];
+
+		if (!tr->armed || tr->t.gone)
+			continue;
+		switch (ap_psi_trigger_event(&tr->t, pf[n++].revents)) {
+		case AP_PSI_FIRED:
+			add_firing(tr, (double)(now_ns() - c->t0) / 1e9);
+			break;
+		case AP_PSI_GONE:
+			note("--psi-trigger '%s': the cgroup's pressure file is gone "
+			     "(POLLERR); no more firings from it", tr->t.spec);
+			break;
+		case AP_PSI_NONE:
+			break;
+		}
+	}
+}
+
+/*
+ * Until the child is reaped: signals passed on, memory.current polled where there is no
+ * memory.peak, trigger firings taken.
+ */
+static void wait_child(struct run_ctx *c)
+{
+	struct pollfd pf[MAX_TRIGGERS + 1];
+	uint64_t next_poll = c->t0;
+	sig_atomic_t forwarded = 0;
+
 	for (;;) {
-		nfds_t n = 0;
-		int timeout = POLL_MS, pr;
+		int timeout = POLL_MS;
+		nfds_t n;
 		pid_t w;
 
 		/* the first signal is passed on; another one kills */
 		if (n_signals > forwarded) {
-			kill(pid, forwarded ? SIGKILL : got_signal);
+			kill(c->pid, forwarded ? SIGKILL : got_signal);
 			forwarded = n_signals;
 		}
-		w = wait4(pid, &status, WNOHANG, &ru);
-		if (w == pid) {
-			reaped = true;
+		w = wait4(c->pid, &c->status, WNOHANG, &c->ru);
+		if (w == c->pid) {
+			c->reaped = true;
 			break;
 		}
 		if (w < 0 && errno != EINTR) {
-			note("waiting for %d: %s", (int)pid, strerror(errno));
+			note("waiting for %d: %s", (int)c->pid, strerror(errno));
 			break;
 		}
-		if (!have_peak && now_ns() >= next_poll) {
+		if (!c->have_peak && now_ns() >= next_poll) {
 			uint64_t v;
 
-			if (!ap_cg_read_value(r->cgroup, "memory.current", false, &v, NULL) &&
-			    v > polled_peak)
-				polled_peak = v;
+			if (!ap_cg_read_value(c->r->cgroup, "memory.current", false, &v, NULL) &&
+			    v > c->polled_peak)
+				c->polled_peak = v;
 			next_poll = now_ns() + POLL_MS * 1000000ULL;
 		}
-		for (size_t i = 0; i < r->n_trig; i++) {
-			if (!r->trig[i].armed || r->trig[i].t.gone)
-				continue;
-			pf[n].fd = r->trig[i].t.fd;
-			pf[n].events = POLLPRI;
-			pf[n].revents = 0;
-			n++;
-		}
-		if (pidfd >= 0) {
-			pf[n].fd = pidfd;
-			pf[n].events = POLLIN;
-			pf[n].revents = 0;
-			n++;
-			if (have_peak)
-				timeout = -1;
-		}
-		pr = poll(pf, n, timeout);
-		if (pr <= 0)
-			continue;
-		n = 0;
-		for (size_t i = 0; i < r->n_trig; i++) {
-			struct trig *tr = &r->trig[i];
+		n = fill_pollfds(c, pf);
+		if (c->pidfd >= 0 && c->have_peak)
+			timeout = -1;
+		if (poll(pf, n, timeout) > 0)
+			take_firings(c, pf);
+	}
+}
 
-			if (!tr->armed || tr->t.gone)
-				continue;
-			switch (ap_psi_trigger_event(&tr->t, pf[n++].revents)) {
-			case AP_PSI_FIRED:
-				add_firing(tr, (double)(now_ns() - t0) / 1e9);
-				break;
-			case AP_PSI_GONE:
-				note("--psi-trigger '%s': the cgroup's pressure file is gone "
-				     "(POLLERR); no more firings from it", tr->t.spec);
-				break;
-			case AP_PSI_NONE:
-				break;
-			}
-		}
-	}
-	r->wall_s = (double)(now_ns() - t0) / 1e9;
-	if (pidfd >= 0)
-		close(pidfd);
-	if (reaped && WIFEXITED(status)) {
+static void events_delta(struct ap_cg_events *d, const struct ap_cg_events *after,
+			 const struct ap_cg_events *before)
+{
+	d->low = delta(after->low, before->low);
+	d->high = delta(after->high, before->high);
+	d->max = delta(after->max, before->max);
+	d->oom = delta(after->oom, before->oom);
+	d->oom_kill = delta(after->oom_kill, before->oom_kill);
+	d->oom_group_kill = delta(after->oom_group_kill, before->oom_group_kill);
+}
+
+/* What the child's end and the cgroup's counters say about the run. */
+static void collect(struct run_ctx *c)
+{
+	struct run_result *r = c->r;
+	char err[AP_ERR_LEN];
+	struct ap_cg_events ev1;
+	struct ap_psi p1;
+
+	if (c->reaped && WIFEXITED(c->status)) {
 		r->exited = true;
-		r->exit_status = WEXITSTATUS(status);
-	} else if (reaped && WIFSIGNALED(status)) {
-		r->signal = WTERMSIG(status);
+		r->exit_status = WEXITSTATUS(c->status);
+	} else if (c->reaped && WIFSIGNALED(c->status)) {
+		r->signal = WTERMSIG(c->status);
 	}
-	if (reaped)
-		r->vmhwm = (uint64_t)ru.ru_maxrss * 1024;
-	if (have_peak) {
+	if (c->reaped)
+		r->vmhwm = (uint64_t)c->ru.ru_maxrss * 1024;
+	if (c->have_peak) {
 		if (ap_cg_read_value(r->cgroup, "memory.peak", false, &r->peak, err))
 			note("%s", err);
 	} else {
-		r->peak = polled_peak;
+		r->peak = c->polled_peak;
 	}
-	if (!ap_cg_read_events(r->cgroup, true, &ev1, err)) {
-		r->ev.low = delta(ev1.low, ev0.low);
-		r->ev.high = delta(ev1.high, ev0.high);
-		r->ev.max = delta(ev1.max, ev0.max);
-		r->ev.oom = delta(ev1.oom, ev0.oom);
-		r->ev.oom_kill = delta(ev1.oom_kill, ev0.oom_kill);
-		r->ev.oom_group_kill = delta(ev1.oom_group_kill, ev0.oom_group_kill);
-	} else {
+	if (!ap_cg_read_events(r->cgroup, true, &ev1, err))
+		events_delta(&r->ev, &ev1, &c->ev0);
+	else
 		note("%s", err);
-	}
-	if (!ap_psi_read(pressure, &p1, err)) {
-		r->some_us = delta(p1.some.total_us, p0.some.total_us);
-		r->full_us = delta(p1.full.total_us, p0.full.total_us);
+	if (!ap_psi_read(c->pressure, &p1, err)) {
+		r->some_us = delta(p1.some.total_us, c->p0.some.total_us);
+		r->full_us = delta(p1.full.total_us, c->p0.full.total_us);
 	}
 	r->oom_killed = r->signal == SIGKILL && r->ev.oom_kill != AP_NO_VALUE &&
 			r->ev.oom_kill > 0;
 	r->paid_in_reclaim = r->ev.high != AP_NO_VALUE && r->ev.high > 0 &&
 			     (r->ev.oom_kill == 0 || r->ev.oom_kill == AP_NO_VALUE);
-	for (size_t i = 0; i < r->n_trig; i++)
-		ap_psi_trigger_close(&r->trig[i].t);
-	if (ap_cg_remove(r->cgroup, err))
-		note("%s", err);
-	return 0;
+}
 
-fail_cg:
-	*rc = AP_EXIT_RUNTIME;
-fail_trig:
-	for (size_t i = 0; i < r->n_trig; i++)
-		ap_psi_trigger_close(&r->trig[i].t);
-	if (ap_cg_remove(r->cgroup, err))
-		note("%s", err);
-	return -1;
+/* One repetition; 0, or -1 with the run's error said (exit code in *rc). */
+static int one_run(const struct opts *o, const char *parent, int index, struct run_result *r,
+		   int *rc)
+{
+	struct run_ctx c = { .o = o, .r = r, .pidfd = -1 };
+	int k;
+
+	result_init(r, index);
+	if (make_cgroup(o, parent, r)) {
+		*rc = AP_EXIT_RUNTIME;
+		return -1;
+	}
+	c.have_peak = check_peak(o, r);
+	r->peak_polled = !c.have_peak;
+	before_run(&c);
+	k = start_child(&c);
+	if (k) {
+		*rc = k;
+		clean_up(r);
+		return -1;
+	}
+	wait_child(&c);
+	r->wall_s = (double)(now_ns() - c.t0) / 1e9;
+	if (c.pidfd >= 0)
+		close(c.pidfd);
+	collect(&c);
+	clean_up(r);
+	return 0;
 }
 
 static void print_u64_or(FILE *f, uint64_t v)

@@ -13,7 +13,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -109,143 +108,11 @@ static int check_pid(int pid, char *err)
 	return 0;
 }
 
-/* Parse context: the file name and the current line for messages. */
-struct pctx {
-	const char *name;
-	char *err;
-	unsigned long line;
-};
-
-static int bad(struct pctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int bad(struct pctx *c, const char *fmt, ...)
-{
-	char msg[AP_ERR_LEN];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return fail(c->err, EINVAL, "%s:%lu: %s", c->name, c->line, msg);
-}
-
 /* ------------------------------------------------------------------------------------- */
-/* Lines and fields                                                                      */
-
-struct lines {
-	const char *p, *end;
-};
-
-/* The next line without its '\n' (the last line may lack one); false at the end. */
-static bool next_line(struct lines *l, struct pctx *c, const char **s, size_t *n)
-{
-	const char *nl;
-
-	if (l->p >= l->end)
-		return false;
-	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
-	*s = l->p;
-	*n = (size_t)((nl ? nl : l->end) - l->p);
-	l->p = nl ? nl + 1 : l->end;
-	c->line++;
-	return true;
-}
-
-static bool is_space(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\r';
-}
-
-static void trim(const char **s, size_t *n)
-{
-	while (*n && is_space(**s)) {
-		(*s)++;
-		(*n)--;
-	}
-	while (*n && is_space((*s)[*n - 1]))
-		(*n)--;
-}
-
-static bool is_blank(const char *s, size_t n)
-{
-	trim(&s, &n);
-	return n == 0;
-}
-
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-static bool is_digit(char ch)
-{
-	return ch >= '0' && ch <= '9';
-}
-
-enum { NUM_OK, NUM_BAD, NUM_RANGE };
-
-/* Decimal digits at *p (before e): NUM_OK and *p advanced, NUM_BAD (none), NUM_RANGE. */
-static int eat_dec(const char **p, const char *e, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-
-	if (s >= e || !is_digit(*s))
-		return NUM_BAD;
-	for (; s < e && is_digit(*s); s++) {
-		unsigned int d = (unsigned int)(*s - '0');
-
-		if (x > (UINT64_MAX - d) / 10)
-			return NUM_RANGE;
-		x = x * 10 + d;
-	}
-	*v = x;
-	*p = s;
-	return NUM_OK;
-}
-
-/* 1 to max_digits hex digits at *p: true and *p advanced. */
-static bool eat_hex(const char **p, const char *e, unsigned int max_digits, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-	unsigned int k = 0;
-	int d;
-
-	while (s < e && (d = hexval(*s)) >= 0) {
-		if (++k > max_digits)
-			return false;
-		x = x << 4 | (uint64_t)d;
-		s++;
-	}
-	if (!k)
-		return false;
-	*v = x;
-	*p = s;
-	return true;
-}
-
-/* One or more spaces or tabs. */
-static bool eat_sep(const char **p, const char *e)
-{
-	const char *s = *p;
-
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	if (s == *p)
-		return false;
-	*p = s;
-	return true;
-}
+/* Fields                                                                                */
 
 /* "Key: value": the key before the first ':', the value after it (both trimmed). */
-static int split_kv(struct pctx *c, const char *s, size_t n, const char **k, size_t *kn,
+static int split_kv(struct ap_tp *t, const char *s, size_t n, const char **k, size_t *kn,
 		    const char **v, size_t *vn)
 {
 	const char *colon = memchr(s, ':', n);
@@ -253,16 +120,16 @@ static int split_kv(struct pctx *c, const char *s, size_t n, const char **k, siz
 
 	*k = s;
 	*kn = colon ? (size_t)(colon - s) : 0;
-	trim(k, kn);
+	ap_tp_trim(k, kn);
 	if (!colon || !*kn)
-		return bad(c, "'%s' is not a 'Key: value' line", ap_tp_quote(q, s, n));
+		return ap_tp_bad(t, "'%s' is not a 'Key: value' line", ap_tp_quote(q, s, n));
 	*v = colon + 1;
 	*vn = n - (size_t)(*v - s);
 	return 0;
 }
 
 /* "<n> kB" (spaces around) in bytes. */
-static int parse_kb(struct pctx *c, const char *key, size_t kn, const char *v, size_t vn,
+static int parse_kb(struct ap_tp *t, const char *key, size_t kn, const char *v, size_t vn,
 		    uint64_t *out)
 {
 	const char *p, *e;
@@ -270,44 +137,23 @@ static int parse_kb(struct pctx *c, const char *key, size_t kn, const char *v, s
 	uint64_t x;
 	int k;
 
-	trim(&v, &vn);
+	ap_tp_trim(&v, &vn);
 	p = v;
 	e = v + vn;
-	k = eat_dec(&p, e, &x);
-	if (k == NUM_BAD)
-		return bad(c, "%.*s: '%s' is not a number", (int)kn, key, ap_tp_quote(q, v, vn));
-	if (k == NUM_RANGE || x > UINT64_MAX / 1024)
-		return bad(c, "%.*s: '%s' is too large", (int)kn, key, ap_tp_quote(q, v, vn));
-	eat_sep(&p, e);
+	k = ap_tp_eat_dec(&p, e, &x);
+	if (k == AP_TP_NAN)
+		return ap_tp_bad(t, "%.*s: '%s' is not a number", (int)kn, key,
+				 ap_tp_quote(q, v, vn));
+	if (k == AP_TP_RANGE || x > UINT64_MAX / 1024)
+		return ap_tp_bad(t, "%.*s: '%s' is too large", (int)kn, key,
+				 ap_tp_quote(q, v, vn));
+	ap_tp_eat_sep(&p, e);
 	if (e - p != 2 || p[0] != 'k' || p[1] != 'B')
-		return bad(c, "%.*s: '%s' is not a size in kB", (int)kn, key, ap_tp_quote(q, v, vn));
+		return ap_tp_bad(t, "%.*s: '%s' is not a size in kB", (int)kn, key,
+				 ap_tp_quote(q, v, vn));
 	*out = x * 1024;
 	return 0;
 }
-
-struct key {
-	const char *key;
-	size_t off;
-};
-
-static const struct key *find_key(const struct key *keys, size_t n, const char *k, size_t kn)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (strlen(keys[i].key) == kn && !memcmp(keys[i].key, k, kn))
-			return &keys[i];
-	}
-	return NULL;
-}
-
-static bool key_is(const char *k, size_t kn, const char *want)
-{
-	return strlen(want) == kn && !memcmp(k, want, kn);
-}
-
-#define N_KEYS(a) (sizeof(a) / sizeof((a)[0]))
-#define FIELD(s, off) ((uint64_t *)((char *)(s) + (off)))
 
 /* ------------------------------------------------------------------------------------- */
 /* Reading                                                                               */
@@ -317,10 +163,13 @@ static void proc_path(char *buf, size_t len, int pid, const char *file)
 	snprintf(buf, len, "/proc/%d/%s", pid, file);
 }
 
-/* Reads /proc/PID/file whole (at most cap bytes) into a malloc'd *out. */
-static int read_all(int pid, const char *file, size_t cap, char **out, size_t *len, char *err)
+/*
+ * Reads /proc/PID/file whole (at most cap bytes) into a malloc'd *out, after checking pid;
+ * path (plen bytes) gets the file's name for the parser's messages.
+ */
+static int read_all(int pid, const char *file, size_t cap, char *path, size_t plen, char **out,
+		    size_t *len, char *err)
 {
-	char path[64];
 	size_t size = READ_START, got = 0;
 	char *buf, *nb;
 	ssize_t n;
@@ -328,7 +177,9 @@ static int read_all(int pid, const char *file, size_t cap, char **out, size_t *l
 
 	*out = NULL;
 	*len = 0;
-	proc_path(path, sizeof(path), pid, file);
+	if (check_pid(pid, err))
+		return -1;
+	proc_path(path, plen, pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return sys_fail(pid, path, errno, "read", err);
@@ -377,7 +228,7 @@ static int read_all(int pid, const char *file, size_t cap, char **out, size_t *l
 /* ------------------------------------------------------------------------------------- */
 /* status                                                                                */
 
-static const struct key status_keys[] = {
+static const struct ap_tp_key status_keys[] = {
 	{ "VmPeak", offsetof(struct ap_status, vm_peak) },
 	{ "VmSize", offsetof(struct ap_status, vm_size) },
 	{ "VmHWM", offsetof(struct ap_status, vm_hwm) },
@@ -391,26 +242,23 @@ static const struct key status_keys[] = {
 
 static void status_init(struct ap_status *s)
 {
-	size_t i;
-
 	memset(s, 0, sizeof(*s));
-	for (i = 0; i < N_KEYS(status_keys); i++)
-		*FIELD(s, status_keys[i].off) = AP_NO_VALUE;
+	ap_tp_set_keys(s, status_keys, AP_TP_N_KEYS(status_keys), AP_NO_VALUE);
 	s->threads = -1;
 }
 
-static int status_line(struct pctx *c, const char *ln, size_t n, struct ap_status *s)
+static int status_line(struct ap_tp *t, const char *ln, size_t n, struct ap_status *s)
 {
-	const struct key *key;
+	const struct ap_tp_key *key;
 	const char *k, *v, *p;
 	size_t kn, vn, i;
 	char q[AP_TP_QUOTE_LEN];
 	uint64_t x;
 	int r;
 
-	if (split_kv(c, ln, n, &k, &kn, &v, &vn))
+	if (split_kv(t, ln, n, &k, &kn, &v, &vn))
 		return -1;
-	if (key_is(k, kn, "Name")) {
+	if (ap_tp_eq(k, kn, "Name")) {
 		/* the kernel writes "Name:\t<comm>": a name may start or end with spaces */
 		if (vn && *v == '\t') {
 			v++;
@@ -428,41 +276,41 @@ static int status_line(struct pctx *c, const char *ln, size_t n, struct ap_statu
 		s->name[vn] = '\0';
 		return 0;
 	}
-	if (key_is(k, kn, "State")) {
-		trim(&v, &vn);
+	if (ap_tp_eq(k, kn, "State")) {
+		ap_tp_trim(&v, &vn);
 		s->state = vn ? v[0] : 0;
 		return 0;
 	}
-	if (key_is(k, kn, "Threads")) {
-		trim(&v, &vn);
+	if (ap_tp_eq(k, kn, "Threads")) {
+		ap_tp_trim(&v, &vn);
 		p = v;
-		r = eat_dec(&p, v + vn, &x);
-		if (r == NUM_BAD || p != v + vn)
-			return bad(c, "Threads: '%s' is not a number", ap_tp_quote(q, v, vn));
-		if (r == NUM_RANGE || x > INT_MAX)
-			return bad(c, "Threads: '%s' is too large", ap_tp_quote(q, v, vn));
+		r = ap_tp_eat_dec(&p, v + vn, &x);
+		if (r == AP_TP_NAN || p != v + vn)
+			return ap_tp_bad(t, "Threads: '%s' is not a number", ap_tp_quote(q, v, vn));
+		if (r == AP_TP_RANGE || x > INT_MAX)
+			return ap_tp_bad(t, "Threads: '%s' is too large", ap_tp_quote(q, v, vn));
 		s->threads = (int)x;
 		return 0;
 	}
-	key = find_key(status_keys, N_KEYS(status_keys), k, kn);
+	key = ap_tp_find_key(status_keys, AP_TP_N_KEYS(status_keys), k, kn);
 	if (!key)
 		return 0;
-	return parse_kb(c, k, kn, v, vn, FIELD(s, key->off));
+	return parse_kb(t, k, kn, v, vn, AP_TP_FIELD(s, key->off));
 }
 
 int ap_procfs_parse_status(const char *buf, size_t len, const char *name, struct ap_status *s,
 			   char *err)
 {
-	struct pctx c = { name ? name : "(buffer)", err, 0 };
-	struct lines l = { buf, buf ? buf + len : buf };
+	struct ap_tp t;
 	const char *ln;
 	size_t n;
 
 	status_init(s);
-	while (next_line(&l, &c, &ln, &n)) {
-		if (is_blank(ln, n))
+	ap_tp_init(&t, buf, len, name, err);
+	while (ap_tp_next_raw(&t, &ln, &n)) {
+		if (ap_tp_blank(ln, n))
 			continue;
-		if (status_line(&c, ln, n, s)) {
+		if (status_line(&t, ln, n, s)) {
 			status_init(s);
 			return -1;
 		}
@@ -477,9 +325,8 @@ int ap_procfs_status(int pid, struct ap_status *s, char *err)
 	int rc;
 
 	status_init(s);
-	if (check_pid(pid, err) || read_all(pid, "status", AP_PROCFS_MAX_SMALL, &buf, &len, err))
+	if (read_all(pid, "status", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err))
 		return -1;
-	proc_path(path, sizeof(path), pid, "status");
 	rc = ap_procfs_parse_status(buf, len, path, s, err);
 	free(buf);
 	return rc;
@@ -491,11 +338,11 @@ int ap_procfs_status(int pid, struct ap_status *s, char *err)
 /* A line that starts like a mapping: hex digits, then '-'. No smaps key looks like that. */
 static bool is_map_header(const char *s, size_t n)
 {
-	size_t i = 0;
+	const char *p = s, *e = s + n;
+	uint64_t x;
 
-	while (i < n && hexval(s[i]) >= 0)
-		i++;
-	return i > 0 && i < n && s[i] == '-';
+	/* any number of digits: the count is checked when the line is parsed */
+	return ap_tp_eat_hex(&p, e, UINT_MAX, &x) && p < e && *p == '-';
 }
 
 /*
@@ -503,7 +350,7 @@ static bool is_map_header(const char *s, size_t n)
  * bounds. allow_empty: start == end is accepted (the [rollup] header of a process without
  * mappings).
  */
-static int parse_map_line(struct pctx *c, const char *s, size_t n, struct ap_map *m,
+static int parse_map_line(struct ap_tp *t, const char *s, size_t n, struct ap_map *m,
 			  const char **path, size_t *path_len, bool allow_empty)
 {
 	const char *p = s, *e = s + n, *what;
@@ -512,10 +359,10 @@ static int parse_map_line(struct pctx *c, const char *s, size_t n, struct ap_map
 
 	memset(m, 0, sizeof(*m));
 	what = "start address";
-	if (!eat_hex(&p, e, 16, &m->start) || p >= e || *p++ != '-')
+	if (!ap_tp_eat_hex(&p, e, 16, &m->start) || p >= e || *p++ != '-')
 		goto bad_field;
 	what = "end address";
-	if (!eat_hex(&p, e, 16, &m->end) || !eat_sep(&p, e))
+	if (!ap_tp_eat_hex(&p, e, 16, &m->end) || !ap_tp_eat_sep(&p, e))
 		goto bad_field;
 	what = "permissions";
 	if (e - p < 4 || (p[0] != 'r' && p[0] != '-') || (p[1] != 'w' && p[1] != '-') ||
@@ -524,40 +371,40 @@ static int parse_map_line(struct pctx *c, const char *s, size_t n, struct ap_map
 	m->prot = (p[0] == 'r' ? AP_PROT_READ : 0) | (p[1] == 'w' ? AP_PROT_WRITE : 0) |
 		  (p[2] == 'x' ? AP_PROT_EXEC : 0) | (p[3] == 's' ? AP_PROT_SHARED : 0);
 	p += 4;
-	if (!eat_sep(&p, e))
+	if (!ap_tp_eat_sep(&p, e))
 		goto bad_field;
 	what = "offset";
-	if (!eat_hex(&p, e, 16, &m->offset) || !eat_sep(&p, e))
+	if (!ap_tp_eat_hex(&p, e, 16, &m->offset) || !ap_tp_eat_sep(&p, e))
 		goto bad_field;
 	what = "device";
-	if (!eat_hex(&p, e, 8, &maj) || p >= e || *p++ != ':' || !eat_hex(&p, e, 8, &min) ||
-	    !eat_sep(&p, e))
+	if (!ap_tp_eat_hex(&p, e, 8, &maj) || p >= e || *p++ != ':' ||
+	    !ap_tp_eat_hex(&p, e, 8, &min) || !ap_tp_eat_sep(&p, e))
 		goto bad_field;
 	m->dev_major = (uint32_t)maj;
 	m->dev_minor = (uint32_t)min;
 	what = "inode";
-	if (eat_dec(&p, e, &m->inode) != NUM_OK || (p < e && *p != ' ' && *p != '\t'))
+	if (ap_tp_eat_dec(&p, e, &m->inode) != AP_TP_OK || (p < e && *p != ' ' && *p != '\t'))
 		goto bad_field;
-	eat_sep(&p, e);
+	ap_tp_eat_sep(&p, e);
 	*path = p;
 	*path_len = (size_t)(e - p);
 	if (m->start > m->end || (m->start == m->end && !allow_empty))
-		return bad(c, "mapping 0x%" PRIx64 "-0x%" PRIx64 ": start is not below end",
-			   m->start, m->end);
+		return ap_tp_bad(t, "mapping 0x%" PRIx64 "-0x%" PRIx64 ": start is not below end",
+				 m->start, m->end);
 	/* pages are 4 KiB or larger on every architecture: so end is never AP_NO_VALUE */
 	if ((m->start | m->end) & (MIN_PAGE - 1))
-		return bad(c, "mapping 0x%" PRIx64 "-0x%" PRIx64 ": not aligned to pages",
-			   m->start, m->end);
+		return ap_tp_bad(t, "mapping 0x%" PRIx64 "-0x%" PRIx64 ": not aligned to pages",
+				 m->start, m->end);
 	return 0;
 
 bad_field:
-	return bad(c, "bad %s in '%s'", what, ap_tp_quote(q, s, n));
+	return ap_tp_bad(t, "bad %s in '%s'", what, ap_tp_quote(q, s, n));
 }
 
 /* ------------------------------------------------------------------------------------- */
 /* smaps_rollup and smaps                                                                */
 
-static const struct key smaps_keys[] = {
+static const struct ap_tp_key smaps_keys[] = {
 	{ "Size", offsetof(struct ap_smaps, size) },
 	{ "KernelPageSize", offsetof(struct ap_smaps, kernel_page_size) },
 	{ "MMUPageSize", offsetof(struct ap_smaps, mmu_page_size) },
@@ -587,17 +434,14 @@ static const struct key smaps_keys[] = {
 
 static void smaps_init(struct ap_smaps *s)
 {
-	size_t i;
-
 	s->start = s->end = AP_NO_VALUE;
-	for (i = 0; i < N_KEYS(smaps_keys); i++)
-		*FIELD(s, smaps_keys[i].off) = AP_NO_VALUE;
+	ap_tp_set_keys(s, smaps_keys, AP_TP_N_KEYS(smaps_keys), AP_NO_VALUE);
 }
 
 enum { SM_BEFORE, SM_IN, SM_DONE };
 
 struct smaps_parser {
-	struct pctx c;
+	struct ap_tp t;
 	struct ap_smaps *s;
 	bool range;		/* find the entry that contains addr (a whole smaps file) */
 	uint64_t addr;
@@ -607,12 +451,12 @@ struct smaps_parser {
 /* 0: go on, 1: done (the wanted entry is complete), -1: error. */
 static int smaps_line(struct smaps_parser *sp, const char *ln, size_t n)
 {
-	const struct key *key;
+	const struct ap_tp_key *key;
 	const char *k, *v, *path;
 	size_t kn, vn, path_len;
 	struct ap_map m;
 
-	if (is_blank(ln, n))
+	if (ap_tp_blank(ln, n))
 		return 0;
 	if (is_map_header(ln, n)) {
 		if (sp->range && sp->state == SM_IN) {
@@ -620,9 +464,9 @@ static int smaps_line(struct smaps_parser *sp, const char *ln, size_t n)
 			return 1;
 		}
 		if (!sp->range && sp->state != SM_BEFORE)
-			return bad(&sp->c, "a mapping header after the first line: expected one "
-				   "entry (smaps_rollup), not a whole smaps file");
-		if (parse_map_line(&sp->c, ln, n, &m, &path, &path_len, !sp->range))
+			return ap_tp_bad(&sp->t, "a mapping header after the first line: expected "
+					 "one entry (smaps_rollup), not a whole smaps file");
+		if (parse_map_line(&sp->t, ln, n, &m, &path, &path_len, !sp->range))
 			return -1;
 		if (!sp->range || (m.start <= sp->addr && sp->addr < m.end)) {
 			sp->state = SM_IN;
@@ -634,54 +478,52 @@ static int smaps_line(struct smaps_parser *sp, const char *ln, size_t n)
 	if (sp->range && sp->state != SM_IN)
 		return 0;	/* another mapping's entry: not parsed */
 	sp->state = SM_IN;
-	if (split_kv(&sp->c, ln, n, &k, &kn, &v, &vn))
+	if (split_kv(&sp->t, ln, n, &k, &kn, &v, &vn))
 		return -1;
-	key = find_key(smaps_keys, N_KEYS(smaps_keys), k, kn);
+	key = ap_tp_find_key(smaps_keys, AP_TP_N_KEYS(smaps_keys), k, kn);
 	if (!key)
 		return 0;	/* VmFlags, THPeligible, ProtectionKey, newer keys */
-	return parse_kb(&sp->c, k, kn, v, vn, FIELD(sp->s, key->off));
+	return parse_kb(&sp->t, k, kn, v, vn, AP_TP_FIELD(sp->s, key->off));
 }
 
 static int smaps_finish(struct smaps_parser *sp, int rc)
 {
 	if (!rc && sp->range && sp->state == SM_BEFORE)
-		rc = fail(sp->c.err, ENXIO, "%s: no mapping contains 0x%" PRIx64, sp->c.name,
+		rc = fail(sp->t.err, ENXIO, "%s: no mapping contains 0x%" PRIx64, sp->t.name,
 			  sp->addr);
 	if (rc)
 		smaps_init(sp->s);
 	return rc;
 }
 
-static int parse_smaps_buf(struct smaps_parser *sp, const char *buf, size_t len)
+static int parse_smaps_buf(const char *buf, size_t len, const char *name, bool range,
+			   uint64_t addr, struct ap_smaps *s, char *err)
 {
-	struct lines l = { buf, buf ? buf + len : buf };
+	struct smaps_parser sp = { .s = s, .range = range, .addr = addr, .state = SM_BEFORE };
 	const char *ln;
 	size_t n;
 	int r = 0;
 
-	smaps_init(sp->s);
-	while (next_line(&l, &sp->c, &ln, &n)) {
-		r = smaps_line(sp, ln, n);
+	smaps_init(s);
+	ap_tp_init(&sp.t, buf, len, name, err);
+	while (ap_tp_next_raw(&sp.t, &ln, &n)) {
+		r = smaps_line(&sp, ln, n);
 		if (r)
 			break;
 	}
-	return smaps_finish(sp, r < 0 ? -1 : 0);
+	return smaps_finish(&sp, r < 0 ? -1 : 0);
 }
 
 int ap_procfs_parse_smaps(const char *buf, size_t len, const char *name, struct ap_smaps *s,
 			  char *err)
 {
-	struct smaps_parser sp = { { name ? name : "(buffer)", err, 0 }, s, false, 0, SM_BEFORE };
-
-	return parse_smaps_buf(&sp, buf, len);
+	return parse_smaps_buf(buf, len, name, false, 0, s, err);
 }
 
 int ap_procfs_parse_smaps_range(const char *buf, size_t len, const char *name, uint64_t addr,
 				struct ap_smaps *s, char *err)
 {
-	struct smaps_parser sp = { { name ? name : "(buffer)", err, 0 }, s, true, addr, SM_BEFORE };
-
-	return parse_smaps_buf(&sp, buf, len);
+	return parse_smaps_buf(buf, len, name, true, addr, s, err);
 }
 
 int ap_procfs_smaps_rollup(int pid, struct ap_smaps *s, char *err)
@@ -691,10 +533,9 @@ int ap_procfs_smaps_rollup(int pid, struct ap_smaps *s, char *err)
 	int rc;
 
 	smaps_init(s);
-	if (check_pid(pid, err) ||
-	    read_all(pid, "smaps_rollup", AP_PROCFS_MAX_SMALL, &buf, &len, err))
+	if (read_all(pid, "smaps_rollup", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len,
+		     err))
 		return -1;
-	proc_path(path, sizeof(path), pid, "smaps_rollup");
 	rc = ap_procfs_parse_smaps(buf, len, path, s, err);
 	free(buf);
 	return rc;
@@ -707,7 +548,8 @@ int ap_procfs_smaps_rollup(int pid, struct ap_smaps *s, char *err)
 int ap_procfs_smaps_range(int pid, uint64_t addr, struct ap_smaps *s, char *err)
 {
 	char path[64];
-	struct smaps_parser sp = { { path, err, 0 }, s, true, addr, SM_BEFORE };
+	struct smaps_parser sp = { .t = { .name = path, .err = err }, .s = s, .range = true,
+				   .addr = addr, .state = SM_BEFORE };
 	size_t size = SMAPS_CHUNK, have = 0;
 	char *buf, *nb, *p, *nl;
 	bool eof = false;
@@ -730,8 +572,9 @@ int ap_procfs_smaps_range(int pid, uint64_t addr, struct ap_smaps *s, char *err)
 		if (have == size) {
 			/* one line fills the buffer */
 			if (size >= AP_PROCFS_MAX_LINE) {
-				sp.c.line++;
-				r = bad(&sp.c, "line longer than %u KiB", AP_PROCFS_MAX_LINE >> 10);
+				sp.t.line++;
+				r = ap_tp_bad(&sp.t, "line longer than %u KiB",
+					      AP_PROCFS_MAX_LINE >> 10);
 				break;
 			}
 			nb = realloc(buf, size * 2);
@@ -754,12 +597,12 @@ int ap_procfs_smaps_range(int pid, uint64_t addr, struct ap_smaps *s, char *err)
 		have += (size_t)n;
 		p = buf;
 		while (!r && (nl = memchr(p, '\n', have - (size_t)(p - buf)))) {
-			sp.c.line++;
+			sp.t.line++;
 			r = smaps_line(&sp, p, (size_t)(nl - p));
 			p = nl + 1;
 		}
 		if (!r && eof && p < buf + have) {
-			sp.c.line++;
+			sp.t.line++;
 			r = smaps_line(&sp, p, have - (size_t)(p - buf));
 		}
 		have -= (size_t)(p - buf);
@@ -780,14 +623,14 @@ int ap_procfs_smaps_range(int pid, uint64_t addr, struct ap_smaps *s, char *err)
 int ap_procfs_parse_maps(const char *buf, size_t len, const char *name, struct ap_maps *maps,
 			 char *err)
 {
-	struct pctx c = { name ? name : "(buffer)", err, 0 };
-	struct lines l = { buf, buf ? buf + len : buf };
+	struct ap_tp t;
 	size_t cap = 1, used = 0, n, path_len;
 	const char *ln, *path, *p;
 	struct ap_map *m, *nm;
 	char *strs;
 
 	memset(maps, 0, sizeof(*maps));
+	ap_tp_init(&t, buf, len, name, err);
 	if (!buf)
 		len = 0;
 	/* at most one mapping per line; the paths fit in len + 1 bytes with their NULs */
@@ -798,20 +641,21 @@ int ap_procfs_parse_maps(const char *buf, size_t len, const char *name, struct a
 	if (!m || !strs) {
 		free(m);
 		free(strs);
-		return fail(err, ENOMEM, "%s: out of memory for %zu mappings", c.name, cap);
+		return fail(err, ENOMEM, "%s: out of memory for %zu mappings", t.name, cap);
 	}
 	maps->m = m;
 	maps->strs = strs;
-	while (next_line(&l, &c, &ln, &n)) {
+	while (ap_tp_next_raw(&t, &ln, &n)) {
 		struct ap_map *cur = &m[maps->n];
 
-		if (is_blank(ln, n))
+		if (ap_tp_blank(ln, n))
 			continue;
-		if (parse_map_line(&c, ln, n, cur, &path, &path_len, false))
+		if (parse_map_line(&t, ln, n, cur, &path, &path_len, false))
 			goto fail;
 		if (maps->n && cur->start < m[maps->n - 1].end) {
-			bad(&c, "mapping 0x%" PRIx64 "-0x%" PRIx64 " starts before the previous "
-			    "one ends (0x%" PRIx64 ")", cur->start, cur->end, m[maps->n - 1].end);
+			ap_tp_bad(&t, "mapping 0x%" PRIx64 "-0x%" PRIx64 " starts before the "
+				  "previous one ends (0x%" PRIx64 ")", cur->start, cur->end,
+				  m[maps->n - 1].end);
 			goto fail;
 		}
 		memcpy(strs + used, path, path_len);
@@ -841,12 +685,9 @@ int ap_procfs_maps(int pid, struct ap_maps *maps, char *err)
 	int rc = -1, i;
 
 	memset(maps, 0, sizeof(*maps));
-	if (check_pid(pid, err))
-		return -1;
-	proc_path(path, sizeof(path), pid, "maps");
 	/* a mapping that changes between two read()s of the kernel can make entries overlap */
 	for (i = 0; i < MAPS_TRIES; i++) {
-		if (read_all(pid, "maps", AP_PROCFS_MAX_MAPS, &buf, &len, err))
+		if (read_all(pid, "maps", AP_PROCFS_MAX_MAPS, path, sizeof(path), &buf, &len, err))
 			return -1;
 		rc = ap_procfs_parse_maps(buf, len, path, maps, err);
 		free(buf);
@@ -910,7 +751,7 @@ bool ap_map_is_anon(const struct ap_map *m)
 	if (strncmp(p, "[stack:", 7))
 		return false;
 	/* [stack:TID], before 4.5 */
-	for (p += 7; is_digit(*p); p++)
+	for (p += 7; *p >= '0' && *p <= '9'; p++)
 		;
 	return p > m->path + 7 && p[0] == ']' && !p[1];
 }

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arenaprof/kernel/cgroup.h"
+#include "arenaprof/kernel/cgroup_session.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/record/probe.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* textparse: lines, tokens and numbers for the cgroup and psi parsers (textparse.h). */
+/* textparse: lines, tokens, numbers and keys for the /proc, cgroup and psi parsers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -23,7 +23,7 @@ void ap_tp_init(struct ap_tp *t, const char *buf, size_t len, const char *name, 
 	t->line = 0;
 }
 
-bool ap_tp_next(struct ap_tp *t, const char **s, size_t *n)
+bool ap_tp_next_raw(struct ap_tp *t, const char **s, size_t *n)
 {
 	const char *nl;
 
@@ -33,9 +33,16 @@ bool ap_tp_next(struct ap_tp *t, const char **s, size_t *n)
 	*s = t->p;
 	*n = (size_t)((nl ? nl : t->end) - t->p);
 	t->p = nl ? nl + 1 : t->end;
+	t->line++;
+	return true;
+}
+
+bool ap_tp_next(struct ap_tp *t, const char **s, size_t *n)
+{
+	if (!ap_tp_next_raw(t, s, n))
+		return false;
 	if (*n && (*s)[*n - 1] == '\r')
 		(*n)--;
-	t->line++;
 	return true;
 }
 
@@ -108,6 +115,12 @@ bool ap_tp_eq(const char *s, size_t n, const char *want)
 	return strlen(want) == n && !memcmp(s, want, n);
 }
 
+bool ap_tp_blank(const char *s, size_t n)
+{
+	ap_tp_trim(&s, &n);
+	return n == 0;
+}
+
 int ap_tp_u64(const char *s, size_t n, uint64_t *v)
 {
 	uint64_t x = 0;
@@ -132,6 +145,88 @@ int ap_tp_u64(const char *s, size_t n, uint64_t *v)
 	}
 	*v = x;
 	return AP_TP_OK;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int ap_tp_eat_dec(const char **p, const char *e, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	if (s >= e || !is_digit(*s))
+		return AP_TP_NAN;
+	for (; s < e && is_digit(*s); s++) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return AP_TP_RANGE;
+		x = x * 10 + d;
+	}
+	*v = x;
+	*p = s;
+	return AP_TP_OK;
+}
+
+bool ap_tp_eat_hex(const char **p, const char *e, unsigned int max_digits, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	unsigned int k = 0;
+	int d;
+
+	while (s < e && (d = hexval(*s)) >= 0) {
+		if (++k > max_digits)
+			return false;
+		x = x << 4 | (uint64_t)d;
+		s++;
+	}
+	if (!k)
+		return false;
+	*v = x;
+	*p = s;
+	return true;
+}
+
+bool ap_tp_eat_sep(const char **p, const char *e)
+{
+	const char *s = *p;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == *p)
+		return false;
+	*p = s;
+	return true;
+}
+
+const struct ap_tp_key *ap_tp_find_key(const struct ap_tp_key *keys, size_t n, const char *k,
+				       size_t kn)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ap_tp_eq(k, kn, keys[i].key))
+			return &keys[i];
+	return NULL;
+}
+
+void ap_tp_set_keys(void *s, const struct ap_tp_key *keys, size_t n, uint64_t v)
+{
+	for (size_t i = 0; i < n; i++)
+		*AP_TP_FIELD(s, keys[i].off) = v;
 }
 
 static int read_loop(int fd, size_t cap, char **out, size_t *len)

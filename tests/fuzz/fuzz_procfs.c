@@ -9,7 +9,8 @@
  *   mkdir -p build/fuzz-procfs/corpus && cp -r tests/fixtures/procfs/. build/fuzz-procfs/corpus/
  *   clang -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
  *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude \
- *     tests/fuzz/fuzz_procfs.c src/kernel/procfs.c src/util/err.c -o build/fuzz-procfs/fuzz_procfs
+ *     tests/fuzz/fuzz_procfs.c src/kernel/procfs.c src/util/textparse.c src/util/err.c \
+ *     -o build/fuzz-procfs/fuzz_procfs
  *   build/fuzz-procfs/fuzz_procfs -max_total_time=120 -max_len=16384 -timeout=10 \
  *     -artifact_prefix=build/fuzz-procfs/ build/fuzz-procfs/corpus
  */

@@ -19,7 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arenaprof/kernel/cgroup.h"
+#include "arenaprof/kernel/cgroup_run.h"
+#include "arenaprof/kernel/cgroup_session.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/trace/trace.h"
 #include "test.h"
