@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/infile.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/plan_import.h"
 #include "import_priv.h"
@@ -243,11 +244,10 @@ int ap_plan_import(const char *path, struct ap_tplan *p, char *err)
 	int ret = -1, k, ncols;
 
 	memset(p, 0, sizeof(*p));
-	r.f = fopen(path, "r");
-	if (!r.f) {
-		ap_seterr(err, "%s: %s", path, strerror(errno));
+	/* a regular file only: a FIFO would block and /dev/zero would never end */
+	r.f = ap_infile_fopen(path, err);
+	if (!r.f)
 		return -1;
-	}
 	k = imp_next_line(&r);
 	if (k < 0)
 		goto out;

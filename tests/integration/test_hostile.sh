@@ -26,6 +26,10 @@ hostile "heatmap of a FIFO: refused, not blocked" "not a regular file" \
 	"$AP" heatmap "$TMP/fifo" --plan "$MV2" -o "$TMP/h.svg"
 hostile "export of a FIFO: refused, not blocked" "not a regular file" \
 	"$AP" export "$TMP/fifo" --format json -o "$TMP/e.json"
+hostile "plan --import of a FIFO: refused, not blocked" "not a regular file" \
+	"$AP" plan --import "$TMP/fifo"
+hostile "plan --import /dev/zero: refused, not read until memory runs out" \
+	"not a regular file" "$AP" plan --import /dev/zero
 
 hostile "record -p 4294967297 (would wrap to pid 1): refused" "bad value '4294967297'" \
 	"$AP" record -o "$TMP/x.trace" -p 4294967297
