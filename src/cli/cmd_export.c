@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arenaprof/analyze/attrib.h"
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
@@ -15,7 +16,6 @@
 #include "arenaprof/render/export.h"
 #include "arenaprof/render/report.h"
 
-#define PROG "arenaprof export"
 
 static void usage(FILE *f)
 {
@@ -64,14 +64,14 @@ int cmd_export(int argc, char **argv)
 		case 'a':
 		case 'b':
 			if (ap_parse_addr(optarg, c == 'a' ? &in.arena_addr : &in.arena_base)) {
-				fprintf(stderr, PROG ": --%s '%s' is not an address\n",
+				ap_cli_say("export", "--%s '%s' is not an address",
 					c == 'a' ? "arena" : "arena-base", optarg);
 				return AP_EXIT_USAGE;
 			}
 			break;
 		case 'm': {
 			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &eo.max_instants)) {
-				fprintf(stderr, PROG ": --max-instants '%s' is not a count\n",
+				ap_cli_say("export", "--max-instants '%s' is not a count",
 					optarg);
 				return AP_EXIT_USAGE;
 			}
@@ -79,42 +79,42 @@ int cmd_export(int argc, char **argv)
 		}
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			fprintf(stderr, PROG ": bad option or missing value: '%s' (see 'arenaprof "
-				"export --help')\n", argv[optind - 1]);
+			ap_cli_say("export", "bad option or missing value: '%s' (see 'arenaprof "
+				"export --help')", argv[optind - 1]);
 			return AP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, PROG ": expected one TRACE (see 'arenaprof export --help')\n");
+		ap_cli_say("export", "expected one TRACE (see 'arenaprof export --help')");
 		return AP_EXIT_USAGE;
 	}
 	if (!fmt || (strcmp(fmt, "chrome") && strcmp(fmt, "csv") && strcmp(fmt, "json"))) {
-		fprintf(stderr, PROG ": needs --format chrome, csv or json\n");
+		ap_cli_say("export", "needs --format chrome, csv or json");
 		return AP_EXIT_USAGE;
 	}
 	if (!out) {
-		fprintf(stderr, PROG ": needs -o OUT (or - for stdout)\n");
+		ap_cli_say("export", "needs -o OUT (or - for stdout)");
 		return AP_EXIT_USAGE;
 	}
 	in.trace = argv[optind];
 	rc = ap_corr_load(&in, &x, err);
 	if (rc) {
-		fprintf(stderr, PROG ": %s\n", err);
+		ap_cli_say("export", "%s", err);
 		ap_corr_all_free(&x);
 		return rc;
 	}
 	if (x.a.truncated)
-		fprintf(stderr, PROG ": warning: %s was cut short; exporting every whole record "
-			"up to the cut\n", in.trace);
+		ap_cli_say("export", "warning: %s was cut short; exporting every whole record "
+			"up to the cut", in.trace);
 	if (x.have_plan && x.c.mismatch) {
-		fprintf(stderr, PROG ": warning: the plan does not match this trace; plan "
-			"attribution is not to be trusted:\n");
+		ap_cli_say("export", "warning: the plan does not match this trace; plan "
+			"attribution is not to be trusted:");
 		for (uint32_t i = 0; i < x.c.n_reasons; i++)
-			fprintf(stderr, "  - %s\n", x.c.reasons[i]);
+			ap_cli_item("%s", x.c.reasons[i]);
 	}
 	f = strcmp(out, "-") ? ap_outfile_fopen(out, 0644, err) : stdout;
 	if (!f) {
-		fprintf(stderr, PROG ": %s\n", err);
+		ap_cli_say("export", "%s", err);
 		ap_corr_all_free(&x);
 		return AP_EXIT_RUNTIME;
 	}
@@ -144,7 +144,7 @@ int cmd_export(int argc, char **argv)
 		rc = AP_EXIT_RUNTIME;
 	}
 	if (rc)
-		fprintf(stderr, PROG ": %s\n", err);
+		ap_cli_say("export", "%s", err);
 	ap_corr_all_free(&x);
 	return rc;
 }

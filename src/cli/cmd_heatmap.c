@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
@@ -16,7 +17,6 @@
 #include "arenaprof/analyze/heatmap.h"
 #include "arenaprof/plan/plan_load.h"
 
-#define PROG "arenaprof heatmap"
 
 enum fmt { F_AUTO, F_SVG, F_PNG, F_CSV, F_ANSI };
 
@@ -136,13 +136,13 @@ static int render(const struct ap_heatmap *h, enum fmt fmt, const char *out, uns
 	if (rc)
 		return AP_EXIT_RUNTIME;
 	if (f != stdout) {
-		fprintf(stderr, "%s: wrote %s: %u rows x %u columns, %" PRIu64 " %s", PROG, out,
-			h->rows, h->cols, h->total, h->all_faults ? "faults" : "first touches");
+		char px[48] = "";
+
 		if (fmt == F_PNG)
-			fprintf(stderr, ", %ux%u pixels", w, ht);
-		if (h->passes2)
-			fputs(" (read the trace twice)", stderr);
-		fputc('\n', stderr);
+			snprintf(px, sizeof(px), ", %ux%u pixels", w, ht);
+		ap_cli_say("heatmap", "wrote %s: %u rows x %u columns, %" PRIu64 " %s%s%s", out,
+			   h->rows, h->cols, h->total, h->all_faults ? "faults" : "first touches",
+			   px, h->passes2 ? " (read the trace twice)" : "");
 	}
 	return 0;
 }
@@ -209,26 +209,26 @@ static int set_option(struct args *a, int c, const char *arg)
 static int check_args(struct args *a, int argc, char **argv)
 {
 	if (optind != argc - 1) {
-		fprintf(stderr, PROG ": expected one TRACE (see 'arenaprof heatmap --help')\n");
+		ap_cli_say("heatmap", "expected one TRACE (see 'arenaprof heatmap --help')");
 		return AP_EXIT_USAGE;
 	}
 	if (!a->in.plan_path) {
-		fprintf(stderr, PROG ": needs --plan MODEL.tflite (or a plan file)\n");
+		ap_cli_say("heatmap", "needs --plan MODEL.tflite (or a plan file)");
 		return AP_EXIT_USAGE;
 	}
 	if (!a->out) {
-		fprintf(stderr, PROG ": needs -o OUT.svg, OUT.png, OUT.csv or - (terminal)\n");
+		ap_cli_say("heatmap", "needs -o OUT.svg, OUT.png, OUT.csv or - (terminal)");
 		return AP_EXIT_USAGE;
 	}
 	if (a->fmt == F_AUTO)
 		a->fmt = fmt_of(a->out);
 	if (a->fmt == F_AUTO) {
-		fprintf(stderr, PROG ": cannot tell the format of '%s': name it .svg, .png or "
-			".csv, or give --format\n", a->out);
+		ap_cli_say("heatmap", "cannot tell the format of '%s': name it .svg, .png or "
+			".csv, or give --format", a->out);
 		return AP_EXIT_USAGE;
 	}
 	if (a->fmt == F_PNG && !strcmp(a->out, "-") && isatty(STDOUT_FILENO)) {
-		fprintf(stderr, PROG ": not writing a PNG to a terminal\n");
+		ap_cli_say("heatmap", "not writing a PNG to a terminal");
 		return AP_EXIT_USAGE;
 	}
 	a->in.trace = argv[optind];
@@ -266,13 +266,13 @@ static int parse_args(struct args *a, int argc, char **argv)
 		}
 		r = set_option(a, c, optarg);
 		if (r < 0) {
-			fprintf(stderr, PROG ": bad option or missing value: '%s' (see 'arenaprof "
-				"heatmap --help')\n", argv[optind - 1]);
+			ap_cli_say("heatmap", "bad option or missing value: '%s' (see 'arenaprof "
+				"heatmap --help')", argv[optind - 1]);
 			return AP_EXIT_USAGE;
 		}
 		if (r) {
-			fprintf(stderr, PROG ": bad value '%s' for --%s (see 'arenaprof heatmap "
-				"--help')\n", optarg, c == 'c' ? "cols" : c == 'r' ? "rows" :
+			ap_cli_say("heatmap", "bad value '%s' for --%s (see 'arenaprof heatmap "
+				"--help')", optarg, c == 'c' ? "cols" : c == 'r' ? "rows" :
 				c == 'R' ? "runs" : c == 'A' ? "attr" : c == 'f' ? "format" :
 				c == 'a' ? "arena" : c == 'b' ? "arena-base" : c == 'w' ? "width" :
 				c == 'B' ? "by" : "faults");
@@ -314,17 +314,17 @@ static int load(struct args *a, struct ap_corr_all *x)
 	int rc = ap_corr_load(&a->in, x, err);
 
 	if (rc) {
-		fprintf(stderr, PROG ": %s\n", err);
+		ap_cli_say("heatmap", "%s", err);
 		return rc;
 	}
 	if (x->a.truncated)
-		fprintf(stderr, PROG ": warning: %s was cut short; drawing every whole record "
-			"up to the cut\n", a->in.trace);
+		ap_cli_say("heatmap", "warning: %s was cut short; drawing every whole record "
+			"up to the cut", a->in.trace);
 	if (x->c.mismatch && !a->force) {
-		fprintf(stderr, PROG ": the plan %s does not match this trace, not drawn "
-			"(--force draws it marked as such):\n", a->in.plan_path);
+		ap_cli_say("heatmap", "the plan %s does not match this trace, not drawn "
+			"(--force draws it marked as such):", a->in.plan_path);
 		for (uint32_t i = 0; i < x->c.n_reasons; i++)
-			fprintf(stderr, "  - %s\n", x->c.reasons[i]);
+			ap_cli_item("%s", x->c.reasons[i]);
 		return AP_EXIT_USAGE;
 	}
 	return 0;
@@ -352,7 +352,7 @@ int cmd_heatmap(int argc, char **argv)
 	if (!rc)
 		rc = render(&h, a.fmt, a.out, a.width, err);
 	if (rc)
-		fprintf(stderr, PROG ": %s\n", err);
+		ap_cli_say("heatmap", "%s", err);
 	ap_heatmap_free(&h);
 	ap_corr_all_free(&x);
 	ap_hm_pre_free(pre);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -43,15 +44,15 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 	int rc = AP_EXIT_USAGE;
 
 	if (ap_model_load(path, m, err)) {
-		fprintf(stderr, "arenaprof plan: %s\n", err);
+		ap_cli_say("plan", "%s", err);
 		return AP_EXIT_USAGE;
 	}
 	if (!m->n_subgraphs) {
-		fprintf(stderr, "arenaprof plan: %s: model has no subgraph\n", path);
+		ap_cli_say("plan", "%s: model has no subgraph", path);
 		return AP_EXIT_USAGE;
 	}
 	if (ap_graph_build(m, 0, o, &g, err)) {
-		fprintf(stderr, "arenaprof plan: %s: %s\n", path, err);
+		ap_cli_say("plan", "%s: %s", path, err);
 		return AP_EXIT_USAGE;
 	}
 	s->model = m;
@@ -61,7 +62,7 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		struct ap_tplan p;
 
 		if (ap_plan_graph(&g, (enum ap_strategy)i, &p, err)) {
-			fprintf(stderr, "arenaprof plan: %s: %s\n", path, err);
+			ap_cli_say("plan", "%s: %s", path, err);
 			rc = AP_EXIT_RUNTIME;
 			goto out;
 		}
@@ -71,8 +72,8 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		ap_profile_free(&pr);
 		/* A computed plan that overlaps is a bug here, not bad input. */
 		if (ap_tplan_check(&p, err)) {
-			fprintf(stderr, "arenaprof plan: internal error: %s plan of %s is "
-				"inconsistent: %s\n", ap_strategy_name(i), path, err);
+			ap_cli_say("plan", "internal error: %s plan of %s is "
+				"inconsistent: %s", ap_strategy_name(i), path, err);
 			ap_tplan_free(&p);
 			rc = AP_EXIT_RUNTIME;
 			goto out;
@@ -120,15 +121,15 @@ int cmd_plan(int argc, char **argv)
 		switch (c) {
 		case 's':
 			if (ap_strategy_parse(optarg, &strat)) {
-				fprintf(stderr, "arenaprof plan: unknown strategy '%s' (tflite, "
-					"greedy-size, greedy-breadth, naive, micro)\n", optarg);
+				ap_cli_say("plan", "unknown strategy '%s' (tflite, "
+					"greedy-size, greedy-breadth, naive, micro)", optarg);
 				return AP_EXIT_USAGE;
 			}
 			break;
 		case 'b':
 			if (ap_parse_size(optarg, &s.budget) || !s.budget) {
-				fprintf(stderr, "arenaprof plan: --budget '%s' is not a size "
-					"(e.g. 64M, 1.5G, 4194304)\n", optarg);
+				ap_cli_say("plan", "--budget '%s' is not a size "
+					"(e.g. 64M, 1.5G, 4194304)", optarg);
 				return AP_EXIT_USAGE;
 			}
 			s.have_budget = true;
@@ -139,7 +140,7 @@ int cmd_plan(int argc, char **argv)
 			uint64_t v;
 
 			if (ap_parse_u64(optarg, 10, 0, 100000, &v)) {
-				fprintf(stderr, "arenaprof plan: --top '%s' is not a count\n", optarg);
+				ap_cli_say("plan", "--top '%s' is not a count", optarg);
 				return AP_EXIT_USAGE;
 			}
 			s.top = (unsigned)v;
@@ -147,7 +148,7 @@ int cmd_plan(int argc, char **argv)
 		}
 		case 'd':
 			if (strcmp(optarg, "float32")) {
-				fprintf(stderr, "arenaprof plan: --as-dtype supports float32 only\n");
+				ap_cli_say("plan", "--as-dtype supports float32 only");
 				return AP_EXIT_USAGE;
 			}
 			gopts.as_float32 = s.as_float32 = true;
@@ -158,8 +159,8 @@ int cmd_plan(int argc, char **argv)
 			uint64_t v;
 
 			if (ap_parse_u64(optarg, 10, 1, 1024, &v)) {
-				fprintf(stderr, "arenaprof plan: --threads '%s' is not a thread count "
-					"(1-1024)\n", optarg);
+				ap_cli_say("plan", "--threads '%s' is not a thread count "
+					"(1-1024)", optarg);
 				return AP_EXIT_USAGE;
 			}
 			gopts.threads = (int)v;
@@ -168,23 +169,23 @@ int cmd_plan(int argc, char **argv)
 		case 'i': import = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			fprintf(stderr, "arenaprof plan: bad option or missing value: '%s' "
-				"(see 'arenaprof plan --help')\n", argv[optind - 1]);
+			ap_cli_say("plan", "bad option or missing value: '%s' "
+				"(see 'arenaprof plan --help')", argv[optind - 1]);
 			return AP_EXIT_USAGE;
 		}
 	}
 	if (json && csv) {
-		fprintf(stderr, "arenaprof plan: --json and --csv are exclusive\n");
+		ap_cli_say("plan", "--json and --csv are exclusive");
 		return AP_EXIT_USAGE;
 	}
 	if (import ? optind != argc : optind != argc - 1) {
-		fprintf(stderr, "arenaprof plan: expected %s (see 'arenaprof plan --help')\n",
+		ap_cli_say("plan", "expected %s (see 'arenaprof plan --help')",
 			import ? "no MODEL with --import" : "one MODEL.tflite");
 		return AP_EXIT_USAGE;
 	}
 	if (import) {
 		if (ap_plan_import(import, &s.plan, err)) {
-			fprintf(stderr, "arenaprof plan: %s\n", err);
+			ap_cli_say("plan", "%s", err);
 			return AP_EXIT_USAGE;
 		}
 	} else {
@@ -193,13 +194,13 @@ int cmd_plan(int argc, char **argv)
 			goto out;
 	}
 	if (ap_profile_compute(&s.plan, &s.prof)) {
-		fprintf(stderr, "arenaprof plan: out of memory\n");
+		ap_cli_say("plan", "out of memory");
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}
 	if (import && ap_tplan_check(&s.plan, err))
-		fprintf(stderr, "arenaprof plan: warning: %s: tensors live at the same time "
-			"share bytes: %s\n", import, err);
+		ap_cli_say("plan", "warning: %s: tensors live at the same time "
+			"share bytes: %s", import, err);
 	if (json)
 		ap_plan_print_json(stdout, &s);
 	else if (csv)

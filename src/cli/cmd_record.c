@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -34,7 +35,7 @@ static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *tex
 {
 	(void)ctx;
 	(void)ts_ns;
-	fprintf(stderr, "arenaprof record: %s%s\n", level ? "warning: " : "", text);
+	ap_cli_say("record", "%s%s", level ? "warning: " : "", text);
 	return 0;
 }
 
@@ -135,19 +136,19 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			fprintf(stderr, "arenaprof record: bad option or missing value: '%s' "
-				"(see 'arenaprof record --help')\n", argv[optind - 1]);
+			ap_cli_say("record", "bad option or missing value: '%s' "
+				"(see 'arenaprof record --help')", argv[optind - 1]);
 			return AP_EXIT_USAGE;
 		}
 		continue;
 bad_value:
-		fprintf(stderr, "arenaprof record: bad value '%s' for %s\n", optarg,
+		ap_cli_say("record", "bad value '%s' for %s", optarg,
 			ap_opt_name(argv, optind, optarg));
 		return AP_EXIT_USAGE;
 	}
 	if (!out || (so.pid > 0) == (optind < argc)) {
-		fprintf(stderr, "arenaprof record: needs -o TRACE and either -p PID or -- CMD "
-			"(see 'arenaprof record --help')\n");
+		ap_cli_say("record", "needs -o TRACE and either -p PID or -- CMD "
+			"(see 'arenaprof record --help')");
 		return AP_EXIT_USAGE;
 	}
 	so.argv = argv + optind;
@@ -156,16 +157,16 @@ bad_value:
 
 	rc = ap_session_start(&s, &so, err);
 	if (rc) {
-		fprintf(stderr, "arenaprof record: %s\n", err);
+		ap_cli_say("record", "%s", err);
 		return rc;
 	}
 	if (ap_trace_sink_open(&t, &s, out, err)) {
-		fprintf(stderr, "arenaprof record: %s\n", err);
+		ap_cli_say("record", "%s", err);
 		ap_session_free(&s);
 		return AP_EXIT_USAGE;
 	}
 	t.sink.next = &messages;
-	fprintf(stderr, "arenaprof record: tracing pid %d with %s; writing %s\n", s.pid,
+	ap_cli_say("record", "tracing pid %d with %s; writing %s", s.pid,
 		ap_method_name(ap_probe_method(s.probe)), out);
 
 	sigaction(SIGINT, &sa, NULL);
@@ -180,21 +181,21 @@ bad_value:
 	ap_session_stop(&s, 0);
 	switch (ap_trace_sink_close(&t, &s)) {
 	case -1:
-		fprintf(stderr, "arenaprof record: writing %s failed: %s; the trace holds every "
-			"whole record before the failure\n", out, t.err);
+		ap_cli_say("record", "writing %s failed: %s; the trace holds every "
+			"whole record before the failure", out, t.err);
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	case -2:
-		fprintf(stderr, "arenaprof record: %s\n", t.err);
+		ap_cli_say("record", "%s", t.err);
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}
-	fprintf(stderr, "arenaprof record: %" PRIu64 " faults, %" PRIu64 " runs, %llu "
-		"dropped events; trace %s\n", s.faults, s.runs,
+	ap_cli_say("record", "%" PRIu64 " faults, %" PRIu64 " runs, %llu "
+		"dropped events; trace %s", s.faults, s.runs,
 		(unsigned long long)s.counters.ringbuf_drops, out);
 	if (s.counters.ringbuf_drops)
-		fprintf(stderr, "arenaprof record: warning: %llu events were dropped: the ring "
-			"buffer (%s) overflowed; record again with a larger --ring-size\n",
+		ap_cli_say("record", "warning: %llu events were dropped: the ring "
+			"buffer (%s) overflowed; record again with a larger --ring-size",
 			(unsigned long long)s.counters.ringbuf_drops,
 			ap_fmt_bytes(so.ring_bytes, (char[32]){ 0 }, 32));
 	if (rc != AP_EXIT_USAGE)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "arenaprof/analyze/attrib.h"
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
@@ -72,7 +73,7 @@ int cmd_report(int argc, char **argv)
 			if (c == 'b')
 				arena_mode = AP_ATTRIB_GIVEN;
 			if (ap_parse_addr(optarg, c == 'a' ? &in.arena_addr : &in.arena_base)) {
-				fprintf(stderr, "arenaprof report: --%s '%s' is not an address\n",
+				ap_cli_say("report", "--%s '%s' is not an address",
 					c == 'a' ? "arena" : "arena-base", optarg);
 				return AP_EXIT_USAGE;
 			}
@@ -83,7 +84,7 @@ int cmd_report(int argc, char **argv)
 			uint64_t v;
 
 			if (ap_parse_u64(optarg, 10, 0, 1000000, &v)) {
-				fprintf(stderr, "arenaprof report: --disagree '%s' is not a count\n",
+				ap_cli_say("report", "--disagree '%s' is not a count",
 					optarg);
 				return AP_EXIT_USAGE;
 			}
@@ -92,33 +93,33 @@ int cmd_report(int argc, char **argv)
 		}
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			fprintf(stderr, "arenaprof report: bad option or missing value: '%s' "
-				"(see 'arenaprof report --help')\n", argv[optind - 1]);
+			ap_cli_say("report", "bad option or missing value: '%s' "
+				"(see 'arenaprof report --help')", argv[optind - 1]);
 			return AP_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "arenaprof report: expected one TRACE (see 'arenaprof report "
-			"--help')\n");
+		ap_cli_say("report", "expected one TRACE (see 'arenaprof report "
+			"--help')");
 		return AP_EXIT_USAGE;
 	}
 	in.trace = argv[optind];
 	rc = ap_corr_load(&in, &x, err);
 	if (rc) {
-		fprintf(stderr, "arenaprof report: %s\n", err);
+		ap_cli_say("report", "%s", err);
 		ap_corr_all_free(&x);
 		return rc;
 	}
 	/* the arena by address, attribution without markers (attrib.h) */
 	if (ap_attrib_build(&x, arena_mode, &at, err)) {
-		fprintf(stderr, "arenaprof report: %s\n", err);
+		ap_cli_say("report", "%s", err);
 		ap_corr_all_free(&x);
 		return AP_EXIT_RUNTIME;
 	}
 	r.attrib = &at;
 	if (x.a.truncated)
-		fprintf(stderr, "arenaprof report: warning: %s was cut short; reporting every "
-			"whole record up to the cut\n", argv[optind]);
+		ap_cli_say("report", "warning: %s was cut short; reporting every "
+			"whole record up to the cut", argv[optind]);
 	r.path = argv[optind];
 	r.x = &x;
 	if (json) {

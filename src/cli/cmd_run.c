@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "arenaprof/kernel/cgroup_run.h"
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -37,7 +38,6 @@
 #include "arenaprof/kernel/psi.h"
 #include "arenaprof/util/units.h"
 
-#define PROG "arenaprof run"
 #define MAX_TRIGGERS 8
 #define MAX_FIRINGS 1000	/* times kept per trigger and run; the count goes on */
 #define MAX_REPEAT 100000
@@ -135,13 +135,13 @@ static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void note(const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	ap_cli_say("run", "%s", msg);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -256,7 +257,7 @@ static int run_tui(struct top *t)
 	char err[AP_ERR_LEN];
 
 	if (ap_tui_open(err)) {
-		fprintf(stderr, "arenaprof top: %s; use --batch\n", err);
+		ap_cli_say("top", "%s; use --batch", err);
 		return AP_EXIT_RUNTIME;
 	}
 	while (!quit && !stop_signal) {
@@ -322,10 +323,10 @@ static int run_batch(struct top *t)
 	if (t->s.end_reason == AP_END_TARGET_EXIT) {
 		printf("# pid %d exited\n", t->s.pid);
 		fflush(stdout);
-		fprintf(stderr, "arenaprof top: process %d exited\n", t->s.pid);
+		ap_cli_say("top", "process %d exited", t->s.pid);
 		return AP_EXIT_OK;
 	}
-	fprintf(stderr, "arenaprof top: the session stopped: %s\n",
+	ap_cli_say("top", "the session stopped: %s",
 		t->s.failed ? t->trace.err : t->live.note);
 	return AP_EXIT_RUNTIME;
 }
@@ -443,19 +444,19 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 		if (!r) {
 			r = set_option(t, a, c, optarg);
 			if (r < 0) {
-				fprintf(stderr, "arenaprof top: bad option or missing value: '%s' "
-					"(see 'arenaprof top --help')\n", argv[optind - 1]);
+				ap_cli_say("top", "bad option or missing value: '%s' "
+					"(see 'arenaprof top --help')", argv[optind - 1]);
 				return AP_EXIT_USAGE;
 			}
 			if (!r)
 				continue;
 		}
-		fprintf(stderr, "arenaprof top: bad value '%s' for %s\n", optarg,
+		ap_cli_say("top", "bad value '%s' for %s", optarg,
 			ap_opt_name(argv, optind, optarg));
 		return AP_EXIT_USAGE;
 	}
 	if (a->so.pid <= 0 || optind < argc) {
-		fprintf(stderr, "arenaprof top: needs -p PID%s (see 'arenaprof top --help')\n",
+		ap_cli_say("top", "needs -p PID%s (see 'arenaprof top --help')",
 			optind < argc ? " and no other arguments" : "");
 		return AP_EXIT_USAGE;
 	}
@@ -473,17 +474,17 @@ static int run_session(struct top *t, const struct ap_session_opts *so,
 	int rc = ap_session_start(&t->s, so, err);
 
 	if (rc) {
-		fprintf(stderr, "arenaprof top: %s\n", err);
+		ap_cli_say("top", "%s", err);
 		return rc;
 	}
 	rc = AP_EXIT_RUNTIME;
 	if (open_trace(t, err)) {
-		fprintf(stderr, "arenaprof top: %s\n", err);
+		ap_cli_say("top", "%s", err);
 		rc = t->out ? AP_EXIT_USAGE : AP_EXIT_RUNTIME;
 		goto out_session;
 	}
 	if (ap_live_init(&t->live, &t->s, plan, plan_path, err)) {
-		fprintf(stderr, "arenaprof top: %s\n", err);
+		ap_cli_say("top", "%s", err);
 		goto out_trace;
 	}
 	t->live.sink.next = &t->trace.sink;
@@ -498,10 +499,10 @@ static int run_session(struct top *t, const struct ap_session_opts *so,
 	ap_live_free(&t->live);
 out_trace:
 	if (ap_trace_sink_close(&t->trace, &t->s) && t->out) {
-		fprintf(stderr, "arenaprof top: writing %s failed: %s\n", t->out, t->trace.err);
+		ap_cli_say("top", "writing %s failed: %s", t->out, t->trace.err);
 		rc = AP_EXIT_RUNTIME;
 	} else if (t->out && rc != AP_EXIT_RUNTIME) {
-		fprintf(stderr, "arenaprof top: the session of pid %d is in %s\n", t->s.pid,
+		ap_cli_say("top", "the session of pid %d is in %s", t->s.pid,
 			t->out);
 	}
 out_session:
@@ -521,7 +522,7 @@ int cmd_top(int argc, char **argv)
 
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		fprintf(stderr, "arenaprof top: out of memory\n");
+		ap_cli_say("top", "out of memory");
 		return AP_EXIT_RUNTIME;
 	}
 	t->snap_dir = ".";
@@ -533,7 +534,7 @@ int cmd_top(int argc, char **argv)
 		return rc;
 	}
 	if (a.plan_path && ap_plan_load(a.plan_path, &plan, err)) {
-		fprintf(stderr, "arenaprof top: %s\n", err);
+		ap_cli_say("top", "%s", err);
 		free(t);
 		return AP_EXIT_USAGE;
 	}

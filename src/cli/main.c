@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 
@@ -50,6 +51,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "arenaprof: unknown command '%s' (try 'arenaprof --help')\n", argv[1]);
+	ap_cli_say(NULL, "unknown command '%s' (try 'arenaprof --help')", argv[1]);
 	return AP_EXIT_USAGE;
 }

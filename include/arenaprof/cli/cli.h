@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cli: how every command speaks on stderr: one line "arenaprof CMD: message", and under a
+ * line that announces a list, items "  - item". Messages carry paths, names and notes from
+ * models, traces and targets: their control characters come out as '?' (util/escape.h),
+ * so a line is always one line on the terminal.
+ */
+#ifndef ARENAPROF_CLI_H
+#define ARENAPROF_CLI_H
+
+/* cmd: "record", "plan", ...; NULL for arenaprof itself. No trailing newline in fmt. */
+void ap_cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "  - item" under the previous line. */
+void ap_cli_item(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

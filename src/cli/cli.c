@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+/* cli: the commands' lines on stderr (include/arenaprof/cli/cli.h). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "arenaprof/cli/cli.h"
+#include "arenaprof/util/escape.h"
+
+static void vsay(const char *prefix, const char *cmd, const char *fmt, va_list ap)
+{
+	char msg[2048];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fputs(prefix, stderr);
+	if (cmd) {
+		fputs(cmd, stderr);
+		fputs(": ", stderr);
+	}
+	ap_fput_text(stderr, msg);
+	fputc('\n', stderr);
+}
+
+void ap_cli_say(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(cmd ? "arenaprof " : "arenaprof: ", cmd, fmt, ap);
+	va_end(ap);
+}
+
+void ap_cli_item(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("  - ", NULL, fmt, ap);
+	va_end(ap);
+}
