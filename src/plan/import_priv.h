@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What the plan importers share: plan_import.c detects the format and holds the line
- * reader, the error and number helpers and the row table; import_litert.c (with
- * import_litert_build.c), import_tflm.c and import_csv.c parse one format each (the exact
- * rules are at the top of each file).
+ * What the plan importers share: plan_import.c detects the format and calls one importer;
+ * import_common.c holds the line reader, the error and number helpers and the row table;
+ * import_litert.c (with import_litert_build.c), import_tflm.c and import_csv.c parse one
+ * format each (the exact rules are at the top of each file).
  * Private to src/plan/.
  */
 #ifndef ARENAPROF_PLAN_IMPORT_PRIV_H
