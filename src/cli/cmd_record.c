@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
@@ -35,7 +36,7 @@ static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *tex
 {
 	(void)ctx;
 	(void)ts_ns;
-	ap_cli_say("record", "%s%s", level ? "warning: " : "", text);
+	ap_cli_say("record", "%s%s", level >= 2 ? "error: " : level ? "warning: " : "", text);
 	return 0;
 }
 
@@ -175,7 +176,17 @@ bad_value:
 	/* a closed stderr pipe must not kill the recorder before the trace is finished (the
 	 * command gets its default back before exec: record/spawn.c) */
 	signal(SIGPIPE, SIG_IGN);
-	rc = ap_session_release(&s, &t.sink) ? AP_EXIT_USAGE : AP_EXIT_OK;
+	if (ap_session_release(&s, &t.sink)) {
+		/* the command never ran: nothing was recorded, so no trace is left behind,
+		 * and the stop's notes (counts of nothing) are not printed */
+		t.sink.next = NULL;
+		ap_session_stop(&s, 0);
+		ap_trace_sink_close(&t, &s);
+		unlink(out);
+		ap_session_free(&s);
+		return AP_EXIT_USAGE;
+	}
+	rc = AP_EXIT_OK;
 	while (ap_session_step(&s, -1))
 		;
 	ap_session_stop(&s, 0);
@@ -198,8 +209,7 @@ bad_value:
 			"buffer (%s) overflowed; record again with a larger --ring-size",
 			(unsigned long long)s.counters.ringbuf_drops,
 			ap_fmt_bytes(so.ring_bytes, (char[32]){ 0 }, 32));
-	if (rc != AP_EXIT_USAGE)
-		rc = s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	rc = s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
 	if (!s.started && s.end_reason == AP_END_TARGET_EXIT && !s.faults && !s.runs)
 		rc = AP_EXIT_RUNTIME;	/* the process was gone before anything was seen */
 out:

@@ -116,3 +116,13 @@ if [ "$(id -u)" = 0 ]; then
 	check "report --json: the same text escaped, valid JSON" \
 		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("\x1b" not in d["command"])' "$TMP/rep.json"
 fi
+
+# record -- a command that cannot run: an error (not a warning), exit 2, no trace left
+if [ "$(id -u)" = 0 ]; then
+	out=$("$AP" record -o "$TMP/none.trace" -- /nonexistent/cmd 2>&1 >/dev/null)
+	rc=$?
+	MSG="exit $rc, trace $( [ -e "$TMP/none.trace" ] && echo left || echo gone): $out"
+	check "record -- /nonexistent: exit 2, 'error: cannot run', no trace left behind" \
+		sh -c '[ "$1" = 2 ] && [ ! -e "$2" ] && printf "%s" "$3" | grep -q "error: cannot run" &&
+			! printf "%s" "$3" | grep -q "warning: cannot run"' _ "$rc" "$TMP/none.trace" "$out"
+fi
