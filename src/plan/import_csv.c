@@ -39,11 +39,13 @@ static void free_fields(char **f, int n)
 
 /*
  * Splits one RFC 4180 record into at most max fields (heap copies, quotes removed).
- * Returns the number of fields, CSV_MORE when a quoted field is open at the end of s,
- * CSV_TOOMANY, CSV_QUOTE (text after a closing quote) or CSV_NOMEM.
+ * Returns the number of fields, CSV_MORE when a quoted field is open at the end of s (then
+ * *open_at, if given, is the offset of its opening quote), CSV_TOOMANY, CSV_QUOTE (text
+ * after a closing quote) or CSV_NOMEM.
  */
-static int csv_split(const char *s, char **out, int max)
+static int csv_split(const char *s, char **out, int max, size_t *open_at)
 {
+	const char *s0 = s;
 	int n = 0;
 
 	for (;;) {
@@ -62,6 +64,8 @@ static int csv_split(const char *s, char **out, int max)
 			}
 			if (!*e) {
 				free_fields(out, n);
+				if (open_at)
+					*open_at = (size_t)(q - s0);
 				return CSV_MORE;
 			}
 			f = malloc(e - q);
@@ -130,7 +134,7 @@ int imp_csv_header(const char *s)
 
 	if (starts(s, "\xEF\xBB\xBF"))
 		s += 3;
-	n = csv_split(s, f, CSV_MAX_FIELDS + 1);
+	n = csv_split(s, f, CSV_MAX_FIELDS + 1, NULL);
 	if (n < 0)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -285,41 +289,78 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 	return 0;
 }
 
+/* In a quoted field at q: whether its closing quote (a '"' not doubled) is in q. */
+static bool quote_closes(const char *q)
+{
+	for (; *q; q++) {
+		if (*q != '"')
+			continue;
+		if (q[1] != '"')
+			return true;
+		q++;
+	}
+	return false;
+}
+
+/*
+ * Appends the next line to *rec (after a '\n'), growing it by doubling. 1, 0 at the end
+ * of the file, -1 with the error set.
+ */
+static int append_line(struct reader *r, char **rec, size_t *len, size_t *cap)
+{
+	int k = imp_next_line(r);
+
+	if (k <= 0)
+		return k;
+	if (r->has_nul)
+		return fail(r, "the line holds a NUL byte");
+	if (*len + r->len + 2 > *cap) {
+		size_t c = *cap;
+		char *n;
+
+		while (*len + r->len + 2 > c)
+			c *= 2;
+		n = realloc(*rec, c);
+		if (!n)
+			return imp_oom(r);
+		*rec = n;
+		*cap = c;
+	}
+	(*rec)[(*len)++] = '\n';
+	memcpy(*rec + *len, r->line, r->len + 1);
+	*len += r->len;
+	return 1;
+}
+
 /*
  * The record that starts on the current line, split into f (a quoted field may go on over
- * several lines): the number of fields, or -1 with the error set.
+ * several lines): the number of fields, or -1 with the error set. While a quoted field is
+ * open, only the lines appended are searched for its closing quote, and the record is
+ * split again only once it closes: an unclosed quote costs one pass, not one per line.
  */
 static int csv_record(struct reader *r, char **f, int ncols)
 {
 	long line = r->lineno;
-	char *rec, *nr;
-	size_t len;
+	size_t len = r->len, cap = r->len + 1, open_at = 0;
+	char *rec;
 	int k, nf;
 
 	rec = imp_dup_n(r->line, r->len);
 	if (!rec)
 		return imp_oom(r);
-	while ((nf = csv_split(rec, f, CSV_MAX_FIELDS + 1)) == CSV_MORE) {
-		k = imp_next_line(r);
-		if (k < 0)
-			goto err;
-		if (!k) {
-			imp_fail_at(r, line, "a quoted field is never closed");
-			goto err;
+	while ((nf = csv_split(rec, f, CSV_MAX_FIELDS + 1, &open_at)) == CSV_MORE) {
+		size_t scan = open_at + 1;
+
+		while (!quote_closes(rec + scan)) {
+			scan = len;
+			k = append_line(r, &rec, &len, &cap);
+			if (k < 0)
+				goto err;
+			if (!k) {
+				imp_fail_at(r, line, "a quoted field is never closed");
+				goto err;
+			}
 		}
-		if (r->has_nul) {
-			fail(r, "the line holds a NUL byte");
-			goto err;
-		}
-		len = strlen(rec);
-		nr = realloc(rec, len + r->len + 2);
-		if (!nr) {
-			imp_oom(r);
-			goto err;
-		}
-		rec = nr;
-		rec[len] = '\n';
-		memcpy(rec + len + 1, r->line, r->len + 1);
 	}
 	free(rec);
 	if (nf == CSV_NOMEM)
