@@ -12,6 +12,8 @@
  * slot of field k is 4 + 2 * k.
  */
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -625,6 +627,40 @@ static uint8_t *read_whole(int fd, const char *path, size_t size, char *err)
 	return buf;
 }
 
+/*
+ * The parse of a mapped file, with SIGBUS caught: a file truncated while it is mapped (a
+ * `cp` over the model) raises it on the first read past the new end. The parse copies
+ * what it keeps, so leaving it by siglongjmp loses only its partial result, which is freed.
+ */
+static sigjmp_buf bus_jmp;
+
+static void on_bus(int sig)
+{
+	(void)sig;
+	siglongjmp(bus_jmp, 1);
+}
+
+static int parse_mapped(const uint8_t *data, size_t size, struct ap_model *m, char *e)
+{
+	struct sigaction sa = { .sa_handler = on_bus }, old;
+	volatile int rc = -1;
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &old))
+		return ap_model_parse(data, size, m, e);
+	if (!sigsetjmp(bus_jmp, 1)) {
+		rc = ap_model_parse(data, size, m, e);
+	} else {
+		ap_model_free(m);
+		memset(m, 0, sizeof(*m));
+		ap_seterr(e, "the file was truncated while it was being read (was it being "
+			  "rewritten?): read it again once it is complete");
+		rc = -1;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return rc;
+}
+
 /* Reads a regular file whole: mmap when it can, else a read() loop. */
 int ap_model_load(const char *path, struct ap_model *m, char *err)
 {
@@ -639,10 +675,7 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 	fd = open_model(path, &size, err);
 	if (fd < 0)
 		return -1;
-	/*
-	 * A file truncated by someone else while it is mapped would raise SIGBUS; model files
-	 * are not rewritten in place in practice, and mmap keeps multi-gigabyte models cheap.
-	 */
+	/* mmap keeps multi-gigabyte models cheap; parse_mapped catches a truncation */
 	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map != MAP_FAILED) {
 		data = map;
@@ -656,7 +689,7 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 	}
 	close(fd);
 
-	rc = ap_model_parse(data, size, m, e);
+	rc = map != MAP_FAILED ? parse_mapped(data, size, m, e) : ap_model_parse(data, size, m, e);
 	if (map != MAP_FAILED)
 		munmap(map, size);
 	free(buf);
