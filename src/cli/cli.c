@@ -20,12 +20,17 @@ static void vsay(const char *prefix, const char *cmd, const char *fmt, va_list a
 	fputc('\n', stderr);
 }
 
+void ap_cli_vsay(const char *cmd, const char *fmt, va_list ap)
+{
+	vsay(cmd ? "arenaprof " : "arenaprof: ", cmd, fmt, ap);
+}
+
 void ap_cli_say(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsay(cmd ? "arenaprof " : "arenaprof: ", cmd, fmt, ap);
+	ap_cli_vsay(cmd, fmt, ap);
 	va_end(ap);
 }
 

@@ -135,13 +135,11 @@ static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static void note(const char *fmt, ...)
 {
-	char msg[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ap_cli_vsay("run", fmt, ap);
 	va_end(ap);
-	ap_cli_say("run", "%s", msg);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)

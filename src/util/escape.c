@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* escape: untrusted text into JSON, XML and CSV (include/arenaprof/util/escape.h). */
-#include <stdbool.h>
 #include <string.h>
 
 #include "arenaprof/util/escape.h"
@@ -98,10 +97,21 @@ void ap_fput_csv(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* U+0080..U+009F: the C1 controls, two bytes in UTF-8 (C2 80 .. C2 9F) */
-static bool is_c1(const char *s, int len)
+/*
+ * The character at s for a terminal: its byte count when it is printable as it is, 0 when
+ * it must be shown as '?' (a C0 control, DEL, a C1 control U+0080..U+009F such as the
+ * 8-bit CSI, or an invalid byte). *adv: the bytes it takes in s.
+ */
+static int text_char(const char *s, int *adv)
 {
-	return len == 2 && (unsigned char)s[0] == 0xc2 && (unsigned char)s[1] < 0xa0;
+	int l = ap_utf8_seq(s);
+	unsigned char c = (unsigned char)*s;
+
+	*adv = l ? l : 1;
+	if (!l || (l == 1 && (c < 0x20 || c == 0x7f)) ||
+	    (l == 2 && c == 0xc2 && (unsigned char)s[1] < 0xa0))
+		return 0;
+	return l;
 }
 
 const char *ap_text_safe(const char *s, char *buf, size_t len)
@@ -111,19 +121,17 @@ const char *ap_text_safe(const char *s, char *buf, size_t len)
 	if (!len)
 		return "";
 	while (s && *s) {
-		int l = ap_utf8_seq(s);
-		unsigned char c = (unsigned char)*s;
-		bool bad = !l || is_c1(s, l) || (l == 1 && (c < 0x20 || c == 0x7f));
-		size_t w = bad ? 1 : (size_t)l;
+		int adv, l = text_char(s, &adv);
+		size_t w = l ? (size_t)l : 1;
 
 		if (n + w >= len)
 			break;
-		if (bad)
-			buf[n] = '?';
-		else
+		if (l)
 			memcpy(buf + n, s, w);
+		else
+			buf[n] = '?';
 		n += w;
-		s += l ? l : 1;
+		s += adv;
 	}
 	buf[n] = '\0';
 	return buf;
@@ -131,24 +139,13 @@ const char *ap_text_safe(const char *s, char *buf, size_t len)
 
 void ap_fput_text(FILE *f, const char *s)
 {
-	char buf[256];
-
 	while (s && *s) {
-		size_t take = 0;
+		int adv, l = text_char(s, &adv);
 
-		/* whole characters, at most 200 bytes at a time */
-		while (s[take] && take < 200) {
-			int l = ap_utf8_seq(s + take);
-
-			take += l ? (size_t)l : 1;
-		}
-		{
-			char part[208];
-
-			memcpy(part, s, take);
-			part[take] = '\0';
-			fputs(ap_text_safe(part, buf, sizeof(buf)), f);
-		}
-		s += take;
+		if (l)
+			fwrite(s, 1, (size_t)l, f);
+		else
+			fputc('?', f);
+		s += adv;
 	}
 }

@@ -46,5 +46,28 @@ int main(void)
 	one(XML, "\xc3\xa9\xc3\xa9\xc3\xa9", 2, "\xc3\xa9\xc3\xa9");
 	one(CSV, "say \"hi\"\r\n", 0, "\"say \"\"hi\"\"  \"");
 	one(CSV, "\xfe", 0, "\"?\"");
+	{
+		char b[16], *mem = NULL;
+		size_t ml = 0;
+		FILE *f;
+
+		CHECK("text: ESC, newline, BEL and the 8-bit CSI as '?'",
+		      !strcmp(ap_text_safe("a\x1b[2J\nb\x07\xc2\x9b" "c", b, sizeof(b)),
+			      "a?[2J?b??c"), "got '%s'", b);
+		CHECK("text: valid UTF-8 kept, an invalid byte as '?'",
+		      !strcmp(ap_text_safe("caf\xc3\xa9\xff", b, sizeof(b)), "caf\xc3\xa9?"),
+		      "got '%s'", b);
+		CHECK("text: cut at a character boundary",
+		      !strcmp(ap_text_safe("\xc3\xa9\xc3\xa9\xc3\xa9", b, 6), "\xc3\xa9\xc3\xa9"),
+		      "got '%s'", b);
+		f = open_memstream(&mem, &ml);
+		if (f) {
+			ap_fput_text(f, "x\x1b]52;c;QQ==\x07\ny");
+			fclose(f);
+			CHECK("fput_text: the same rule, any length", mem &&
+			      !strcmp(mem, "x?]52;c;QQ==??y"), "got '%s'", mem ? mem : "");
+			free(mem);
+		}
+	}
 	TEST_EXIT();
 }

@@ -8,8 +8,12 @@
 #ifndef ARENAPROF_CLI_H
 #define ARENAPROF_CLI_H
 
+#include <stdarg.h>
+
 /* cmd: "record", "plan", ...; NULL for arenaprof itself. No trailing newline in fmt. */
 void ap_cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a va_list, for a command's own message helpers. */
+void ap_cli_vsay(const char *cmd, const char *fmt, va_list ap);
 /* "  - item" under the previous line. */
 void ap_cli_item(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
