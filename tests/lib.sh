@@ -17,3 +17,15 @@ check() {	# check NAME CONDITION-COMMAND... ; message from $MSG if set
 	if "$@"; then pass "$name"; else fail "$name" "${MSG:-command failed: $*}"; fi
 	MSG=
 }
+
+# expect_refusal NAME RC PATTERN CMD...: CMD ends within 10 s (a refusal, not a hang) with
+# exit RC and one line on stderr holding PATTERN
+expect_refusal() {
+	local name=$1 want=$2 pat=$3 out rc
+	shift 3
+	out=$(timeout 10 "$@" 2>&1 >/dev/null)
+	rc=$?
+	MSG="exit $rc (want $want): $out"
+	check "$name" sh -c '[ "$1" = "$2" ] && [ "$(printf "%s\n" "$3" | wc -l)" = 1 ] &&
+		printf "%s" "$3" | grep -q -- "$4"' _ "$rc" "$want" "$out" "$pat"
+}

@@ -9,39 +9,28 @@ AP=$ARENAPROF
 MV2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
 mkfifo "$TMP/fifo"
 
-# hostile NAME PATTERN CMD...: exit 2 within 10 s, one stderr line holding PATTERN
-hostile() {
-	local name=$1 pat=$2 out rc
-	shift 2
-	out=$(timeout 10 "$@" 2>&1 >/dev/null)
-	rc=$?
-	MSG="exit $rc: $out"
-	check "$name" sh -c '[ "$1" = 2 ] && [ "$(printf "%s\n" "$2" | wc -l)" = 1 ] &&
-		printf "%s" "$2" | grep -q -- "$3"' _ "$rc" "$out" "$pat"
-}
-
-hostile "report of a FIFO: refused, not blocked" "not a regular file" "$AP" report "$TMP/fifo"
-hostile "report of /dev/zero: refused" "not a regular file" "$AP" report /dev/zero
-hostile "heatmap of a FIFO: refused, not blocked" "not a regular file" \
+expect_refusal "report of a FIFO: refused, not blocked" 2 "not a regular file" "$AP" report "$TMP/fifo"
+expect_refusal "report of /dev/zero: refused" 2 "not a regular file" "$AP" report /dev/zero
+expect_refusal "heatmap of a FIFO: refused, not blocked" 2 "not a regular file" \
 	"$AP" heatmap "$TMP/fifo" --plan "$MV2" -o "$TMP/h.svg"
-hostile "export of a FIFO: refused, not blocked" "not a regular file" \
+expect_refusal "export of a FIFO: refused, not blocked" 2 "not a regular file" \
 	"$AP" export "$TMP/fifo" --format json -o "$TMP/e.json"
-hostile "plan --import of a FIFO: refused, not blocked" "not a regular file" \
+expect_refusal "plan --import of a FIFO: refused, not blocked" 2 "not a regular file" \
 	"$AP" plan --import "$TMP/fifo"
-hostile "plan --import /dev/zero: refused, not read until memory runs out" \
+expect_refusal "plan --import /dev/zero: refused, not read until memory runs out" 2 \
 	"not a regular file" "$AP" plan --import /dev/zero
 
-hostile "record -p 4294967297 (would wrap to pid 1): refused" "bad value '4294967297'" \
+expect_refusal "record -p 4294967297 (would wrap to pid 1): refused" 2 "bad value '4294967297'" \
 	"$AP" record -o "$TMP/x.trace" -p 4294967297
-hostile "record --duration inf: refused" "bad value 'inf'" \
+expect_refusal "record --duration inf: refused" 2 "bad value 'inf'" \
 	"$AP" record -o "$TMP/x.trace" --duration inf -- true
-hostile "record --duration 1e-12: refused" "bad value '1e-12'" \
+expect_refusal "record --duration 1e-12: refused" 2 "bad value '1e-12'" \
 	"$AP" record -o "$TMP/x.trace" --duration 1e-12 -- true
-hostile "record --runs 99999999999999999999 (overflows): refused" "bad value" \
+expect_refusal "record --runs 99999999999999999999 (overflows): refused" 2 "bad value" \
 	"$AP" record -o "$TMP/x.trace" --runs 99999999999999999999 -- true
-hostile "export --max-instants -1: refused" "max-instants" \
+expect_refusal "export --max-instants -1: refused" 2 "max-instants" \
 	"$AP" export /dev/null --format chrome --max-instants -1 -o "$TMP/e.json"
-hostile "plan --threads 4294967297: refused" "threads" "$AP" plan "$MV2" --threads 4294967297
+expect_refusal "plan --threads 4294967297: refused" 2 "threads" "$AP" plan "$MV2" --threads 4294967297
 
 # SIGPIPE: record's stderr closed early (| head) must not kill it before the trace ends
 if [ "$(id -u)" = 0 ]; then
@@ -134,7 +123,7 @@ import sys
 sys.stdout.write('tensor,name,offset,size,first_node,last_node\n0,\"unclosed')
 sys.stdout.write('\nxxxxxxxx' * 200000)
 " > "$TMP/unclosed.csv"
-hostile "plan --import of a CSV whose quote never closes: one clear line, not a hang" \
+expect_refusal "plan --import of a CSV whose quote never closes: one clear line, not a hang" 2 \
 	"a quoted field is never closed" "$AP" plan --import "$TMP/unclosed.csv"
 
 # A model rewritten (cp over it) while plan has it mapped: a clear error, never SIGBUS.

@@ -25,20 +25,10 @@ chmod 0600 "$victim"
 sum() { sha256sum "$1" | cut -d' ' -f1; }
 want=$(sum "$victim")
 
-# refused NAME PATTERN CMD...: exit non-zero within 10 s, the pattern in stderr
-refused() {
-	local name=$1 pat=$2 out rc
-	shift 2
-	out=$(timeout 10 "$@" 2>&1 >/dev/null)
-	rc=$?
-	MSG="exit $rc: $out"
-	check "$name" sh -c "[ $rc != 0 ] && [ $rc != 124 ] && printf '%s' \"\$1\" | grep -q -- \"\$2\"" \
-		_ "$out" "$pat"
-}
 
 ln -s "$victim" "$shared/link.trace"
 chown -h nobody "$shared/link.trace"
-refused "record -o through a symlink nobody planted: refused" "symbolic link" \
+expect_refusal "record -o through a symlink nobody planted: refused" 2 "symbolic link" \
 	"$AP" record -o "$shared/link.trace" -- true
 MSG="the link's target changed"
 check "... the file it points to is untouched" [ "$(sum "$victim")" = "$want" ]
@@ -46,13 +36,13 @@ check "... the file it points to is untouched" [ "$(sum "$victim")" = "$want" ]
 printf 'nobody owns this\n' > "$shared/theirs.trace"
 chown nobody "$shared/theirs.trace"
 theirs=$(sum "$shared/theirs.trace")
-refused "record -o onto nobody's file in a sticky world-writable directory: refused" \
+expect_refusal "record -o onto nobody's file in a sticky world-writable directory: refused" 2 \
 	"another user" "$AP" record -o "$shared/theirs.trace" -- true
 MSG="changed"
 check "... their file is untouched" [ "$(sum "$shared/theirs.trace")" = "$theirs" ]
 
 mkfifo "$shared/fifo.trace"
-refused "record -o onto a FIFO: refused at once, not blocked" "FIFO" \
+expect_refusal "record -o onto a FIFO: refused at once, not blocked" 2 "FIFO" \
 	"$AP" record -o "$shared/fifo.trace" -- true
 
 "$AP" record -o "$TMP/new.trace" -- true >/dev/null 2>&1
@@ -68,14 +58,14 @@ check "an existing trace of our own is rewritten and made 0600" \
 
 ln -s "$victim" "$shared/link.json"
 chown -h nobody "$shared/link.json"
-refused "export -o through a planted symlink: refused" "symbolic link" \
+expect_refusal "export -o through a planted symlink: refused" 1 "symbolic link" \
 	"$AP" export "$TMP/new.trace" --format json -o "$shared/link.json"
 MSG="the link's target changed"
 check "... the file it points to is untouched" [ "$(sum "$victim")" = "$want" ]
 
 ln -s "$victim" "$shared/link.svg"
 chown -h nobody "$shared/link.svg"
-refused "heatmap -o through a planted symlink: refused" "symbolic link" \
+expect_refusal "heatmap -o through a planted symlink: refused" 1 "symbolic link" \
 	"$AP" heatmap "$TMP/new.trace" --plan "$MODELS/mobilenet_v2_1.0_224_quant.tflite" \
 	--force -o "$shared/link.svg"
 MSG="the link's target changed"
