@@ -14,16 +14,15 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/infile.h"
 #include "arenaprof/plan/model.h"
 #include "flatbuf.h"
 
@@ -567,37 +566,22 @@ int ap_model_parse(const uint8_t *data, size_t size, struct ap_model *m, char *e
 /* Opens path, which must be a regular, non-empty file, and says its size; -1 on failure. */
 static int open_model(const char *path, size_t *size, char *err)
 {
-	struct stat st;
-	int fd;
+	uint64_t n;
+	int fd = ap_infile_open(path, &n, err);
 
-	/* O_NONBLOCK: opening a FIFO must not hang before fstat can reject it. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0) {
-		ap_seterr(err, "%s: %s", path, strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
-	if (fstat(fd, &st)) {
-		ap_seterr(err, "%s: %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ap_seterr(err, "%s: not a regular file%s", path,
-			  S_ISDIR(st.st_mode) ? " (a directory)" : "");
-		close(fd);
-		return -1;
-	}
-	if (st.st_size == 0) {
+	if (n == 0) {
 		ap_seterr(err, "%s: empty file", path);
 		close(fd);
 		return -1;
 	}
-	if ((uint64_t)st.st_size > SIZE_MAX) {
-		ap_seterr(err, "%s: too large to read (%jd bytes)", path, (intmax_t)st.st_size);
+	if (n > SIZE_MAX) {
+		ap_seterr(err, "%s: too large to read (%" PRIu64 " bytes)", path, n);
 		close(fd);
 		return -1;
 	}
-	*size = (size_t)st.st_size;
+	*size = (size_t)n;
 	return fd;
 }
 

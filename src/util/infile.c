@@ -9,35 +9,42 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/infile.h"
 
-FILE *ap_infile_fopen(const char *path, char *err)
+int ap_infile_open(const char *path, uint64_t *size, char *err)
 {
 	/* O_NONBLOCK: opening a FIFO without a writer must not block before the check */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
 	struct stat st;
-	FILE *f;
 
-	if (fd < 0) {
-		ap_fail_errno(err, errno, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (fstat(fd, &st)) {
-		int e = errno;
-
+	if (fd < 0)
+		return ap_fail_errno(err, errno, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) || fcntl(fd, F_SETFL, 0)) {
+		e = errno;
 		close(fd);
-		ap_fail_errno(err, e, "%s: %s", path, strerror(e));
-		return NULL;
+		return ap_fail_errno(err, e, "%s: %s", path, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		ap_fail_errno(err, EINVAL, "%s: not a regular file", path);
-		return NULL;
+		return ap_fail_errno(err, EINVAL, "%s: not a regular file%s", path,
+				     S_ISDIR(st.st_mode) ? " (a directory)" : "");
 	}
-	if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "rb"))) {
+	if (size)
+		*size = (uint64_t)st.st_size;
+	return fd;
+}
+
+FILE *ap_infile_fopen(const char *path, char *err)
+{
+	int fd = ap_infile_open(path, NULL, err);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "rb");
+	if (!f) {
 		int e = errno;
 
 		close(fd);
 		ap_fail_errno(err, e, "%s: %s", path, strerror(e));
-		return NULL;
 	}
 	return f;
 }

@@ -690,7 +690,7 @@ static void test_refusals(void)
 	CHECK("trace: missing file", rc == -1 && strstr(err, "No such file"), "'%s'", err);
 	rc = ap_trace_open(&r, "/tmp", err);
 	CHECK("trace: a directory is refused before any read",
-	      rc == -1 && !strcmp(err, "/tmp: not a regular file") && !r.f,
+	      rc == -1 && !strcmp(err, "/tmp: not a regular file (a directory)") && !r.f,
 	      "rc %d '%s'", rc, err);
 
 	if (write_reference(path, false, err) || !(file = slurp(path, &size))) {
