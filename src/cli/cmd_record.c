@@ -156,6 +156,10 @@ bad_value:
 	if (duration > 0)
 		so.duration_ns = (uint64_t)(duration * 1e9);
 
+	/* a closed stderr pipe must not kill the recorder before the trace is finished,
+	 * and the session's first notes may already meet one (the command gets its
+	 * default back before exec: record/spawn.c) */
+	signal(SIGPIPE, SIG_IGN);
 	rc = ap_session_start(&s, &so, err);
 	if (rc) {
 		ap_cli_say("record", "%s", err);
@@ -173,9 +177,6 @@ bad_value:
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	/* a closed stderr pipe must not kill the recorder before the trace is finished (the
-	 * command gets its default back before exec: record/spawn.c) */
-	signal(SIGPIPE, SIG_IGN);
 	if (ap_session_release(&s, &t.sink)) {
 		/* the command never ran: nothing was recorded, so no trace is left behind,
 		 * and the stop's notes (counts of nothing) are not printed */

@@ -819,6 +819,9 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* a closed output pipe ('| head') must not kill run before its cgroups are removed
+	 * (the command gets its default back before exec: record/spawn.c) */
+	signal(SIGPIPE, SIG_IGN);
 	for (long i = 0; i < o.repeat && !got_signal; i++) {
 		if (one_run(&o, parent, (int)i + 1, &runs[i], &rc))
 			break;
