@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arenaprof/analyze/allocs.h"
+#include "arenaprof/analyze/analysis.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/event.h"
 #include "arenaprof/record/symbols.h"
@@ -117,57 +118,6 @@ void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *t)
 		al->static_noted = true;
 }
 
-int ap_allocs_read(const char *trace, struct ap_allocs *al, char *err)
-{
-	struct ap_trace_reader r;
-	struct ap_trace_rec rec;
-	int rc;
-
-	memset(al, 0, sizeof(*al));
-	if (ap_trace_open(&r, trace, err))
-		return -1;
-	for (;;) {
-		uint64_t types = 1ull << AP_REC_ALLOC | 1ull << AP_REC_NOTE;
-
-		if (!al->records && !al->probe_noted)
-			types |= 1ull << AP_REC_FAULT;
-		rc = ap_trace_scan(&r, &rec, types, err);
-		if (rc == 0)
-			break;
-		if (rc < 0) {
-			/*
-			 * Corrupt or unreadable: the checked pass that follows stops at the
-			 * same place or before it, and says where precisely.
-			 */
-			rc = 0;
-			break;
-		}
-		if (rec.type == AP_REC_ALLOC) {
-			struct ap_rec_alloc a;
-
-			ap_trace_get(&rec, &a, sizeof(a));
-			if (ap_allocs_add(al, &a)) {
-				ap_seterr(err, "out of memory reading %s", trace);
-				rc = -1;
-				break;
-			}
-		} else if (rec.type == AP_REC_NOTE) {
-			struct ap_rec_note n;
-
-			ap_trace_get(&rec, &n, sizeof(n));
-			ap_allocs_note(al, n.ts_ns, ap_trace_str(&rec, sizeof(n)));
-		} else if (rec.type == AP_REC_FAULT && !al->records && !al->probe_noted) {
-			break;	/* recorded without the probe: the records would be there */
-		}
-	}
-	ap_trace_reader_close(&r);
-	if (rc < 0) {
-		ap_allocs_free(al);
-		return -1;
-	}
-	return 0;
-}
-
 void ap_allocs_free(struct ap_allocs *al)
 {
 	free(al->b);
@@ -193,6 +143,35 @@ static uint64_t usable(const struct ap_block *b)
 
 	/* the runtime asked for its size plus up to 63 + 63 bytes to align it itself */
 	return u > AP_ARENA_ALIGN - 1 ? u - (AP_ARENA_ALIGN - 1) : u;
+}
+
+uint64_t ap_block_base(const struct ap_block *b)
+{
+	return base_of(b);
+}
+
+bool ap_arid_may_be(const struct ap_block *b, uint64_t arena_bytes)
+{
+	bool plan_size = arena_bytes && b->size >= arena_bytes &&
+			 b->size <= arena_bytes + AP_ARENA_SLACK &&
+			 b->size - (base_of(b) - b->ptr) >= arena_bytes;
+
+	return plan_size || ((b->fn == AP_ALLOC_ALIGNED_ALLOC || b->fn == AP_ALLOC_MEMALIGN) &&
+			     b->align == AP_ARENA_ALIGN);
+}
+
+bool ap_arid_may_follow(const struct ap_block *prev, const struct ap_block *b)
+{
+	return b->fn == prev->fn && b->align == prev->align && b->size > prev->size &&
+	       b->tid == prev->tid;
+}
+
+uint64_t ap_arid_region_bytes(const struct ap_block *b, uint64_t arena_bytes)
+{
+	bool plan_size = arena_bytes && b->size >= arena_bytes &&
+			 b->size <= arena_bytes + AP_ARENA_SLACK;
+
+	return plan_size ? arena_bytes : usable(b);
 }
 
 /*
@@ -233,7 +212,7 @@ static void follow(const struct ap_allocs *al, struct ap_arid *id)
 		if (next < 0)
 			break;
 		id->moves[id->n_moves++] = (struct ap_arena_move){
-			.block = next, .base = base_of(&al->b[next]),
+			.block = next, .map = -1, .base = base_of(&al->b[next]),
 			.bytes = usable(&al->b[next]), .run = al->b[next].run_alloc,
 			.ts_ns = al->b[next].t_alloc, .free_seen = !unseen,
 		};
@@ -292,38 +271,6 @@ void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_ar
 	id->base = base_of(&al->b[best]);
 	id->bytes = usable(&al->b[best]);
 	follow(al, id);
-}
-
-int ap_arid_from_trace(const char *trace, uint64_t arena_bytes, struct ap_arid *id,
-		       char *rule, size_t len, char *err)
-{
-	struct ap_allocs al;
-	char call[96];
-
-	if (ap_allocs_read(trace, &al, err))
-		return -1;
-	ap_arid_find(&al, al.given ? 0 : arena_bytes, id);
-	if (al.given && arena_bytes) {
-		id->rule = AP_ARID_GIVEN;
-		id->base = al.given_addr;
-		id->bytes = arena_bytes;
-		snprintf(rule, len, "record --arena 0x%" PRIx64, al.given_addr);
-		ap_allocs_free(&al);
-		return 1;
-	}
-	if (id->rule == AP_ARID_NONE || al.given) {
-		ap_allocs_free(&al);
-		return 0;
-	}
-	ap_block_call(&al.b[id->block], call, sizeof(call));
-	if (id->rule == AP_ARID_PLAN_SIZE)
-		snprintf(rule, len, "allocation probe: %s = 0x%" PRIx64 ", the plan's size",
-			 call, al.b[id->block].ptr);
-	else
-		snprintf(rule, len, "allocation probe: %s = 0x%" PRIx64 ", the runtime's own "
-			 "arena (no block of the plan's size)", call, al.b[id->block].ptr);
-	ap_allocs_free(&al);
-	return 1;
 }
 
 /* ---- naming addresses ---- */

@@ -14,19 +14,25 @@
 #include "arenaprof/analyze/pageset.h"
 
 #define MAP_BITS 40	/* page key: mapping index << 40 | page within the mapping */
+#define MAX_REGIONS 64	/* candidate arena blocks kept apart (a runtime makes a few) */
 
 struct priv {
 	struct ap_pageset touched;
 	struct ap_mapindex index;	/* maps by their bounds */
 	int32_t last;		/* the mapping of the previous fault */
 	uint32_t page_shift;
-	/* the allocation probe's arena block and its re-plans: pages -> a mapping of their own */
-	struct {
+	/*
+	 * Blocks the allocation probe saw that may be the arena or its re-plans
+	 * (allocs.h's rules): each a mapping of the pages it spans, opened when its record
+	 * comes, so that the faults on it are its own even inside [heap].
+	 */
+	struct region {
 		uint64_t start, end;
 		int32_t map;
-	} reg[1 + AP_MAX_MOVES];
+		int32_t block;		/* in the allocs; -1: record --arena ADDR's */
+	} reg[MAX_REGIONS];
 	uint32_t n_reg;
-	bool given;		/* reg[0] is record --arena ADDR's, not a block seen */
+	uint64_t regions_missed;	/* blocks past MAX_REGIONS, not kept apart */
 	uint64_t *run_begin;	/* by run index: its RUN_BEGIN time (run_ns' partner) */
 	uint64_t run_markers;	/* RUN_BEGIN and RUN_END records read */
 };
@@ -71,13 +77,21 @@ static int on_run(struct ap_analysis *a, const struct ap_trace_rec *rec)
 	return 0;
 }
 
-/* The arena region (allocation probe) holding addr, or -1. */
+/* The newest candidate region holding addr, or -1 (the newest: an address reused). */
 static int32_t region_of(const struct priv *pv, uint64_t addr)
 {
-	for (uint32_t i = 0; pv && i < pv->n_reg; i++)
-		if (addr >= pv->reg[i].start && addr < pv->reg[i].end)
+	for (uint32_t i = pv ? pv->n_reg : 0; i-- > 0;)
+		if (pv->reg[i].map >= 0 && addr >= pv->reg[i].start && addr < pv->reg[i].end)
 			return pv->reg[i].map;
 	return -1;
+}
+
+static bool is_region(const struct priv *pv, int32_t mi)
+{
+	for (uint32_t i = 0; i < pv->n_reg; i++)
+		if (pv->reg[i].map == mi)
+			return true;
+	return false;
 }
 
 /*
@@ -124,6 +138,11 @@ static void counts_settle(struct ap_counts *c)
 		else
 			c->e[k++] = c->e[i];
 	}
+	c->n = k;
+	/* a first touch moved to another mapping leaves a count of 0 behind (move_touch) */
+	for (uint32_t i = k = 0; i < c->n; i++)
+		if (c->e[i].v)
+			c->e[k++] = c->e[i];
 	c->n = k;
 }
 
@@ -241,6 +260,193 @@ static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t
 	return 0;
 }
 
+/*
+ * Moves a first touch to mapping `to` (a region opened or given up): its counts go with
+ * it. Counts may go to 0 on the way (counts_settle drops them); -1: out of memory.
+ */
+static int move_touch(struct ap_analysis *a, struct ap_touch *t, int32_t to)
+{
+	struct priv *pv = a->priv;
+	struct ap_amap *x = &a->maps[t->map], *y = &a->maps[to];
+	uint64_t page = x->start + (t->page << pv->page_shift);
+
+	x->faults--;
+	x->first_touch_pages--;
+	x->major -= !!(t->flags & AP_FF_MAJOR);
+	x->writes -= !!(t->flags & AP_FF_WRITE);
+	y->faults++;
+	y->first_touch_pages++;
+	y->major += !!(t->flags & AP_FF_MAJOR);
+	y->writes += !!(t->flags & AP_FF_WRITE);
+	t->map = (uint32_t)to;
+	t->page = (page - y->start) >> pv->page_shift;
+	if (t->run < y->first_run)
+		y->first_run = t->run;
+	if (counts_add(&x->by_run, t->run, UINT64_MAX) || counts_add(&x->by_op, t->op, UINT64_MAX) ||
+	    counts_add(&y->by_run, t->run, 1) || counts_add(&y->by_op, t->op, 1))
+		return -1;
+	return ap_pageset_add(&pv->touched, (uint64_t)to << MAP_BITS | t->page) < 0 ? -1 : 0;
+}
+
+/*
+ * Keeps [base, base + bytes) apart from now on: a mapping of its pages, which takes the
+ * first touches already counted elsewhere in its range (malloc writes its chunk header
+ * before the block's record comes). -1: out of memory.
+ */
+static int open_region(struct ap_analysis *a, uint64_t base, uint64_t bytes, int32_t block)
+{
+	struct priv *pv = a->priv;
+	uint64_t ps = a->hdr.page_size;
+	uint64_t start = base & ~(ps - 1), end = (base + bytes + ps - 1) & ~(ps - 1);
+	int32_t mi;
+
+	if (end <= start)
+		return 0;
+	if (pv->n_reg == MAX_REGIONS) {
+		pv->regions_missed++;
+		return 0;
+	}
+	mi = map_get(a, start, end);
+	if (mi < 0)
+		return -1;
+	pv->reg[pv->n_reg++] = (struct region){ start, end, mi, block };
+	for (uint64_t i = 0; i < a->n_touches; i++) {
+		struct ap_touch *t = &a->touches[i];
+		uint64_t page = a->maps[t->map].start + (t->page << pv->page_shift);
+
+		if ((int32_t)t->map == mi || is_region(pv, (int32_t)t->map) || page < start ||
+		    page >= end)
+			continue;
+		if (move_touch(a, t, mi))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * An allocation record: a block that may become the arena (or the arena's re-plan) gets a
+ * region, as does record --arena ADDR's address. Only with a plan (the rules need its
+ * size) and no --arena given to the pass.
+ */
+static int on_alloc(struct ap_analysis *a, const struct ap_analysis_opts *o,
+		    const struct ap_rec_alloc *r)
+{
+	struct priv *pv = a->priv;
+	struct ap_allocs *al = a->allocs;
+	uint32_t n = al->n;
+	uint64_t want = o->plan ? o->plan->arena_bytes : 0;
+	const struct ap_block *b;
+	bool keep;
+
+	if (ap_allocs_add(al, r))
+		return -1;
+	if (!want || o->arena_addr)
+		return 0;
+	if (r->fn == AP_ALLOC_GIVEN)
+		return pv->n_reg ? 0 : open_region(a, r->ptr, want, -1);
+	if (al->n == n || al->given)
+		return 0;
+	b = &al->b[al->n - 1];
+	keep = ap_arid_may_be(b, want);
+	for (uint32_t i = 0; i < pv->n_reg && !keep; i++)
+		keep = pv->reg[i].block >= 0 && ap_arid_may_follow(&al->b[pv->reg[i].block], b);
+	return keep ? open_region(a, ap_block_base(b), ap_arid_region_bytes(b, want),
+				  (int32_t)al->n - 1) : 0;
+}
+
+/* The newest mapping holding addr that is not a region, or -1. */
+static int32_t holder(const struct ap_analysis *a, uint64_t addr)
+{
+	const struct priv *pv = a->priv;
+
+	for (int32_t i = (int32_t)a->n_maps - 1; i >= 0; i--)
+		if (!is_region(pv, i) && a->maps[i].start <= addr && addr < a->maps[i].end)
+			return i;
+	return -1;
+}
+
+/*
+ * The regions of blocks that did not become the arena nor its re-plans go back to the
+ * mappings that hold them (their first touches and counts; a region nothing else holds
+ * stays a mapping of its own). -1: out of memory.
+ */
+static int give_back(struct ap_analysis *a, const bool *keep)
+{
+	struct priv *pv = a->priv;
+
+	for (uint32_t k = 0; k < pv->n_reg; k++) {
+		struct region *rg = &pv->reg[k];
+		int32_t to = holder(a, rg->start);
+		struct ap_amap *m = &a->maps[rg->map], *h;
+
+		if (keep[k] || to < 0)
+			continue;
+		for (uint64_t i = 0; i < a->n_touches; i++) {
+			struct ap_touch *t = &a->touches[i];
+			int32_t dst;
+
+			if ((int32_t)t->map != rg->map)
+				continue;
+			dst = holder(a, m->start + (t->page << pv->page_shift));
+			if (dst >= 0 && move_touch(a, t, dst))
+				return -1;
+		}
+		/* the faults that were no first touch: to the holder of its start */
+		h = &a->maps[to];
+		h->faults += m->faults;
+		h->major += m->major;
+		h->writes += m->writes;
+		m->faults = m->major = m->writes = 0;
+		rg->map = -1;	/* ap_analysis_map_of: the holder now */
+	}
+	return 0;
+}
+
+/*
+ * The arena, found once (arena.h): the allocation probe's verdict keeps its regions (the
+ * block and its re-plans), the others are given back, then the identity is completed.
+ */
+static int identify(struct ap_analysis *a, const struct ap_analysis_opts *o)
+{
+	struct priv *pv = a->priv;
+	struct ap_arena_id *id = &a->id;
+	bool keep[MAX_REGIONS] = { false };
+	int32_t region_map = -1, move_map[AP_MAX_MOVES];
+
+	for (uint32_t i = 0; i < AP_MAX_MOVES; i++)
+		move_map[i] = -1;
+	if (!o->arena_addr)
+		ap_arena_by_alloc(a, o->plan, id);
+	for (uint32_t k = 0; k < pv->n_reg && !o->arena_addr; k++) {
+		const struct region *rg = &pv->reg[k];
+
+		if (rg->block == -1 && id->rule == AP_AR_GIVEN)
+			keep[k] = true;
+		else if (rg->block >= 0 && rg->block == id->block)
+			keep[k] = true;
+		for (uint32_t i = 0; i < id->n_moves && rg->block >= 0; i++)
+			if (rg->block == id->moves[i].block) {
+				keep[k] = true;
+				move_map[i] = rg->map;
+			}
+		if (keep[k] && (rg->block == id->block || rg->block == -1) && region_map < 0)
+			region_map = rg->map;
+	}
+	if (give_back(a, keep))
+		return -1;
+	/* record --arena ADDR that points nowhere: no arena, not a wrong one */
+	if (id->rule == AP_AR_GIVEN && id->by_record && holder(a, id->base) < 0)
+		region_map = -1;
+	if (ap_arena_identify(a, o->plan, o->arena_addr, region_map, move_map, id))
+		return -1;
+	for (uint32_t k = 0; k < id->n_moves; k++)
+		if (id->moves[k].map >= 0 && id->moves[k].map != id->map)
+			a->maps[id->moves[k].map].role = AP_ROLE_MOVED_ARENA;
+	if (id->map >= 0)
+		a->maps[id->map].role = "arena";
+	return 0;
+}
+
 static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
 {
 	struct ap_rec_mapping mr;
@@ -335,66 +541,6 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* A mapping the trace saw, not one of the arena regions, holds addr. */
-static bool other_mapping_holds(const struct ap_analysis *a, uint64_t addr)
-{
-	const struct priv *pv = a->priv;
-
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		bool reg = false;
-
-		for (uint32_t k = 0; k < pv->n_reg; k++)
-			reg |= pv->reg[k].map == (int32_t)i;
-		if (!reg && a->maps[i].start <= addr && addr < a->maps[i].end)
-			return true;
-	}
-	return false;
-}
-
-/* The arena: --arena, else arena.h's rule (the plan's size, else the largest). */
-static int find_arena(struct ap_analysis *a, const struct ap_analysis_opts *o)
-{
-	struct ap_arena_cand *c;
-
-	a->arena = -1;
-	if (!o->arena_addr && ((struct priv *)a->priv)->n_reg) {
-		const struct priv *pv = a->priv;
-
-		/* record --arena ADDR that points nowhere: no arena, not a wrong one */
-		if (pv->given && !other_mapping_holds(a, a->arena_base)) {
-			snprintf(a->arena_rule, sizeof(a->arena_rule), "record --arena 0x%" PRIx64
-				 " is in no mapping of the trace", a->arena_base);
-			a->arena_base = a->arena_bytes = 0;
-			return 0;
-		}
-		a->arena = pv->reg[0].map;
-		return 0;	/* arena_rule: set by find_region */
-	}
-	if (o->arena_addr) {
-		a->arena = map_containing(a, o->arena_addr);
-		snprintf(a->arena_rule, sizeof(a->arena_rule), a->arena >= 0 ?
-			 "--arena 0x%" PRIx64 : "--arena 0x%" PRIx64 " is in no mapping",
-			 o->arena_addr);
-		return 0;
-	}
-	c = calloc(a->n_maps + 1, sizeof(*c));
-	if (!c)
-		return -1;
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		const struct ap_amap *m = &a->maps[i];
-
-		c[i] = (struct ap_arena_cand){
-			.start = m->start, .end = m->end, .first_run = m->first_run,
-			.pages = m->first_touch_pages + m->resident_at_attach,
-			.anon = m->anon, .path = m->path,
-		};
-	}
-	a->arena = ap_arena_pick(c, a->n_maps, o->plan, a->hdr.page_size, a->arena_rule,
-				 sizeof(a->arena_rule));
-	free(c);
-	return 0;
-}
-
 /*
  * A vma seen only through faults (split by mprotect, grown by brk, or gone before a maps
  * snapshot) takes the name of the snapshot mapping that overlaps it.
@@ -431,9 +577,7 @@ static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		struct ap_amap *m = &a->maps[i];
 
-		if ((int32_t)i == a->arena)
-			m->role = "arena";
-		else if (!m->anon && model && !strcmp(base_name(m->path), model))
+		if (!m->anon && model && !strcmp(base_name(m->path), model))
 			m->role = "weights";
 		else if (!strcmp(m->path, "[heap]"))
 			m->role = "heap";
@@ -461,47 +605,6 @@ int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_faul
 	return map_containing(a, f->addr);
 }
 
-/*
- * Before the pass: the allocation probe's block for the plan (allocs.h), and the blocks
- * of its re-plans, each a mapping of the pages it spans. 0, or -1 with err.
- */
-static int find_region(struct ap_analysis *a, const char *path, const struct ap_analysis_opts *o,
-		       char *err)
-{
-	struct priv *pv = a->priv;
-	uint64_t ps = a->hdr.page_size;
-	struct ap_arid id;
-	int r;
-
-	if (o->arena_addr || !o->plan)
-		return 0;
-	r = ap_arid_from_trace(path, o->plan->arena_bytes, &id, a->arena_rule,
-			       sizeof(a->arena_rule), err);
-	if (r <= 0)
-		return r;
-	a->arena_base = id.base;
-	a->arena_bytes = id.bytes;
-	pv->given = id.rule == AP_ARID_GIVEN;
-	for (uint32_t i = 0; i <= id.n_moves; i++) {
-		uint64_t base = i ? id.moves[i - 1].base : id.base;
-		uint64_t bytes = i ? id.moves[i - 1].bytes : id.bytes;
-		uint64_t start = base & ~(ps - 1), end = (base + bytes + ps - 1) & ~(ps - 1);
-		int32_t mi;
-
-		if (region_of(pv, base) >= 0)
-			continue;
-		mi = map_get(a, start, end);
-		if (mi < 0) {
-			ap_seterr(err, "out of memory reading %s", path);
-			return -1;
-		}
-		pv->reg[pv->n_reg].start = start;
-		pv->reg[pv->n_reg].end = end;
-		pv->reg[pv->n_reg++].map = mi;
-	}
-	return 0;
-}
-
 int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		    struct ap_analysis *a, char *err)
 {
@@ -511,7 +614,8 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	int rc;
 
 	memset(a, 0, sizeof(*a));
-	a->arena = -1;
+	a->id.map = -1;
+	a->id.block = -1;
 	pv = calloc(1, sizeof(*pv));
 	if (!pv) {
 		ap_seterr(err, "out of memory");
@@ -539,10 +643,6 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		return -1;
 	}
 	pv->page_shift = (uint32_t)__builtin_ctz(a->hdr.page_size);
-	if (find_region(a, path, o, err)) {
-		ap_trace_reader_close(&r);
-		return -1;
-	}
 	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
 		uint64_t ts = 0;
 		int bad = 0;
@@ -593,7 +693,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 			struct ap_rec_alloc al;
 
 			ap_trace_get(&rec, &al, sizeof(al));
-			bad = ap_allocs_add(a->allocs, &al);
+			bad = on_alloc(a, o, &al);
 			break;
 		}
 		case AP_REC_END:
@@ -620,22 +720,21 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	ap_trace_reader_close(&r);
 	if (rc < 0)
 		return -1;
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		counts_settle(&a->maps[i].by_run);
-		counts_settle(&a->maps[i].by_op);
-	}
 	if (name_by_overlap(a)) {
 		ap_seterr(err, "out of memory reading %s", path);
 		return -1;
 	}
-	if (find_arena(a, o)) {
+	assign_roles(a, o);
+	if (identify(a, o) || (pv->regions_missed && add_note(a, "analysis: more than "
+		"64 allocations could have been the arena; the later ones were not kept apart "
+		"from their mappings"))) {
 		ap_seterr(err, "out of memory reading %s", path);
 		return -1;
 	}
-	assign_roles(a, o);
-	/* the allocation probe's re-planned arenas (find_region) */
-	for (uint32_t i = 1; i < pv->n_reg; i++)
-		a->maps[pv->reg[i].map].role = AP_ROLE_MOVED_ARENA;
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		counts_settle(&a->maps[i].by_run);
+		counts_settle(&a->maps[i].by_op);
+	}
 	return 0;
 }
 

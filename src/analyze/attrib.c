@@ -324,6 +324,7 @@ static int cmp_caller(const void *x, const void *y)
 static int callers(struct ap_attrib *at, const struct ap_analysis *a, const struct blocks *bl)
 {
 	const struct ap_allocs *al = bl->al;
+	const struct ap_arena_id *id = &a->id;
 	struct ap_attrib_caller *c = calloc(al->n + 1, sizeof(*c));
 	uint32_t n = 0;
 
@@ -334,12 +335,12 @@ static int callers(struct ap_attrib *at, const struct ap_analysis *a, const stru
 		bool live_run0 = b->run_alloc < 0 && b->run_free >= 0;
 		uint32_t k;
 
-		if ((int32_t)i == at->block || (!bl->ft[i] && !live_run0))
+		if ((int32_t)i == id->block || (!bl->ft[i] && !live_run0))
 			continue;
-		for (k = 0; k < at->id.n_moves; k++)
-			if (at->id.moves[k].block == (int32_t)i)
+		for (k = 0; k < id->n_moves; k++)
+			if (id->moves[k].block == (int32_t)i)
 				break;
-		if (k < at->id.n_moves)
+		if (k < id->n_moves)
 			continue;
 		for (k = 0; k < n; k++)
 			if (c[k].caller == b->caller && c[k].fn == b->fn)
@@ -370,58 +371,6 @@ static int callers(struct ap_attrib *at, const struct ap_analysis *a, const stru
 	return 0;
 }
 
-/* ---- the rule ---- */
-
-static void rule_text(struct ap_attrib *at, const struct ap_corr_all *x, const struct ap_allocs *al,
-		      enum ap_attrib_arena mode)
-{
-	const struct ap_analysis *a = &x->a;
-	char call[96], who[240];
-	const struct ap_block *b = at->block >= 0 ? &al->b[at->block] : NULL;
-
-	if (b)
-		ap_addr_name(a, b->caller, who, sizeof(who));
-	switch (at->rule) {
-	case AP_RULE_ALLOC:
-		snprintf(at->rule_text, sizeof(at->rule_text), "allocation probe: %s returned "
-			 "0x%" PRIx64 " in run %d, called from %s: the plan's %" PRIu64 " bytes "
-			 "and %" PRIu64 " bytes of alignment slack%s",
-			 ap_block_call(b, call, sizeof(call)), b->ptr, b->run_alloc, who,
-			 at->plan_bytes, b->size - at->plan_bytes, at->id.matches > 1 ?
-			 " (the first of several blocks of that size)" : "");
-		break;
-	case AP_RULE_RUNTIME:
-		snprintf(at->rule_text, sizeof(at->rule_text), "allocation probe: no block of "
-			 "the plan's %" PRIu64 " bytes; the runtime's own arena buffer is %s = "
-			 "0x%" PRIx64 " (run %d, from %s): %" PRIu64 " bytes, %.1f %% of the plan",
-			 at->plan_bytes, ap_block_call(b, call, sizeof(call)), b->ptr,
-			 b->run_alloc, who, at->bytes,
-			 100.0 * (double)at->bytes / (double)at->plan_bytes);
-		break;
-	case AP_RULE_GIVEN:
-		if (mode == AP_ATTRIB_GIVEN)
-			snprintf(at->rule_text, sizeof(at->rule_text), "report --arena: %s",
-				 a->arena_rule);
-		else
-			snprintf(at->rule_text, sizeof(at->rule_text), "record --arena 0x%" PRIx64
-				 ": the arena's base, the plan's size", al->given_addr);
-		break;
-	case AP_RULE_MAPPING:
-	case AP_RULE_OTHER:
-		snprintf(at->rule_text, sizeof(at->rule_text), "%s%.200s; by mapping: %.127s",
-			 al->n || al->probe_noted || al->static_noted ? "allocation probe: " : "",
-			 at->id.why[0] ? at->id.why : "no allocation records",
-			 a->arena_rule);
-		break;
-	case AP_RULE_NONE:
-		snprintf(at->rule_text, sizeof(at->rule_text), "%s%s%s",
-			 mode == AP_ATTRIB_GIVEN || al->given ? "" : at->id.why,
-			 mode == AP_ATTRIB_GIVEN || al->given || !at->id.why[0] ? "" : "; ",
-			 a->arena_rule);
-		break;
-	}
-}
-
 /* The snapshot mapping (not the arena region's own) that holds addr: the smallest. */
 static int32_t real_mapping(const struct ap_analysis *a, uint64_t addr)
 {
@@ -430,7 +379,7 @@ static int32_t real_mapping(const struct ap_analysis *a, uint64_t addr)
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
 
-		if (!m->named || (int32_t)i == a->arena || addr < m->start || addr >= m->end)
+		if (!m->named || (int32_t)i == a->id.map || addr < m->start || addr >= m->end)
 			continue;
 		if (best < 0 || m->end - m->start < a->maps[best].end - a->maps[best].start)
 			best = (int32_t)i;
@@ -453,8 +402,6 @@ static void attrib_init(struct ap_attrib *at, const struct ap_corr_all *x)
 
 	memset(at, 0, sizeof(*at));
 	at->al = al;
-	ap_arid_find(al, p && !al->given ? p->arena_bytes : 0, &at->id);
-	at->block = -1;
 	at->pers_block = -1;
 	at->last_run = -1;
 	at->have_plan = p != NULL;
@@ -463,41 +410,13 @@ static void attrib_init(struct ap_attrib *at, const struct ap_corr_all *x)
 	at->runs_completed = a->runs_completed;
 }
 
-/* Which rule found the arena, and the region it gives: base and bytes (0: none). */
-static void choose_rule(struct ap_attrib *at, const struct ap_corr_all *x,
-			enum ap_attrib_arena mode)
+/* The arena's region: base and bytes (0: none), as the analysis found it. */
+static void region_of_id(struct ap_attrib *at, const struct ap_analysis *a)
 {
-	const struct ap_allocs *al = x->a.allocs;
-	const struct ap_analysis *a = &x->a;
-	const struct ap_tplan *p = plan_of(x);
-	const struct ap_arid *id = &at->id;
-
-	if (mode == AP_ATTRIB_GIVEN) {
-		at->rule = a->arena >= 0 ? AP_RULE_GIVEN : AP_RULE_NONE;
-	} else if (al->given) {
-		at->rule = a->arena_base ? AP_RULE_GIVEN : AP_RULE_NONE;
-	} else if (a->arena_base && id->rule == AP_ARID_PLAN_SIZE) {
-		at->rule = AP_RULE_ALLOC;
-		at->block = id->block;
-	} else if (a->arena_base && id->rule == AP_ARID_RUNTIME) {
-		at->rule = AP_RULE_RUNTIME;
-		at->block = id->block;
-	} else if (a->arena >= 0 && p &&
-		   !strncmp(a->arena_rule, "anonymous mapping of the plan", 29)) {
-		at->rule = AP_RULE_MAPPING;
-	} else if (a->arena >= 0) {
-		at->rule = AP_RULE_OTHER;
-	}
-	if (at->rule == AP_RULE_ALLOC || at->rule == AP_RULE_RUNTIME) {
-		at->base = a->arena_base;
-		at->bytes = a->arena_bytes;
-	} else if (at->rule == AP_RULE_GIVEN && a->arena_base) {
-		at->base = a->arena_base;	/* record --arena ADDR: the base */
-		at->bytes = a->arena_bytes;
-	} else if (at->rule == AP_RULE_MAPPING || at->rule == AP_RULE_GIVEN) {
-		at->base = x->c.arena >= 0 && x->c.base ? x->c.base : a->maps[a->arena].start;
-		at->bytes = p ? p->arena_bytes : a->maps[a->arena].end - a->maps[a->arena].start;
-	}
+	if (a->id.map < 0 || a->id.rule == AP_AR_NONE)
+		return;
+	at->base = a->id.base;
+	at->bytes = a->id.bytes;
 }
 
 /* The persistent arena's block, and the mapping that holds the region. */
@@ -510,14 +429,14 @@ static void place_region(struct ap_attrib *at, const struct ap_corr_all *x)
 
 	/* the persistent arena (variables, kernel state): another block of the same kind */
 	for (uint32_t i = 0; p && p->persistent_bytes && i < al->n && at->pers_block < 0; i++)
-		if ((int32_t)i != at->block && al->b[i].size >= p->persistent_bytes &&
+		if ((int32_t)i != a->id.block && al->b[i].size >= p->persistent_bytes &&
 		    al->b[i].size <= p->persistent_bytes + AP_ARENA_SLACK)
 			at->pers_block = (int32_t)i;
 	if (at->base) {
 		int32_t rm = real_mapping(a, at->base);
 
 		if (rm < 0)
-			rm = a->arena;
+			rm = a->id.map;
 		at->map_start = a->maps[rm].start;
 		at->map_end = a->maps[rm].end;
 		at->in_larger_mapping = at->base - at->map_start >= ps ||
@@ -535,14 +454,14 @@ struct walk {
 };
 
 /* A page in one of the arena's later blocks (after a re-plan). */
-static bool in_moved_arena(const struct ap_attrib *at, uint64_t page)
+static bool in_moved_arena(const struct ap_attrib *at, const struct ap_arena_id *id,
+			   uint64_t page)
 {
 	bool moved = false;
 
-	for (uint32_t k = 0; k < at->id.n_moves && !moved; k++)
-		moved = at->rule != AP_RULE_GIVEN && at->rule != AP_RULE_MAPPING &&
-			page < at->id.moves[k].base + at->id.moves[k].bytes &&
-			page + at->page_size > at->id.moves[k].base;
+	for (uint32_t k = 0; k < id->n_moves && !moved; k++)
+		moved = page < id->moves[k].base + id->moves[k].bytes &&
+			page + at->page_size > id->moves[k].base;
 	return moved;
 }
 
@@ -588,7 +507,7 @@ static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struc
 			continue;	/* the same page under another version of the vma */
 		if (in_region)
 			region_touch(at, w->ow, t, page, i, w->s, &w->ns);
-		else if (in_moved_arena(at, page))
+		else if (in_moved_arena(at, &a->id, page))
 			at->moved_ft_pages++;
 		else if (outside_touch(at, w->bl, m, t, addr))
 			return -1;
@@ -645,8 +564,7 @@ static void map_blocks(struct ap_attrib *at, const struct blocks *bl)
 	}
 }
 
-int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
-		    struct ap_attrib *at, char *err)
+int ap_attrib_build(const struct ap_corr_all *x, struct ap_attrib *at, char *err)
 {
 	const struct ap_allocs *al = x->a.allocs;
 	const struct ap_analysis *a = &x->a;
@@ -662,10 +580,9 @@ int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
 	ap_pageset_init(&w.seen);
 	if (blocks_init(&bl, al))
 		goto oom;
-	choose_rule(at, x, mode);
-	rule_text(at, x, al, mode);
+	region_of_id(at, a);
 	place_region(at, x);
-	attribute = ap_attrib_by_plan(at);
+	attribute = ap_attrib_by_plan(at, x);
 	if (attribute) {
 		int64_t n = ap_arena_page_owners(p, GRAN, &ow.blk);
 
@@ -699,11 +616,10 @@ out:
 	return rc;
 }
 
-bool ap_attrib_by_plan(const struct ap_attrib *at)
+bool ap_attrib_by_plan(const struct ap_attrib *at, const struct ap_corr_all *x)
 {
 	/* the plan attributes the region only where it describes it */
-	return at->have_plan && at->base && at->rule != AP_RULE_RUNTIME &&
-	       at->rule != AP_RULE_OTHER;
+	return at->base && ap_arena_planned(&x->a.id, x->have_plan ? &x->plan : NULL);
 }
 
 void ap_attrib_free(struct ap_attrib *at)

@@ -35,7 +35,7 @@ enum ap_group ap_corr_group_of(const struct ap_analysis *a, int32_t mi)
 
 	if (mi < 0 || (uint32_t)mi >= a->n_maps)
 		return AP_GROUP_FILES;
-	if (mi == a->arena)
+	if (mi == a->id.map)
 		return AP_GROUP_ARENA;
 	role = a->maps[mi].role;
 	if (!strcmp(role, "weights"))
@@ -111,36 +111,6 @@ static void groups(const struct ap_analysis *a, struct ap_corr *c)
 	}
 }
 
-/*
- * Plan attribution of every page of the arena mapping for a base delta bytes past its
- * start: the earliest writer of the planned tensors that cover any byte of the page. The
- * rule is arena.h's (ap_arena_page_owners), taken at a granularity of `gran` bytes (blk)
- * so that a base that is not page-aligned shifts it exactly. Returns the pages the plan's
- * extent reaches.
- */
-static uint64_t page_table(const struct ap_tplan *p, const int32_t *blk, uint64_t n_blk,
-			   uint64_t gran, uint64_t ps, uint64_t n_pages, int64_t delta,
-			   int32_t *op)
-{
-	uint64_t d = (uint64_t)delta;
-
-	for (uint64_t j = 0; j < n_pages; j++) {
-		uint64_t lo = j * ps, hi = lo + ps;	/* mapping bytes [lo, hi) */
-		int32_t best = AP_OP_NONE;
-
-		op[j] = AP_OP_NONE;
-		if (hi <= d)
-			continue;
-		lo = lo > d ? lo - d : 0;	/* plan bytes [lo, hi) */
-		hi -= d;
-		for (uint64_t b = lo / gran; b < n_blk && b * gran < hi; b++)
-			if (blk[b] != AP_OP_NONE && (best == AP_OP_NONE || blk[b] < best))
-				best = blk[b];
-		op[j] = best;
-	}
-	return (p->arena_bytes + d + ps - 1) / ps;
-}
-
 /* The tensor that names each page's plan attribution (its writer is the page's). */
 static void page_tensors(const struct ap_tplan *p, uint64_t ps, uint64_t n_pages,
 			 int64_t delta, const int32_t *op, int32_t *tensor)
@@ -159,159 +129,6 @@ static void page_tensors(const struct ap_tplan *p, uint64_t ps, uint64_t n_pages
 		for (uint64_t pg = lo / ps; pg <= hi / ps && pg < n_pages; pg++)
 			if (tensor[pg] < 0 && op[pg] == w)
 				tensor[pg] = (int32_t)i;
-	}
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-
-	return (a > b) - (a < b);
-}
-
-/* Sorted start offsets of the planned tensors (with a writer). */
-static int64_t *tensor_starts(const struct ap_tplan *p, uint32_t *n)
-{
-	int64_t *v = malloc((p->n + 1) * sizeof(*v));
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (uint32_t i = 0; i < p->n; i++)
-		if (ap_corr_writer(p, &p->t[i]) != AP_OP_NONE)
-			v[(*n)++] = p->t[i].offset;
-	qsort(v, *n, sizeof(*v), cmp_i64);
-	return v;
-}
-
-static bool is_start(const int64_t *v, uint32_t n, int64_t off)
-{
-	return n && bsearch(&off, v, n, sizeof(*v), cmp_i64);
-}
-
-/*
- * Longest non-decreasing subsequence of (run, plan op) over the first touches in trace
- * order: operators run in order, so a right base puts nearly all of them in it.
- */
-static uint64_t in_order(const struct ap_analysis *a, const int32_t *op, uint64_t n_pages,
-			 int64_t *tails)
-{
-	uint64_t len = 0;
-
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		const struct ap_touch *t = &a->touches[i];
-		uint64_t lo = 0, hi;
-		int64_t key;
-
-		if ((int32_t)t->map != a->arena || t->page >= n_pages || op[t->page] == AP_OP_NONE)
-			continue;
-		key = (int64_t)t->run * 4294967296LL + (int64_t)op[t->page] + 1;
-		hi = len;
-		while (lo < hi) {	/* first tail > key */
-			uint64_t mid = (lo + hi) / 2;
-
-			if (tails[mid] <= key)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		tails[lo] = key;
-		if (lo == len)
-			len++;
-	}
-	return len;
-}
-
-struct scratch {
-	int32_t *op;
-	int64_t *starts, *tails;
-	uint32_t n_starts;
-	int32_t *blk;		/* plan owners per gran bytes */
-	uint64_t n_blk, gran;
-};
-
-static void score(const struct ap_analysis *a, struct ap_corr *c, struct scratch *s,
-		  bool markers, struct ap_corr_cand *cd)
-{
-	uint64_t ps = c->page_size;
-
-	cd->explained = cd->exact = 0;
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		const struct ap_touch *t = &a->touches[i];
-		int64_t off;
-
-		if ((int32_t)t->map != a->arena || t->page >= c->n_pages)
-			continue;
-		if (markers && s->op[t->page] == t->op)
-			cd->explained++;
-		off = (int64_t)(t->page * ps + t->in_page) - cd->delta;
-		/* a fault mid-page starts a tensor; one at a page start continues a range */
-		if ((t->in_page || !off) && is_start(s->starts, s->n_starts, off))
-			cd->exact++;
-	}
-	if (!markers)
-		cd->explained = in_order(a, s->op, c->n_pages, s->tails);
-}
-
-static const char *delta_kind(int64_t d)
-{
-	if (!d)
-		return "the mapping start";
-	if (d < 64)
-		return "past a malloc chunk header";
-	return "a 64-byte-aligned block start";
-}
-
-/* Tries the candidate bases; leaves the best in c->delta and c->cand sorted best first. */
-static void find_base(const struct ap_analysis *a, struct ap_corr *c, const struct ap_tplan *p,
-		      struct scratch *s, bool markers)
-{
-	static const int64_t extra[] = { 64, 16, 8 };
-	uint64_t map_bytes = c->map_end - c->map_start;
-	uint64_t touches = c->ft_pages;
-
-	c->n_cand = 0;
-	for (int k = -1; k <= 16 && c->n_cand < AP_CORR_MAX_CAND; k++) {
-		int64_t d = k < 0 ? 0 : k < 3 ? extra[k] : 64 * (k - 1);
-		struct ap_corr_cand *cd = &c->cand[c->n_cand];
-
-		if (k >= 3 && d == 64)
-			continue;
-		if (d && (uint64_t)d + p->arena_bytes > map_bytes)
-			continue;	/* the plan would not fit past this base */
-		cd->delta = d;
-		page_table(p, s->blk, s->n_blk, s->gran, c->page_size, c->n_pages, d, s->op);
-		score(a, c, s, markers, cd);
-		c->n_cand++;
-	}
-	/* best first: explained, then exact starts, then the order tried (start first) */
-	for (uint32_t i = 1; i < c->n_cand; i++) {
-		struct ap_corr_cand v = c->cand[i];
-		uint32_t j = i;
-
-		while (j > 0 && (v.explained > c->cand[j - 1].explained ||
-				 (v.explained == c->cand[j - 1].explained &&
-				  v.exact > c->cand[j - 1].exact))) {
-			c->cand[j] = c->cand[j - 1];
-			j--;
-		}
-		c->cand[j] = v;
-	}
-	c->delta = c->cand[0].delta;
-	{
-		int n = snprintf(c->base_rule, sizeof(c->base_rule),
-				 "mapping start + %" PRId64 " (%s), best of %u candidates: the "
-				 "plan explains %" PRIu64 " of %" PRIu64 " first touches (%s), %"
-				 PRIu64 " faults at planned tensor starts", c->delta,
-				 delta_kind(c->delta), c->n_cand,
-				 c->cand[0].explained, touches, markers ?
-				 "same operator as the op marker" : "in execution order",
-				 c->cand[0].exact);
-
-		if (c->n_cand > 1 && n > 0 && (size_t)n < sizeof(c->base_rule))
-			snprintf(c->base_rule + n, sizeof(c->base_rule) - (size_t)n,
-				 "; next +%" PRId64 ": %" PRIu64 ", %" PRIu64, c->cand[1].delta,
-				 c->cand[1].explained, c->cand[1].exact);
 	}
 }
 
@@ -338,7 +155,7 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 		const struct ap_touch *t = &a->touches[i];
 		int32_t po;
 
-		if ((int32_t)t->map != a->arena || t->page >= c->n_pages)
+		if ((int32_t)t->map != a->id.map || t->page >= c->n_pages)
 			continue;
 		po = c->page_op[t->page];
 		if (po != AP_OP_NONE)
@@ -378,7 +195,7 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 	if (extent > map_bytes)
 		reason(c, "arena size mismatch: the plan's %" PRIu64 "-byte arena does not fit "
 		       "in the %" PRIu64 "-byte mapping", p->arena_bytes, map_bytes);
-	else if (!a->arena_base && map_bytes > (extent_pages + 2) * ps)	/* not in [heap] */
+	else if (!ap_arena_is_block(&a->id) && map_bytes > (extent_pages + 2) * ps)	/* not in [heap] */
 		reason(c, "arena size mismatch: the mapping (%" PRIu64 " bytes) is larger than "
 		       "the plan's arena (%" PRIu64 " bytes) and its malloc slack",
 		       map_bytes, p->arena_bytes);
@@ -397,18 +214,19 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 		       c->unplanned_pages + c->beyond_pages, c->ft_pages, c->beyond_pages);
 }
 
-int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p,
-		  const struct ap_corr_opts *o, struct ap_corr *c, char *err)
+int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c,
+		  char *err)
 {
-	static const struct ap_corr_opts none = { 0 };
-	struct scratch s = { 0 };
+	const struct ap_arena_id *id = &a->id;
 	struct ap_profile pr;
 	const struct ap_amap *m;
+	int32_t *blk = NULL;
+	int64_t *tails = NULL;
+	uint64_t gran;
+	int64_t n_blk;
 
 	memset(c, 0, sizeof(*c));
-	if (!o)
-		o = &none;
-	c->arena = a->arena;
+	c->arena = id->map;
 	c->widest_op = -1;
 	c->page_size = a->hdr.page_size ? a->hdr.page_size : 4096;
 	c->have_markers = a->op_events > 0 ||
@@ -426,63 +244,41 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p,
 		c->widest_bytes = pr.lower_bound;
 		ap_profile_free(&pr);
 	}
-	if (a->arena < 0) {
-		reason(c, "no arena mapping in the trace: %s", a->arena_rule);
+	if (id->map < 0) {
+		reason(c, "no arena mapping in the trace: %s", id->why);
 		return 0;
 	}
-	m = &a->maps[a->arena];
+	m = &a->maps[id->map];
 	c->map_start = m->start;
 	c->map_end = m->end;
 	c->n_pages = (m->end - m->start) / c->page_size;
+	c->base = id->base;
+	c->delta = (int64_t)(id->base - m->start);
 	for (uint64_t i = 0; i < a->n_touches; i++)
-		c->ft_pages += (int32_t)a->touches[i].map == a->arena;
+		c->ft_pages += (int32_t)a->touches[i].map == id->map;
 	c->page_op = malloc((c->n_pages + 1) * sizeof(*c->page_op));
 	c->page_tensor = malloc((c->n_pages + 1) * sizeof(*c->page_tensor));
-	s.op = malloc((c->n_pages + 1) * sizeof(*s.op));
-	s.tails = malloc((c->ft_pages + 1) * sizeof(*s.tails));
-	s.starts = tensor_starts(p, &s.n_starts);
-	/* 8-byte blocks (malloc headers are 8 or 16 bytes), coarser for huge arenas */
-	for (s.gran = 8; p->arena_bytes / s.gran > (2u << 20); s.gran *= 2)
+	tails = malloc((c->ft_pages + 1) * sizeof(*tails));
+	/* 8-byte blocks (a base past a malloc header shifts the owners exactly), coarser
+	 * for huge arenas */
+	for (gran = 8; p->arena_bytes / gran > (2u << 20); gran *= 2)
 		;
-	{
-		int64_t n = ap_arena_page_owners(p, s.gran, &s.blk);
-
-		if (n < 0)
-			goto oom;
-		s.n_blk = (uint64_t)n;
-	}
-	if (!c->page_op || !c->page_tensor || !s.op || !s.tails || !s.starts)
+	n_blk = ap_arena_page_owners(p, gran, &blk);
+	if (!c->page_op || !c->page_tensor || !tails || n_blk < 0)
 		goto oom;
-	if (o->arena_base) {
-		c->base_forced = true;
-		c->delta = (int64_t)(o->arena_base - m->start);
-		snprintf(c->base_rule, sizeof(c->base_rule), "--arena-base 0x%" PRIx64
-			 " (mapping start + %" PRId64 ")", o->arena_base, c->delta);
-	} else if (a->arena_base >= m->start && a->arena_base < m->end) {
-		c->delta = (int64_t)(a->arena_base - m->start);
-		snprintf(c->base_rule, sizeof(c->base_rule), "the arena allocation at 0x%" PRIx64
-			 " (mapping start + %" PRId64 ")", a->arena_base, c->delta);
-	} else {
-		find_base(a, c, p, &s, c->have_markers);
-	}
-	c->base = m->start + (uint64_t)c->delta;
-	c->plan_pages = page_table(p, s.blk, s.n_blk, s.gran, c->page_size, c->n_pages,
-				   c->delta, c->page_op);
+	c->plan_pages = ap_arena_page_table(p, blk, (uint64_t)n_blk, gran, c->page_size,
+					    c->n_pages, c->delta, c->page_op);
 	page_tensors(p, c->page_size, c->n_pages, c->delta, c->page_op, c->page_tensor);
-	c->order_ok = in_order(a, c->page_op, c->n_pages, s.tails);
+	c->order_ok = ap_arena_in_order(a, id->map, c->page_op, c->n_pages, tails);
 	if (attribute(a, c))
 		goto oom;
 	verdict(a, p, c);
-	free(s.op);
-	free(s.tails);
-	free(s.starts);
-	free(s.blk);
+	free(tails);
+	free(blk);
 	return 0;
 oom:
-	free(s.op);
-	free(s.tails);
-	free(s.starts);
-	free(s.blk);
+	free(tails);
+	free(blk);
 	ap_corr_free(c);
 	ap_seterr(err, "out of memory correlating the trace with the plan");
 	return -1;
@@ -502,30 +298,31 @@ void ap_corr_free(struct ap_corr *c)
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 {
 	struct ap_analysis_opts ao = { 0 };
-	struct ap_corr_opts co = { .arena_base = in->arena_base };
 
 	memset(x, 0, sizeof(*x));
-	x->a.arena = -1;
+	x->a.id.map = -1;
 	x->c.arena = -1;
+	errno = 0;	/* a failure below says ENOMEM when it was memory */
 	if (in->plan_path) {
 		if (ap_plan_load(in->plan_path, &x->plan, err))
-			return AP_EXIT_USAGE;
+			return errno == ENOMEM ? -ENOMEM : -EINVAL;
 		x->have_plan = true;
 		ao.plan = &x->plan;
 		ao.model_path = in->plan_path;
 	}
-	ao.arena_addr = in->arena_base ? in->arena_base : in->arena_addr;
+	ao.arena_addr = in->arena_addr;
 	ao.on_fault = in->on_fault;
 	ao.ctx = in->ctx;
+	errno = 0;
 	if (ap_analysis_run(in->trace, &ao, &x->a, err))
-		return strstr(err, "out of memory") ? AP_EXIT_RUNTIME : AP_EXIT_USAGE;
-	if (in->arena_base && x->a.arena < 0) {
-		ap_seterr(err, "--arena-base 0x%" PRIx64 " is in no mapping of the trace",
-			  in->arena_base);
-		return AP_EXIT_USAGE;
+		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	if (in->arena_addr && x->a.id.map < 0) {
+		ap_seterr(err, "--arena 0x%" PRIx64 " is in no mapping of the trace",
+			  in->arena_addr);
+		return -EINVAL;
 	}
-	if (ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &co, &x->c, err))
-		return AP_EXIT_RUNTIME;
+	if (ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err))
+		return -ENOMEM;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* heatmap: the matrix every renderer draws, and its colour scale (heatmap.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -217,7 +218,7 @@ static int count_all(struct counter *k, const struct ap_analysis *a, const char 
 	int rc;
 
 	if (ap_trace_open(&r, trace, err))
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
 		struct ap_rec_fault f;
 
@@ -230,7 +231,7 @@ static int count_all(struct counter *k, const struct ap_analysis *a, const char 
 		count(k, (f.addr - c->map_start) / c->page_size, f.run, f.op);
 	}
 	ap_trace_reader_close(&r);
-	return rc < 0 ? AP_EXIT_USAGE : 0;
+	return rc < 0 ? -EINVAL : 0;
 }
 
 /* ---- --faults all in the analysis pass ---- */
@@ -492,16 +493,16 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 	h->widest_op = h->widest_row = -1;
 	if (!x->have_plan) {
 		ap_seterr(err, "a heatmap needs --plan MODEL.tflite (or a plan file)");
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (c->arena < 0 || !c->page_op) {
-		ap_seterr(err, "no arena in the trace: %s", a->arena_rule);
-		return AP_EXIT_USAGE;
+		ap_seterr(err, "no arena in the trace: %s", a->id.why);
+		return -EINVAL;
 	}
 	if (o->attr == AP_HM_ATTR_MARKER && !c->have_markers) {
 		ap_seterr(err, "--attr marker: the trace has no op markers (record with "
 			  "--op-probe)");
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	}
 	k.marker = o->attr == AP_HM_ATTR_MARKER ||
 		   (o->attr == AP_HM_ATTR_AUTO && c->have_markers);
@@ -519,7 +520,8 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		uint64_t ext = ((uint64_t)c->delta + p->arena_bytes + h->page_size - 1) /
 			       h->page_size;
 
-		if (a->arena_base && c->n_pages > ext + 2) {	/* an allocation in [heap] */
+		/* an allocation in [heap] */
+		if (ap_arena_is_block(&a->id) && c->n_pages > ext + 2) {
 			h->page0 = (uint64_t)c->delta / h->page_size;
 			h->n_pages = ext - h->page0;
 		}
@@ -616,7 +618,7 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 oom:
 	ap_heatmap_free(h);
 	ap_seterr(err, "out of memory building the heatmap");
-	return AP_EXIT_RUNTIME;
+	return -ENOMEM;
 }
 
 void ap_heatmap_free(struct ap_heatmap *h)

@@ -183,18 +183,9 @@ static void arena_check(struct ap_live *l)
 		};
 	}
 	a = ap_arena_pick(pv->cand, l->n_maps, l->plan, l->page_size, l->arena_rule,
-			  sizeof(l->arena_rule));
+			  sizeof(l->arena_rule), &l->arena_by_plan);
 	if (a != l->arena)
 		arena_rebuild(l, a);
-	if (a >= 0 && l->plan) {
-		uint64_t want = (l->plan->arena_bytes + l->page_size - 1) / l->page_size,
-			 have = l->maps[a].end - l->maps[a].start;
-
-		want *= l->page_size;
-		l->arena_by_plan = have >= want && have <= want + 2ULL * l->page_size;
-	} else {
-		l->arena_by_plan = false;
-	}
 }
 
 /* ---- the sink ---- */

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cli: the commands' lines on stderr (include/arenaprof/cli/cli.h). */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
 
 static void vsay(const char *prefix, const char *cmd, const char *fmt, va_list ap)
@@ -41,4 +43,13 @@ void ap_cli_item(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsay("  - ", NULL, fmt, ap);
 	va_end(ap);
+}
+
+int ap_cli_exit(int err)
+{
+	if (!err)
+		return AP_EXIT_OK;
+	if (err == -ENOMEM || err == -EIO || err == -ENOSPC || err == -EPIPE)
+		return AP_EXIT_RUNTIME;
+	return AP_EXIT_USAGE;
 }

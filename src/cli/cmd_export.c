@@ -9,6 +9,7 @@
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
+#include "arenaprof/cli/trace_in.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -21,7 +22,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof export TRACE --format chrome|csv|json -o OUT|- [--plan MODEL]\n"
-		"                [--arena ADDR] [--arena-base ADDR] [--max-instants N]\n\n"
+		"                [--arena auto|ADDR] [--max-instants N]\n\n"
 		"  chrome  Chrome trace-event JSON for Perfetto UI and chrome://tracing: a track\n"
 		"          per thread with run and operator slices (from the markers), an instant\n"
 		"          per fault (past --max-instants faults, default %d: fault counts on\n"
@@ -30,7 +31,8 @@ static void usage(FILE *f)
 		"  csv     one row per fault: time, thread, address, mapping group, first touch,\n"
 		"          run, op marker and, in the arena, offset and plan attribution\n"
 		"  json    report's JSON (report --json --pages)\n"
-		"--plan attributes arena faults to operators and names them.\n",
+		"--plan attributes arena faults to operators and names them.\n"
+		AP_TRACE_IN_HELP,
 		AP_EXPORT_MAX_INSTANTS);
 }
 
@@ -39,9 +41,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "plan", required_argument, NULL, 'p' },
-		{ "arena", required_argument, NULL, 'a' },
-		{ "arena-base", required_argument, NULL, 'b' },
+		AP_TRACE_IN_OPTS,
 		{ "max-instants", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -57,18 +57,15 @@ int cmd_export(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "f:o:p:h", opts, NULL)) != -1) {
+		int t = ap_trace_in_opt("export", c, optarg, &in);
+
+		if (t < 0)
+			return AP_EXIT_USAGE;
+		if (t)
+			continue;
 		switch (c) {
 		case 'f': fmt = optarg; break;
 		case 'o': out = optarg; break;
-		case 'p': in.plan_path = optarg; break;
-		case 'a':
-		case 'b':
-			if (ap_parse_addr(optarg, c == 'a' ? &in.arena_addr : &in.arena_base)) {
-				ap_cli_say("export", "--%s '%s' is not an address",
-					c == 'a' ? "arena" : "arena-base", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
 		case 'm': {
 			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &eo.max_instants)) {
 				ap_cli_say("export", "--max-instants '%s' is not a count",
@@ -97,15 +94,11 @@ int cmd_export(int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	in.trace = argv[optind];
-	rc = ap_corr_load(&in, &x, err);
+	rc = ap_trace_in_load("export", &in, &x);
 	if (rc) {
-		ap_cli_say("export", "%s", err);
 		ap_corr_all_free(&x);
 		return rc;
 	}
-	if (x.a.truncated)
-		ap_cli_say("export", "warning: %s was cut short; exporting every whole record "
-			"up to the cut", in.trace);
 	if (x.have_plan && x.c.mismatch) {
 		ap_cli_say("export", "warning: the plan does not match this trace; plan "
 			"attribution is not to be trusted:");
@@ -116,19 +109,18 @@ int cmd_export(int argc, char **argv)
 	if (!f) {
 		ap_cli_say("export", "%s", err);
 		ap_corr_all_free(&x);
-		return AP_EXIT_RUNTIME;
+		return AP_EXIT_USAGE;	/* a refused or unusable path, as record's -o */
 	}
 	if (!strcmp(fmt, "chrome")) {
-		rc = ap_export_chrome(&x, in.trace, f, &eo, err);
+		rc = ap_cli_exit(ap_export_chrome(&x, in.trace, f, &eo, err));
 	} else if (!strcmp(fmt, "csv")) {
-		rc = ap_export_csv(&x, in.trace, f, err);
+		rc = ap_cli_exit(ap_export_csv(&x, in.trace, f, err));
 	} else {
 		/* report's JSON, as report builds it (attrib.h's part included) */
 		struct ap_report r = { .path = in.trace, .x = &x, .pages = true };
 		struct ap_attrib at;
 
-		if (ap_attrib_build(&x, in.arena_addr || in.arena_base ?
-				    AP_ATTRIB_GIVEN : AP_ATTRIB_AUTO, &at, err)) {
+		if (ap_attrib_build(&x, &at, err)) {
 			rc = AP_EXIT_RUNTIME;
 		} else {
 			r.attrib = &at;

@@ -10,6 +10,7 @@
 
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
+#include "arenaprof/cli/trace_in.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -27,7 +28,7 @@ static void usage(FILE *f)
 		"                -o OUT.svg|OUT.png|OUT.csv|- [--by op|run] [--faults first|all]\n"
 		"                [--cols N] [--rows N]\n"
 		"                [--runs A-B] [--log] [--attr marker|plan] [--format F]\n"
-		"                [--arena ADDR] [--arena-base ADDR] [--width N] [--force]\n\n"
+		"                [--arena auto|ADDR] [--width N] [--force]\n\n"
 		"Arena page faults of a trace as a matrix: columns are arena offset buckets\n"
 		"(a page each, or --cols buckets), rows are operators in execution order (--by op,\n"
 		"the "
@@ -49,8 +50,7 @@ static void usage(FILE *f)
 		"                     recorded (default when the trace has markers) or the plan's\n"
 		"                     earliest writer of the page\n"
 		"  --format F         svg, png, csv or ansi, whatever -o's name says\n"
-		"  --arena ADDR       the arena is the mapping holding ADDR (hex)\n"
-		"  --arena-base ADDR  planned offset 0 is at ADDR (hex)\n"
+		AP_TRACE_IN_HELP
 		"  --width N          terminal width for -o - (default: the terminal's)\n"
 		"  --force            draw even when the plan does not match the trace (marked)\n"
 		"Exit 2 for bad usage, a plan that does not match the trace (without --force) or\n"
@@ -122,7 +122,7 @@ static int render(const struct ap_heatmap *h, enum fmt fmt, const char *out, uns
 	int rc;
 
 	if (!f)
-		return AP_EXIT_RUNTIME;
+		return AP_EXIT_USAGE;	/* a refused or unusable path, as record's -o */
 	switch (fmt) {
 	case F_SVG: rc = ap_heatmap_svg(h, f, err); break;
 	case F_PNG: rc = ap_heatmap_png(h, f, &w, &ht, err); break;
@@ -163,7 +163,6 @@ struct args {
 static int set_option(struct args *a, int c, const char *arg)
 {
 	switch (c) {
-	case 'p': a->in.plan_path = arg; break;
 	case 'o': a->out = arg; break;
 	case 'B':
 		if (!strcmp(arg, "op"))
@@ -196,8 +195,6 @@ static int set_option(struct args *a, int c, const char *arg)
 		a->fmt = !strcmp(arg, "svg") ? F_SVG : !strcmp(arg, "png") ? F_PNG :
 			 !strcmp(arg, "csv") ? F_CSV : !strcmp(arg, "ansi") ? F_ANSI : F_AUTO;
 		return a->fmt == F_AUTO;
-	case 'a': return ap_parse_addr(arg, &a->in.arena_addr) ? 1 : 0;
-	case 'b': return ap_parse_addr(arg, &a->in.arena_base) ? 1 : 0;
 	case 'w': return parse_u32(arg, 40, 10000, &a->width) ? 1 : 0;
 	case 'x': a->force = true; break;
 	default: return -1;
@@ -238,7 +235,7 @@ static int check_args(struct args *a, int argc, char **argv)
 static int parse_args(struct args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "plan", required_argument, NULL, 'p' },
+		AP_TRACE_IN_OPTS,
 		{ "output", required_argument, NULL, 'o' },
 		{ "by", required_argument, NULL, 'B' },
 		{ "faults", required_argument, NULL, 'F' },
@@ -248,8 +245,6 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "log", no_argument, NULL, 'l' },
 		{ "attr", required_argument, NULL, 'A' },
 		{ "format", required_argument, NULL, 'f' },
-		{ "arena", required_argument, NULL, 'a' },
-		{ "arena-base", required_argument, NULL, 'b' },
 		{ "width", required_argument, NULL, 'w' },
 		{ "force", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
@@ -264,6 +259,11 @@ static int parse_args(struct args *a, int argc, char **argv)
 			usage(stdout);
 			return AP_EXIT_OK;
 		}
+		r = ap_trace_in_opt("heatmap", c, optarg, &a->in);
+		if (r < 0)
+			return AP_EXIT_USAGE;
+		if (r)
+			continue;
 		r = set_option(a, c, optarg);
 		if (r < 0) {
 			ap_cli_say("heatmap", "bad option or missing value: '%s' (see 'arenaprof "
@@ -274,7 +274,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 			ap_cli_say("heatmap", "bad value '%s' for --%s (see 'arenaprof heatmap "
 				"--help')", optarg, c == 'c' ? "cols" : c == 'r' ? "rows" :
 				c == 'R' ? "runs" : c == 'A' ? "attr" : c == 'f' ? "format" :
-				c == 'a' ? "arena" : c == 'b' ? "arena-base" : c == 'w' ? "width" :
+				c == 'w' ? "width" :
 				c == 'B' ? "by" : "faults");
 			return AP_EXIT_USAGE;
 		}
@@ -296,8 +296,7 @@ static struct ap_hm_pre *pre_pass(struct args *a)
 		return NULL;
 	/* the plan is loaded twice: once here for its size and operator count */
 	if (!ap_plan_load(a->in.plan_path, &pl, err)) {
-		pre = ap_hm_pre_new(&a->ho, &pl, a->in.arena_base ? a->in.arena_base :
-				    a->in.arena_addr);
+		pre = ap_hm_pre_new(&a->ho, &pl, a->in.arena_addr);
 		ap_tplan_free(&pl);
 	}
 	if (pre) {
@@ -310,16 +309,10 @@ static struct ap_hm_pre *pre_pass(struct args *a)
 /* The correlated trace, or an exit code: unreadable, or a plan that does not match it. */
 static int load(struct args *a, struct ap_corr_all *x)
 {
-	char err[AP_ERR_LEN];
-	int rc = ap_corr_load(&a->in, x, err);
+	int rc = ap_trace_in_load("heatmap", &a->in, x);
 
-	if (rc) {
-		ap_cli_say("heatmap", "%s", err);
+	if (rc)
 		return rc;
-	}
-	if (x->a.truncated)
-		ap_cli_say("heatmap", "warning: %s was cut short; drawing every whole record "
-			"up to the cut", a->in.trace);
 	if (x->c.mismatch && !a->force) {
 		ap_cli_say("heatmap", "the plan %s does not match this trace, not drawn "
 			"(--force draws it marked as such):", a->in.plan_path);
@@ -348,7 +341,7 @@ int cmd_heatmap(int argc, char **argv)
 		ap_hm_pre_free(pre);
 		return rc;
 	}
-	rc = ap_heatmap_build(&x, a.in.trace, &a.ho, pre, &h, err);
+	rc = ap_cli_exit(ap_heatmap_build(&x, a.in.trace, &a.ho, pre, &h, err));
 	if (!rc)
 		rc = render(&h, a.fmt, a.out, a.width, err);
 	if (rc)

@@ -9,6 +9,7 @@
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/cmd.h"
+#include "arenaprof/cli/trace_in.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -18,32 +19,26 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena ADDR]\n"
-		"                       [--arena-base ADDR] [--json] [--pages] [--disagree N]\n\n"
+		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena auto|ADDR]\n"
+		"                       [--json] [--pages] [--disagree N]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
 		"marker, drops, and memory samples over time. With a plan: the arena base, every\n"
 		"first-touch page attributed to an operator by the plan and by the op marker, their\n"
 		"agreement, the widest operator, and whether the plan matches the trace at all.\n"
-		"  --plan FILE       a .tflite model (planned with the tflite strategy) or a plan\n"
-		"                    (LiteRT dump, TFLM plan, CSV): identifies the arena by size\n"
-		"  --plan-csv FILE   the same, for a CSV plan\n"
-		"  --arena auto      (default) the allocation probe's block of the plan's size\n"
-		"                    (record --arena auto), else the mapping of the plan's size\n"
-		"  --arena ADDR      the arena is the mapping holding ADDR (hex)\n"
-		"  --arena-base ADDR planned offset 0 is at ADDR (hex): no base search\n"
-		"  --json            one JSON object\n"
-		"  --pages           with --json: every first-touched arena page (page, run, op)\n"
-		"  --disagree N      text: list up to N pages where the attributions differ (20)\n");
+		"  --plan FILE        a .tflite model (planned with the tflite strategy) or a plan\n"
+		"                     (LiteRT dump, TFLM plan, CSV): identifies the arena by size\n"
+		"  --plan-csv FILE    the same, for a CSV plan\n"
+		AP_TRACE_IN_HELP
+		"  --json             one JSON object\n"
+		"  --pages            with --json: every first-touched arena page (page, run, op)\n"
+		"  --disagree N       text: list up to N pages where the attributions differ (20)\n");
 }
 
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "plan", required_argument, NULL, 'p' },
-		{ "plan-csv", required_argument, NULL, 'p' },
-		{ "arena", required_argument, NULL, 'a' },
-		{ "arena-base", required_argument, NULL, 'b' },
+		AP_TRACE_IN_OPTS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "pages", no_argument, NULL, 'P' },
 		{ "disagree", required_argument, NULL, 'd' },
@@ -53,7 +48,6 @@ int cmd_report(int argc, char **argv)
 	struct ap_corr_in in = { 0 };
 	struct ap_corr_all x;
 	struct ap_report r = { 0 };
-	enum ap_attrib_arena arena_mode = AP_ATTRIB_AUTO;
 	struct ap_attrib at;
 	bool json = false;
 	char err[AP_ERR_LEN];
@@ -61,23 +55,14 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:a:b:jPd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:jPd:h", opts, NULL)) != -1) {
+		int t = ap_trace_in_opt("report", c, optarg, &in);
+
+		if (t < 0)
+			return AP_EXIT_USAGE;
+		if (t)
+			continue;
 		switch (c) {
-		case 'p': in.plan_path = optarg; break;
-		case 'a':
-			if (!strcmp(optarg, "auto"))
-				break;
-			arena_mode = AP_ATTRIB_GIVEN;
-			/* fall through */
-		case 'b':
-			if (c == 'b')
-				arena_mode = AP_ATTRIB_GIVEN;
-			if (ap_parse_addr(optarg, c == 'a' ? &in.arena_addr : &in.arena_base)) {
-				ap_cli_say("report", "--%s '%s' is not an address",
-					c == 'a' ? "arena" : "arena-base", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
 		case 'j': json = true; break;
 		case 'P': r.pages = json = true; break;
 		case 'd': {
@@ -104,22 +89,18 @@ int cmd_report(int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	in.trace = argv[optind];
-	rc = ap_corr_load(&in, &x, err);
+	rc = ap_trace_in_load("report", &in, &x);
 	if (rc) {
-		ap_cli_say("report", "%s", err);
 		ap_corr_all_free(&x);
 		return rc;
 	}
 	/* the arena by address, attribution without markers (attrib.h) */
-	if (ap_attrib_build(&x, arena_mode, &at, err)) {
+	if (ap_attrib_build(&x, &at, err)) {
 		ap_cli_say("report", "%s", err);
 		ap_corr_all_free(&x);
 		return AP_EXIT_RUNTIME;
 	}
 	r.attrib = &at;
-	if (x.a.truncated)
-		ap_cli_say("report", "warning: %s was cut short; reporting every "
-			"whole record up to the cut", argv[optind]);
 	r.path = argv[optind];
 	r.x = &x;
 	if (json) {

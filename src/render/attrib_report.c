@@ -15,17 +15,6 @@
 /* names and paths from the trace and the target, safe for a terminal */
 #define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
 
-static const char *rule_key(enum ap_attrib_rule r)
-{
-	static const char *const k[] = {
-		[AP_RULE_NONE] = "none", [AP_RULE_ALLOC] = "allocation",
-		[AP_RULE_RUNTIME] = "runtime_block", [AP_RULE_MAPPING] = "mapping",
-		[AP_RULE_GIVEN] = "given", [AP_RULE_OTHER] = "largest_mapping",
-	};
-
-	return k[r];
-}
-
 static const char *map_name(const struct ap_attrib_map *g, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s %" PRIx64 "-%" PRIx64, g->path[0] ? g->path : "anon", g->start,
@@ -52,7 +41,7 @@ static void in_its_place(FILE *f, const struct ap_analysis *a, const struct ap_a
 	fprintf(f, "  size       the runtime's arena is %s, the plan's %s (%.1f %%): a delegate "
 		"took the rest of the graph\n", B(at->bytes), B(at->plan_bytes),
 		pct(at->bytes, at->plan_bytes));
-	ap_addr_name(a, al->b[at->block].caller, who, sizeof(who));
+	ap_addr_name(a, al->b[a->id.block].caller, who, sizeof(who));
 	lib = strrchr(who, '(');
 	for (uint32_t k = 0; lib && k < at->n_callers && shown < 3; k++) {
 		const struct ap_attrib_caller *c = &at->callers[k];
@@ -96,22 +85,24 @@ static void text_consistency(FILE *f, const struct ap_tplan *p, const struct ap_
 }
 
 /* The arena region: where, how large, its first touches, their attribution. */
-static void text_region(FILE *f, const struct ap_analysis *a, const struct ap_tplan *p,
-			const struct ap_attrib *at)
+static void text_region(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at)
 {
+	const struct ap_analysis *a = &x->a;
+	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
 	uint64_t ps = at->page_size;
 
 	fprintf(f, "  region     0x%" PRIx64 "-0x%" PRIx64 " (%s), in %s mapping %" PRIx64 "-%"
 		PRIx64 "\n", at->base, at->base + at->bytes, B(at->bytes),
 		at->in_larger_mapping ? "a larger" : "its own", at->map_start, at->map_end);
-	if (p && at->rule != AP_RULE_RUNTIME)
+	if (p && a->id.rule != AP_AR_RUNTIME)
 		fprintf(f, "  size       the plan's arena %" PRIu64 " bytes%s\n", at->plan_bytes,
-			at->block >= 0 ? "; the block holds it with LiteRT's alignment slack" : "");
+			a->id.block >= 0 ? "; the block holds it with LiteRT's alignment slack" :
+			"");
 	else if (p)
 		in_its_place(f, a, at->al, at);
 	fprintf(f, "  touches    %" PRIu64 " first-touched pages (%s): before run 0 %" PRIu64,
 		at->ft_pages, B(at->ft_pages * ps), at->ft_before);
-	if (at->ft_before && ap_attrib_by_plan(at))
+	if (at->ft_before && ap_attrib_by_plan(at, x))
 		fprintf(f, " (%" PRIu64 " of them graph inputs, set before the first invoke)",
 			at->ft_before_input);
 	fprintf(f, ", run 0 %" PRIu64 ", later runs %" PRIu64, at->ft_run0, at->ft_later);
@@ -126,7 +117,7 @@ static void text_region(FILE *f, const struct ap_analysis *a, const struct ap_tp
 			PRIx64 " in run %d\n", p->persistent_bytes,
 			ap_block_call(b, call, sizeof(call)), b->ptr, b->run_alloc);
 	}
-	if (ap_attrib_by_plan(at))
+	if (ap_attrib_by_plan(at, x))
 		fprintf(f, "  plan       %" PRIu64 " of %" PRIu64 " attributed to a planned "
 			"operator (%.1f %%), %" PRIu64 " where the plan puts no tensor\n",
 			at->attributed, at->ft_pages, pct(at->attributed, at->ft_pages),
@@ -136,21 +127,27 @@ static void text_region(FILE *f, const struct ap_analysis *a, const struct ap_tp
 }
 
 /* Re-plans and run times. */
-static void text_runs(FILE *f, const struct ap_attrib *at)
+static void text_runs(FILE *f, const struct ap_arena_id *id, const struct ap_attrib *at)
 {
 	const struct ap_allocs *al = at->al;
 	char call[96];
 
-	for (uint32_t k = 0; k < at->id.n_moves; k++) {
-		const struct ap_arena_move *mv = &at->id.moves[k];
-		const struct ap_block *b = &al->b[mv->block];
+	for (uint32_t k = 0; k < id->n_moves; k++) {
+		const struct ap_arena_move *mv = &id->moves[k];
+		const struct ap_block *b = mv->block >= 0 ? &al->b[mv->block] : NULL;
 
+		if (!b) {
+			fprintf(f, "  re-planned in run %d: a later mapping 0x%" PRIx64 " (%s) took "
+				"the arena's place (by mapping: no allocation records)\n", mv->run,
+				mv->base, B(mv->bytes));
+			continue;
+		}
 		fprintf(f, "  re-planned in run %d: the arena moved to %s = 0x%" PRIx64 " (up to "
 			"%s), %s\n", mv->run, ap_block_call(b, call, sizeof(call)), b->ptr,
 			B(mv->bytes), mv->free_seen ? "the old block freed" : "a larger block from "
 			"the arena's call site (frees are not probed after the first run)");
 	}
-	if (at->id.n_moves)
+	if (id->n_moves)
 		fprintf(f, "             %" PRIu64 " pages first touched in the moved arena (the "
 			"model's plan no longer describes it)\n", at->moved_ft_pages);
 	if (!at->run_first_ns)
@@ -203,21 +200,23 @@ static void text_not_planned(FILE *f, const struct ap_analysis *a, const struct 
 		"directly, small allocations, stacks)\n", "other", B(at->np_unblocked_pages * ps));
 }
 
+void ap_attrib_text_arena(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at)
+{
+	if (at->base)
+		text_region(f, x, at);
+	else
+		fprintf(f, "  no arena region: no first touch is attributed to the plan%s\n",
+			x->a.id.rule == AP_AR_LARGEST ? " (a mapping picked for its size alone "
+			"is not trusted: give --arena ADDR, or record with --arena auto)" : "");
+	text_runs(f, &x->a.id, at);
+}
+
 void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at)
 {
 	const struct ap_analysis *a = &x->a;
 	const struct ap_tplan *p = x->have_plan ? &x->plan : NULL;
 	uint64_t ps = at->page_size;
 
-	fprintf(f, "\narena by address (attribution without markers)\n");
-	fprintf(f, "  rule       %s: %s\n", rule_key(at->rule), TS(at->rule_text));
-	if (at->base)
-		text_region(f, a, p, at);
-	else
-		fprintf(f, "  no arena region: no first touch is attributed to the plan%s\n",
-			at->rule == AP_RULE_OTHER ? " (a mapping picked for its size alone is "
-			"not trusted: give --arena ADDR, or record with --arena auto)" : "");
-	text_runs(f, at);
 	text_not_planned(f, a, at);
 	if (at->w_maps)
 		fprintf(f, "\nweights    %s: %" PRIu64 " faults (%" PRIu64 " major), %" PRIu64
@@ -236,8 +235,8 @@ static void json_blocks(struct ap_json *j, const struct ap_analysis *a,
 	const struct ap_allocs *al = at->al;
 	char nm[240];
 
-	if (at->block >= 0) {
-		const struct ap_block *b = &al->b[at->block];
+	if (a->id.block >= 0) {
+		const struct ap_block *b = &al->b[a->id.block];
 
 		ap_json_obj(j, "block");
 		ap_json_str(j, "function", ap_alloc_fn_name(b->fn));
@@ -267,8 +266,8 @@ static void json_arena_id(struct ap_json *j, const struct ap_analysis *a,
 	const struct ap_allocs *al = at->al;
 
 	ap_json_obj(j, "arena_id");
-	ap_json_str(j, "rule", rule_key(at->rule));
-	ap_json_str(j, "rule_text", at->rule_text);
+	ap_json_str(j, "rule", ap_arena_rule_key(a->id.rule));
+	ap_json_str(j, "rule_text", a->id.why);
 	ap_json_u64(j, "base", at->base);
 	ap_json_u64(j, "bytes", at->bytes);
 	ap_json_u64(j, "plan_bytes", at->plan_bytes);
@@ -277,7 +276,16 @@ static void json_arena_id(struct ap_json *j, const struct ap_analysis *a,
 	ap_json_u64(j, "mapping_end", at->map_end);
 	json_blocks(j, a, at);
 	ap_json_u64(j, "alloc_blocks", al->n);
-	ap_json_u64(j, "plan_size_matches", at->id.matches);
+	ap_json_u64(j, "plan_size_matches", a->id.matches);
+	ap_json_arr(j, "base_candidates");
+	for (uint32_t i = 0; i < a->id.n_cand; i++) {
+		ap_json_obj(j, NULL);
+		ap_json_i64(j, "delta", a->id.cand[i].delta);
+		ap_json_u64(j, "explained", a->id.cand[i].explained);
+		ap_json_u64(j, "exact_starts", a->id.cand[i].exact);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
 	ap_json_u64(j, "first_touch_pages", at->ft_pages);
 	ap_json_u64(j, "attributed_pages", at->attributed);
 	ap_json_u64(j, "unplanned_pages", at->unplanned);
@@ -287,13 +295,13 @@ static void json_arena_id(struct ap_json *j, const struct ap_analysis *a,
 	ap_json_u64(j, "first_touch_later", at->ft_later);
 	ap_json_i64(j, "last_run", at->last_run);
 	ap_json_arr(j, "moves");
-	for (uint32_t k = 0; k < at->id.n_moves; k++) {
-		const struct ap_arena_move *mv = &at->id.moves[k];
+	for (uint32_t k = 0; k < a->id.n_moves; k++) {
+		const struct ap_arena_move *mv = &a->id.moves[k];
 
 		ap_json_obj(j, NULL);
 		ap_json_u64(j, "base", mv->base);
 		ap_json_u64(j, "bytes", mv->bytes);
-		ap_json_u64(j, "block_size", al->b[mv->block].size);
+		ap_json_u64(j, "block_size", mv->block >= 0 ? al->b[mv->block].size : 0);
 		ap_json_i64(j, "run", mv->run);
 		ap_json_end_obj(j);
 	}

@@ -25,7 +25,7 @@ static int write_error(FILE *f, char *err)
 {
 	if (fflush(f) || ferror(f)) {
 		ap_seterr(err, "write error: %s", strerror(errno ? errno : EIO));
-		return AP_EXIT_RUNTIME;
+		return -EIO;
 	}
 	return 0;
 }
@@ -237,12 +237,12 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		c.seen = calloc(x->c.n_pages / 8 + 1, 1);
 		if (!c.seen) {
 			ap_seterr(err, "out of memory");
-			return AP_EXIT_RUNTIME;
+			return -ENOMEM;
 		}
 	}
 	if (ap_trace_open(&r, trace, err)) {
 		free(c.seen);
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	}
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"arenaprof\",\"trace\":", f);
 	ap_fput_json_str(f, trace);
@@ -303,10 +303,10 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 	free(c.th);
 	if (bad) {
 		ap_seterr(err, "out of memory");
-		return AP_EXIT_RUNTIME;
+		return -ENOMEM;
 	}
 	if (rc < 0)
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	return write_error(f, err);
 }
 
@@ -322,7 +322,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 	int rc;
 
 	if (ap_trace_open(&r, trace, err))
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	ap_pageset_init(&seen);
 	fputs("ts_ns,t_s,tid,addr,group,mapping,first_touch,write,major,run,op_marker,"
 	      "arena_offset,op_plan,opcode_plan,tensor_plan\n", f);
@@ -371,9 +371,9 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 	ap_pageset_free(&seen);
 	if (rc == -2) {
 		ap_seterr(err, "out of memory");
-		return AP_EXIT_RUNTIME;
+		return -ENOMEM;
 	}
 	if (rc < 0)
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	return write_error(f, err);
 }

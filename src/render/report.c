@@ -43,18 +43,13 @@ static uint64_t page_of(const struct ap_analysis *a)
 	return a->hdr.page_size;
 }
 
-/* Later anonymous mappings at least the arena's size, first touched in a later run: the
- * arena re-planned and moved (a resized input). */
+/* Mapping i is where a re-plan moved the arena to (arena.h's moves), first touched. */
 static bool is_move(const struct ap_analysis *a, uint32_t i)
 {
-	const struct ap_amap *ar = &a->maps[a->arena], *m = &a->maps[i];
-
-	/* the allocation probe followed the arena's blocks: exactly those */
-	if (a->arena_base)
-		return !strcmp(m->role, AP_ROLE_MOVED_ARENA) && m->first_touch_pages;
-	return (int32_t)i != a->arena && m->anon && m->first_touch_pages &&
-	       m->end - m->start >= ar->end - ar->start && m->first_run > ar->first_run &&
-	       m->first_run != INT32_MAX && strncmp(m->path, "[stack", 6);
+	for (uint32_t k = 0; k < a->id.n_moves; k++)
+		if (a->id.moves[k].map == (int32_t)i)
+			return a->maps[i].first_touch_pages > 0;
+	return false;
 }
 
 static uint64_t sample_max(const struct ap_analysis *a, size_t off)
@@ -172,7 +167,6 @@ static void text_corr(FILE *f, const struct ap_report *r)
 		fprintf(f, "           - %s\n", c->reasons[i]);
 	if (c->arena < 0)
 		return;
-	fprintf(f, "arena base 0x%" PRIx64 ": %s\n", c->base, c->base_rule);
 	if (c->have_markers)
 		fprintf(f, "agreement  plan and op-marker attribution agree on %" PRIu64 " of %"
 			PRIu64 " first-touch arena pages (%.1f %%)\n", c->agree, c->compared,
@@ -242,6 +236,59 @@ static void text_corr(FILE *f, const struct ap_report *r)
 	}
 }
 
+/* The first touches of the arena under each op marker, eight to a line. */
+static void print_ops(FILE *f, const struct ap_counts *by_op)
+{
+	int shown = 0;
+
+	fprintf(f, "  per op     (op marker; -1 = before operator 0, e.g. inputs)\n    ");
+	for (uint32_t i = 0; i < by_op->n; i++) {
+		if (shown && shown % 8 == 0)
+			fprintf(f, "\n    ");
+		fprintf(f, "%s#%d: %" PRIu64, shown % 8 ? ", " : "", by_op->e[i].idx,
+			by_op->e[i].v);
+		shown++;
+	}
+	fprintf(f, "\n");
+}
+
+/*
+ * The one arena section: how it was found (arena.h), its mapping and first touches, then
+ * the attribution's lines (attrib_report.h).
+ */
+static void text_arena(FILE *f, const struct ap_report *r)
+{
+	const struct ap_analysis *a = &r->x->a;
+	const struct ap_arena_id *id = &a->id;
+	uint64_t page = page_of(a);
+	const struct ap_amap *ar;
+
+	fprintf(f, "\narena      %s: %s\n", ap_arena_rule_key(id->rule), TS(id->why));
+	if (id->map < 0) {
+		if (r->attrib)
+			ap_attrib_text_arena(f, r->x, r->attrib);
+		return;
+	}
+	ar = &a->maps[id->map];
+	fprintf(f, "  mapping    %" PRIx64 "-%" PRIx64 " (%s): %" PRIu64 " first-touch pages "
+		"(%s)\n", ar->start, ar->end, B(ar->end - ar->start), ar->first_touch_pages,
+		B(ar->first_touch_pages * page));
+	fprintf(f, "  per run    ");
+	print_runs(f, &ar->by_run, "             ");
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		if (!is_move(a, i))
+			continue;
+		fprintf(f, "  moved to   0x%" PRIx64 ", %s, first touched in run %d: ",
+			a->maps[i].start, B(a->maps[i].end - a->maps[i].start),
+			a->maps[i].first_run);
+		print_runs(f, &a->maps[i].by_run, "             ");
+	}
+	if (a->op_events)
+		print_ops(f, &ar->by_op);
+	if (r->attrib)
+		ap_attrib_text_arena(f, r->x, r->attrib);
+}
+
 void ap_report_text(FILE *f, const struct ap_report *r)
 {
 	const char *path = r->path;
@@ -295,40 +342,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 				m->resident_at_attach);
 	}
 
-	if (a->arena < 0) {
-		fprintf(f, "\narena      none identified: %s\n", TS(a->arena_rule));
-	} else {
-		const struct ap_amap *ar = &a->maps[a->arena];
-
-		fprintf(f, "\narena      0x%" PRIx64 ", %s: %s\n", ar->start, B(ar->end - ar->start),
-			TS(a->arena_rule));
-		fprintf(f, "           %" PRIu64 " first-touch pages (%s)\n", ar->first_touch_pages,
-			B(ar->first_touch_pages * page));
-		fprintf(f, "first touches per run (arena):\n  ");
-		print_runs(f, &ar->by_run, "  ");
-		for (uint32_t i = 0; i < a->n_maps; i++) {
-			if (!is_move(a, i))
-				continue;
-			fprintf(f, "arena moved: 0x%" PRIx64 ", %s, first touched in run %d:\n  ",
-				a->maps[i].start, B(a->maps[i].end - a->maps[i].start),
-				a->maps[i].first_run);
-			print_runs(f, &a->maps[i].by_run, "  ");
-		}
-		if (a->op_events) {
-			int shown = 0;
-
-			fprintf(f, "first touches per operator (op marker; -1 = before operator 0, "
-				"e.g. inputs):\n  ");
-			for (uint32_t i = 0; i < ar->by_op.n; i++) {
-				if (shown && shown % 8 == 0)
-					fprintf(f, "\n  ");
-				fprintf(f, "%s#%d: %" PRIu64, shown % 8 ? ", " : "",
-					ar->by_op.e[i].idx, ar->by_op.e[i].v);
-				shown++;
-			}
-			fprintf(f, "\n");
-		}
-	}
+	text_arena(f, r);
 	if (a->n_samples) {
 		uint32_t step = a->n_samples > 10 ? a->n_samples / 10 : 1;
 
@@ -431,17 +445,6 @@ static void json_corr(struct ap_json *j, const struct ap_corr_all *x)
 	if (c->arena >= 0) {
 		ap_json_u64(j, "arena_base", c->base);
 		ap_json_i64(j, "arena_base_delta", c->delta);
-		ap_json_bool(j, "arena_base_forced", c->base_forced);
-		ap_json_str(j, "arena_base_rule", c->base_rule);
-		ap_json_arr(j, "base_candidates");
-		for (uint32_t i = 0; i < c->n_cand; i++) {
-			ap_json_obj(j, NULL);
-			ap_json_i64(j, "delta", c->cand[i].delta);
-			ap_json_u64(j, "explained", c->cand[i].explained);
-			ap_json_u64(j, "exact_starts", c->cand[i].exact);
-			ap_json_end_obj(j);
-		}
-		ap_json_end_arr(j);
 	}
 	ap_json_u64(j, "first_touch_pages", c->ft_pages);
 	ap_json_u64(j, "compared_pages", c->compared);
@@ -548,15 +551,17 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		ap_json_end_obj(&j);
 	}
 	ap_json_end_arr(&j);
-	if (a->arena >= 0) {
-		const struct ap_amap *ar = &a->maps[a->arena];
+	if (a->id.map >= 0) {
+		const struct ap_amap *ar = &a->maps[a->id.map];
 
 		ap_json_obj(&j, "arena");
 		ap_json_u64(&j, "start", ar->start);
 		ap_json_u64(&j, "bytes", ar->end - ar->start);
 		ap_json_u64(&j, "first_touch_pages", ar->first_touch_pages);
 		ap_json_u64(&j, "resident_at_attach_pages", ar->resident_at_attach);
-		ap_json_str(&j, "rule", a->arena_rule);
+		ap_json_str(&j, "rule", ap_arena_rule_key(a->id.rule));
+		ap_json_str(&j, "rule_text", a->id.why);
+		ap_json_u64(&j, "base", a->id.base);
 		ap_json_end_obj(&j);
 		json_runs(&j, "first_touch_by_run", &ar->by_run);
 		ap_json_arr(&j, "ops");
@@ -572,7 +577,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 			for (uint64_t i = 0; i < a->n_touches; i++) {
 				const struct ap_touch *t = &a->touches[i];
 
-				if ((int32_t)t->map != a->arena)
+				if ((int32_t)t->map != a->id.map)
 					continue;
 				ap_json_obj(&j, NULL);
 				ap_json_u64(&j, "page", t->page);
@@ -597,7 +602,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		ap_json_end_arr(&j);
 	} else {
 		ap_json_null(&j, "arena");
-		ap_json_str(&j, "arena_rule", a->arena_rule);
+		ap_json_str(&j, "arena_rule", a->id.why);
 	}
 	ap_json_obj(&j, "samples");
 	ap_json_u64(&j, "count", a->n_samples);

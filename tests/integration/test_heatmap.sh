@@ -235,10 +235,10 @@ if $cc -std=gnu11 -D_GNU_SOURCE -O2 -Iinclude bench/synth_trace.c "$BUILD/libare
 			test "$n" = "$want" -a "$want" -gt 250000
 		check "refaults --by $by: one pass over the trace" test -z "$(grep 'twice' "$TMP/synth-$by.err")"
 	done
-	# the one-pass matrix equals the two-pass one (--arena-base takes the pass-2 path)
+	# the matrix with the arena found equals the one with its base given (--arena ADDR)
 	base=$($PY -c "import json; print(hex(json.load(open('$TMP/synth.json'))['correlation']['arena_base']))")
 	"$ARENAPROF" heatmap "$TMP/synth.trace" --plan "$MV2" --faults all --cols 1000 \
-		--arena-base "$base" -o "$TMP/synth-2pass.csv" 2>"$TMP/2pass.err"
+		--arena "$base" -o "$TMP/synth-2pass.csv" 2>"$TMP/2pass.err"
 	"$ARENAPROF" heatmap "$TMP/synth.trace" --plan "$MV2" --faults all --cols 1000 \
 		-o "$TMP/synth-1pass.csv" 2>/dev/null
 	check "refaults: the one-pass and the two-pass matrices are equal" cmp -s "$TMP/synth-1pass.csv" "$TMP/synth-2pass.csv"

@@ -58,14 +58,14 @@ check "an existing trace of our own is rewritten and made 0600" \
 
 ln -s "$victim" "$shared/link.json"
 chown -h nobody "$shared/link.json"
-expect_refusal "export -o through a planted symlink: refused" 1 "symbolic link" \
+expect_refusal "export -o through a planted symlink: refused" 2 "symbolic link" \
 	"$AP" export "$TMP/new.trace" --format json -o "$shared/link.json"
 MSG="the link's target changed"
 check "... the file it points to is untouched" [ "$(sum "$victim")" = "$want" ]
 
 ln -s "$victim" "$shared/link.svg"
 chown -h nobody "$shared/link.svg"
-expect_refusal "heatmap -o through a planted symlink: refused" 1 "symbolic link" \
+expect_refusal "heatmap -o through a planted symlink: refused" 2 "symbolic link" \
 	"$AP" heatmap "$TMP/new.trace" --plan "$MODELS/mobilenet_v2_1.0_224_quant.tflite" \
 	--force -o "$shared/link.svg"
 MSG="the link's target changed"

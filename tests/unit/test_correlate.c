@@ -76,7 +76,6 @@ static void run(struct fake *x, const struct ap_tplan *p, int64_t delta, bool ma
 				       .first_touch_pages = 1 };
 	x->a.maps = x->maps;
 	x->a.n_maps = 3;
-	x->a.arena = 0;
 	x->a.touches = x->touch;
 	for (int i = 0; i < 6; i++)
 		x->strings[i] = empty;
@@ -106,6 +105,19 @@ static void run(struct fake *x, const struct ap_tplan *p, int64_t delta, bool ma
 	}
 }
 
+/* The arena as the analysis finds it (arena.h), given an address or not; then correlation. */
+static int build(struct fake *x, const struct ap_tplan *p, uint64_t given, struct ap_corr *c,
+		 char *err)
+{
+	memset(&x->a.id, 0, sizeof(x->a.id));
+	x->a.id.map = x->a.id.block = -1;
+	if (ap_arena_identify(&x->a, p, given, -1, NULL, &x->a.id)) {
+		snprintf(err, AP_ERR_LEN, "out of memory identifying the arena");
+		return -1;
+	}
+	return ap_corr_build(&x->a, p, c, err);
+}
+
 int main(void)
 {
 	struct ap_tplan p;
@@ -126,14 +138,14 @@ int main(void)
 			char name[128];
 
 			run(&x, &p, deltas[k], markers);
-			if (ap_corr_build(&x.a, &p, NULL, &c, err)) {
+			if (build(&x, &p, 0, &c, err)) {
 				CHECK("build", 0, "%s", err);
 				continue;
 			}
 			snprintf(name, sizeof(name), "%s: base at mapping start + %lld found",
 				 markers ? "markers" : "no markers", (long long)deltas[k]);
 			CHECK(name, c.delta == deltas[k] && c.base == START + (uint64_t)deltas[k],
-			      "got +%lld (%s)", (long long)c.delta, c.base_rule);
+			      "got +%lld (%s)", (long long)c.delta, x.a.id.why);
 			snprintf(name, sizeof(name), "%s +%lld: the plan matches",
 				 markers ? "markers" : "no markers", (long long)deltas[k]);
 			CHECK(name, !c.mismatch, "%s", c.n_reasons ? c.reasons[0] : "");
@@ -150,7 +162,7 @@ int main(void)
 
 	/* base +0: page attribution by the earliest writer */
 	run(&x, &p, 0, true);
-	ap_corr_build(&x.a, &p, NULL, &c, err);
+	build(&x, &p, 0, &c, err);
 	CHECK_EQ_I64("page 0: input before op 1's reuse", c.page_op[0], -1);
 	CHECK_EQ_I64("page 2: op 0 (the in-place op 1 writes later)", c.page_op[2], 0);
 	CHECK_EQ_I64("page 5: the temporary's node", c.page_op[5], 2);
@@ -166,18 +178,16 @@ int main(void)
 
 	/* base +64: page 2 holds the input's last 64 bytes, so the input writes it first */
 	run(&x, &p, 64, true);
-	ap_corr_build(&x.a, &p, NULL, &c, err);
+	build(&x, &p, 0, &c, err);
 	CHECK_EQ_I64("+64: page 2 belongs to the input", c.page_op[2], -1);
 	ap_corr_free(&c);
 
-	/* --arena-base forces it */
+	/* --arena ADDR: planned offset 0 is there, no search */
 	{
-		struct ap_corr_opts o = { .arena_base = START + 128 };
-
 		run(&x, &p, 0, true);
-		ap_corr_build(&x.a, &p, &o, &c, err);
-		CHECK("--arena-base is taken as given", c.base_forced && c.delta == 128,
-		      "delta %lld", (long long)c.delta);
+		build(&x, &p, START + 128, &c, err);
+		CHECK("--arena ADDR is taken as given", x.a.id.rule == AP_AR_GIVEN &&
+		      x.a.id.n_cand == 0 && c.delta == 128, "delta %lld", (long long)c.delta);
 		CHECK("a wrong forced base shows as disagreement", c.agree < c.compared,
 		      "%llu of %llu", (unsigned long long)c.agree, (unsigned long long)c.compared);
 		ap_corr_free(&c);
@@ -187,7 +197,7 @@ int main(void)
 	run(&x, &p, 0, true);
 	for (uint64_t i = 0; i < x.a.n_touches; i++)
 		x.touch[i].op = (x.touch[i].op + 2) % 3;
-	ap_corr_build(&x.a, &p, NULL, &c, err);
+	build(&x, &p, 0, &c, err);
 	CHECK("contradicting markers: mismatch", c.mismatch && c.n_reasons &&
 	      strstr(c.reasons[0], "agree on only"), "%s", c.n_reasons ? c.reasons[0] : "none");
 	ap_corr_free(&c);
@@ -195,7 +205,7 @@ int main(void)
 	/* a plan for a much smaller arena than the mapping */
 	run(&x, &p, 0, true);
 	x.maps[0].end = START + 64 * PS;
-	ap_corr_build(&x.a, &p, NULL, &c, err);
+	build(&x, &p, 0, &c, err);
 	CHECK("a mapping far larger than the plan: arena size mismatch",
 	      c.mismatch && strstr(c.reasons[0], "arena size mismatch"), "%s",
 	      c.n_reasons ? c.reasons[0] : "none");
@@ -203,7 +213,7 @@ int main(void)
 
 	/* without a plan: groups only */
 	run(&x, &p, 0, false);
-	ap_corr_build(&x.a, NULL, NULL, &c, err);
+	build(&x, NULL, 0, &c, err);
 	CHECK("no plan: groups, no attribution", !c.have_plan && !c.page_op &&
 	      c.groups[AP_GROUP_ARENA].mappings == 1, "have_plan %d", c.have_plan);
 	ap_corr_free(&c);

@@ -181,11 +181,13 @@ int main(void)
 			  .path = "[stack]" },
 		};
 		char rule[160];
+		bool by_size;
 
 		CHECK_EQ_I64("rule: the plan's size (one page of slack)",
-			     ap_arena_pick(c, 3, &plan, PS, rule, sizeof(rule)), 1);
+			     ap_arena_pick(c, 3, &plan, PS, rule, sizeof(rule), &by_size), 1);
+		CHECK("rule: by the plan's size", by_size, "by_size %d", by_size);
 		CHECK_EQ_I64("rule: without a plan the largest held, never [stack]",
-			     ap_arena_pick(c, 3, NULL, PS, rule, sizeof(rule)), 0);
+			     ap_arena_pick(c, 3, NULL, PS, rule, sizeof(rule), &by_size), 0);
 		CHECK("rule: says so", !strcmp(rule, "largest faulted anonymous mapping (no plan "
 		      "given)"), "%s", rule);
 	}

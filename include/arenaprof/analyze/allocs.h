@@ -27,8 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arenaprof/analyze/analysis.h"
+#include "arenaprof/analyze/arena.h"
 #include "arenaprof/trace/trace.h"
+
+struct ap_analysis;
 
 #define AP_ARENA_SLACK 128	/* bytes a runtime's arena block may exceed the plan */
 #define AP_ARENA_ALIGN 64	/* LiteRT's kDefaultArenaAlignment */
@@ -53,15 +55,7 @@ struct ap_allocs {
 	uint64_t quiet_ns;		/* from then on only aligned allocations were probed */
 };
 
-/*
- * Reads the allocation records of a trace: a pre-pass for a pass that reads every record.
- * It stops at the first fault record when nothing before it says the probe was on (its
- * attach note, a record), which makes it nearly free for traces without the probe; it
- * checks the CRC of the records it uses only, and a corrupt trace ends it quietly (the
- * checked pass says where). 0, or -1 with err (cannot open, out of memory).
- */
-int ap_allocs_read(const char *trace, struct ap_allocs *al, char *err);
-/* The same record by record, for a pass that reads the trace anyway. 0, or -1 (memory). */
+/* Adds one allocation record, as the analysis pass reads it. 0, or -1 (memory). */
 int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r);
 void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *text);
 void ap_allocs_free(struct ap_allocs *al);
@@ -74,18 +68,6 @@ enum ap_arid_rule {
 	AP_ARID_RUNTIME,	/* rule 2: the runtime's own (smaller) arena block */
 	AP_ARID_GIVEN,		/* record --arena ADDR: the base given, the plan's bytes */
 };
-
-/* The arena after a re-plan. */
-struct ap_arena_move {
-	int32_t block;			/* the new block */
-	uint64_t base;
-	uint64_t bytes;			/* usable: the block less the alignment slack */
-	int32_t run;			/* the run in which it was allocated */
-	uint64_t ts_ns;
-	bool free_seen;			/* the block it replaced was seen freed */
-};
-
-#define AP_MAX_MOVES 16
 
 struct ap_arid {
 	enum ap_arid_rule rule;
@@ -104,14 +86,16 @@ struct ap_arid {
  */
 void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_arid *id);
 
+/* The address of planned offset 0 in a block: its pointer rounded up to 64 bytes. */
+uint64_t ap_block_base(const struct ap_block *b);
 /*
- * The two steps for a trace: reads its allocation records (ap_allocs_read) and
- * applies the rules for a plan of arena_bytes; a trace recorded with --arena ADDR gives
- * AP_ARID_GIVEN, the base ADDR and the plan's bytes (no block). 1 when a block was found
- * or given (rule: len bytes for the analysis' arena_rule), 0 when none, -1 with err.
+ * For a pass that keeps the blocks that may become the arena apart while it reads: a
+ * block rule 1 or rule 2 could choose (ap_arid_may_be), one that may follow prev as its
+ * re-plan (ap_arid_may_follow), and the bytes from its base such a block holds.
  */
-int ap_arid_from_trace(const char *trace, uint64_t arena_bytes, struct ap_arid *id,
-		       char *rule, size_t len, char *err);
+bool ap_arid_may_be(const struct ap_block *b, uint64_t arena_bytes);
+bool ap_arid_may_follow(const struct ap_block *prev, const struct ap_block *b);
+uint64_t ap_arid_region_bytes(const struct ap_block *b, uint64_t arena_bytes);
 
 /* The arena block's call for a report line ("aligned_alloc(64, 1655872)"). */
 const char *ap_block_call(const struct ap_block *b, char *buf, size_t len);

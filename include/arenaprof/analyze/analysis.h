@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arenaprof/analyze/arena.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/trace/trace.h"
 
@@ -68,15 +69,9 @@ struct ap_analysis {
 	bool saw_end, truncated;
 	struct ap_amap *maps;
 	uint32_t n_maps, cap_maps;
-	int32_t arena;		/* index in maps, -1 none */
-	char arena_rule[128];
-	/*
-	 * The arena as an allocation, when the pass knows one (allocation records): the
-	 * address of planned offset 0 and its bytes; 0 when the arena is only a mapping. The
-	 * correlator takes it as the arena base instead of searching for one.
-	 */
-	uint64_t arena_base, arena_bytes;
-	/* with arena_base: the blocks that replaced the arena (re-plans) have this role */
+	/* the arena, found once at the end of the pass (arena.h; id.map: its mapping) */
+	struct ap_arena_id id;
+	/* the blocks that replaced the arena (re-plans) have this role */
 #define AP_ROLE_MOVED_ARENA "moved-arena"
 	/*
 	 * Read in the same pass: the allocation probe's records (record --arena auto,
@@ -100,7 +95,7 @@ struct ap_analysis {
 struct ap_analysis_opts {
 	const struct ap_tplan *plan;	/* NULL: no plan */
 	const char *model_path;		/* to name the weights mapping, or NULL */
-	uint64_t arena_addr;		/* --arena ADDR (or --arena-base's); 0 = identify */
+	uint64_t arena_addr;		/* --arena ADDR: planned offset 0; 0 = identify */
 	/*
 	 * Called for every fault record once the pass has counted it (mi: its mapping, -1
 	 * none): a consumer that needs every fault (heatmap --faults all) takes them here

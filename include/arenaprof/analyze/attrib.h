@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * attrib: attribution without markers, over the arena found by address (allocs.h) or by
- * mapping, for `report`:
- *  - which rule found the arena (the allocation probe's block of the plan's size, the
- *    runtime's own smaller block, a mapping of the plan's size, --arena), its base and
- *    size against the plan;
+ * attrib: attribution without markers, over the arena as the analysis found it (arena.h:
+ * a->id), for `report`:
+ *  - the arena's region, [base, base + bytes), and the mapping that holds it;
  *  - every first-touched page of the arena region [base, base + bytes), by address (so an
  *    arena inside [heap] is counted right), attributed by the plan to the earliest
  *    operator that writes a tensor covering it, and counted by run;
@@ -26,21 +24,6 @@
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/correlate.h"
-
-/* report --arena */
-enum ap_attrib_arena {
-	AP_ATTRIB_AUTO = 0,	/* allocation probe, then the mapping rule */
-	AP_ATTRIB_GIVEN,	/* --arena ADDR (or record --arena ADDR) */
-};
-
-enum ap_attrib_rule {
-	AP_RULE_NONE = 0,
-	AP_RULE_ALLOC,		/* the allocation of the plan's size */
-	AP_RULE_RUNTIME,	/* the runtime's own arena buffer, smaller than the plan */
-	AP_RULE_MAPPING,	/* an anonymous mapping of the plan's size (no allocation) */
-	AP_RULE_GIVEN,		/* --arena ADDR */
-	AP_RULE_OTHER,		/* analysis' fallback (largest anonymous mapping) */
-};
 
 /* One step back in planned operator order within run 0. */
 struct ap_attrib_back {
@@ -81,10 +64,6 @@ struct ap_attrib {
 	const struct ap_allocs *al;	/* the analysis' allocation records */
 	bool have_plan;
 	uint64_t page_size;
-	enum ap_attrib_rule rule;
-	char rule_text[400];
-	struct ap_arid id;		/* the allocation rules' result */
-	int32_t block;			/* the arena block in allocs, -1 */
 	int32_t pers_block;		/* the block of the plan's persistent arena, -1 */
 	uint64_t base;			/* address of planned offset 0; 0 none */
 	uint64_t bytes;			/* the region: the plan's arena (or the runtime's) */
@@ -122,18 +101,13 @@ struct ap_attrib {
 };
 
 /*
- * After ap_corr_load, whose analysis pass took the allocation probe's block as the arena
- * when it found one (analysis.h arena_base) and kept the allocation records and run
- * durations: everything above. mode AP_ATTRIB_GIVEN: the arena was given (--arena).
- * 0, or -1 (out of memory) with err. Free with ap_attrib_free.
+ * After ap_corr_load, whose analysis pass found the arena (a->id) and kept the allocation
+ * records and run durations: everything above. 0, or -1 (out of memory) with err. Free
+ * with ap_attrib_free.
  */
-int ap_attrib_build(const struct ap_corr_all *x, enum ap_attrib_arena mode,
-		    struct ap_attrib *at, char *err);
+int ap_attrib_build(const struct ap_corr_all *x, struct ap_attrib *at, char *err);
 void ap_attrib_free(struct ap_attrib *at);
-/*
- * Whether the plan attributes the region's first touches: a plan, a region, and neither
- * the runtime's own smaller block nor a mapping picked for its size alone.
- */
-bool ap_attrib_by_plan(const struct ap_attrib *at);
+/* Whether the plan attributes the region's first touches (ap_arena_planned, a region). */
+bool ap_attrib_by_plan(const struct ap_attrib *at, const struct ap_corr_all *x);
 
 #endif

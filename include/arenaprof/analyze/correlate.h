@@ -2,8 +2,8 @@
 /*
  * correlate: fault address -> mapping -> arena offset -> tensor(s) -> operator.
  *
- * Over one analysis pass (analysis.h) and a plan, it finds the arena base (the address of
- * planned offset 0), attributes every arena page to the earliest operator that writes one
+ * Over one analysis pass (analysis.h), its arena (arena.h: the mapping and the address of
+ * planned offset 0) and a plan, it attributes every arena page to the earliest operator that writes one
  * of the planned tensors covering it ("plan" attribution: -1 for graph inputs, written
  * before operator 0; the producer for outputs and activations; the node for temporaries)
  * and compares that, over the first-touch pages, with the operator the op marker recorded
@@ -54,26 +54,14 @@ struct ap_corr_disagree {
 	int32_t tensor;		/* the plan tensor that names plan_op, -1 none */
 };
 
-/* One candidate base, as scored. */
-struct ap_corr_cand {
-	int64_t delta;		/* base - mapping start */
-	uint64_t explained;	/* first touches the plan explains (see base_rule) */
-	uint64_t exact;		/* faults whose offset is exactly a planned tensor's start */
-};
-
-#define AP_CORR_MAX_CAND 24
 #define AP_CORR_MAX_REASONS 4
 
 struct ap_corr {
 	bool have_plan, have_markers;
-	int32_t arena;			/* mapping index in the analysis, -1 none */
+	int32_t arena;			/* the arena's mapping (a->id.map), -1 none */
 	uint64_t map_start, map_end, page_size;
 	uint64_t base;			/* address of planned offset 0 */
 	int64_t delta;			/* base - map_start */
-	bool base_forced;		/* --arena-base */
-	char base_rule[256];
-	struct ap_corr_cand cand[AP_CORR_MAX_CAND];
-	uint32_t n_cand;
 
 	uint64_t n_pages;		/* pages of the arena mapping */
 	uint64_t plan_pages;		/* of them, pages the plan's extent reaches */
@@ -101,16 +89,12 @@ struct ap_corr {
 	uint32_t n_reasons;
 };
 
-struct ap_corr_opts {
-	uint64_t arena_base;		/* --arena-base ADDR; 0 = find it */
-};
-
 /*
  * Correlates analysis a with plan p (NULL: groups only, no attribution). 0, or -1 with
  * err (out of memory). A plan that does not match is not an error: c->mismatch.
  */
-int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p,
-		  const struct ap_corr_opts *o, struct ap_corr *c, char *err);
+int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c,
+		  char *err);
 void ap_corr_free(struct ap_corr *c);
 
 /* The plan's writer of a tensor: -1 graph input, its first node, or AP_OP_NONE. */
@@ -141,8 +125,7 @@ const char *ap_corr_op_label(const struct ap_tplan *p, int32_t op, char *buf, in
 struct ap_corr_in {
 	const char *trace;
 	const char *plan_path;		/* NULL: no plan */
-	uint64_t arena_addr;		/* --arena ADDR, 0 */
-	uint64_t arena_base;		/* --arena-base ADDR, 0 */
+	uint64_t arena_addr;		/* --arena ADDR: planned offset 0; 0: found (arena.h) */
 	/* every fault of the analysis pass (analysis.h's on_fault), or NULL */
 	void (*on_fault)(void *ctx, const struct ap_analysis *a, const struct ap_rec_fault *f,
 			 int32_t mi);
@@ -157,8 +140,8 @@ struct ap_corr_all {
 };
 
 /*
- * Loads the plan, runs the analysis pass and correlates. 0, or an exit code (AP_EXIT_USAGE
- * for a bad plan or trace, AP_EXIT_RUNTIME out of memory) with err. Free with
+ * Loads the plan, runs the analysis pass and correlates. 0, or -ENOMEM (out of memory) or
+ * -EINVAL (a bad plan or trace, an --arena in no mapping) with err. Free with
  * ap_corr_all_free in either case.
  */
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err);

@@ -89,7 +89,8 @@ void ap_hm_pre_fault(void *ctx, const struct ap_analysis *a, const struct ap_rec
 void ap_hm_pre_free(struct ap_hm_pre *pre);
 
 /*
- * 0, or an exit code with err (AP_EXIT_USAGE: no arena, no markers for --attr marker...).
+ * 0, or -EINVAL (no arena, no markers for --attr marker, an unreadable trace) or -ENOMEM,
+ * with err.
  * pre: NULL, or the accumulator of the analysis pass (--faults all).
  */
 int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,

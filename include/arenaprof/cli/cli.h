@@ -14,6 +14,11 @@
 void ap_cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same with a va_list, for a command's own message helpers. */
 void ap_cli_vsay(const char *cmd, const char *fmt, va_list ap);
+/*
+ * The exit code for a library error (-errno): 0 for 0; 1 (a runtime failure) for
+ * -ENOMEM, -EIO, -ENOSPC, -EPIPE; 2 (bad usage or bad input) for every other.
+ */
+int ap_cli_exit(int err);
 /* "  - item" under the previous line. */
 void ap_cli_item(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

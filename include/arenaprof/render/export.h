@@ -23,7 +23,7 @@ struct ap_export_opts {
 	uint64_t max_instants;		/* 0: the default */
 };
 
-/* 0, or an exit code with err. */
+/* 0, or -EINVAL (an unreadable trace), -ENOMEM or -EIO (writing f) with err. */
 int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		     const struct ap_export_opts *o, char *err);
 int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char *err);

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * trace_in: what report, export and heatmap share: the options that say how to read a
+ * trace (--plan, --arena) and loading it, with the one exit code policy for its errors.
+ */
+#ifndef ARENAPROF_CLI_TRACE_IN_H
+#define ARENAPROF_CLI_TRACE_IN_H
+
+#include <getopt.h>
+
+#include "arenaprof/analyze/correlate.h"
+
+/* Their getopt_long entries: 'p' for --plan and --plan-csv, 'a' for --arena. */
+#define AP_TRACE_IN_OPTS \
+	{ "plan", required_argument, NULL, 'p' }, \
+	{ "plan-csv", required_argument, NULL, 'p' }, \
+	{ "arena", required_argument, NULL, 'a' }
+
+/* Their lines in --help. */
+#define AP_TRACE_IN_HELP \
+	"  --arena auto       (default) the arena as found: record --arena's address, the\n" \
+	"                     allocation probe's block of the plan's size, else the\n" \
+	"                     mapping of the plan's size and the base that fits it best\n" \
+	"  --arena ADDR       planned offset 0 is at ADDR (hex); the arena is the mapping\n" \
+	"                     holding it\n"
+
+/* Takes option c if it is one of them: 1 taken, 0 not one of them, -1 a bad value (said). */
+int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *in);
+
+/*
+ * Loads and correlates in->trace (ap_corr_load) and warns when it was cut short. 0, or the
+ * exit code of its error (said): 2 for a bad trace, plan or --arena, 1 out of memory.
+ * Free x with ap_corr_all_free in either case.
+ */
+int ap_trace_in_load(const char *cmd, const struct ap_corr_in *in, struct ap_corr_all *x);
+
+#endif
