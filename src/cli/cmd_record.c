@@ -163,7 +163,7 @@ bad_value:
 	rc = ap_session_start(&s, &so, err);
 	if (rc) {
 		ap_cli_say("record", "%s", err);
-		return rc;
+		return ap_cli_exit(rc);
 	}
 	if (ap_trace_sink_open(&t, &s, out, err)) {
 		ap_cli_say("record", "%s", err);

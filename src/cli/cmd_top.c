@@ -475,7 +475,7 @@ static int run_session(struct top *t, const struct ap_session_opts *so,
 
 	if (rc) {
 		ap_cli_say("top", "%s", err);
-		return rc;
+		return ap_cli_exit(rc);
 	}
 	rc = AP_EXIT_RUNTIME;
 	if (open_trace(t, err)) {

@@ -388,7 +388,7 @@ static int split_spec(char *spec, char **bin, char **sym, int *arg, bool want_ar
 	return **sym ? 0 : -1;
 }
 
-/* --run-probe / --op-probe: 0, or an exit code with err */
+/* --run-probe / --op-probe: 0, or -EINVAL with err */
 static int attach_markers(struct ap_session *s, char *err)
 {
 	const char *run_spec = s->o.run_spec, *op_spec = s->o.op_spec;
@@ -400,12 +400,12 @@ static int attach_markers(struct ap_session *s, char *err)
 		if (!spec || split_spec(spec, &bin, &sym, &arg, false)) {
 			ap_seterr(err, "--run-probe '%s' is not BINARY:SYMBOL", run_spec);
 			free(spec);
-			return AP_EXIT_USAGE;
+			return -EINVAL;
 		}
 		if (ap_probe_attach_run(s->probe, bin, sym, e)) {
 			ap_seterr(err, "--run-probe %s: %s", run_spec, e);
 			free(spec);
-			return AP_EXIT_USAGE;
+			return -EINVAL;
 		}
 		free(spec);
 		s->run_probe = true;
@@ -416,12 +416,12 @@ static int attach_markers(struct ap_session *s, char *err)
 			ap_seterr(err, "--op-probe '%s' is not BINARY:SYMBOL[:ARG] (ARG 0-7)",
 				  op_spec);
 			free(spec);
-			return AP_EXIT_USAGE;
+			return -EINVAL;
 		}
 		if (ap_probe_attach_op(s->probe, bin, sym, arg, e)) {
 			ap_seterr(err, "--op-probe %s: %s", op_spec, e);
 			free(spec);
-			return AP_EXIT_USAGE;
+			return -EINVAL;
 		}
 		free(spec);
 	}
@@ -464,11 +464,11 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 	s->started = opts->pid <= 0;
 	if (s->started && (!opts->argv || !opts->argv[0])) {
 		ap_seterr(err, "no command to start");
-		return AP_EXIT_USAGE;
+		return -EINVAL;
 	}
 	if (!s->started && kill(s->pid, 0) && errno == ESRCH) {
 		ap_seterr(err, "process %d does not exist", s->pid);
-		return AP_EXIT_USAGE;
+		return -ESRCH;
 	}
 	if (s->started) {
 		size_t len = 0;
@@ -479,7 +479,7 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		/* held until the tracer is attached: its first fault is seen */
 		if (ap_spawn_held(&s->child, opts->argv, false)) {
 			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(errno));
-			return AP_EXIT_RUNTIME;
+			return -EAGAIN;
 		}
 		s->pid = s->child.pid;
 	} else {
@@ -491,7 +491,7 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		ap_seterr(err, "%s%s", geteuid() ? "no permission to load BPF (run as root, or "
 			  "give CAP_BPF and CAP_PERFMON): " : "", e);
 		ap_session_free(s);
-		return AP_EXIT_RUNTIME;
+		return -EPERM;
 	}
 	rc = attach_markers(s, err);
 	if (rc) {

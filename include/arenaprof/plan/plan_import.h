@@ -25,8 +25,8 @@
  * Read the plan in PATH into *p (overwritten; every string in it is heap-allocated, release
  * it with ap_tplan_free). p->strategy is "import:litert", "import:tflm" or "import:csv" and
  * p->model is PATH. On failure returns -1, leaves *p empty (zeroed) and puts a one-line
- * message in err, "PATH:LINE: what is wrong" or "PATH: what is wrong"; callers exit with
- * AP_EXIT_USAGE.
+ * message in err, "PATH:LINE: what is wrong" or "PATH: what is wrong" (bad input: the
+ * commands exit with status 2).
  */
 int ap_plan_import(const char *path, struct ap_tplan *p, char *err);
 

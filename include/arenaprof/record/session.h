@@ -164,11 +164,11 @@ struct ap_session {
 
 /*
  * Starts the command stopped (or checks that opts->pid exists), opens the fault source
- * and attaches the markers. Returns 0, or an exit code with err set (without a command
- * prefix): AP_EXIT_USAGE for a process that does not exist or a bad marker spec,
- * AP_EXIT_RUNTIME for a command that cannot be started or a fault source that cannot be
- * loaded (the message says when it is a matter of permission). On failure nothing is
- * left: no child, no probe.
+ * and attaches the markers. Returns 0, or with err set (without a command prefix):
+ * -ESRCH for a process that does not exist, -EINVAL for a bad marker spec, -EAGAIN for a
+ * command that cannot be started, -EPERM for a fault source that cannot be loaded (the
+ * message says when it is a matter of permission). On failure nothing is left: no child,
+ * no probe.
  */
 int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, char *err);
 /* The trace header and its six strings (pointers into s) for this session. */
