@@ -126,6 +126,7 @@ const char *ap_opt_name(char **argv, int optind, const char *optarg);
 
 struct ap_probe;
 struct ap_cg_session;
+struct ap_trace_ring;
 
 /* Read-only for callers, except through the functions below. */
 struct ap_session {
@@ -222,11 +223,28 @@ struct ap_trace_sink {
 	bool soft;			/* a failed write is not the session's failure (the
 					 * TUI goes on without its trace) */
 	char err[AP_ERR_LEN];
+	struct ap_trace_ring *ring;	/* private: ap_trace_sink_open_ring's; NULL: one file */
 };
 
 /* Creates path with the session's header (after ap_session_start). 0 or -1 with err. */
 int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char *path,
 		       char *err);
+/*
+ * The live view's hidden trace, bounded: a ring that keeps about the last cap bytes of the
+ * session (record/session_trace.c says how) in two files it creates in dir and unlinks at
+ * once. cap >= 1 MiB. What a save holds is a trace of its own: the header record, the
+ * mappings, the pages resident at attach and the latest sample and counters, a note of
+ * how many records were dropped before it (when any were), then the session's last
+ * records. The files stay within cap unless the maps snapshot alone is over cap / 4. 0 or
+ * -1 with err.
+ */
+int ap_trace_sink_open_ring(struct ap_trace_sink *t, struct ap_session *s, const char *dir,
+			    uint64_t cap, char *err);
+/* Bytes the sink's files hold now, its ring's cap (0: no ring) and records dropped so far. */
+void ap_trace_sink_usage(const struct ap_trace_sink *t, uint64_t *bytes, uint64_t *cap,
+			 uint64_t *dropped);
+/* Writes what the sink holds, flushed, as one trace (no end record) into fd. 0 or -1. */
+int ap_trace_sink_save(struct ap_trace_sink *t, int fd, char *err);
 /*
  * Writes the END record of a stopped session and closes. -1 when a write failed (the file
  * holds every whole record before it), -2 when closing failed; t->err says why.
