@@ -466,6 +466,11 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		ap_seterr(err, "no command to start");
 		return AP_EXIT_USAGE;
 	}
+	if (!s->started && opts->user) {
+		ap_seterr(err, "--user is for a command started with --: -p attaches to a "
+			  "process as it runs");
+		return AP_EXIT_USAGE;
+	}
 	if (!s->started && kill(s->pid, 0) && errno == ESRCH) {
 		ap_seterr(err, "process %d does not exist", s->pid);
 		return AP_EXIT_USAGE;
@@ -476,9 +481,18 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		for (int i = 0; opts->argv[i] && len < sizeof(s->cmdline) - 1; i++)
 			len += (size_t)snprintf(s->cmdline + len, sizeof(s->cmdline) - len,
 						"%s%s", i ? " " : "", opts->argv[i]);
+		struct ap_spawn_opts sp = { .outlive = opts->keep };
+
+		if (opts->user) {
+			if (ap_spawn_user_lookup(opts->user, &s->user, err))
+				return AP_EXIT_USAGE;
+			s->have_user = true;
+			sp.user = &s->user;
+		}
 		/* held until the tracer is attached: its first fault is seen */
-		if (ap_spawn_held(&s->child, opts->argv, false)) {
+		if (ap_spawn_held(&s->child, opts->argv, &sp)) {
 			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(errno));
+			ap_session_free(s);
 			return AP_EXIT_RUNTIME;
 		}
 		s->pid = s->child.pid;
@@ -550,12 +564,22 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 	} else {
 		int e = ap_spawn_release(&s->child);
 
-		if (e) {
+		if (e && s->have_user && strcmp(s->child.failed_at, "exec")) {
+			ap_session_note(s, 2, "cannot run %s as %s: %s: %s", s->o.argv[0],
+					s->user.name, s->child.failed_at, strerror(e));
+			s->end_reason = AP_END_ERROR;
+			rc = -1;
+			target_alive(s);
+		} else if (e) {
 			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(e));
 			s->end_reason = AP_END_ERROR;
 			rc = -1;
 			target_alive(s);
 		}
+		if (!e && s->have_user)
+			ap_session_note(s, 0, "%s runs as user %s (uid %u, gid %u); the probes "
+					"stay with the recorder", s->o.argv[0], s->user.name,
+					(unsigned)s->user.uid, (unsigned)s->user.gid);
 		if (!s->end_reason)
 			snapshot_maps(s, !s->o.run_spec);
 	}
@@ -664,6 +688,9 @@ void ap_session_free(struct ap_session *s)
 	ap_probe_close(s->probe);
 	s->probe = NULL;
 	ap_spawn_abandon(&s->child);	/* never released: it exits without exec */
+	if (s->have_user)
+		ap_spawn_user_free(&s->user);
+	s->have_user = false;
 	if (s->have_maps)
 		ap_maps_free(&s->maps);
 	s->have_maps = false;

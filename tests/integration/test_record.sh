@@ -109,6 +109,33 @@ if id nobody >/dev/null 2>&1; then
 	expect_fail "no permission (as nobody): a clear line, exit 1" 1 "permission\|root" \
 		runuser -u nobody -- "$TMP/ap-nobody" record -o /tmp/arenaprof-nobody.trace -- true
 fi
+# --user: the command runs as that user (uid, gid, groups as initgroups sets them, HOME),
+# the probes stay with the recorder, and the trace says so
+if id nobody >/dev/null 2>&1; then
+	want="$(id -u nobody) $(id -g nobody) $(id -G nobody) $(getent passwd nobody | cut -d: -f6)"
+	"$ARENAPROF" record --arena off -o "$TMP/user.trace" --user nobody -- \
+		sh -c 'echo "$(id -u) $(id -g) $(id -G) $HOME"' >"$TMP/user.out" 2>"$TMP/user.err"
+	rc=$?
+	MSG="exit $rc, the command printed '$(cat "$TMP/user.out")', want '$want'; \
+$(head -c 300 "$TMP/user.err")" \
+		check "--user nobody: the command runs with nobody's uid, gid, groups and HOME" \
+		test "$rc:$(cat "$TMP/user.out")" = "0:$want"
+	r=$("$ARENAPROF" report "$TMP/user.trace" --json 2>&1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["faults_total"] > 0, any("runs as user nobody" in n for n in d["notes"]),
+      d["end"]["reason"])' 2>&1)
+	MSG="$r" check "--user nobody: its faults are traced, the trace notes the user" \
+		test "$r" = "True True the target exited"
+else
+	skip "--user nobody" "no user nobody on this host"
+fi
+rm -f "$TMP/nouser.trace"
+expect_fail "--user of an unknown user: exit 2" 2 "unknown user 'no-such-user-ap'" \
+	"$ARENAPROF" record -o "$TMP/nouser.trace" --user no-such-user-ap -- true
+check "... and no trace is left" test ! -e "$TMP/nouser.trace"
+expect_fail "--user with -p: exit 2 (nothing is started)" 2 "is for a command started" \
+	"$ARENAPROF" record -o "$TMP/nouser.trace" --user nobody -p $$
 # a PID that exits during attach
 sleep 0.2 & short=$!
 "$ARENAPROF" record -p "$short" -o "$TMP/short.trace" --duration 2 >/dev/null 2>"$TMP/short.err"

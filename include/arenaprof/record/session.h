@@ -105,6 +105,7 @@ struct ap_session_opts {
 	uint64_t runs_limit;		/* stop after N completed runs; 0: none */
 	uint64_t duration_ns;		/* stop after this long; 0: none */
 	bool keep;			/* leave a started command running at the end */
+	const char *user;		/* run the command as this user; NULL: as we are */
 	bool full_acct;			/* every cgroup and PSI figure (the TUI), not only
 					 * the trace sample's (record) */
 	volatile sig_atomic_t *stop;	/* non-zero: end (AP_END_SIGNAL) at the next step */
@@ -158,6 +159,8 @@ struct ap_session {
 	struct ap_cg_session *cg;	/* the target's memory cgroup and PSI; NULL none */
 	uint64_t last_snapshot, t_next, t_end, t_next_smaps;
 	struct ap_spawn child;		/* the command, held until the tracer is attached */
+	struct ap_spawn_user user;	/* --user, looked up; have_user */
+	bool have_user;
 	char **checked;			/* ELF files searched for a LiteRT entry point */
 	size_t n_checked;
 	struct ap_alloc_probe alloc;	/* the allocation probe's own state */
