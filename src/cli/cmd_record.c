@@ -65,6 +65,8 @@ static void usage(FILE *f)
 		"                   arena block of the plan's size and its exact base\n"
 		"  --arena off      no allocation probe; --arena ADDR: the arena's base (hex)\n"
 		"  --keep           with -- CMD and --runs: leave the command running at the end\n"
+		"                   (and if the recorder dies; without it, the command gets\n"
+		"                   SIGKILL when the recorder dies)\n"
 		"  --user USER      run CMD as USER (name or uid; its groups as initgroups sets\n"
 		"                   them); the probes stay with the privileged recorder.\n"
 		"                   Default: as the recorder, so root under sudo, as 'sudo CMD',\n"

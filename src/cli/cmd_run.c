@@ -125,7 +125,8 @@ static void usage(FILE *f)
 		"                       default: as run itself, so root under sudo, as\n"
 		"                       'sudo CMD' does (devices and files the service\n"
 		"                       uses stay reachable); under sudo, --user\n"
-		"                       \"$SUDO_USER\" runs it as you\n"
+		"                       \"$SUDO_USER\" runs it as you. CMD gets SIGKILL if\n"
+		"                       run dies\n"
 		"Exit 0 when every run was measured (whatever CMD's own status), 1 runtime\n"
 		"failure (no cgroup v2 memory controller, a cgroup that cannot be created,\n"
 		"interrupted), 2 bad usage or a command that cannot be run.\n");

@@ -107,7 +107,13 @@ _Noreturn static void child_run(char **argv, const struct ap_spawn_opts *o, pid_
 		    setenv("LOGNAME", u->name, 1))
 			child_fail(er, AT_ENV);
 	}
-	(void)parent;
+	/* after the uid change, which clears it; checked against a parent already gone */
+	if (!o->outlive) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			child_fail(er, AT_PDEATHSIG);
+		if (getppid() != parent)
+			_exit(127);
+	}
 	execvp(argv[0], argv);
 	child_fail(er, AT_EXEC);
 }

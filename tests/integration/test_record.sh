@@ -185,8 +185,26 @@ expect_fail "a flipped byte mid-trace: exit 2, corrupt at an offset" 2 "corrupt"
 	>/dev/null 2>&1 &
 rec=$!
 sleep 1.5
+kid=$(pgrep -P "$rec" | head -1)
 kill -9 "$rec"; wait "$rec" 2>/dev/null
-pkill -f "mininfer $MV2 --runs 100000000" 2>/dev/null
+# gone, or a zombie its new parent has yet to reap
+dead() { [ ! -e "/proc/$1" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]; }
+gone=false
+for _ in $(seq 50); do dead "$kid" && gone=true && break; sleep 0.1; done
+MSG="child '$kid' of recorder $rec: $(cat "/proc/$kid/status" 2>/dev/null | head -3 | tr '\n' ' ')" \
+	check "kill -9 of the recorder: the command it started dies with it (SIGKILL, \
+PR_SET_PDEATHSIG)" test -n "$kid" -a "$gone" = true
+[ "$gone" = true ] && [ -n "$kid" ] || kill -9 "$kid" 2>/dev/null
+# --keep: the command may outlive the recorder, by the user's choice
+"$ARENAPROF" record --arena off --keep -o "$TMP/keep.trace" -- sleep 30 >/dev/null 2>&1 &
+rec=$!
+for _ in $(seq 50); do kid=$(pgrep -P "$rec" -x sleep) && break; sleep 0.1; done
+kill -9 "$rec"; wait "$rec" 2>/dev/null
+sleep 0.5
+MSG="child '$kid'" check "--keep: a recorder killed with -9 leaves its command running" \
+	sh -c '[ -n "$1" ] && ! { [ ! -e "/proc/$1" ] || grep -q "^State:.*Z" "/proc/$1/status"; }' \
+	_ "$kid"
+[ -n "$kid" ] && kill "$kid" 2>/dev/null
 "$ARENAPROF" report "$TMP/k9.trace" --plan "$MV2" --json >"$TMP/k9.json" 2>/dev/null
 r=$(python3 -c "import json; d=json.load(open('$TMP/k9.json')); print(d['complete'], d['arena']['first_touch_pages'], d['runs'] > 0)" 2>/dev/null)
 MSG="got '$r'" check "kill -9 of the recorder: the trace reads back (no end record) with the arena's 405 pages" \

@@ -104,7 +104,8 @@ struct ap_session_opts {
 	uint32_t smaps_interval_ms;	/* smaps_rollup; 0: with every sample */
 	uint64_t runs_limit;		/* stop after N completed runs; 0: none */
 	uint64_t duration_ns;		/* stop after this long; 0: none */
-	bool keep;			/* leave a started command running at the end */
+	bool keep;			/* leave a started command running at the end (and
+					 * when the recorder dies: no parent-death signal) */
 	const char *user;		/* run the command as this user; NULL: as we are */
 	bool full_acct;			/* every cgroup and PSI figure (the TUI), not only
 					 * the trace sample's (record) */

@@ -3,7 +3,9 @@
  * spawn: a command forked and held before its exec until the caller is ready for it (the
  * recorder attached to it, `run` moved it into its cgroup), so that nothing it does is
  * missed. Its signals are back to their defaults, and a failed exec reports its errno.
- * It may run as another user (--user: the BPF side stays with the privileged parent).
+ * It may run as another user (--user: the BPF side stays with the privileged parent), and
+ * unless it is to outlive us it gets SIGKILL when we die (PR_SET_PDEATHSIG), so that it
+ * never runs on unsupervised after a recorder killed with SIGKILL.
  */
 #ifndef ARENAPROF_SPAWN_H
 #define ARENAPROF_SPAWN_H
