@@ -213,6 +213,10 @@ bad_value:
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}
+	if (!s.started && s.end_reason == AP_END_TARGET_EXIT)
+		ap_cli_say("record", "process %d exited (%s)%s", s.pid,
+			ap_session_exit_text(&s, err, sizeof(err)), !s.faults && !s.runs ?
+			" before any fault or run was seen" : "");
 	ap_cli_say("record", "%" PRIu64 " faults, %" PRIu64 " runs, %llu "
 		"dropped events; trace %s", s.faults, s.runs,
 		(unsigned long long)s.counters.ringbuf_drops, out);

@@ -230,8 +230,11 @@ static void session_ended(struct top *t)
 {
 	ap_session_stop(&t->s, 0);
 	ap_live_set_end(&t->live, &t->s);
+	char how[96];
+
 	if (t->s.end_reason == AP_END_TARGET_EXIT)
-		status(t, 1, "process %d exited; the last values stay until q%s%s", t->s.pid,
+		status(t, 1, "process %d exited (%s); the last values stay until q%s%s",
+		       t->s.pid, ap_session_exit_text(&t->s, how, sizeof(how)),
 		       t->out ? "; the session is saved to " : "", t->out ? t->out : "");
 	else if (t->s.failed)
 		status(t, 2, "the session stopped: %s", t->trace.err);
@@ -314,9 +317,12 @@ static int run_batch(struct top *t)
 		return AP_EXIT_OK;
 	ap_session_stop(&t->s, 0);
 	if (t->s.end_reason == AP_END_TARGET_EXIT) {
-		printf("# pid %d exited\n", t->s.pid);
+		char how[96];
+
+		ap_session_exit_text(&t->s, how, sizeof(how));
+		printf("# pid %d exited (%s)\n", t->s.pid, how);
 		fflush(stdout);
-		ap_cli_say("top", "process %d exited", t->s.pid);
+		ap_cli_say("top", "process %d exited (%s)", t->s.pid, how);
 		return AP_EXIT_OK;
 	}
 	ap_cli_say("top", "the session stopped: %s",

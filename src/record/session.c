@@ -342,27 +342,101 @@ int ap_session_reset_peaks(struct ap_session *s, char *err)
 	return rc;
 }
 
+/*
+ * A process that has exited, its zombie not reaped yet: stat's state is Z (or X), and no
+ * other thread runs on (a leader that called pthread_exit is a zombie too, while the
+ * process lives on in its other threads).
+ */
+static bool is_zombie(int pid, const struct ap_pstat *ps)
+{
+	struct ap_status st;
+
+	if (ps->state != 'Z' && ps->state != 'X')
+		return false;
+	return ap_procfs_status(pid, &st, NULL) || st.threads <= 1;
+}
+
+/* A wait status into exit_status (or -1) and term_signal (or 0). */
+static void set_exit(struct ap_session *s, int st)
+{
+	s->target_gone = true;
+	s->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	s->term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+/*
+ * Started: waitpid. Attached (not our child, so no wait): /proc/PID/stat; a zombie's
+ * status is there until its parent reaps it, after that it is not knowable (exit_status
+ * stays -1). A pid that now names another process (start time) is gone too.
+ */
 static bool target_alive(struct ap_session *s)
 {
+	struct ap_pstat ps;
+
 	if (s->target_gone)
 		return false;
 	if (s->started) {
 		int st;
 		pid_t w = waitpid(s->pid, &st, WNOHANG);
 
-		if (w == s->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+		if (w == s->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
+			set_exit(s, st);
+	} else if (!ap_procfs_stat(s->pid, &ps, NULL)) {
+		if (ps.start_time != s->start_time) {
 			s->target_gone = true;
-			s->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-			s->term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+		} else if (is_zombie(s->pid, &ps)) {
+			s->target_gone = true;
+			if (ps.exit_code >= 0)
+				set_exit(s, (int)ps.exit_code);
 		}
-	} else if (kill(s->pid, 0) && errno == ESRCH) {
+	} else if (errno == ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
 		s->target_gone = true;
-		s->exit_status = -1;
 	}
 	return !s->target_gone;
 }
 
+const char *ap_session_exit_text(const struct ap_session *s, char *buf, size_t len)
+{
+	if (s->term_signal)
+		snprintf(buf, len, "killed by signal %d (%s)", s->term_signal,
+			 strsignal(s->term_signal));
+	else if (s->exit_status >= 0)
+		snprintf(buf, len, "status %d", s->exit_status);
+	else if (!s->started)
+		snprintf(buf, len, "status unknown: not our child");
+	else
+		snprintf(buf, len, "status unknown");
+	return buf;
+}
+
 /* ---- start ---- */
+
+/* -p: a process with user memory: not gone, not a kernel thread, not a zombie. */
+static int check_attachable(struct ap_session *s, char *err)
+{
+	struct ap_pstat ps;
+	char e[AP_ERR_LEN];
+
+	if (ap_procfs_stat(s->pid, &ps, e)) {
+		if (errno == ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
+			ap_seterr(err, "process %d does not exist", s->pid);
+			return AP_EXIT_USAGE;
+		}
+		return 0;	/* unreadable here: the probe says what it can */
+	}
+	s->start_time = ps.start_time;
+	if (ps.flags & AP_PF_KTHREAD) {
+		ap_seterr(err, "process %d (%s) is a kernel thread: it has no user memory to "
+			  "profile", s->pid, ps.comm);
+		return AP_EXIT_USAGE;
+	}
+	if (is_zombie(s->pid, &ps)) {
+		ap_seterr(err, "process %d (%s) is a zombie: it has exited and holds no memory "
+			  "(its parent, pid %d, has not reaped it)", s->pid, ps.comm, ps.ppid);
+		return AP_EXIT_USAGE;
+	}
+	return 0;
+}
 
 /* "BINARY:SYMBOL[:ARG]" */
 static int split_spec(char *spec, char **bin, char **sym, int *arg, bool want_arg)
@@ -471,9 +545,10 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 			  "process as it runs");
 		return AP_EXIT_USAGE;
 	}
-	if (!s->started && kill(s->pid, 0) && errno == ESRCH) {
-		ap_seterr(err, "process %d does not exist", s->pid);
-		return AP_EXIT_USAGE;
+	if (!s->started) {
+		rc = check_attachable(s, err);
+		if (rc)
+			return rc;
 	}
 	if (s->started) {
 		size_t len = 0;

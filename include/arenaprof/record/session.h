@@ -151,7 +151,8 @@ struct ap_session {
 	bool run_probe;			/* a run probe is attached (given or found) */
 	/* state */
 	bool target_gone;
-	int exit_status, term_signal;
+	int exit_status, term_signal;	/* -1 and 0 while unknown (-p: not our child) */
+	uint64_t start_time;		/* -p: /proc/PID/stat's, to tell a reused pid */
 	uint32_t end_reason;		/* enum ap_end_reason, 0 while running */
 	bool failed;			/* a sink failed */
 	/* private */
@@ -212,6 +213,11 @@ void ap_session_note(struct ap_session *s, uint32_t level, const char *fmt, ...)
  * Only the first call does anything.
  */
 void ap_session_stop(struct ap_session *s, uint32_t reason);
+/*
+ * How the target ended, for a message: "status 3", "killed by signal 9 (Killed)",
+ * "status unknown: not our child" (-p: its parent reaped it before we could read it).
+ */
+const char *ap_session_exit_text(const struct ap_session *s, char *buf, size_t len);
 /* The AP_REC_END payload of a stopped session. */
 void ap_session_end(const struct ap_session *s, struct ap_rec_end *end);
 /* Closes the probe and frees everything; a started command not yet released exits. */
