@@ -154,14 +154,21 @@ static void write_preamble(struct ap_trace_sink *t)
 			 gone, sizeof(gone)));
 		wr_str(t, AP_REC_NOTE, &n, sizeof(n), text);
 	}
-	for (size_t i = 0; i < r->n_maps; i++)
-		wr_str(t, AP_REC_MAPPING, &r->maps[i], sizeof(r->maps[i]), r->paths[i]);
+	/* stamped now: the trace's time range is that of the part it holds */
+	for (size_t i = 0; i < r->n_maps; i++) {
+		struct ap_rec_mapping mr = r->maps[i];
+
+		mr.ts_ns = n.ts_ns;
+		wr_str(t, AP_REC_MAPPING, &mr, sizeof(mr), r->paths[i]);
+	}
 	for (size_t i = 0; res_fits && i < r->n_res; i++) {
-		uint8_t *buf = malloc(sizeof(r->res[i].rr) + r->res[i].bytes);
+		struct ap_rec_resident rr = r->res[i].rr;
+		uint8_t *buf = malloc(sizeof(rr) + r->res[i].bytes);
 
 		if (!buf)
 			continue;
-		memcpy(buf, &r->res[i].rr, sizeof(r->res[i].rr));
+		rr.ts_ns = n.ts_ns;
+		memcpy(buf, &rr, sizeof(rr));
 		memcpy(buf + sizeof(r->res[i].rr), r->res[i].bitmap, r->res[i].bytes);
 		wr(t, AP_REC_RESIDENT, buf, (uint32_t)(sizeof(r->res[i].rr) + r->res[i].bytes));
 		free(buf);
