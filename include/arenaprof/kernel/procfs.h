@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * procfs: what the samplers read from /proc/PID (docs/design.md, "Folders, bottom to top"): status
- * (VmRSS, VmHWM, ...), stat (state, kernel thread, a zombie's exit code), smaps_rollup and one entry of smaps, maps, pagemap residency, and the
- * VmHWM reset through clear_refs. Used by record, the live TUI and run.
+ * procfs: what the samplers read from /proc/PID (docs/design.md, "Folders, bottom to top"):
+ * status (VmRSS, VmHWM, ...), stat (state, kernel thread, a zombie's exit code),
+ * smaps_rollup and one entry of smaps, maps, pagemap residency, and the VmHWM reset
+ * through clear_refs. Used by record, the live TUI and run.
  *
  * Reading. Each file is read whole, with read() until EOF into one buffer that grows up to
  * a cap (AP_PROCFS_MAX_SMALL for status and smaps_rollup, AP_PROCFS_MAX_MAPS for maps),
