@@ -46,7 +46,8 @@ static void usage(FILE *f)
 		"usage: arenaprof record [-p PID | -- CMD ARGS...] -o TRACE [--runs N] [--duration S]\n"
 		"                        [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
 		"                        [--op-probe BINARY:SYMBOL[:ARG]] [--interval MS]\n"
-		"                        [--ring-size SIZE] [--arena auto|off|ADDR] [--keep] [-v]\n\n"
+		"                        [--ring-size SIZE] [--arena auto|off|ADDR] [--keep]\n"
+		"                        [--user USER] [-v]\n\n"
 		"Traces every page fault of a process into TRACE (see arenaprof-trace(5)).\n"
 		"  -- CMD ARGS      start CMD, attach before it runs: no first touch is missed\n"
 		"  -p PID           attach to a running process; pages already resident are recorded\n"
@@ -64,6 +65,14 @@ static void usage(FILE *f)
 		"                   arena block of the plan's size and its exact base\n"
 		"  --arena off      no allocation probe; --arena ADDR: the arena's base (hex)\n"
 		"  --keep           with -- CMD and --runs: leave the command running at the end\n"
+		"                   (and if the recorder dies; without it, the command gets\n"
+		"                   SIGKILL when the recorder dies)\n"
+		"  --user USER      run CMD as USER (name or uid; its groups as initgroups sets\n"
+		"                   them); the probes stay with the privileged recorder.\n"
+		"                   Default: as the recorder, so root under sudo, as 'sudo CMD',\n"
+		"                   strace and perf do: a command that opens devices or writes\n"
+		"                   where its service does keeps working. Under sudo, --user\n"
+		"                   \"$SUDO_USER\" runs it as you\n"
 		"  -v               libbpf diagnostics\n");
 }
 
@@ -80,6 +89,7 @@ int cmd_record(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "ring-size", required_argument, NULL, 's' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "arena", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -98,7 +108,7 @@ int cmd_record(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:o:n:d:m:R:O:i:s:kvhA:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:o:n:d:m:R:O:i:s:kvhA:u:", opts, NULL)) != -1) {
 		int r = ap_session_parse_opt(&so, c, optarg);
 
 		if (r < 0)
@@ -125,6 +135,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		}
 		case 'k': so.keep = true; break;
+		case 'u': so.user = optarg; break;
 		case 'A':
 			if (!strcmp(optarg, "auto"))
 				so.arena_mode = AP_ARENA_AUTO;
@@ -202,6 +213,10 @@ bad_value:
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}
+	if (!s.started && s.end_reason == AP_END_TARGET_EXIT)
+		ap_cli_say("record", "process %d exited (%s)%s", s.pid,
+			ap_session_exit_text(&s, err, sizeof(err)), !s.faults && !s.runs ?
+			" before any fault or run was seen" : "");
 	ap_cli_say("record", "%" PRIu64 " faults, %" PRIu64 " runs, %llu "
 		"dropped events; trace %s", s.faults, s.runs,
 		(unsigned long long)s.counters.ringbuf_drops, out);

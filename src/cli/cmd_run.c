@@ -87,6 +87,8 @@ struct opts {
 	long repeat;
 	bool json;
 	char **argv;
+	const char *user;		/* --user, looked up into u */
+	struct ap_spawn_user u;
 };
 
 static void usage(FILE *f)
@@ -95,7 +97,8 @@ static void usage(FILE *f)
 		"usage: arenaprof run [--memory-max SIZE] [--memory-high SIZE|auto]\n"
 		"           [--memory-min SIZE|weights] [--plan MODEL.tflite]\n"
 		"           [--psi-trigger 'some|full STALL_US WINDOW_US']...\n"
-		"           [--repeat N] [--cgroup-parent DIR] [--json] -- CMD ARGS...\n\n"
+		"           [--repeat N] [--cgroup-parent DIR] [--json] [--user USER]\n"
+		"           -- CMD ARGS...\n\n"
 		"Runs CMD in a fresh cgroup v2 (one per repetition) with these memory\n"
 		"limits and reports what the memory controller saw. Needs cgroup v2 with\n"
 		"the memory controller (a cgroup v1 host is refused, nothing is changed)\n"
@@ -118,6 +121,12 @@ static void usage(FILE *f)
 		"                       \"oom_killed\", \"memory_peak_bytes\", \"vmhwm_bytes\",\n"
 		"                       \"events\", \"pressure\", \"triggers\", ...}]} on\n"
 		"                       stdout; CMD's own stdout then goes to stderr\n"
+		"  --user USER          run CMD as USER (name or uid, with its groups);\n"
+		"                       default: as run itself, so root under sudo, as\n"
+		"                       'sudo CMD' does (devices and files the service\n"
+		"                       uses stay reachable); under sudo, --user\n"
+		"                       \"$SUDO_USER\" runs it as you. CMD gets SIGKILL if\n"
+		"                       run dies\n"
 		"Exit 0 when every run was measured (whatever CMD's own status), 1 runtime\n"
 		"failure (no cgroup v2 memory controller, a cgroup that cannot be created,\n"
 		"interrupted), 2 bad usage or a command that cannot be run.\n");
@@ -153,6 +162,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "cgroup-parent", required_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -206,6 +216,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		}
 		case 'C': o->parent = optarg; break;
 		case 'j': o->json = true; break;
+		case 'u': o->user = optarg; break;
 		case 'h': usage(stdout); exit(AP_EXIT_OK);
 		default:
 			note("bad option or missing value: '%s' (see 'arenaprof run --help')",
@@ -402,7 +413,8 @@ static int start_child(struct run_ctx *c)
 	fflush(stdout);
 	fflush(stderr);
 	/* held until it is in its cgroup: everything it allocates is charged there */
-	if (ap_spawn_held(&sp, c->o->argv, c->o->json)) {
+	if (ap_spawn_held(&sp, c->o->argv, &(struct ap_spawn_opts){
+				.out_to_err = c->o->json, .user = c->o->user ? &c->o->u : NULL })) {
 		note("cannot start %s: %s", c->o->argv[0], strerror(errno));
 		return AP_EXIT_RUNTIME;
 	}
@@ -416,7 +428,11 @@ static int start_child(struct run_ctx *c)
 	c->t0 = now_ns();
 	e = ap_spawn_release(&sp);
 	if (e) {
-		note("cannot run %s: %s", c->o->argv[0], strerror(e));
+		if (c->o->user && strcmp(sp.failed_at, "exec"))
+			note("cannot run %s as %s: %s: %s", c->o->argv[0], c->o->u.name,
+			     sp.failed_at, strerror(e));
+		else
+			note("cannot run %s: %s", c->o->argv[0], strerror(e));
 		if (c->pidfd >= 0)
 			close(c->pidfd);
 		waitpid(c->pid, NULL, 0);
@@ -747,19 +763,16 @@ static void print_json(const struct opts *o, const struct ap_tplan *plan,
 	ap_json_finish(&j);
 }
 
-int cmd_run(int argc, char **argv)
+static int run_all(struct opts o)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	char parent[AP_CG_PATH_MAX], err[AP_ERR_LEN], b1[32], b2[32];
 	struct ap_tplan plan;
 	bool have_plan = false;
 	struct run_result *runs;
-	struct opts o = { 0 };
 	int rc = AP_EXIT_OK;
 	long done = 0;
 
-	if (parse_opts(argc, argv, &o))
-		return AP_EXIT_USAGE;
 	if (o.plan) {
 		if (ap_plan_load(o.plan, &plan, err)) {
 			note("--plan: %s", err);
@@ -850,4 +863,22 @@ out_plan_rt:
 	if (have_plan)
 		ap_tplan_free(&plan);
 	return AP_EXIT_RUNTIME;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	char err[AP_ERR_LEN];
+	struct opts o = { 0 };
+	int rc;
+
+	if (parse_opts(argc, argv, &o))
+		return AP_EXIT_USAGE;
+	if (o.user && ap_spawn_user_lookup(o.user, &o.u, err)) {
+		note("%s", err);
+		return AP_EXIT_USAGE;
+	}
+	rc = run_all(o);
+	if (o.user)
+		ap_spawn_user_free(&o.u);
+	return rc;
 }

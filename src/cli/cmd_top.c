@@ -3,7 +3,8 @@
  * arenaprof top (also `arenaprof -p PID`): the live view of a running process. The same
  * session as record (session.h) feeds two sinks: the live model (live.h), which the TUI
  * (tui.h) lays out, and a trace, so that `w` can copy "the session so far" and -o keeps it.
- * Without -o the trace lives in an unlinked file in a private temporary directory.
+ * Without -o the trace is a ring of --trace-ring bytes (record/session_trace.c) in unlinked
+ * files of a private temporary directory: on a board /tmp is often the RAM it measures.
  * --batch (or no terminal) prints one line per interval instead.
  */
 #include <errno.h>
@@ -35,6 +36,9 @@
 #define DEFAULT_SMAPS_MS 5000
 #define KEY_WAIT_MS 50		/* longest wait before keys are read */
 #define STATUS_NS (8ULL * 1000000000ULL)	/* how long a footer message stays */
+#define DEFAULT_TRACE_RING (16ULL << 20)	/* the hidden trace keeps this much */
+#define MIN_TRACE_RING (1ULL << 20)
+#define MAX_TRACE_RING (4ULL << 30)
 
 static volatile sig_atomic_t stop_signal;
 
@@ -49,6 +53,7 @@ struct top {
 	struct ap_trace_sink trace;
 	bool have_trace;
 	const char *out;		/* -o, or NULL */
+	uint64_t trace_ring;		/* --trace-ring: the hidden trace's cap; 0 not given */
 	const char *snap_dir;
 	char tmp_dir[PATH_MAX];		/* the private directory of the unlinked trace */
 	struct ap_tui_view v;
@@ -87,7 +92,7 @@ static void usage(FILE *f)
 		"                     [--batch [-n N]]\n"
 		"                     [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
 		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
-		"                     [--snapshot-dir DIR] [-v]\n"
+		"                     [--snapshot-dir DIR] [--trace-ring SIZE] [-v]\n"
 		"       arenaprof -p PID [same options]\n\n"
 		"The live view of a running process: memory, arena residency, cgroup, pressure,\n"
 		"faults and, with a plan, operators. Keys: q quit, space pause, r reset peaks,\n"
@@ -95,6 +100,9 @@ static void usage(FILE *f)
 		"  -p PID             the process to attach to\n"
 		"  --plan FILE        a .tflite model or a plan: arena size, operators\n"
 		"  -o TRACE           keep the whole session as a trace (as record writes)\n"
+		"  --trace-ring SIZE  without -o the session's trace (unlinked, in $TMPDIR) is a\n"
+		"                     ring of SIZE (default 16M, 1M-4G): w saves its last part;\n"
+		"                     the header shows its fill\n"
 		"  --interval MS      samples and screen updates (default 1000)\n"
 		"  --smaps-interval MS  smaps_rollup, which walks every page table (default 5000)\n"
 		"  --psi-alarm PCT    the cgroup's full avg10 above this turns red (default 1)\n"
@@ -106,31 +114,13 @@ static void usage(FILE *f)
 
 /* ---- w: a snapshot of the session so far ---- */
 
-static int copy_fd(int from, int to)
-{
-	char buf[1 << 16];
-	ssize_t n;
-
-	while ((n = read(from, buf, sizeof(buf))) > 0)
-		for (ssize_t off = 0; off < n;) {
-			ssize_t w = write(to, buf + off, (size_t)(n - off));
-
-			if (w < 0) {
-				if (errno == EINTR)
-					continue;
-				return -1;
-			}
-			off += w;
-		}
-	return n < 0 ? -1 : 0;
-}
-
 static void snapshot(struct top *t)
 {
-	char path[PATH_MAX], stamp[32], src[64], err[AP_ERR_LEN];
+	char path[PATH_MAX], stamp[32], err[AP_ERR_LEN];
 	time_t now = time(NULL);
 	struct tm tm;
-	int from, to = -1, e;
+	uint64_t held, cap, dropped;
+	int to = -1, rc;
 
 	if (t->trace.failed) {
 		status(t, 2, "no snapshot: the session's trace failed: %s", t->trace.err);
@@ -152,24 +142,24 @@ static void snapshot(struct top *t)
 	}
 	/* the latest counters and a note first: the copy is the session up to now */
 	ap_session_send_counters(&t->s);
-	ap_session_note(&t->s, 0, "snapshot %s: the session so far (arenaprof top)", path);
-	if (ap_trace_flush(&t->trace.w, err)) {
-		status(t, 2, "no snapshot: %s", err);
-		close(to);
+	ap_trace_sink_usage(&t->trace, &held, &cap, &dropped);
+	if (dropped)
+		ap_session_note(&t->s, 0, "snapshot %s: the session's last part, as the trace "
+				"ring of %s holds it (arenaprof top)", path,
+				ap_fmt_bytes(cap, stamp, sizeof(stamp)));
+	else
+		ap_session_note(&t->s, 0, "snapshot %s: the session so far (arenaprof top)",
+				path);
+	rc = ap_trace_sink_save(&t->trace, to, err);
+	if (close(to) && !rc) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
 		unlink(path);
+		status(t, 2, "no snapshot: writing %s: %s", path, err);
 		return;
 	}
-	snprintf(src, sizeof(src), "/proc/self/fd/%d", fileno(t->trace.w.f));
-	from = open(src, O_RDONLY | O_CLOEXEC);
-	if (from < 0 || copy_fd(from, to) || close(to)) {
-		e = errno;
-		if (from >= 0)
-			close(from);
-		unlink(path);
-		status(t, 2, "no snapshot: writing %s: %s", path, strerror(e));
-		return;
-	}
-	close(from);
 	/* the file name first: a narrow footer drops the directory, which the user chose */
 	status(t, 0, "snapshot written: %s in %s", strrchr(path, '/') + 1, t->snap_dir);
 }
@@ -241,8 +231,11 @@ static void session_ended(struct top *t)
 {
 	ap_session_stop(&t->s, 0);
 	ap_live_set_end(&t->live, &t->s);
+	char how[96];
+
 	if (t->s.end_reason == AP_END_TARGET_EXIT)
-		status(t, 1, "process %d exited; the last values stay until q%s%s", t->s.pid,
+		status(t, 1, "process %d exited (%s); the last values stay until q%s%s",
+		       t->s.pid, ap_session_exit_text(&t->s, how, sizeof(how)),
 		       t->out ? "; the session is saved to " : "", t->out ? t->out : "");
 	else if (t->s.failed)
 		status(t, 2, "the session stopped: %s", t->trace.err);
@@ -292,6 +285,10 @@ static int run_tui(struct top *t)
 		if (!t->v.paused && t->live.generation != drawn)
 			redraw = true;
 		if (redraw) {
+			uint64_t dropped;
+
+			ap_trace_sink_usage(&t->trace, &t->v.trace_bytes, &t->v.trace_cap,
+					    &dropped);
 			ap_tui_draw(&t->live, &t->v);
 			drawn = t->live.generation;
 		} else if (footer_only) {
@@ -321,9 +318,12 @@ static int run_batch(struct top *t)
 		return AP_EXIT_OK;
 	ap_session_stop(&t->s, 0);
 	if (t->s.end_reason == AP_END_TARGET_EXIT) {
-		printf("# pid %d exited\n", t->s.pid);
+		char how[96];
+
+		ap_session_exit_text(&t->s, how, sizeof(how));
+		printf("# pid %d exited (%s)\n", t->s.pid, how);
 		fflush(stdout);
-		ap_cli_say("top", "process %d exited", t->s.pid);
+		ap_cli_say("top", "process %d exited (%s)", t->s.pid, how);
 		return AP_EXIT_OK;
 	}
 	ap_cli_say("top", "the session stopped: %s",
@@ -331,10 +331,9 @@ static int run_batch(struct top *t)
 	return AP_EXIT_RUNTIME;
 }
 
-/* The session's trace: -o, else an unlinked file in a private directory. */
+/* The session's trace: -o, else a ring of unlinked files in a private directory. */
 static int open_trace(struct top *t, char *err)
 {
-	char path[PATH_MAX + 32];
 	const char *tmp = getenv("TMPDIR");
 
 	if (t->out) {
@@ -349,12 +348,11 @@ static int open_trace(struct top *t, char *err)
 			t->tmp_dir[0] = '\0';
 			return -1;
 		}
-		snprintf(path, sizeof(path), "%s/session.trace", t->tmp_dir);
-		if (ap_trace_sink_open(&t->trace, &t->s, path, err)) {
+		if (ap_trace_sink_open_ring(&t->trace, &t->s, t->tmp_dir, t->trace_ring ?
+					    t->trace_ring : DEFAULT_TRACE_RING, err)) {
 			rmdir(t->tmp_dir);
 			return -1;
 		}
-		unlink(path);
 		rmdir(t->tmp_dir);
 	}
 	t->trace.soft = true;	/* a full disk ends the trace, not the live view */
@@ -403,6 +401,14 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 		t->iterations = (int)v;
 		break;
 	case 'D': t->snap_dir = arg; break;
+	case 'T': {
+		uint64_t sz;
+
+		if (ap_parse_size(arg, &sz) || sz < MIN_TRACE_RING || sz > MAX_TRACE_RING)
+			return 1;
+		t->trace_ring = sz;
+		break;
+	}
 	default: return -1;
 	}
 	return 0;
@@ -424,6 +430,7 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 		{ "op-probe", required_argument, NULL, 'O' },
 		{ "ring-size", required_argument, NULL, 's' },
 		{ "snapshot-dir", required_argument, NULL, 'D' },
+		{ "trace-ring", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -458,6 +465,11 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 	if (a->so.pid <= 0 || optind < argc) {
 		ap_cli_say("top", "needs -p PID%s (see 'arenaprof top --help')",
 			optind < argc ? " and no other arguments" : "");
+		return AP_EXIT_USAGE;
+	}
+	if (t->out && t->trace_ring) {
+		ap_cli_say("top", "--trace-ring bounds the hidden trace; -o keeps the whole "
+			"session: give one of them");
 		return AP_EXIT_USAGE;
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/numparse.h"
 #include "arenaprof/kernel/procfs.h"
 #include "arenaprof/util/textparse.h"
 
@@ -328,6 +329,87 @@ int ap_procfs_status(int pid, struct ap_status *s, char *err)
 	if (read_all(pid, "status", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err))
 		return -1;
 	rc = ap_procfs_parse_status(buf, len, path, s, err);
+	free(buf);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* stat                                                                                  */
+
+int ap_procfs_parse_stat(const char *buf, size_t len, const char *name, struct ap_pstat *st,
+			 char *err)
+{
+	const char *lp = memchr(buf, '(', len), *rp = NULL, *p, *e = buf + len;
+	char tok[32];
+	int field = 3;
+
+	memset(st, 0, sizeof(*st));
+	st->exit_code = -1;
+	for (const char *q = buf; q < e; q++)
+		if (*q == ')')
+			rp = q;
+	if (!lp || !rp || rp < lp || rp + 2 >= e || rp[1] != ' ')
+		return fail(err, EINVAL, "%s: not a stat line (no '(command) ')", name);
+	snprintf(st->comm, sizeof(st->comm), "%.*s", (int)(rp - lp - 1), lp + 1);
+	for (p = rp + 2; p < e && *p != '\n'; field++) {
+		const char *t = p;
+		size_t n;
+		uint64_t v;
+		int64_t sv;
+
+		while (p < e && *p != ' ' && *p != '\n')
+			p++;
+		n = (size_t)(p - t);
+		if (p < e && *p == ' ')
+			p++;
+		if (field == 3) {
+			if (n != 1)
+				return fail(err, EINVAL, "%s: state '%.*s' is not one letter", name,
+					    (int)(n < 16 ? n : 16), t);
+			st->state = *t;
+			continue;
+		}
+		if (field != 4 && field != 9 && field != 22 && field != 52)
+			continue;
+		if (n >= sizeof(tok))
+			return fail(err, EINVAL, "%s: field %d is too long", name, field);
+		memcpy(tok, t, n);
+		tok[n] = '\0';
+		if (field == 52) {
+			if (ap_parse_i64(tok, INT32_MIN, INT32_MAX, &sv))
+				return fail(err, EINVAL, "%s: field %d: '%s' is not a number",
+					    name, field, tok);
+			st->exit_code = sv;
+			continue;
+		}
+		if (ap_parse_u64(tok, 10, 0, UINT64_MAX, &v))
+			return fail(err, EINVAL, "%s: field %d: '%s' is not a number", name,
+				    field, tok);
+		if (field == 4)
+			st->ppid = v > INT32_MAX ? -1 : (int)v;
+		else if (field == 9)
+			st->flags = v;
+		else
+			st->start_time = v;
+	}
+	if (field <= 22) {
+		memset(st, 0, sizeof(*st));
+		return fail(err, EINVAL, "%s: %d fields, at least 22 expected", name, field - 1);
+	}
+	return 0;
+}
+
+int ap_procfs_stat(int pid, struct ap_pstat *st, char *err)
+{
+	char path[64], *buf;
+	size_t len;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->exit_code = -1;
+	if (read_all(pid, "stat", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err))
+		return -1;
+	rc = ap_procfs_parse_stat(buf, len, path, st, err);
 	free(buf);
 	return rc;
 }

@@ -342,27 +342,102 @@ int ap_session_reset_peaks(struct ap_session *s, char *err)
 	return rc;
 }
 
+/*
+ * A process that has exited, its zombie not reaped yet: stat's state is Z (or X), and no
+ * other thread runs on (a leader that called pthread_exit is a zombie too, while the
+ * process lives on in its other threads).
+ */
+static bool is_zombie(int pid, const struct ap_pstat *ps)
+{
+	struct ap_status st;
+
+	if (ps->state != 'Z' && ps->state != 'X')
+		return false;
+	return ap_procfs_status(pid, &st, NULL) || st.threads <= 1;
+}
+
+/* A wait status into exit_status (or -1) and term_signal (or 0). */
+static void set_exit(struct ap_session *s, int st)
+{
+	s->target_gone = true;
+	s->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	s->term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+}
+
+/*
+ * Started: waitpid. Attached (not our child, so no wait): /proc/PID/stat; a zombie's
+ * status is there until its parent reaps it, after that it is not knowable (exit_status
+ * stays -1). A pid that now names another process (start time) is gone too.
+ */
 static bool target_alive(struct ap_session *s)
 {
+	struct ap_pstat ps;
+
 	if (s->target_gone)
 		return false;
 	if (s->started) {
 		int st;
 		pid_t w = waitpid(s->pid, &st, WNOHANG);
 
-		if (w == s->pid && (WIFEXITED(st) || WIFSIGNALED(st))) {
+		if (w == s->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
+			set_exit(s, st);
+	} else if (!ap_procfs_stat(s->pid, &ps, NULL)) {
+		if (ps.start_time != s->start_time) {
 			s->target_gone = true;
-			s->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-			s->term_signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+		} else if (is_zombie(s->pid, &ps)) {
+			s->target_gone = true;
+			if (ps.exit_code >= 0)
+				set_exit(s, (int)ps.exit_code);
 		}
-	} else if (kill(s->pid, 0) && errno == ESRCH) {
+	} else if (errno == ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
 		s->target_gone = true;
-		s->exit_status = -1;
 	}
 	return !s->target_gone;
 }
 
+const char *ap_session_exit_text(const struct ap_session *s, char *buf, size_t len)
+{
+	if (s->term_signal)
+		snprintf(buf, len, "killed by signal %d (%s)", s->term_signal,
+			 strsignal(s->term_signal));
+	else if (s->exit_status >= 0)
+		snprintf(buf, len, "status %d", s->exit_status);
+	else if (!s->started)
+		snprintf(buf, len, "status unknown: not our child");
+	else
+		snprintf(buf, len, "status unknown");
+	return buf;
+}
+
 /* ---- start ---- */
+
+/* -p: a process with user memory: not gone (-ESRCH), not a kernel thread nor a zombie
+ * (-EINVAL). */
+static int check_attachable(struct ap_session *s, char *err)
+{
+	struct ap_pstat ps;
+	char e[AP_ERR_LEN];
+
+	if (ap_procfs_stat(s->pid, &ps, e)) {
+		if (errno == ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
+			ap_seterr(err, "process %d does not exist", s->pid);
+			return -ESRCH;
+		}
+		return 0;	/* unreadable here: the probe says what it can */
+	}
+	s->start_time = ps.start_time;
+	if (ps.flags & AP_PF_KTHREAD) {
+		ap_seterr(err, "process %d (%s) is a kernel thread: it has no user memory to "
+			  "profile", s->pid, ps.comm);
+		return -EINVAL;
+	}
+	if (is_zombie(s->pid, &ps)) {
+		ap_seterr(err, "process %d (%s) is a zombie: it has exited and holds no memory "
+			  "(its parent, pid %d, has not reaped it)", s->pid, ps.comm, ps.ppid);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /* "BINARY:SYMBOL[:ARG]" */
 static int split_spec(char *spec, char **bin, char **sym, int *arg, bool want_arg)
@@ -466,9 +541,15 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		ap_seterr(err, "no command to start");
 		return -EINVAL;
 	}
-	if (!s->started && kill(s->pid, 0) && errno == ESRCH) {
-		ap_seterr(err, "process %d does not exist", s->pid);
-		return -ESRCH;
+	if (!s->started && opts->user) {
+		ap_seterr(err, "--user is for a command started with --: -p attaches to a "
+			  "process as it runs");
+		return -EINVAL;
+	}
+	if (!s->started) {
+		rc = check_attachable(s, err);
+		if (rc)
+			return rc;
 	}
 	if (s->started) {
 		size_t len = 0;
@@ -476,9 +557,18 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 		for (int i = 0; opts->argv[i] && len < sizeof(s->cmdline) - 1; i++)
 			len += (size_t)snprintf(s->cmdline + len, sizeof(s->cmdline) - len,
 						"%s%s", i ? " " : "", opts->argv[i]);
+		struct ap_spawn_opts sp = { .outlive = opts->keep };
+
+		if (opts->user) {
+			if (ap_spawn_user_lookup(opts->user, &s->user, err))
+				return -EINVAL;
+			s->have_user = true;
+			sp.user = &s->user;
+		}
 		/* held until the tracer is attached: its first fault is seen */
-		if (ap_spawn_held(&s->child, opts->argv, false)) {
+		if (ap_spawn_held(&s->child, opts->argv, &sp)) {
 			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(errno));
+			ap_session_free(s);
 			return -EAGAIN;
 		}
 		s->pid = s->child.pid;
@@ -550,12 +640,22 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 	} else {
 		int e = ap_spawn_release(&s->child);
 
-		if (e) {
+		if (e && s->have_user && strcmp(s->child.failed_at, "exec")) {
+			ap_session_note(s, 2, "cannot run %s as %s: %s: %s", s->o.argv[0],
+					s->user.name, s->child.failed_at, strerror(e));
+			s->end_reason = AP_END_ERROR;
+			rc = -1;
+			target_alive(s);
+		} else if (e) {
 			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(e));
 			s->end_reason = AP_END_ERROR;
 			rc = -1;
 			target_alive(s);
 		}
+		if (!e && s->have_user)
+			ap_session_note(s, 0, "%s runs as user %s (uid %u, gid %u); the probes "
+					"stay with the recorder", s->o.argv[0], s->user.name,
+					(unsigned)s->user.uid, (unsigned)s->user.gid);
 		if (!s->end_reason)
 			snapshot_maps(s, !s->o.run_spec);
 	}
@@ -664,6 +764,9 @@ void ap_session_free(struct ap_session *s)
 	ap_probe_close(s->probe);
 	s->probe = NULL;
 	ap_spawn_abandon(&s->child);	/* never released: it exits without exec */
+	if (s->have_user)
+		ap_spawn_user_free(&s->user);
+	s->have_user = false;
 	if (s->have_maps)
 		ap_maps_free(&s->maps);
 	s->have_maps = false;

@@ -2,11 +2,26 @@
 /* spawn: a command forked and held before its exec (spawn.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "arenaprof/record/spawn.h"
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/numparse.h"
+
+/* What the child reports when it cannot go on: a step and its errno. */
+enum { AT_EXEC, AT_SETGROUPS, AT_SETGID, AT_SETUID, AT_PDEATHSIG, AT_ENV };
+static const char *const step_name[] = {
+	[AT_EXEC] = "exec", [AT_SETGROUPS] = "setgroups", [AT_SETGID] = "setgid",
+	[AT_SETUID] = "setuid", [AT_PDEATHSIG] = "prctl(PR_SET_PDEATHSIG)",
+	[AT_ENV] = "setenv",
+};
 
 static void close_pair(int p[2])
 {
@@ -14,12 +29,106 @@ static void close_pair(int p[2])
 	close(p[1]);
 }
 
-int ap_spawn_held(struct ap_spawn *sp, char **argv, bool out_to_err)
+int ap_spawn_user_lookup(const char *user, struct ap_spawn_user *u, char *err)
 {
+	struct passwd *pw;
+	uint64_t id;
+	int n = 16;
+
+	memset(u, 0, sizeof(*u));
+	errno = 0;
+	pw = getpwnam(user);
+	if (!pw && !ap_parse_u64(user, 10, 0, UINT32_MAX - 1, &id))
+		pw = getpwuid((uid_t)id);
+	if (!pw) {
+		ap_seterr(err, "unknown user '%s'", user);
+		return -1;
+	}
+	u->uid = pw->pw_uid;
+	u->gid = pw->pw_gid;
+	u->name = strdup(pw->pw_name);
+	u->home = strdup(pw->pw_dir ? pw->pw_dir : "/");
+	for (;;) {
+		gid_t *g = realloc(u->groups, (size_t)n * sizeof(*g));
+		int want = n;
+
+		if (!g)
+			break;
+		u->groups = g;
+		if (getgrouplist(u->name ? u->name : user, u->gid, g, &want) >= 0) {
+			u->n_groups = want;
+			break;
+		}
+		if (want <= n || want > 65536)
+			break;
+		n = want;
+	}
+	if (!u->name || !u->home || !u->groups || !u->n_groups) {
+		ap_seterr(err, "user '%s': cannot read its groups", user);
+		ap_spawn_user_free(u);
+		return -1;
+	}
+	return 0;
+}
+
+void ap_spawn_user_free(struct ap_spawn_user *u)
+{
+	free(u->groups);
+	free(u->name);
+	free(u->home);
+	memset(u, 0, sizeof(*u));
+}
+
+/* In the child: report the step that failed and its errno, and exit. */
+_Noreturn static void child_fail(int fd, int step)
+{
+	int msg[2] = { step, errno };
+
+	if (write(fd, msg, sizeof(msg)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* In the child, once released: become the user, arm the parent-death signal, exec. */
+_Noreturn static void child_run(char **argv, const struct ap_spawn_opts *o, pid_t parent,
+				int er)
+{
+	const struct ap_spawn_user *u = o->user;
+
+	if (u) {
+		/* groups first, the uid last: setuid gives up the right to change them */
+		if (setgroups((size_t)u->n_groups, u->groups))
+			child_fail(er, AT_SETGROUPS);
+		if (setgid(u->gid))
+			child_fail(er, AT_SETGID);
+		if (setuid(u->uid))
+			child_fail(er, AT_SETUID);
+		if (setenv("HOME", u->home, 1) || setenv("USER", u->name, 1) ||
+		    setenv("LOGNAME", u->name, 1))
+			child_fail(er, AT_ENV);
+	}
+	/* after the uid change, which clears it; checked against a parent already gone */
+	if (!o->outlive) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL))
+			child_fail(er, AT_PDEATHSIG);
+		if (getppid() != parent)
+			_exit(127);
+	}
+	execvp(argv[0], argv);
+	child_fail(er, AT_EXEC);
+}
+
+int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *o)
+{
+	static const struct ap_spawn_opts none;
+	pid_t parent = getpid();
 	int go[2], er[2], e;
 
+	if (!o)
+		o = &none;
 	sp->pid = -1;
 	sp->release_fd = sp->exec_err_fd = -1;
+	sp->failed_at = NULL;
 	if (pipe2(go, O_CLOEXEC))
 		return -1;
 	if (pipe2(er, O_CLOEXEC)) {
@@ -46,15 +155,12 @@ int ap_spawn_held(struct ap_spawn *sp, char **argv, bool out_to_err)
 		signal(SIGPIPE, SIG_DFL);
 		close(go[1]);
 		close(er[0]);
+		/* a parent that dies while we are held closes the pipe: EOF */
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);	/* abandoned */
-		if (out_to_err && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		if (o->out_to_err && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 			_exit(127);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(er[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+		child_run(argv, o, parent, er[1]);
 	}
 	close(go[0]);
 	close(er[1]);
@@ -65,13 +171,16 @@ int ap_spawn_held(struct ap_spawn *sp, char **argv, bool out_to_err)
 
 int ap_spawn_release(struct ap_spawn *sp)
 {
-	int e = 0;
+	int msg[2] = { AT_EXEC, 0 }, e = 0;
 
 	/* the CLOEXEC pipe closes empty when the exec worked */
-	if (write(sp->release_fd, "x", 1) != 1)
+	if (write(sp->release_fd, "x", 1) != 1) {
 		e = errno ? errno : EPIPE;
-	else if (read(sp->exec_err_fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
-		e = 0;
+		sp->failed_at = "release";
+	} else if (read(sp->exec_err_fd, msg, sizeof(msg)) == (ssize_t)sizeof(msg)) {
+		e = msg[1] ? msg[1] : EIO;
+		sp->failed_at = msg[0] >= 0 && msg[0] <= AT_ENV ? step_name[msg[0]] : "exec";
+	}
 	close(sp->release_fd);
 	close(sp->exec_err_fd);
 	sp->release_fd = sp->exec_err_fd = -1;

@@ -319,8 +319,11 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	if (a->saw_end && a->end.reason == AP_END_TARGET_EXIT) {
 		if (a->end.term_signal)
 			fprintf(f, " (killed by signal %d)\n", a->end.term_signal);
-		else
+		else if (a->end.exit_status >= 0)
 			fprintf(f, " (status %d)\n", a->end.exit_status);
+		else	/* -p: its parent reaped it, the status went with it */
+			fprintf(f, " (status unknown%s)\n", a->hdr.flags & AP_HDR_ATTACHED ?
+				": not our child" : "");
 	}
 
 	fprintf(f, "\n%-29s %10s %-5s %-8s %9s %9s %10s  %s\n", "mapping", "size", "kind",
@@ -526,7 +529,10 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	if (a->saw_end) {
 		ap_json_obj(&j, "end");
 		ap_json_str(&j, "reason", end_reason(a->end.reason));
-		ap_json_i64(&j, "exit_status", a->end.exit_status);
+		if (a->end.exit_status >= 0)
+			ap_json_i64(&j, "exit_status", a->end.exit_status);
+		else
+			ap_json_null(&j, "exit_status");	/* unknown, or a signal */
 		ap_json_i64(&j, "signal", a->end.term_signal);
 		ap_json_end_obj(&j);
 	}

@@ -353,6 +353,11 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	item(&p, "kernel", 0, "%s", l->kernel);
 	item(&p, "drops", l->drops.ringbuf_drops ? color(C_RED) | A_REVERSE : 0,
 	     "%" PRIu64, l->drops.ringbuf_drops);
+	if (v->trace_cap)	/* the hidden trace's ring: what w would save, of how much */
+		item(&p, "trace", 0, "%.1f/%.0fM", (double)v->trace_bytes / 1048576.0,
+		     (double)v->trace_cap / 1048576.0);
+	else if (v->trace_bytes)
+		item(&p, "trace", 0, "%.1fM", (double)v->trace_bytes / 1048576.0);
 	if (l->plan)
 		item(&p, "plan", 0, "%s", l->plan_name);
 	if (a->cg_path[0]) {

@@ -420,6 +420,23 @@ int ap_trace_flush(struct ap_trace_writer *w, char *err)
 	return 0;
 }
 
+int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records, char *err)
+{
+	if (ap_trace_flush(w, err))
+		return -1;
+	if (bytes > w->bytes || records > w->records) {
+		ap_seterr(err, "%s: cannot rewind to %" PRIu64 " bytes: only %" PRIu64
+			  " written", w->path, bytes, w->bytes);
+		return -1;
+	}
+	errno = 0;
+	if (ftruncate(fileno(w->f), (off_t)bytes) || fseeko(w->f, (off_t)bytes, SEEK_SET))
+		return write_failed(w, errno, "rewind", err);
+	w->bytes = bytes;
+	w->records = records;
+	return 0;
+}
+
 int ap_trace_close(struct ap_trace_writer *w, char *err)
 {
 	int rc = 0;

@@ -109,6 +109,108 @@ if id nobody >/dev/null 2>&1; then
 	expect_fail "no permission (as nobody): a clear line, exit 1" 1 "permission\|root" \
 		runuser -u nobody -- "$TMP/ap-nobody" record -o /tmp/arenaprof-nobody.trace -- true
 fi
+# --user: the command runs as that user (uid, gid, groups as initgroups sets them, HOME),
+# the probes stay with the recorder, and the trace says so
+if id nobody >/dev/null 2>&1; then
+	want="$(id -u nobody) $(id -g nobody) $(id -G nobody) $(getent passwd nobody | cut -d: -f6)"
+	"$ARENAPROF" record --arena off -o "$TMP/user.trace" --user nobody -- \
+		sh -c 'echo "$(id -u) $(id -g) $(id -G) $HOME"' >"$TMP/user.out" 2>"$TMP/user.err"
+	rc=$?
+	MSG="exit $rc, the command printed '$(cat "$TMP/user.out")', want '$want'; \
+$(head -c 300 "$TMP/user.err")" \
+		check "--user nobody: the command runs with nobody's uid, gid, groups and HOME" \
+		test "$rc:$(cat "$TMP/user.out")" = "0:$want"
+	r=$("$ARENAPROF" report "$TMP/user.trace" --json 2>&1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["faults_total"] > 0, any("runs as user nobody" in n for n in d["notes"]),
+      d["end"]["reason"])' 2>&1)
+	MSG="$r" check "--user nobody: its faults are traced, the trace notes the user" \
+		test "$r" = "True True the target exited"
+else
+	skip "--user nobody" "no user nobody on this host"
+fi
+rm -f "$TMP/nouser.trace"
+expect_fail "--user of an unknown user: exit 2" 2 "unknown user 'no-such-user-ap'" \
+	"$ARENAPROF" record -o "$TMP/nouser.trace" --user no-such-user-ap -- true
+check "... and no trace is left" test ! -e "$TMP/nouser.trace"
+expect_fail "--user with -p: exit 2 (nothing is started)" 2 "is for a command started" \
+	"$ARENAPROF" record -o "$TMP/nouser.trace" --user nobody -p $$
+# -p on what has no user memory: a kernel thread, a zombie; one line, exit 2, no trace
+kthread=$(python3 -c '
+import os
+for p in sorted((int(d) for d in os.listdir("/proc") if d.isdigit())):
+	try:
+		s = open(f"/proc/{p}/stat").read()
+	except OSError:
+		continue
+	if int(s[s.rindex(")") + 2:].split()[6]) & 0x00200000:
+		print(p)
+		break')
+if [ -n "$kthread" ]; then
+	rm -f "$TMP/kt.trace"
+	expect_refusal "record -p $kthread (a kernel thread): refused" 2 \
+		"process $kthread (.*) is a kernel thread" \
+		"$ARENAPROF" record -p "$kthread" -o "$TMP/kt.trace"
+	check "... and no trace is left" test ! -e "$TMP/kt.trace"
+	expect_refusal "top -p $kthread (a kernel thread): refused" 2 "is a kernel thread" \
+		"$ARENAPROF" top -p "$kthread" --batch -n 1
+else
+	skip "-p on a kernel thread" "no kernel thread visible in this pid namespace"
+fi
+# a zombie: a parent that does not reap its child for a while
+python3 -c 'import os, sys, time
+pid = os.fork()
+if pid == 0:
+	os._exit(3)
+print(pid, flush=True)
+time.sleep(15)' >"$TMP/zombie.pid" &
+zparent=$!
+for _ in $(seq 50); do [ -s "$TMP/zombie.pid" ] && break; sleep 0.1; done
+zpid=$(cat "$TMP/zombie.pid")
+for _ in $(seq 50); do grep -q '^State:.*Z' "/proc/$zpid/status" 2>/dev/null && break; sleep 0.1; done
+rm -f "$TMP/z.trace"
+expect_refusal "record -p of a zombie: refused" 2 "process $zpid (python3) is a zombie" \
+	"$ARENAPROF" record -p "$zpid" -o "$TMP/z.trace"
+check "... and no trace is left" test ! -e "$TMP/z.trace"
+expect_refusal "top -p of a zombie: refused" 2 "is a zombie" \
+	"$ARENAPROF" top -p "$zpid" --batch -n 1
+kill "$zparent" 2>/dev/null; wait "$zparent" 2>/dev/null
+
+# an idle -p target that exits. Not our child: its status is ours to read only while it is
+# a zombie. A parent that reaps at once: the status is unknown, and said so; a parent that
+# reaps late: the real status.
+exit_case() {	# exit_case LABEL REAP-DELAY-S WANT-TEXT
+	python3 -c 'import os, sys, time
+pid = os.fork()
+if pid == 0:
+	time.sleep(1.5)
+	os._exit(7)
+print(pid, flush=True)
+if float(sys.argv[1]) == 0:
+	os.waitpid(pid, 0)
+time.sleep(float(sys.argv[1]) or 1)
+os.waitpid(pid, os.WNOHANG) if float(sys.argv[1]) else None' "$2" >"$TMP/$1.pid" &
+	local parent=$! p rc
+	for _ in $(seq 50); do [ -s "$TMP/$1.pid" ] && break; sleep 0.1; done
+	p=$(cat "$TMP/$1.pid")
+	"$ARENAPROF" record --arena off -p "$p" -o "$TMP/$1.trace" >/dev/null 2>"$TMP/$1.err"
+	rc=$?
+	wait "$parent"
+	MSG="exit $rc: $(cat "$TMP/$1.err")" \
+		check "$1: one line 'process $p exited ($3)'" \
+		test "$(grep -c "exited (" "$TMP/$1.err")" = 1 -a \
+		-n "$(grep -F "process $p exited ($3)" "$TMP/$1.err")"
+	r=$("$ARENAPROF" report "$TMP/$1.trace" 2>&1 | grep '^ended')
+	MSG="report: $r" check "$1: report says the same" \
+		test "$r" = "ended      the target exited ($3)"
+}
+exit_case "idle -p target, reaped at once by its parent" 0 "status unknown: not our child"
+exit_case "idle -p target, reaped late by its parent" 4 "status 7"
+r=$("$ARENAPROF" report "$TMP/idle -p target, reaped at once by its parent.trace" --json |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["end"]["exit_status"])')
+MSG="$r" check "report --json: an unknown exit status is null, not -1" test "$r" = None
+
 # a PID that exits during attach
 sleep 0.2 & short=$!
 "$ARENAPROF" record -p "$short" -o "$TMP/short.trace" --duration 2 >/dev/null 2>"$TMP/short.err"
@@ -158,8 +260,26 @@ expect_fail "a flipped byte mid-trace: exit 2, corrupt at an offset" 2 "corrupt"
 	>/dev/null 2>&1 &
 rec=$!
 sleep 1.5
+kid=$(pgrep -P "$rec" | head -1)
 kill -9 "$rec"; wait "$rec" 2>/dev/null
-pkill -f "mininfer $MV2 --runs 100000000" 2>/dev/null
+# gone, or a zombie its new parent has yet to reap
+dead() { [ ! -e "/proc/$1" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]; }
+gone=false
+for _ in $(seq 50); do dead "$kid" && gone=true && break; sleep 0.1; done
+MSG="child '$kid' of recorder $rec: $(cat "/proc/$kid/status" 2>/dev/null | head -3 | tr '\n' ' ')" \
+	check "kill -9 of the recorder: the command it started dies with it (SIGKILL, \
+PR_SET_PDEATHSIG)" test -n "$kid" -a "$gone" = true
+[ "$gone" = true ] && [ -n "$kid" ] || kill -9 "$kid" 2>/dev/null
+# --keep: the command may outlive the recorder, by the user's choice
+"$ARENAPROF" record --arena off --keep -o "$TMP/keep.trace" -- sleep 30 >/dev/null 2>&1 &
+rec=$!
+for _ in $(seq 50); do kid=$(pgrep -P "$rec" -x sleep) && break; sleep 0.1; done
+kill -9 "$rec"; wait "$rec" 2>/dev/null
+sleep 0.5
+MSG="child '$kid'" check "--keep: a recorder killed with -9 leaves its command running" \
+	sh -c '[ -n "$1" ] && ! { [ ! -e "/proc/$1" ] || grep -q "^State:.*Z" "/proc/$1/status"; }' \
+	_ "$kid"
+[ -n "$kid" ] && kill "$kid" 2>/dev/null
 "$ARENAPROF" report "$TMP/k9.trace" --plan "$MV2" --json >"$TMP/k9.json" 2>/dev/null
 r=$(python3 -c "import json; d=json.load(open('$TMP/k9.json')); print(d['complete'], d['arena']['first_touch_pages'], d['runs'] > 0)" 2>/dev/null)
 MSG="got '$r'" check "kill -9 of the recorder: the trace reads back (no end record) with the arena's 405 pages" \

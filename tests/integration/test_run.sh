@@ -72,6 +72,8 @@ run_case "a PSI trigger that is not one: exit 2" 2 "some|full STALL_US WINDOW_US
 run_case "--repeat 0: exit 2" 2 "bad value '0'" --repeat 0 "${mark[@]}"
 run_case "--plan of a missing file: exit 2" 2 "plan" --memory-min weights \
 	--plan "$TMP/none.tflite" "${mark[@]}"
+run_case "--user of an unknown user: exit 2, before any cgroup is looked at" 2 \
+	"unknown user 'no-such-user-ap'" --user no-such-user-ap "${mark[@]}"
 run_case "an unknown option: exit 2" 2 "bad option" --memory-maximum 1G "${mark[@]}"
 "$ARENAPROF" run --help >"$TMP/help" 2>&1
 MSG="exit $?" check "--help: exit 0 with the options" grep -q -- "--psi-trigger" "$TMP/help"

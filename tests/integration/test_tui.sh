@@ -361,7 +361,8 @@ sleep 1.5 & short=$!
 rc=$?
 MSG="exit $rc, $(tail -1 "$TMP/short.out") / $(cat "$TMP/short.err")" \
 	check "--batch on a process that exits: says so, exit 0" \
-	test "$rc" = 0 -a "$(tail -1 "$TMP/short.out")" = "# pid $short exited"
+	test "$rc" = 0 -a "$(tail -1 "$TMP/short.out")" = \
+	"# pid $short exited (status unknown: not our child)"
 
 # ---- bad PIDs, no permission ----
 true & dead=$!; wait "$dead"	# a PID that existed and is gone
@@ -379,6 +380,66 @@ if id nobody >/dev/null 2>&1; then
 		test "$rc" = 1 -a "$(wc -l <"$TMP/perm.err")" = 1 -a \
 		-n "$(grep -i 'permission' "$TMP/perm.err")"
 fi
+
+# ---- the hidden trace is a ring: --trace-ring 1M against a target that faults a lot ----
+# 4096 first touches of a fresh 16 MiB mapping every 50 ms: some 4 MB/s of trace records
+cat >"$TMP/faulter.py" <<'PY'
+import mmap, time
+print("ready", flush=True)
+while True:
+	m = mmap.mmap(-1, 16 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+	for i in range(0, 16 << 20, 4096):
+		m[i] = 1
+	m.close()
+	time.sleep(0.05)
+PY
+python3 "$TMP/faulter.py" >"$TMP/faulter.out" 2>&1 &
+F=$!
+targets+=("$F")
+for _ in $(seq 50); do grep -q ready "$TMP/faulter.out" && break; sleep 0.1; done
+mkdir -p "$TMP/ringsnap"
+T new-window -d -n ring "$ARENAPROF -p $F --trace-ring 1M --interval 250 \
+--snapshot-dir $TMP/ringsnap; echo \$? >$TMP/exit.ring; sleep 600"
+wait_screen ring 'VmHWM' 10
+ap=$(pgrep -P "$(T display -p -t ring '#{pane_pid}')" -x arenaprof)
+# the ring's unlinked files, summed, every 0.1 s for 6 s
+most=0 samples=0
+for _ in $(seq 60); do
+	sum=0
+	for fd in /proc/"$ap"/fd/*; do
+		case $(readlink "$fd" 2>/dev/null) in
+		*/arenaprof-top-*/session.trace*) sum=$((sum + $(stat -L -c %s "$fd" 2>/dev/null || echo 0)));;
+		esac
+	done
+	[ "$sum" -gt 0 ] && samples=$((samples + 1))
+	[ "$sum" -gt "$most" ] && most=$sum
+	sleep 0.1
+done
+MSG="largest $most bytes in $samples samples" \
+	check "--trace-ring 1M: the hidden trace's files never hold more than 1 MiB" \
+	test "$samples" -gt 30 -a "$most" -le 1048576 -a "$most" -gt 262144
+wait_screen ring ' trace [0-9.]+/1M( |$)' 3
+check "the header shows the ring's fill and cap" grep -Eq ' trace [0-9.]+/1M( |$)' <<<"$SCR"
+T send-keys -t ring w
+wait_screen ring 'snapshot written: ' 5
+snap=$TMP/ringsnap/$(sed -nE 's/.*snapshot written: ([^ ]+) in.*/\1/p' <<<"$SCR" | head -1)
+r=$("$ARENAPROF" report "$snap" --json 2>"$TMP/ringsnap.err" | python3 -c '
+import json, re, sys
+d = json.load(sys.stdin)
+m = [re.search(r"first (\d+) records \(.*\) were dropped", n) for n in d["notes"]]
+m = [int(x.group(1)) for x in m if x]
+print(d["pid"], d["attached"], d["faults_total"] > 1000, len(m) == 1 and m[0] > 10000)' 2>&1)
+size=$(stat -c %s "$snap" 2>/dev/null || echo none)
+MSG="snapshot '$snap' ($size bytes): $r $(head -c 300 "$TMP/ringsnap.err")" \
+	check "w saves what the ring holds: a trace report reads (its faults), at most 1 MiB, \
+with a note of how many records were dropped" \
+	test "$r" = "$F True True True" -a "$size" -le 1048576
+T send-keys -t ring q
+kill "$F"
+expect_refusal "--trace-ring below 1M: refused" 2 "bad value '512K' for --trace-ring" \
+	"$ARENAPROF" top -p "$A" --trace-ring 512K --batch -n 1
+expect_refusal "--trace-ring with -o: refused (-o keeps the whole session)" 2 \
+	"give one of them" "$ARENAPROF" top -p "$A" --trace-ring 4M -o "$TMP/x.trace" --batch -n 1
 
 # ---- CPU cost of the TUI with an idle target, default interval ----
 start_target idle 9

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -1104,6 +1105,54 @@ static void test_permission(void)
 	CHECK("permission: status is readable by anyone", e[4] == 0, "%s", got[4]);
 }
 
+/* /proc/PID/stat: a command name with ") (" and spaces, a kernel thread, a zombie's exit
+ * code, a line cut short, garbage; and this process live (its start time, not a kthread) */
+static void test_stat(void)
+{
+	static const char user[] = "4242 (a) (b c) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 "
+		"20 0 1 0 123456 1000 10 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 "
+		"0 0 0 0 0 0 0 0 0 0 0\n";
+	static const char kthread[] = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 "
+		"1 0 2 0 0 18446744073709551615 0 0 0 0 0 0 0 2147483647 0 0 0 0 0 1 0 0 0 0 0 "
+		"0 0 0 0 0 0 0\n";
+	static const char zombie[] = "77 (t) Z 1 77 77 0 -1 4227148 0 0 0 0 0 0 0 0 20 0 1 0 "
+		"99 0 0 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 "
+		"0 1792\n";
+	static const char cut[] = "5 (x) S 1 5 5 0 -1 4194560 0 0\n";
+	static const char junk[] = "5 (x) S 1 5 5 0 -1 41x94560 0 0 0 0 0 0 0 0 20 0 1 0 7\n";
+	struct ap_pstat st, me;
+	char err[AP_ERR_LEN] = "";
+	int rc;
+
+	rc = ap_procfs_parse_stat(LIT(user), "u", &st, err);
+	CHECK("stat: a name with ') (' and spaces", rc == 0 && !strcmp(st.comm, "a) (b c") &&
+	      st.state == 'S' && st.ppid == 1 && st.flags == 4194560 && st.start_time == 123456 &&
+	      st.exit_code == 0, "rc %d '%s' %c %d %" PRIu64 " %" PRIu64 " %" PRId64 " %s", rc,
+	      st.comm, st.state, st.ppid, st.flags, st.start_time, st.exit_code, err);
+	rc = ap_procfs_parse_stat(LIT(kthread), "k", &st, err);
+	CHECK("stat: kthreadd has PF_KTHREAD", rc == 0 && (st.flags & AP_PF_KTHREAD) &&
+	      !strcmp(st.comm, "kthreadd"), "rc %d flags %" PRIx64 " %s", rc, st.flags, err);
+	rc = ap_procfs_parse_stat(LIT(zombie), "z", &st, err);
+	CHECK("stat: a zombie's state and exit code (exit 7 = 1792)", rc == 0 &&
+	      st.state == 'Z' && st.exit_code == 1792 && WIFEXITED(1792) &&
+	      WEXITSTATUS(1792) == 7, "rc %d %c %" PRId64, rc, st.state, st.exit_code);
+	rc = ap_procfs_parse_stat(LIT(cut), "c", &st, err);
+	check_fail("stat: a line cut short", rc, errno, err, "c: 11 fields, at least 22 expected",
+		   EINVAL);
+	CHECK("stat: before field 52, no exit code", ap_procfs_parse_stat(LIT(user) - 10, "u",
+	      &st, err) == 0 && st.exit_code == -1, "exit_code %" PRId64 " %s", st.exit_code, err);
+	rc = ap_procfs_parse_stat(LIT(junk), "j", &st, err);
+	check_fail("stat: a field that is not a number", rc, errno, err,
+		   "j: field 9: '41x94560' is not a number", EINVAL);
+	rc = ap_procfs_parse_stat(LIT("no parenthesis here"), "n", &st, err);
+	CHECK("stat: not a stat line", rc == -1 && errno == EINVAL, "rc %d", rc);
+	rc = ap_procfs_stat((int)getpid(), &me, err);
+	CHECK("stat: this process, live: running, no PF_KTHREAD, a start time", rc == 0 &&
+	      !(me.flags & AP_PF_KTHREAD) && me.start_time > 0 && me.ppid == (int)getppid() &&
+	      (me.state == 'R' || me.state == 'S'), "rc %d %c %" PRIx64 " %s", rc, me.state,
+	      me.flags, err);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -1111,6 +1160,7 @@ int main(int argc, char **argv)
 	test_status();
 	test_smaps();
 	test_maps();
+	test_stat();
 	test_live_self(argv[0]);
 	test_live_arena();
 	test_live_hwm();

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * procfs: what the samplers read from /proc/PID (docs/design.md, "Folders, bottom to top"): status
- * (VmRSS, VmHWM, ...), smaps_rollup and one entry of smaps, maps, pagemap residency, and the
- * VmHWM reset through clear_refs. Used by record, the live TUI and run.
+ * procfs: what the samplers read from /proc/PID (docs/design.md, "Folders, bottom to top"):
+ * status (VmRSS, VmHWM, ...), stat (state, kernel thread, a zombie's exit code),
+ * smaps_rollup and one entry of smaps, maps, pagemap residency, and the VmHWM reset
+ * through clear_refs. Used by record, the live TUI and run.
  *
  * Reading. Each file is read whole, with read() until EOF into one buffer that grows up to
  * a cap (AP_PROCFS_MAX_SMALL for status and smaps_rollup, AP_PROCFS_MAX_MAPS for maps),
@@ -76,6 +77,29 @@ int ap_procfs_status(int pid, struct ap_status *s, char *err);
 /* Parses a buffer (need not be NUL-terminated); name is the file name used in messages. */
 int ap_procfs_parse_status(const char *buf, size_t len, const char *name, struct ap_status *s,
 			   char *err);
+
+/* ---- /proc/PID/stat ---- */
+
+#define AP_PF_KTHREAD 0x00200000u	/* the task's PF_KTHREAD flag: a kernel thread */
+
+/*
+ * The fields of one line of /proc/PID/stat that attaching needs. The command name (field
+ * 2) is between the first '(' and the last ')': it may hold spaces and parentheses.
+ */
+struct ap_pstat {
+	char state;			/* field 3: 'R', 'S', 'D', 'Z' (zombie), 'X', ... */
+	int ppid;			/* field 4 */
+	uint64_t flags;			/* field 9: PF_* (AP_PF_KTHREAD) */
+	uint64_t start_time;		/* field 22: clock ticks after boot (a reused pid
+					 * has another) */
+	int64_t exit_code;		/* field 52 (3.5+): a zombie's wait status, as
+					 * waitpid() gives it; -1 absent */
+	char comm[64];
+};
+
+int ap_procfs_stat(int pid, struct ap_pstat *st, char *err);
+int ap_procfs_parse_stat(const char *buf, size_t len, const char *name, struct ap_pstat *st,
+			 char *err);
 
 /* ---- /proc/PID/smaps_rollup and /proc/PID/smaps ---- */
 

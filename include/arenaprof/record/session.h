@@ -104,7 +104,9 @@ struct ap_session_opts {
 	uint32_t smaps_interval_ms;	/* smaps_rollup; 0: with every sample */
 	uint64_t runs_limit;		/* stop after N completed runs; 0: none */
 	uint64_t duration_ns;		/* stop after this long; 0: none */
-	bool keep;			/* leave a started command running at the end */
+	bool keep;			/* leave a started command running at the end (and
+					 * when the recorder dies: no parent-death signal) */
+	const char *user;		/* run the command as this user; NULL: as we are */
 	bool full_acct;			/* every cgroup and PSI figure (the TUI), not only
 					 * the trace sample's (record) */
 	volatile sig_atomic_t *stop;	/* non-zero: end (AP_END_SIGNAL) at the next step */
@@ -126,6 +128,7 @@ const char *ap_opt_name(char **argv, int optind, const char *optarg);
 
 struct ap_probe;
 struct ap_cg_session;
+struct ap_trace_ring;
 
 /* Read-only for callers, except through the functions below. */
 struct ap_session {
@@ -148,7 +151,8 @@ struct ap_session {
 	bool run_probe;			/* a run probe is attached (given or found) */
 	/* state */
 	bool target_gone;
-	int exit_status, term_signal;
+	int exit_status, term_signal;	/* -1 and 0 while unknown (-p: not our child) */
+	uint64_t start_time;		/* -p: /proc/PID/stat's, to tell a reused pid */
 	uint32_t end_reason;		/* enum ap_end_reason, 0 while running */
 	bool failed;			/* a sink failed */
 	/* private */
@@ -157,6 +161,8 @@ struct ap_session {
 	struct ap_cg_session *cg;	/* the target's memory cgroup and PSI; NULL none */
 	uint64_t last_snapshot, t_next, t_end, t_next_smaps;
 	struct ap_spawn child;		/* the command, held until the tracer is attached */
+	struct ap_spawn_user user;	/* --user, looked up; have_user */
+	bool have_user;
 	char **checked;			/* ELF files searched for a LiteRT entry point */
 	size_t n_checked;
 	struct ap_alloc_probe alloc;	/* the allocation probe's own state */
@@ -207,6 +213,11 @@ void ap_session_note(struct ap_session *s, uint32_t level, const char *fmt, ...)
  * Only the first call does anything.
  */
 void ap_session_stop(struct ap_session *s, uint32_t reason);
+/*
+ * How the target ended, for a message: "status 3", "killed by signal 9 (Killed)",
+ * "status unknown: not our child" (-p: its parent reaped it before we could read it).
+ */
+const char *ap_session_exit_text(const struct ap_session *s, char *buf, size_t len);
 /* The AP_REC_END payload of a stopped session. */
 void ap_session_end(const struct ap_session *s, struct ap_rec_end *end);
 /* Closes the probe and frees everything; a started command not yet released exits. */
@@ -222,11 +233,28 @@ struct ap_trace_sink {
 	bool soft;			/* a failed write is not the session's failure (the
 					 * TUI goes on without its trace) */
 	char err[AP_ERR_LEN];
+	struct ap_trace_ring *ring;	/* private: ap_trace_sink_open_ring's; NULL: one file */
 };
 
 /* Creates path with the session's header (after ap_session_start). 0 or -1 with err. */
 int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char *path,
 		       char *err);
+/*
+ * The live view's hidden trace, bounded: a ring that keeps about the last cap bytes of the
+ * session (record/session_trace.c says how) in two files it creates in dir and unlinks at
+ * once. cap >= 1 MiB. What a save holds is a trace of its own: the header record, the
+ * mappings, the pages resident at attach and the latest sample and counters, a note of
+ * how many records were dropped before it (when any were), then the session's last
+ * records. The files stay within cap unless the maps snapshot alone is over cap / 4. 0 or
+ * -1 with err.
+ */
+int ap_trace_sink_open_ring(struct ap_trace_sink *t, struct ap_session *s, const char *dir,
+			    uint64_t cap, char *err);
+/* Bytes the sink's files hold now, its ring's cap (0: no ring) and records dropped so far. */
+void ap_trace_sink_usage(const struct ap_trace_sink *t, uint64_t *bytes, uint64_t *cap,
+			 uint64_t *dropped);
+/* Writes what the sink holds, flushed, as one trace (no end record) into fd. 0 or -1. */
+int ap_trace_sink_save(struct ap_trace_sink *t, int fd, char *err);
 /*
  * Writes the END record of a stopped session and closes. -1 when a write failed (the file
  * holds every whole record before it), -2 when closing failed; t->err says why.

@@ -3,6 +3,9 @@
  * spawn: a command forked and held before its exec until the caller is ready for it (the
  * recorder attached to it, `run` moved it into its cgroup), so that nothing it does is
  * missed. Its signals are back to their defaults, and a failed exec reports its errno.
+ * It may run as another user (--user: the BPF side stays with the privileged parent), and
+ * unless it is to outlive us it gets SIGKILL when we die (PR_SET_PDEATHSIG), so that it
+ * never runs on unsupervised after a recorder killed with SIGKILL.
  */
 #ifndef ARENAPROF_SPAWN_H
 #define ARENAPROF_SPAWN_H
@@ -10,15 +13,41 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* Who the command runs as, looked up before the fork (the child only switches). */
+struct ap_spawn_user {
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;		/* supplementary groups, as initgroups(3) would set them */
+	int n_groups;
+	char *name, *home;
+};
+
+struct ap_spawn_opts {
+	bool out_to_err;			/* its stdout goes to our stderr */
+	bool outlive;				/* may outlive us: no parent-death signal */
+	const struct ap_spawn_user *user;	/* NULL: ours */
+};
+
 struct ap_spawn {
 	pid_t pid;
 	int release_fd;		/* written to: the child execs; closed: it exits 127 */
 	int exec_err_fd;	/* the exec's errno, or EOF when the exec worked */
+	const char *failed_at;	/* after a failed release: "exec", "setuid", ... */
 };
 
-/* Forks argv, held. out_to_err: its stdout goes to our stderr. 0, or -1 with errno. */
-int ap_spawn_held(struct ap_spawn *sp, char **argv, bool out_to_err);
-/* Lets it exec and waits for the outcome: 0 ran, else the errno of the exec (or write) */
+/*
+ * A user by name, or by number when no name matches: 0, or -1 with err ("unknown user")
+ * when there is no such user or its groups cannot be read.
+ */
+int ap_spawn_user_lookup(const char *user, struct ap_spawn_user *u, char *err);
+void ap_spawn_user_free(struct ap_spawn_user *u);
+
+/* Forks argv, held. 0, or -1 with errno. */
+int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *o);
+/*
+ * Lets it exec and waits for the outcome: 0 ran, else the errno of what failed (failed_at
+ * names it: the switch to the user, the parent-death signal, or the exec itself).
+ */
 int ap_spawn_release(struct ap_spawn *sp);
 /* Gives it up before the exec: it exits 127 without running argv; reaped. */
 void ap_spawn_abandon(struct ap_spawn *sp);

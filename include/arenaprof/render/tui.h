@@ -24,6 +24,8 @@ struct ap_tui_view {
 	uint64_t psi_alarm;		/* cgroup full avg10 (percent x 100) that turns red */
 	char status[512];		/* a message for the footer, "" none */
 	int status_level;		/* 0 info, 1 warning, 2 error */
+	uint64_t trace_bytes;		/* the session's trace: bytes held, */
+	uint64_t trace_cap;		/* and its ring's cap (0: -o, no cap) */
 };
 
 /* Takes the terminal (stdin/stdout must be a tty). -1 with err if it cannot. */

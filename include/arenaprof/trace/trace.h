@@ -207,6 +207,12 @@ int ap_trace_write_str(struct ap_trace_writer *w, uint32_t type, const void *pay
  * last whole record, perhaps followed by part of one, which readers treat as truncation.
  */
 int ap_trace_flush(struct ap_trace_writer *w, char *err);
+/*
+ * Flushes, then cuts the file back to its first `bytes` bytes, which must end a record
+ * (w->bytes as it was after `records` records), and writes on from there: the live view's
+ * ring (record/session_trace.c) reuses a segment from just after its header record.
+ */
+int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records, char *err);
 /* Flushes and closes; -1 if the trace is incomplete (any write failed). Keeps the counts. */
 int ap_trace_close(struct ap_trace_writer *w, char *err);
 
