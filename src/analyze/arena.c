@@ -63,6 +63,16 @@ int32_t ap_arena_pick(const struct ap_arena_cand *c, uint32_t n, const struct ap
 	return best;
 }
 
+void ap_arena_id_mapping(struct ap_arena_id *id, int32_t map, bool by_size, uint64_t start,
+			 uint64_t end, const struct ap_tplan *p, const char *rule)
+{
+	id->map = map;
+	id->rule = map < 0 ? AP_AR_NONE : by_size ? AP_AR_MAPPING : AP_AR_LARGEST;
+	id->base = map < 0 ? 0 : start;
+	id->bytes = map < 0 ? 0 : p ? p->arena_bytes : end - start;
+	snprintf(id->why, sizeof(id->why), "%s", rule);
+}
+
 const char *ap_arena_rule_key(enum ap_arena_rule r)
 {
 	switch (r) {
@@ -442,9 +452,7 @@ static int by_mapping(const struct ap_analysis *a, const struct ap_tplan *p,
 	if (id->map >= 0) {
 		const struct ap_amap *m = &a->maps[id->map];
 
-		id->rule = by_size ? AP_AR_MAPPING : AP_AR_LARGEST;
-		id->base = m->start;
-		id->bytes = p ? p->arena_bytes : m->end - m->start;
+		ap_arena_id_mapping(id, id->map, by_size, m->start, m->end, p, rule);
 		moves_by_mapping(a, id);
 		if (p && p->arena_bytes && search_base(a, p, id, base, sizeof(base)))
 			return -ENOMEM;

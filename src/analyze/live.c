@@ -133,7 +133,7 @@ static void arena_rebuild(struct ap_live *l, int32_t arena)
 
 	free(pv->state);
 	pv->state = NULL;
-	l->arena = arena;
+	l->id.map = arena;
 	l->arena_pages = l->arena_held = l->arena_ft = 0;
 	for (uint32_t i = 0; i < l->n_ops; i++)
 		l->ops[i].ft_plan = l->ops[i].ft_marker = l->ops[i].resident_pages = 0;
@@ -163,6 +163,8 @@ static void arena_rebuild(struct ap_live *l, int32_t arena)
 static void arena_check(struct ap_live *l)
 {
 	struct priv *pv = l->priv;
+	char rule[160];
+	bool by_size;
 	int32_t a;
 
 	if (pv->cap_cand < l->n_maps) {
@@ -182,10 +184,12 @@ static void arena_check(struct ap_live *l)
 			.first_run = m->first_run,
 		};
 	}
-	a = ap_arena_pick(pv->cand, l->n_maps, l->plan, l->page_size, l->arena_rule,
-			  sizeof(l->arena_rule), &l->arena_by_plan);
-	if (a != l->arena)
+	a = ap_arena_pick(pv->cand, l->n_maps, l->plan, l->page_size, rule, sizeof(rule),
+			  &by_size);
+	if (a != l->id.map)
 		arena_rebuild(l, a);
+	ap_arena_id_mapping(&l->id, a, by_size, a >= 0 ? l->maps[a].start : 0,
+			    a >= 0 ? l->maps[a].end : 0, l->plan, rule);
 }
 
 /* ---- the sink ---- */
@@ -240,7 +244,7 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 	}
 	pv->touches[pv->n_touches++] = (struct touch){ .map = (uint32_t)mi, .op = ev->op,
 						       .page = page };
-	if (mi == l->arena)
+	if (mi == l->id.map)
 		arena_page(l, page, PAGE_FIRST_TOUCH, ev->op);
 	return 0;
 }
@@ -331,7 +335,7 @@ static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_
 		if (!r)
 			continue;
 		l->maps[mi].resident_at_attach++;
-		if (mi == l->arena)
+		if (mi == l->id.map)
 			arena_page(l, i, PAGE_AT_ATTACH, -1);
 	}
 	return 0;
@@ -420,8 +424,7 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 	l->priv = pv;
 	ap_pageset_init(&pv->held);
 	pv->last = -1;
-	l->arena = -1;
-	snprintf(l->arena_rule, sizeof(l->arena_rule), "no anonymous mapping faulted");
+	ap_arena_id_mapping(&l->id, -1, false, 0, 0, NULL, "no anonymous mapping faulted");
 	l->session = s;
 	l->pid = s->pid;
 	snprintf(l->cmdline, sizeof(l->cmdline), "%s", s->cmdline);
@@ -538,7 +541,7 @@ uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32
 	const struct priv *pv = l->priv;
 	uint64_t pages = l->arena_pages;
 
-	if (l->arena < 0 || !pv->state || !pages || !n)
+	if (l->id.map < 0 || !pv->state || !pages || !n)
 		return 0;
 	if (n > pages)
 		n = (uint32_t)pages;

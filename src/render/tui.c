@@ -442,14 +442,14 @@ static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, 
 
 	label(y, x0, "Arena");
 	pen_at(&p, y, x0 + LABEL_W, x1, rows);
-	if (l->arena < 0) {
+	if (l->id.map < 0) {
 		words(&p, A_DIM, "not identified yet:");
-		words(&p, A_DIM, l->arena_rule);
+		words(&p, A_DIM, l->id.why);
 		return pen_rows(&p, y);
 	}
-	m = &l->maps[l->arena];
+	m = &l->maps[l->id.map];
 	item_r(&p, "size", 0, BYTES(m->end - m->start),
-	       l->plan && !l->arena_by_plan ? "not the plan's size" : "");
+	       l->plan && l->id.rule != AP_AR_MAPPING ? "not the plan's size" : "");
 	if (l->plan)
 		item(&p, "plan", 0, "%" PRIu64 " B", l->plan->arena_bytes);
 	item(&p, "resident", color(C_GREEN), "%" PRIu64 "/%" PRIu64 " pages %.0f%%",
@@ -907,7 +907,7 @@ void ap_tui_batch_line(FILE *f, const struct ap_live *l)
 {
 	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
 	const struct ap_kernel_acct *a = &l->last.acct;
-	bool arena = l->arena >= 0, runs = l->run_markers || l->session->run_probe;
+	bool arena = l->id.map >= 0, runs = l->run_markers || l->session->run_probe;
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -925,7 +925,7 @@ void ap_tui_batch_line(FILE *f, const struct ap_live *l)
 	kv(f, "pss_file", l->have_smaps ? sm->pss_file : AP_NO_VALUE);
 	kv(f, "pss_shmem", l->have_smaps ? sm->pss_shmem : AP_NO_VALUE);
 	kv(f, "swap", l->have_smaps ? sm->swap : AP_NO_VALUE);
-	kv(f, "arena_bytes", arena ? l->maps[l->arena].end - l->maps[l->arena].start :
+	kv(f, "arena_bytes", arena ? l->maps[l->id.map].end - l->maps[l->id.map].start :
 	   AP_NO_VALUE);
 	kv(f, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
 	kv(f, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);

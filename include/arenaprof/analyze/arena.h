@@ -96,6 +96,13 @@ struct ap_arena_id {
 	char alloc_why[256];		/* why the allocation probe did not find it, or "" */
 };
 
+/*
+ * The mapping rule's answer into id (ap_arena_pick's index map of [start, end), its rule
+ * text and by_size): the whole identity of a view that sees mappings only (the TUI).
+ */
+void ap_arena_id_mapping(struct ap_arena_id *id, int32_t map, bool by_size, uint64_t start,
+			 uint64_t end, const struct ap_tplan *p, const char *rule);
+
 /* The rule's key in JSON: "given", "allocation", "runtime_block", "mapping",
  * "largest_mapping", "none". */
 const char *ap_arena_rule_key(enum ap_arena_rule r);

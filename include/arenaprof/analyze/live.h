@@ -93,9 +93,8 @@ struct ap_live {
 	/* mappings and the arena */
 	struct ap_live_map *maps;
 	uint32_t n_maps, cap_maps;
-	int32_t arena;			/* index in maps, -1 none yet */
-	char arena_rule[160];
-	bool arena_by_plan;		/* its size is the plan's (else the largest faulted) */
+	struct ap_arena_id id;		/* the arena (arena.h's mapping rule); id.map: its
+					 * index in maps, -1 none yet */
 	uint64_t arena_pages;		/* of the mapping */
 	uint64_t arena_held;		/* touched while traced or resident at attach */
 	uint64_t arena_ft;		/* first touched while traced */
