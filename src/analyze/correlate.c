@@ -309,6 +309,8 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 		x->have_plan = true;
 		ao.plan = &x->plan;
 		ao.model_path = in->plan_path;
+		if (in->on_plan)
+			in->on_plan(in->ctx, &x->plan);
 	}
 	ao.arena_addr = in->arena_addr;
 	ao.on_fault = in->on_fault;

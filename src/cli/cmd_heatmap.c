@@ -16,7 +16,6 @@
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/util/outfile.h"
 #include "arenaprof/analyze/heatmap.h"
-#include "arenaprof/plan/plan_load.h"
 
 
 enum fmt { F_AUTO, F_SVG, F_PNG, F_CSV, F_ANSI };
@@ -151,6 +150,7 @@ static int render(const struct ap_heatmap *h, enum fmt fmt, const char *out, uns
 struct args {
 	struct ap_hm_opts ho;
 	struct ap_corr_in in;
+	struct ap_hm_pre *pre;		/* --faults all's accumulator, NULL */
 	const char *out;
 	enum fmt fmt;
 	uint32_t width;
@@ -283,27 +283,24 @@ static int parse_args(struct args *a, int argc, char **argv)
 }
 
 /*
- * --faults all: the faults counted on the way through the trace (heatmap.h), which needs
- * the plan's size and operator count first. NULL: none (the build reads the trace twice).
+ * --faults all: the faults counted on the way through the trace (heatmap.h), sized by the
+ * plan once ap_corr_load has loaded it. Without the accumulator (out of memory) the build
+ * reads the trace twice.
  */
-static struct ap_hm_pre *pre_pass(struct args *a)
+static void pre_on_plan(void *ctx, const struct ap_tplan *p)
 {
-	struct ap_tplan pl = { 0 };
-	struct ap_hm_pre *pre = NULL;
-	char err[AP_ERR_LEN];
+	struct args *a = ctx;
 
-	if (!a->ho.all_faults)
-		return NULL;
-	/* the plan is loaded twice: once here for its size and operator count */
-	if (!ap_plan_load(a->in.plan_path, &pl, err)) {
-		pre = ap_hm_pre_new(&a->ho, &pl, a->in.arena_addr);
-		ap_tplan_free(&pl);
-	}
-	if (pre) {
-		a->in.on_fault = ap_hm_pre_fault;
-		a->in.ctx = pre;
-	}
-	return pre;
+	a->pre = ap_hm_pre_new(&a->ho, p, a->in.arena_addr);
+}
+
+static void pre_on_fault(void *ctx, const struct ap_analysis *an, const struct ap_rec_fault *f,
+			 int32_t mi)
+{
+	struct args *a = ctx;
+
+	if (a->pre)
+		ap_hm_pre_fault(a->pre, an, f, mi);
 }
 
 /* The correlated trace, or an exit code: unreadable, or a plan that does not match it. */
@@ -328,26 +325,29 @@ int cmd_heatmap(int argc, char **argv)
 	struct args a = { .fmt = F_AUTO };
 	struct ap_corr_all x;
 	struct ap_heatmap h;
-	struct ap_hm_pre *pre;
 	char err[AP_ERR_LEN];
 	int rc = parse_args(&a, argc, argv);
 
 	if (rc != GO_ON)
 		return rc;
-	pre = pre_pass(&a);
+	if (a.ho.all_faults) {
+		a.in.on_plan = pre_on_plan;
+		a.in.on_fault = pre_on_fault;
+		a.in.ctx = &a;
+	}
 	rc = load(&a, &x);
 	if (rc) {
 		ap_corr_all_free(&x);
-		ap_hm_pre_free(pre);
+		ap_hm_pre_free(a.pre);
 		return rc;
 	}
-	rc = ap_cli_exit(ap_heatmap_build(&x, a.in.trace, &a.ho, pre, &h, err));
+	rc = ap_cli_exit(ap_heatmap_build(&x, a.in.trace, &a.ho, a.pre, &h, err));
 	if (!rc)
 		rc = render(&h, a.fmt, a.out, a.width, err);
 	if (rc)
 		ap_cli_say("heatmap", "%s", err);
 	ap_heatmap_free(&h);
 	ap_corr_all_free(&x);
-	ap_hm_pre_free(pre);
+	ap_hm_pre_free(a.pre);
 	return rc;
 }

@@ -126,6 +126,8 @@ struct ap_corr_in {
 	const char *trace;
 	const char *plan_path;		/* NULL: no plan */
 	uint64_t arena_addr;		/* --arena ADDR: planned offset 0; 0: found (arena.h) */
+	/* once the plan is loaded, before the pass (to size what on_fault fills), or NULL */
+	void (*on_plan)(void *ctx, const struct ap_tplan *p);
 	/* every fault of the analysis pass (analysis.h's on_fault), or NULL */
 	void (*on_fault)(void *ctx, const struct ap_analysis *a, const struct ap_rec_fault *f,
 			 int32_t mi);
