@@ -76,7 +76,10 @@ static void usage(FILE *f)
 		"  -v               libbpf diagnostics\n");
 }
 
-int cmd_record(int argc, char **argv)
+#define GO_ON (-1)	/* parse_args: record; else the exit code */
+
+/* The command line into so and *out: GO_ON, or the exit code (--help, a bad option). */
+static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **out)
 {
 	static const struct option opts[] = {
 		{ "pid", required_argument, NULL, 'p' },
@@ -95,30 +98,22 @@ int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct ap_session_opts so = { .method = AP_METHOD_NONE, .ring_bytes = DEFAULT_RING,
-				      .interval_ms = AP_SESSION_INTERVAL_MS,
-				      .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
-	struct ap_session_sink messages = { .note = print_note };
-	struct sigaction sa = { .sa_handler = on_signal };
-	struct ap_session s;
-	struct ap_trace_sink t;
-	char *out = NULL, err[AP_ERR_LEN];
 	double duration = 0;
-	int rc, c;
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+p:o:n:d:m:R:O:i:s:kvhA:u:", opts, NULL)) != -1) {
-		int r = ap_session_parse_opt(&so, c, optarg);
+		int r = ap_session_parse_opt(so, c, optarg);
 
 		if (r < 0)
 			goto bad_value;
 		if (r)
 			continue;
 		switch (c) {
-		case 'o': out = optarg; break;
+		case 'o': *out = optarg; break;
 		case 'n':
-			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &so.runs_limit))
+			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &so->runs_limit))
 				goto bad_value;
 			break;
 		case 'd':
@@ -131,18 +126,18 @@ int cmd_record(int argc, char **argv)
 
 			if (ap_parse_u64(optarg, 10, 1, 60000, &v))
 				goto bad_value;
-			so.interval_ms = (uint32_t)v;
+			so->interval_ms = (uint32_t)v;
 			break;
 		}
-		case 'k': so.keep = true; break;
-		case 'u': so.user = optarg; break;
+		case 'k': so->keep = true; break;
+		case 'u': so->user = optarg; break;
 		case 'A':
 			if (!strcmp(optarg, "auto"))
-				so.arena_mode = AP_ARENA_AUTO;
+				so->arena_mode = AP_ARENA_AUTO;
 			else if (!strcmp(optarg, "off"))
-				so.arena_mode = AP_ARENA_OFF;
-			else if (!ap_parse_addr(optarg, &so.arena_addr))
-				so.arena_mode = AP_ARENA_GIVEN;
+				so->arena_mode = AP_ARENA_OFF;
+			else if (!ap_parse_addr(optarg, &so->arena_addr))
+				so->arena_mode = AP_ARENA_GIVEN;
 			else
 				goto bad_value;
 			break;
@@ -158,15 +153,31 @@ bad_value:
 			ap_opt_name(argv, optind, optarg));
 		return AP_EXIT_USAGE;
 	}
-	if (!out || (so.pid > 0) == (optind < argc)) {
+	if (!*out || (so->pid > 0) == (optind < argc)) {
 		ap_cli_say("record", "needs -o TRACE and either -p PID or -- CMD "
 			"(see 'arenaprof record --help')");
 		return AP_EXIT_USAGE;
 	}
-	so.argv = argv + optind;
+	so->argv = argv + optind;
 	if (duration > 0)
-		so.duration_ns = (uint64_t)(duration * 1e9);
+		so->duration_ns = (uint64_t)(duration * 1e9);
+	return GO_ON;
+}
 
+int cmd_record(int argc, char **argv)
+{
+	struct ap_session_opts so = { .method = AP_METHOD_NONE, .ring_bytes = DEFAULT_RING,
+				      .interval_ms = AP_SESSION_INTERVAL_MS,
+				      .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
+	struct ap_session_sink messages = { .note = print_note };
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct ap_session s;
+	struct ap_trace_sink t;
+	char *out = NULL, err[AP_ERR_LEN];
+	int rc = parse_args(argc, argv, &so, &out);
+
+	if (rc != GO_ON)
+		return rc;
 	/* a closed stderr pipe must not kill the recorder before the trace is finished,
 	 * and the session's first notes may already meet one (the command gets its
 	 * default back before exec: record/spawn.c) */
