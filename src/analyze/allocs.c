@@ -11,6 +11,7 @@
 #include "arenaprof/event.h"
 #include "arenaprof/record/symbols.h"
 #include "arenaprof/trace/trace.h"
+#include "arenaprof/util/grow.h"
 
 const char *ap_alloc_fn_name(uint32_t fn)
 {
@@ -90,15 +91,8 @@ int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
 		b->t_free = r->ts_ns;	/* its free was not seen: it is gone now */
 		b->run_free = r->run;
 	}
-	if (al->n == al->cap) {
-		uint32_t cap = al->cap ? 2 * al->cap : 256;
-		struct ap_block *v = realloc(al->b, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		al->b = v;
-		al->cap = cap;
-	}
+	if (ap_grow32(&al->b, &al->cap, al->n, sizeof(*al->b), 256))
+		return -1;
 	b = &al->b[al->n++];
 	*b = (struct ap_block){ .ptr = r->ptr, .size = r->size, .align = r->align,
 				.caller = r->caller, .t_alloc = r->ts_ns, .run_alloc = r->run,

@@ -12,6 +12,7 @@
 #include "arenaprof/analyze/mapindex.h"
 #include "arenaprof/event.h"
 #include "arenaprof/analyze/pageset.h"
+#include "arenaprof/util/grow.h"
 
 #define MAP_BITS 40	/* page key: mapping index << 40 | page within the mapping */
 #define MAX_REGIONS 64	/* candidate arena blocks kept apart (a runtime makes a few) */
@@ -107,15 +108,8 @@ static int counts_add(struct ap_counts *c, int32_t idx, uint64_t v)
 		c->e[c->n - 1].v += v;
 		return 0;
 	}
-	if (c->n == c->cap) {
-		uint32_t cap = c->cap ? 2 * c->cap : 8;
-		struct ap_count *e = realloc(c->e, (size_t)cap * sizeof(*e));
-
-		if (!e || cap < c->cap)
-			return -1;
-		c->e = e;
-		c->cap = cap;
-	}
+	if (ap_grow32(&c->e, &c->cap, c->n, sizeof(*c->e), 8))
+		return -1;
 	c->e[c->n++] = (struct ap_count){ .idx = idx, .v = v };
 	return 0;
 }
@@ -163,15 +157,8 @@ static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 
 	if (mi >= 0)
 		return mi;
-	if (a->n_maps == a->cap_maps) {
-		uint32_t cap = a->cap_maps ? 2 * a->cap_maps : 32;
-		struct ap_amap *p = realloc(a->maps, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		a->maps = p;
-		a->cap_maps = cap;
-	}
+	if (ap_grow32(&a->maps, &a->cap_maps, a->n_maps, sizeof(*a->maps), 32))
+		return -1;
 	m = &a->maps[a->n_maps];
 	memset(m, 0, sizeof(*m));
 	m->start = start;
@@ -239,15 +226,8 @@ static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t
 	if (r == 0)
 		return 0;
 	m->first_touch_pages++;
-	if (a->n_touches == a->cap_touches) {
-		uint64_t cap = a->cap_touches ? 2 * a->cap_touches : 4096;
-		struct ap_touch *t = realloc(a->touches, cap * sizeof(*t));
-
-		if (!t)
-			return -1;
-		a->touches = t;
-		a->cap_touches = cap;
-	}
+	if (ap_grow(&a->touches, &a->cap_touches, a->n_touches, sizeof(*a->touches), 4096))
+		return -1;
 	a->touches[a->n_touches++] = (struct ap_touch){
 		.map = (uint32_t)mi, .run = f->run, .op = f->op, .flags = f->flags,
 		.page = (f->addr - m->start) >> pv->page_shift, .ts_ns = f->ts_ns,
@@ -521,15 +501,8 @@ static int add_note(struct ap_analysis *a, const char *text)
 
 static int on_sample(struct ap_analysis *a, const struct ap_trace_rec *rec)
 {
-	if (a->n_samples == a->cap_samples) {
-		uint32_t cap = a->cap_samples ? 2 * a->cap_samples : 256;
-		struct ap_rec_sample *p = realloc(a->samples, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		a->samples = p;
-		a->cap_samples = cap;
-	}
+	if (ap_grow32(&a->samples, &a->cap_samples, a->n_samples, sizeof(*a->samples), 256))
+		return -1;
 	ap_trace_get(rec, &a->samples[a->n_samples++], sizeof(struct ap_rec_sample));
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include "arenaprof/util/escape.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/plan/profile.h"
+#include "arenaprof/util/grow.h"
 
 /* Below these the plan is said not to describe the trace (see corr_verdict). */
 #define AGREE_MIN 0.5		/* plan vs marker agreement over first-touch pages */
@@ -134,15 +135,8 @@ static void page_tensors(const struct ap_tplan *p, uint64_t ps, uint64_t n_pages
 
 static int add_dis(struct ap_corr *c, uint64_t *cap, const struct ap_corr_disagree *d)
 {
-	if (c->n_dis == *cap) {
-		uint64_t n = *cap ? 2 * *cap : 64;
-		struct ap_corr_disagree *v = realloc(c->dis, n * sizeof(*v));
-
-		if (!v)
-			return -1;
-		c->dis = v;
-		*cap = n;
-	}
+	if (ap_grow(&c->dis, cap, c->n_dis, sizeof(*c->dis), 64))
+		return -1;
 	c->dis[c->n_dis++] = *d;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "arenaprof/analyze/mapindex.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/record/probe.h"
+#include "arenaprof/util/grow.h"
 
 #define MAP_BITS 40		/* page key: mapping index << 40 | page within the mapping */
 #define MAX_ARENA_PAGES (16ULL << 20)	/* page states kept for arenas up to 64 GiB */
@@ -55,15 +56,8 @@ static int32_t map_get(struct ap_live *l, uint64_t start, uint64_t end)
 
 	if (mi >= 0)
 		return mi;
-	if (l->n_maps == l->cap_maps) {
-		uint32_t cap = l->cap_maps ? 2 * l->cap_maps : 32;
-		struct ap_live_map *p = realloc(l->maps, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		l->maps = p;
-		l->cap_maps = cap;
-	}
+	if (ap_grow32(&l->maps, &l->cap_maps, l->n_maps, sizeof(*l->maps), 32))
+		return -1;
 	m = &l->maps[l->n_maps];
 	memset(m, 0, sizeof(*m));
 	m->start = start;
@@ -233,15 +227,8 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 	m->first_touch_pages++;
 	if (ev->run < m->first_run)
 		m->first_run = ev->run;
-	if (pv->n_touches == pv->cap_touches) {
-		uint64_t cap = pv->cap_touches ? 2 * pv->cap_touches : 4096;
-		struct touch *t = realloc(pv->touches, cap * sizeof(*t));
-
-		if (!t)
-			return -1;
-		pv->touches = t;
-		pv->cap_touches = cap;
-	}
+	if (ap_grow(&pv->touches, &pv->cap_touches, pv->n_touches, sizeof(*pv->touches), 4096))
+		return -1;
 	pv->touches[pv->n_touches++] = (struct touch){ .map = (uint32_t)mi, .op = ev->op,
 						       .page = page };
 	if (mi == l->id.map)

@@ -9,6 +9,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/stl_order.h"
+#include "arenaprof/util/grow.h"
 
 static const char *const strategy_names[AP_STRAT_COUNT] = {
 	[AP_STRAT_TFLITE] = "tflite",
@@ -161,15 +162,8 @@ static int tindex_add(struct tindex *x, const struct ap_rec *r, uint32_t i, int6
 	size_t hi = bucket_of(x, clamp_last(r, tmax));
 
 	for (size_t b = bucket_of(x, r->first); b <= hi; b++) {
-		if (x->len[b] == x->cap[b]) {
-			uint32_t cap = x->cap[b] ? 2 * x->cap[b] : 8;
-			uint32_t *l = realloc(x->list[b], cap * sizeof(*l));
-
-			if (!l)
-				return -1;
-			x->list[b] = l;
-			x->cap[b] = cap;
-		}
+		if (ap_grow32(&x->list[b], &x->cap[b], x->len[b], sizeof(**x->list), 8))
+			return -1;
 		x->list[b][x->len[b]++] = i;
 	}
 	return 0;

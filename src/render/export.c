@@ -10,6 +10,7 @@
 #include "arenaprof/event.h"
 #include "arenaprof/render/export.h"
 #include "arenaprof/analyze/pageset.h"
+#include "arenaprof/util/grow.h"
 
 #define MAP_BITS 40		/* page key: mapping << 40 | page, as the analysis keys them */
 #define RESIDENT_EVERY_NS 50000	/* the arena-resident counter at most every 50 us */
@@ -70,15 +71,8 @@ static struct thread *thread_of(struct chrome *c, uint32_t tid, uint64_t ts)
 	for (uint32_t i = 0; i < c->n_th; i++)
 		if (c->th[i].tid == tid)
 			return &c->th[i];
-	if (c->n_th == c->cap_th) {
-		uint32_t n = c->cap_th ? 2 * c->cap_th : 16;
-		struct thread *t = realloc(c->th, n * sizeof(*t));
-
-		if (!t)
-			return NULL;
-		c->th = t;
-		c->cap_th = n;
-	}
+	if (ap_grow32(&c->th, &c->cap_th, c->n_th, sizeof(*c->th), 16))
+		return NULL;
 	c->th[c->n_th] = (struct thread){ .tid = tid, .op = -2 };
 	ev_start(c, "M", ts, tid);
 	fprintf(c->f, ",\"name\":\"thread_name\",\"args\":{\"name\":\"%s %u\"}}",
