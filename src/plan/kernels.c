@@ -67,6 +67,8 @@ struct kctx {
 	int32_t *init_base;		/* per node: first tensor its Init reserved, or -1 */
 	int32_t tmp[MAX_TMP];		/* node->temporaries being built */
 	uint32_t n_tmp;
+	char *err;			/* set (and failed true) by a failure that is not OOM */
+	bool failed;
 };
 
 /* ---- tensors ---- */
@@ -119,11 +121,24 @@ static int32_t numel(const struct ap_model_tensor *t)
 	return n;
 }
 
-static uint64_t bytes_of(uint8_t type, const int32_t *dims, uint32_t rank)
+/* The bytes of a tensor the kernel sizes: 0 when dynamic; -1 with the error set when
+ * beyond AP_PLAN_MAX_BYTES. */
+static int bytes_of(struct kctx *k, const char *what, uint8_t type, const int32_t *dims,
+		    uint32_t rank, uint64_t *bytes)
 {
-	uint64_t b;
+	int r = ap_tensor_bytes(type, dims, rank, bytes);
 
-	return ap_tensor_bytes(type, dims, rank, &b) ? b : 0;
+	if (r < 0) {
+		const char *op = k->g->ops[k->node].name;
+
+		ap_seterr(k->err, "implausible: operator %u (%s): its kernel's %s would hold "
+			  "more than " AP_PLAN_MAX_BYTES_TEXT, k->node, op ? op : "?", what);
+		k->failed = true;
+		return -1;
+	}
+	if (!r)
+		*bytes = 0;
+	return 0;
 }
 
 /* "<what node=N OP>", malloc'd; NULL when out of memory. */
@@ -187,7 +202,9 @@ static int set_tmp(struct kctx *k, uint32_t j, int32_t t, const char *what, uint
 	g->owned_names[o] = name;
 	g->t[t].name = name;
 	g->t[t].type = type;
-	g->t[t].bytes = dims ? bytes_of(type, dims, rank) : 0;
+	g->t[t].bytes = 0;
+	if (dims && bytes_of(k, what, type, dims, rank, &g->t[t].bytes))
+		return -1;
 	g->t[t].alloc = alloc;
 	k->tmp[j] = t;
 	if (j >= k->n_tmp)
@@ -350,7 +367,8 @@ static int prep_dequantize(struct kctx *k)
 	k->g->t[o].type = AP_TT_FLOAT32;
 	if (k->g->t[o].alloc != AP_ALLOC_ARENA && k->g->t[o].alloc != AP_ALLOC_PERSISTENT)
 		return 0;
-	k->g->t[o].bytes = bytes_of(AP_TT_FLOAT32, in->shape, in->rank);
+	if (bytes_of(k, "float32 output", AP_TT_FLOAT32, in->shape, in->rank, &k->g->t[o].bytes))
+		return -1;
 	if (k->g->t[ii].alloc == AP_ALLOC_WEIGHTS)
 		k->g->t[o].alloc = AP_ALLOC_PERSISTENT;
 	return 0;
@@ -748,7 +766,7 @@ static uint32_t init_count(const struct kctx *k, const struct kernel *kn)
 
 int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err)
 {
-	struct kctx k = { .g = g, .threads = o ? o->threads : 1 };
+	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err };
 	int rc = -1;
 
 	if (!g->model || g->subgraph >= g->model->n_subgraphs ||
@@ -797,7 +815,8 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 	rc = 0;
 	goto out;
 oom:
-	ap_seterr(err, "out of memory adding kernel tensors");
+	if (!k.failed)
+		ap_seterr(err, "out of memory adding kernel tensors");
 out:
 	free(k.init_base);
 	return rc;

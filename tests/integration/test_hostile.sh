@@ -32,6 +32,42 @@ expect_refusal "export --max-instants -1: refused" 2 "max-instants" \
 	"$AP" export /dev/null --format chrome --max-instants -1 -o "$TMP/e.json"
 expect_refusal "plan --threads 4294967297: refused" 2 "threads" "$AP" plan "$MV2" --threads 4294967297
 
+# Sizes near 2^63 (tests/hostile/make_model.py writes the models): refused with one line
+# naming the limit, never an exit 0 with offsets wrapped negative.
+python3 tests/hostile/make_model.py huge-tensor "$TMP/huge.tflite"
+python3 tests/hostile/make_model.py huge-sum "$TMP/hugesum.tflite"
+expect_refusal "plan of a model with a 2^63-byte tensor: refused" 2 \
+	"tensor 0 (huge) of type COMPLEX128 and shape \[536870912, 1073741824\] would hold more than 2^56 bytes" \
+	"$AP" plan "$TMP/huge.tflite"
+expect_refusal "plan --csv of that model: refused too" 2 "would hold more than 2^56" \
+	"$AP" plan "$TMP/huge.tflite" --csv
+expect_refusal "plan of two 2^56-byte tensors (the sum overflows the limit): refused" 2 \
+	"sizes add up to more than 2^56 bytes" "$AP" plan "$TMP/hugesum.tflite"
+csv_head='tensor,name,offset,size,first_node,last_node'
+printf '%s\n0,a,9223372036854775000,700,0,1\n1,b,0,64,0,1\n' "$csv_head" >"$TMP/nearmax.csv"
+expect_refusal "plan --import CSV with an offset near INT64_MAX: refused" 2 \
+	"nearmax.csv:2: tensor 0: offset 9223372036854775000 + size 700 is beyond the limit" \
+	"$AP" plan --import "$TMP/nearmax.csv"
+printf '%s\n0,a,0,9223372036854775000,0,1\n' "$csv_head" >"$TMP/bigsize.csv"
+expect_refusal "plan --import CSV with a size near INT64_MAX: refused" 2 \
+	"bigsize.csv:2: tensor 0: size 9223372036854775000 is beyond the limit" \
+	"$AP" plan --import "$TMP/bigsize.csv"
+# 65 tensors of 2^50 bytes at offset 0: each fits, their breadth (2^56 + 2^50) does not
+{ echo "$csv_head"; for i in $(seq 0 64); do echo "$i,t$i,0,1125899906842624,0,1"; done; } \
+	>"$TMP/sum.csv"
+expect_refusal "plan --import CSV whose sizes add up past 2^56: refused" 2 \
+	"sum.csv:66: the tensors' sizes add up to more than 2^56" "$AP" plan --import "$TMP/sum.csv"
+printf '(id=0): size=100, offset=9223372036854775000, first_used=0 last_used=1\n' >"$TMP/tflm.txt"
+expect_refusal "plan --import TFLM plan with an offset near INT64_MAX: refused" 2 \
+	"tflm.txt:1: id 0: offset 9223372036854775000 + size 100 is beyond" \
+	"$AP" plan --import "$TMP/tflm.txt"
+# the largest accepted: one tensor of exactly 2^56 bytes at offset 0 plans
+printf '%s\n0,a,0,72057594037927936,0,1\n' "$csv_head" >"$TMP/atmax.csv"
+out=$("$AP" plan --import "$TMP/atmax.csv" --json 2>&1)
+MSG="$(printf '%s' "$out" | head -c 300)"
+check "plan --import of one 2^56-byte tensor: accepted, arena 2^56" python3 -c \
+	'import json,sys; sys.exit(json.loads(sys.argv[1])["arena_bytes"] != 1 << 56)' "$out"
+
 # SIGPIPE: record's stderr closed early (| head) must not kill it before the trace ends
 if [ "$(id -u)" = 0 ]; then
 	# stderr is a pipe whose reader is closed before record starts: its very first
