@@ -527,6 +527,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	ap_pageset_init(&pv->touched);
 	if (ap_trace_open(&r, path, err))
 		return -1;
+	r.salvage = o->salvage;
 	a->hdr = r.hdr;
 	for (int i = 0; i < AP_HS_COUNT; i++)
 		a->strings[i] = strdup(r.strings[i] ? r.strings[i] : "");
@@ -617,6 +618,8 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		}
 	}
 	a->truncated = r.truncated;
+	a->salvaged_bytes = r.salvaged_bytes;
+	a->salvaged_records = r.salvaged_records;
 	ap_trace_reader_close(&r);
 	if (rc < 0)
 		return -1;

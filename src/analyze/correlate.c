@@ -517,6 +517,7 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	ao.arena_addr = in->arena_base ? in->arena_base : in->arena_addr;
 	ao.on_fault = in->on_fault;
 	ao.ctx = in->ctx;
+	ao.salvage = in->salvage;
 	if (ap_analysis_run(in->trace, &ao, &x->a, err))
 		return strstr(err, "out of memory") ? AP_EXIT_RUNTIME : AP_EXIT_USAGE;
 	if (in->arena_base && x->a.arena < 0) {

@@ -19,7 +19,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena ADDR]\n"
-		"                       [--arena-base ADDR] [--json] [--pages] [--disagree N]\n\n"
+		"                       [--arena-base ADDR] [--json] [--pages] [--disagree N]\n"
+		"                       [--salvage]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
 		"marker, drops, and memory samples over time. With a plan: the arena base, every\n"
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 		"  --arena-base ADDR planned offset 0 is at ADDR (hex): no base search\n"
 		"  --json            one JSON object\n"
 		"  --pages           with --json: every first-touched arena page (page, run, op)\n"
-		"  --disagree N      text: list up to N pages where the attributions differ (20)\n");
+		"  --disagree N      text: list up to N pages where the attributions differ (20)\n"
+		"  --salvage         a corrupt trace: skip the records that fail their check,\n"
+		"                    report the rest, say how much was skipped, and exit 1\n");
 }
 
 int cmd_report(int argc, char **argv)
@@ -47,6 +50,7 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "pages", no_argument, NULL, 'P' },
 		{ "disagree", required_argument, NULL, 'd' },
+		{ "salvage", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -61,7 +65,7 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:a:b:jPd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:b:jPd:Sh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': in.plan_path = optarg; break;
 		case 'a':
@@ -79,6 +83,7 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case 'j': json = true; break;
+		case 'S': in.salvage = true; break;
 		case 'P': r.pages = json = true; break;
 		case 'd': {
 			uint64_t v;
@@ -106,7 +111,8 @@ int cmd_report(int argc, char **argv)
 	in.trace = argv[optind];
 	rc = ap_corr_load(&in, &x, err);
 	if (rc) {
-		ap_cli_say("report", "%s", err);
+		ap_cli_say("report", "%s%s", err, !in.salvage && strstr(err, "corrupt record") ?
+			" (--salvage skips what fails its check)" : "");
 		ap_corr_all_free(&x);
 		return rc;
 	}
@@ -128,7 +134,14 @@ int cmd_report(int argc, char **argv)
 		ap_report_text(stdout, &r);
 		ap_attrib_text(stdout, &x, &at);
 	}
+	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	if (x.a.salvaged_bytes) {
+		ap_cli_say("report", "%s: salvaged: %" PRIu64 " bytes skipped (about %" PRIu64
+			" records) that failed their check; the report above misses them",
+			argv[optind], x.a.salvaged_bytes, x.a.salvaged_records);
+		rc = AP_EXIT_RUNTIME;
+	}
 	ap_attrib_free(&at);
 	ap_corr_all_free(&x);
-	return fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	return rc;
 }

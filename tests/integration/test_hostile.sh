@@ -117,6 +117,68 @@ if [ "$(id -u)" = 0 ]; then
 		bounded "export chrome ($t)" "$TMP/$t.trace" export --format chrome --plan "$MV2" \
 			-o "$TMP/$t.json"
 	done
+
+	# One damaged record in the middle (tests/hostile/corrupt_trace.py): report refuses
+	# the trace; with --salvage it reports every other record, says what it skipped and
+	# exits 1. Ground truth: exactly the damaged FAULT record is lost.
+	faults=$("$AP" report "$TMP/base.trace" --json | python3 -c \
+		'import json,sys; print(json.load(sys.stdin)["faults_total"])')
+	for how in payload length; do
+		read -r n at size < <(python3 tests/hostile/corrupt_trace.py "$TMP/base.trace" \
+			"$TMP/bad-$how.trace" $how)
+		if [ $how = payload ]; then
+			expect_refusal "report of a trace with one bad crc: refused" 2 \
+				"corrupt record at offset $at: crc mismatch (--salvage skips" \
+				"$AP" report "$TMP/bad-$how.trace"
+		fi
+		out=$("$AP" report "$TMP/bad-$how.trace" --salvage --json 2>"$TMP/salv.err")
+		rc=$?
+		MSG="exit $rc; faults $faults ($n in the file), damaged record at $at ($size bytes): $(head -c 300 "$TMP/salv.err"); $(printf '%s' "$out" | head -c 200)"
+		check "report --salvage, damaged $how: exit 1, every fault but one, $size bytes skipped" \
+			python3 -c 'import json,sys
+d = json.loads(sys.argv[1])
+ok = (sys.argv[2] == "1" and d["faults_total"] == int(sys.argv[3]) - 1 and
+      d["salvaged_bytes"] == int(sys.argv[4]) and d["salvaged_records"] == 1 and
+      not d["complete"] and d["runs"] == 3)
+sys.exit(not ok)' "$out" $rc "$faults" "$size"
+		MSG="$(cat "$TMP/salv.err")"
+		check "report --salvage, damaged $how: one line on stderr says what was skipped" \
+			sh -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "salvaged: $2 bytes skipped (about 1 records)" "$1"' \
+			_ "$TMP/salv.err" "$size"
+	done
+	"$AP" report "$TMP/bad-payload.trace" --salvage >"$TMP/salv.txt" 2>/dev/null
+	MSG="$(head -3 "$TMP/salv.txt")"
+	check "report --salvage text: says what was skipped" \
+		grep -q "^salvaged:  76 bytes skipped (about 1 records)" "$TMP/salv.txt"
+	out=$("$AP" report "$TMP/base.trace" --salvage --json 2>&1)
+	rc=$?
+	MSG="exit $rc: $(printf '%s' "$out" | head -c 200)"
+	check "report --salvage of an intact trace: exit 0, nothing skipped" python3 -c \
+		'import json,sys; d=json.loads(sys.argv[1]); sys.exit(not (sys.argv[2] == "0" and d["salvaged_bytes"] == 0 and d["complete"]))' \
+		"$out" $rc
+	# 20 MiB of noise in the middle: skipped in well under the timeout, memory flat
+	python3 -c 'import os, sys
+d = open(sys.argv[1], "rb").read()
+half = len(d) // 2
+off = 16
+while True:	# the first record boundary past the middle
+	ln = int.from_bytes(d[off + 4:off + 8], "little")
+	if off >= half:
+		break
+	off += 12 + ln
+open(sys.argv[2], "wb").write(d[:off] + os.urandom(20 << 20) + d[off:])' \
+		"$TMP/base.trace" "$TMP/noise.trace"
+	out=$( { /usr/bin/time -f 'RSS %M' timeout 30 "$AP" report "$TMP/noise.trace" --salvage \
+		--json >"$TMP/noise.json"; } 2>&1)
+	rc=$?
+	kb=$(printf '%s\n' "$out" | sed -n 's/^RSS //p' | tail -1)
+	MSG="exit $rc, RSS ${kb:-?} KiB: $out"
+	check "report --salvage past 20 MiB of noise: every fault, 20 MiB skipped, RSS < 64 MiB" \
+		python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (sys.argv[2] == "1" and int(sys.argv[3]) < 65536 and
+	      d["faults_total"] == int(sys.argv[4]) and d["salvaged_bytes"] == 20 << 20))' \
+		"$TMP/noise.json" $rc "${kb:-999999}" "$faults"
 else
 	skip "hostile record fields" "needs root to record the trace they are made from"
 fi
