@@ -7,6 +7,8 @@ usage: make_model.py KIND OUT
                 tensor may hold, 2^57 together
   lstm-N        N LSTM operators (full kernel: Init reserves 21 tensors each) that all
                 share one operator table, so each costs 4 bytes of file
+  ulstm-N       the same with N UNIDIRECTIONAL_SEQUENCE_LSTM operators (Init reserves
+                12 tensors each) and no options
 """
 import struct
 import sys
@@ -119,7 +121,7 @@ def model(tensors, ops, opcodes, inputs, outputs):
 
 
 FLOAT32, COMPLEX128 = 0, 11
-LSTM, OPT_LSTM = 16, 14
+LSTM, OPT_LSTM, ULSTM = 16, 14, 44
 
 
 def main():
@@ -134,6 +136,8 @@ def main():
         # LSTMOptions.kernel_type (field 3) FULL = 0: lstm.cc Init reserves 21 tensors
         data = model([('in', FLOAT32, [1, 4])], (int(kind[5:]), 0, OPT_LSTM, [(3, 'B', 0)]),
                      [LSTM], [0], [0])
+    elif kind.startswith('ulstm-'):
+        data = model([('in', FLOAT32, [1, 4])], (int(kind[6:]), 0, 0, []), [ULSTM], [0], [0])
     else:
         sys.exit('unknown kind ' + kind)
     open(out, 'wb').write(data)

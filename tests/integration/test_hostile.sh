@@ -68,6 +68,39 @@ MSG="$(printf '%s' "$out" | head -c 300)"
 check "plan --import of one 2^56-byte tensor: accepted, arena 2^56" python3 -c \
 	'import json,sys; sys.exit(json.loads(sys.argv[1])["arena_bytes"] != 1 << 56)' "$out"
 
+# Kernel-added tensors bounded by the model's size (src/plan/kernels.c): 130,000
+# UNIDIRECTIONAL_SEQUENCE_LSTMs sharing one operator table (4 file bytes each, 12 tensors
+# reserved by each Init) took 600 MB and 2.5 s; now refused at once. Just under the limit
+# the plan is made, in memory under 64 MiB + 128 x the model's size.
+# rss_run CMD...: sets rc, kb (peak RSS, KiB) and out (stderr)
+rss_run() {
+	local o
+	o=$( { /usr/bin/time -f 'RSS %M' timeout 30 "$@" >/dev/null; } 2>&1)
+	rc=$?
+	kb=$(printf '%s\n' "$o" | sed -n 's/^RSS //p' | tail -1)
+	out=$(printf '%s\n' "$o" | grep -v '^RSS\|^Command exited')
+}
+python3 tests/hostile/make_model.py ulstm-130000 "$TMP/ulstm.tflite"
+size=$(stat -c %s "$TMP/ulstm.tflite")
+rss_run "$AP" plan "$TMP/ulstm.tflite"
+MSG="exit $rc, RSS ${kb:-?} KiB, model $size bytes: $out"
+check "plan of 130,000 table-sharing LSTMs: refused, one line, RSS < 64 MiB + 128 x model" \
+	sh -c '[ "$1" = 2 ] && [ -n "$2" ] && [ "$2" -lt $((65536 + 128 * $4 / 1024)) ] &&
+		[ "$(printf "%s\n" "$3" | wc -l)" = 1 ] &&
+		printf "%s" "$3" | grep -q "kernels of a $4-byte model would add more than"' \
+	_ "$rc" "$kb" "$out" "$size"
+python3 tests/hostile/make_model.py ulstm-5700 "$TMP/ulstm-ok.tflite"
+size=$(stat -c %s "$TMP/ulstm-ok.tflite")
+rss_run "$AP" plan "$TMP/ulstm-ok.tflite"
+MSG="exit $rc, RSS ${kb:-?} KiB, model $size bytes: $out"
+check "plan of 5,700 table-sharing LSTMs (68,400 kernel tensors, under the limit): planned, RSS < 64 MiB + 128 x model" \
+	sh -c '[ "$1" = 0 ] && [ -n "$2" ] && [ "$2" -lt $((65536 + 128 * $3 / 1024)) ]' \
+	_ "$rc" "$kb" "$size"
+"$AP" plan "$TMP/ulstm-ok.tflite" --csv >"$TMP/ulstm-ok.csv"
+n=$(grep -c '<kernel tensor node=' "$TMP/ulstm-ok.csv")
+MSG="$n kernel tensors"
+check "...with every kernel tensor in the plan (12 per operator)" [ "$n" = 68400 ]
+
 # SIGPIPE: record's stderr closed early (| head) must not kill it before the trace ends
 if [ "$(id -u)" = 0 ]; then
 	# stderr is a pipe whose reader is closed before record starts: its very first
