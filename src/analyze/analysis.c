@@ -531,7 +531,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	ap_pageset_init(&pv->touched);
 	if (ap_trace_open(&r, path, err))
 		return -1;
-	r.salvage = o->salvage;
+	r.salvage = a->salvage = o->salvage;
 	a->hdr = r.hdr;
 	for (int i = 0; i < AP_HS_COUNT; i++)
 		a->strings[i] = strdup(r.strings[i] ? r.strings[i] : "");

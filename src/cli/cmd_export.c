@@ -2,6 +2,7 @@
 /* arenaprof export: a trace for other tools (Perfetto / chrome://tracing, CSV, JSON). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof export TRACE --format chrome|csv|json -o OUT|- [--plan MODEL]\n"
-		"                [--arena ADDR] [--arena-base ADDR] [--max-instants N]\n\n"
+		"                [--arena ADDR] [--arena-base ADDR] [--max-instants N]\n"
+		"                [--salvage]\n\n"
 		"  chrome  Chrome trace-event JSON for Perfetto UI and chrome://tracing: a track\n"
 		"          per thread with run and operator slices (from the markers), an instant\n"
 		"          per fault (past --max-instants faults, default %d: fault counts on\n"
@@ -30,7 +32,9 @@ static void usage(FILE *f)
 		"  csv     one row per fault: time, thread, address, mapping group, first touch,\n"
 		"          run, op marker and, in the arena, offset and plan attribution\n"
 		"  json    report's JSON (report --json --pages)\n"
-		"--plan attributes arena faults to operators and names them.\n",
+		"--plan attributes arena faults to operators and names them. --salvage reads a\n"
+		"corrupt trace: the records that fail their check are skipped, the rest\n"
+		"exported, and the exit status is 1 with a line saying how much was skipped.\n",
 		AP_EXPORT_MAX_INSTANTS);
 }
 
@@ -43,6 +47,7 @@ int cmd_export(int argc, char **argv)
 		{ "arena", required_argument, NULL, 'a' },
 		{ "arena-base", required_argument, NULL, 'b' },
 		{ "max-instants", required_argument, NULL, 'm' },
+		{ "salvage", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -61,6 +66,7 @@ int cmd_export(int argc, char **argv)
 		case 'f': fmt = optarg; break;
 		case 'o': out = optarg; break;
 		case 'p': in.plan_path = optarg; break;
+		case 'S': in.salvage = true; break;
 		case 'a':
 		case 'b':
 			if (ap_parse_addr(optarg, c == 'a' ? &in.arena_addr : &in.arena_base)) {
@@ -99,7 +105,8 @@ int cmd_export(int argc, char **argv)
 	in.trace = argv[optind];
 	rc = ap_corr_load(&in, &x, err);
 	if (rc) {
-		ap_cli_say("export", "%s", err);
+		ap_cli_say("export", "%s%s", err, !in.salvage && strstr(err, "corrupt record") ?
+			" (--salvage skips what fails its check)" : "");
 		ap_corr_all_free(&x);
 		return rc;
 	}
@@ -145,6 +152,12 @@ int cmd_export(int argc, char **argv)
 	}
 	if (rc)
 		ap_cli_say("export", "%s", err);
+	if (!rc && x.a.salvaged_bytes) {
+		ap_cli_say("export", "%s: salvaged: %" PRIu64 " bytes skipped (about %" PRIu64
+			" records) that failed their check; the export misses them", in.trace,
+			x.a.salvaged_bytes, x.a.salvaged_records);
+		rc = AP_EXIT_RUNTIME;
+	}
 	ap_corr_all_free(&x);
 	return rc;
 }

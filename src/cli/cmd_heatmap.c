@@ -27,7 +27,8 @@ static void usage(FILE *f)
 		"                -o OUT.svg|OUT.png|OUT.csv|- [--by op|run] [--faults first|all]\n"
 		"                [--cols N] [--rows N]\n"
 		"                [--runs A-B] [--log] [--attr marker|plan] [--format F]\n"
-		"                [--arena ADDR] [--arena-base ADDR] [--width N] [--force]\n\n"
+		"                [--arena ADDR] [--arena-base ADDR] [--width N] [--force]\n"
+		"                [--salvage]\n\n"
 		"Arena page faults of a trace as a matrix: columns are arena offset buckets\n"
 		"(a page each, or --cols buckets), rows are operators in execution order (--by op,\n"
 		"the "
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 		"  --arena-base ADDR  planned offset 0 is at ADDR (hex)\n"
 		"  --width N          terminal width for -o - (default: the terminal's)\n"
 		"  --force            draw even when the plan does not match the trace (marked)\n"
+		"  --salvage          a corrupt trace: skip the records that fail their check,\n"
+		"                     draw the rest, say how much was skipped, and exit 1\n"
 		"Exit 2 for bad usage, a plan that does not match the trace (without --force) or\n"
 		"an unreadable trace.\n", AP_HM_AUTO_PAGES, AP_HM_AUTO_COLS, AP_HM_RUN_ROWS);
 }
@@ -200,6 +203,7 @@ static int set_option(struct args *a, int c, const char *arg)
 	case 'b': return ap_parse_addr(arg, &a->in.arena_base) ? 1 : 0;
 	case 'w': return parse_u32(arg, 40, 10000, &a->width) ? 1 : 0;
 	case 'x': a->force = true; break;
+	case 'S': a->in.salvage = true; break;
 	default: return -1;
 	}
 	return 0;
@@ -252,6 +256,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "arena-base", required_argument, NULL, 'b' },
 		{ "width", required_argument, NULL, 'w' },
 		{ "force", no_argument, NULL, 'x' },
+		{ "salvage", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -314,7 +319,9 @@ static int load(struct args *a, struct ap_corr_all *x)
 	int rc = ap_corr_load(&a->in, x, err);
 
 	if (rc) {
-		ap_cli_say("heatmap", "%s", err);
+		ap_cli_say("heatmap", "%s%s", err, !a->in.salvage &&
+			strstr(err, "corrupt record") ? " (--salvage skips what fails its check)" :
+			"");
 		return rc;
 	}
 	if (x->a.truncated)
@@ -353,6 +360,12 @@ int cmd_heatmap(int argc, char **argv)
 		rc = render(&h, a.fmt, a.out, a.width, err);
 	if (rc)
 		ap_cli_say("heatmap", "%s", err);
+	if (!rc && x.a.salvaged_bytes) {
+		ap_cli_say("heatmap", "%s: salvaged: %" PRIu64 " bytes skipped (about %" PRIu64
+			" records) that failed their check; the heatmap misses them", a.in.trace,
+			x.a.salvaged_bytes, x.a.salvaged_records);
+		rc = AP_EXIT_RUNTIME;
+	}
 	ap_heatmap_free(&h);
 	ap_corr_all_free(&x);
 	ap_hm_pre_free(pre);

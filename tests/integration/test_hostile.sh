@@ -209,6 +209,32 @@ sys.exit(not ok)' "$out" $rc "$faults" "$size"
 	MSG="$(head -3 "$TMP/salv.txt")"
 	check "report --salvage text: says what was skipped" \
 		grep -q "^salvaged:  76 bytes skipped (about 1 records)" "$TMP/salv.txt"
+	# heatmap and export: their second pass over the trace skips the same record
+	"$AP" export "$TMP/base.trace" --format csv -o "$TMP/e0.csv" 2>/dev/null
+	"$AP" export "$TMP/bad-payload.trace" --format csv -o "$TMP/e1.csv" --salvage \
+		2>"$TMP/salv.err"
+	rc=$?
+	MSG="exit $rc, rows $(wc -l <"$TMP/e1.csv") of $(wc -l <"$TMP/e0.csv"): $(cat "$TMP/salv.err")"
+	check "export --salvage csv: exit 1, one fault row less, says so" sh -c \
+		'[ "$1" = 1 ] && [ $(($(wc -l <"$2") + 1)) = "$(wc -l <"$3")" ] &&
+		grep -q "salvaged: 76 bytes skipped" "$4"' _ $rc "$TMP/e1.csv" "$TMP/e0.csv" "$TMP/salv.err"
+	expect_refusal "export of the damaged trace without --salvage: refused" 2 \
+		"crc mismatch (--salvage skips" "$AP" export "$TMP/bad-payload.trace" --format csv \
+		-o "$TMP/e2.csv"
+	"$AP" heatmap "$TMP/base.trace" --plan "$MV2" --faults all --force -o "$TMP/h0.csv" \
+		2>"$TMP/h0.err"
+	"$AP" heatmap "$TMP/bad-payload.trace" --plan "$MV2" --faults all --force \
+		-o "$TMP/h1.csv" --salvage 2>"$TMP/salv.err"
+	rc=$?
+	MSG="exit $rc: $(cat "$TMP/h0.err" "$TMP/salv.err")"
+	check "heatmap --salvage --faults all: exit 1, at most one fault less, says so" \
+		python3 -c 'import csv, sys
+def total(p):
+	return sum(int(c) for row in list(csv.reader(open(p)))[1:] for c in row[2:] if c)
+a, b = total(sys.argv[1]), total(sys.argv[2])
+sys.exit(not (sys.argv[3] == "1" and a - 1 <= b <= a and
+	      "salvaged: 76 bytes skipped" in open(sys.argv[4]).read()))' \
+		"$TMP/h0.csv" "$TMP/h1.csv" $rc "$TMP/salv.err"
 	out=$("$AP" report "$TMP/base.trace" --salvage --json 2>&1)
 	rc=$?
 	MSG="exit $rc: $(printf '%s' "$out" | head -c 200)"

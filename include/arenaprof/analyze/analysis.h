@@ -66,7 +66,9 @@ struct ap_analysis {
 	struct ap_rec_drops drops;
 	struct ap_rec_end end;
 	bool saw_end, truncated;
-	/* with ap_analysis_opts.salvage: bytes skipped, records they held (an estimate) */
+	/* with ap_analysis_opts.salvage (kept in salvage, for a consumer's second pass over
+	 * the trace): bytes skipped, records they held (an estimate) */
+	bool salvage;
 	uint64_t salvaged_bytes, salvaged_records;
 	struct ap_amap *maps;
 	uint32_t n_maps, cap_maps;
