@@ -456,15 +456,21 @@ static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
 	return 0;
 }
 
-/* Pages resident when -p attached: recorded as such, never as first touches. */
+/*
+ * Pages resident when -p attached: recorded as such, never as first touches. The bitmap
+ * goes into the page set as a bitmap (a run), so the cost is the record's size, whatever
+ * span the record names: only the pages its bits cover count.
+ */
 static int on_resident(struct ap_analysis *a, const struct ap_trace_rec *rec)
 {
 	struct priv *pv = a->priv;
 	struct ap_rec_resident rr;
 	const uint8_t *bits = rec->payload + sizeof(rr);
 	uint64_t pages, nbits;
+	int64_t added;
 	int32_t mi;
 
+	_Static_assert(MAP_BITS == AP_PAGESET_RUN_BITS, "one run per mapping");
 	if (rec->len < sizeof(rr))
 		return 0;
 	ap_trace_get(rec, &rr, sizeof(rr));
@@ -475,13 +481,11 @@ static int on_resident(struct ap_analysis *a, const struct ap_trace_rec *rec)
 		return -1;
 	pages = (rr.end - rr.start) >> pv->page_shift;
 	nbits = (uint64_t)(rec->len - sizeof(rr)) * 8;
-	for (uint64_t i = 0; i < pages && i < nbits; i++) {
-		if (!(bits[i / 8] & (1u << (i % 8))))
-			continue;
-		if (ap_pageset_add(&pv->touched, (uint64_t)mi << MAP_BITS | i) < 0)
-			return -1;
-		a->maps[mi].resident_at_attach++;
-	}
+	added = ap_pageset_add_bits(&pv->touched, (uint64_t)mi, bits,
+				    pages < nbits ? pages : nbits);
+	if (added < 0)
+		return -1;
+	a->maps[mi].resident_at_attach += (uint64_t)added;
 	return 0;
 }
 
@@ -604,6 +608,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	ap_pageset_init(&pv->touched);
 	if (ap_trace_open(&r, path, err))
 		return -1;
+	r.salvage = a->salvage = o->salvage;
 	a->hdr = r.hdr;
 	for (int i = 0; i < AP_HS_COUNT; i++)
 		a->strings[i] = strdup(r.strings[i] ? r.strings[i] : "");
@@ -690,6 +695,8 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		}
 	}
 	a->truncated = r.truncated;
+	a->salvaged_bytes = r.salvaged_bytes;
+	a->salvaged_records = r.salvaged_records;
 	ap_trace_reader_close(&r);
 	if (rc < 0)
 		return -1;

@@ -310,6 +310,7 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	ao.on_fault = in->on_fault;
 	ao.ctx = in->ctx;
 	errno = 0;
+	ao.salvage = in->salvage;
 	if (ap_analysis_run(in->trace, &ao, &x->a, err))
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	if (in->arena_addr && x->a.id.map < 0) {

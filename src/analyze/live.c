@@ -152,6 +152,21 @@ static void arena_rebuild(struct ap_live *l, int32_t arena)
 		    page < l->arena_pages && pv->state[page] == PAGE_UNTOUCHED)
 			arena_page(l, page, PAGE_AT_ATTACH, -1);
 	}
+	/* and what a RESIDENT bitmap holds (on_resident keeps it as one) */
+	if (m->resident_at_attach) {
+		uint64_t nbits, n;
+		const uint64_t *w = ap_pageset_run(&pv->held, (uint64_t)arena, &nbits);
+
+		n = nbits < l->arena_pages ? nbits : l->arena_pages;
+		for (uint64_t i = 0; w && i < (n + 63) / 64; i++) {
+			for (uint64_t v = w[i]; v; v &= v - 1) {
+				uint64_t page = i * 64 + (uint64_t)__builtin_ctzll(v);
+
+				if (page < n && pv->state[page] == PAGE_UNTOUCHED)
+					arena_page(l, page, PAGE_AT_ATTACH, -1);
+			}
+		}
+	}
 }
 
 static void arena_check(struct ap_live *l)
@@ -301,30 +316,30 @@ static int on_mappings(void *ctx, const struct ap_maps *maps, uint32_t snapshot,
 	return 0;
 }
 
+/*
+ * Pages resident at attach. The bitmap is kept as one (a page set run): its cost is the
+ * record's size, whatever span the record names; a resident arena's page states are
+ * rebuilt from it.
+ */
 static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_t *bits,
 		       size_t bytes)
 {
 	struct ap_live *l = ctx;
 	struct priv *pv = l->priv;
-	uint64_t pages = (rr->end - rr->start) >> pv->page_shift;
+	uint64_t pages = rr->end > rr->start ? (rr->end - rr->start) >> pv->page_shift : 0;
+	uint64_t nbits = (uint64_t)bytes * 8;
 	int32_t mi = map_get(l, rr->start, rr->end);
+	int64_t added;
 
+	_Static_assert(MAP_BITS == AP_PAGESET_RUN_BITS, "one run per mapping");
 	if (mi < 0)
 		return -1;
-	for (uint64_t i = 0; i < pages && i < (uint64_t)bytes * 8; i++) {
-		int r;
-
-		if (!(bits[i / 8] & (1u << (i % 8))))
-			continue;
-		r = ap_pageset_add(&pv->held, (uint64_t)mi << MAP_BITS | i);
-		if (r < 0)
-			return -1;
-		if (!r)
-			continue;
-		l->maps[mi].resident_at_attach++;
-		if (mi == l->id.map)
-			arena_page(l, i, PAGE_AT_ATTACH, -1);
-	}
+	added = ap_pageset_add_bits(&pv->held, (uint64_t)mi, bits, pages < nbits ? pages : nbits);
+	if (added < 0)
+		return -1;
+	l->maps[mi].resident_at_attach += (uint64_t)added;
+	if (added && mi == l->id.map)
+		arena_rebuild(l, mi);
 	return 0;
 }
 

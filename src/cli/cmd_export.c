@@ -2,6 +2,7 @@
 /* arenaprof export: a trace for other tools (Perfetto / chrome://tracing, CSV, JSON). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof export TRACE --format chrome|csv|json -o OUT|- [--plan MODEL]\n"
-		"                [--arena auto|ADDR] [--max-instants N]\n\n"
+		"                [--arena auto|ADDR] [--max-instants N] [--salvage]\n\n"
 		"  chrome  Chrome trace-event JSON for Perfetto UI and chrome://tracing: a track\n"
 		"          per thread with run and operator slices (from the markers), an instant\n"
 		"          per fault (past --max-instants faults, default %d: fault counts on\n"
@@ -137,6 +138,8 @@ int cmd_export(int argc, char **argv)
 	}
 	if (rc)
 		ap_cli_say("export", "%s", err);
+	if (!rc)
+		rc = ap_trace_in_salvaged("export", &in, &x, "the export", rc);
 	ap_corr_all_free(&x);
 	return rc;
 }

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 		"                -o OUT.svg|OUT.png|OUT.csv|- [--by op|run] [--faults first|all]\n"
 		"                [--cols N] [--rows N]\n"
 		"                [--runs A-B] [--log] [--attr marker|plan] [--format F]\n"
-		"                [--arena auto|ADDR] [--width N] [--force]\n\n"
+		"                [--arena auto|ADDR] [--width N] [--force] [--salvage]\n\n"
 		"Arena page faults of a trace as a matrix: columns are arena offset buckets\n"
 		"(a page each, or --cols buckets), rows are operators in execution order (--by op,\n"
 		"the "
@@ -346,6 +346,8 @@ int cmd_heatmap(int argc, char **argv)
 		rc = render(&h, a.fmt, a.out, a.width, err);
 	if (rc)
 		ap_cli_say("heatmap", "%s", err);
+	if (!rc)
+		rc = ap_trace_in_salvaged("heatmap", &a.in, &x, "the heatmap", rc);
 	ap_heatmap_free(&h);
 	ap_corr_all_free(&x);
 	ap_hm_pre_free(a.pre);

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena auto|ADDR]\n"
-		"                       [--json] [--pages] [--disagree N]\n\n"
+		"                       [--json] [--pages] [--disagree N] [--salvage]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
 		"marker, drops, and memory samples over time. With a plan: the arena base, every\n"
@@ -55,7 +55,7 @@ int cmd_report(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:a:jPd:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:a:SjPd:h", opts, NULL)) != -1) {
 		int t = ap_trace_in_opt("report", c, optarg, &in);
 
 		if (t < 0)
@@ -109,7 +109,9 @@ int cmd_report(int argc, char **argv)
 		ap_report_text(stdout, &r);
 		ap_attrib_text(stdout, &x, &at);
 	}
+	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	rc = ap_trace_in_salvaged("report", &in, &x, "the report above", rc);
 	ap_attrib_free(&at);
 	ap_corr_all_free(&x);
-	return fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	return rc;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* trace_in: the trace options of report, export and heatmap, and loading (trace_in.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "arenaprof/cli/cli.h"
@@ -13,6 +14,9 @@ int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *
 	switch (c) {
 	case 'p':
 		in->plan_path = arg;
+		return 1;
+	case 'S':
+		in->salvage = true;
 		return 1;
 	case 'a':
 		in->arena_addr = 0;
@@ -33,11 +37,23 @@ int ap_trace_in_load(const char *cmd, const struct ap_corr_in *in, struct ap_cor
 	int rc = ap_corr_load(in, x, err);
 
 	if (rc) {
-		ap_cli_say(cmd, "%s", err);
+		ap_cli_say(cmd, "%s%s", err, !in->salvage && strstr(err, "corrupt record") ?
+			   " (--salvage skips what fails its check)" : "");
 		return ap_cli_exit(rc);
 	}
 	if (x->a.truncated)
 		ap_cli_say(cmd, "warning: %s was cut short; every whole record up to the cut "
 			   "is read", in->trace);
 	return 0;
+}
+
+int ap_trace_in_salvaged(const char *cmd, const struct ap_corr_in *in,
+			 const struct ap_corr_all *x, const char *what, int rc)
+{
+	if (!x->a.salvaged_bytes)
+		return rc;
+	ap_cli_say(cmd, "%s: salvaged: %" PRIu64 " bytes skipped (about %" PRIu64 " records) "
+		   "that failed their check; %s misses them", in->trace, x->a.salvaged_bytes,
+		   x->a.salvaged_records, what);
+	return rc ? rc : AP_EXIT_RUNTIME;
 }

@@ -3,6 +3,7 @@
  * graph: the planner's view of one subgraph. Sizes and allocation classes follow
  * LiteRT's InterpreterBuilder::ParseTensors and Subgraph::SetTensorParametersRead*.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,23 +34,59 @@ static int type_size(uint8_t type)
 	}
 }
 
-bool ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t *bytes)
+int ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t *bytes)
 {
 	int sz = type_size(type);
 	uint64_t n = 1;
 
 	if (sz == 0)
-		return false;
+		return 0;
 	for (uint32_t i = 0; i < rank; i++) {
 		/* A negative dimension in a static shape is treated as 0 (unknown size). */
 		uint64_t d = shape[i] < 0 ? 0 : (uint64_t)shape[i];
 
-		if (d && n > UINT64_MAX / 16 / d)
-			return false;
-		n *= d;
+		if (__builtin_mul_overflow(n, d, &n))
+			return -1;
 	}
-	*bytes = sz > 0 ? n * (uint64_t)sz : (n + (uint64_t)(-sz) - 1) / (uint64_t)(-sz);
-	return true;
+	if (sz > 0) {
+		if (__builtin_mul_overflow(n, (uint64_t)sz, &n))
+			return -1;
+	} else {
+		n = n / (uint64_t)(-sz) + (n % (uint64_t)(-sz) != 0);
+	}
+	if (n > AP_PLAN_MAX_BYTES)
+		return -1;
+	*bytes = n;
+	return 1;
+}
+
+/* "[d0, d1, ...]" of a shape, cut to fit buf. */
+static const char *shape_text(const int32_t *shape, uint32_t rank, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[at++] = '[';
+	buf[at] = '\0';
+	for (uint32_t i = 0; i < rank && at + 16 < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? ", " : "", shape[i]);
+	snprintf(buf + at, len - at, "%s]", rank && at + 16 >= len ? ", ..." : "");
+	return buf;
+}
+
+int ap_graph_check_bytes(const struct ap_graph *g, char *err)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		if (g->t[i].bytes > AP_PLAN_MAX_BYTES ||
+		    __builtin_add_overflow(sum, g->t[i].bytes + 64, &sum) ||
+		    sum > AP_PLAN_MAX_BYTES) {
+			ap_seterr(err, "implausible: the tensors' sizes add up to more than "
+				  AP_PLAN_MAX_BYTES_TEXT " (at tensor %u of %u)", i, g->n_tensors);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* Activations that --as-dtype float32 widens: the float and quantized value types. */
@@ -102,25 +139,38 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 	for (uint32_t i = 0; i < g->n_tensors; i++) {
 		const struct ap_model_tensor *mt = &sg->tensors[i];
 		struct ap_tensor *t = &g->t[i];
+		int k;
 
 		t->name = mt->name;
 		t->type = mt->type;
 		t->producer = -1;
 		t->share_root = -1;
 		t->first = t->last = AP_NODE_NONE;
+		k = ap_tensor_bytes(mt->type, mt->shape, mt->rank, &t->bytes);
+		if (k > 0 && opts->as_float32 && is_activation_type(mt->type) &&
+		    !ap_model_buffer_is_constant(m, mt->buffer))
+			k = ap_tensor_bytes(AP_TT_FLOAT32, mt->shape, mt->rank, &t->bytes);
+		if (k < 0) {
+			char sh[96];
+
+			ap_seterr(err, "implausible: tensor %u (%s) of type %s and shape %s "
+				  "would hold more than " AP_PLAN_MAX_BYTES_TEXT, i,
+				  mt->name ? mt->name : "", ap_tensor_type_name(mt->type),
+				  shape_text(mt->shape, mt->rank, sh, sizeof(sh)));
+			ap_graph_release(g);
+			return -1;
+		}
 		if (ap_model_buffer_is_constant(m, mt->buffer)) {
 			t->alloc = AP_ALLOC_WEIGHTS;
-			if (!ap_tensor_bytes(mt->type, mt->shape, mt->rank, &t->bytes))
+			if (!k)
 				t->bytes = 0;
 			continue;
 		}
-		if (!ap_tensor_bytes(mt->type, mt->shape, mt->rank, &t->bytes)) {
+		if (!k) {
 			t->alloc = AP_ALLOC_DYNAMIC;
 			t->bytes = 0;
 			continue;
 		}
-		if (opts->as_float32 && is_activation_type(mt->type))
-			ap_tensor_bytes(AP_TT_FLOAT32, mt->shape, mt->rank, &t->bytes);
 		if (mt->is_variable) {
 			t->alloc = AP_ALLOC_PERSISTENT;
 			t->flags |= AP_TF_VARIABLE;

@@ -176,6 +176,23 @@ int imp_add_row(struct reader *r, struct row **rows, size_t n, size_t *cap, long
 	return 0;
 }
 
+int imp_check_bytes(struct reader *r, long line, const char *what, int64_t id, int64_t offset,
+		    uint64_t bytes)
+{
+	if (bytes > AP_PLAN_MAX_BYTES)
+		return imp_fail_at(r, line, "%s %" PRId64 ": size %" PRIu64 " is beyond the limit "
+				   "of " AP_PLAN_MAX_BYTES_TEXT, what, id, bytes);
+	if (offset >= 0 && (uint64_t)offset > AP_PLAN_MAX_BYTES - bytes)
+		return imp_fail_at(r, line, "%s %" PRId64 ": offset %" PRId64 " + size %" PRIu64
+				   " is beyond the limit of " AP_PLAN_MAX_BYTES_TEXT, what, id,
+				   offset, bytes);
+	r->bytes_sum += bytes;	/* both <= 2^56: no overflow */
+	if (r->bytes_sum > AP_PLAN_MAX_BYTES)
+		return imp_fail_at(r, line, "the tensors' sizes add up to more than "
+				   AP_PLAN_MAX_BYTES_TEXT);
+	return 0;
+}
+
 int imp_rows_to_plan(struct reader *r, struct row *rows, size_t n, const char *what,
 		     struct ap_tplan *p)
 {

@@ -7,7 +7,8 @@
  * with "" for a quote; a quoted field may hold commas and line breaks. Blank lines are
  * skipped. A row has as many fields as the header; with kind, 6 are accepted too. tensor:
  * 0..9,999,999, unique, any order (the plan is sorted by index); name: any text; offset:
- * -1 (not in an arena) or >= 0; size: >= 0; first_node: -1 (never live) or 0..999,999;
+ * -1 (not in an arena) or >= 0; size: >= 0; size, offset + size and the sum of all sizes at
+ * most 2^56 (AP_PLAN_MAX_BYTES); first_node: -1 (never live) or 0..999,999;
  * last_node: "end" or "END" (to the end), -1 (only with first_node -1) or
  * first_node..999,999. Numbers may have spaces around them. kind: a name from
  * ap_kind_name(), empty or absent means arena.
@@ -261,8 +262,8 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 	k = field_u64(f[3], &size);
 	if (k != NUM_OK)
 		return BADNUM("size", f[3], k);
-	if (off >= 0 && size > (uint64_t)(INT64_MAX - off))
-		return imp_fail_at(r, line, "offset + size is out of range");
+	if (imp_check_bytes(r, line, "tensor", idx, off, size))
+		return -1;
 	k = field_int(f[4], &first);
 	if (k != NUM_OK)
 		return BADNUM("first_node", f[4], k);

@@ -16,7 +16,8 @@
  *    "[start," and "end)"; the name is what lies between "Tensor <id> " and the type, with
  *    trailing spaces removed (a name cut to "...": kept as printed; "(nil)": ""). Tensor ids
  *    must be 0, 1, 2, ... in order, and their count must match the subgraph header. The
- *    range must be [-1, -1) or [start, start + bytes).
+ *    range must be [-1, -1) or [start, start + bytes); bytes, start + bytes and the sum
+ *    of all bytes at most 2^56 (AP_PLAN_MAX_BYTES).
  *  - Alloc type (matched on its tail, so truncated names work): ...ArenaRw -> arena (input
  *    or output when listed in the subgraph's Inputs/Outputs; input wins), offset = start;
  *    ...RwPersistent -> variable, offset = start in the persistent arena; ...MmapRo ->
@@ -331,6 +332,8 @@ static int litert_tensor(struct litert *L, const char *s)
 	    tensor_range(r, idx, tok, end, &bytes, &start))
 		return -1;
 	kind = alloc_kind(tok[1], end[1] - tok[1]);
+	if (imp_check_bytes(r, r->lineno, "tensor", idx, start, bytes))
+		return -1;
 
 	if (check_next(r, "tensor", idx, L->nt, L->want_tensors, AP_IMPORT_MAX_TENSORS))
 		return -1;

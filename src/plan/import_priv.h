@@ -26,6 +26,7 @@ struct reader {
 	size_t len;
 	long lineno;
 	bool has_nul;		/* the line holds a NUL byte: binary data */
+	uint64_t bytes_sum;	/* of the tensors read so far, for imp_check_bytes */
 };
 
 /* 1: a line was read, 0: end of file, -1: read error (err is set). */
@@ -82,6 +83,14 @@ struct row {
 };
 
 /* rows[n], zeroed, with its line: *rows grows when n == *cap. -1 (err set) on failure. */
+/*
+ * The size and offset (-1: none) of a tensor read on line `line`, checked against
+ * AP_PLAN_MAX_BYTES: the size, offset + size, and the sum of the sizes read so far. 0, or
+ * -1 with the error set naming what and id.
+ */
+int imp_check_bytes(struct reader *r, long line, const char *what, int64_t id, int64_t offset,
+		    uint64_t bytes);
+
 int imp_add_row(struct reader *r, struct row **rows, size_t n, size_t *cap, long line);
 void imp_free_rows(struct row *rows, size_t n);
 

@@ -6,7 +6,8 @@
  * "(id=<id>): size=<n>, offset=<n>, first_used=<n> last_used=<n>", with anything before
  * "(id=" (the ordinal character, a log prefix) and only spaces after. Other lines (bar
  * lines, logs) are ignored. Tensor index = planner buffer id (unique, < 10,000,000; not a
- * model tensor index), name "", kind arena, bytes = size, offset as printed (>= 0). TFLM
+ * model tensor index), name "", kind arena, bytes = size, offset as printed (>= 0); size,
+ * offset + size and the sum of all sizes at most 2^56 (AP_PLAN_MAX_BYTES). TFLM
  * time t is op t-1 (inputs at time 0), so first = max(first_used - 1, 0) and
  * last = max(last_used - 1, 0); 0 <= first_used <= last_used is required. n_ops = largest
  * last + 1, op names "", arena_bytes = largest offset + size, persistent_bytes = 0.
@@ -93,11 +94,13 @@ int imp_tflm_import(struct reader *r, struct ap_tplan *p)
 			     AP_IMPORT_MAX_TENSORS - 1);
 			goto err;
 		}
-		if (size < 0 || offset < 0 || size > INT64_MAX - offset) {
+		if (size < 0 || offset < 0) {
 			fail(r, "id %" PRId64 ": bad size %" PRId64 " or offset %" PRId64, id, size,
 			     offset);
 			goto err;
 		}
+		if (imp_check_bytes(r, r->lineno, "id", id, offset, (uint64_t)size))
+			goto err;
 		if (fu < 0 || lu < fu || lu > AP_IMPORT_MAX_NODES) {
 			fail(r, "id %" PRId64 ": bad lifetime first_used=%" PRId64 " last_used=%"
 			     PRId64, id, fu, lu);

@@ -13,7 +13,17 @@
  *
  * Kernels not listed in the table add nothing here. A kernel whose Prepare would fail
  * in LiteRT (bad shapes, missing options) adds nothing either.
+ *
+ * What the kernels add is bounded by the model file's size, as the model reader's own
+ * allocations are (flatbuf.h): at most one tensor per KT_FILE_BYTES bytes of the file plus
+ * KT_SLACK, checked for the tensors Init reserves before any is added. An honest operator
+ * costs tens of file bytes per tensor its kernel adds, at the very least (a
+ * FULLY_CONNECTED, 6 tensors, needs an operator table, its input and output vectors and
+ * their tensors; the bundled LSTM model has over 200 bytes besides weights per tensor
+ * added); operators that share one table cost 4 bytes each, and 130,000 such LSTMs took
+ * 600 MB and 2.5 s to plan before this limit.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +67,8 @@ enum {
 };
 
 #define MAX_TMP 16
+#define KT_FILE_BYTES 8		/* model file bytes per tensor the kernels may add */
+#define KT_SLACK 65536		/* tensors any model's kernels may add */
 
 struct kctx {
 	struct ap_graph *g;
@@ -67,6 +79,10 @@ struct kctx {
 	int32_t *init_base;		/* per node: first tensor its Init reserved, or -1 */
 	int32_t tmp[MAX_TMP];		/* node->temporaries being built */
 	uint32_t n_tmp;
+	char *err;			/* set (and failed true) by a failure that is not OOM */
+	bool failed;
+	uint64_t max_added;		/* tensors the kernels may add (KT_FILE_BYTES) */
+	uint32_t t_cap, names_cap;	/* room in g->t and g->owned_names */
 };
 
 /* ---- tensors ---- */
@@ -119,11 +135,24 @@ static int32_t numel(const struct ap_model_tensor *t)
 	return n;
 }
 
-static uint64_t bytes_of(uint8_t type, const int32_t *dims, uint32_t rank)
+/* The bytes of a tensor the kernel sizes: 0 when dynamic; -1 with the error set when
+ * beyond AP_PLAN_MAX_BYTES. */
+static int bytes_of(struct kctx *k, const char *what, uint8_t type, const int32_t *dims,
+		    uint32_t rank, uint64_t *bytes)
 {
-	uint64_t b;
+	int r = ap_tensor_bytes(type, dims, rank, bytes);
 
-	return ap_tensor_bytes(type, dims, rank, &b) ? b : 0;
+	if (r < 0) {
+		const char *op = k->g->ops[k->node].name;
+
+		ap_seterr(k->err, "implausible: operator %u (%s): its kernel's %s would hold "
+			  "more than " AP_PLAN_MAX_BYTES_TEXT, k->node, op ? op : "?", what);
+		k->failed = true;
+		return -1;
+	}
+	if (!r)
+		*bytes = 0;
+	return 0;
 }
 
 /* "<what node=N OP>", malloc'd; NULL when out of memory. */
@@ -136,25 +165,49 @@ static char *tensor_name(const struct kctx *k, const char *what)
 	return strdup(buf);
 }
 
+/* The refusal of more kernel tensors than KT_FILE_BYTES allows, at node k->node: -1. */
+static int too_many(struct kctx *k)
+{
+	const char *op = k->g->ops[k->node].name;
+
+	ap_seterr(k->err, "implausible: the kernels of a %" PRIu64 "-byte model would add "
+		  "more than %" PRIu64 " tensors (one per %d bytes of the file, plus %d), at "
+		  "operator %u (%s)", k->g->model->file_size, k->max_added, KT_FILE_BYTES,
+		  KT_SLACK, k->node, op ? op : "?");
+	k->failed = true;
+	return -1;
+}
+
 /* Appends n tensors of 0 bytes named "<what node=N OP>": context->AddTensors. Returns the
  * index of the first, -1 when out of memory. */
 static int32_t add_tensors(struct kctx *k, uint32_t n, const char *what)
 {
 	struct ap_graph *g = k->g;
 	uint32_t base = g->n_tensors;
-	struct ap_tensor *t;
-	char **names;
 
 	if (!n)
 		return (int32_t)base;
-	t = realloc(g->t, (size_t)(base + n) * sizeof(*t));
-	if (!t)
-		return -1;
-	g->t = t;
-	names = realloc(g->owned_names, (size_t)(g->n_owned_names + n) * sizeof(*names));
-	if (!names)
-		return -1;
-	g->owned_names = names;
+	if ((uint64_t)g->n_owned_names + n > k->max_added)
+		return too_many(k);
+	/* grown by half again each time: one realloc per node was quadratic */
+	if (base + n > k->t_cap) {
+		uint32_t cap = k->t_cap + k->t_cap / 2 + n;
+		struct ap_tensor *t = realloc(g->t, (size_t)cap * sizeof(*t));
+
+		if (!t)
+			return -1;
+		g->t = t;
+		k->t_cap = cap;
+	}
+	if (g->n_owned_names + n > k->names_cap) {
+		uint32_t cap = k->names_cap + k->names_cap / 2 + n;
+		char **names = realloc(g->owned_names, (size_t)cap * sizeof(*names));
+
+		if (!names)
+			return -1;
+		g->owned_names = names;
+		k->names_cap = cap;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		char *name = tensor_name(k, what);
 
@@ -187,7 +240,9 @@ static int set_tmp(struct kctx *k, uint32_t j, int32_t t, const char *what, uint
 	g->owned_names[o] = name;
 	g->t[t].name = name;
 	g->t[t].type = type;
-	g->t[t].bytes = dims ? bytes_of(type, dims, rank) : 0;
+	g->t[t].bytes = 0;
+	if (dims && bytes_of(k, what, type, dims, rank, &g->t[t].bytes))
+		return -1;
 	g->t[t].alloc = alloc;
 	k->tmp[j] = t;
 	if (j >= k->n_tmp)
@@ -350,7 +405,8 @@ static int prep_dequantize(struct kctx *k)
 	k->g->t[o].type = AP_TT_FLOAT32;
 	if (k->g->t[o].alloc != AP_ALLOC_ARENA && k->g->t[o].alloc != AP_ALLOC_PERSISTENT)
 		return 0;
-	k->g->t[o].bytes = bytes_of(AP_TT_FLOAT32, in->shape, in->rank);
+	if (bytes_of(k, "float32 output", AP_TT_FLOAT32, in->shape, in->rank, &k->g->t[o].bytes))
+		return -1;
 	if (k->g->t[ii].alloc == AP_ALLOC_WEIGHTS)
 		k->g->t[o].alloc = AP_ALLOC_PERSISTENT;
 	return 0;
@@ -748,7 +804,7 @@ static uint32_t init_count(const struct kctx *k, const struct kernel *kn)
 
 int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err)
 {
-	struct kctx k = { .g = g, .threads = o ? o->threads : 1 };
+	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err };
 	int rc = -1;
 
 	if (!g->model || g->subgraph >= g->model->n_subgraphs ||
@@ -759,9 +815,27 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 		return -1;
 	}
 	k.sg = &g->model->subgraphs[g->subgraph];
+	k.max_added = g->model->file_size / KT_FILE_BYTES + KT_SLACK;
+	k.t_cap = g->n_tensors;
 	k.init_base = malloc((g->n_ops + 1) * sizeof(*k.init_base));
 	if (!k.init_base)
 		goto oom;
+	/* What Init will reserve, refused before anything is allocated */
+	{
+		uint64_t n = 0;
+
+		for (k.node = 0; k.node < g->n_ops && n <= k.max_added; k.node++) {
+			const struct kernel *kn = find_kernel(g->ops[k.node].opcode);
+
+			k.mo = &k.sg->ops[k.node];
+			n += kn ? init_count(&k, kn) : 0;
+		}
+		if (n > k.max_added) {
+			k.node--;
+			too_many(&k);
+			goto oom;
+		}
+	}
 	/* InterpreterBuilder: every node's Init, in execution order. */
 	for (k.node = 0; k.node < g->n_ops; k.node++) {
 		const struct kernel *kn = find_kernel(g->ops[k.node].opcode);
@@ -797,7 +871,8 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 	rc = 0;
 	goto out;
 oom:
-	ap_seterr(err, "out of memory adding kernel tensors");
+	if (!k.failed)
+		ap_seterr(err, "out of memory adding kernel tensors");
 out:
 	free(k.init_base);
 	return rc;

@@ -671,7 +671,8 @@ int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan 
 	bool sharing = s == AP_STRAT_TFLITE || s == AP_STRAT_GREEDY_SIZE ||
 		       s == AP_STRAT_GREEDY_BREADTH;
 
-	if (tplan_init(g, p, err))
+	/* Bounds every offset and end the strategies compute (docs/design.md, Plans). */
+	if (ap_graph_check_bytes(g, err) || tplan_init(g, p, err))
 		return -1;
 	p->strategy = strdup(ap_strategy_name(s));
 	if (!p->strategy)

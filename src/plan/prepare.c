@@ -24,6 +24,10 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 			return -1;
 		}
 	}
+	if (ap_graph_check_bytes(g, err)) {
+		ap_graph_free(g);
+		return -1;
+	}
 	ap_lifetimes_tflite(g, !opts->no_inplace);
 	return 0;
 }

@@ -238,6 +238,7 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		free(c.seen);
 		return -EINVAL;
 	}
+	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"arenaprof\",\"trace\":", f);
 	ap_fput_json_str(f, trace);
 	fputs(",\"command\":", f);
@@ -317,6 +318,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 
 	if (ap_trace_open(&r, trace, err))
 		return -EINVAL;
+	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
 	ap_pageset_init(&seen);
 	fputs("ts_ns,t_s,tid,addr,group,mapping,first_touch,write,major,run,op_marker,"
 	      "arena_offset,op_plan,opcode_plan,tensor_plan\n", f);

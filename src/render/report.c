@@ -301,6 +301,10 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
 		"cut short: read up to its last whole record" : a->saw_end ? "complete" :
 		"no end record: the recorder did not finish");
+	if (a->salvaged_bytes)
+		fprintf(f, "salvaged:  %" PRIu64 " bytes skipped (about %" PRIu64 " records) "
+			"that failed their check: every count below misses them\n",
+			a->salvaged_bytes, a->salvaged_records);
 	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, TS(a->strings[AP_HS_CMDLINE]),
 		a->hdr.flags & AP_HDR_ATTACHED ? "attached with -p" : "started by arenaprof");
 	fprintf(f, "method     %s; kernel %s, %s, page %" PRIu64 " bytes\n",
@@ -508,8 +512,10 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	ap_json_init(&j, f);
 	ap_json_obj(&j, NULL);
 	ap_json_str(&j, "trace", path);
-	ap_json_bool(&j, "complete", a->saw_end && !a->truncated);
+	ap_json_bool(&j, "complete", a->saw_end && !a->truncated && !a->salvaged_bytes);
 	ap_json_bool(&j, "truncated", a->truncated);
+	ap_json_u64(&j, "salvaged_bytes", a->salvaged_bytes);
+	ap_json_u64(&j, "salvaged_records", a->salvaged_records);
 	ap_json_i64(&j, "pid", a->hdr.pid);
 	ap_json_str(&j, "command", a->strings[AP_HS_CMDLINE]);
 	ap_json_bool(&j, "attached", a->hdr.flags & AP_HDR_ATTACHED);

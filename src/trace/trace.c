@@ -132,6 +132,7 @@ _Static_assert(AP_TRACE_MAX_PAYLOAD < UINT32_MAX - AP_TRACE_REC_HDR_LEN, "payloa
 #endif
 
 enum { RD_READING, RD_ENDED, RD_FAILED };
+enum { SYNC_BAD = 2, SYNC_CUT = 3 };	/* read_one in salvage mode: resynchronise */
 
 union ap_payload {
 	struct ap_rec_header header;
@@ -644,7 +645,7 @@ static int read_long(struct ap_trace_reader *r, uint32_t len, char *err)
 		if (have < want) {
 			if (ferror(r->f))
 				return read_failed(r, err);
-			return ended(r, true);
+			return r->salvage ? 0 : ended(r, true);	/* salvage: SYNC_CUT */
 		}
 	}
 	return 1;
@@ -654,9 +655,11 @@ static int read_long(struct ap_trace_reader *r, uint32_t len, char *err)
  * Reads the next record of any type. Records of types below 64 not in `check` (a mask of
  * 1 << type) are returned without their CRC checked or their payload copied: for a pass
  * that looks at a few types only (the allocation pre-pass), which a checked pass follows.
+ * In salvage mode a record that fails its check (or is cut before the end of the file)
+ * returns SYNC_BAD (SYNC_CUT) for read_record to resynchronise.
  */
-static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t check,
-		       char *err)
+static int read_one(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t check,
+		    char *err)
 {
 	uint8_t hdr[AP_TRACE_REC_HDR_LEN];
 	uint32_t type, len, crc, sum;
@@ -684,6 +687,8 @@ static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint
 	len = get_le32(hdr + 4);
 	crc = get_le32(hdr + 8);
 	if (len > AP_TRACE_MAX_PAYLOAD) {
+		if (r->salvage)
+			return SYNC_BAD;
 		snprintf(why, sizeof(why), "length %u exceeds the maximum %u", len,
 			 AP_TRACE_MAX_PAYLOAD);
 		return corrupt(r, err, why);
@@ -692,6 +697,8 @@ static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint
 	if (len > AP_TRACE_WINDOW) {
 		int rc = read_long(r, len, err);
 
+		if (rc == 0 && r->salvage)
+			return SYNC_CUT;
 		if (rc <= 0)
 			return rc;
 	} else {
@@ -700,7 +707,7 @@ static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint
 			return read_failed(r, err);
 		if (got < len) {
 			r->pos = r->win_len;
-			return ended(r, true);
+			return r->salvage ? SYNC_CUT : ended(r, true);
 		}
 		if (type < 64 && !(check & (1ull << type))) {
 			r->offset += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
@@ -722,15 +729,158 @@ static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint
 		sum = 0;
 #endif
 	if (sum != crc)
-		return corrupt(r, err, "crc mismatch");
+		return r->salvage ? SYNC_BAD : corrupt(r, err, "crc mismatch");
 	r->buf[len] = 0;
 	n = fixed_size(type);
 	swap_payload(type, r->buf, n < len ? n : len);
 	r->offset += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+	r->good_records++;
+	r->good_bytes += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
 	rec->type = type;
 	rec->len = len;
 	rec->payload = r->buf;
 	return 1;
+}
+
+
+/*
+ * Salvage (man arenaprof-trace(5), SALVAGE). From the byte after the start of the record
+ * that failed, the first offset holding a record that passes its check: a known type
+ * other than the header, a length within the maximum, a matching CRC. The file is read
+ * with pread a window at a time, so the reader's own stream is only repositioned once a
+ * record is found. The CRC work is bounded: SALVAGE_CRC_SLACK plus SALVAGE_CRC_PER_BYTE
+ * times the bytes scanned, past which the trace is declared unsalvageable.
+ * 1: resynchronised (r->offset is the record found); 0: the file ends first (the bytes
+ * from the bad record on count as skipped, unless it was only cut short: truncation);
+ * -1 with err.
+ */
+#define SALVAGE_CRC_SLACK (64ull << 20)
+#define SALVAGE_CRC_PER_BYTE 16
+
+static int64_t salvage_load(struct ap_trace_reader *r, int fd, uint64_t at)
+{
+	ssize_t n;
+	uint32_t got = 0;
+
+	while (got < AP_TRACE_WINDOW) {
+		n = pread(fd, r->win + got, AP_TRACE_WINDOW - got, (off_t)(at + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (uint32_t)n;
+	}
+	return got;
+}
+
+static void salvage_count(struct ap_trace_reader *r, uint64_t skipped)
+{
+	uint64_t mean = r->good_records ? r->good_bytes / r->good_records : 0;
+
+	if (!mean)
+		mean = AP_TRACE_REC_HDR_LEN + sizeof(struct ap_rec_fault);
+	r->salvaged_bytes += skipped;
+	r->salvaged_records += skipped ? (skipped + mean - 1) / mean : 0;
+	r->salvage_gaps++;
+}
+
+static int resync(struct ap_trace_reader *r, bool cut, char *err)
+{
+	uint64_t from = r->offset, off = from + 1, base = off;
+	int fd = fileno(r->f);
+	int64_t have;
+
+	if (fd < 0) {
+		ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ", and a stream cannot "
+			  "be salvaged", r->path, from);
+		r->state = RD_FAILED;
+		return -1;
+	}
+	if (!r->win && !(r->win = malloc(AP_TRACE_WINDOW))) {
+		ap_seterr(err, "%s: out of memory", r->path);
+		r->state = RD_FAILED;
+		return -1;
+	}
+	r->win_len = r->pos = 0;
+	have = salvage_load(r, fd, base);
+	for (;;) {
+		const uint8_t *p;
+		uint32_t type, len, crc, sum;
+
+		if (have < 0)
+			return read_failed(r, err);
+		if (off + AP_TRACE_REC_HDR_LEN > base + (uint64_t)have) {
+			if (have < AP_TRACE_WINDOW)
+				break;	/* the end of the file */
+			base = off;
+			have = salvage_load(r, fd, base);
+			continue;
+		}
+		p = r->win + (off - base);
+		type = get_le32(p);
+		len = get_le32(p + 4);
+		crc = get_le32(p + 8);
+		if (type <= AP_REC_HEADER || type > AP_REC_MAX || len > AP_TRACE_MAX_PAYLOAD) {
+			off++;
+			continue;
+		}
+		r->salvage_crc += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+		if (r->salvage_crc > SALVAGE_CRC_SLACK +
+		    SALVAGE_CRC_PER_BYTE * (r->salvaged_bytes + (off - from))) {
+			ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ", and no record "
+				  "found to resume at within the salvage's work limit", r->path,
+				  from);
+			r->state = RD_FAILED;
+			return -1;
+		}
+		if (off - base + AP_TRACE_REC_HDR_LEN + len <= (uint64_t)have) {
+			sum = crc_add(crc_add(0, p, 8), p + AP_TRACE_REC_HDR_LEN, len);
+		} else if (AP_TRACE_REC_HDR_LEN + len <= AP_TRACE_WINDOW &&
+			   have == AP_TRACE_WINDOW) {
+			base = off;	/* a record across the window's end: move the window */
+			have = salvage_load(r, fd, base);
+			r->salvage_crc -= AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+			continue;
+		} else if (AP_TRACE_REC_HDR_LEN + len > AP_TRACE_WINDOW) {
+			ssize_t n;
+
+			if (reserve(r, len, err))
+				return -1;
+			n = pread(fd, r->buf, len, (off_t)(off + AP_TRACE_REC_HDR_LEN));
+			sum = n == (ssize_t)len ? crc_add(crc_add(0, p, 8), r->buf, len) : ~crc;
+		} else {
+			sum = ~crc;	/* runs past the end of the file */
+		}
+		if (sum == crc) {
+			if (fseeko(r->f, (off_t)off, SEEK_SET))
+				return read_failed(r, err);
+			salvage_count(r, off - from);
+			r->offset = off;
+			return 1;
+		}
+		off++;
+	}
+	if (cut)
+		return ended(r, true);
+	salvage_count(r, base + (uint64_t)have - from);
+	return ended(r, false);
+}
+
+static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t check,
+		       char *err)
+{
+	int rc;
+
+	if (r->salvage)
+		check = ~0ull;	/* every record checked: a skip may not trust a length */
+	while ((rc = read_one(r, rec, check, err)) == SYNC_BAD || rc == SYNC_CUT) {
+		rc = resync(r, rc == SYNC_CUT, err);
+		if (rc <= 0)
+			return rc;
+	}
+	return rc;
 }
 
 int ap_trace_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err)

@@ -32,6 +32,101 @@ expect_refusal "export --max-instants -1: refused" 2 "max-instants" \
 	"$AP" export /dev/null --format chrome --max-instants -1 -o "$TMP/e.json"
 expect_refusal "plan --threads 4294967297: refused" 2 "threads" "$AP" plan "$MV2" --threads 4294967297
 
+# Sizes near 2^63 (tests/hostile/make_model.py writes the models): refused with one line
+# naming the limit, never an exit 0 with offsets wrapped negative.
+python3 tests/hostile/make_model.py huge-tensor "$TMP/huge.tflite"
+python3 tests/hostile/make_model.py huge-sum "$TMP/hugesum.tflite"
+expect_refusal "plan of a model with a 2^63-byte tensor: refused" 2 \
+	"tensor 0 (huge) of type COMPLEX128 and shape \[536870912, 1073741824\] would hold more than 2^56 bytes" \
+	"$AP" plan "$TMP/huge.tflite"
+expect_refusal "plan --csv of that model: refused too" 2 "would hold more than 2^56" \
+	"$AP" plan "$TMP/huge.tflite" --csv
+expect_refusal "plan of two 2^56-byte tensors (the sum overflows the limit): refused" 2 \
+	"sizes add up to more than 2^56 bytes" "$AP" plan "$TMP/hugesum.tflite"
+csv_head='tensor,name,offset,size,first_node,last_node'
+printf '%s\n0,a,9223372036854775000,700,0,1\n1,b,0,64,0,1\n' "$csv_head" >"$TMP/nearmax.csv"
+expect_refusal "plan --import CSV with an offset near INT64_MAX: refused" 2 \
+	"nearmax.csv:2: tensor 0: offset 9223372036854775000 + size 700 is beyond the limit" \
+	"$AP" plan --import "$TMP/nearmax.csv"
+printf '%s\n0,a,0,9223372036854775000,0,1\n' "$csv_head" >"$TMP/bigsize.csv"
+expect_refusal "plan --import CSV with a size near INT64_MAX: refused" 2 \
+	"bigsize.csv:2: tensor 0: size 9223372036854775000 is beyond the limit" \
+	"$AP" plan --import "$TMP/bigsize.csv"
+# 65 tensors of 2^50 bytes at offset 0: each fits, their breadth (2^56 + 2^50) does not
+{ echo "$csv_head"; for i in $(seq 0 64); do echo "$i,t$i,0,1125899906842624,0,1"; done; } \
+	>"$TMP/sum.csv"
+expect_refusal "plan --import CSV whose sizes add up past 2^56: refused" 2 \
+	"sum.csv:66: the tensors' sizes add up to more than 2^56" "$AP" plan --import "$TMP/sum.csv"
+printf '(id=0): size=100, offset=9223372036854775000, first_used=0 last_used=1\n' >"$TMP/tflm.txt"
+expect_refusal "plan --import TFLM plan with an offset near INT64_MAX: refused" 2 \
+	"tflm.txt:1: id 0: offset 9223372036854775000 + size 100 is beyond" \
+	"$AP" plan --import "$TMP/tflm.txt"
+# the largest accepted: one tensor of exactly 2^56 bytes at offset 0 plans
+printf '%s\n0,a,0,72057594037927936,0,1\n' "$csv_head" >"$TMP/atmax.csv"
+out=$("$AP" plan --import "$TMP/atmax.csv" --json 2>&1)
+MSG="$(printf '%s' "$out" | head -c 300)"
+check "plan --import of one 2^56-byte tensor: accepted, arena 2^56" python3 -c \
+	'import json,sys; sys.exit(json.loads(sys.argv[1])["arena_bytes"] != 1 << 56)' "$out"
+
+# Kernel-added tensors bounded by the model's size (src/plan/kernels.c): 130,000
+# UNIDIRECTIONAL_SEQUENCE_LSTMs sharing one operator table (4 file bytes each, 12 tensors
+# reserved by each Init) took 600 MB and 2.5 s; now refused at once. Just under the limit
+# the plan is made, in memory under 64 MiB + 128 x the model's size.
+# rss_run CMD...: sets rc, kb (peak RSS, KiB) and out (stderr)
+rss_run() {
+	local o
+	o=$( { /usr/bin/time -f 'RSS %M' timeout 30 "$@" >/dev/null; } 2>&1)
+	rc=$?
+	kb=$(printf '%s\n' "$o" | sed -n 's/^RSS //p' | tail -1)
+	out=$(printf '%s\n' "$o" | grep -v '^RSS\|^Command exited')
+}
+python3 tests/hostile/make_model.py ulstm-130000 "$TMP/ulstm.tflite"
+size=$(stat -c %s "$TMP/ulstm.tflite")
+rss_run "$AP" plan "$TMP/ulstm.tflite"
+MSG="exit $rc, RSS ${kb:-?} KiB, model $size bytes: $out"
+check "plan of 130,000 table-sharing LSTMs: refused, one line, RSS < 64 MiB + 128 x model" \
+	sh -c '[ "$1" = 2 ] && [ -n "$2" ] && [ "$2" -lt $((65536 + 128 * $4 / 1024)) ] &&
+		[ "$(printf "%s\n" "$3" | wc -l)" = 1 ] &&
+		printf "%s" "$3" | grep -q "kernels of a $4-byte model would add more than"' \
+	_ "$rc" "$kb" "$out" "$size"
+python3 tests/hostile/make_model.py ulstm-5700 "$TMP/ulstm-ok.tflite"
+size=$(stat -c %s "$TMP/ulstm-ok.tflite")
+rss_run "$AP" plan "$TMP/ulstm-ok.tflite"
+MSG="exit $rc, RSS ${kb:-?} KiB, model $size bytes: $out"
+check "plan of 5,700 table-sharing LSTMs (68,400 kernel tensors, under the limit): planned, RSS < 64 MiB + 128 x model" \
+	sh -c '[ "$1" = 0 ] && [ -n "$2" ] && [ "$2" -lt $((65536 + 128 * $3 / 1024)) ]' \
+	_ "$rc" "$kb" "$size"
+"$AP" plan "$TMP/ulstm-ok.tflite" --csv >"$TMP/ulstm-ok.csv"
+n=$(grep -c '<kernel tensor node=' "$TMP/ulstm-ok.csv")
+MSG="$n kernel tensors"
+check "...with every kernel tensor in the plan (12 per operator)" [ "$n" = 68400 ]
+
+# A RESIDENT record with a 4 MiB all-ones bitmap over 128 GiB (2^25 pages) took 1.58 GB
+# and 8 s: the bitmap is now kept as one. The readers without a plan stay within 2 x the
+# trace + 64 MiB. (With --plan the correlation still keeps per-page arrays over the whole
+# arena mapping, whatever span the trace names: analyze/correlate.c, not covered here.)
+python3 tests/hostile/resident_trace.py "$TMP/res.trace" 128 4096
+python3 tests/hostile/resident_trace.py "$TMP/res4.trace" 128 4096 4
+for t in res res4; do
+	size=$(stat -c %s "$TMP/$t.trace")
+	lim=$(( (2 * size) / 1024 + 65536 ))
+	for cmd in "report --json" "report --pages" "export --format chrome -o $TMP/$t.json"; do
+		# shellcheck disable=SC2086
+		rss_run "$AP" ${cmd%% *} "$TMP/$t.trace" ${cmd#* }
+		MSG="exit $rc, RSS ${kb:-?} KiB (limit $lim): $out"
+		check "${cmd%% -o*} of a 128 GiB all-resident bitmap ($t): exit 0, RSS < 2 x trace + 64 MiB" \
+			sh -c '[ "$1" = 0 ] && [ -n "$2" ] && [ "$2" -lt "$3" ]' _ "$rc" "$kb" "$lim"
+	done
+	out=$("$AP" report "$TMP/$t.trace" --json 2>&1)
+	MSG="$(printf '%s' "$out" | head -c 400)"
+	check "report of it ($t): 2^25 pages resident at attach, the fault on one is no first touch" \
+		python3 -c 'import json,sys
+d = json.loads(sys.argv[1])
+m = [m for m in d["mappings"] if m["start"] == 0x7f0000000000][0]
+sys.exit(not (m["resident_at_attach_pages"] == 1 << 25 and m["first_touch_pages"] == 0 and
+	      d["faults_total"] == 1))' "$out"
+done
+
 # SIGPIPE: record's stderr closed early (| head) must not kill it before the trace ends
 if [ "$(id -u)" = 0 ]; then
 	# stderr is a pipe whose reader is closed before record starts: its very first
@@ -81,6 +176,94 @@ if [ "$(id -u)" = 0 ]; then
 		bounded "export chrome ($t)" "$TMP/$t.trace" export --format chrome --plan "$MV2" \
 			-o "$TMP/$t.json"
 	done
+
+	# One damaged record in the middle (tests/hostile/corrupt_trace.py): report refuses
+	# the trace; with --salvage it reports every other record, says what it skipped and
+	# exits 1. Ground truth: exactly the damaged FAULT record is lost.
+	faults=$("$AP" report "$TMP/base.trace" --json | python3 -c \
+		'import json,sys; print(json.load(sys.stdin)["faults_total"])')
+	for how in payload length; do
+		read -r n at size < <(python3 tests/hostile/corrupt_trace.py "$TMP/base.trace" \
+			"$TMP/bad-$how.trace" $how)
+		if [ $how = payload ]; then
+			expect_refusal "report of a trace with one bad crc: refused" 2 \
+				"corrupt record at offset $at: crc mismatch (--salvage skips" \
+				"$AP" report "$TMP/bad-$how.trace"
+		fi
+		out=$("$AP" report "$TMP/bad-$how.trace" --salvage --json 2>"$TMP/salv.err")
+		rc=$?
+		MSG="exit $rc; faults $faults ($n in the file), damaged record at $at ($size bytes): $(head -c 300 "$TMP/salv.err"); $(printf '%s' "$out" | head -c 200)"
+		check "report --salvage, damaged $how: exit 1, every fault but one, $size bytes skipped" \
+			python3 -c 'import json,sys
+d = json.loads(sys.argv[1])
+ok = (sys.argv[2] == "1" and d["faults_total"] == int(sys.argv[3]) - 1 and
+      d["salvaged_bytes"] == int(sys.argv[4]) and d["salvaged_records"] == 1 and
+      not d["complete"] and d["runs"] == 3)
+sys.exit(not ok)' "$out" $rc "$faults" "$size"
+		MSG="$(cat "$TMP/salv.err")"
+		check "report --salvage, damaged $how: one line on stderr says what was skipped" \
+			sh -c '[ "$(wc -l <"$1")" = 1 ] && grep -q "salvaged: $2 bytes skipped (about 1 records)" "$1"' \
+			_ "$TMP/salv.err" "$size"
+	done
+	"$AP" report "$TMP/bad-payload.trace" --salvage >"$TMP/salv.txt" 2>/dev/null
+	MSG="$(head -3 "$TMP/salv.txt")"
+	check "report --salvage text: says what was skipped" \
+		grep -q "^salvaged:  76 bytes skipped (about 1 records)" "$TMP/salv.txt"
+	# heatmap and export: their second pass over the trace skips the same record
+	"$AP" export "$TMP/base.trace" --format csv -o "$TMP/e0.csv" 2>/dev/null
+	"$AP" export "$TMP/bad-payload.trace" --format csv -o "$TMP/e1.csv" --salvage \
+		2>"$TMP/salv.err"
+	rc=$?
+	MSG="exit $rc, rows $(wc -l <"$TMP/e1.csv") of $(wc -l <"$TMP/e0.csv"): $(cat "$TMP/salv.err")"
+	check "export --salvage csv: exit 1, one fault row less, says so" sh -c \
+		'[ "$1" = 1 ] && [ $(($(wc -l <"$2") + 1)) = "$(wc -l <"$3")" ] &&
+		grep -q "salvaged: 76 bytes skipped" "$4"' _ $rc "$TMP/e1.csv" "$TMP/e0.csv" "$TMP/salv.err"
+	expect_refusal "export of the damaged trace without --salvage: refused" 2 \
+		"crc mismatch (--salvage skips" "$AP" export "$TMP/bad-payload.trace" --format csv \
+		-o "$TMP/e2.csv"
+	"$AP" heatmap "$TMP/base.trace" --plan "$MV2" --faults all --force -o "$TMP/h0.csv" \
+		2>"$TMP/h0.err"
+	"$AP" heatmap "$TMP/bad-payload.trace" --plan "$MV2" --faults all --force \
+		-o "$TMP/h1.csv" --salvage 2>"$TMP/salv.err"
+	rc=$?
+	MSG="exit $rc: $(cat "$TMP/h0.err" "$TMP/salv.err")"
+	check "heatmap --salvage --faults all: exit 1, at most one fault less, says so" \
+		python3 -c 'import csv, sys
+def total(p):
+	return sum(int(c) for row in list(csv.reader(open(p)))[1:] for c in row[2:] if c)
+a, b = total(sys.argv[1]), total(sys.argv[2])
+sys.exit(not (sys.argv[3] == "1" and a - 1 <= b <= a and
+	      "salvaged: 76 bytes skipped" in open(sys.argv[4]).read()))' \
+		"$TMP/h0.csv" "$TMP/h1.csv" $rc "$TMP/salv.err"
+	out=$("$AP" report "$TMP/base.trace" --salvage --json 2>&1)
+	rc=$?
+	MSG="exit $rc: $(printf '%s' "$out" | head -c 200)"
+	check "report --salvage of an intact trace: exit 0, nothing skipped" python3 -c \
+		'import json,sys; d=json.loads(sys.argv[1]); sys.exit(not (sys.argv[2] == "0" and d["salvaged_bytes"] == 0 and d["complete"]))' \
+		"$out" $rc
+	# 20 MiB of noise in the middle: skipped in well under the timeout, memory flat
+	python3 -c 'import os, sys
+d = open(sys.argv[1], "rb").read()
+half = len(d) // 2
+off = 16
+while True:	# the first record boundary past the middle
+	ln = int.from_bytes(d[off + 4:off + 8], "little")
+	if off >= half:
+		break
+	off += 12 + ln
+open(sys.argv[2], "wb").write(d[:off] + os.urandom(20 << 20) + d[off:])' \
+		"$TMP/base.trace" "$TMP/noise.trace"
+	out=$( { /usr/bin/time -f 'RSS %M' timeout 30 "$AP" report "$TMP/noise.trace" --salvage \
+		--json >"$TMP/noise.json"; } 2>&1)
+	rc=$?
+	kb=$(printf '%s\n' "$out" | sed -n 's/^RSS //p' | tail -1)
+	MSG="exit $rc, RSS ${kb:-?} KiB: $out"
+	check "report --salvage past 20 MiB of noise: every fault, 20 MiB skipped, RSS < 64 MiB" \
+		python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (sys.argv[2] == "1" and int(sys.argv[3]) < 65536 and
+	      d["faults_total"] == int(sys.argv[4]) and d["salvaged_bytes"] == 20 << 20))' \
+		"$TMP/noise.json" $rc "${kb:-999999}" "$faults"
 else
 	skip "hostile record fields" "needs root to record the trace they are made from"
 fi

@@ -1288,12 +1288,181 @@ fail:
 }
 #else
 /* Removes this process's files, also those a failed test left behind. */
+/* ---- salvage ---- */
+
+/*
+ * Every bit of every record after the header flipped in turn, read with salvage from a
+ * file: exactly the damaged record is lost, every other one read unchanged and in order,
+ * and its bytes are what was skipped (a length flipped past the end of the file in the
+ * last record stays truncation, nothing skipped). The records it held are an estimate
+ * by the mean record size: at least one, at most one per 12 bytes.
+ */
+static void test_salvage_flips(void)
+{
+	char path[TMP_PATH_LEN], first[512] = "";
+	char err[AP_ERR_LEN] = "";
+	struct xrec got[MAX_X];
+	uint8_t *file;
+	size_t size;
+	int fails = 0, tried = 0, fd;
+
+	tmp_path(path, "ref.aptrace");
+	if (write_reference(path, false, err) || !(file = slurp(path, &size))) {
+		CHECK("salvage: every bit flipped", 0, "cannot write the trace: %s", err);
+		return;
+	}
+	tmp_path(path, "salvage.aptrace");
+	fd = spit(path, file, size) ? open(path, O_WRONLY) : -1;
+	for (size_t b = xoff[1]; fd >= 0 && b < size; b++) {
+		for (int bit = 0; bit < 8; bit++) {
+			struct ap_trace_reader r;
+			int ri = rec_at(b), n = 0, rc, k = 0;
+			bool in_len = b >= xoff[ri] + 4 && b < xoff[ri] + 8;
+			uint64_t rsize = xoff[ri + 1] - xoff[ri];
+			char why[300] = "";
+
+			/* the byte rewritten in place: one pwrite, not a new file each time */
+			file[b] ^= (uint8_t)(1u << bit);
+			if (pwrite(fd, file + b, 1, (off_t)b) != 1 || ap_trace_open(&r, path, err)) {
+				snprintf(why, sizeof(why), "cannot open: %s", err);
+			} else {
+				r.salvage = true;
+				rc = read_rest(&r, got, MAX_X, &n, err);
+				for (int i = 1; i < nx && !why[0]; i++) {
+					if (i == ri)
+						continue;
+					if (k >= n || !same(&got[k], &xs[i]))
+						snprintf(why, sizeof(why), "record %d lost or changed",
+							 i);
+					k++;
+				}
+				if (why[0])
+					;
+				else if (rc || k != n)
+					snprintf(why, sizeof(why), "rc %d, %d records for %d: %s",
+						 rc, n, k, err);
+				else if (ri == nx - 1 && in_len && r.truncated)
+					why[0] = r.salvaged_bytes ? 'x' : 0;
+				else if (r.salvaged_bytes != rsize || !r.salvaged_records ||
+					 r.salvaged_records > rsize / AP_TRACE_REC_HDR_LEN ||
+					 r.truncated)
+					snprintf(why, sizeof(why), "skipped %" PRIu64 " bytes (%"
+						 PRIu64 " records) for %" PRIu64 ", truncated %d",
+						 r.salvaged_bytes, r.salvaged_records, rsize,
+						 r.truncated);
+				ap_trace_reader_close(&r);
+			}
+			file[b] ^= (uint8_t)(1u << bit);
+			if (pwrite(fd, file + b, 1, (off_t)b) != 1)
+				snprintf(why, sizeof(why), "cannot restore byte %zu", b);
+			tried++;
+			if (why[0] && !fails++)
+				snprintf(first, sizeof(first), "byte %zu bit %d (record %d): %s", b,
+					 bit, ri, why);
+		}
+	}
+	CHECK("salvage: every bit flipped past the header: exactly its record skipped",
+	      fd >= 0 && tried && !fails, "%d of %d flips wrong; first: %s", fails, tried,
+	      fd < 0 ? "cannot write the trace" : first);
+	if (fd >= 0)
+		close(fd);
+	free(file);
+}
+
+/*
+ * A trace of 3 MiB: 40,000 faults around a 2 MiB NOTE (longer than the reader's window).
+ * Damaged: the NOTE itself (a long record skipped whole), the fault just before it (the
+ * search finds the NOTE, read past its window), a fault near the end (the search crosses
+ * no window). Each loses exactly the damaged record.
+ */
+static void test_salvage_long(void)
+{
+	enum { NF = 40000, NOTE_AT = 20000 };
+	char path[TMP_PATH_LEN], err[AP_ERR_LEN] = "";
+	static char text[2 << 20];
+	uint64_t off_note = 0, off_before = 0, off_late = 0, at;
+	struct ap_trace_writer w;
+	struct ap_rec_fault f = ref_fault;
+	struct ap_rec_note note = ref_note;
+	uint8_t *file;
+	size_t size;
+
+	memset(text, 'n', sizeof(text) - 1);
+	tmp_path(path, "salvage.aptrace");
+	if (ap_trace_create(&w, path, &ref_hdr, hdr_strings, err)) {
+		CHECK("salvage: long records", 0, "%s", err);
+		return;
+	}
+	at = w.bytes;
+	for (int i = 0; i < NF; i++) {
+		if (i == NOTE_AT) {
+			off_note = at;
+			if (ap_trace_write_str(&w, AP_REC_NOTE, &note, sizeof(note), text, err))
+				break;
+			at = w.bytes;
+		}
+		if (i == NOTE_AT - 1)
+			off_before = at;
+		if (i == NF - 10)
+			off_late = at;
+		f.ts_ns = (uint64_t)i;
+		if (ap_trace_write(&w, AP_REC_FAULT, &f, sizeof(f), err))
+			break;
+		at = w.bytes;
+	}
+	if (ap_trace_close(&w, err) || !(file = slurp(path, &size))) {
+		CHECK("salvage: long records", 0, "%s", err);
+		return;
+	}
+	for (int c = 0; c < 3; c++) {
+		uint64_t off = c == 0 ? off_note : c == 1 ? off_before : off_late;
+		uint64_t rsize = c == 0 ? AP_TRACE_REC_HDR_LEN + sizeof(note) + sizeof(text) :
+			       AP_TRACE_REC_HDR_LEN + sizeof(f);
+		uint64_t faults = 0, notes = 0, ts_sum = 0, want_sum = 0;
+		const char *what = c == 0 ? "the 2 MiB NOTE" : c == 1 ? "the fault before it" :
+				   "a fault near the end";
+		struct ap_trace_reader r;
+		struct ap_trace_rec rec;
+		char name[160];
+		int rc = -1, lost = c == 1 ? NOTE_AT - 1 : c == 2 ? NF - 10 : -1;
+
+		file[off + AP_TRACE_REC_HDR_LEN + 3] ^= 0x10;
+		if (spit(path, file, size) && !ap_trace_open(&r, path, err)) {
+			r.salvage = true;
+			while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
+				struct ap_rec_fault g;
+
+				if (rec.type == AP_REC_NOTE)
+					notes++;
+				if (rec.type != AP_REC_FAULT)
+					continue;
+				ap_trace_get(&rec, &g, sizeof(g));
+				faults++;
+				ts_sum += g.ts_ns;
+			}
+			for (int i = 0; i < NF; i++)
+				want_sum += i == lost ? 0 : (uint64_t)i;
+			snprintf(name, sizeof(name), "salvage: damaged %s: exactly it skipped", what);
+			CHECK(name, !rc && faults == NF - (lost >= 0) && ts_sum == want_sum &&
+			      notes == (c != 0) && r.salvaged_bytes == rsize && !r.truncated,
+			      "rc %d '%s', %" PRIu64 " faults, %" PRIu64 " notes, skipped %" PRIu64
+			      " of %" PRIu64, rc, err, faults, notes, r.salvaged_bytes, rsize);
+			ap_trace_reader_close(&r);
+		} else {
+			CHECK("salvage: long records", 0, "%s", err);
+		}
+		file[off + AP_TRACE_REC_HDR_LEN + 3] ^= 0x10;
+	}
+	free(file);
+}
+
 static void cleanup(void)
 {
 	static const char *const names[] = {
 		"roundtrip.aptrace", "full.aptrace", "cut.aptrace", "flip.aptrace", "bad.aptrace",
 		"ref.aptrace", "flags.aptrace", "unknown.aptrace", "growth.aptrace",
 		"werr.aptrace", "efbig.aptrace", "killed.aptrace", "window.aptrace",
+		"salvage.aptrace",
 	};
 	char path[TMP_PATH_LEN];
 
@@ -1313,6 +1482,8 @@ int main(void)
 	test_writer_errors();
 	test_efbig();
 	test_sigkill();
+	test_salvage_flips();
+	test_salvage_long();
 	cleanup();
 	TEST_EXIT();
 }

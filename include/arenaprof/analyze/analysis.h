@@ -67,6 +67,10 @@ struct ap_analysis {
 	struct ap_rec_drops drops;
 	struct ap_rec_end end;
 	bool saw_end, truncated;
+	/* with ap_analysis_opts.salvage (kept in salvage, for a consumer's second pass over
+	 * the trace): bytes skipped, records they held (an estimate) */
+	bool salvage;
+	uint64_t salvaged_bytes, salvaged_records;
 	struct ap_amap *maps;
 	uint32_t n_maps, cap_maps;
 	/* the arena, found once at the end of the pass (arena.h; id.map: its mapping) */
@@ -104,6 +108,7 @@ struct ap_analysis_opts {
 	void (*on_fault)(void *ctx, const struct ap_analysis *a, const struct ap_rec_fault *f,
 			 int32_t mi);
 	void *ctx;
+	bool salvage;	/* skip records that fail their check (trace.h, salvage) */
 };
 
 /* Reads the whole trace. 0, or -1 with err (not a trace, corrupt); a cut file is not an

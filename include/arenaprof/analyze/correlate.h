@@ -132,6 +132,7 @@ struct ap_corr_in {
 	void (*on_fault)(void *ctx, const struct ap_analysis *a, const struct ap_rec_fault *f,
 			 int32_t mi);
 	void *ctx;
+	bool salvage;			/* analysis.h: skip records that fail their check */
 };
 
 struct ap_corr_all {

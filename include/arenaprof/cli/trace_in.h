@@ -10,11 +10,13 @@
 
 #include "arenaprof/analyze/correlate.h"
 
-/* Their getopt_long entries: 'p' for --plan and --plan-csv, 'a' for --arena. */
+/* Their getopt_long entries: 'p' for --plan and --plan-csv, 'a' for --arena, 'S' for
+ * --salvage. */
 #define AP_TRACE_IN_OPTS \
 	{ "plan", required_argument, NULL, 'p' }, \
 	{ "plan-csv", required_argument, NULL, 'p' }, \
-	{ "arena", required_argument, NULL, 'a' }
+	{ "arena", required_argument, NULL, 'a' }, \
+	{ "salvage", no_argument, NULL, 'S' }
 
 /* Their lines in --help. */
 #define AP_TRACE_IN_HELP \
@@ -22,7 +24,9 @@
 	"                     allocation probe's block of the plan's size, else the\n" \
 	"                     mapping of the plan's size and the base that fits it best\n" \
 	"  --arena ADDR       planned offset 0 is at ADDR (hex); the arena is the mapping\n" \
-	"                     holding it\n"
+	"                     holding it\n" \
+	"  --salvage          a corrupt trace: skip the records that fail their check, use\n" \
+	"                     the rest, say how much was skipped, and exit 1\n"
 
 /* Takes option c if it is one of them: 1 taken, 0 not one of them, -1 a bad value (said). */
 int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *in);
@@ -33,5 +37,12 @@ int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *
  * Free x with ap_corr_all_free in either case.
  */
 int ap_trace_in_load(const char *cmd, const struct ap_corr_in *in, struct ap_corr_all *x);
+
+/*
+ * After the command's output: with --salvage, when records were skipped, one line saying
+ * how much (what: "the report above", "the export"...) and exit code 1; else rc.
+ */
+int ap_trace_in_salvaged(const char *cmd, const struct ap_corr_in *in,
+			 const struct ap_corr_all *x, const char *what, int rc);
 
 #endif

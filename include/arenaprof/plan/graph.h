@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "arenaprof/plan/model.h"
+#include "arenaprof/plan/plan.h"
 
 #define AP_NODE_NONE INT32_MAX	/* LiteRT's kNodeNotAssigned: never allocated/freed */
 
@@ -84,8 +85,16 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 		  const struct ap_graph_opts *opts, struct ap_graph *g, char *err);
 void ap_graph_release(struct ap_graph *g);
 
-/* BytesRequired of LiteRT for a type and shape; false for dynamic types. */
-bool ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t *bytes);
+/* BytesRequired of LiteRT for a type and shape, computed checked: 1 with *bytes set, 0
+ * for dynamic types, -1 when the size is beyond AP_PLAN_MAX_BYTES (or 64 bits). */
+int ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t *bytes);
+
+/*
+ * Whether g's tensors fit the plan's limit: the sum of every tensor's bytes plus 64 each
+ * (any strategy's alignment) at most AP_PLAN_MAX_BYTES, so that no placement can
+ * overflow an offset or an arena size. 0, or -1 with err naming the limit.
+ */
+int ap_graph_check_bytes(const struct ap_graph *g, char *err);
 
 /* Whether opcode shares its output 0 with an input in LiteRT (inplace_operator). */
 unsigned ap_inplace_flags(int32_t opcode);

@@ -12,6 +12,16 @@
 
 #define AP_LAST_END INT32_MAX	/* lives to the end of the run */
 
+/*
+ * The most bytes a plan may count: one tensor, an offset plus a size, an arena, and the
+ * sum of every tensor's size (plus 64 bytes of alignment each, for a computed plan). 2^56
+ * bytes (64 PiB) is the largest user address space 64-bit Linux has (5-level paging), and
+ * a sum of sizes that stays under it cannot overflow any 64-bit offset, end or breadth
+ * computed from them. Models and imported plans beyond it are refused.
+ */
+#define AP_PLAN_MAX_BYTES (UINT64_C(1) << 56)
+#define AP_PLAN_MAX_BYTES_TEXT "2^56 bytes (64 PiB)"
+
 enum ap_kind {
 	AP_KIND_ARENA,		/* an intermediate activation in the arena */
 	AP_KIND_INPUT,		/* graph input (arena) */

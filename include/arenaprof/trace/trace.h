@@ -232,6 +232,17 @@ struct ap_trace_reader {
 	uint8_t *win;			/* private: the file, a window at a time */
 	uint32_t win_len, pos;
 	int state;			/* private: reading, ended, failed */
+	/*
+	 * Salvage (set after opening; man arenaprof-trace(5), SALVAGE): a record that fails
+	 * its check is skipped with the bytes up to the next record that passes, instead of
+	 * ending the pass with an error. salvaged_bytes are the bytes skipped;
+	 * salvaged_records an estimate of the records they held (by the mean size of the
+	 * records read); salvage_gaps the runs of skipped bytes.
+	 */
+	bool salvage;
+	uint64_t salvaged_bytes, salvaged_records, salvage_gaps;
+	uint64_t good_records, good_bytes;	/* private: read and checked */
+	uint64_t salvage_crc;		/* private: bytes checked while resynchronising */
 };
 
 struct ap_trace_rec {
@@ -249,7 +260,8 @@ int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err);
 int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, char *err);
 /*
  * 1: a record (types this version does not know are skipped); 0: end of file
- * (r->truncated says if it was cut); -1: corrupt or unreadable, err set. After 0 or -1,
+ * (r->truncated says if it was cut); -1: corrupt or unreadable, err set (with salvage
+ * set, a record that fails its check is skipped instead: see above). After 0 or -1,
  * later calls return the same. The payload is followed by a NUL byte.
  */
 int ap_trace_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err);
