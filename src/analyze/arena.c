@@ -320,6 +320,9 @@ static int search_base(const struct ap_analysis *a, const struct ap_tplan *p,
 	int64_t n;
 	int rc = -ENOMEM;
 
+	/* the largest candidate base is under 1 KiB in: past that and the plan, no owner */
+	if (s.n_pages > (1024 + p->arena_bytes) / s.ps + 2)
+		s.n_pages = (1024 + p->arena_bytes) / s.ps + 2;
 	for (uint64_t i = 0; i < a->n_touches; i++)
 		s.touches += (int32_t)a->touches[i].map == id->map;
 	/* 8-byte blocks (malloc headers are 8 or 16 bytes), coarser for huge arenas */

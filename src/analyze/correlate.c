@@ -149,9 +149,9 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 		const struct ap_touch *t = &a->touches[i];
 		int32_t po;
 
-		if ((int32_t)t->map != a->id.map || t->page >= c->n_pages)
+		if ((int32_t)t->map != a->id.map)
 			continue;
-		po = c->page_op[t->page];
+		po = t->page < c->n_pages ? c->page_op[t->page] : AP_OP_NONE;
 		if (po != AP_OP_NONE)
 			c->ops[po + 1].plan_pages++;
 		else if (t->page >= c->plan_pages)
@@ -170,7 +170,7 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 		} else {
 			struct ap_corr_disagree d = {
 				.page = t->page, .run = t->run, .plan_op = po, .marker_op = t->op,
-				.tensor = c->page_tensor[t->page],
+				.tensor = t->page < c->n_pages ? c->page_tensor[t->page] : -1,
 			};
 
 			if (add_dis(c, &cap, &d))
@@ -245,7 +245,14 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 	m = &a->maps[id->map];
 	c->map_start = m->start;
 	c->map_end = m->end;
+	/*
+	 * The tables cover the plan's extent past the base (and a page), not the whole
+	 * mapping: their memory follows the plan, never a vma size a trace names. Pages
+	 * past them are past the plan's end.
+	 */
 	c->n_pages = (m->end - m->start) / c->page_size;
+	if (c->n_pages > ((uint64_t)c->delta + p->arena_bytes) / c->page_size + 2)
+		c->n_pages = ((uint64_t)c->delta + p->arena_bytes) / c->page_size + 2;
 	c->base = id->base;
 	c->delta = (int64_t)(id->base - m->start);
 	for (uint64_t i = 0; i < a->n_touches; i++)

@@ -411,7 +411,8 @@ static bool from_pre(struct counter *k, const struct ap_hm_pre *pre, const struc
 	struct ap_heatmap *h = k->h;
 
 	if (!pre || pre->failed || pre->map != c->arena || pre->start != c->map_start ||
-	    pre->end != c->map_end || pre->ppc != h->pages_per_col || h->page0)
+	    pre->end != c->map_end || pre->n_pages != c->n_pages ||
+	    pre->ppc != h->pages_per_col || h->page0)
 		return false;
 	if (pre->by == AP_HM_BY_OP) {
 		if (!pre->op_cnt)

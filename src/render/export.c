@@ -48,7 +48,7 @@ struct chrome {
 	bool instants;
 	struct thread *th;
 	uint32_t n_th, cap_th;
-	uint8_t *seen;		/* arena pages first-touched so far (bitmap) */
+	struct ap_pageset seen;	/* arena pages first-touched so far */
 	uint64_t resident, resident_shown, resident_ts;
 };
 
@@ -150,6 +150,7 @@ static int on_fault(struct chrome *c, const struct ap_rec_fault *f)
 	struct thread *t = thread_of(c, f->tid, f->ts_ns);
 	bool first = false;
 	uint64_t page = 0;
+	int added;
 
 	if (!t)
 		return -1;
@@ -157,8 +158,10 @@ static int on_fault(struct chrome *c, const struct ap_rec_fault *f)
 	if (g == AP_GROUP_ARENA && f->addr >= co->map_start && f->addr < co->map_end) {
 		page = (f->addr - co->map_start) / co->page_size;
 		t->arena_faults++;
-		if (c->seen && !(c->seen[page / 8] & (1u << (page % 8)))) {
-			c->seen[page / 8] |= (uint8_t)(1u << (page % 8));
+		added = ap_pageset_add(&c->seen, page);
+		if (added < 0)
+			return -1;
+		if (added) {
 			c->resident += co->page_size;
 			first = true;
 		}
@@ -227,17 +230,9 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 	int rc, bad = 0;
 
 	c.instants = a->faults <= max;
-	if (x->c.arena >= 0 && x->c.n_pages) {
-		c.seen = calloc(x->c.n_pages / 8 + 1, 1);
-		if (!c.seen) {
-			ap_seterr(err, "out of memory");
-			return -ENOMEM;
-		}
-	}
-	if (ap_trace_open(&r, trace, err)) {
-		free(c.seen);
+	if (ap_trace_open(&r, trace, err))
 		return -EINVAL;
-	}
+	ap_pageset_init(&c.seen);
 	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
 	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"arenaprof\",\"trace\":", f);
 	ap_fput_json_str(f, trace);
@@ -294,7 +289,7 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		counter(&c, last_ts, "arena resident", "bytes", c.resident);
 	fputs("\n]}\n", f);
 	ap_trace_reader_close(&r);
-	free(c.seen);
+	ap_pageset_free(&c.seen);
 	free(c.th);
 	if (bad) {
 		ap_seterr(err, "out of memory");
@@ -348,7 +343,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 		if (mi >= 0 && mi == co->arena && co->page_op && fr.addr >= co->map_start &&
 		    fr.addr < co->map_end) {
 			uint64_t page = (fr.addr - co->map_start) / co->page_size;
-			int32_t po = co->page_op[page];
+			int32_t po = ap_corr_plan_op_at(co, fr.addr);
 			char b[64];
 
 			fprintf(f, "%" PRId64 ",", (int64_t)(fr.addr - co->base));

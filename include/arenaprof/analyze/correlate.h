@@ -63,7 +63,8 @@ struct ap_corr {
 	uint64_t base;			/* address of planned offset 0 */
 	int64_t delta;			/* base - map_start */
 
-	uint64_t n_pages;		/* pages of the arena mapping */
+	uint64_t n_pages;		/* pages of the arena mapping the tables cover: up
+					 * to the plan's extent and a page past it */
 	uint64_t plan_pages;		/* of them, pages the plan's extent reaches */
 	int32_t *page_op;		/* per page: plan attribution, AP_OP_NONE */
 	int32_t *page_tensor;		/* per page: the tensor that names it, -1 */
