@@ -11,6 +11,7 @@
 #include "arenaprof/render/export.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/json.h"
 
 #define MAP_BITS 40		/* page key: mapping << 40 | page, as the analysis keys them */
 #define RESIDENT_EVERY_NS 50000	/* the arena-resident counter at most every 50 us */
@@ -40,11 +41,10 @@ struct thread {
 };
 
 struct chrome {
-	FILE *f;
+	struct ap_json j;
 	const struct ap_corr_all *x;
 	uint64_t base_ns;
 	int32_t pid;
-	bool first;
 	bool instants;
 	struct thread *th;
 	uint32_t n_th, cap_th;
@@ -52,93 +52,150 @@ struct chrome {
 	uint64_t resident, resident_shown, resident_ts;
 };
 
-static void ev_start(struct chrome *c, const char *ph, uint64_t ts_ns, uint32_t tid)
+/* Opens an event: {"ph", "ts" (microseconds, to the nanosecond), "pid", "tid", name}. */
+static void ev_start(struct chrome *c, const char *ph, uint64_t ts_ns, uint32_t tid,
+		     const char *name)
 {
 	int64_t us_k = ((int64_t)ts_ns - (int64_t)c->base_ns) / 1000;	/* ns -> us */
 	int64_t frac = ((int64_t)ts_ns - (int64_t)c->base_ns) % 1000;
+	char ts[48];
 
 	if (frac < 0) {
 		frac += 1000;
 		us_k--;
 	}
-	fprintf(c->f, "%s\n{\"ph\":\"%s\",\"ts\":%" PRId64 ".%03" PRId64 ",\"pid\":%d,\"tid\":%u",
-		c->first ? "" : ",", ph, us_k, frac, c->pid, tid);
-	c->first = false;
+	snprintf(ts, sizeof(ts), "%" PRId64 ".%03" PRId64, us_k, frac);
+	fputc('\n', c->j.f);
+	ap_json_obj(&c->j, NULL);
+	ap_json_str(&c->j, "ph", ph);
+	ap_json_num(&c->j, "ts", ts);
+	ap_json_i64(&c->j, "pid", c->pid);
+	ap_json_u64(&c->j, "tid", tid);
+	if (name)
+		ap_json_str(&c->j, "name", name);
+}
+
+/* Closes the event's "args" object and the event. */
+static void ev_end_args(struct chrome *c)
+{
+	ap_json_end_obj(&c->j);
+	ap_json_end_obj(&c->j);
 }
 
 static struct thread *thread_of(struct chrome *c, uint32_t tid, uint64_t ts)
 {
+	char name[48];
+
 	for (uint32_t i = 0; i < c->n_th; i++)
 		if (c->th[i].tid == tid)
 			return &c->th[i];
 	if (ap_grow32(&c->th, &c->cap_th, c->n_th, sizeof(*c->th), 16))
 		return NULL;
 	c->th[c->n_th] = (struct thread){ .tid = tid, .op = -2 };
-	ev_start(c, "M", ts, tid);
-	fprintf(c->f, ",\"name\":\"thread_name\",\"args\":{\"name\":\"%s %u\"}}",
-		(int32_t)tid == c->pid ? "main thread" : "thread", tid);
+	ev_start(c, "M", ts, tid, "thread_name");
+	snprintf(name, sizeof(name), "%s %u", (int32_t)tid == c->pid ? "main thread" : "thread",
+		 tid);
+	ap_json_obj(&c->j, "args");
+	ap_json_str(&c->j, "name", name);
+	ev_end_args(c);
 	return &c->th[c->n_th++];
 }
 
 static void counter(struct chrome *c, uint64_t ts, const char *name, const char *key,
 		    uint64_t v)
 {
-	ev_start(c, "C", ts, (uint32_t)c->pid);
-	fprintf(c->f, ",\"name\":\"%s\",\"args\":{\"%s\":%" PRIu64 "}}", name, key, v);
+	ev_start(c, "C", ts, (uint32_t)c->pid, name);
+	ap_json_obj(&c->j, "args");
+	ap_json_u64(&c->j, key, v);
+	ev_end_args(c);
 }
 
-static void op_name(struct chrome *c, int32_t op)
+/* "#12 CONV_2D", or "op 12" without a plan (a custom name from the model, escaped). */
+static const char *op_name(const struct chrome *c, int32_t op, char *name, size_t len)
 {
 	const struct ap_tplan *p = &c->x->plan;
-	char name[300];
 
 	if (c->x->have_plan && op >= 0 && (uint32_t)op < p->n_ops)
-		snprintf(name, sizeof(name), "#%d %s", op, p->ops[op].opname);
+		snprintf(name, len, "#%d %s", op, p->ops[op].opname);
 	else
-		snprintf(name, sizeof(name), "op %d", op);
-	/* a custom operator's name comes from the model: escaped like every string */
-	fputs(",\"name\":", c->f);
-	ap_fput_json_str(c->f, name);
+		snprintf(name, len, "op %d", op);
+	return name;
 }
 
 static int on_marker(struct chrome *c, const struct ap_trace_rec *rec)
 {
+	const struct ap_tplan *p = &c->x->plan;
 	struct ap_rec_marker m;
 	struct thread *t;
 	bool begin = rec->type == AP_REC_RUN_BEGIN || rec->type == AP_REC_OP_BEGIN;
 	bool run = rec->type == AP_REC_RUN_BEGIN || rec->type == AP_REC_RUN_END;
+	char name[300];
 
 	ap_trace_get(rec, &m, sizeof(m));
 	t = thread_of(c, m.tid, m.ts_ns);
 	if (!t)
 		return -1;
-	ev_start(c, begin ? "B" : "E", m.ts_ns, m.tid);
+	if (run)
+		snprintf(name, sizeof(name), "run %d", m.run);
+	else
+		op_name(c, m.op, name, sizeof(name));
+	ev_start(c, begin ? "B" : "E", m.ts_ns, m.tid, NULL);
+	ap_json_str(&c->j, "cat", run ? "run" : "op");
+	ap_json_str(&c->j, "name", name);
+	ap_json_obj(&c->j, "args");
 	if (run) {
-		fprintf(c->f, ",\"cat\":\"run\",\"name\":\"run %d\",\"args\":{\"run\":%d}}", m.run,
-			m.run);
+		ap_json_i64(&c->j, "run", m.run);
+		ev_end_args(c);
 		return 0;
 	}
-	fputs(",\"cat\":\"op\"", c->f);
-	op_name(c, m.op);
 	if (begin) {
-		const struct ap_tplan *p = &c->x->plan;
-
-		fprintf(c->f, ",\"args\":{\"op\":%d,\"run\":%d", m.op, m.run);
-		if (c->x->have_plan && m.op >= 0 && (uint32_t)m.op < p->n_ops) {
-			fputs(",\"output\":", c->f);
-			ap_fput_json_str(c->f, p->ops[m.op].out_name);
-		}
-		fputs("}}", c->f);
+		ap_json_i64(&c->j, "op", m.op);
+		ap_json_i64(&c->j, "run", m.run);
+		if (c->x->have_plan && m.op >= 0 && (uint32_t)m.op < p->n_ops)
+			ap_json_str(&c->j, "output", p->ops[m.op].out_name);
+		ev_end_args(c);
 		t->op = m.op;
 		t->faults = t->arena_faults = 0;
 		return 0;
 	}
-	fprintf(c->f, ",\"args\":{\"faults\":%" PRIu64 ",\"arena_faults\":%" PRIu64 "}}",
-		t->faults, t->arena_faults);
+	ap_json_u64(&c->j, "faults", t->faults);
+	ap_json_u64(&c->j, "arena_faults", t->arena_faults);
+	ev_end_args(c);
 	if (!c->instants && t->faults)
 		counter(c, m.ts_ns, "faults per operator", "faults", t->faults);
 	t->op = -2;
 	return 0;
+}
+
+/* One fault as an instant event. */
+static void fault_instant(struct chrome *c, const struct ap_rec_fault *f, enum ap_group g,
+			  bool first, uint64_t page)
+{
+	const struct ap_corr *co = &c->x->c;
+	char name[64], addr[24], b[64];
+
+	snprintf(name, sizeof(name), "fault %s", ap_group_name(g));
+	snprintf(addr, sizeof(addr), "0x%" PRIx64, f->addr);
+	ev_start(c, "i", f->ts_ns, f->tid, NULL);
+	ap_json_str(&c->j, "s", "t");
+	ap_json_str(&c->j, "cat", "fault");
+	ap_json_str(&c->j, "name", name);
+	ap_json_obj(&c->j, "args");
+	ap_json_str(&c->j, "addr", addr);
+	ap_json_i64(&c->j, "run", f->run);
+	ap_json_i64(&c->j, "op_marker", f->op);
+	ap_json_bool(&c->j, "write", f->flags & AP_FF_WRITE);
+	if (g == AP_GROUP_ARENA && co->page_op) {
+		int32_t po = ap_corr_plan_op_at(co, f->addr);
+
+		ap_json_bool(&c->j, "first_touch", first);
+		ap_json_i64(&c->j, "offset", (int64_t)(f->addr - co->base));
+		if (po != AP_OP_NONE) {
+			ap_json_i64(&c->j, "op_plan", po);
+			ap_json_str(&c->j, "tensor", short_tensor(c->x, co->page_tensor[page], b));
+		}
+	}
+	ev_end_args(c);
 }
 
 static int on_fault(struct chrome *c, const struct ap_rec_fault *f)
@@ -166,26 +223,8 @@ static int on_fault(struct chrome *c, const struct ap_rec_fault *f)
 			first = true;
 		}
 	}
-	if (c->instants) {
-		char b[64];
-
-		ev_start(c, "i", f->ts_ns, f->tid);
-		fprintf(c->f, ",\"s\":\"t\",\"cat\":\"fault\",\"name\":\"fault %s\",\"args\":{"
-			"\"addr\":\"0x%" PRIx64 "\",\"run\":%d,\"op_marker\":%d,\"write\":%s",
-			ap_group_name(g), f->addr, f->run, f->op,
-			f->flags & AP_FF_WRITE ? "true" : "false");
-		if (g == AP_GROUP_ARENA && co->page_op) {
-			int32_t po = ap_corr_plan_op_at(co, f->addr);
-
-			fprintf(c->f, ",\"first_touch\":%s,\"offset\":%" PRId64, first ? "true" :
-				"false", (int64_t)(f->addr - co->base));
-			if (po != AP_OP_NONE) {
-				fprintf(c->f, ",\"op_plan\":%d,\"tensor\":", po);
-				ap_fput_json_str(c->f, short_tensor(c->x, co->page_tensor[page], b));
-			}
-		}
-		fputs("}}", c->f);
-	}
+	if (c->instants)
+		fault_instant(c, f, g, first, page);
 	if (first && (f->ts_ns >= c->resident_ts + RESIDENT_EVERY_NS || !c->resident_shown)) {
 		counter(c, f->ts_ns, "arena resident", "bytes", c->resident);
 		c->resident_shown = c->resident;
@@ -206,23 +245,84 @@ static void on_sample(struct chrome *c, const struct ap_trace_rec *rec)
 	if (s.cg_current != AP_NO_VALUE && s.cg_current)
 		counter(c, s.ts_ns, "memory.current", "bytes", s.cg_current);
 	if (s.psi_some_avg10 != AP_NO_VALUE || s.psi_full_avg10 != AP_NO_VALUE) {
-		ev_start(c, "C", s.ts_ns, (uint32_t)c->pid);
-		fputs(",\"name\":\"PSI memory avg10 %\",\"args\":{", c->f);
+		ev_start(c, "C", s.ts_ns, (uint32_t)c->pid, "PSI memory avg10 %");
+		ap_json_obj(&c->j, "args");
 		if (s.psi_some_avg10 != AP_NO_VALUE)
-			fprintf(c->f, "\"some\":%.2f", (double)s.psi_some_avg10 / 100);
+			ap_json_f64(&c->j, "some", (double)s.psi_some_avg10 / 100);
 		if (s.psi_full_avg10 != AP_NO_VALUE)
-			fprintf(c->f, "%s\"full\":%.2f", s.psi_some_avg10 != AP_NO_VALUE ? "," : "",
-				(double)s.psi_full_avg10 / 100);
-		fputs("}}", c->f);
+			ap_json_f64(&c->j, "full", (double)s.psi_full_avg10 / 100);
+		ev_end_args(c);
 	}
+}
+
+/* The document's head: what was traced, then the process's name as the first event. */
+static void chrome_head(struct chrome *c, const char *trace)
+{
+	const struct ap_analysis *a = &c->x->a;
+	const char *cmd = a->strings[AP_HS_CMDLINE];
+
+	ap_json_obj(&c->j, NULL);
+	ap_json_str(&c->j, "displayTimeUnit", "ms");
+	ap_json_obj(&c->j, "otherData");
+	ap_json_str(&c->j, "tool", "arenaprof");
+	ap_json_str(&c->j, "trace", trace);
+	ap_json_str(&c->j, "command", cmd);
+	ap_json_str(&c->j, "fault_events", c->instants ? "instants" :
+		    "per-operator counts (too many faults for instants)");
+	ap_json_end_obj(&c->j);
+	ap_json_arr(&c->j, "traceEvents");
+	ev_start(c, "M", c->base_ns, (uint32_t)c->pid, "process_name");
+	ap_json_obj(&c->j, "args");
+	ap_json_str(&c->j, "name", cmd[0] ? cmd : "target");
+	ev_end_args(c);
+}
+
+static int on_record(struct chrome *c, const struct ap_trace_rec *rec, uint64_t *last_ts)
+{
+	switch (rec->type) {
+	case AP_REC_FAULT: {
+		struct ap_rec_fault fr;
+
+		ap_trace_get(rec, &fr, sizeof(fr));
+		*last_ts = fr.ts_ns > *last_ts ? fr.ts_ns : *last_ts;
+		return on_fault(c, &fr);
+	}
+	case AP_REC_RUN_BEGIN:
+	case AP_REC_RUN_END:
+	case AP_REC_OP_BEGIN:
+	case AP_REC_OP_END:
+		return on_marker(c, rec);
+	case AP_REC_SAMPLE:
+		on_sample(c, rec);
+		return 0;
+	case AP_REC_NOTE: {
+		struct ap_rec_note n;
+
+		ap_trace_get(rec, &n, sizeof(n));
+		ev_start(c, "i", n.ts_ns, (uint32_t)c->pid, "note");
+		ap_json_str(&c->j, "s", "g");
+		ap_json_str(&c->j, "cat", "note");
+		ap_json_obj(&c->j, "args");
+		ap_json_str(&c->j, "text", ap_trace_str(rec, sizeof(n)));
+		ev_end_args(c);
+		return 0;
+	}
+	case AP_REC_DROPS: {
+		struct ap_rec_drops d;
+
+		ap_trace_get(rec, &d, sizeof(d));
+		counter(c, d.ts_ns, "dropped events", "events", d.ringbuf_drops);
+		return 0;
+	}
+	}
+	return 0;
 }
 
 int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		     const struct ap_export_opts *o, char *err)
 {
 	const struct ap_analysis *a = &x->a;
-	struct chrome c = { .f = f, .x = x, .first = true, .pid = a->hdr.pid,
-			    .base_ns = a->hdr.clock_base_ns };
+	struct chrome c = { .x = x, .pid = a->hdr.pid, .base_ns = a->hdr.clock_base_ns };
 	uint64_t max = o && o->max_instants ? o->max_instants : AP_EXPORT_MAX_INSTANTS;
 	struct ap_trace_reader r;
 	struct ap_trace_rec rec;
@@ -234,60 +334,16 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		return -EINVAL;
 	ap_pageset_init(&c.seen);
 	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
-	fputs("{\"displayTimeUnit\":\"ms\",\"otherData\":{\"tool\":\"arenaprof\",\"trace\":", f);
-	ap_fput_json_str(f, trace);
-	fputs(",\"command\":", f);
-	ap_fput_json_str(f, a->strings[AP_HS_CMDLINE]);
-	fprintf(f, ",\"fault_events\":\"%s\"},\"traceEvents\":[",
-		c.instants ? "instants" : "per-operator counts (too many faults for instants)");
-	ev_start(&c, "M", c.base_ns, (uint32_t)c.pid);
-	fputs(",\"name\":\"process_name\",\"args\":{\"name\":", f);
-	ap_fput_json_str(f, a->strings[AP_HS_CMDLINE][0] ? a->strings[AP_HS_CMDLINE] : "target");
-	fputs("}}", f);
-	while (!bad && (rc = ap_trace_next(&r, &rec, err)) == 1) {
-		switch (rec.type) {
-		case AP_REC_FAULT: {
-			struct ap_rec_fault fr;
-
-			ap_trace_get(&rec, &fr, sizeof(fr));
-			bad = on_fault(&c, &fr);
-			last_ts = fr.ts_ns > last_ts ? fr.ts_ns : last_ts;
-			break;
-		}
-		case AP_REC_RUN_BEGIN:
-		case AP_REC_RUN_END:
-		case AP_REC_OP_BEGIN:
-		case AP_REC_OP_END:
-			bad = on_marker(&c, &rec);
-			break;
-		case AP_REC_SAMPLE:
-			on_sample(&c, &rec);
-			break;
-		case AP_REC_NOTE: {
-			struct ap_rec_note n;
-
-			ap_trace_get(&rec, &n, sizeof(n));
-			ev_start(&c, "i", n.ts_ns, (uint32_t)c.pid);
-			fputs(",\"s\":\"g\",\"cat\":\"note\",\"name\":\"note\","
-			      "\"args\":{\"text\":", f);
-			ap_fput_json_str(f, ap_trace_str(&rec, sizeof(n)));
-			fputs("}}", f);
-			break;
-		}
-		case AP_REC_DROPS: {
-			struct ap_rec_drops d;
-
-			ap_trace_get(&rec, &d, sizeof(d));
-			counter(&c, d.ts_ns, "dropped events", "events", d.ringbuf_drops);
-			break;
-		}
-		default:
-			break;
-		}
-	}
+	ap_json_init(&c.j, f);
+	chrome_head(&c, trace);
+	while (!bad && (rc = ap_trace_next(&r, &rec, err)) == 1)
+		bad = on_record(&c, &rec, &last_ts);
 	if (!bad && c.resident != c.resident_shown)
 		counter(&c, last_ts, "arena resident", "bytes", c.resident);
-	fputs("\n]}\n", f);
+	fputc('\n', f);
+	ap_json_end_arr(&c.j);
+	ap_json_end_obj(&c.j);
+	ap_json_finish(&c.j);
 	ap_trace_reader_close(&r);
 	ap_pageset_free(&c.seen);
 	free(c.th);

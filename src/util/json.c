@@ -92,3 +92,9 @@ void ap_json_finish(struct ap_json *j)
 {
 	fputc('\n', j->f);
 }
+
+void ap_json_num(struct ap_json *j, const char *key, const char *number)
+{
+	prefix(j, key);
+	fputs(number, j->f);
+}

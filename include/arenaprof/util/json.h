@@ -27,6 +27,8 @@ void ap_json_i64(struct ap_json *j, const char *key, int64_t v);
 void ap_json_f64(struct ap_json *j, const char *key, double v);
 void ap_json_bool(struct ap_json *j, const char *key, bool v);
 void ap_json_null(struct ap_json *j, const char *key);
+/* A number written as the caller spelled it ("12.345"): a valid JSON number is its job. */
+void ap_json_num(struct ap_json *j, const char *key, const char *number);
 /* Ends the document with a newline. */
 void ap_json_finish(struct ap_json *j);
 
