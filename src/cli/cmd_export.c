@@ -9,6 +9,7 @@
 
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/cli/trace_in.h"
 #include "arenaprof/analyze/correlate.h"
@@ -39,14 +40,6 @@ static void usage(FILE *f)
 
 int cmd_export(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		AP_TRACE_IN_OPTS,
-		{ "max-instants", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct ap_export_opts eo = { 0 };
 	struct ap_corr_in in = { 0 };
 	struct ap_corr_all x;
@@ -54,10 +47,10 @@ int cmd_export(int argc, char **argv)
 	char err[AP_ERR_LEN];
 	FILE *f;
 	int c, rc;
+	struct ap_opts op;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "f:o:p:h", opts, NULL)) != -1) {
+	ap_opts_init(&op, "f|format: o|output: " AP_TRACE_IN_SPEC " m=max-instants: h|help");
+	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int t = ap_trace_in_opt("export", c, optarg, &in);
 
 		if (t < 0)

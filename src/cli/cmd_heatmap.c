@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/cli/trace_in.h"
 #include "arenaprof/analyze/correlate.h"
@@ -234,27 +235,12 @@ static int check_args(struct args *a, int argc, char **argv)
 
 static int parse_args(struct args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		AP_TRACE_IN_OPTS,
-		{ "output", required_argument, NULL, 'o' },
-		{ "by", required_argument, NULL, 'B' },
-		{ "faults", required_argument, NULL, 'F' },
-		{ "cols", required_argument, NULL, 'c' },
-		{ "rows", required_argument, NULL, 'r' },
-		{ "runs", required_argument, NULL, 'R' },
-		{ "log", no_argument, NULL, 'l' },
-		{ "attr", required_argument, NULL, 'A' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "width", required_argument, NULL, 'w' },
-		{ "force", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	int c, r;
+	struct ap_opts op;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:o:h", opts, NULL)) != -1) {
+	ap_opts_init(&op, AP_TRACE_IN_SPEC " o|output: B=by: F=faults: c=cols: r=rows: R=runs: l=log "
+		     "A=attr: f=format: w=width: x=force h|help");
+	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			return AP_EXIT_OK;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -92,20 +93,6 @@ out:
 
 int cmd_plan(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "strategy", required_argument, NULL, 's' },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "top", required_argument, NULL, 't' },
-		{ "as-dtype", required_argument, NULL, 'd' },
-		{ "no-inplace", no_argument, NULL, 'n' },
-		{ "import", required_argument, NULL, 'i' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "no-kernels", no_argument, NULL, 'K' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct ap_plan_set s = { .top = 5 };
 	struct ap_graph_opts gopts = { 0 };
 	struct ap_model m = { 0 };
@@ -114,10 +101,11 @@ int cmd_plan(int argc, char **argv)
 	bool json = false, csv = false;
 	char err[AP_ERR_LEN];
 	int c, rc;
+	struct ap_opts op;
 
-	optind = 1;
-	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((c = getopt_long(argc, argv, "s:b:jct:d:ni:T:Kh", opts, NULL)) != -1) {
+	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
+		     "i|import: T|threads: K|no-kernels h|help");
+	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
 			if (ap_strategy_parse(optarg, &strat)) {

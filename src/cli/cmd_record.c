@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -81,29 +82,13 @@ static void usage(FILE *f)
 /* The command line into so and *out: GO_ON, or the exit code (--help, a bad option). */
 static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **out)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "runs", required_argument, NULL, 'n' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "probe", required_argument, NULL, 'm' },
-		{ "run-probe", required_argument, NULL, 'R' },
-		{ "op-probe", required_argument, NULL, 'O' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "ring-size", required_argument, NULL, 's' },
-		{ "keep", no_argument, NULL, 'k' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "arena", required_argument, NULL, 'A' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	double duration = 0;
 	int c;
+	struct ap_opts op;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:o:n:d:m:R:O:i:s:kvhA:u:", opts, NULL)) != -1) {
+	ap_opts_init(&op, "+p|pid: o|output: n|runs: d|duration: m|probe: R|run-probe: O|op-probe: "
+		     "i|interval: s|ring-size: k|keep u|user: A|arena: v|verbose h|help");
+	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(so, c, optarg);
 
 		if (r < 0)

@@ -8,6 +8,7 @@
 
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/cli/trace_in.h"
 #include "arenaprof/analyze/correlate.h"
@@ -37,14 +38,6 @@ static void usage(FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		AP_TRACE_IN_OPTS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "pages", no_argument, NULL, 'P' },
-		{ "disagree", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct ap_corr_in in = { 0 };
 	struct ap_corr_all x;
 	struct ap_report r = { 0 };
@@ -52,10 +45,10 @@ int cmd_report(int argc, char **argv)
 	bool json = false;
 	char err[AP_ERR_LEN];
 	int c, rc;
+	struct ap_opts op;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:a:SjPd:h", opts, NULL)) != -1) {
+	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages d|disagree: h|help");
+	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int t = ap_trace_in_opt("report", c, optarg, &in);
 
 		if (t < 0)

@@ -28,6 +28,7 @@
 
 #include "arenaprof/kernel/cgroup_run.h"
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -153,27 +154,15 @@ static void note(const char *fmt, ...)
 
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option lopts[] = {
-		{ "memory-max", required_argument, NULL, 'M' },
-		{ "memory-high", required_argument, NULL, 'H' },
-		{ "memory-min", required_argument, NULL, 'N' },
-		{ "plan", required_argument, NULL, 'P' },
-		{ "psi-trigger", required_argument, NULL, 'T' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "cgroup-parent", required_argument, NULL, 'C' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "user", required_argument, NULL, 'u' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	char err[AP_ERR_LEN];
 	int c;
+	struct ap_opts op;
 
 	o->max = o->high = o->min = AP_NO_VALUE;
 	o->repeat = 1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", lopts, NULL)) != -1) {
+	ap_opts_init(&op, "+M=memory-max: H=memory-high: N=memory-min: P=plan: T=psi-trigger: "
+		     "r=repeat: C=cgroup-parent: j=json u=user: h|help");
+	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 'M':
 			if (ap_parse_size(optarg, &o->max) || !o->max)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "arenaprof/cli/cli.h"
+#include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
@@ -416,30 +417,13 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 
 static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "plan", required_argument, NULL, 'P' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "smaps-interval", required_argument, NULL, 'I' },
-		{ "psi-alarm", required_argument, NULL, 'A' },
-		{ "batch", no_argument, NULL, 'b' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "probe", required_argument, NULL, 'm' },
-		{ "run-probe", required_argument, NULL, 'R' },
-		{ "op-probe", required_argument, NULL, 'O' },
-		{ "ring-size", required_argument, NULL, 's' },
-		{ "snapshot-dir", required_argument, NULL, 'D' },
-		{ "trace-ring", required_argument, NULL, 'T' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	int c;
+	struct ap_opts op;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:o:i:bn:vh", opts, NULL)) != -1) {
+	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
+		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
+		     "D=snapshot-dir: T=trace-ring: v|verbose h|help");
+	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(&a->so, c, optarg);
 
 		if (r > 0)

@@ -6,17 +6,12 @@
 #ifndef ARENAPROF_CLI_TRACE_IN_H
 #define ARENAPROF_CLI_TRACE_IN_H
 
-#include <getopt.h>
-
 #include "arenaprof/analyze/correlate.h"
 
-/* Their getopt_long entries: 'p' for --plan and --plan-csv, 'a' for --arena, 'S' for
- * --salvage. */
-#define AP_TRACE_IN_OPTS \
-	{ "plan", required_argument, NULL, 'p' }, \
-	{ "plan-csv", required_argument, NULL, 'p' }, \
-	{ "arena", required_argument, NULL, 'a' }, \
-	{ "salvage", no_argument, NULL, 'S' }
+/* Their part of a command's option spec (cli/opts.h): 'p' for --plan and --plan-csv, 'a'
+ * for --arena, 'S' for --salvage. */
+#define AP_TRACE_IN_SPEC "p|plan: p=plan-csv: a|arena: S|salvage"
+
 
 /* Their lines in --help. */
 #define AP_TRACE_IN_HELP \
