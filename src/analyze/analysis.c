@@ -13,6 +13,7 @@
 #include "arenaprof/event.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/order.h"
 
 #define MAP_BITS 40	/* page key: mapping index << 40 | page within the mapping */
 #define MAX_REGIONS 64	/* candidate arena blocks kept apart (a runtime makes a few) */
@@ -118,7 +119,7 @@ static int cmp_count(const void *x, const void *y)
 {
 	const struct ap_count *a = x, *b = y;
 
-	return (a->idx > b->idx) - (a->idx < b->idx);
+	return AP_CMP(a->idx, b->idx);
 }
 
 static void counts_settle(struct ap_counts *c)

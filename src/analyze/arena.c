@@ -9,6 +9,7 @@
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/analysis.h"
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/util/order.h"
 
 /* ---- the mapping rule ---- */
 
@@ -204,7 +205,7 @@ static int cmp_i64(const void *x, const void *y)
 {
 	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
 
-	return (a > b) - (a < b);
+	return AP_CMP(a, b);
 }
 
 struct search {

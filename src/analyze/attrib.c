@@ -12,6 +12,7 @@
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/trace/trace.h"
+#include "arenaprof/util/order.h"
 
 #define GRAN 64		/* tensor offsets and the base are 64-byte aligned: exact */
 
@@ -66,33 +67,26 @@ struct blocks {
 	uint64_t *ft;		/* first-touched pages outside the arena, per block */
 };
 
-static const struct ap_allocs *sort_al;
-
-static int cmp_ptr(const void *x, const void *y)
+static int cmp_ptr(const void *x, const void *y, void *ctx)
 {
-	const struct ap_block *a = &sort_al->b[*(const uint32_t *)x];
-	const struct ap_block *b = &sort_al->b[*(const uint32_t *)y];
+	const struct ap_allocs *al = ctx;
+	const struct ap_block *a = &al->b[*(const uint32_t *)x];
+	const struct ap_block *b = &al->b[*(const uint32_t *)y];
 
-	if (a->ptr != b->ptr)
-		return a->ptr < b->ptr ? -1 : 1;
-	return (a->t_alloc > b->t_alloc) - (a->t_alloc < b->t_alloc);
+	return a->ptr != b->ptr ? AP_CMP(a->ptr, b->ptr) : AP_CMP(a->t_alloc, b->t_alloc);
 }
 
 static int blocks_init(struct blocks *bl, const struct ap_allocs *al)
 {
 	memset(bl, 0, sizeof(*bl));
 	bl->al = al;
-	bl->by_ptr = malloc((al->n + 1) * sizeof(*bl->by_ptr));
+	bl->by_ptr = ap_order_index(al->n, cmp_ptr, (void *)al);
 	bl->ft = calloc(al->n + 1, sizeof(*bl->ft));
 	if (!bl->by_ptr || !bl->ft)
 		return -1;
-	for (uint32_t i = 0; i < al->n; i++) {
-		bl->by_ptr[i] = i;
+	for (uint32_t i = 0; i < al->n; i++)
 		if (al->b[i].size > bl->max_size)
 			bl->max_size = al->b[i].size;
-	}
-	sort_al = al;
-	qsort(bl->by_ptr, al->n, sizeof(*bl->by_ptr), cmp_ptr);
 	return 0;
 }
 
@@ -142,7 +136,7 @@ static int cmp_seq(const void *x, const void *y)
 
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
-	return (a->idx > b->idx) - (a->idx < b->idx);
+	return AP_CMP(a->idx, b->idx);
 }
 
 static void consistency(struct ap_attrib *at, const struct ap_tplan *p, struct seq *s,
@@ -184,7 +178,7 @@ static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 
-	return (a > b) - (a < b);
+	return AP_CMP(a, b);
 }
 
 /* Run 0 against the median and p99 of the completed runs (analysis' run_ns). */
@@ -274,7 +268,7 @@ static int cmp_start(const void *x, const void *y)
 {
 	const struct ap_attrib_map *a = x, *b = y;
 
-	return (a->start > b->start) - (a->start < b->start);
+	return AP_CMP(a->start, b->start);
 }
 
 /*
@@ -305,7 +299,7 @@ static int cmp_map(const void *x, const void *y)
 {
 	const struct ap_attrib_map *a = x, *b = y;
 
-	return (a->ft_pages < b->ft_pages) - (a->ft_pages > b->ft_pages);
+	return AP_CMP(b->ft_pages, a->ft_pages);
 }
 
 static int cmp_caller(const void *x, const void *y)
@@ -313,8 +307,8 @@ static int cmp_caller(const void *x, const void *y)
 	const struct ap_attrib_caller *a = x, *b = y;
 
 	if (a->ft_pages != b->ft_pages)
-		return (a->ft_pages < b->ft_pages) - (a->ft_pages > b->ft_pages);
-	return (a->bytes < b->bytes) - (a->bytes > b->bytes);
+		return AP_CMP(b->ft_pages, a->ft_pages);
+	return AP_CMP(b->bytes, a->bytes);
 }
 
 /*

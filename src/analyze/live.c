@@ -18,6 +18,7 @@
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/order.h"
 
 #define MAP_BITS 40		/* page key: mapping index << 40 | page within the mapping */
 #define MAX_ARENA_PAGES (16ULL << 20)	/* page states kept for arenas up to 64 GiB */
@@ -511,10 +512,10 @@ static int cmp_op(const void *a, const void *b, void *arg)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	uint64_t kx = sort_key(c->l, x, c->by), ky = sort_key(c->l, y, c->by);
 	/* figures largest first, the index smallest first; reverse flips both */
-	int r = c->by == AP_SORT_INDEX ? (kx > ky) - (kx < ky) : (kx < ky) - (kx > ky);
+	int r = c->by == AP_SORT_INDEX ? AP_CMP(kx, ky) : AP_CMP(ky, kx);
 
 	if (!r)
-		r = (x > y) - (x < y);
+		r = AP_CMP(x, y);
 	return c->reverse ? -r : r;
 }
 

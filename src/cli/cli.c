@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/util/err.h"
@@ -53,4 +55,24 @@ int ap_cli_exit(int err)
 	    err == -EPERM)
 		return AP_EXIT_RUNTIME;
 	return AP_EXIT_USAGE;
+}
+
+int ap_cli_bad_option(const char *cmd, char **argv)
+{
+	ap_cli_say(cmd, "bad option or missing value: '%s' (see 'arenaprof %s --help')",
+		   argv[optind - 1], cmd);
+	return AP_EXIT_USAGE;
+}
+
+int ap_cli_word(const char *arg, ...)
+{
+	const char *w;
+	va_list ap;
+	int i = 0;
+
+	va_start(ap, arg);
+	while ((w = va_arg(ap, const char *)) && strcmp(arg, w))
+		i++;
+	va_end(ap);
+	return w ? i : -1;
 }

@@ -70,9 +70,7 @@ int cmd_export(int argc, char **argv)
 		}
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			ap_cli_say("export", "bad option or missing value: '%s' (see 'arenaprof "
-				"export --help')", argv[optind - 1]);
-			return AP_EXIT_USAGE;
+			return ap_cli_bad_option("export", argv);
 		}
 	}
 	if (optind != argc - 1) {

@@ -163,21 +163,18 @@ struct args {
 /* One option with its value into a: 0, 1 for a bad value, -1 for an unknown option. */
 static int set_option(struct args *a, int c, const char *arg)
 {
+	int w;
+
 	switch (c) {
 	case 'o': a->out = arg; break;
 	case 'B':
-		if (!strcmp(arg, "op"))
-			a->ho.by = AP_HM_BY_OP;
-		else if (!strcmp(arg, "run"))
-			a->ho.by = AP_HM_BY_RUN;
-		else
-			return 1;
-		break;
+		w = ap_cli_word(arg, "op", "run", NULL);
+		a->ho.by = w ? AP_HM_BY_RUN : AP_HM_BY_OP;
+		return w < 0;
 	case 'F':
-		if (strcmp(arg, "first") && strcmp(arg, "all"))
-			return 1;
-		a->ho.all_faults = !strcmp(arg, "all");
-		break;
+		w = ap_cli_word(arg, "first", "all", NULL);
+		a->ho.all_faults = w == 1;
+		return w < 0;
 	case 'c': return parse_u32(arg, 1, 1u << 20, &a->ho.cols) ? 1 : 0;
 	case 'r': return parse_u32(arg, 1, 100000, &a->ho.rows) ? 1 : 0;
 	case 'R':
@@ -185,16 +182,11 @@ static int set_option(struct args *a, int c, const char *arg)
 		return parse_runs(arg, &a->ho.run_lo, &a->ho.run_hi) ? 1 : 0;
 	case 'l': a->ho.log_rows = true; break;
 	case 'A':
-		if (!strcmp(arg, "marker"))
-			a->ho.attr = AP_HM_ATTR_MARKER;
-		else if (!strcmp(arg, "plan"))
-			a->ho.attr = AP_HM_ATTR_PLAN;
-		else
-			return 1;
-		break;
-	case 'f':
-		a->fmt = !strcmp(arg, "svg") ? F_SVG : !strcmp(arg, "png") ? F_PNG :
-			 !strcmp(arg, "csv") ? F_CSV : !strcmp(arg, "ansi") ? F_ANSI : F_AUTO;
+		w = ap_cli_word(arg, "marker", "plan", NULL);
+		a->ho.attr = w ? AP_HM_ATTR_PLAN : AP_HM_ATTR_MARKER;
+		return w < 0;
+	case 'f':	/* the words in enum fmt's order, after F_AUTO */
+		a->fmt = (enum fmt)(ap_cli_word(arg, "svg", "png", "csv", "ansi", NULL) + 1);
 		return a->fmt == F_AUTO;
 	case 'w': return parse_u32(arg, 40, 10000, &a->width) ? 1 : 0;
 	case 'x': a->force = true; break;
@@ -252,9 +244,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 			continue;
 		r = set_option(a, c, optarg);
 		if (r < 0) {
-			ap_cli_say("heatmap", "bad option or missing value: '%s' (see 'arenaprof "
-				"heatmap --help')", argv[optind - 1]);
-			return AP_EXIT_USAGE;
+			return ap_cli_bad_option("heatmap", argv);
 		}
 		if (r) {
 			ap_cli_say("heatmap", "bad value '%s' for --%s (see 'arenaprof heatmap "

@@ -157,9 +157,7 @@ int cmd_plan(int argc, char **argv)
 		case 'i': import = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			ap_cli_say("plan", "bad option or missing value: '%s' "
-				"(see 'arenaprof plan --help')", argv[optind - 1]);
-			return AP_EXIT_USAGE;
+			return ap_cli_bad_option("plan", argv);
 		}
 	}
 	if (json && csv) {

@@ -116,21 +116,18 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 		}
 		case 'k': so->keep = true; break;
 		case 'u': so->user = optarg; break;
-		case 'A':
-			if (!strcmp(optarg, "auto"))
-				so->arena_mode = AP_ARENA_AUTO;
-			else if (!strcmp(optarg, "off"))
-				so->arena_mode = AP_ARENA_OFF;
-			else if (!ap_parse_addr(optarg, &so->arena_addr))
-				so->arena_mode = AP_ARENA_GIVEN;
-			else
+		case 'A': {
+			int w = ap_cli_word(optarg, "auto", "off", NULL);
+
+			so->arena_mode = w == 0 ? AP_ARENA_AUTO : w == 1 ? AP_ARENA_OFF :
+					 AP_ARENA_GIVEN;
+			if (w < 0 && ap_parse_addr(optarg, &so->arena_addr))
 				goto bad_value;
 			break;
+		}
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			ap_cli_say("record", "bad option or missing value: '%s' "
-				"(see 'arenaprof record --help')", argv[optind - 1]);
-			return AP_EXIT_USAGE;
+			return ap_cli_bad_option("record", argv);
 		}
 		continue;
 bad_value:

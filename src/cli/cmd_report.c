@@ -71,9 +71,7 @@ int cmd_report(int argc, char **argv)
 		}
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			ap_cli_say("report", "bad option or missing value: '%s' "
-				"(see 'arenaprof report --help')", argv[optind - 1]);
-			return AP_EXIT_USAGE;
+			return ap_cli_bad_option("report", argv);
 		}
 	}
 	if (optind != argc - 1) {

@@ -208,8 +208,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'u': o->user = optarg; break;
 		case 'h': usage(stdout); exit(AP_EXIT_OK);
 		default:
-			note("bad option or missing value: '%s' (see 'arenaprof run --help')",
-			     argv[optind - 1]);
+			ap_cli_bad_option("run", argv);
 			return -1;
 		}
 		continue;

@@ -435,9 +435,7 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 		if (!r) {
 			r = set_option(t, a, c, optarg);
 			if (r < 0) {
-				ap_cli_say("top", "bad option or missing value: '%s' "
-					"(see 'arenaprof top --help')", argv[optind - 1]);
-				return AP_EXIT_USAGE;
+				return ap_cli_bad_option("top", argv);
 			}
 			if (!r)
 				continue;

@@ -10,6 +10,7 @@
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/stl_order.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/order.h"
 
 static const char *const strategy_names[AP_STRAT_COUNT] = {
 	[AP_STRAT_TFLITE] = "tflite",
@@ -53,10 +54,10 @@ static int cmp_tflite_core(const struct ap_rec *a, const struct ap_rec *b)
 	if (wa != wb)
 		return wa ? -1 : 1;
 	if (wa)
-		return (a->id > b->id) - (a->id < b->id);
+		return AP_CMP(a->id, b->id);
 	if (a->size != b->size)
 		return a->size > b->size ? -1 : 1;
-	return (a->first > b->first) - (a->first < b->first);
+	return AP_CMP(a->first, b->first);
 }
 
 /* The same, made total with the id (for callers that want one fixed order). */
@@ -65,7 +66,7 @@ static int cmp_tflite(const void *pa, const void *pb)
 	const struct ap_rec *a = pa, *b = pb;
 	int c = cmp_tflite_core(a, b);
 
-	return c ? c : (a->id > b->id) - (a->id < b->id);
+	return c ? c : AP_CMP(a->id, b->id);
 }
 
 void ap_order_tflite(struct ap_rec *r, size_t n)
@@ -79,7 +80,7 @@ static int cmp_micro(const void *pa, const void *pb)
 
 	if (a->size != b->size)
 		return a->size > b->size ? -1 : 1;
-	return (a->id < b->id) - (a->id > b->id);
+	return AP_CMP(b->id, a->id);
 }
 
 void ap_order_micro(struct ap_rec *r, size_t n)
@@ -178,7 +179,7 @@ static int cmp_cand(const void *pa, const void *pb)
 
 	if (oa != ob)
 		return oa < ob ? -1 : 1;
-	return (a > b) - (a < b);	/* insertion order: records are placed in index order */
+	return AP_CMP(a, b);	/* insertion order: records are placed in index order */
 }
 
 enum fit { FIT_TFLITE, FIT_BEST, FIT_FIRST };
@@ -583,7 +584,7 @@ static int cmp_size_desc(const void *pa, const void *pb)
 		return a->size > b->size ? -1 : 1;
 	if (a->first != b->first)
 		return a->first < b->first ? -1 : 1;
-	return (a->id > b->id) - (a->id < b->id);
+	return AP_CMP(a->id, b->id);
 }
 
 /*

@@ -6,6 +6,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/profile.h"
+#include "arenaprof/util/order.h"
 
 /* Lifetimes as closed intervals over operators; -1 (before op 0) counts as op 0. */
 static int32_t lo(const struct ap_ptensor *t)
@@ -69,16 +70,13 @@ void ap_profile_free(struct ap_profile *pr)
 	memset(pr, 0, sizeof(*pr));
 }
 
-static const struct ap_tplan *sort_plan;
-
-static int cmp_bytes_desc(const void *a, const void *b)
+static int cmp_bytes_desc(const void *a, const void *b, void *ctx)
 {
-	const struct ap_ptensor *x = &sort_plan->t[*(const int32_t *)a];
-	const struct ap_ptensor *y = &sort_plan->t[*(const int32_t *)b];
+	const struct ap_tplan *p = ctx;
+	const struct ap_ptensor *x = &p->t[*(const int32_t *)a];
+	const struct ap_ptensor *y = &p->t[*(const int32_t *)b];
 
-	if (x->bytes != y->bytes)
-		return x->bytes > y->bytes ? -1 : 1;
-	return (x->index > y->index) - (x->index < y->index);
+	return x->bytes != y->bytes ? AP_CMP(y->bytes, x->bytes) : AP_CMP(x->index, y->index);
 }
 
 int ap_profile_live(const struct ap_tplan *p, int32_t op, int32_t **out)
@@ -92,42 +90,31 @@ int ap_profile_live(const struct ap_tplan *p, int32_t op, int32_t **out)
 	for (uint32_t i = 0; i < p->n; i++)
 		if (ap_ptensor_live_at(&p->t[i], op))
 			v[n++] = (int32_t)i;
-	sort_plan = p;
-	qsort(v, (size_t)n, sizeof(*v), cmp_bytes_desc);
+	qsort_r(v, (size_t)n, sizeof(*v), cmp_bytes_desc, (void *)p);
 	return n;
 }
 
-static const struct ap_profile *sort_profile;
-
-static int cmp_breadth_desc(const void *a, const void *b)
+static int cmp_breadth_desc(const void *a, const void *b, void *ctx)
 {
+	const struct ap_profile *pr = ctx;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	uint64_t bx = sort_profile->breadth[x], by = sort_profile->breadth[y];
 
-	if (bx != by)
-		return bx > by ? -1 : 1;
-	return (x > y) - (x < y);
+	return pr->breadth[x] != pr->breadth[y] ? AP_CMP(pr->breadth[y], pr->breadth[x]) :
+						  AP_CMP(x, y);
 }
 
 uint32_t *ap_profile_rank(const struct ap_profile *pr)
 {
-	uint32_t *v = malloc((pr->n_ops + 1) * sizeof(*v));
-
-	if (!v)
-		return NULL;
-	for (uint32_t i = 0; i < pr->n_ops; i++)
-		v[i] = i;
-	sort_profile = pr;
-	qsort(v, pr->n_ops, sizeof(*v), cmp_breadth_desc);
-	return v;
+	return ap_order_index(pr->n_ops, cmp_breadth_desc, (void *)pr);
 }
 
-static int cmp_offset(const void *a, const void *b)
+static int cmp_offset(const void *a, const void *b, void *ctx)
 {
-	const struct ap_ptensor *x = &sort_plan->t[*(const int32_t *)a];
-	const struct ap_ptensor *y = &sort_plan->t[*(const int32_t *)b];
+	const struct ap_tplan *p = ctx;
+	const struct ap_ptensor *x = &p->t[*(const int32_t *)a];
+	const struct ap_ptensor *y = &p->t[*(const int32_t *)b];
 
-	return (x->offset > y->offset) - (x->offset < y->offset);
+	return AP_CMP(x->offset, y->offset);
 }
 
 int ap_tplan_check(const struct ap_tplan *p, char *err)
@@ -142,8 +129,7 @@ int ap_tplan_check(const struct ap_tplan *p, char *err)
 	for (uint32_t i = 0; i < p->n; i++)
 		if (ap_ptensor_in_arena(&p->t[i]))
 			v[n++] = (int32_t)i;
-	sort_plan = p;
-	qsort(v, n, sizeof(*v), cmp_offset);
+	qsort_r(v, n, sizeof(*v), cmp_offset, (void *)p);
 	/* Sweep by offset: only tensors that start before this one ends can collide. */
 	for (size_t a = 0; a < n; a++) {
 		const struct ap_ptensor *x = &p->t[v[a]];

@@ -18,6 +18,7 @@
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/report.h"
 #include "arenaprof/util/units.h"
+#include "arenaprof/util/order.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 /* text from the trace (paths, command line, notes), safe for a terminal */
@@ -81,30 +82,18 @@ static void print_runs(FILE *f, const struct ap_counts *c, const char *indent)
 	fprintf(f, shown ? "\n" : "none\n");
 }
 
-static const struct ap_analysis *sort_a;
-
-static int cmp_start(const void *x, const void *y)
+static int cmp_start(const void *x, const void *y, void *ctx)
 {
-	const struct ap_amap *m = &sort_a->maps[*(const uint32_t *)x];
-	const struct ap_amap *n = &sort_a->maps[*(const uint32_t *)y];
+	const struct ap_analysis *a = ctx;
+	const struct ap_amap *m = &a->maps[*(const uint32_t *)x];
+	const struct ap_amap *n = &a->maps[*(const uint32_t *)y];
 
-	if (m->start != n->start)
-		return m->start < n->start ? -1 : 1;
-	return (m->end > n->end) - (m->end < n->end);
+	return m->start != n->start ? AP_CMP(m->start, n->start) : AP_CMP(m->end, n->end);
 }
 
-/* Mapping indices in address order (the trace lists them in order of discovery). */
 static uint32_t *by_address(const struct ap_analysis *a)
 {
-	uint32_t *v = malloc((a->n_maps + 1) * sizeof(*v));
-
-	if (!v)
-		return NULL;
-	for (uint32_t i = 0; i < a->n_maps; i++)
-		v[i] = i;
-	sort_a = a;
-	qsort(v, a->n_maps, sizeof(*v), cmp_start);
-	return v;
+	return ap_order_index(a->n_maps, cmp_start, (void *)a);
 }
 
 static void text_groups(FILE *f, const struct ap_corr *c)

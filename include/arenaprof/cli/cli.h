@@ -20,6 +20,16 @@ void ap_cli_vsay(const char *cmd, const char *fmt, va_list ap);
  * 2 (bad usage or bad input) for every other.
  */
 int ap_cli_exit(int err);
+/*
+ * "bad option or missing value: 'ARG' (see 'arenaprof CMD --help')" for the option getopt
+ * just refused (argv[optind - 1]); returns 2, the exit code for it.
+ */
+int ap_cli_bad_option(const char *cmd, char **argv);
+/*
+ * Which of the words (a NULL-ended list) arg is: its index, or -1. For options that take
+ * one of a few keywords (--by op|run).
+ */
+int ap_cli_word(const char *arg, ...) __attribute__((sentinel));
 /* "  - item" under the previous line. */
 void ap_cli_item(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
