@@ -149,14 +149,16 @@ static int32_t map_find(const struct ap_analysis *a, uint64_t start, uint64_t en
 	return pv ? ap_mapindex_find(&pv->index, start, end) : -1;
 }
 
+#define EMPTY_RANGE (-2)	/* map_get: end <= start, a record to skip */
+
 /* The mapping [start, end), created unnamed if new; -1 on allocation failure. */
 static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 {
 	struct priv *pv = a->priv;
-	int32_t mi = ap_mapindex_find(&pv->index, start, end);
+	int32_t mi = end > start ? ap_mapindex_find(&pv->index, start, end) : EMPTY_RANGE;
 	struct ap_amap *m;
 
-	if (mi >= 0)
+	if (mi >= 0 || mi == EMPTY_RANGE)
 		return mi;
 	if (ap_grow32(&a->maps, &a->cap_maps, a->n_maps, sizeof(*a->maps), 32))
 		return -1;
@@ -436,11 +438,9 @@ static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
 	int32_t mi;
 
 	ap_trace_get(rec, &mr, sizeof(mr));
-	if (mr.end <= mr.start)
-		return 0;
 	mi = map_get(a, mr.start, mr.end);
 	if (mi < 0)
-		return -1;
+		return mi == EMPTY_RANGE ? 0 : -1;
 	m = &a->maps[mi];
 	if (m->named)
 		return 0;
@@ -475,11 +475,9 @@ static int on_resident(struct ap_analysis *a, const struct ap_trace_rec *rec)
 	if (rec->len < sizeof(rr))
 		return 0;
 	ap_trace_get(rec, &rr, sizeof(rr));
-	if (rr.end <= rr.start)
-		return 0;
 	mi = map_get(a, rr.start, rr.end);
 	if (mi < 0)
-		return -1;
+		return mi == EMPTY_RANGE ? 0 : -1;
 	pages = (rr.end - rr.start) >> pv->page_shift;
 	nbits = (uint64_t)(rec->len - sizeof(rr)) * 8;
 	added = ap_pageset_add_bits(&pv->touched, (uint64_t)mi, bits,

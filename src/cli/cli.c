@@ -9,6 +9,7 @@
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
+#include "arenaprof/util/numparse.h"
 
 static void vsay(const char *prefix, const char *cmd, const char *fmt, va_list ap)
 {
@@ -75,4 +76,13 @@ int ap_cli_word(const char *arg, ...)
 		i++;
 	va_end(ap);
 	return w ? i : -1;
+}
+
+int ap_cli_count(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+		 uint64_t *v)
+{
+	if (!ap_parse_u64(arg, 10, lo, hi, v))
+		return 0;
+	ap_cli_say(cmd, "--%s '%s' is not a count", opt, arg);
+	return AP_EXIT_USAGE;
 }

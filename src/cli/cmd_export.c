@@ -46,37 +46,30 @@ int cmd_export(int argc, char **argv)
 	const char *fmt = NULL, *out = NULL;
 	char err[AP_ERR_LEN];
 	FILE *f;
-	int c, rc;
+	int c, rc = 0;
 	struct ap_opts op;
 
 	ap_opts_init(&op, "f|format: o|output: " AP_TRACE_IN_SPEC " m=max-instants: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
-		int t = ap_trace_in_opt("export", c, optarg, &in);
-
-		if (t < 0)
-			return AP_EXIT_USAGE;
-		if (t)
-			continue;
 		switch (c) {
 		case 'f': fmt = optarg; break;
 		case 'o': out = optarg; break;
-		case 'm': {
-			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &eo.max_instants)) {
-				ap_cli_say("export", "--max-instants '%s' is not a count",
-					optarg);
-				return AP_EXIT_USAGE;
-			}
+		case 'm':
+			rc = ap_cli_count("export", "max-instants", optarg, 1, UINT64_MAX,
+					  &eo.max_instants);
 			break;
+		case 'h':
+			usage(stdout);
+			return AP_EXIT_OK;
+		default:	/* --plan, --arena, --salvage, or a bad option */
+			rc = ap_trace_in_opt("export", c, optarg, &in, argv);
 		}
-		case 'h': usage(stdout); return AP_EXIT_OK;
-		default:
-			return ap_cli_bad_option("export", argv);
-		}
+		if (rc)
+			return rc;
 	}
-	if (optind != argc - 1) {
-		ap_cli_say("export", "expected one TRACE (see 'arenaprof export --help')");
-		return AP_EXIT_USAGE;
-	}
+	rc = ap_trace_in_arg("export", argc, argv, &in);
+	if (rc)
+		return rc;
 	if (!fmt || (strcmp(fmt, "chrome") && strcmp(fmt, "csv") && strcmp(fmt, "json"))) {
 		ap_cli_say("export", "needs --format chrome, csv or json");
 		return AP_EXIT_USAGE;
@@ -85,7 +78,6 @@ int cmd_export(int argc, char **argv)
 		ap_cli_say("export", "needs -o OUT (or - for stdout)");
 		return AP_EXIT_USAGE;
 	}
-	in.trace = argv[optind];
 	rc = ap_trace_in_load("export", &in, &x);
 	if (rc) {
 		ap_corr_all_free(&x);

@@ -198,10 +198,10 @@ static int set_option(struct args *a, int c, const char *arg)
 /* What the trace, -o and the format must be, once every option is read. */
 static int check_args(struct args *a, int argc, char **argv)
 {
-	if (optind != argc - 1) {
-		ap_cli_say("heatmap", "expected one TRACE (see 'arenaprof heatmap --help')");
-		return AP_EXIT_USAGE;
-	}
+	int rc = ap_trace_in_arg("heatmap", argc, argv, &a->in);
+
+	if (rc)
+		return rc;
 	if (!a->in.plan_path) {
 		ap_cli_say("heatmap", "needs --plan MODEL.tflite (or a plan file)");
 		return AP_EXIT_USAGE;
@@ -221,7 +221,6 @@ static int check_args(struct args *a, int argc, char **argv)
 		ap_cli_say("heatmap", "not writing a PNG to a terminal");
 		return AP_EXIT_USAGE;
 	}
-	a->in.trace = argv[optind];
 	return GO_ON;
 }
 
@@ -237,14 +236,12 @@ static int parse_args(struct args *a, int argc, char **argv)
 			usage(stdout);
 			return AP_EXIT_OK;
 		}
-		r = ap_trace_in_opt("heatmap", c, optarg, &a->in);
-		if (r < 0)
-			return AP_EXIT_USAGE;
-		if (r)
-			continue;
 		r = set_option(a, c, optarg);
 		if (r < 0) {
-			return ap_cli_bad_option("heatmap", argv);
+			r = ap_trace_in_opt("heatmap", c, optarg, &a->in, argv);
+			if (r)
+				return r;
+			continue;
 		}
 		if (r) {
 			ap_cli_say("heatmap", "bad value '%s' for --%s (see 'arenaprof heatmap "

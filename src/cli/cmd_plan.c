@@ -125,12 +125,10 @@ int cmd_plan(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'c': csv = true; break;
 		case 't': {
-			uint64_t v;
+			uint64_t v = 0;
 
-			if (ap_parse_u64(optarg, 10, 0, 100000, &v)) {
-				ap_cli_say("plan", "--top '%s' is not a count", optarg);
+			if (ap_cli_count("plan", "top", optarg, 0, 100000, &v))
 				return AP_EXIT_USAGE;
-			}
 			s.top = (unsigned)v;
 			break;
 		}

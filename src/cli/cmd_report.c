@@ -39,48 +39,35 @@ static void usage(FILE *f)
 int cmd_report(int argc, char **argv)
 {
 	struct ap_corr_in in = { 0 };
-	struct ap_corr_all x;
+	struct ap_corr_all x = { 0 };
 	struct ap_report r = { 0 };
 	struct ap_attrib at;
 	bool json = false;
 	char err[AP_ERR_LEN];
-	int c, rc;
+	uint64_t v = 0;
+	int c, rc = 0;
 	struct ap_opts op;
 
 	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages d|disagree: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
-		int t = ap_trace_in_opt("report", c, optarg, &in);
-
-		if (t < 0)
-			return AP_EXIT_USAGE;
-		if (t)
-			continue;
 		switch (c) {
 		case 'j': json = true; break;
 		case 'P': r.pages = json = true; break;
-		case 'd': {
-			uint64_t v;
-
-			if (ap_parse_u64(optarg, 10, 0, 1000000, &v)) {
-				ap_cli_say("report", "--disagree '%s' is not a count",
-					optarg);
+		case 'd':
+			if (ap_cli_count("report", "disagree", optarg, 0, 1000000, &v))
 				return AP_EXIT_USAGE;
-			}
 			r.max_disagree = v ? (unsigned)v : 1;
 			break;
-		}
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			return ap_cli_bad_option("report", argv);
+			rc = ap_trace_in_opt("report", c, optarg, &in, argv);
+			if (rc)
+				return rc;
 		}
 	}
-	if (optind != argc - 1) {
-		ap_cli_say("report", "expected one TRACE (see 'arenaprof report "
-			"--help')");
-		return AP_EXIT_USAGE;
-	}
-	in.trace = argv[optind];
-	rc = ap_trace_in_load("report", &in, &x);
+	rc = ap_trace_in_arg("report", argc, argv, &in);
+	if (!rc)
+		rc = ap_trace_in_load("report", &in, &x);
 	if (rc) {
 		ap_corr_all_free(&x);
 		return rc;

@@ -3,31 +3,37 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/trace_in.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
 
-int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *in)
+int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *in,
+		    char **argv)
 {
 	switch (c) {
-	case 'p':
-		in->plan_path = arg;
-		return 1;
-	case 'S':
-		in->salvage = true;
-		return 1;
+	case 'p': in->plan_path = arg; return 0;
+	case 'S': in->salvage = true; return 0;
 	case 'a':
 		in->arena_addr = 0;
-		if (!strcmp(arg, "auto"))
-			return 1;
-		if (ap_parse_addr(arg, &in->arena_addr) || !in->arena_addr) {
-			ap_cli_say(cmd, "--arena '%s' is not an address (hex) nor 'auto'", arg);
-			return -1;
-		}
-		return 1;
+		if (!strcmp(arg, "auto") ||
+		    (!ap_parse_addr(arg, &in->arena_addr) && in->arena_addr))
+			return 0;
+		ap_cli_say(cmd, "--arena '%s' is not an address (hex) nor 'auto'", arg);
+		return AP_EXIT_USAGE;
 	}
+	return ap_cli_bad_option(cmd, argv);
+}
+
+int ap_trace_in_arg(const char *cmd, int argc, char **argv, struct ap_corr_in *in)
+{
+	if (optind != argc - 1) {
+		ap_cli_say(cmd, "expected one TRACE (see 'arenaprof %s --help')", cmd);
+		return AP_EXIT_USAGE;
+	}
+	in->trace = argv[optind];
 	return 0;
 }
 

@@ -690,14 +690,22 @@ void ap_probe_set_wake_runs(struct ap_probe *p, uint32_t runs)
 	__atomic_store_n(&p->skel->bss->wake_runs, runs, __ATOMIC_RELAXED);
 }
 
+/*
+ * A counter struct of the BPF program's .bss (all __u64) copied while the program may be
+ * counting: each word read whole.
+ */
+static void load_words(void *dst, const void *src, size_t bytes)
+{
+	const uint64_t *s = src;
+	uint64_t *d = dst;
+
+	for (size_t i = 0; i < bytes / sizeof(*d); i++)
+		d[i] = __atomic_load_n(&s[i], __ATOMIC_RELAXED);
+}
+
 void ap_probe_alloc_counters(const struct ap_probe *p, struct ap_alloc_counters *c)
 {
-	const struct ap_alloc_counters *k = &p->skel->bss->alloc_counters;
-
-	c->calls = __atomic_load_n(&k->calls, __ATOMIC_RELAXED);
-	c->events = __atomic_load_n(&k->events, __ATOMIC_RELAXED);
-	c->frees = __atomic_load_n(&k->frees, __ATOMIC_RELAXED);
-	c->untracked = __atomic_load_n(&k->untracked, __ATOMIC_RELAXED);
+	load_words(c, &p->skel->bss->alloc_counters, sizeof(*c));
 }
 
 int ap_probe_poll(struct ap_probe *p, int timeout_ms,
@@ -726,12 +734,7 @@ int ap_probe_poll(struct ap_probe *p, int timeout_ms,
 
 void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c)
 {
-	const struct ap_counters *k = &p->skel->bss->counters;
-
-	c->events = __atomic_load_n(&k->events, __ATOMIC_RELAXED);
-	c->ringbuf_drops = __atomic_load_n(&k->ringbuf_drops, __ATOMIC_RELAXED);
-	c->vma_misses = __atomic_load_n(&k->vma_misses, __ATOMIC_RELAXED);
-	c->retries = __atomic_load_n(&k->retries, __ATOMIC_RELAXED);
+	load_words(c, &p->skel->bss->counters, sizeof(*c));
 }
 
 void ap_probe_close(struct ap_probe *p)

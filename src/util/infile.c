@@ -35,14 +35,18 @@ int ap_infile_open(const char *path, uint64_t *size, char *err)
 FILE *ap_infile_fopen(const char *path, char *err)
 {
 	int fd = ap_infile_open(path, NULL, err);
-	FILE *f;
 
 	if (fd < 0)
 		return NULL;
-	f = fdopen(fd, "rb");
-	if (!f) {
-		int e = errno;
+	return ap_file_fdopen(fd, "rb", path, err);
+}
 
+FILE *ap_file_fdopen(int fd, const char *mode, const char *path, char *err)
+{
+	FILE *f = fdopen(fd, mode);
+	int e = errno;
+
+	if (!f) {
 		close(fd);
 		ap_fail_errno(err, e, "%s: %s", path, strerror(e));
 	}

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/infile.h"
 #include "arenaprof/util/outfile.h"
 
 /* The directory holding path's last component: sticky and writable by anyone? */
@@ -92,16 +93,6 @@ int ap_outfile_open(const char *path, mode_t mode, char *err)
 FILE *ap_outfile_fopen(const char *path, mode_t mode, char *err)
 {
 	int fd = ap_outfile_open(path, mode, err);
-	FILE *f;
 
-	if (fd < 0)
-		return NULL;
-	f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-
-		close(fd);
-		ap_fail_errno(err, e, "%s: %s", path, strerror(e));
-	}
-	return f;
+	return fd < 0 ? NULL : ap_file_fdopen(fd, "w", path, err);
 }

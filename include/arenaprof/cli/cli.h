@@ -9,6 +9,7 @@
 #define ARENAPROF_CLI_H
 
 #include <stdarg.h>
+#include <stdint.h>
 
 /* cmd: "record", "plan", ...; NULL for arenaprof itself. No trailing newline in fmt. */
 void ap_cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -25,6 +26,12 @@ int ap_cli_exit(int err);
  * just refused (argv[optind - 1]); returns 2, the exit code for it.
  */
 int ap_cli_bad_option(const char *cmd, char **argv);
+/*
+ * A count option's value (decimal, lo..hi) into *v: 0, or 2 with "--OPT 'ARG' is not a
+ * count" said.
+ */
+int ap_cli_count(const char *cmd, const char *opt, const char *arg, uint64_t lo, uint64_t hi,
+		 uint64_t *v);
 /*
  * Which of the words (a NULL-ended list) arg is: its index, or -1. For options that take
  * one of a few keywords (--by op|run).

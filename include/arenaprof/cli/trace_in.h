@@ -23,8 +23,15 @@
 	"  --salvage          a corrupt trace: skip the records that fail their check, use\n" \
 	"                     the rest, say how much was skipped, and exit 1\n"
 
-/* Takes option c if it is one of them: 1 taken, 0 not one of them, -1 a bad value (said). */
-int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *in);
+/*
+ * For a command's options its own switch did not take: option c if it is one of these (0),
+ * else the exit code of a bad value or an unknown option (2, said).
+ */
+int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *in,
+		    char **argv);
+
+/* After the options: the one TRACE argument into in->trace (0), or 2 said. */
+int ap_trace_in_arg(const char *cmd, int argc, char **argv, struct ap_corr_in *in);
 
 /*
  * Loads and correlates in->trace (ap_corr_load) and warns when it was cut short. 0, or the

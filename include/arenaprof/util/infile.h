@@ -15,5 +15,7 @@
 int ap_infile_open(const char *path, uint64_t *size, char *err);
 /* A stream open for reading ("rb", close-on-exec), or NULL with err (AP_ERR_LEN). */
 FILE *ap_infile_fopen(const char *path, char *err);
+/* fd as a stream of mode; on failure fd is closed and err says why (path named). */
+FILE *ap_file_fdopen(int fd, const char *mode, const char *path, char *err);
 
 #endif
