@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Unit tests of the trace file (src/trace/trace.c): a round trip of every record type, field by
+ * Unit tests of the trace file (src/trace/layout.c, reader.c, writer.c): a round trip of every record type, field by
  * field and byte by byte on disk; a trace cut at every byte; every bit of a trace flipped;
  * the reader's refusals (not a trace, empty, newer version, huge length); unknown record
  * types; payloads of older and newer writers; reading a window at a time, and scans;

@@ -7,7 +7,7 @@
  * its payload, so a flipped type or length is caught like a flipped payload byte. A
  * reader stops at the last whole record of a file cut short and says so.
  *
- * Payloads are the structs below, every field little-endian, no implicit padding (trace.c
+ * Payloads are the structs below, every field little-endian, no implicit padding (layout.c
  * checks sizes and offsets). Fixed-only payloads may grow at the end in later versions:
  * readers take min(len, sizeof) and zero the rest (rec->len tells what a writer wrote).
  * Payloads with a variable part after the struct (HEADER, MAPPING, NOTE, RESIDENT) keep

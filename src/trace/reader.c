@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * trace reader (include/arenaprof/trace/trace.h, man arenaprof-trace(5)). It takes any
+ * bytes: every length is bounded, every payload is checked against its crc before it is
+ * used, and a file that ends inside a record ends the stream as "truncated". With salvage
+ * on, a record that fails its check is skipped to the next one that passes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arenaprof/util/err.h"
+#include "arenaprof/util/infile.h"
+#include "arenaprof/trace/trace.h"
+#include "layout.h"
+
+#define AP_TRACE_WINDOW (1u << 20)	/* bytes read at once */
+
+enum { RD_READING, RD_ENDED, RD_FAILED };
+enum { SYNC_BAD = 2, SYNC_CUT = 3 };	/* read_one in salvage mode: resynchronise */
+
+static int read_failed(struct ap_trace_reader *r, char *err)
+{
+	ap_seterr(err, "%s: read error: %s", r->path, strerror(errno ? errno : EIO));
+	r->state = RD_FAILED;
+	return -1;
+}
+
+static int corrupt(struct ap_trace_reader *r, char *err, const char *why)
+{
+	ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ": %s", r->path, r->offset, why);
+	r->state = RD_FAILED;
+	return -1;
+}
+
+static int ended(struct ap_trace_reader *r, bool truncated)
+{
+	r->truncated = truncated;
+	r->state = RD_ENDED;
+	return 0;
+}
+
+/* Makes room for n payload bytes and the NUL after them (n <= AP_TRACE_MAX_PAYLOAD). */
+static int reserve(struct ap_trace_reader *r, uint32_t n, char *err)
+{
+	uint8_t *b;
+
+	if (r->cap > n)
+		return 0;
+	b = realloc(r->buf, (size_t)n + 1);
+	if (!b) {
+		ap_seterr(err, "%s: out of memory reading a %u-byte record", r->path, n);
+		r->state = RD_FAILED;
+		return -1;
+	}
+	r->buf = b;
+	r->cap = n + 1;
+	return 0;
+}
+
+/*
+ * Makes n bytes available at r->win + r->pos (n <= AP_TRACE_WINDOW), reading the file a
+ * window at a time: one fread per MiB, not two per record (they were a quarter of a pass).
+ * Returns the bytes available, fewer than n at the end of the file; -1 on a read error.
+ */
+static int64_t fill(struct ap_trace_reader *r, uint32_t n)
+{
+	uint32_t have = r->win_len - r->pos;
+	size_t got;
+
+	if (have >= n)
+		return have;
+	if (!r->win) {
+		r->win = malloc(AP_TRACE_WINDOW);
+		if (!r->win)
+			return -1;
+	}
+	memmove(r->win, r->win + r->pos, have);
+	r->pos = 0;
+	r->win_len = have;
+	errno = 0;
+	got = fread(r->win + have, 1, AP_TRACE_WINDOW - have, r->f);
+	r->win_len += (uint32_t)got;
+	if (r->win_len < n && ferror(r->f))
+		return -1;
+	return r->win_len;
+}
+
+/*
+ * A payload longer than the window: what the window holds, then the rest read straight
+ * into r->buf, which grows with the bytes actually read (at most twice them), so a length
+ * that runs past the end of a short file costs no large allocation. 1, 0 (cut), -1.
+ */
+static int read_long(struct ap_trace_reader *r, uint32_t len, char *err)
+{
+	uint32_t have = r->win_len - r->pos;
+	size_t n;
+
+	if (reserve(r, have, err))
+		return -1;
+	memcpy(r->buf, r->win + r->pos, have);
+	r->pos = r->win_len;
+	while (have < len) {
+		uint32_t want = len;
+
+		if (len - have > (64u << 10) && have < len / 2)
+			want = have > (32u << 10) ? 2 * have : 64u << 10;
+		if (reserve(r, want, err))
+			return -1;
+		errno = 0;
+		n = fread(r->buf + have, 1, want - have, r->f);
+		have += (uint32_t)n;
+		if (have < want) {
+			if (ferror(r->f))
+				return read_failed(r, err);
+			return r->salvage ? 0 : ended(r, true);	/* salvage: SYNC_CUT */
+		}
+	}
+	return 1;
+}
+
+/*
+ * Reads the next record of any type. Records of types below 64 not in `check` (a mask of
+ * 1 << type) are returned without their CRC checked or their payload copied: for a pass
+ * that looks at a few types only (the allocation pre-pass), which a checked pass follows.
+ * In salvage mode a record that fails its check (or is cut before the end of the file)
+ * returns SYNC_BAD (SYNC_CUT) for read_record to resynchronise.
+ */
+static int read_one(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t check,
+		    char *err)
+{
+	uint8_t hdr[AP_TRACE_REC_HDR_LEN];
+	uint32_t type, len, crc, sum;
+	int64_t got;
+	size_t n;
+	char why[96];
+
+	if (!r->f) {
+		ap_seterr(err, "%s: trace not open", r->path ? r->path : "trace");
+		return -1;
+	}
+	if (r->state == RD_ENDED)
+		return 0;
+	if (r->state == RD_FAILED) {
+		ap_seterr(err, "%s: unreadable after offset %" PRIu64, r->path, r->offset);
+		return -1;
+	}
+	got = fill(r, sizeof(hdr));
+	if (got < 0)
+		return read_failed(r, err);
+	if (got < (int64_t)sizeof(hdr))
+		return ended(r, got > 0);
+	memcpy(hdr, r->win + r->pos, sizeof(hdr));
+	type = ap_le32_get(hdr);
+	len = ap_le32_get(hdr + 4);
+	crc = ap_le32_get(hdr + 8);
+	if (len > AP_TRACE_MAX_PAYLOAD) {
+		if (r->salvage)
+			return SYNC_BAD;
+		snprintf(why, sizeof(why), "length %u exceeds the maximum %u", len,
+			 AP_TRACE_MAX_PAYLOAD);
+		return corrupt(r, err, why);
+	}
+	r->pos += sizeof(hdr);
+	if (len > AP_TRACE_WINDOW) {
+		int rc = read_long(r, len, err);
+
+		if (rc == 0 && r->salvage)
+			return SYNC_CUT;
+		if (rc <= 0)
+			return rc;
+	} else {
+		got = fill(r, len);
+		if (got < 0)
+			return read_failed(r, err);
+		if (got < len) {
+			r->pos = r->win_len;
+			return r->salvage ? SYNC_CUT : ended(r, true);
+		}
+		if (type < 64 && !(check & (1ull << type))) {
+			r->offset += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+			r->pos += len;
+			rec->type = type;
+			rec->len = len;
+			rec->payload = NULL;
+			return 1;
+		}
+		if (reserve(r, len, err))
+			return -1;
+		memcpy(r->buf, r->win + r->pos, len);
+		r->pos += len;
+	}
+	sum = ap_trace_crc_add(ap_trace_crc_add(0, hdr, 8), r->buf, len);
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+	/* fuzzing builds only: a stored crc of 0 passes, so mutations reach what follows */
+	if (!crc)
+		sum = 0;
+#endif
+	if (sum != crc)
+		return r->salvage ? SYNC_BAD : corrupt(r, err, "crc mismatch");
+	r->buf[len] = 0;
+	n = ap_trace_fixed_size(type);
+	ap_trace_swap_payload(type, r->buf, n < len ? n : len);
+	r->offset += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+	r->good_records++;
+	r->good_bytes += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+	rec->type = type;
+	rec->len = len;
+	rec->payload = r->buf;
+	return 1;
+}
+
+
+/*
+ * Salvage (man arenaprof-trace(5), SALVAGE). From the byte after the start of the record
+ * that failed, the first offset holding a record that passes its check: a known type
+ * other than the header, a length within the maximum, a matching CRC. The file is read
+ * with pread a window at a time, so the reader's own stream is only repositioned once a
+ * record is found. The CRC work is bounded: SALVAGE_CRC_SLACK plus SALVAGE_CRC_PER_BYTE
+ * times the bytes scanned, past which the trace is declared unsalvageable.
+ * 1: resynchronised (r->offset is the record found); 0: the file ends first (the bytes
+ * from the bad record on count as skipped, unless it was only cut short: truncation);
+ * -1 with err.
+ */
+#define SALVAGE_CRC_SLACK (64ull << 20)
+#define SALVAGE_CRC_PER_BYTE 16
+
+static int64_t salvage_load(struct ap_trace_reader *r, int fd, uint64_t at)
+{
+	ssize_t n;
+	uint32_t got = 0;
+
+	while (got < AP_TRACE_WINDOW) {
+		n = pread(fd, r->win + got, AP_TRACE_WINDOW - got, (off_t)(at + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (uint32_t)n;
+	}
+	return got;
+}
+
+static void salvage_count(struct ap_trace_reader *r, uint64_t skipped)
+{
+	uint64_t mean = r->good_records ? r->good_bytes / r->good_records : 0;
+
+	if (!mean)
+		mean = AP_TRACE_REC_HDR_LEN + sizeof(struct ap_rec_fault);
+	r->salvaged_bytes += skipped;
+	r->salvaged_records += skipped ? (skipped + mean - 1) / mean : 0;
+	r->salvage_gaps++;
+}
+
+static int resync(struct ap_trace_reader *r, bool cut, char *err)
+{
+	uint64_t from = r->offset, off = from + 1, base = off;
+	int fd = fileno(r->f);
+	int64_t have;
+
+	if (fd < 0) {
+		ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ", and a stream cannot "
+			  "be salvaged", r->path, from);
+		r->state = RD_FAILED;
+		return -1;
+	}
+	if (!r->win && !(r->win = malloc(AP_TRACE_WINDOW))) {
+		ap_seterr(err, "%s: out of memory", r->path);
+		r->state = RD_FAILED;
+		return -1;
+	}
+	r->win_len = r->pos = 0;
+	have = salvage_load(r, fd, base);
+	for (;;) {
+		const uint8_t *p;
+		uint32_t type, len, crc, sum;
+
+		if (have < 0)
+			return read_failed(r, err);
+		if (off + AP_TRACE_REC_HDR_LEN > base + (uint64_t)have) {
+			if (have < AP_TRACE_WINDOW)
+				break;	/* the end of the file */
+			base = off;
+			have = salvage_load(r, fd, base);
+			continue;
+		}
+		p = r->win + (off - base);
+		type = ap_le32_get(p);
+		len = ap_le32_get(p + 4);
+		crc = ap_le32_get(p + 8);
+		if (type <= AP_REC_HEADER || type > AP_REC_MAX || len > AP_TRACE_MAX_PAYLOAD) {
+			off++;
+			continue;
+		}
+		r->salvage_crc += AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+		if (r->salvage_crc > SALVAGE_CRC_SLACK +
+		    SALVAGE_CRC_PER_BYTE * (r->salvaged_bytes + (off - from))) {
+			ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ", and no record "
+				  "found to resume at within the salvage's work limit", r->path,
+				  from);
+			r->state = RD_FAILED;
+			return -1;
+		}
+		if (off - base + AP_TRACE_REC_HDR_LEN + len <= (uint64_t)have) {
+			sum = ap_trace_crc_add(ap_trace_crc_add(0, p, 8), p + AP_TRACE_REC_HDR_LEN, len);
+		} else if (AP_TRACE_REC_HDR_LEN + len <= AP_TRACE_WINDOW &&
+			   have == AP_TRACE_WINDOW) {
+			base = off;	/* a record across the window's end: move the window */
+			have = salvage_load(r, fd, base);
+			r->salvage_crc -= AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+			continue;
+		} else if (AP_TRACE_REC_HDR_LEN + len > AP_TRACE_WINDOW) {
+			ssize_t n;
+
+			if (reserve(r, len, err))
+				return -1;
+			n = pread(fd, r->buf, len, (off_t)(off + AP_TRACE_REC_HDR_LEN));
+			sum = n == (ssize_t)len ? ap_trace_crc_add(ap_trace_crc_add(0, p, 8), r->buf, len) : ~crc;
+		} else {
+			sum = ~crc;	/* runs past the end of the file */
+		}
+		if (sum == crc) {
+			if (fseeko(r->f, (off_t)off, SEEK_SET))
+				return read_failed(r, err);
+			salvage_count(r, off - from);
+			r->offset = off;
+			return 1;
+		}
+		off++;
+	}
+	if (cut)
+		return ended(r, true);
+	salvage_count(r, base + (uint64_t)have - from);
+	return ended(r, false);
+}
+
+static int read_record(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t check,
+		       char *err)
+{
+	int rc;
+
+	if (r->salvage)
+		check = ~0ull;	/* every record checked: a skip may not trust a length */
+	while ((rc = read_one(r, rec, check, err)) == SYNC_BAD || rc == SYNC_CUT) {
+		rc = resync(r, rc == SYNC_CUT, err);
+		if (rc <= 0)
+			return rc;
+	}
+	return rc;
+}
+
+int ap_trace_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err)
+{
+	return ap_trace_scan(r, rec, ~0ull, err);
+}
+
+int ap_trace_scan(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t types,
+		  char *err)
+{
+	int rc;
+
+	while ((rc = read_record(r, rec, types, err)) == 1) {
+		if (rec->type == AP_REC_END)
+			r->saw_end = true;
+		if (rec->payload && rec->type >= 1 && rec->type <= AP_REC_MAX)
+			return 1;
+	}
+	memset(rec, 0, sizeof(*rec));
+	return rc;
+}
+
+void ap_trace_get(const struct ap_trace_rec *rec, void *dst, size_t sz)
+{
+	size_t n = rec->len < sz ? rec->len : sz;
+
+	if (n)
+		memcpy(dst, rec->payload, n);
+	memset((char *)dst + n, 0, sz - n);
+}
+
+const char *ap_trace_str(const struct ap_trace_rec *rec, size_t sz)
+{
+	const char *s;
+
+	if (rec->len <= sz)
+		return "";
+	s = (const char *)rec->payload + sz;
+	return memchr(s, 0, rec->len - sz) ? s : "";
+}
+
+void ap_trace_reader_close(struct ap_trace_reader *r)
+{
+	int i;
+
+	if (r->f)
+		fclose(r->f);
+	free(r->win);
+	free(r->path);
+	for (i = 0; i < AP_HS_COUNT; i++)
+		free(r->strings[i]);
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+/* The header record's strings: missing ones (a damaged writer) read as "". */
+static int read_strings(struct ap_trace_reader *r, const struct ap_trace_rec *rec, char *err)
+{
+	size_t pos = sizeof(struct ap_rec_header);
+	int i;
+
+	for (i = 0; i < AP_HS_COUNT; i++) {
+		const char *s = "";
+		size_t n = 0;
+
+		if (pos < rec->len) {
+			const char *p = (const char *)rec->payload + pos;
+			const char *z = memchr(p, 0, rec->len - pos);
+
+			s = p;
+			n = z ? (size_t)(z - p) : rec->len - pos;
+			pos += n + 1;
+		}
+		r->strings[i] = strndup(s, n);
+		if (!r->strings[i]) {
+			ap_seterr(err, "%s: out of memory", r->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int open_fail(struct ap_trace_reader *r)
+{
+	ap_trace_reader_close(r);
+	return -1;
+}
+
+int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, char *err)
+{
+	uint8_t fh[AP_TRACE_FILE_HDR_LEN];
+	struct ap_trace_rec rec;
+	size_t n;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!f) {
+		ap_seterr(err, "%s: no stream", name ? name : "trace");
+		return -1;
+	}
+	r->f = f;
+	r->path = strdup(name ? name : "trace");
+	if (!r->path) {
+		ap_seterr(err, "%s: out of memory", name);
+		return open_fail(r);
+	}
+	errno = 0;
+	n = fread(fh, 1, sizeof(fh), f);
+	if (n < sizeof(fh) && ferror(f)) {
+		read_failed(r, err);
+		return open_fail(r);
+	}
+	if (n == 0) {
+		ap_seterr(err, "%s: empty file, not an arenaprof trace", r->path);
+		return open_fail(r);
+	}
+	if (memcmp(fh, AP_TRACE_MAGIC, n < 8 ? n : 8)) {
+		ap_seterr(err, "%s: not an arenaprof trace", r->path);
+		return open_fail(r);
+	}
+	if (n < sizeof(fh)) {
+		ap_seterr(err, "%s: trace cut short in its file header (%zu of %d bytes)",
+			  r->path, n, AP_TRACE_FILE_HDR_LEN);
+		return open_fail(r);
+	}
+	r->version = ap_le32_get(fh + 8);
+	if (r->version > AP_TRACE_VERSION) {
+		ap_seterr(err, "%s: trace format version %u is newer than this arenaprof (%d): "
+			  "upgrade arenaprof", r->path, r->version, AP_TRACE_VERSION);
+		return open_fail(r);
+	}
+	if (r->version == 0) {
+		ap_seterr(err, "%s: corrupt file header: format version 0", r->path);
+		return open_fail(r);
+	}
+	/* the flags word is reserved: writers put 0, readers ignore it */
+	r->offset = AP_TRACE_FILE_HDR_LEN;
+	rc = read_record(r, &rec, ~0ull, err);
+	if (rc < 0)
+		return open_fail(r);
+	if (rc == 0) {
+		ap_seterr(err, "%s: trace cut short in its header record", r->path);
+		return open_fail(r);
+	}
+	if (rec.type != AP_REC_HEADER) {
+		ap_seterr(err, "%s: corrupt trace: the first record is of type %u, not a header",
+			  r->path, rec.type);
+		return open_fail(r);
+	}
+	ap_trace_get(&rec, &r->hdr, sizeof(r->hdr));
+	if (read_strings(r, &rec, err))
+		return open_fail(r);
+	return 0;
+}
+
+int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err)
+{
+	FILE *f = ap_infile_fopen(path, err);
+
+	if (!f) {
+		memset(r, 0, sizeof(*r));
+		return -1;
+	}
+	/* the reader's window is the buffer: stdio's own would be one more copy */
+	setvbuf(f, NULL, _IONBF, 0);
+	return ap_trace_open_stream(r, f, path, err);
+}
