@@ -67,33 +67,26 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
-/* "A-B", "A" or "A-"; A may be -1 */
+/* "A-B", "A" or "A-"; A may be -1 (the dash after A's own sign separates them) */
 static int parse_runs(const char *s, int32_t *lo, int32_t *hi)
 {
-	char *end;
-	long a, b;
+	const char *dash = *s ? strchr(s + 1, '-') : NULL;
+	char a[24];
+	int64_t x, y = INT32_MAX;
+	size_t n = dash ? (size_t)(dash - s) : strlen(s);
 
-	errno = 0;
-	a = strtol(s, &end, 10);
-	if (errno || end == s || a < -1 || a > INT32_MAX)
+	if (n >= sizeof(a))
 		return -1;
-	if (!*end) {
-		*lo = *hi = (int32_t)a;
-		return 0;
-	}
-	if (*end != '-')
+	memcpy(a, s, n);
+	a[n] = '\0';
+	if (ap_parse_i64(a, -1, INT32_MAX, &x))
 		return -1;
-	s = end + 1;
-	if (!*s) {
-		*lo = (int32_t)a;
-		*hi = INT32_MAX;
-		return 0;
-	}
-	b = strtol(s, &end, 10);
-	if (errno || end == s || *end || b < a || b > INT32_MAX)
+	if (!dash)
+		y = x;
+	else if (dash[1] && ap_parse_i64(dash + 1, x, INT32_MAX, &y))
 		return -1;
-	*lo = (int32_t)a;
-	*hi = (int32_t)b;
+	*lo = (int32_t)x;
+	*hi = (int32_t)y;
 	return 0;
 }
 
