@@ -23,7 +23,8 @@ static void usage(FILE *f)
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
 		"Plans the tensor arena of subgraph 0 as LiteRT would and says what it needs.\n"
 		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, micro\n"
-		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G)\n"
+		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G);\n"
+		"                      exit 3 when the arena alone does not fit it\n"
 		"  --json              one JSON object; --csv: the tensor table\n"
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
@@ -192,6 +193,8 @@ int cmd_plan(int argc, char **argv)
 	else
 		ap_plan_print_text(stdout, &s);
 	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	if (!rc && !ap_plan_fits(&s))
+		rc = AP_EXIT_OVER;	/* a gate for CI: the model does not fit the budget */
 out:
 	ap_profile_free(&s.prof);
 	ap_tplan_free(&s.plan);

@@ -57,6 +57,11 @@ static uint64_t pinned_bytes(const struct ap_plan_set *s)
 	return s->plan.arena_bytes + s->plan.persistent_bytes;
 }
 
+bool ap_plan_fits(const struct ap_plan_set *s)
+{
+	return !s->have_budget || pinned_bytes(s) <= s->budget;
+}
+
 /* memory.high: 95 % of the budget, a tripwire below memory.max. */
 static uint64_t high_of(uint64_t budget)
 {
@@ -66,6 +71,17 @@ static uint64_t high_of(uint64_t budget)
 static uint64_t page_up(uint64_t v)
 {
 	return (v + 4095) / 4096 * 4096;
+}
+
+/*
+ * memory.min: the mapped weights, kept from reclaim, but never above memory.high (min <=
+ * high <= max, or the kernel protects more than the tripwire allows).
+ */
+static uint64_t min_of(const struct ap_plan_set *s)
+{
+	uint64_t w = page_up(s->plan.weights_bytes), high = high_of(s->budget);
+
+	return w < high ? w : high / 4096 * 4096;
 }
 
 static void print_budget(FILE *f, const struct ap_plan_set *s)
@@ -91,8 +107,9 @@ static void print_budget(FILE *f, const struct ap_plan_set *s)
 		s->budget, B(s->budget));
 	fprintf(f, "    memory.high = %" PRIu64 "   (%s, 95%%: a tripwire that throttles "
 		"and reclaims before the OOM killer)\n", high, B(high));
-	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: the mapped weights, kept from "
-		"reclaim)\n", page_up(s->plan.weights_bytes), B(page_up(s->plan.weights_bytes)));
+	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s, kept from reclaim)\n", min_of(s),
+		B(min_of(s)), min_of(s) < page_up(s->plan.weights_bytes) ?
+		"as much of the mapped weights as memory.high allows" : "the mapped weights");
 }
 
 static void print_live(FILE *f, const struct ap_tplan *p, int32_t op)
@@ -264,7 +281,7 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 			    (int64_t)(pinned + p->weights_bytes));
 		ap_json_u64(&j, "memory_max", s->budget);
 		ap_json_u64(&j, "memory_high", high_of(s->budget));
-		ap_json_u64(&j, "memory_min", page_up(p->weights_bytes));
+		ap_json_u64(&j, "memory_min", min_of(s));
 		ap_json_end_obj(&j);
 	}
 	ap_json_arr(&j, "tensor_plan");

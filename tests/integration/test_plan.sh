@@ -85,12 +85,29 @@ mv2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
 "$ARENAPROF" plan "$mv2" --budget 64M >"$TMP/fit.txt"
 check "mobilenet_v2 fits in 64M" grep -q '^  fits: ' "$TMP/fit.txt"
 check "budget suggests memory.max/high/min" grep -q 'memory.high = 63753420' "$TMP/fit.txt"
+"$ARENAPROF" plan "$mv2" --budget 64M >/dev/null
+rc=$?; MSG="exit $rc"
+check "plan --budget that fits: exit 0" [ "$rc" = 0 ]
 "$ARENAPROF" plan "$mv2" --budget 1M >"$TMP/nofit.txt"
+rc=$?; MSG="exit $rc"
+check "plan --budget the arena does not fit: exit 3 (a CI gate)" [ "$rc" = 3 ]
 check "mobilenet_v2 does not fit in 1M" grep -q 'does not fit: the arena alone needs' \
 	"$TMP/nofit.txt"
 "$ARENAPROF" plan "$mv2" --budget 3M >"$TMP/page.txt"
+rc=$?; MSG="exit $rc"
+check "plan --budget that fits only by paging weights: exit 0" [ "$rc" = 0 ]
 check "mobilenet_v2 in 3M fits only by paging weights" grep -q 'fits only by paging' \
 	"$TMP/page.txt"
+# suggested settings keep memory.min <= memory.high <= memory.max for every budget,
+# also when the weights (3.4 MiB) exceed the budget's 95 %
+for b in 1M 3M 4M 64M; do
+	out=$("$ARENAPROF" plan "$mv2" --budget $b --json)
+	MSG="$b: $(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["budget"])' 2>&1)"
+	check "plan --budget $b: suggested memory.min <= memory.high <= memory.max" python3 -c '
+import json, sys
+b = json.loads(sys.argv[1])["budget"]
+sys.exit(not (0 < b["memory_min"] <= b["memory_high"] <= b["memory_max"]))' "$out"
+done
 check "text names the widest operator" grep -q 'widest operator: #4 DEPTHWISE_CONV_2D' \
 	"$TMP/fit.txt"
 

@@ -25,6 +25,8 @@ struct ap_plan_set {
 	unsigned top;
 };
 
+/* With a budget: whether the model's pinned memory (arena and persistent arena) fits it. */
+bool ap_plan_fits(const struct ap_plan_set *s);
 void ap_plan_print_text(FILE *f, const struct ap_plan_set *s);
 void ap_plan_print_json(FILE *f, const struct ap_plan_set *s);
 void ap_plan_print_csv(FILE *f, const struct ap_tplan *p);

@@ -12,6 +12,7 @@ enum ap_exit {
 	AP_EXIT_OK = 0,
 	AP_EXIT_RUNTIME = 1,
 	AP_EXIT_USAGE = 2,	/* bad usage or bad input */
+	AP_EXIT_OVER = 3,	/* a gate failed: over a budget, or grown past a threshold */
 };
 
 /* err is a buffer of AP_ERR_LEN bytes; the message has no trailing newline. */
