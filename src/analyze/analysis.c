@@ -570,6 +570,20 @@ static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o
 	}
 }
 
+uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field)
+{
+	uint64_t best = 0;
+
+	for (uint32_t i = 0; i < a->n_samples; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)&a->samples[i] + field, sizeof(v));
+		if (v != AP_NO_VALUE && v > best)
+			best = v;
+	}
+	return best;
+}
+
 int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f)
 {
 	int32_t r = region_of(a->priv, f->addr);

@@ -19,6 +19,7 @@ static const struct {
 	{ "heatmap", cmd_heatmap, "arena faults by operator or run and offset: SVG, PNG, CSV, terminal" },
 	{ "export", cmd_export, "a trace as Chrome trace-event JSON (Perfetto), CSV or JSON" },
 	{ "run", cmd_run, "run a command in fresh cgroups with memory limits: what it cost" },
+	{ "diff", cmd_diff, "two plans or traces side by side; exit 3 past --fail-above (CI)" },
 };
 
 static void usage(FILE *f)
@@ -28,7 +29,8 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'arenaprof COMMAND --help' for a command's options; man arenaprof(1).\n"
-		"Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad input.\n");
+		"Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad input, 3 a gate failed\n"
+		"(plan --budget, diff --fail-above).\n");
 }
 
 int main(int argc, char **argv)

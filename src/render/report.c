@@ -53,21 +53,7 @@ static bool is_move(const struct ap_analysis *a, uint32_t i)
 	return false;
 }
 
-static uint64_t sample_max(const struct ap_analysis *a, size_t off)
-{
-	uint64_t best = 0;
-
-	for (uint32_t i = 0; i < a->n_samples; i++) {
-		uint64_t v;
-
-		memcpy(&v, (const char *)&a->samples[i] + off, sizeof(v));
-		if (v != AP_NO_VALUE && v > best)
-			best = v;
-	}
-	return best;
-}
-
-#define SMAX(a, field) sample_max((a), offsetof(struct ap_rec_sample, field))
+#define SMAX(a, field) AP_SAMPLE_MAX(a, field)
 
 static void print_runs(FILE *f, const struct ap_counts *c, const char *indent)
 {

@@ -9,6 +9,7 @@
 #define ARENAPROF_ANALYSIS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arenaprof/analyze/arena.h"
@@ -116,6 +117,10 @@ struct ap_analysis_opts {
 int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		    struct ap_analysis *a, char *err);
 void ap_analysis_free(struct ap_analysis *a);
+
+/* The largest value of a sample field (offsetof(struct ap_rec_sample, f)), 0 without one. */
+uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field);
+#define AP_SAMPLE_MAX(a, f) ap_analysis_sample_max((a), offsetof(struct ap_rec_sample, f))
 
 /*
  * The mapping a fault record was counted in by the pass (the same rule: its vma bounds,

@@ -12,5 +12,6 @@ int cmd_top(int argc, char **argv);
 int cmd_heatmap(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# arenaprof diff and the CI gates: two plans side by side against plan --json's own
+# figures, exit 3 past --fail-above and 0 within it, two traces against report --json's
+# figures (root, BPF), and bad usage.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+MI=$BUILD/mininfer
+MV1=$MODELS/mobilenet_v1_0.25_128_quant.tflite
+MV2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
+
+# diff_check NAME WANT-EXIT PYTHON-CONDITION ARGS...: runs diff --json, checks exit and
+# the condition on d (the JSON) and truth (sys.argv[2], a JSON file of ground truth)
+diff_check() {
+	local name=$1 want=$2 cond=$3 out rc
+	shift 3
+	out=$("$ARENAPROF" diff --json "$@" 2>&1)
+	rc=$?
+	MSG="exit $rc (want $want): $(printf '%s' "$out" | head -c 400)"
+	check "$name" python3 -c "
+import json, sys
+if int(sys.argv[3]) != $want:
+    sys.exit(1)
+d = json.loads(sys.argv[1]); truth = json.load(open(sys.argv[2]))
+sys.exit(0 if ($cond) else 1)" "$out" "$TMP/truth.json" "$rc"
+}
+
+# ground truth for plans: plan --json of each model, computed by the planner's own command
+"$ARENAPROF" plan "$MV1" --json >"$TMP/p1.json"
+"$ARENAPROF" plan "$MV2" --json >"$TMP/p2.json"
+python3 - "$TMP/p1.json" "$TMP/p2.json" >"$TMP/truth.json" <<'PY'
+import json, sys
+p = [json.load(open(f)) for f in sys.argv[1:3]]
+print(json.dumps({'a1': p[0]['arena_bytes'], 'a2': p[1]['arena_bytes'],
+                  'w1': p[0]['weights_bytes'], 'w2': p[1]['weights_bytes'],
+                  'ops2': len(p[1]['ops'])}))
+PY
+diff_check "plans: mv1 -> mv2, the arena grew 760 % > 10 %: exit 3, figures equal plan --json's" 3 \
+	"d['old']['arena_bytes'] == truth['a1'] and d['new']['arena_bytes'] == truth['a2'] and
+ d['new']['weights_bytes'] == truth['w2'] and d['new']['operators'] == truth['ops2'] and
+ abs(d['change_pct']['arena'] - 100.0 * (truth['a2'] - truth['a1']) / truth['a1']) < 1e-3 and
+ d['gate']['arena_over'] and d['gate']['failed']" "$MV1" "$MV2" --fail-above 10
+diff_check "plans: mv2 -> mv1, it shrank: exit 0, gate passed" 0 \
+	"d['change_pct']['arena'] < 0 and not d['gate']['failed']" "$MV2" "$MV1" --fail-above 10
+diff_check "plans: mv2 against itself with --fail-above 0: no change, exit 0" 0 \
+	"d['change_pct']['arena'] == 0 and d['change_pct']['peak'] == 0 and
+ not d['gate']['failed']" "$MV2" "$MV2" --fail-above 0
+diff_check "plans: no --fail-above: exit 0 however much it grew, gate null" 0 \
+	"d['gate'] is None and d['change_pct']['arena'] > 700" "$MV1" "$MV2"
+out=$("$ARENAPROF" diff "$MV1" "$MV2" --fail-above 10 2>&1)
+MSG="$out"
+check "plans, text: the widest operator's breadth change is listed first" \
+	grep -Eq '^  #4 +DEPTHWISE_CONV_2D' <<<"$out"
+
+expect_refusal "diff with one file: exit 2" 2 "expected OLD and NEW" "$ARENAPROF" diff "$MV1"
+expect_refusal "diff of a file that is neither a trace nor a plan: exit 2" 2 "not a plan" \
+	"$ARENAPROF" diff "$MV1" /etc/hostname
+expect_refusal "diff --fail-above -1: exit 2" 2 "not a percentage" \
+	"$ARENAPROF" diff "$MV1" "$MV2" --fail-above -1
+
+if [ "$(id -u)" != 0 ]; then
+	skip "diff of two traces" "needs root (BPF) to record them"
+	exit 0
+fi
+for m in 1 2; do
+	eval model=\$MV$m
+	"$ARENAPROF" record -o "$TMP/t$m.trace" --run-probe "$MI:mininfer_invoke" -- \
+		"$MI" "$model" --runs 3 >/dev/null 2>"$TMP/rec$m.err" ||
+		fail "record mv$m" "$(tail -2 "$TMP/rec$m.err")"
+	"$ARENAPROF" report "$TMP/t$m.trace" --json >"$TMP/r$m.json"
+done
+# ground truth for traces: report --json's arena (its first-touched pages) and VmHWM
+python3 - "$TMP/r1.json" "$TMP/r2.json" >"$TMP/truth.json" <<'PY'
+import json, sys
+r = [json.load(open(f)) for f in sys.argv[1:3]]
+print(json.dumps({'a%d' % (i + 1): (x['arena']['first_touch_pages'] +
+                                    x['arena']['resident_at_attach_pages']) * x['page_size']
+                  for i, x in enumerate(r)} |
+                 {'h%d' % (i + 1): x['samples']['vmhwm_max_bytes'] for i, x in enumerate(r)}))
+PY
+diff_check "traces: mv1 -> mv2 grew past 50 %: exit 3, arena and peak equal report --json's" 3 \
+	"d['old']['kind'] == 'trace' and d['old']['arena_bytes'] == truth['a1'] and
+ d['new']['arena_bytes'] == truth['a2'] and d['new']['peak_bytes'] == truth['h2'] and
+ d['gate']['failed']" "$TMP/t1.trace" "$TMP/t2.trace" --fail-above 50
+diff_check "traces: mv2 -> mv1: exit 0" 0 "not d['gate']['failed']" \
+	"$TMP/t2.trace" "$TMP/t1.trace" --fail-above 50
+diff_check "a trace against its model's plan: the arena found equals the plan's, in pages" 0 \
+	"d['old']['kind'] == 'trace' and d['new']['kind'] == 'plan' and
+ d['old']['arena_bytes'] == (d['new']['arena_bytes'] + 4095) // 4096 * 4096" \
+	"$TMP/t2.trace" "$MV2" --plan "$MV2"
