@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		"arenaprof: memory profiler for edge-AI inference processes.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'arenaprof COMMAND --help' for a command's options; man arenaprof(1).\n"
+	fprintf(f, "\n'arenaprof help COMMAND' (or COMMAND --help) for a command's options; man\n"
+		"arenaprof(1).\n"
 		"Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad input, 3 a gate failed\n"
 		"(plan --budget, diff --fail-above).\n");
 }
@@ -39,9 +40,21 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return AP_EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return AP_EXIT_OK;
+	}
+	/* arenaprof help CMD: CMD --help */
+	if (!strcmp(argv[1], "help")) {
+		char opt[] = "--help", *av[] = { argv[2], opt, NULL };
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name))
+				return commands[i].run(2, av);
+		ap_cli_say(NULL, "no help for '%s': not a command (try 'arenaprof --help')",
+			   argv[2]);
+		return AP_EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		printf("arenaprof %s\n", AP_VERSION);

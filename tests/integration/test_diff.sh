@@ -52,6 +52,15 @@ MSG="$out"
 check "plans, text: the widest operator's breadth change is listed first" \
 	grep -Eq '^  #4 +DEPTHWISE_CONV_2D' <<<"$out"
 
+# arenaprof help CMD is CMD --help
+for cmd in plan record report diff; do
+	out=$("$ARENAPROF" help $cmd 2>&1)
+	rc=$?; MSG="exit $rc: $(head -1 <<<"$out")"
+	check "help $cmd: $cmd's own usage, exit 0" sh -c '[ "$1" = 0 ] &&
+		printf "%s\n" "$2" | head -1 | grep -q "^usage: arenaprof $3 "' _ "$rc" "$out" "$cmd"
+done
+expect_refusal "help of no command: exit 2" 2 "not a command" "$ARENAPROF" help nope
+
 expect_refusal "diff with one file: exit 2" 2 "expected OLD and NEW" "$ARENAPROF" diff "$MV1"
 expect_refusal "diff of a file that is neither a trace nor a plan: exit 2" 2 "not a plan" \
 	"$ARENAPROF" diff "$MV1" /etc/hostname
