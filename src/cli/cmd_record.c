@@ -74,7 +74,10 @@ static void usage(FILE *f)
 		"                   strace and perf do: a command that opens devices or writes\n"
 		"                   where its service does keeps working. Under sudo, --user\n"
 		"                   \"$SUDO_USER\" runs it as you\n"
-		"  -v               libbpf diagnostics\n");
+		"  -v               libbpf diagnostics\n"
+		"Exit: 0; with -- CMD, CMD's own exit status when it ends by itself with one\n"
+		"(128 + the signal when a signal killed it), as strace does; 1 when recording\n"
+		"failed, 2 for bad usage. The trace is complete in every case but 1.\n");
 }
 
 #define GO_ON (-1)	/* parse_args: record; else the exit code */
@@ -146,6 +149,17 @@ bad_value:
 	return GO_ON;
 }
 
+/*
+ * The command's own end as record's exit code, as strace gives it: its exit status, or
+ * 128 + the signal that killed it (the trace is complete either way).
+ */
+static int target_status(const struct ap_session *s)
+{
+	if (s->term_signal > 0)
+		return 128 + (s->term_signal & 127);
+	return s->exit_status > 0 ? s->exit_status & 255 : AP_EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct ap_session_opts so = { .method = AP_METHOD_NONE, .ring_bytes = DEFAULT_RING,
@@ -206,10 +220,10 @@ int cmd_record(int argc, char **argv)
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}
-	if (!s.started && s.end_reason == AP_END_TARGET_EXIT)
-		ap_cli_say("record", "process %d exited (%s)%s", s.pid,
-			ap_session_exit_text(&s, err, sizeof(err)), !s.faults && !s.runs ?
-			" before any fault or run was seen" : "");
+	if (s.end_reason == AP_END_TARGET_EXIT)
+		ap_cli_say("record", "%s %d exited (%s)%s", s.started ? "the command, pid" :
+			"process", s.pid, ap_session_exit_text(&s, err, sizeof(err)),
+			!s.faults && !s.runs ? " before any fault or run was seen" : "");
 	ap_cli_say("record", "%" PRIu64 " faults, %" PRIu64 " runs, %llu "
 		"dropped events; trace %s", s.faults, s.runs,
 		(unsigned long long)s.counters.ringbuf_drops, out);
@@ -221,6 +235,8 @@ int cmd_record(int argc, char **argv)
 	rc = s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
 	if (!s.started && s.end_reason == AP_END_TARGET_EXIT && !s.faults && !s.runs)
 		rc = AP_EXIT_RUNTIME;	/* the process was gone before anything was seen */
+	if (!rc && s.started && s.end_reason == AP_END_TARGET_EXIT)
+		rc = target_status(&s);
 out:
 	ap_session_free(&s);
 	return rc;

@@ -93,6 +93,17 @@ expect_fail "a dead PID: exit 2, one clear line" 2 "does not exist" \
 expect_fail "a command that does not exist: exit 2" 2 "cannot run" \
 	"$ARENAPROF" record -o "$TMP/nocmd.trace" -- /nonexistent/cmd
 expect_fail "no -o: exit 2" 2 "needs -o" "$ARENAPROF" record -- true
+# the command's own end is record's exit code and is in its summary (as strace does)
+expect_fail "a command that exits 7: record exits 7 and says so" 7 "exited (status 7)" \
+	"$ARENAPROF" record -o "$TMP/st7.trace" -- sh -c 'exit 7'
+MSG="$("$ARENAPROF" report "$TMP/st7.trace" --json 2>&1 | head -c 300)"
+check "... and its trace is complete, with status 7" python3 -c 'import json,sys
+d = json.loads(sys.argv[1]); sys.exit(not (d["complete"] and d["end"]["exit_status"] == 7))' \
+	"$("$ARENAPROF" report "$TMP/st7.trace" --json 2>/dev/null)"
+expect_fail "a command killed by SIGKILL: record exits 137 and says so" 137 "killed by signal 9" \
+	"$ARENAPROF" record -o "$TMP/st9.trace" -- sh -c 'kill -9 $$'
+expect_fail "a command that exits 0: record exits 0 and says so" 0 "exited (status 0)" \
+	"$ARENAPROF" record -o "$TMP/st0.trace" -- true
 # numbers are checked before they are narrowed: (int)4294967297 would be pid 1
 expect_fail "-p 4294967297: exit 2, not pid 1" 2 "bad value '4294967297'" \
 	"$ARENAPROF" record -o "$TMP/x.trace" -p 4294967297
