@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arenaprof/cli/cli.h"
@@ -32,13 +33,47 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+static bool status_shown;	/* the status line is on the terminal, to be cleared */
+
+static void status_clear(void)
+{
+	if (status_shown)
+		fputs("\r\033[K", stderr);
+	status_shown = false;
+}
+
 /* Every note of the session, as one line on stderr (the trace sink keeps it too). */
 static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *text)
 {
 	(void)ctx;
 	(void)ts_ns;
+	status_clear();
 	ap_cli_say("record", "%s%s", level >= 2 ? "error: " : level ? "warning: " : "", text);
 	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* On a terminal, once a second: how far the recording is, on one line rewritten. */
+static void status_line(const struct ap_session *s, const struct ap_trace_sink *t,
+			uint64_t t0, uint64_t *next)
+{
+	uint64_t now = mono_ns();
+
+	if (now < *next)
+		return;
+	*next = now + 1000000000ULL;
+	fprintf(stderr, "\r\033[Karenaprof record: %.0f s, %" PRIu64 " runs, %" PRIu64
+		" faults, %s written, %llu dropped", (double)(now - t0) / 1e9, s->runs,
+		s->faults, ap_fmt_bytes(t->w.bytes, (char[32]){ 0 }, 32),
+		(unsigned long long)s->counters.ringbuf_drops);
+	status_shown = true;
 }
 
 static void usage(FILE *f)
@@ -75,6 +110,8 @@ static void usage(FILE *f)
 		"                   where its service does keeps working. Under sudo, --user\n"
 		"                   \"$SUDO_USER\" runs it as you\n"
 		"  -v               libbpf diagnostics\n"
+		"On a terminal a status line (time, runs, faults, bytes written, drops) is\n"
+		"rewritten once a second.\n"
 		"Exit: 0; with -- CMD, CMD's own exit status when it ends by itself with one\n"
 		"(128 + the signal when a signal killed it), as strace does; 1 when recording\n"
 		"failed, 2 for bad usage. The trace is complete in every case but 1.\n");
@@ -170,6 +207,8 @@ int cmd_record(int argc, char **argv)
 	struct ap_session s;
 	struct ap_trace_sink t;
 	char *out = NULL, err[AP_ERR_LEN];
+	bool tty = isatty(STDERR_FILENO);
+	uint64_t t0, next;
 	int rc = parse_args(argc, argv, &so, &out);
 
 	if (rc != GO_ON)
@@ -206,8 +245,12 @@ int cmd_record(int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	rc = AP_EXIT_OK;
+	t0 = next = mono_ns() + 1000000000ULL;
+	t0 -= 1000000000ULL;
 	while (ap_session_step(&s, -1))
-		;
+		if (tty)
+			status_line(&s, &t, t0, &next);
+	status_clear();
 	ap_session_stop(&s, 0);
 	switch (ap_trace_sink_close(&t, &s)) {
 	case -1:

@@ -104,6 +104,20 @@ expect_fail "a command killed by SIGKILL: record exits 137 and says so" 137 "kil
 	"$ARENAPROF" record -o "$TMP/st9.trace" -- sh -c 'kill -9 $$'
 expect_fail "a command that exits 0: record exits 0 and says so" 0 "exited (status 0)" \
 	"$ARENAPROF" record -o "$TMP/st0.trace" -- true
+# a status line a second on a terminal (script(1) gives it one), none into a pipe
+if command -v script >/dev/null; then
+	script -qec "$ARENAPROF record -o $TMP/tty.trace -- sleep 2.5" /dev/null >"$TMP/tty.out" 2>&1
+	n=$(tr '\r' '\n' <"$TMP/tty.out" | grep -ac 'arenaprof record: [0-9]* s, [0-9]* runs, [0-9]* faults, .* written, 0 dropped')
+	MSG="$n status lines: $(tr '\r' '\n' <"$TMP/tty.out" | head -c 300)"
+	check "record on a terminal: a status line each second (2 or 3 in 2.5 s)" \
+		[ "$n" -ge 2 -a "$n" -le 3 ]
+	"$ARENAPROF" record -o "$TMP/pipe2.trace" -- sleep 1.5 2>"$TMP/pipe2.err"
+	MSG="$(head -c 300 "$TMP/pipe2.err")"
+	check "record into a pipe or file: no status line" \
+		sh -c '! grep -q "runs, .* faults, .* written" "$1"' _ "$TMP/pipe2.err"
+else
+	fail "record status line" "script(1) is missing (bsdutils)"
+fi
 # numbers are checked before they are narrowed: (int)4294967297 would be pid 1
 expect_fail "-p 4294967297: exit 2, not pid 1" 2 "bad value '4294967297'" \
 	"$ARENAPROF" record -o "$TMP/x.trace" -p 4294967297
