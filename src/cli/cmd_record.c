@@ -19,6 +19,7 @@
 #include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/json.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/session.h"
@@ -52,6 +53,36 @@ static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *tex
 	return 0;
 }
 
+/* --json: the recording's outcome as one JSON object, the last line on stdout. */
+static void print_json(const struct ap_session *s, const char *out, uint64_t bytes, int rc)
+{
+	struct ap_json j;
+
+	ap_json_init(&j, stdout);
+	ap_json_obj(&j, NULL);
+	ap_json_str(&j, "trace", out);
+	ap_json_u64(&j, "trace_bytes", bytes);
+	ap_json_i64(&j, "pid", s->pid);
+	ap_json_str(&j, "method", ap_method_name(ap_probe_method(s->probe)));
+	ap_json_u64(&j, "faults", s->faults);
+	ap_json_u64(&j, "runs", s->runs);
+	ap_json_u64(&j, "dropped_events", s->counters.ringbuf_drops);
+	ap_json_obj(&j, "end");
+	ap_json_str(&j, "reason", ap_trace_end_reason(s->end_reason));
+	if (s->exit_status >= 0 && !s->term_signal)
+		ap_json_i64(&j, "exit_status", s->exit_status);
+	else
+		ap_json_null(&j, "exit_status");
+	if (s->term_signal > 0)
+		ap_json_i64(&j, "signal", s->term_signal);
+	else
+		ap_json_null(&j, "signal");
+	ap_json_end_obj(&j);
+	ap_json_i64(&j, "exit_code", rc);
+	ap_json_end_obj(&j);
+	ap_json_finish(&j);
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -83,7 +114,7 @@ static void usage(FILE *f)
 		"                        [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
 		"                        [--op-probe BINARY:SYMBOL[:ARG]] [--interval MS]\n"
 		"                        [--ring-size SIZE] [--arena auto|off|ADDR] [--keep]\n"
-		"                        [--user USER] [-v]\n\n"
+		"                        [--user USER] [--json] [-v]\n\n"
 		"Traces every page fault of a process into TRACE (see arenaprof-trace(5)).\n"
 		"  -- CMD ARGS      start CMD, attach before it runs: no first touch is missed\n"
 		"  -p PID           attach to a running process; pages already resident are recorded\n"
@@ -109,6 +140,8 @@ static void usage(FILE *f)
 		"                   strace and perf do: a command that opens devices or writes\n"
 		"                   where its service does keeps working. Under sudo, --user\n"
 		"                   \"$SUDO_USER\" runs it as you\n"
+		"  --json           at the end, the outcome as one JSON object on stdout (trace,\n"
+		"                   faults, runs, drops, how it ended, record's exit code)\n"
 		"  -v               libbpf diagnostics\n"
 		"On a terminal a status line (time, runs, faults, bytes written, drops) is\n"
 		"rewritten once a second.\n"
@@ -120,14 +153,15 @@ static void usage(FILE *f)
 #define GO_ON (-1)	/* parse_args: record; else the exit code */
 
 /* The command line into so and *out: GO_ON, or the exit code (--help, a bad option). */
-static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **out)
+static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **out,
+		      bool *json)
 {
 	double duration = 0;
 	int c;
 	struct ap_opts op;
 
 	ap_opts_init(&op, "+p|pid: o|output: n|runs: d|duration: m|probe: R|run-probe: O|op-probe: "
-		     "i|interval: s|ring-size: k|keep u|user: A|arena: v|verbose h|help");
+		     "i|interval: s|ring-size: k|keep u|user: A|arena: j=json v|verbose h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(so, c, optarg);
 
@@ -137,6 +171,7 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 			continue;
 		switch (c) {
 		case 'o': *out = optarg; break;
+		case 'j': *json = true; break;
 		case 'n':
 			if (ap_parse_u64(optarg, 10, 1, UINT64_MAX, &so->runs_limit))
 				goto bad_value;
@@ -207,9 +242,9 @@ int cmd_record(int argc, char **argv)
 	struct ap_session s;
 	struct ap_trace_sink t;
 	char *out = NULL, err[AP_ERR_LEN];
-	bool tty = isatty(STDERR_FILENO);
+	bool tty = isatty(STDERR_FILENO), json = false;
 	uint64_t t0, next;
-	int rc = parse_args(argc, argv, &so, &out);
+	int rc = parse_args(argc, argv, &so, &out, &json);
 
 	if (rc != GO_ON)
 		return rc;
@@ -280,6 +315,8 @@ int cmd_record(int argc, char **argv)
 		rc = AP_EXIT_RUNTIME;	/* the process was gone before anything was seen */
 	if (!rc && s.started && s.end_reason == AP_END_TARGET_EXIT)
 		rc = target_status(&s);
+	if (json)
+		print_json(&s, out, t.w.bytes, rc);
 out:
 	ap_session_free(&s);
 	return rc;

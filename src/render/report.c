@@ -24,21 +24,6 @@
 /* text from the trace (paths, command line, notes), safe for a terminal */
 #define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
 
-static const char *const end_reasons[] = {
-	[AP_END_TARGET_EXIT] = "the target exited",
-	[AP_END_RUNS] = "the requested runs completed",
-	[AP_END_DURATION] = "the duration elapsed",
-	[AP_END_SIGNAL] = "the recorder was interrupted",
-	[AP_END_ERROR] = "the recorder hit an error",
-};
-
-static const char *end_reason(uint32_t r)
-{
-	return r < sizeof(end_reasons) / sizeof(end_reasons[0]) && end_reasons[r] ?
-	       end_reasons[r] : "unknown";
-}
-
-
 static uint64_t page_of(const struct ap_analysis *a)
 {
 	return a->hdr.page_size;
@@ -293,7 +278,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 		a->drops.ringbuf_drops ? ": the ring buffer overflowed, record again with a "
 		"larger --ring-size" : "");
 	if (a->saw_end)
-		fprintf(f, "ended      %s%s", end_reason(a->end.reason),
+		fprintf(f, "ended      %s%s", ap_trace_end_reason(a->end.reason),
 			a->end.reason == AP_END_TARGET_EXIT ? "" : "\n");
 	if (a->saw_end && a->end.reason == AP_END_TARGET_EXIT) {
 		if (a->end.term_signal)
@@ -509,7 +494,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		    (double)(a->t_last - a->t_first) / 1e9 : 0);
 	if (a->saw_end) {
 		ap_json_obj(&j, "end");
-		ap_json_str(&j, "reason", end_reason(a->end.reason));
+		ap_json_str(&j, "reason", ap_trace_end_reason(a->end.reason));
 		if (a->end.exit_status >= 0)
 			ap_json_i64(&j, "exit_status", a->end.exit_status);
 		else

@@ -520,3 +520,16 @@ int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err)
 	setvbuf(f, NULL, _IONBF, 0);
 	return ap_trace_open_stream(r, f, path, err);
 }
+
+static const char *const end_reasons[] = {
+	[AP_END_TARGET_EXIT] = "the target exited", [AP_END_RUNS] = "the requested runs completed",
+	[AP_END_DURATION] = "the duration elapsed",
+	[AP_END_SIGNAL] = "the recorder was interrupted",
+	[AP_END_ERROR] = "the recorder hit an error",
+};
+
+const char *ap_trace_end_reason(uint32_t reason)
+{
+	return reason < sizeof(end_reasons) / sizeof(end_reasons[0]) && end_reasons[reason] ?
+	       end_reasons[reason] : "unknown";
+}

@@ -104,6 +104,26 @@ expect_fail "a command killed by SIGKILL: record exits 137 and says so" 137 "kil
 	"$ARENAPROF" record -o "$TMP/st9.trace" -- sh -c 'kill -9 $$'
 expect_fail "a command that exits 0: record exits 0 and says so" 0 "exited (status 0)" \
 	"$ARENAPROF" record -o "$TMP/st0.trace" -- true
+# --json: the outcome as the last line on stdout, equal to what report reads in the trace
+out=$("$ARENAPROF" record -o "$TMP/js.trace" --json --run-probe "$MI:mininfer_invoke" -- \
+	"$MI" "$MV2" --runs 3 2>/dev/null | tail -1)
+rep=$("$ARENAPROF" report "$TMP/js.trace" --json 2>/dev/null)
+MSG="record: $(printf '%s' "$out" | head -c 300)"
+check "record --json: faults, runs, drops and the end equal report's of its trace, exit_code 0" \
+	python3 -c 'import json, sys
+d, r = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+sys.exit(not (d["faults"] == r["faults_total"] and d["runs"] == r["runs"] == 3 and
+	      d["dropped_events"] == r["dropped_events"] and d["exit_code"] == 0 and
+	      d["end"]["exit_status"] == 0 and d["end"]["signal"] is None and
+	      d["trace_bytes"] == __import__("os").path.getsize(sys.argv[3])))' \
+	"$out" "$rep" "$TMP/js.trace"
+out=$("$ARENAPROF" record -o "$TMP/js5.trace" --json -- sh -c 'exit 5' 2>/dev/null)
+rc=$?
+MSG="exit $rc: $out"
+check "record --json of a command that exits 5: exit 5, exit_code and exit_status 5" \
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1]); sys.exit(not (sys.argv[2] == "5" and d["exit_code"] == 5 and
+	d["end"]["exit_status"] == 5))' "$out" "$rc"
 # a status line a second on a terminal (script(1) gives it one), none into a pipe
 if command -v script >/dev/null; then
 	script -qec "$ARENAPROF record -o $TMP/tty.trace -- sleep 2.5" /dev/null >"$TMP/tty.out" 2>&1

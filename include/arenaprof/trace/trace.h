@@ -278,4 +278,7 @@ void ap_trace_get(const struct ap_trace_rec *rec, void *dst, size_t sz);
 const char *ap_trace_str(const struct ap_trace_rec *rec, size_t sz);
 void ap_trace_reader_close(struct ap_trace_reader *r);
 
+/* An END record's reason (enum ap_end_reason) in words: "the target exited", ... */
+const char *ap_trace_end_reason(uint32_t reason);
+
 #endif
