@@ -61,6 +61,7 @@ struct top {
 	uint64_t status_ts;
 	uint64_t notes_seen;
 	long iterations;		/* --batch -n */
+	bool json;			/* --batch --json: JSON lines */
 };
 
 static uint64_t now_ns(void)
@@ -90,7 +91,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: arenaprof top -p PID [--plan MODEL.tflite|PLAN] [-o TRACE]\n"
 		"                     [--interval MS] [--smaps-interval MS] [--psi-alarm PCT]\n"
-		"                     [--batch [-n N]]\n"
+		"                     [--batch [--json] [-n N]]\n"
 		"                     [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
 		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
 		"                     [--snapshot-dir DIR] [--trace-ring SIZE] [-v]\n"
@@ -108,6 +109,8 @@ static void usage(FILE *f)
 		"  --smaps-interval MS  smaps_rollup, which walks every page table (default 5000)\n"
 		"  --psi-alarm PCT    the cgroup's full avg10 above this turns red (default 1)\n"
 		"  --batch, -b        one line per interval on stdout (also without a terminal)\n"
+		"  --json             with --batch (implied): one JSON object per line, the same\n"
+		"                     keys, null for a value not known\n"
 		"  -n N               with --batch: stop after N lines\n"
 		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
 		"  --probe, --run-probe, --op-probe, --ring-size, -v: as for record\n");
@@ -309,7 +312,7 @@ static int run_batch(struct top *t)
 		if (t->live.generation == printed)
 			continue;
 		printed = t->live.generation;
-		ap_tui_batch_line(stdout, &t->live);
+		ap_tui_batch_line(stdout, &t->live, t->json);
 		if (t->iterations && ++lines >= t->iterations) {
 			ap_session_stop(&t->s, AP_END_DURATION);
 			return AP_EXIT_OK;
@@ -396,6 +399,7 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 		break;
 	}
 	case 'b': a->batch = true; break;
+	case 'j': a->batch = t->json = true; break;
 	case 'n':
 		if (ap_parse_i64(arg, 1, INT_MAX, &v))
 			return 1;
@@ -422,7 +426,7 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
-		     "D=snapshot-dir: T=trace-ring: v|verbose h|help");
+		     "D=snapshot-dir: T=trace-ring: j=json v|verbose h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(&a->so, c, optarg);
 

@@ -26,6 +26,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/render/tui.h"
+#include "arenaprof/util/json.h"
 
 #define LABEL_W 10		/* the panel label column */
 #define GAP 2			/* between items */
@@ -895,59 +896,91 @@ void ap_tui_close(void)
 
 /* ---- --batch ---- */
 
-static void kv(FILE *f, const char *k, uint64_t v)
+/* One batch line being written: key=value text, or a JSON object (json non-NULL). */
+struct line {
+	FILE *f;
+	struct ap_json *json;
+};
+
+static void kv(struct line *o, const char *k, uint64_t v)
 {
-	if (have(v))
-		fprintf(f, " %s=%" PRIu64, k, v);
+	if (o->json && have(v))
+		ap_json_u64(o->json, k, v);
+	else if (o->json)
+		ap_json_null(o->json, k);
+	else if (have(v))
+		fprintf(o->f, " %s=%" PRIu64, k, v);
 	else
-		fprintf(f, " %s=-", k);
+		fprintf(o->f, " %s=-", k);
 }
 
-void ap_tui_batch_line(FILE *f, const struct ap_live *l)
+/* A rate; known false: "-" (null in JSON). */
+static void kf(struct line *o, const char *k, double v, bool known)
+{
+	if (o->json && known)
+		ap_json_f64(o->json, k, v);
+	else if (o->json)
+		ap_json_null(o->json, k);
+	else if (known)
+		fprintf(o->f, " %s=%.1f", k, v);
+	else
+		fprintf(o->f, " %s=-", k);
+}
+
+void ap_tui_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 {
 	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
 	const struct ap_kernel_acct *a = &l->last.acct;
 	bool arena = l->id.map >= 0, runs = l->run_markers || l->session->run_probe;
+	struct ap_json j;
+	struct line o = { .f = f, .json = as_json ? &j : NULL };
 	char when[32];
 	time_t now = time(NULL);
+	double t = (double)(l->t_last_ns - l->t_start_ns) / 1e9;
 	struct tm tm;
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	fprintf(f, "%s t=%.1f pid=%d", when, (double)(l->t_last_ns - l->t_start_ns) / 1e9,
-		l->pid);
-	kv(f, "rss", s->vm_rss);
-	kv(f, "hwm", s->vm_hwm);
-	kv(f, "anon", s->rss_anon);
-	kv(f, "file", s->rss_file);
-	kv(f, "shmem", s->rss_shmem);
-	kv(f, "pss_anon", l->have_smaps ? sm->pss_anon : AP_NO_VALUE);
-	kv(f, "pss_file", l->have_smaps ? sm->pss_file : AP_NO_VALUE);
-	kv(f, "pss_shmem", l->have_smaps ? sm->pss_shmem : AP_NO_VALUE);
-	kv(f, "swap", l->have_smaps ? sm->swap : AP_NO_VALUE);
-	kv(f, "arena_bytes", arena ? l->maps[l->id.map].end - l->maps[l->id.map].start :
+	if (as_json) {
+		ap_json_init(&j, f);
+		ap_json_obj(&j, NULL);
+		ap_json_str(&j, "time", when);
+		ap_json_f64(&j, "t", t);
+		ap_json_i64(&j, "pid", l->pid);
+	} else {
+		fprintf(f, "%s t=%.1f pid=%d", when, t, l->pid);
+	}
+	kv(&o, "rss", s->vm_rss);
+	kv(&o, "hwm", s->vm_hwm);
+	kv(&o, "anon", s->rss_anon);
+	kv(&o, "file", s->rss_file);
+	kv(&o, "shmem", s->rss_shmem);
+	kv(&o, "pss_anon", l->have_smaps ? sm->pss_anon : AP_NO_VALUE);
+	kv(&o, "pss_file", l->have_smaps ? sm->pss_file : AP_NO_VALUE);
+	kv(&o, "pss_shmem", l->have_smaps ? sm->pss_shmem : AP_NO_VALUE);
+	kv(&o, "swap", l->have_smaps ? sm->swap : AP_NO_VALUE);
+	kv(&o, "arena_bytes", arena ? l->maps[l->id.map].end - l->maps[l->id.map].start :
 	   AP_NO_VALUE);
-	kv(f, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
-	kv(f, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);
-	kv(f, "arena_first_touch_pages", arena ? l->arena_ft : AP_NO_VALUE);
-	fprintf(f, " first_touch_per_s=%.1f", ap_live_rate(&l->ft_rate));
-	fprintf(f, " %s_per_s=%.1f", l->majmin_known ? "minor" : "faults",
-		ap_live_rate(&l->minor_rate));
-	if (l->majmin_known)
-		fprintf(f, " major_per_s=%.1f", ap_live_rate(&l->major_rate));
-	else
-		fprintf(f, " major_per_s=-");
-	kv(f, "runs", runs ? l->runs_completed : AP_NO_VALUE);
-	if (runs)
-		fprintf(f, " runs_per_s=%.1f", ap_live_rate(&l->run_rate));
-	else
-		fprintf(f, " runs_per_s=-");
-	kv(f, "cg_current", a->cg_current);
-	kv(f, "cg_peak", a->cg_peak);
-	kv(f, "psi_some_avg10", a->psi_sys.some_avg[0]);
-	kv(f, "psi_full_avg10", a->psi_sys.full_avg[0]);
-	kv(f, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
-	kv(f, "drops", l->drops.ringbuf_drops);
-	fputc('\n', f);
+	kv(&o, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
+	kv(&o, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);
+	kv(&o, "arena_first_touch_pages", arena ? l->arena_ft : AP_NO_VALUE);
+	kf(&o, "first_touch_per_s", ap_live_rate(&l->ft_rate), true);
+	kf(&o, l->majmin_known ? "minor_per_s" : "faults_per_s", ap_live_rate(&l->minor_rate),
+	   true);
+	kf(&o, "major_per_s", ap_live_rate(&l->major_rate), l->majmin_known);
+	kv(&o, "runs", runs ? l->runs_completed : AP_NO_VALUE);
+	kf(&o, "runs_per_s", ap_live_rate(&l->run_rate), runs);
+	kv(&o, "cg_current", a->cg_current);
+	kv(&o, "cg_peak", a->cg_peak);
+	kv(&o, "psi_some_avg10", a->psi_sys.some_avg[0]);
+	kv(&o, "psi_full_avg10", a->psi_sys.full_avg[0]);
+	kv(&o, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
+	kv(&o, "drops", l->drops.ringbuf_drops);
+	if (as_json) {
+		ap_json_end_obj(&j);
+		ap_json_finish(&j);
+	} else {
+		fputc('\n', f);
+	}
 	fflush(f);
 }

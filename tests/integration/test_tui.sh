@@ -353,6 +353,34 @@ PY
 MSG="exit $rc; $r; $(head -c 300 "$TMP/batch.err")" \
 	check "--batch -n 3: three key=value lines with the right pid, VmHWM and arena" \
 	test "$rc" = 0 -a -z "$r"
+# --json: JSON lines with the same keys as the key=value lines, null for '-'
+"$ARENAPROF" top -p "$A" --plan "$MV2" --run-probe "$MI:mininfer_invoke" --json -n 2 \
+	--interval 200 >"$TMP/batch.jsonl" 2>"$TMP/batchj.err"
+rc=$?
+r=$(python3 - "$TMP/batch.jsonl" "$TMP/batch.out" "$A" "$PAGES" <<'PY'
+import json, sys
+bad = []
+try:
+	js = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+except ValueError as e:
+	print(f"not JSON lines: {e}")
+	sys.exit()
+kv = dict(f.split("=", 1) for f in open(sys.argv[2]).readline().split()[1:])
+if len(js) != 2:
+	bad.append(f"{len(js)} lines")
+for d in js:
+	if set(d) != set(kv) | {"time"}:
+		bad.append(f"keys differ: {sorted(set(d) ^ (set(kv) | {'time'}))}")
+	if d["pid"] != int(sys.argv[3]) or d["arena_pages"] != int(sys.argv[4]):
+		bad.append(f"pid {d['pid']} arena_pages {d['arena_pages']}")
+	if any(v == "-" for v in d.values()):
+		bad.append("a '-' where null belongs")
+print("; ".join(bad))
+PY
+)
+MSG="exit $rc; $r; $(head -c 300 "$TMP/batchj.err")" \
+	check "--json -n 2: two JSON lines, the key=value lines' keys, right pid and arena" \
+	test "$rc" = 0 -a -z "$r"
 "$ARENAPROF" -p "$A" -n 2 --interval 200 2>/dev/null | cat >"$TMP/notty.out"
 MSG="$(head -c 300 "$TMP/notty.out")" check "no terminal: batch lines (arenaprof -p PID | cat)" \
 	test "$(grep -c ' hwm=' "$TMP/notty.out")" = 2

@@ -42,7 +42,7 @@ void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v);
 int ap_tui_key(void);
 
 /* --batch: one line of key=value fields for the latest sample (sizes in bytes, rates per
- * second, '-' for what was not read). */
-void ap_tui_batch_line(FILE *f, const struct ap_live *l);
+ * second, '-' for what was not read); json: the same as one JSON object (null). */
+void ap_tui_batch_line(FILE *f, const struct ap_live *l, bool json);
 
 #endif
