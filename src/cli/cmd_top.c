@@ -460,6 +460,12 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		a->batch = true;
+	/* a terminal that cannot address the cursor gets the batch lines, not garbage */
+	if (!a->batch && (!getenv("TERM") || !strcmp(getenv("TERM"), "dumb"))) {
+		ap_cli_say("top", "TERM is %s: batch lines instead of the live view",
+			   getenv("TERM") ? "dumb" : "not set");
+		a->batch = true;
+	}
 	return GO_ON;
 }
 

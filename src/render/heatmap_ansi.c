@@ -3,7 +3,8 @@
  * heatmap_ansi: the matrix in a terminal (boards are used over ssh): one line per row, a
  * label, then one character cell per group of columns (summed) so that the line fits the
  * width, coloured with the 256-colour palette (the SVG's scale, nearest cube colour).
- * NO_COLOR set: shades of ' .:-=+*#%@' instead of colours.
+ * NO_COLOR set, or not writing to a terminal (-o - > file): shades of ' .:-=+*#%@'
+ * instead of colour escapes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -52,7 +53,7 @@ static int cube(const uint8_t rgb[3])
 int ap_heatmap_ansi(const struct ap_heatmap *h, FILE *f, unsigned width, char *err)
 {
 	static const char shades[] = " .:-=+*#%@";
-	bool mono = getenv("NO_COLOR") && getenv("NO_COLOR")[0];
+	bool mono = (getenv("NO_COLOR") && getenv("NO_COLOR")[0]) || !isatty(fileno(f));
 	unsigned lw, pw, group, out_cols;
 	struct ap_heatmap s = *h;	/* the scale of the merged cells */
 	uint64_t *m;

@@ -862,7 +862,8 @@ int ap_tui_open(char *err)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
-	colors = has_colors();
+	/* NO_COLOR (no-color.org): any non-empty value means no colour */
+	colors = has_colors() && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
 	if (colors) {
 		static const short op_fg[N_OP_COLORS] = {
 			COLOR_GREEN, COLOR_CYAN, COLOR_MAGENTA, COLOR_BLUE, COLOR_YELLOW,

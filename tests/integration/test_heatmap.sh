@@ -142,13 +142,22 @@ print('%dx%d' % im.size, im.mode, sum(im.getpixel((0, 0))) < 100, im.getpixel((8
 		check "png: pngcheck" pngcheck -q "$TMP/mv2.png"
 	fi
 
-	# terminal
-	"$ARENAPROF" heatmap "$t" --plan "$MV2" -o - --width 100 >"$TMP/ansi.txt"
+	# terminal (script(1) gives it one): colour cells; into a file or under NO_COLOR none
+	script -qec "$ARENAPROF heatmap $t --plan $MV2 -o - --width 100" /dev/null \
+		| tr -d '\r' >"$TMP/ansi.txt"
 	w=$(sed 's/\x1b\[[0-9;]*m//g' "$TMP/ansi.txt" | awk '{ if (length($0) > m) m = length($0) } END { print m }')
 	MSG="widest line $w" check "terminal: fits 100 columns" test "$w" -le 100
 	check "terminal: 256-colour cells" grep -q $'\x1b\\[48;5;' "$TMP/ansi.txt"
 	n=$(grep -c '^4 DEPTHWISE' "$TMP/ansi.txt")
 	MSG="$n" check "terminal: a line per operator" test "$n" = 1
+	"$ARENAPROF" heatmap "$t" --plan "$MV2" -o - --width 100 >"$TMP/ansi-file.txt"
+	NO_COLOR=1 script -qec "$ARENAPROF heatmap $t --plan $MV2 -o - --width 100" /dev/null \
+		>"$TMP/ansi-nocolor.txt"
+	for f in file nocolor; do
+		MSG="$(grep -c $'\x1b' "$TMP/ansi-$f.txt") lines with escapes"
+		check "terminal drawing $([ $f = file ] && echo 'into a file' || echo 'under NO_COLOR'): shades, no escape" \
+			sh -c '! grep -q "$(printf "\033")" "$1" && grep -q "^4 DEPTHWISE.*[@%#*]" "$1"' _ "$TMP/ansi-$f.txt"
+	done
 
 	# a browser renders the SVG: labels, colours
 	if command -v chromium >/dev/null; then

@@ -381,6 +381,13 @@ PY
 MSG="exit $rc; $r; $(head -c 300 "$TMP/batchj.err")" \
 	check "--json -n 2: two JSON lines, the key=value lines' keys, right pid and arena" \
 	test "$rc" = 0 -a -z "$r"
+# TERM=dumb on a terminal (script(1) gives one): batch lines and a line saying why
+TERM=dumb script -qec "$ARENAPROF -p $A -n 2 --interval 200" /dev/null | tr -d '\r' \
+	>"$TMP/dumb.out"
+MSG="$(head -c 300 "$TMP/dumb.out")"
+check "TERM=dumb: batch lines, not the screen, and it says so" sh -c '
+	[ "$(grep -c " hwm=" "$1")" = 2 ] && grep -q "TERM is dumb: batch lines" "$1" &&
+	! grep -q "$(printf "\033")\[" "$1"' _ "$TMP/dumb.out"
 "$ARENAPROF" -p "$A" -n 2 --interval 200 2>/dev/null | cat >"$TMP/notty.out"
 MSG="$(head -c 300 "$TMP/notty.out")" check "no terminal: batch lines (arenaprof -p PID | cat)" \
 	test "$(grep -c ' hwm=' "$TMP/notty.out")" = 2
