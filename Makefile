@@ -71,7 +71,8 @@ FIXTURES := $(BUILD)/mininfer $(patsubst tests/fixtures/%.c,$(BUILD)/fixtures/%,
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all check unit bench fuzz demo install clean arm64 check-arm64 check-arm64-litert
+.PHONY: all check unit bench fuzz demo install install-strip uninstall clean arm64 check-arm64 \
+	check-arm64-litert
 all: $(BUILD)/arenaprof $(FIXTURES)
 
 # The boards' build beside the host's, for the arm64 VM suite: on an x86-64 host, the
@@ -169,10 +170,28 @@ fuzz:
 demo: all
 	$(Q)BUILD=$(BUILD) scripts/demo
 
+# What make install puts where (make uninstall removes exactly these).
+INSTALLED := bin/arenaprof share/man/man1/arenaprof.1 share/man/man5/arenaprof-trace.5 \
+	share/bash-completion/completions/arenaprof share/zsh/site-functions/_arenaprof \
+	share/fish/vendor_completions.d/arenaprof.fish
+
 install: all
 	install -D -m 0755 $(BUILD)/arenaprof $(DESTDIR)$(PREFIX)/bin/arenaprof
 	install -D -m 0644 man/arenaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/arenaprof.1
 	install -D -m 0644 man/arenaprof-trace.5 $(DESTDIR)$(PREFIX)/share/man/man5/arenaprof-trace.5
+	install -D -m 0644 scripts/completions/arenaprof.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/arenaprof
+	install -D -m 0644 scripts/completions/_arenaprof \
+		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_arenaprof
+	install -D -m 0644 scripts/completions/arenaprof.fish \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/arenaprof.fish
+
+# The same with the binary stripped of its symbols (a board's flash is small).
+install-strip: install
+	$(CROSS_COMPILE)strip $(DESTDIR)$(PREFIX)/bin/arenaprof
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,28 @@
+# bash completion for arenaprof (installed by make install)
+_arenaprof()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
+	local cmds="plan record report top heatmap export run diff help"
+	local opts
+	if [ "$COMP_CWORD" -eq 1 ]; then
+		COMPREPLY=($(compgen -W "$cmds -p --help --version" -- "$cur"))
+		return
+	fi
+	case $cmd in
+	plan) opts="--strategy --budget --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --help" ;;
+	record) opts="--pid --output --runs --duration --probe --run-probe --op-probe --interval --ring-size --keep --user --arena --json --verbose --help" ;;
+	report) opts="--plan --plan-csv --arena --salvage --json --pages --disagree --help" ;;
+	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --verbose --help" ;;
+	heatmap) opts="--plan --plan-csv --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --help" ;;
+	export) opts="--format --output --plan --plan-csv --arena --salvage --max-instants --help" ;;
+	run) opts="--memory-max --memory-high --memory-min --plan --psi-trigger --repeat --cgroup-parent --json --user --help" ;;
+	diff) opts="--plan --fail-above --json --help" ;;
+	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
+	esac
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+	else
+		COMPREPLY=($(compgen -f -- "$cur"))
+	fi
+}
+complete -F _arenaprof arenaprof
