@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena auto|ADDR]\n"
-		"                       [--json] [--pages] [--disagree N] [--salvage]\n\n"
+		"                       [--json] [--pages] [--mappings] [--disagree N] [--salvage]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
 		"marker, drops, and memory samples over time. With a plan: the arena base, every\n"
@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		AP_TRACE_IN_HELP
 		"  --json             one JSON object\n"
 		"  --pages            with --json: every first-touched arena page (page, run, op)\n"
+		"  --mappings         text: every mapping (vma), not one line per object\n"
 		"  --disagree N       text: list up to N pages where the attributions differ (20)\n");
 }
 
@@ -48,11 +49,12 @@ int cmd_report(int argc, char **argv)
 	int c, rc = 0;
 	struct ap_opts op;
 
-	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages d|disagree: h|help");
+	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages M=mappings d|disagree: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'P': r.pages = json = true; break;
+		case 'M': r.all_mappings = true; break;
 		case 'd':
 			if (ap_cli_count("report", "disagree", optarg, 0, 1000000, &v))
 				return AP_EXIT_USAGE;

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/report.h"
+#include "arenaprof/render/summary.h"
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/order.h"
 
@@ -249,46 +251,10 @@ static void text_arena(FILE *f, const struct ap_report *r)
 		ap_attrib_text_arena(f, r->x, r->attrib);
 }
 
-void ap_report_text(FILE *f, const struct ap_report *r)
+/* --mappings: every mapping the trace saw fault or hold pages, by address. */
+static void text_mappings(FILE *f, const struct ap_analysis *a, const uint32_t *order)
 {
-	const char *path = r->path;
-	const struct ap_analysis *a = &r->x->a;
-	uint32_t *order = by_address(a);
-	double secs = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) / 1e9 : 0;
 	uint64_t page = page_of(a);
-	const char *run_probe = a->strings[AP_HS_RUN_PROBE];
-
-	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
-		"cut short: read up to its last whole record" : a->saw_end ? "complete" :
-		"no end record: the recorder did not finish");
-	if (a->salvaged_bytes)
-		fprintf(f, "salvaged:  %" PRIu64 " bytes skipped (about %" PRIu64 " records) "
-			"that failed their check: every count below misses them\n",
-			a->salvaged_bytes, a->salvaged_records);
-	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, TS(a->strings[AP_HS_CMDLINE]),
-		a->hdr.flags & AP_HDR_ATTACHED ? "attached with -p" : "started by arenaprof");
-	fprintf(f, "method     %s; kernel %s, %s, page %" PRIu64 " bytes\n",
-		a->strings[AP_HS_METHOD], a->strings[AP_HS_KERNEL], a->strings[AP_HS_ARCH], page);
-	fprintf(f, "runs       %" PRIu64 " completed (%" PRIu64 " begun) in %.2f s%s%s%s\n",
-		a->runs_completed, a->runs_begun, secs, run_probe[0] ? "; run probe " : "",
-		run_probe, run_probe[0] ? "" : "; no run probe");
-	fprintf(f, "faults     %" PRIu64 " (%" PRIu64 " with vma unknown)\n", a->faults,
-		a->faults_vma_unknown);
-	fprintf(f, "dropped    %" PRIu64 " events%s\n", a->drops.ringbuf_drops,
-		a->drops.ringbuf_drops ? ": the ring buffer overflowed, record again with a "
-		"larger --ring-size" : "");
-	if (a->saw_end)
-		fprintf(f, "ended      %s%s", ap_trace_end_reason(a->end.reason),
-			a->end.reason == AP_END_TARGET_EXIT ? "" : "\n");
-	if (a->saw_end && a->end.reason == AP_END_TARGET_EXIT) {
-		if (a->end.term_signal)
-			fprintf(f, " (killed by signal %d)\n", a->end.term_signal);
-		else if (a->end.exit_status >= 0)
-			fprintf(f, " (status %d)\n", a->end.exit_status);
-		else	/* -p: its parent reaped it, the status went with it */
-			fprintf(f, " (status unknown%s)\n", a->hdr.flags & AP_HDR_ATTACHED ?
-				": not our child" : "");
-	}
 
 	fprintf(f, "\n%-29s %10s %-5s %-8s %9s %9s %10s  %s\n", "mapping", "size", "kind",
 		"role", "faults", "1st-touch", "resident", "path");
@@ -308,6 +274,187 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 			fprintf(f, "%29s %" PRIu64 " pages were already resident at attach\n", "",
 				m->resident_at_attach);
 	}
+}
+
+/* One object's rows folded: a file's mappings, one role's anonymous vmas, or small files. */
+struct object {
+	const char *path;	/* the analysis' string */
+	size_t dir;		/* small files folded: the length of their directory; 0 not */
+	const char *role;
+	uint32_t maps, files;
+	uint64_t bytes, faults, pages;
+	bool anon;
+};
+
+#define SMALL_PAGES 2	/* a file with at most this many pages resident folds by directory */
+
+/* The object a mapping folds into: the same file (code if any of it is), the same role. */
+static bool same_object(const struct object *o, const struct ap_amap *m)
+{
+	return o->anon == m->anon && !strcmp(o->path, m->path) &&
+	       (!m->anon || !strcmp(o->role, m->role));
+}
+
+static void add(struct object *to, const struct object *from)
+{
+	to->maps += from->maps;
+	to->files += from->files;
+	to->bytes += from->bytes;
+	to->faults += from->faults;
+	to->pages += from->pages;
+}
+
+static uint32_t fold(struct object *o, const struct ap_analysis *a, const uint32_t *order)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < a->n_maps; k++) {
+		const struct ap_amap *m = &a->maps[order[k]];
+		bool own = (int32_t)order[k] == a->id.map || !strcmp(m->role, AP_ROLE_MOVED_ARENA);
+		struct object one = { .path = m->path, .role = m->role, .anon = m->anon,
+				      .maps = 1, .files = 1, .bytes = m->end - m->start,
+				      .faults = m->faults,
+				      .pages = m->first_touch_pages + m->resident_at_attach };
+		uint32_t i = 0;
+
+		if (!m->faults && !m->resident_at_attach)
+			continue;
+		while (!own && i < n && !same_object(&o[i], m))
+			i++;
+		if (own || i == n) {
+			o[i = n++] = one;
+			continue;
+		}
+		one.files = 0;
+		add(&o[i], &one);
+		if (!strcmp(m->role, "code"))
+			o[i].role = "code";
+	}
+	return n;
+}
+
+/* The directory part of a small file's path (its length with the '/'), else 0. */
+static size_t small_dir(const struct object *o)
+{
+	const char *slash = strrchr(o->path, '/');
+
+	return !o->anon && o->pages <= SMALL_PAGES && slash ? (size_t)(slash - o->path) + 1 : 0;
+}
+
+static bool in_dir(const struct object *o, const char *path, size_t dir)
+{
+	return small_dir(o) == dir && !strncmp(o->path, path, dir);
+}
+
+/* Small files of one directory, two or more, become one line ("16 files in DIR/"). */
+static uint32_t fold_small(struct object *o, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		size_t dir = small_dir(&o[i]);
+		uint32_t j = 0;
+		bool more = false;
+
+		while (dir && j < k && !(o[j].dir == dir && !strncmp(o[j].path, o[i].path, dir)))
+			j++;
+		if (dir && j < k) {
+			add(&o[j], &o[i]);
+			continue;
+		}
+		for (uint32_t x = i + 1; dir && x < n && !more; x++)
+			more = in_dir(&o[x], o[i].path, dir);
+		o[k] = o[i];
+		o[k].dir = more ? dir : 0;
+		if (more)
+			o[k].role = "file";
+		k++;
+	}
+	return k;
+}
+
+/*
+ * The default: one line per object (a file, [heap]'s versions, the anonymous mappings of
+ * one role, small files by directory), in order of first address; the arena and its
+ * moves keep their own lines. --mappings lists every vma.
+ */
+static void text_objects(FILE *f, const struct ap_analysis *a, const uint32_t *order)
+{
+	struct object *o = calloc(a->n_maps + 1, sizeof(*o));
+	uint64_t page = page_of(a);
+	uint32_t n;
+
+	if (!o || !order) {
+		free(o);
+		text_mappings(f, a, order);
+		return;
+	}
+	n = fold_small(o, fold(o, a, order));
+	fprintf(f, "\n%-8s %5s %10s %-5s %9s %10s  %s\n", "object", "vmas", "size", "kind",
+		"faults", "resident", "path (--mappings: every vma)");
+	for (uint32_t i = 0; i < n; i++) {
+		char name[PATH_MAX + 32];
+
+		if (o[i].dir)
+			snprintf(name, sizeof(name), "%u files in %.*s", o[i].files,
+				 (int)o[i].dir, o[i].path);
+		else
+			snprintf(name, sizeof(name), "%s", o[i].path[0] ? o[i].path :
+				 "(anonymous)");
+		fprintf(f, "%-8s %5u %10s %-5s %9" PRIu64 " %10s  %s\n", o[i].role, o[i].maps,
+			B(o[i].bytes), o[i].anon ? "anon" : "file", o[i].faults,
+			B(o[i].pages * page), TS(name));
+	}
+	free(o);
+}
+
+void ap_report_text(FILE *f, const struct ap_report *r)
+{
+	const char *path = r->path;
+	const struct ap_analysis *a = &r->x->a;
+	uint32_t *order = by_address(a);
+	double secs = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) / 1e9 : 0;
+	uint64_t page = page_of(a);
+	char probe[512];
+	const char *run_probe = ap_summary_run_probe(a, probe, sizeof(probe));
+
+	ap_summary_text(f, r);
+	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
+		"cut short: read up to its last whole record" : a->saw_end ? "complete" :
+		"no end record: the recorder did not finish");
+	if (a->salvaged_bytes)
+		fprintf(f, "salvaged:  %" PRIu64 " bytes skipped (about %" PRIu64 " records) "
+			"that failed their check: every count below misses them\n",
+			a->salvaged_bytes, a->salvaged_records);
+	fprintf(f, "target     pid %d: %s (%s)\n", a->hdr.pid, TS(a->strings[AP_HS_CMDLINE]),
+		a->hdr.flags & AP_HDR_ATTACHED ? "attached with -p" : "started by arenaprof");
+	fprintf(f, "method     %s; kernel %s, %s, page %" PRIu64 " bytes\n",
+		a->strings[AP_HS_METHOD], a->strings[AP_HS_KERNEL], a->strings[AP_HS_ARCH], page);
+	fprintf(f, "runs       %" PRIu64 " completed (%" PRIu64 " begun) in %.2f s%s%s%s\n",
+		a->runs_completed, a->runs_begun, secs, run_probe[0] ? "; run probe " : "",
+		TS(run_probe), run_probe[0] ? "" : "; no run probe");
+	fprintf(f, "faults     %" PRIu64 " (%" PRIu64 " with vma unknown)\n", a->faults,
+		a->faults_vma_unknown);
+	fprintf(f, "dropped    %" PRIu64 " events%s\n", a->drops.ringbuf_drops,
+		a->drops.ringbuf_drops ? ": the ring buffer overflowed, record again with a "
+		"larger --ring-size" : "");
+	if (a->saw_end)
+		fprintf(f, "ended      %s%s", ap_trace_end_reason(a->end.reason),
+			a->end.reason == AP_END_TARGET_EXIT ? "" : "\n");
+	if (a->saw_end && a->end.reason == AP_END_TARGET_EXIT) {
+		if (a->end.term_signal)
+			fprintf(f, " (killed by signal %d)\n", a->end.term_signal);
+		else if (a->end.exit_status >= 0)
+			fprintf(f, " (status %d)\n", a->end.exit_status);
+		else	/* -p: its parent reaped it, the status went with it */
+			fprintf(f, " (status unknown%s)\n", a->hdr.flags & AP_HDR_ATTACHED ?
+				": not our child" : "");
+	}
+
+	if (r->all_mappings)
+		text_mappings(f, a, order);
+	else
+		text_objects(f, a, order);
 
 	text_arena(f, r);
 	if (a->n_samples) {
@@ -471,6 +618,8 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 
 	ap_json_init(&j, f);
 	ap_json_obj(&j, NULL);
+	ap_json_u64(&j, "schema_version", AP_REPORT_SCHEMA);
+	ap_summary_json(&j, r);
 	ap_json_str(&j, "trace", path);
 	ap_json_bool(&j, "complete", a->saw_end && !a->truncated && !a->salvaged_bytes);
 	ap_json_bool(&j, "truncated", a->truncated);

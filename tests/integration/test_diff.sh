@@ -97,3 +97,28 @@ diff_check "a trace against its model's plan: the arena found equals the plan's,
 	"d['old']['kind'] == 'trace' and d['new']['kind'] == 'plan' and
  d['old']['arena_bytes'] == (d['new']['arena_bytes'] + 4095) // 4096 * 4096" \
 	"$TMP/t2.trace" "$MV2" --plan "$MV2"
+
+# report, the answer first: at most 8 lines before the first blank one, the verdict on
+# the plan, the peak and its arena part equal to report --json's own figures
+"$ARENAPROF" report "$TMP/t2.trace" --plan "$MV2" >"$TMP/r2.txt" 2>&1
+"$ARENAPROF" report "$TMP/t2.trace" --plan "$MV2" --json >"$TMP/r2p.json" 2>&1
+head_lines=$(awk 'NF == 0 { print NR - 1; exit }' "$TMP/r2.txt")
+MSG="$(head -8 "$TMP/r2.txt")"
+check "report opens with the summary: $head_lines lines (at most 8), the verdict first" \
+	sh -c '[ "$1" -ge 3 ] && [ "$1" -le 8 ] &&
+		head -1 "$2" | grep -q "^verdict    the arena is as planned: 1.58 MiB planned"' _ \
+	"$head_lines" "$TMP/r2.txt"
+check "summary JSON: schema 2, the plan matches, arena and peak as the report's own" \
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); s = d["summary"]
+sys.exit(not (d["schema_version"] == 2 and s["plan_matches"] is True and
+	      s["arena_bytes"] == d["arena"]["first_touch_pages"] * d["page_size"] and
+	      s["peak_bytes"] == d["samples"]["vmhwm_max_bytes"] and s["dropped_events"] == 0))' \
+	"$TMP/r2p.json"
+n=$(wc -l <"$TMP/r2.txt")
+"$ARENAPROF" report "$TMP/t2.trace" --plan "$MV2" --mappings >"$TMP/r2m.txt" 2>&1
+m=$(wc -l <"$TMP/r2m.txt")
+MSG="$n lines folded, $m with --mappings"
+check "report folds mappings per object; --mappings lists every vma (more lines)" \
+	sh -c '[ "$1" -lt "$2" ] && grep -q "^object " "$3" && grep -q "^mapping " "$4"' _ \
+	"$n" "$m" "$TMP/r2.txt" "$TMP/r2m.txt"

@@ -17,10 +17,14 @@ struct ap_report {
 	const char *path;		/* the trace, as named */
 	const struct ap_corr_all *x;	/* analysis, plan, correlation */
 	bool pages;			/* JSON: list every first-touched arena page */
+	bool all_mappings;		/* text: every vma, not one line per object */
 	unsigned max_disagree;		/* text: disagreeing pages listed (0: default 20) */
 	/* the arena by address and attribution without markers (attrib.h), or NULL */
 	const struct ap_attrib *attrib;
 };
+
+/* The JSON's schema version: 2 added "summary" and null for unknown values. */
+#define AP_REPORT_SCHEMA 2
 
 void ap_report_text(FILE *f, const struct ap_report *r);
 void ap_report_json(FILE *f, const struct ap_report *r);

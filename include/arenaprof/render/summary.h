@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * summary: the answer first. The opening lines of `report` (at most 8) and its JSON
+ * "summary": the verdict on the plan, the peak and what it is made of, the first run's
+ * cost and the drops, from the analysis, correlation and attribution report.c has.
+ */
+#ifndef ARENAPROF_SUMMARY_H
+#define ARENAPROF_SUMMARY_H
+
+#include <stdio.h>
+
+#include "arenaprof/render/report.h"
+#include "arenaprof/util/json.h"
+
+void ap_summary_text(FILE *f, const struct ap_report *r);
+void ap_summary_json(struct ap_json *j, const struct ap_report *r);
+
+/*
+ * The run probe the trace was recorded with: record's --run-probe from the header, else
+ * the one the recorder found by itself (its note), else "".
+ */
+const char *ap_summary_run_probe(const struct ap_analysis *a, char *buf, size_t len);
+
+#endif

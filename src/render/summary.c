@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+/* summary: the verdict, the peak and its parts, the first run, drops (summary.h). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "arenaprof/analyze/attrib.h"
+#include "arenaprof/render/summary.h"
+#include "arenaprof/util/escape.h"
+#include "arenaprof/util/units.h"
+
+#define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
+#define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
+
+/* The figures the summary states, every one from the report's own analysis. */
+struct figures {
+	uint64_t peak;		/* VmHWM's maximum, else every page the trace saw resident */
+	bool peak_hwm;
+	uint64_t kind[AP_GROUP_COUNT];
+	uint64_t arena_planned;	/* 0: no plan */
+	const char *top_call;	/* the largest allocating call outside the arena, or NULL */
+	int64_t first_run_ns;	/* run 0 less the median run; -1 unknown */
+};
+
+static void gather(const struct ap_report *r, struct figures *g)
+{
+	const struct ap_corr_all *x = r->x;
+	const struct ap_attrib *at = r->attrib;
+	uint64_t all = 0;
+
+	memset(g, 0, sizeof(*g));
+	for (int k = 0; k < AP_GROUP_COUNT; k++) {
+		g->kind[k] = x->c.groups[k].resident_bytes;
+		all += g->kind[k];
+	}
+	g->peak = AP_SAMPLE_MAX(&x->a, vm_hwm);
+	g->peak_hwm = g->peak > 0;
+	if (!g->peak_hwm)
+		g->peak = all;
+	g->arena_planned = x->have_plan ? x->plan.arena_bytes : 0;
+	g->first_run_ns = -1;
+	if (at && at->n_callers)
+		g->top_call = at->callers[0].name;
+	if (at && at->run_first_ns && at->run_median_ns)
+		g->first_run_ns = (int64_t)at->run_first_ns - (int64_t)at->run_median_ns;
+}
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+const char *ap_summary_run_probe(const struct ap_analysis *a, char *buf, size_t len)
+{
+	static const char found[] = "run probe: ";
+
+	snprintf(buf, len, "%s", a->strings[AP_HS_RUN_PROBE]);
+	for (uint32_t i = 0; !buf[0] && i < a->n_notes; i++)
+		if (!strncmp(a->notes[i], found, sizeof(found) - 1))
+			snprintf(buf, len, "%s", a->notes[i] + sizeof(found) - 1);
+	return buf;
+}
+
+/* The verdict: does the plan describe what the process did? */
+static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
+{
+	const struct ap_corr_all *x = r->x;
+	const struct ap_arena_id *id = &x->a.id;
+
+	if (!x->have_plan)
+		fprintf(f, "verdict    no plan given (--plan MODEL): the arena by %s is %s\n",
+			ap_arena_rule_key(id->rule), B(g->kind[AP_GROUP_ARENA]));
+	else if (id->map < 0)
+		fprintf(f, "verdict    no arena found: %s\n", TS(id->why));
+	else if (x->c.mismatch)
+		fprintf(f, "verdict    the plan does NOT describe this trace: %s\n",
+			x->c.n_reasons ? x->c.reasons[0] : "");
+	else
+		fprintf(f, "verdict    the arena is as planned: %s planned, %s first touched "
+			"(found by %s)\n", B(g->arena_planned), B(g->kind[AP_GROUP_ARENA]),
+			ap_arena_rule_key(id->rule));
+}
+
+void ap_summary_text(FILE *f, const struct ap_report *r)
+{
+	const struct ap_analysis *a = &r->x->a;
+	uint64_t other = 0;
+	struct figures g;
+
+	gather(r, &g);
+	other = g.kind[AP_GROUP_HEAP] + g.kind[AP_GROUP_STACK] + g.kind[AP_GROUP_ANON];
+	verdict(f, r, &g);
+	fprintf(f, "peak       %s (%s): arena %s (%.0f %%), weights %s resident (file-backed), "
+		"other anonymous %s, code and files %s\n", B(g.peak), g.peak_hwm ? "VmHWM" :
+		"every page the trace saw resident", B(g.kind[AP_GROUP_ARENA]),
+		share(g.kind[AP_GROUP_ARENA], g.peak), B(g.kind[AP_GROUP_WEIGHTS]), B(other),
+		B(g.kind[AP_GROUP_FILES]));
+	if (g.top_call)
+		fprintf(f, "           the largest allocating call outside the arena: %s\n",
+			TS(g.top_call));
+	if (g.first_run_ns >= 0)
+		fprintf(f, "first run  %.2f ms more than the median run (its first touches, "
+			"cold caches, lazy set-up)\n", (double)g.first_run_ns / 1e6);
+	fprintf(f, "drops      %s\n", a->drops.ringbuf_drops ? "EVENTS WERE DROPPED: the figures "
+		"miss them (record again with a larger --ring-size)" : "none");
+	fputc('\n', f);
+}
+
+void ap_summary_json(struct ap_json *j, const struct ap_report *r)
+{
+	const struct ap_corr_all *x = r->x;
+	struct figures g;
+
+	gather(r, &g);
+	ap_json_obj(j, "summary");
+	if (x->have_plan && x->a.id.map >= 0)
+		ap_json_bool(j, "plan_matches", !x->c.mismatch);
+	else
+		ap_json_null(j, "plan_matches");
+	ap_json_u64(j, "peak_bytes", g.peak);
+	ap_json_str(j, "peak_source", g.peak_hwm ? "VmHWM" : "first touches");
+	ap_json_u64(j, "arena_bytes", g.kind[AP_GROUP_ARENA]);
+	if (g.arena_planned)
+		ap_json_u64(j, "arena_planned_bytes", g.arena_planned);
+	else
+		ap_json_null(j, "arena_planned_bytes");
+	ap_json_u64(j, "weights_bytes", g.kind[AP_GROUP_WEIGHTS]);
+	ap_json_u64(j, "other_anonymous_bytes", g.kind[AP_GROUP_HEAP] + g.kind[AP_GROUP_STACK] +
+		    g.kind[AP_GROUP_ANON]);
+	ap_json_u64(j, "code_and_files_bytes", g.kind[AP_GROUP_FILES]);
+	if (g.top_call)
+		ap_json_str(j, "top_allocating_call", g.top_call);
+	else
+		ap_json_null(j, "top_allocating_call");
+	if (g.first_run_ns >= 0)
+		ap_json_i64(j, "first_run_extra_ns", g.first_run_ns);
+	else
+		ap_json_null(j, "first_run_extra_ns");
+	ap_json_u64(j, "dropped_events", x->a.drops.ringbuf_drops);
+	ap_json_end_obj(j);
+}
