@@ -480,6 +480,36 @@ static int extents(struct ap_heatmap *h, const struct ap_tplan *p)
 	return 0;
 }
 
+/*
+ * --skip-empty: the rows nothing was counted in go (operators that reuse pages touched
+ * before first-touch nothing); the widest operator's row follows its own.
+ */
+static void skip_empty(struct ap_heatmap *h)
+{
+	uint32_t k = 0;
+	int32_t widest = -1;
+
+	for (uint32_t r = 0; r < h->rows; r++) {
+		uint64_t sum = 0;
+
+		for (uint32_t c = 0; c < h->cols; c++)
+			sum += h->cell[(uint64_t)r * h->cols + c];
+		if (!sum)
+			continue;
+		if ((int32_t)r == h->widest_row)
+			widest = (int32_t)k;
+		if (k != r) {
+			h->row[k] = h->row[r];
+			memmove(&h->cell[(uint64_t)k * h->cols], &h->cell[(uint64_t)r * h->cols],
+				h->cols * sizeof(*h->cell));
+		}
+		k++;
+	}
+	h->skipped_rows = h->rows - k;
+	h->rows = k;
+	h->widest_row = widest;
+}
+
 int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		     const struct ap_hm_opts *o, struct ap_hm_pre *pre, struct ap_heatmap *h,
 		     char *err)
@@ -589,6 +619,8 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 			h->max = h->cell[i];
 	if (extents(h, p))
 		goto oom;
+	if (o->skip_empty)
+		skip_empty(h);
 	snprintf(h->title, sizeof(h->title), "%s faults of the arena by %s%s, %s",
 		 o->all_faults ? "All" : "First-touch", h->by == AP_HM_BY_OP ? "operator" :
 		 "run", h->by == AP_HM_BY_OP ? (k.marker ? " (op marker)" : " (plan)") : "",

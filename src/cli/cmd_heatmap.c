@@ -28,7 +28,8 @@ static void usage(FILE *f)
 		"                -o OUT.svg|OUT.png|OUT.csv|- [--by op|run] [--faults first|all]\n"
 		"                [--cols N] [--rows N]\n"
 		"                [--runs A-B] [--log] [--attr marker|plan] [--format F]\n"
-		"                [--arena auto|ADDR] [--width N] [--force] [--salvage]\n\n"
+		"                [--arena auto|ADDR] [--width N] [--force] [--skip-empty]\n"
+		"                [--salvage]\n\n"
 		"Arena page faults of a trace as a matrix: columns are arena offset buckets\n"
 		"(a page each, or --cols buckets), rows are operators in execution order (--by op,\n"
 		"the "
@@ -53,6 +54,7 @@ static void usage(FILE *f)
 		AP_TRACE_IN_HELP
 		"  --width N          terminal width for -o - (default: the terminal's)\n"
 		"  --force            draw even when the plan does not match the trace (marked)\n"
+		"  --skip-empty       leave out the rows nothing was counted in\n"
 		"Exit 2 for bad usage, a plan that does not match the trace (without --force) or\n"
 		"an unreadable trace.\n", AP_HM_AUTO_PAGES, AP_HM_AUTO_COLS, AP_HM_RUN_ROWS);
 }
@@ -183,6 +185,7 @@ static int set_option(struct args *a, int c, const char *arg)
 		return a->fmt == F_AUTO;
 	case 'w': return parse_u32(arg, 40, 10000, &a->width) ? 1 : 0;
 	case 'x': a->force = true; break;
+	case 'E': a->ho.skip_empty = true; break;
 	default: return -1;
 	}
 	return 0;
@@ -223,7 +226,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	struct ap_opts op;
 
 	ap_opts_init(&op, AP_TRACE_IN_SPEC " o|output: B=by: F=faults: c=cols: r=rows: R=runs: l=log "
-		     "A=attr: f=format: w=width: x=force h|help");
+		     "A=attr: f=format: w=width: x=force E=skip-empty h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);

@@ -159,6 +159,23 @@ print('%dx%d' % im.size, im.mode, sum(im.getpixel((0, 0))) < 100, im.getpixel((8
 			sh -c '! grep -q "$(printf "\033")" "$1" && grep -q "^4 DEPTHWISE.*[@%#*]" "$1"' _ "$TMP/ansi-$f.txt"
 	done
 
+	# --skip-empty: only the rows something was counted in, the same total; every label on
+	# the terminal keeps its index and opcode, and no two read alike
+	"$ARENAPROF" heatmap "$t" --plan "$MV2" --skip-empty -o "$TMP/skip.csv" 2>/dev/null
+	rows=$(($(wc -l <"$TMP/skip.csv") - 1))
+	want=$($PY -c "import csv; print(sum(1 for r in list(csv.reader(open('$TMP/op-marker.csv')))[1:] if sum(int(v) for v in r[2:])))")
+	MSG="$rows rows, $want non-empty; sums $(csv_total "$TMP/skip.csv") vs $(csv_total "$TMP/op-marker.csv")"
+	check "--skip-empty: only the non-empty rows, the same total" \
+		[ "$rows" = "$want" -a "$(csv_total "$TMP/skip.csv")" = "$(csv_total "$TMP/op-marker.csv")" ]
+	"$ARENAPROF" heatmap "$t" --plan "$MV2" -o - --width 80 >"$TMP/ansi80.txt" 2>/dev/null
+	MSG="$(sed -n 3,6p "$TMP/ansi80.txt" | cut -c1-40)"
+	check "terminal labels at 80 columns: index and opcode whole, no two alike" $PY -c '
+import re, sys
+rows = [l[:26] for l in open(sys.argv[1]).read().splitlines()[2:] if re.match(r"-?\d+ ", l)]
+ok = len(rows) == 67 and len(set(rows)) == len(rows) and all(
+	re.match(r"(-1 input|\d+ [A-Z_0-9]+ )", r) for r in rows[:-1])
+sys.exit(not ok)' "$TMP/ansi80.txt"
+
 	# a browser renders the SVG: labels, colours
 	if command -v chromium >/dev/null; then
 		sw=$(grep -o 'svg" width="[0-9]*"' "$TMP/mv2.svg" | tr -dc 0-9)

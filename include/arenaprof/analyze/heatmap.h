@@ -34,6 +34,7 @@ struct ap_hm_opts {
 	bool have_runs;			/* --runs A-B */
 	int32_t run_lo, run_hi;
 	enum ap_hm_attr attr;		/* --by op: which operator a fault counts for */
+	bool skip_empty;		/* --skip-empty: no row without a count */
 };
 
 struct ap_hm_row {
@@ -54,6 +55,7 @@ struct ap_heatmap {
 	uint32_t rows, cols;
 	uint64_t *cell;			/* rows * cols, row-major */
 	struct ap_hm_row *row;
+	uint32_t skipped_rows;		/* --skip-empty: rows left out */
 	uint64_t page_size, pages_per_col, col_bytes;
 	uint64_t page0, n_pages;	/* the mapping's pages drawn: all, or the plan's
 					 * extent when the mapping is far larger ([heap]) */
