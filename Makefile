@@ -71,8 +71,8 @@ FIXTURES := $(BUILD)/mininfer $(patsubst tests/fixtures/%.c,$(BUILD)/fixtures/%,
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all check unit bench fuzz demo install install-strip uninstall clean arm64 check-arm64 \
-	check-arm64-litert
+.PHONY: all check unit bench fuzz demo install install-strip uninstall deb deb-arm64 clean arm64 \
+	check-arm64 check-arm64-litert
 all: $(BUILD)/arenaprof $(FIXTURES)
 
 # The boards' build beside the host's, for the arm64 VM suite: on an x86-64 host, the
@@ -192,6 +192,13 @@ install-strip: install
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INSTALLED))
+
+# Debian packages under $(BUILD): the host's build, and the boards' from the cross build.
+deb: all
+	$(Q)scripts/pkg/make-deb $(BUILD) $(ARCH)
+
+deb-arm64: arm64
+	$(Q)scripts/pkg/make-deb $(ARM64_BUILD) arm64
 
 clean:
 	rm -rf $(BUILD)
