@@ -15,13 +15,15 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/render/attrib_report.h"
+#include "arenaprof/render/openmetrics.h"
 #include "arenaprof/render/report.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena auto|ADDR]\n"
-		"                       [--json] [--pages] [--mappings] [--disagree N] [--salvage]\n\n"
+		"                       [--json | --format text|json|openmetrics] [--pages]\n"
+		"                       [--mappings] [--disagree N] [--salvage]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
 		"marker, drops, and memory samples over time. With a plan: the arena base, every\n"
@@ -31,7 +33,9 @@ static void usage(FILE *f)
 		"                     (LiteRT dump, TFLM plan, CSV): identifies the arena by size\n"
 		"  --plan-csv FILE    the same, for a CSV plan\n"
 		AP_TRACE_IN_HELP
-		"  --json             one JSON object\n"
+		"  --json             one JSON object (--format json)\n"
+		"  --format openmetrics  OpenMetrics text for node_exporter's textfile collector\n"
+		"                     (arena planned and found, peak, runs, run latency, drops)\n"
 		"  --pages            with --json: every first-touched arena page (page, run, op)\n"
 		"  --mappings         text: every mapping (vma), not one line per object\n"
 		"  --disagree N       text: list up to N pages where the attributions differ (20)\n");
@@ -46,15 +50,24 @@ int cmd_report(int argc, char **argv)
 	bool json = false;
 	char err[AP_ERR_LEN];
 	uint64_t v = 0;
-	int c, rc = 0;
+	int c, rc = 0, fmt = 0;
 	struct ap_opts op;
 
-	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages M=mappings d|disagree: h|help");
+	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages M=mappings f=format: d|disagree: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'P': r.pages = json = true; break;
 		case 'M': r.all_mappings = true; break;
+		case 'f':
+			fmt = ap_cli_word(optarg, "text", "json", "openmetrics", NULL);
+			if (fmt < 0) {
+				ap_cli_say("report", "--format '%s': text, json or openmetrics",
+					   optarg);
+				return AP_EXIT_USAGE;
+			}
+			json = fmt == 1;
+			break;
 		case 'd':
 			if (ap_cli_count("report", "disagree", optarg, 0, 1000000, &v))
 				return AP_EXIT_USAGE;
@@ -83,7 +96,9 @@ int cmd_report(int argc, char **argv)
 	r.attrib = &at;
 	r.path = argv[optind];
 	r.x = &x;
-	if (json) {
+	if (fmt == 2) {
+		ap_openmetrics_report(stdout, &r);
+	} else if (json) {
 		ap_report_json(stdout, &r);
 	} else {
 		ap_report_text(stdout, &r);

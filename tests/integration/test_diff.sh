@@ -122,3 +122,28 @@ MSG="$n lines folded, $m with --mappings"
 check "report folds mappings per object; --mappings lists every vma (more lines)" \
 	sh -c '[ "$1" -lt "$2" ] && grep -q "^object " "$3" && grep -q "^mapping " "$4"' _ \
 	"$n" "$m" "$TMP/r2.txt" "$TMP/r2m.txt"
+
+# report --format openmetrics: what promtool and the strict OpenMetrics parser accept, with
+# report --json's figures
+"$ARENAPROF" report "$TMP/t2.trace" --plan "$MV2" --format openmetrics >"$TMP/om.txt" 2>&1
+PY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python	# prometheus-client (install-deps)
+PROMTOOL=${PROMTOOL:-/opt/arenaprof-promtool/usr/bin/promtool}
+if [ -x "$PROMTOOL" ]; then
+	MSG="$("$PROMTOOL" check metrics <"$TMP/om.txt" 2>&1 | head -c 300)"
+	check "openmetrics: promtool check metrics accepts it" "$PROMTOOL" check metrics <"$TMP/om.txt"
+else
+	fail "openmetrics: promtool" "no promtool at $PROMTOOL (scripts/install-deps)"
+fi
+MSG="$(head -c 300 "$TMP/om.txt")"
+check "openmetrics: the strict parser reads it; arena, runs and peak equal report --json's" \
+	"$PY" -c 'import json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families as parse
+m = {s.name: s for f in parse(open(sys.argv[1]).read()) for s in f.samples}
+d = json.load(open(sys.argv[2]))
+ok = (m["arenaprof_arena_planned_bytes"].value == 1655808 and
+      m["arenaprof_arena_found_bytes"].value == d["arena"]["first_touch_pages"] * d["page_size"] and
+      m["arenaprof_runs"].value == d["runs"] == 3 and
+      m["arenaprof_peak_bytes"].value == d["samples"]["vmhwm_max_bytes"] and
+      m["arenaprof_plan_matches"].value == 1 and
+      m["arenaprof_runs"].labels["model"] == "mobilenet_v2_1.0_224_quant.tflite")
+sys.exit(not ok)' "$TMP/om.txt" "$TMP/r2p.json"
