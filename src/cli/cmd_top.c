@@ -25,11 +25,13 @@
 #include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/outfile.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/session.h"
+#include "arenaprof/render/openmetrics.h"
 #include "arenaprof/render/tui.h"
 #include "arenaprof/util/units.h"
 
@@ -62,6 +64,8 @@ struct top {
 	uint64_t notes_seen;
 	long iterations;		/* --batch -n */
 	bool json;			/* --batch --json: JSON lines */
+	const char *om_path;		/* --openmetrics FILE, or NULL */
+	bool om_failed;			/* its write failed once: said, not repeated */
 };
 
 static uint64_t now_ns(void)
@@ -94,7 +98,8 @@ static void usage(FILE *f)
 		"                     [--batch [--json] [-n N]]\n"
 		"                     [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
 		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
-		"                     [--snapshot-dir DIR] [--trace-ring SIZE] [-v]\n"
+		"                     [--snapshot-dir DIR] [--trace-ring SIZE]\n"
+		"                     [--openmetrics FILE] [-v]\n"
 		"       arenaprof -p PID [same options]\n\n"
 		"The live view of a running process: memory, arena residency, cgroup, pressure,\n"
 		"faults and, with a plan, operators. Keys: q quit, space pause, r reset peaks,\n"
@@ -112,6 +117,8 @@ static void usage(FILE *f)
 		"  --json             with --batch (implied): one JSON object per line, the same\n"
 		"                     keys, null for a value not known\n"
 		"  -n N               with --batch: stop after N lines\n"
+		"  --openmetrics FILE rewrite FILE (atomically) at every update with OpenMetrics\n"
+		"                     text for node_exporter's textfile collector\n"
 		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
 		"  --probe, --run-probe, --op-probe, --ring-size, -v: as for record\n");
 }
@@ -247,6 +254,36 @@ static void session_ended(struct top *t)
 		status(t, 2, "the session stopped: %s", t->live.note);
 }
 
+/*
+ * --openmetrics FILE: rewritten whole at every update, through a temporary file beside it
+ * and a rename, so that the collector never reads half of it.
+ */
+static void write_metrics(struct top *t)
+{
+	char tmp[PATH_MAX], err[AP_ERR_LEN];
+	FILE *f;
+
+	if (!t->om_path || t->om_failed)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", t->om_path, (int)getpid());
+	f = ap_outfile_fopen(tmp, 0644, err);
+	if (f) {
+		ap_openmetrics_live(f, &t->live);
+		if (fclose(f) || rename(tmp, t->om_path)) {
+			snprintf(err, sizeof(err), "%s: %s", t->om_path, strerror(errno));
+			unlink(tmp);
+			f = NULL;
+		}
+	}
+	if (f)
+		return;
+	t->om_failed = true;
+	if (t->v.paused || !isatty(STDOUT_FILENO))
+		ap_cli_say("top", "--openmetrics: %s; not written again", err);
+	else
+		status(t, 2, "--openmetrics: %s; not written again", err);
+}
+
 static int run_tui(struct top *t)
 {
 	uint64_t drawn = UINT64_MAX;
@@ -294,6 +331,8 @@ static int run_tui(struct top *t)
 			ap_trace_sink_usage(&t->trace, &t->v.trace_bytes, &t->v.trace_cap,
 					    &dropped);
 			ap_tui_draw(&t->live, &t->v);
+			if (drawn != t->live.generation)
+				write_metrics(t);
 			drawn = t->live.generation;
 		} else if (footer_only) {
 			ap_tui_draw_footer(&t->live, &t->v);
@@ -313,6 +352,7 @@ static int run_batch(struct top *t)
 			continue;
 		printed = t->live.generation;
 		ap_tui_batch_line(stdout, &t->live, t->json);
+		write_metrics(t);
 		if (t->iterations && ++lines >= t->iterations) {
 			ap_session_stop(&t->s, AP_END_DURATION);
 			return AP_EXIT_OK;
@@ -400,6 +440,7 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 	}
 	case 'b': a->batch = true; break;
 	case 'j': a->batch = t->json = true; break;
+	case 'X': t->om_path = arg; break;
 	case 'n':
 		if (ap_parse_i64(arg, 1, INT_MAX, &v))
 			return 1;
@@ -426,7 +467,7 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
-		     "D=snapshot-dir: T=trace-ring: j=json v|verbose h|help");
+		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: v|verbose h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(&a->so, c, optarg);
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "arenaprof/analyze/attrib.h"
+#include "arenaprof/analyze/live.h"
 #include "arenaprof/render/openmetrics.h"
 
 /* A label value: backslash, quote and newline escaped, as the format wants. */
@@ -52,15 +53,45 @@ static void gauge(const struct om *o, const char *name, const char *unit, const 
 	sample(o, name, NULL, v);
 }
 
+/* The model's file name for the label, "" without a plan. */
+static const char *model_of(const struct ap_tplan *p)
+{
+	const char *slash = p ? strrchr(p->model, '/') : NULL;
+
+	return !p ? "" : slash ? slash + 1 : p->model;
+}
+
+void ap_openmetrics_live(FILE *f, const struct ap_live *l)
+{
+	char host[256] = "";
+	struct om o = { .f = f, .host = host, .model = model_of(l->plan) };
+	uint64_t hwm = l->last.rec.vm_hwm;
+
+	gethostname(host, sizeof(host) - 1);
+	if (l->plan)
+		gauge(&o, "arenaprof_arena_planned_bytes", "bytes", "The plan's tensor arena.",
+		      (double)l->plan->arena_bytes);
+	if (l->id.map >= 0)
+		gauge(&o, "arenaprof_arena_found_bytes", "bytes", "The arena's first-touched "
+		      "and attach-resident bytes.", (double)(l->arena_held * l->page_size));
+	if (hwm != AP_NO_VALUE)
+		gauge(&o, "arenaprof_peak_bytes", "bytes", "VmHWM, the latest sample.",
+		      (double)hwm);
+	gauge(&o, "arenaprof_arena_first_touch_pages", NULL, "Arena pages first touched while "
+	      "traced.", (double)l->arena_ft);
+	gauge(&o, "arenaprof_dropped_events", NULL, "Events the ring buffer dropped.",
+	      (double)l->drops.ringbuf_drops);
+	gauge(&o, "arenaprof_runs", NULL, "Inference runs completed.", (double)l->runs_completed);
+	fputs("# EOF\n", f);
+}
+
 void ap_openmetrics_report(FILE *f, const struct ap_report *r)
 {
 	const struct ap_corr_all *x = r->x;
 	const struct ap_analysis *a = &x->a;
 	const struct ap_attrib *at = r->attrib;
-	const char *slash = x->have_plan ? strrchr(x->plan.model, '/') : NULL;
 	char host[256] = "";
-	struct om o = { .f = f, .host = host, .model = !x->have_plan ? "" : slash ? slash + 1 :
-				x->plan.model };
+	struct om o = { .f = f, .host = host, .model = model_of(x->have_plan ? &x->plan : NULL) };
 	uint64_t ps = a->hdr.page_size;
 
 	gethostname(host, sizeof(host) - 1);

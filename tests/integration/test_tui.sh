@@ -381,6 +381,15 @@ PY
 MSG="exit $rc; $r; $(head -c 300 "$TMP/batchj.err")" \
 	check "--json -n 2: two JSON lines, the key=value lines' keys, right pid and arena" \
 	test "$rc" = 0 -a -z "$r"
+# --openmetrics FILE: rewritten at every update, promtool accepts it, the arena's pages
+# are the plan's, and no temporary file is left beside it
+"$ARENAPROF" top -p "$A" --plan "$MV2" --batch -n 3 --interval 200 \
+	--openmetrics "$TMP/live.prom" >/dev/null 2>"$TMP/om.err"
+PROMTOOL=${PROMTOOL:-/opt/arenaprof-promtool/usr/bin/promtool}
+MSG="$(head -c 300 "$TMP/live.prom" 2>&1) $(cat "$TMP/om.err")"
+check "--openmetrics FILE: promtool accepts it, arena_found = the plan's $PAGES pages, no temp left" \
+	sh -c '"$1" check metrics <"$2" && grep -q "^arenaprof_arena_found_bytes{.*} $(($3 * 4096))$" "$2" &&
+		[ -z "$(ls "$2".tmp.* 2>/dev/null)" ]' _ "$PROMTOOL" "$TMP/live.prom" "$PAGES"
 # TERM=dumb on a terminal (script(1) gives one): batch lines and a line saying why
 TERM=dumb script -qec "$ARENAPROF -p $A -n 2 --interval 200" /dev/null | tr -d '\r' \
 	>"$TMP/dumb.out"

@@ -13,4 +13,8 @@
 
 void ap_openmetrics_report(FILE *f, const struct ap_report *r);
 
+struct ap_live;
+/* The live view's latest figures, the same metrics (top --openmetrics FILE). */
+void ap_openmetrics_live(FILE *f, const struct ap_live *l);
+
 #endif
