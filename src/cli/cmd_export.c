@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/cli/cli.h"
@@ -23,7 +24,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof export TRACE --format chrome|csv|json -o OUT|- [--plan MODEL]\n"
+		"usage: arenaprof export TRACE [--format chrome|csv|json] -o OUT|- [--plan MODEL]\n"
 		"                [--arena auto|ADDR] [--max-instants N] [--salvage]\n\n"
 		"  chrome  Chrome trace-event JSON for Perfetto UI and chrome://tracing: a track\n"
 		"          per thread with run and operator slices (from the markers), an instant\n"
@@ -33,9 +34,20 @@ static void usage(FILE *f)
 		"  csv     one row per fault: time, thread, address, mapping group, first touch,\n"
 		"          run, op marker and, in the arena, offset and plan attribution\n"
 		"  json    report's JSON (report --json --pages)\n"
+		"Without --format, -o's name says: NAME.json is chrome, NAME.csv csv.\n"
 		"--plan attributes arena faults to operators and names them.\n"
 		AP_TRACE_IN_HELP,
 		AP_EXPORT_MAX_INSTANTS);
+}
+
+/* The format -o's name says: .csv is csv, .json Chrome trace-event JSON (Perfetto). */
+static const char *format_of(const char *out)
+{
+	const char *dot = out ? strrchr(out, '.') : NULL;
+
+	if (!dot || strchr(dot, '/'))
+		return NULL;
+	return !strcasecmp(dot, ".csv") ? "csv" : !strcasecmp(dot, ".json") ? "chrome" : NULL;
 }
 
 int cmd_export(int argc, char **argv)
@@ -70,8 +82,11 @@ int cmd_export(int argc, char **argv)
 	rc = ap_trace_in_arg("export", argc, argv, &in);
 	if (rc)
 		return rc;
+	if (!fmt)
+		fmt = format_of(out);
 	if (!fmt || (strcmp(fmt, "chrome") && strcmp(fmt, "csv") && strcmp(fmt, "json"))) {
-		ap_cli_say("export", "needs --format chrome, csv or json");
+		ap_cli_say("export", "needs --format chrome, csv or json (-o NAME.json is chrome, "
+			   "NAME.csv csv)");
 		return AP_EXIT_USAGE;
 	}
 	if (!out) {

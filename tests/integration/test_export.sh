@@ -21,7 +21,7 @@ if ! "$ARENAPROF" record -o "$t" --run-probe "$MI:mininfer_invoke" \
 fi
 "$ARENAPROF" report "$t" --plan "$MV2" --json --pages >"$TMP/report.json"
 
-"$ARENAPROF" export "$t" --plan "$MV2" --format chrome -o "$TMP/chrome.json"
+"$ARENAPROF" export "$t" --plan "$MV2" -o "$TMP/chrome.json"	# .json: chrome
 MSG="exit $?" check "chrome: exit 0" test -s "$TMP/chrome.json"
 r=$(python3 - "$TMP/chrome.json" "$TMP/report.json" "$RUNS" <<'PY'
 import json, sys, collections
@@ -92,7 +92,7 @@ MSG="instants, op-slice arena faults == first touches - inputs, counter: $r" \
 	test "$r" = "0 True True"
 
 # csv: one row per fault
-"$ARENAPROF" export "$t" --plan "$MV2" --format csv -o "$TMP/faults.csv"
+"$ARENAPROF" export "$t" --plan "$MV2" -o "$TMP/faults.csv"	# the format from the name
 r=$(python3 - "$TMP/faults.csv" "$TMP/report.json" <<'PY'
 import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
