@@ -171,13 +171,16 @@ demo: all
 	$(Q)BUILD=$(BUILD) scripts/demo
 
 # What make install puts where (make uninstall removes exactly these).
-INSTALLED := bin/arenaprof share/man/man1/arenaprof.1 share/man/man5/arenaprof-trace.5 \
+MAN1 := $(notdir $(wildcard man/*.1))
+INSTALLED := bin/arenaprof $(addprefix share/man/man1/,$(MAN1)) \
+	share/man/man5/arenaprof-trace.5 \
 	share/bash-completion/completions/arenaprof share/zsh/site-functions/_arenaprof \
 	share/fish/vendor_completions.d/arenaprof.fish
 
 install: all
 	install -D -m 0755 $(BUILD)/arenaprof $(DESTDIR)$(PREFIX)/bin/arenaprof
-	install -D -m 0644 man/arenaprof.1 $(DESTDIR)$(PREFIX)/share/man/man1/arenaprof.1
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 $(addprefix man/,$(MAN1)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -D -m 0644 man/arenaprof-trace.5 $(DESTDIR)$(PREFIX)/share/man/man5/arenaprof-trace.5
 	install -D -m 0644 scripts/completions/arenaprof.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/arenaprof

@@ -11,9 +11,9 @@ _arenaprof()
 	case $cmd in
 	plan) opts="--strategy --budget --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --help" ;;
 	record) opts="--pid --output --runs --duration --probe --run-probe --op-probe --interval --ring-size --keep --user --arena --json --verbose --help" ;;
-	report) opts="--plan --plan-csv --arena --salvage --json --pages --disagree --help" ;;
-	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --verbose --help" ;;
-	heatmap) opts="--plan --plan-csv --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --help" ;;
+	report) opts="--plan --plan-csv --arena --salvage --json --format --pages --mappings --disagree --help" ;;
+	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --verbose --help" ;;
+	heatmap) opts="--plan --plan-csv --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --skip-empty --help" ;;
 	export) opts="--format --output --plan --plan-csv --arena --salvage --max-instants --help" ;;
 	run) opts="--memory-max --memory-high --memory-min --plan --psi-trigger --repeat --cgroup-parent --json --user --help" ;;
 	diff) opts="--plan --fail-above --json --help" ;;

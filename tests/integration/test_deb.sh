@@ -9,7 +9,7 @@ ARM64_BUILD=${ARM64_BUILD:-$BUILD/arm64}
 VERSION=$(sed -n 's/^#define AP_VERSION "\(.*\)"/\1/p' include/arenaprof/cli/cmd.h)
 want="./usr/bin/arenaprof ./usr/share/bash-completion/completions/arenaprof
 ./usr/share/doc/arenaprof/copyright ./usr/share/fish/vendor_completions.d/arenaprof.fish
-./usr/share/man/man1/arenaprof.1.gz ./usr/share/man/man5/arenaprof-trace.5.gz
+$(ls man/*.1 | sed "s|^man/\\(.*\\)|./usr/share/man/man1/\\1.gz|") ./usr/share/man/man5/arenaprof-trace.5.gz
 ./usr/share/zsh/site-functions/_arenaprof"
 
 # deb_check NAME DEB DEBARCH: fields and the files it holds
@@ -25,7 +25,7 @@ deb_check() {
 		"$info" "$VERSION" "$arch"
 	files=$(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sort | tr '\n' ' ')
 	MSG="$files"
-	check "$name: the binary, two man pages, three completions, the copyright" \
+	check "$name: the binary, the man pages, three completions, the copyright" \
 		[ "$files" = "$(printf '%s\n' $want | sort | tr '\n' ' ')" ]
 }
 

@@ -10,12 +10,12 @@ make -s install-strip BUILD="$BUILD" DESTDIR="$D" PREFIX=/usr >"$TMP/install.log
 rc=$?
 MSG="exit $rc: $(tail -3 "$TMP/install.log")"
 check "make install-strip DESTDIR=... PREFIX=/usr: exit 0" [ "$rc" = 0 ]
-want="bin/arenaprof share/man/man1/arenaprof.1 share/man/man5/arenaprof-trace.5
+want="bin/arenaprof $(ls man/*.1 | sed "s|^man/|share/man/man1/|") share/man/man5/arenaprof-trace.5
 share/bash-completion/completions/arenaprof share/zsh/site-functions/_arenaprof
 share/fish/vendor_completions.d/arenaprof.fish"
 got=$(cd "$D/usr" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
 MSG="installed: $got"
-check "install: the binary, two man pages and three completions, nothing else" \
+check "install: the binary, the man pages and three completions, nothing else" \
 	[ "$got" = "$(printf '%s\n' $want | sort | tr '\n' ' ')" ]
 MSG="$(readelf -S "$D/usr/bin/arenaprof" 2>&1 | grep -c symtab) symbol tables"
 check "install-strip: the binary has no symbol table and runs" sh -c '
