@@ -12,6 +12,7 @@
 #include "arenaprof/analyze/mapindex.h"
 #include "arenaprof/event.h"
 #include "arenaprof/analyze/pageset.h"
+#include "arenaprof/util/sort.h"
 
 #define MAP_BITS 40	/* page key: mapping index << 40 | page within the mapping */
 
@@ -117,7 +118,7 @@ static void counts_settle(struct ap_counts *c)
 {
 	uint32_t k = 0;
 
-	qsort(c->e, c->n, sizeof(*c->e), cmp_count);
+	ap_qsort(c->e, c->n, sizeof(*c->e), cmp_count);
 	for (uint32_t i = 0; i < c->n; i++) {
 		if (k && c->e[k - 1].idx == c->e[i].idx)
 			c->e[k - 1].v += c->e[i].v;

@@ -12,6 +12,7 @@
 #include "arenaprof/util/escape.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/plan/profile.h"
+#include "arenaprof/util/sort.h"
 
 /* Below these the plan is said not to describe the trace (see corr_verdict). */
 #define AGREE_MIN 0.5		/* plan vs marker agreement over first-touch pages */
@@ -180,7 +181,7 @@ static int64_t *tensor_starts(const struct ap_tplan *p, uint32_t *n)
 	for (uint32_t i = 0; i < p->n; i++)
 		if (ap_corr_writer(p, &p->t[i]) != AP_OP_NONE)
 			v[(*n)++] = p->t[i].offset;
-	qsort(v, *n, sizeof(*v), cmp_i64);
+	ap_qsort(v, *n, sizeof(*v), cmp_i64);
 	return v;
 }
 

@@ -6,6 +6,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/profile.h"
+#include "arenaprof/util/sort.h"
 
 /* Lifetimes as closed intervals over operators; -1 (before op 0) counts as op 0. */
 static int32_t lo(const struct ap_ptensor *t)
@@ -93,7 +94,7 @@ int ap_profile_live(const struct ap_tplan *p, int32_t op, int32_t **out)
 		if (ap_ptensor_live_at(&p->t[i], op))
 			v[n++] = (int32_t)i;
 	sort_plan = p;
-	qsort(v, (size_t)n, sizeof(*v), cmp_bytes_desc);
+	ap_qsort(v, (size_t)n, sizeof(*v), cmp_bytes_desc);
 	return n;
 }
 
@@ -118,7 +119,7 @@ uint32_t *ap_profile_rank(const struct ap_profile *pr)
 	for (uint32_t i = 0; i < pr->n_ops; i++)
 		v[i] = i;
 	sort_profile = pr;
-	qsort(v, pr->n_ops, sizeof(*v), cmp_breadth_desc);
+	ap_qsort(v, pr->n_ops, sizeof(*v), cmp_breadth_desc);
 	return v;
 }
 
@@ -143,7 +144,7 @@ int ap_tplan_check(const struct ap_tplan *p, char *err)
 		if (ap_ptensor_in_arena(&p->t[i]))
 			v[n++] = (int32_t)i;
 	sort_plan = p;
-	qsort(v, n, sizeof(*v), cmp_offset);
+	ap_qsort(v, n, sizeof(*v), cmp_offset);
 	/* Sweep by offset: only tensors that start before this one ends can collide. */
 	for (size_t a = 0; a < n; a++) {
 		const struct ap_ptensor *x = &p->t[v[a]];

@@ -18,6 +18,7 @@
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/report.h"
 #include "arenaprof/util/units.h"
+#include "arenaprof/util/sort.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 /* text from the trace (paths, command line, notes), safe for a terminal */
@@ -108,7 +109,7 @@ static uint32_t *by_address(const struct ap_analysis *a)
 	for (uint32_t i = 0; i < a->n_maps; i++)
 		v[i] = i;
 	sort_a = a;
-	qsort(v, a->n_maps, sizeof(*v), cmp_start);
+	ap_qsort(v, a->n_maps, sizeof(*v), cmp_start);
 	return v;
 }
 
