@@ -432,6 +432,13 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p,
 		return 0;
 	}
 	m = &a->maps[a->arena];
+	/* a trace names any range: the page tables below stay within AP_CORR_MAX_PAGES */
+	if (m->end <= m->start || (m->end - m->start) / c->page_size > AP_CORR_MAX_PAGES) {
+		reason(c, "the arena mapping 0x%" PRIx64 "-0x%" PRIx64 " spans more than "
+		       "%u pages: not attributed", m->start, m->end, AP_CORR_MAX_PAGES);
+		c->arena = -1;
+		return 0;
+	}
 	c->map_start = m->start;
 	c->map_end = m->end;
 	c->n_pages = (m->end - m->start) / c->page_size;

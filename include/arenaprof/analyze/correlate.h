@@ -62,6 +62,12 @@ struct ap_corr_cand {
 };
 
 #define AP_CORR_MAX_CAND 24
+/*
+ * Largest arena mapping the page tables cover, in pages (16 GiB of 4 KiB pages, 48 MiB of
+ * tables): a larger one (only a damaged trace names one) is not attributed, as if there
+ * were no arena mapping, with a reason.
+ */
+#define AP_CORR_MAX_PAGES (1u << 22)
 #define AP_CORR_MAX_REASONS 4
 
 struct ap_corr {
