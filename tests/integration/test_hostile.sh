@@ -112,6 +112,8 @@ for f in tests/fuzz/regress/report-*.aptrace; do
 		--force --faults all --by run -o "$TMP/$n.png"
 	bounded "fuzz regression $n: export chrome" "$t" export --plan "$plan" --format chrome \
 		-o "$TMP/$n.json"
+	bounded "fuzz regression $n: export csv" "$t" export --plan "$plan" --format csv \
+		-o "$TMP/$n.csv"
 done
 
 # Untrusted text on a terminal: a model path and a command line holding OSC 52 (clipboard
