@@ -50,6 +50,18 @@ AP_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD)
 	$(PC_CFLAGS) $(CFLAGS)
 AP_LDLIBS := $(PC_LIBS) -lm -lpthread
 
+# make SANITIZE=1 [all unit]: the command, the unit tests and the fixtures built with
+# AddressSanitizer and UndefinedBehaviorSanitizer, stopping at the first error, into their
+# own directory $(BUILD)/sanitize. make check runs the tests on them once
+# (tests/integration/test_sanitize.sh).
+ifeq ($(SANITIZE),1)
+override BUILD := $(BUILD)/sanitize
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+AP_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD) \
+	$(PC_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+AP_LDLIBS += $(SAN_FLAGS)
+endif
+
 # src/ has one folder per stage of the pipeline (docs/design.md); all but main.c go into
 # the library the command, the fixtures and the tests link.
 MAIN_SRC := src/cli/main.c
