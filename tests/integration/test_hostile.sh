@@ -87,6 +87,26 @@ else
 	skip "hostile record fields" "needs root to record the trace they are made from"
 fi
 
+# A trace naming a FIFO as the file of the mapping that holds an allocation's caller:
+# report names the caller from that file's symbols, and opening the FIFO blocked forever.
+if [ "$(id -u)" = 0 ]; then
+	"$AP" record -o "$TMP/alloc.trace" -- "$BUILD/mininfer" "$MODELS/split_concat.tflite" \
+		--runs 1 >/dev/null 2>&1
+	libc=$("$AP" report "$TMP/alloc.trace" --json |
+		python3 -c 'import json,sys; d=json.load(sys.stdin)
+print(next(m["path"] for m in d["mappings"] if "libc" in m["path"]))')
+	n=$(python3 tests/hostile/rename_path.py "$TMP/alloc.trace" "$TMP/fifolib.trace" \
+		"$libc" "$TMP/fifo")
+	out=$(timeout 10 "$AP" report "$TMP/fifolib.trace" 2>&1)
+	rc=$?
+	MSG="exit $rc, $n mappings renamed: $(printf '%s\n' "$out" | grep -m1 'fifo')"
+	check "report of a trace naming a FIFO as a library: not blocked, the caller named" \
+		sh -c '[ "$1" = 0 ] && [ "$2" -gt 0 ] && printf "%s" "$3" | grep -q "fifo+0x"' \
+		_ "$rc" "$n" "$out"
+else
+	skip "report of a trace naming a FIFO as a library" "needs root to record the trace"
+fi
+
 # Traces the report fuzzer once failed on (tests/fuzz/regress/report-*, see
 # tests/fuzz/run-fuzz), their crcs made right: each command the fuzzer drives ends bounded.
 # The plan is the bundled model the trace names, as in tests/fuzz/fuzz_report.c.
