@@ -31,6 +31,11 @@ expect_refusal "record --runs 99999999999999999999 (overflows): refused" 2 "bad 
 expect_refusal "export --max-instants -1: refused" 2 "max-instants" \
 	"$AP" export /dev/null --format chrome --max-instants -1 -o "$TMP/e.json"
 expect_refusal "plan --threads 4294967297: refused" 2 "threads" "$AP" plan "$MV2" --threads 4294967297
+# the plan fuzzer's model whose tensor shapes add up past 2^62 bytes (the profile's sums
+# overflowed): refused, with the tensor that crossed
+expect_refusal "plan of a model whose tensors add up past 2^62 bytes: refused" 2 \
+	"tensor 1 (4601976663673885860 bytes) takes the tensors past 2^62" \
+	"$AP" plan tests/fuzz/regress/plan-tensor-bytes-overflow.tflite
 
 # SIGPIPE: record's stderr closed early (| head) must not kill it before the trace ends
 if [ "$(id -u)" = 0 ]; then
