@@ -97,17 +97,25 @@ fi
 if [ "$(id -u)" = 0 ]; then
 	"$AP" record -o "$TMP/alloc.trace" -- "$BUILD/mininfer" "$MODELS/split_concat.tflite" \
 		--runs 1 >/dev/null 2>&1
-	libc=$("$AP" report "$TMP/alloc.trace" --json |
-		python3 -c 'import json,sys; d=json.load(sys.stdin)
-print(next(m["path"] for m in d["mappings"] if "libc" in m["path"]))')
-	n=$(python3 tests/hostile/rename_path.py "$TMP/alloc.trace" "$TMP/fifolib.trace" \
-		"$libc" "$TMP/fifo")
-	out=$(timeout 10 "$AP" report "$TMP/fifolib.trace" 2>&1)
-	rc=$?
-	MSG="exit $rc, $n mappings renamed: $(printf '%s\n' "$out" | grep -m1 'fifo')"
-	check "report of a trace naming a FIFO as a library: not blocked, the caller named" \
-		sh -c '[ "$1" = 0 ] && [ "$2" -gt 0 ] && printf "%s" "$3" | grep -q "fifo+0x"' \
-		_ "$rc" "$n" "$out"
+	# the file of the first caller ("_IO_file_doallocate (libc.so.6)"), as mapped
+	lib=$("$AP" report "$TMP/alloc.trace" --json | python3 -c 'import json, os, sys
+d = json.load(sys.stdin)
+c = [x["caller"] for x in d.get("not_planned", {}).get("callers", []) if "(" in x["caller"]]
+base = c[0].rsplit("(", 1)[1].rstrip(")") if c else None
+print(next((m["path"] for m in d["mappings"] if base and os.path.basename(m["path"]) == base), ""))')
+	if [ -n "$lib" ]; then
+		n=$(python3 tests/hostile/rename_path.py "$TMP/alloc.trace" "$TMP/fifolib.trace" \
+			"$lib" "$TMP/fifo")
+		out=$(timeout 10 "$AP" report "$TMP/fifolib.trace" 2>&1)
+		rc=$?
+		MSG="exit $rc, $n mappings of $lib renamed: $(printf '%s\n' "$out" | grep -m1 'fifo+')"
+		check "report of a trace naming a FIFO as a library: not blocked, the caller named" \
+			sh -c '[ "$1" = 0 ] && [ "$2" -gt 0 ] && printf "%s" "$3" | grep -q "fifo+0x"' \
+			_ "$rc" "$n" "$out"
+	else
+		# make SANITIZE=1: mininfer's malloc is ASan's, which the probe does not see
+		skip "report of a trace naming a FIFO as a library" "the recorded mininfer made no allocation the probe names a caller for (its allocator is not the C library's)"
+	fi
 else
 	skip "report of a trace naming a FIFO as a library" "needs root to record the trace"
 fi
