@@ -22,8 +22,9 @@ fi
 smoke() {
 	local label=$1 secs=$2 log=$TMP/run-fuzz-$1.log rc runs
 	shift 2
-	BUILD=$BUILD FUZZ_SECONDS=$secs FUZZ_TARGETS="$*" CLANG=$have_clang tests/fuzz/run-fuzz \
-		>"$log" 2>&1
+	# fresh corpora in $TMP: the seeds and committed corpora, not what earlier runs added
+	BUILD=$BUILD FUZZ_SECONDS=$secs FUZZ_TARGETS="$*" CLANG=$have_clang \
+		FUZZ_CORPORA=$TMP/corpora tests/fuzz/run-fuzz >"$log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
