@@ -50,6 +50,18 @@ AP_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD)
 	$(PC_CFLAGS) $(CFLAGS)
 AP_LDLIBS := $(PC_LIBS) -lm -lpthread
 
+# make SANITIZE=1 [all unit]: the command, the unit tests and the fixtures built with
+# AddressSanitizer and UndefinedBehaviorSanitizer, stopping at the first error, into their
+# own directory $(BUILD)/sanitize. make check runs the tests on them once
+# (tests/integration/test_sanitize.sh).
+ifeq ($(SANITIZE),1)
+override BUILD := $(BUILD)/sanitize
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+AP_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -Iinclude -I$(BUILD) \
+	$(PC_CFLAGS) $(CFLAGS) $(SAN_FLAGS)
+AP_LDLIBS += $(SAN_FLAGS)
+endif
+
 # src/ has one folder per stage of the pipeline (docs/design.md); all but main.c go into
 # the library the command, the fixtures and the tests link.
 MAIN_SRC := src/cli/main.c
@@ -162,10 +174,16 @@ check-arm64-litert: all arm64
 bench: all
 	$(Q)BUILD=$(BUILD) bench/run-bench
 
-# make fuzz FUZZ_SECONDS=60: libFuzzer on the model reader, seeded with the bundled models.
+# make fuzz FUZZ_SECONDS=60 [FUZZ_TARGETS="report plan"] [FUZZ_MERGE=1]: libFuzzer under ASan
+# and UBSan, FUZZ_SECONDS per target: model (the model reader), trace (the trace reader),
+# report (a trace through analysis, correlation, report, heatmap and export), import_csv,
+# import_litert, import_tflm (the plan importers) and plan (a model through the planner).
+# tests/fuzz/run-fuzz says where corpora and crashes go.
 FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?= model trace report import_csv import_litert import_tflm plan
 fuzz:
-	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz
+	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+		FUZZ_MERGE=$(FUZZ_MERGE) tests/fuzz/run-fuzz
 
 demo: all
 	$(Q)BUILD=$(BUILD) scripts/demo

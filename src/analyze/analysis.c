@@ -14,6 +14,7 @@
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
+#include "arenaprof/util/sort.h"
 
 #define MAP_BITS 40	/* page key: mapping index << 40 | page within the mapping */
 #define MAX_REGIONS 64	/* candidate arena blocks kept apart (a runtime makes a few) */
@@ -126,7 +127,7 @@ static void counts_settle(struct ap_counts *c)
 {
 	uint32_t k = 0;
 
-	qsort(c->e, c->n, sizeof(*c->e), cmp_count);
+	ap_qsort(c->e, c->n, sizeof(*c->e), cmp_count);
 	for (uint32_t i = 0; i < c->n; i++) {
 		if (k && c->e[k - 1].idx == c->e[i].idx)
 			c->e[k - 1].v += c->e[i].v;

@@ -9,6 +9,7 @@
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/analysis.h"
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/util/sort.h"
 #include "arenaprof/util/order.h"
 
 /* ---- the mapping rule ---- */
@@ -232,7 +233,7 @@ static int tensor_starts(struct search *s)
 	for (uint32_t i = 0; i < p->n; i++)
 		if (writer_of(&p->t[i], p->n_ops) != AP_OWNER_NONE)
 			s->starts[s->n_starts++] = p->t[i].offset;
-	qsort(s->starts, s->n_starts, sizeof(*s->starts), cmp_i64);
+	ap_qsort(s->starts, s->n_starts, sizeof(*s->starts), cmp_i64);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/trace/trace.h"
 #include "arenaprof/util/order.h"
+#include "arenaprof/util/sort.h"
 
 #define GRAN 64		/* tensor offsets and the base are 64-byte aligned: exact */
 
@@ -144,7 +145,7 @@ static void consistency(struct ap_attrib *at, const struct ap_tplan *p, struct s
 {
 	int32_t prev = AP_OWNER_NONE, prev2 = AP_OWNER_NONE;
 
-	qsort(s, n, sizeof(*s), cmp_seq);
+	ap_qsort(s, n, sizeof(*s), cmp_seq);
 	for (uint64_t i = 0; i < n; i++) {
 		int32_t op = s[i].op;
 
@@ -196,7 +197,7 @@ static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *er
 			dur[nd++] = a->run_ns[i];
 	if (nd && a->run_ns[0]) {
 		at->run_first_ns = a->run_ns[0];
-		qsort(dur, nd, sizeof(*dur), cmp_u64);
+		ap_qsort(dur, nd, sizeof(*dur), cmp_u64);
 		at->run_median_ns = dur[(nd - 1) / 2];
 		at->run_p99_ns = dur[nd * 99 / 100 < nd ? nd * 99 / 100 : nd - 1];
 		for (uint32_t i = 0; i < a->n_run_ns && median_run < 0; i++)
@@ -279,7 +280,7 @@ static void merge_maps(struct ap_attrib *at)
 {
 	uint32_t k = 0;
 
-	qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_start);
+	ap_qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_start);
 	for (uint32_t i = 0; i < at->n_maps; i++) {
 		struct ap_attrib_map *g = &at->maps[i], *h = k ? &at->maps[k - 1] : NULL;
 
@@ -345,7 +346,7 @@ static int callers(struct ap_attrib *at, const struct ap_analysis *a, const stru
 		c[k].bytes += b->size;
 		c[k].ft_pages += bl->ft[i];
 	}
-	qsort(c, n, sizeof(*c), cmp_caller);
+	ap_qsort(c, n, sizeof(*c), cmp_caller);
 	for (uint32_t i = 0; i < n && at->n_callers < AP_ATTRIB_MAX_CALLERS; i++) {
 		struct ap_attrib_caller *d = NULL;
 
@@ -593,7 +594,7 @@ int ap_attrib_build(const struct ap_corr_all *x, struct ap_attrib *at, char *err
 	map_faults(at, a);
 	merge_maps(at);
 	map_blocks(at, &bl);
-	qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_map);
+	ap_qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_map);
 	if (callers(at, a, &bl))
 		goto oom;
 	if (run_times(at, a, err))

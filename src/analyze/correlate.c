@@ -13,6 +13,7 @@
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/sort.h"
 
 /* Below these the plan is said not to describe the trace (see corr_verdict). */
 #define AGREE_MIN 0.5		/* plan vs marker agreement over first-touch pages */

@@ -18,6 +18,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/plan.h"
+#include "arenaprof/util/sort.h"
 #include "import_priv.h"
 
 /* ------------------------------------------------------------------------------------- */
@@ -198,7 +199,7 @@ int imp_rows_to_plan(struct reader *r, struct row *rows, size_t n, const char *w
 {
 	size_t i;
 
-	qsort(rows, n, sizeof(*rows), row_cmp);
+	ap_qsort(rows, n, sizeof(*rows), row_cmp);
 	for (i = 1; i < n; i++) {
 		if (rows[i].t.index == rows[i - 1].t.index) {
 			imp_fail_at(r, rows[i].line, "duplicate %s %" PRId32 " (first on line %ld)",

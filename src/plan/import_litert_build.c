@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "arenaprof/plan/plan.h"
+#include "arenaprof/util/sort.h"
 #include "import_priv.h"
 #include "import_litert.h"
 
@@ -205,7 +206,7 @@ static int litert_sharing(struct litert *L, const struct uses *u)
 		     t->kind == AP_KIND_OUTPUT) && t->offset >= 0 && t->bytes > 0 && t->first >= 0)
 			order[m++] = (struct span){ t->offset, t->bytes, i };
 	}
-	qsort(order, m, sizeof(*order), span_cmp);
+	ap_qsort(order, m, sizeof(*order), span_cmp);
 	for (i = 0; i < m; i++) {
 		size_t bi = order[i].i;
 

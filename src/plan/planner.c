@@ -11,6 +11,7 @@
 #include "arenaprof/plan/stl_order.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
+#include "arenaprof/util/sort.h"
 
 static const char *const strategy_names[AP_STRAT_COUNT] = {
 	[AP_STRAT_TFLITE] = "tflite",
@@ -71,7 +72,7 @@ static int cmp_tflite(const void *pa, const void *pb)
 
 void ap_order_tflite(struct ap_rec *r, size_t n)
 {
-	qsort(r, n, sizeof(*r), cmp_tflite);
+	ap_qsort(r, n, sizeof(*r), cmp_tflite);
 }
 
 static int cmp_micro(const void *pa, const void *pb)
@@ -85,7 +86,7 @@ static int cmp_micro(const void *pa, const void *pb)
 
 void ap_order_micro(struct ap_rec *r, size_t n)
 {
-	qsort(r, n, sizeof(*r), cmp_micro);
+	ap_qsort(r, n, sizeof(*r), cmp_micro);
 }
 
 static bool disjoint(const struct ap_rec *a, int32_t first, int32_t last)
@@ -217,7 +218,7 @@ static uint64_t place(struct ap_rec *r, size_t n, uint64_t align, enum fit fit)
 			}
 		}
 		cand_recs = r;
-		qsort(cand, nc, sizeof(*cand), cmp_cand);
+		ap_qsort(cand, nc, sizeof(*cand), cmp_cand);
 		for (size_t k = 0; k < nc; k++) {
 			const struct ap_rec *a = &r[cand[k]];
 			uint64_t at = align_up(cur, align);
@@ -689,11 +690,11 @@ int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan 
 	n = s == AP_STRAT_MICRO ? micro_records(g, r) : arena_records(g, r, sharing);
 	switch (s) {
 	case AP_STRAT_GREEDY_SIZE:
-		qsort(r, n, sizeof(*r), cmp_size_desc);
+		ap_qsort(r, n, sizeof(*r), cmp_size_desc);
 		hwm = ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
 		break;
 	case AP_STRAT_GREEDY_BREADTH:
-		qsort(r, n, sizeof(*r), cmp_size_desc);
+		ap_qsort(r, n, sizeof(*r), cmp_size_desc);
 		n = order_by_breadth(g, r, n);
 		hwm = ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
 		break;

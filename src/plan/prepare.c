@@ -4,8 +4,11 @@
  * (include/arenaprof/plan/prepare.h). Kept apart from graph.c so that the kernels, which
  * read the graph, are not called by it.
  */
+#include <inttypes.h>
+
 #include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/prepare.h"
+#include "arenaprof/util/err.h"
 
 int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err)

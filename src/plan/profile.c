@@ -7,6 +7,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/util/order.h"
+#include "arenaprof/util/sort.h"
 
 /* Lifetimes as closed intervals over operators; -1 (before op 0) counts as op 0. */
 static int32_t lo(const struct ap_ptensor *t)

@@ -8,8 +8,6 @@
  * included: LiteRT's Python wheel has Interpreter::Invoke only as a local .symtab entry
  * of libpywrap_litert_common.so.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -18,6 +16,7 @@
 #include <unistd.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/infile.h"
 #include "arenaprof/record/symbols.h"
 
 struct elf_file {
@@ -33,11 +32,10 @@ static int elf_file_open(struct elf_file *f, const char *path, char *err)
 		ap_seterr(err, "libelf: %s", elf_errmsg(-1));
 		return -1;
 	}
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0) {
-		ap_seterr(err, "%s: %s", path, strerror(errno));
+	/* a regular file only: a trace names any path, and a FIFO would block forever */
+	f->fd = ap_infile_open(path, NULL, err);
+	if (f->fd < 0)
 		return -1;
-	}
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		ap_seterr(err, "%s: not an ELF file", path);

@@ -56,15 +56,12 @@ struct chrome {
 static void ev_start(struct chrome *c, const char *ph, uint64_t ts_ns, uint32_t tid,
 		     const char *name)
 {
-	int64_t us_k = ((int64_t)ts_ns - (int64_t)c->base_ns) / 1000;	/* ns -> us */
-	int64_t frac = ((int64_t)ts_ns - (int64_t)c->base_ns) % 1000;
+	/* ns -> us, sign and magnitude: any two u64 times (a trace's are any) */
+	bool neg = ts_ns < c->base_ns;
+	uint64_t d = neg ? c->base_ns - ts_ns : ts_ns - c->base_ns;
 	char ts[48];
 
-	if (frac < 0) {
-		frac += 1000;
-		us_k--;
-	}
-	snprintf(ts, sizeof(ts), "%" PRId64 ".%03" PRId64, us_k, frac);
+	snprintf(ts, sizeof(ts), "%s%" PRIu64 ".%03" PRIu64, neg ? "-" : "", d / 1000, d % 1000);
 	fputc('\n', c->j.f);
 	ap_json_obj(&c->j, NULL);
 	ap_json_str(&c->j, "ph", ph);
@@ -391,7 +388,9 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 			}
 		}
 		fprintf(f, "%" PRIu64 ",%.9f,%u,0x%" PRIx64 ",%s,", fr.ts_ns,
-			(double)((int64_t)fr.ts_ns - (int64_t)a->hdr.clock_base_ns) / 1e9, fr.tid,
+			fr.ts_ns >= a->hdr.clock_base_ns ?
+			(double)(fr.ts_ns - a->hdr.clock_base_ns) / 1e9 :
+			-(double)(a->hdr.clock_base_ns - fr.ts_ns) / 1e9, fr.tid,
 			fr.addr, ap_group_name(ap_corr_group_of(a, mi)));
 		ap_fput_csv(f, mi >= 0 ? a->maps[mi].path : "");
 		fprintf(f, ",%d,%d,%d,%d,%d,", added, !!(fr.flags & AP_FF_WRITE),

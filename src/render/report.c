@@ -21,6 +21,7 @@
 #include "arenaprof/render/summary.h"
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/order.h"
+#include "arenaprof/util/sort.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 /* text from the trace (paths, command line, notes), safe for a terminal */

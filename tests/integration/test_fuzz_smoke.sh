@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds the fuzzers (tests/fuzz/run-fuzz: model reader, trace reader) and runs each for
-# 10 seconds. PASS when
-# it builds and finds nothing; FAIL when clang or its fuzzer runtime is missing, the build
-# fails, or the fuzzer finds a crash, a hang or a leak (its last lines are shown).
+# Builds the fuzzers (tests/fuzz/run-fuzz) and runs each briefly: the model and trace
+# readers for 10 seconds each, then report, import_csv, import_litert, import_tflm and
+# plan for 5 seconds each from their committed corpora, after replaying the inputs they
+# once failed on (tests/fuzz/regress/). PASS per group when it builds and finds nothing;
+# FAIL when clang or its fuzzer runtime is missing, the build fails, or the fuzzer finds a
+# crash, a hang or a leak (its last lines are shown).
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
@@ -16,13 +18,21 @@ if [ -z "$have_clang" ]; then
 	exit 1
 fi
 
-log=$TMP/run-fuzz.log
-BUILD=$BUILD FUZZ_SECONDS=10 CLANG=$have_clang tests/fuzz/run-fuzz >"$log" 2>&1
-rc=$?
-if [ "$rc" -eq 0 ]; then
-	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | awk '{ s += $1 } END { print s }')
-	pass "$name: model and trace readers fuzzed for 10 s each, ${runs:-?} inputs, no crash"
-else
-	fail "$name" "run-fuzz exited $rc: $(tail -n 5 "$log" | tr '\n' ' ')"
-	exit 1
-fi
+# smoke LABEL SECONDS TARGETS...
+smoke() {
+	local label=$1 secs=$2 log=$TMP/run-fuzz-$1.log rc runs
+	shift 2
+	# fresh corpora in $TMP: the seeds and committed corpora, not what earlier runs added
+	BUILD=$BUILD FUZZ_SECONDS=$secs FUZZ_TARGETS="$*" CLANG=$have_clang \
+		FUZZ_CORPORA=$TMP/corpora tests/fuzz/run-fuzz >"$log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" |
+			awk '{ s += $1 } END { print s }')
+		pass "$name: $* fuzzed for $secs s each, ${runs:-?} inputs, no crash"
+	else
+		fail "$name ($*)" "run-fuzz exited $rc: $(tail -n 5 "$log" | tr '\n' ' ')"
+	fi
+}
+smoke readers 10 model trace
+smoke pipeline 5 report import_csv import_litert import_tflm plan

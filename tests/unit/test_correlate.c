@@ -211,6 +211,21 @@ int main(void)
 	      c.n_reasons ? c.reasons[0] : "none");
 	ap_corr_free(&c);
 
+	/*
+	 * A trace that names a 64 TiB arena vma (a hostile one): the base search and the
+	 * tables cover the plan's extent and a page, not 2^34 pages; the attribution of the
+	 * pages the plan covers is the same.
+	 */
+	run(&x, &p, 0, true);
+	x.maps[0].end = START + (1ULL << 46);
+	CHECK("a 64 TiB arena mapping: built, not out of memory", build(&x, &p, 0, &c, err) == 0,
+	      "%s", err);
+	CHECK("... its tables cover the plan's 7 pages and a page or two, not 2^34",
+	      c.n_pages <= 9 && c.n_pages >= 7 && c.page_op[5] == 2, "%llu pages",
+	      (unsigned long long)c.n_pages);
+	CHECK("... and the plan is said not to fit the mapping", c.mismatch, "no reason");
+	ap_corr_free(&c);
+
 	/* without a plan: groups only */
 	run(&x, &p, 0, false);
 	build(&x, NULL, 0, &c, err);
