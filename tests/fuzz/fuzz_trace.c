@@ -14,20 +14,9 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/trace/trace.h"
+#include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-/* A message is one printable line: no newline, tab or other control character. */
-static bool one_line(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	}
-	return true;
-}
 
 /* What a consumer does with a record: copy its struct, read its string. */
 static void use(const struct ap_trace_rec *rec)
@@ -64,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	err[0] = 0;
 	if (ap_trace_open_stream(&r, f, "fuzz", err)) {
-		if (!one_line(err) || r.f || r.buf || r.strings[AP_HS_ARCH])
+		if (!fuzz_one_line(err) || r.f || r.buf || r.strings[AP_HS_ARCH])
 			__builtin_trap();
 		return 0;
 	}
@@ -87,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		use(&rec);
 	}
 	end = r.offset;
-	if (rc == -1 && !one_line(err))
+	if (rc == -1 && !fuzz_one_line(err))
 		__builtin_trap();
 	/* a clean end is the end of the input; a truncated one stops short of it */
 	if (rc == 0 && (r.truncated ? end >= size : end != size))
