@@ -42,9 +42,10 @@ static int open_trace(struct ap_diff_side *s, const char *plan, char *err)
 		s->arena = (a->maps[a->id.map].first_touch_pages +
 			    a->maps[a->id.map].resident_at_attach) * ps;
 	s->weights = s->kind[AP_GROUP_WEIGHTS];
+	/* VmHWM, unless the samples came too early to see the pages the trace saw resident */
 	s->peak = AP_SAMPLE_MAX(a, vm_hwm);
-	if (!s->peak)
-		s->peak = all;	/* no samples: what the trace saw made resident */
+	if (s->peak < all)
+		s->peak = all;
 	return 0;
 }
 

@@ -33,8 +33,9 @@ static void gather(const struct ap_report *r, struct figures *g)
 		g->kind[k] = x->c.groups[k].resident_bytes;
 		all += g->kind[k];
 	}
+	/* VmHWM, unless the samples came too early to see the pages the trace saw resident */
 	g->peak = AP_SAMPLE_MAX(&x->a, vm_hwm);
-	g->peak_hwm = g->peak > 0;
+	g->peak_hwm = g->peak >= all;
 	if (!g->peak_hwm)
 		g->peak = all;
 	g->arena_planned = x->have_plan ? x->plan.arena_bytes : 0;

@@ -89,7 +89,7 @@ print(json.dumps({'a%d' % (i + 1): (x['arena']['first_touch_pages'] +
 PY
 diff_check "traces: mv1 -> mv2 grew past 50 %: exit 3, arena and peak equal report --json's" 3 \
 	"d['old']['kind'] == 'trace' and d['old']['arena_bytes'] == truth['a1'] and
- d['new']['arena_bytes'] == truth['a2'] and d['new']['peak_bytes'] == truth['h2'] and
+ d['new']['arena_bytes'] == truth['a2'] and d['new']['peak_bytes'] >= truth['h2'] and
  d['gate']['failed']" "$TMP/t1.trace" "$TMP/t2.trace" --fail-above 50
 diff_check "traces: mv2 -> mv1: exit 0" 0 "not d['gate']['failed']" \
 	"$TMP/t2.trace" "$TMP/t1.trace" --fail-above 50
@@ -113,7 +113,9 @@ check "summary JSON: schema 2, the plan matches, arena and peak as the report's 
 d = json.load(open(sys.argv[1])); s = d["summary"]
 sys.exit(not (d["schema_version"] == 2 and s["plan_matches"] is True and
 	      s["arena_bytes"] == d["arena"]["first_touch_pages"] * d["page_size"] and
-	      s["peak_bytes"] == d["samples"]["vmhwm_max_bytes"] and s["dropped_events"] == 0))' \
+	      s["peak_bytes"] == max(d["samples"]["vmhwm_max_bytes"], sum(
+		g["resident_bytes"] for g in d["groups"])) and
+	      s["dropped_events"] == 0))' \
 	"$TMP/r2p.json"
 n=$(wc -l <"$TMP/r2.txt")
 "$ARENAPROF" report "$TMP/t2.trace" --plan "$MV2" --mappings >"$TMP/r2m.txt" 2>&1

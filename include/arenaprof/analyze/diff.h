@@ -22,8 +22,8 @@ struct ap_diff_side {
 	struct ap_profile prof;
 	struct ap_corr_all x;		/* a trace side */
 	uint64_t arena;			/* planned bytes; or the arena's first-touched bytes */
-	uint64_t peak;			/* arena + persistent + weights; or VmHWM (else every
-					 * first-touched page) */
+	uint64_t peak;			/* arena + persistent + weights; or VmHWM, or every
+					 * page the trace saw resident when more */
 	uint64_t weights;		/* the model's weights; or its mapping's resident bytes */
 	uint64_t kind[AP_GROUP_COUNT];	/* a trace: resident bytes per kind of memory */
 };
