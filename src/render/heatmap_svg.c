@@ -3,6 +3,9 @@
  * heatmap_svg: one self-contained SVG (no scripts, no external fonts or images): row
  * labels, cells with a <title> tooltip each, the widest operator's live tensors as
  * outlines (on its row and in a band above the plot), an offset axis and a colour legend.
+ * By operator, the plan is drawn behind the faults: in each operator's row, faint, the
+ * planned extents of the tensors live while it runs, so that a row that first-touches
+ * nothing shows the pages it reuses, and the widest operator's floor shows.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +15,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/analyze/heatmap.h"
+#include "arenaprof/plan/profile.h"
 #include "arenaprof/util/units.h"
 
 #define CHAR_W 6.7	/* 11 px monospace */
@@ -199,6 +203,38 @@ static void cells(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 	}
 }
 
+/* By operator: each row's live tensors as faint extents, named on hover (class "plan"). */
+static void plan_behind(const struct ap_heatmap *h, const struct geo *g, FILE *f)
+{
+	double left = g->x0, right = g->x0 + g->pw;
+
+	if (h->by != AP_HM_BY_OP || !h->plan)
+		return;
+	for (uint32_t r = 0; r < h->rows; r++) {
+		int32_t op = h->row[r].op;
+
+		if (op < 0 || (uint32_t)op >= h->plan->n_ops)
+			continue;
+		for (uint32_t i = 0; i < h->plan->n; i++) {
+			const struct ap_ptensor *t = &h->plan->t[i];
+			double x0, x1;
+
+			if (!ap_ptensor_in_arena(t) || !ap_ptensor_live_at(t, op))
+				continue;
+			x0 = fmax(left, x_of(h, g, t->offset));
+			x1 = fmin(right, x_of(h, g, t->offset + (int64_t)t->bytes));
+			if (x1 <= x0)
+				continue;
+			fprintf(f, "<rect class=\"plan\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+				"height=\"%.2f\" fill=\"#b8c7d9\" fill-opacity=\"0.45\"><title>",
+				x0, g->y0 + r * g->rh + 1, fmax(0.5, x1 - x0), fmax(0.5, g->rh - 2));
+			ap_fput_xml(f, t->name, 300);
+			fprintf(f, " (planned at %" PRId64 ", %" PRIu64 " bytes)</title></rect>\n",
+				t->offset, t->bytes);
+		}
+	}
+}
+
 static void outlines(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 {
 	double y;
@@ -296,6 +332,7 @@ int ap_heatmap_svg(const struct ap_heatmap *h, FILE *f, char *err)
 	header(h, &g, f);
 	band(h, &g, f);
 	rows(h, &g, f);
+	plan_behind(h, &g, f);
 	cells(h, &g, f);
 	outlines(h, &g, f);
 	axis(h, &g, f);

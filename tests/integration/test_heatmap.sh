@@ -176,6 +176,24 @@ ok = len(rows) == 67 and len(set(rows)) == len(rows) and all(
 	re.match(r"(-1 input|\d+ [A-Z_0-9]+ )", r) for r in rows[:-1])
 sys.exit(not ok)' "$TMP/ansi80.txt"
 
+	# the plan behind the faults: one faint extent per operator row and tensor live while
+	# it runs, as many as plan --json's own lifetimes give
+	"$ARENAPROF" plan "$MV2" --json >"$TMP/plan.json"
+	want=$($PY -c '
+import json, sys
+d = json.load(open(sys.argv[1])); n = 0
+for k in range(len(d["ops"])):
+	for t in d["tensor_plan"]:
+		if t["kind"] in ("arena", "input", "output", "temporary") and "shares" not in t and \
+		   t["bytes"] > 0 and t["offset"] >= 0:
+			hi = 1 << 31 if t["last_node"] == "end" else t["last_node"]
+			n += max(t["first_node"], 0) <= k <= hi
+print(n)' "$TMP/plan.json")
+	got=$(grep -c 'class="plan"' "$TMP/mv2.svg")
+	MSG="$got extents drawn, $want live (operator, tensor) pairs in the plan"
+	check "svg by operator: the plan's live tensors behind each operator's row" \
+		[ "$got" = "$want" -a "$want" -gt 60 ]
+
 	# a browser renders the SVG: labels, colours
 	if command -v chromium >/dev/null; then
 		sw=$(grep -o 'svg" width="[0-9]*"' "$TMP/mv2.svg" | tr -dc 0-9)
