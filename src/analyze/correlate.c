@@ -77,6 +77,17 @@ const char *ap_corr_op_label(const struct ap_tplan *p, int32_t op, char *buf, in
 	return buf;
 }
 
+uint64_t ap_corr_peak(const struct ap_corr_all *x, bool *from_hwm)
+{
+	uint64_t hwm = AP_SAMPLE_MAX(&x->a, vm_hwm), all = 0;
+
+	for (int k = 0; k < AP_GROUP_COUNT; k++)
+		all += x->c.groups[k].resident_bytes;
+	if (from_hwm)
+		*from_hwm = hwm >= all;
+	return hwm >= all ? hwm : all;
+}
+
 double ap_corr_agreement(const struct ap_corr *c)
 {
 	return c->compared ? (double)c->agree / (double)c->compared : 0;

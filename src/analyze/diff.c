@@ -27,25 +27,15 @@ static int is_trace(const char *path, bool *yes, char *err)
 static int open_trace(struct ap_diff_side *s, const char *plan, char *err)
 {
 	struct ap_corr_in in = { .trace = s->path, .plan_path = plan };
-	const struct ap_analysis *a = &s->x.a;
-	uint64_t ps, all = 0;
 	int rc = ap_corr_load(&in, &s->x, err);
 
 	if (rc)
 		return rc;
-	ps = a->hdr.page_size;
-	for (int g = 0; g < AP_GROUP_COUNT; g++) {
+	for (int g = 0; g < AP_GROUP_COUNT; g++)
 		s->kind[g] = s->x.c.groups[g].resident_bytes;
-		all += s->kind[g];
-	}
-	if (a->id.map >= 0)
-		s->arena = (a->maps[a->id.map].first_touch_pages +
-			    a->maps[a->id.map].resident_at_attach) * ps;
+	s->arena = s->kind[AP_GROUP_ARENA];
 	s->weights = s->kind[AP_GROUP_WEIGHTS];
-	/* VmHWM, unless the samples came too early to see the pages the trace saw resident */
-	s->peak = AP_SAMPLE_MAX(a, vm_hwm);
-	if (s->peak < all)
-		s->peak = all;
+	s->peak = ap_corr_peak(&s->x, NULL);
 	return 0;
 }
 

@@ -92,7 +92,6 @@ void ap_openmetrics_report(FILE *f, const struct ap_report *r)
 	const struct ap_attrib *at = r->attrib;
 	char host[256] = "";
 	struct om o = { .f = f, .host = host, .model = model_of(x->have_plan ? &x->plan : NULL) };
-	uint64_t ps = a->hdr.page_size;
 
 	gethostname(host, sizeof(host) - 1);
 	if (x->have_plan)
@@ -100,8 +99,8 @@ void ap_openmetrics_report(FILE *f, const struct ap_report *r)
 		      (double)x->plan.arena_bytes);
 	if (a->id.map >= 0)
 		gauge(&o, "arenaprof_arena_found_bytes", "bytes", "The arena's first-touched "
-		      "and attach-resident bytes.", (double)((a->maps[a->id.map].first_touch_pages +
-		      a->maps[a->id.map].resident_at_attach) * ps));
+		      "and attach-resident bytes.",
+		      (double)x->c.groups[AP_GROUP_ARENA].resident_bytes);
 	gauge(&o, "arenaprof_peak_bytes", "bytes", "VmHWM's maximum over the trace's samples.",
 	      (double)AP_SAMPLE_MAX(a, vm_hwm));
 	gauge(&o, "arenaprof_arena_first_touch_pages", NULL, "Arena pages first touched while "

@@ -26,18 +26,11 @@ static void gather(const struct ap_report *r, struct figures *g)
 {
 	const struct ap_corr_all *x = r->x;
 	const struct ap_attrib *at = r->attrib;
-	uint64_t all = 0;
 
 	memset(g, 0, sizeof(*g));
-	for (int k = 0; k < AP_GROUP_COUNT; k++) {
+	for (int k = 0; k < AP_GROUP_COUNT; k++)
 		g->kind[k] = x->c.groups[k].resident_bytes;
-		all += g->kind[k];
-	}
-	/* VmHWM, unless the samples came too early to see the pages the trace saw resident */
-	g->peak = AP_SAMPLE_MAX(&x->a, vm_hwm);
-	g->peak_hwm = g->peak >= all;
-	if (!g->peak_hwm)
-		g->peak = all;
+	g->peak = ap_corr_peak(x, &g->peak_hwm);
 	g->arena_planned = x->have_plan ? x->plan.arena_bytes : 0;
 	g->first_run_ns = -1;
 	if (at && at->n_callers)

@@ -152,6 +152,12 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err);
 void ap_corr_all_free(struct ap_corr_all *x);
 
 /*
+ * A trace's peak: the largest VmHWM sample, or, when the samples came too early to see
+ * them, the pages the trace saw resident (every group's). *from_hwm: which one, or NULL.
+ */
+uint64_t ap_corr_peak(const struct ap_corr_all *x, bool *from_hwm);
+
+/*
  * A tensor name for a label: the first ';'-separated part (converters fuse names; the
  * first names the layer), control characters as '?', at most len - 1 bytes ("..." when
  * cut). Full names stay in JSON and CSV.
