@@ -89,14 +89,6 @@ static int32_t region_of(const struct priv *pv, uint64_t addr)
 	return -1;
 }
 
-static bool is_region(const struct priv *pv, int32_t mi)
-{
-	for (uint32_t i = 0; i < pv->n_reg; i++)
-		if (pv->reg[i].map == mi)
-			return true;
-	return false;
-}
-
 /*
  * Counts arrive mostly in runs of one index (a run's first touches, an operator's): the
  * last entry takes them, a new index is appended, and counts_settle sorts and merges at
@@ -294,12 +286,12 @@ static int open_region(struct ap_analysis *a, uint64_t base, uint64_t bytes, int
 	if (mi < 0)
 		return -1;
 	pv->reg[pv->n_reg++] = (struct region){ start, end, mi, block };
+	a->maps[mi].block = true;
 	for (uint64_t i = 0; i < a->n_touches; i++) {
 		struct ap_touch *t = &a->touches[i];
 		uint64_t page = a->maps[t->map].start + (t->page << pv->page_shift);
 
-		if ((int32_t)t->map == mi || is_region(pv, (int32_t)t->map) || page < start ||
-		    page >= end)
+		if (a->maps[t->map].block || page < start || page >= end)
 			continue;
 		if (move_touch(a, t, mi))
 			return -1;
@@ -338,13 +330,14 @@ static int on_alloc(struct ap_analysis *a, const struct ap_analysis_opts *o,
 				  (int32_t)al->n - 1) : 0;
 }
 
-/* The newest mapping holding addr that is not a region, or -1. */
+/*
+ * The newest mapping holding addr that is not a block's (given back or kept: a block's
+ * pages never go to another block), or -1.
+ */
 static int32_t holder(const struct ap_analysis *a, uint64_t addr)
 {
-	const struct priv *pv = a->priv;
-
 	for (int32_t i = (int32_t)a->n_maps - 1; i >= 0; i--)
-		if (!is_region(pv, i) && a->maps[i].start <= addr && addr < a->maps[i].end)
+		if (!a->maps[i].block && a->maps[i].start <= addr && addr < a->maps[i].end)
 			return i;
 	return -1;
 }

@@ -37,6 +37,7 @@ struct ap_amap {
 	char *path;		/* "" anonymous, "[heap]", a file */
 	bool anon;
 	bool named;		/* seen in a maps snapshot (else only from fault vma bounds) */
+	bool block;		/* a block the pass kept apart (allocs.h), not a vma */
 	const char *role;	/* arena, weights, heap, stack, anon, code, file */
 	uint64_t faults, major, writes;
 	uint64_t first_touch_pages;
