@@ -24,6 +24,7 @@
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
+#include "arenaprof/util/clock.h"
 
 #define DEFAULT_RING (8u << 20)
 
@@ -83,19 +84,11 @@ static void print_json(const struct ap_session *s, const char *out, uint64_t byt
 	ap_json_finish(&j);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* On a terminal, once a second: how far the recording is, on one line rewritten. */
 static void status_line(const struct ap_session *s, const struct ap_trace_sink *t,
 			uint64_t t0, uint64_t *next)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = ap_clock_ns(CLOCK_MONOTONIC);
 
 	if (now < *next)
 		return;
@@ -280,7 +273,7 @@ int cmd_record(int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	rc = AP_EXIT_OK;
-	t0 = next = mono_ns() + 1000000000ULL;
+	t0 = next = ap_clock_ns(CLOCK_MONOTONIC) + 1000000000ULL;
 	t0 -= 1000000000ULL;
 	while (ap_session_step(&s, -1))
 		if (tty)

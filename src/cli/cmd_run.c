@@ -38,6 +38,7 @@
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/kernel/psi.h"
 #include "arenaprof/util/units.h"
+#include "arenaprof/util/clock.h"
 
 #define MAX_TRIGGERS 8
 #define MAX_FIRINGS 1000	/* times kept per trigger and run; the count goes on */
@@ -131,14 +132,6 @@ static void usage(FILE *f)
 		"Exit 0 when every run was measured (whatever CMD's own status), 1 runtime\n"
 		"failure (no cgroup v2 memory controller, a cgroup that cannot be created,\n"
 		"interrupted), 2 bad usage or a command that cannot be run.\n");
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -413,7 +406,7 @@ static int start_child(struct run_ctx *c)
 		return AP_EXIT_RUNTIME;
 	}
 	c->pidfd = pidfd_of(c->pid);
-	c->t0 = now_ns();
+	c->t0 = ap_clock_ns(CLOCK_MONOTONIC);
 	e = ap_spawn_release(&sp);
 	if (e) {
 		if (c->o->user && strcmp(sp.failed_at, "exec"))
@@ -463,7 +456,7 @@ static void take_firings(struct run_ctx *c, const struct pollfd *pf)
 			continue;
 		switch (ap_psi_trigger_event(&tr->t, pf[n++].revents)) {
 		case AP_PSI_FIRED:
-			add_firing(tr, (double)(now_ns() - c->t0) / 1e9);
+			add_firing(tr, (double)(ap_clock_ns(CLOCK_MONOTONIC) - c->t0) / 1e9);
 			break;
 		case AP_PSI_GONE:
 			note("--psi-trigger '%s': the cgroup's pressure file is gone "
@@ -504,13 +497,13 @@ static void wait_child(struct run_ctx *c)
 			note("waiting for %d: %s", (int)c->pid, strerror(errno));
 			break;
 		}
-		if (!c->have_peak && now_ns() >= next_poll) {
+		if (!c->have_peak && ap_clock_ns(CLOCK_MONOTONIC) >= next_poll) {
 			uint64_t v;
 
 			if (!ap_cg_read_value(c->r->cgroup, "memory.current", false, &v, NULL) &&
 			    v > c->polled_peak)
 				c->polled_peak = v;
-			next_poll = now_ns() + POLL_MS * 1000000ULL;
+			next_poll = ap_clock_ns(CLOCK_MONOTONIC) + POLL_MS * 1000000ULL;
 		}
 		n = fill_pollfds(c, pf);
 		if (c->pidfd >= 0 && c->have_peak)
@@ -589,7 +582,7 @@ static int one_run(const struct opts *o, const char *parent, int index, struct r
 		return -1;
 	}
 	wait_child(&c);
-	r->wall_s = (double)(now_ns() - c.t0) / 1e9;
+	r->wall_s = (double)(ap_clock_ns(CLOCK_MONOTONIC) - c.t0) / 1e9;
 	if (c.pidfd >= 0)
 		close(c.pidfd);
 	collect(&c);

@@ -34,6 +34,7 @@
 #include "arenaprof/render/openmetrics.h"
 #include "arenaprof/render/tui.h"
 #include "arenaprof/util/units.h"
+#include "arenaprof/util/clock.h"
 
 #define DEFAULT_INTERVAL_MS 1000
 #define DEFAULT_SMAPS_MS 5000
@@ -68,14 +69,6 @@ struct top {
 	bool om_failed;			/* its write failed once: said, not repeated */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void status(struct top *t, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -87,7 +80,7 @@ static void status(struct top *t, int level, const char *fmt, ...)
 	vsnprintf(t->v.status, sizeof(t->v.status), fmt, ap);
 	va_end(ap);
 	t->v.status_level = level;
-	t->status_ts = now_ns();
+	t->status_ts = ap_clock_ns(CLOCK_MONOTONIC);
 }
 
 static void usage(FILE *f)
@@ -319,7 +312,7 @@ static int run_tui(struct top *t)
 		}
 		while ((k = ap_tui_key()) >= 0)
 			on_key(t, k, &quit, &redraw, &footer_only);
-		if (t->v.status[0] && !t->live.ended && now_ns() - t->status_ts > STATUS_NS) {
+		if (t->v.status[0] && !t->live.ended && ap_clock_ns(CLOCK_MONOTONIC) - t->status_ts > STATUS_NS) {
 			t->v.status[0] = '\0';
 			footer_only = true;
 		}

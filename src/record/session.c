@@ -22,17 +22,10 @@
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
 #include "arenaprof/record/symbols.h"
+#include "arenaprof/util/clock.h"
 
 #define MAX_RESIDENT_MAP (64ULL << 30)	/* bitmaps above this are left out, with a note */
 #define STALE_SNAPSHOT_NS 2000000ULL	/* new mappings are named at most every 2 ms */
-
-static uint64_t now_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* ---- sending to the sink chain ---- */
 
@@ -50,7 +43,7 @@ static uint64_t now_ns(clockid_t c)
 
 static void send_note(struct ap_session *s, uint32_t level, const char *text)
 {
-	uint64_t ts = now_ns(CLOCK_MONOTONIC);
+	uint64_t ts = ap_clock_ns(CLOCK_MONOTONIC);
 
 	SEND(s, note, level, ts, text);
 }
@@ -153,7 +146,7 @@ static void snapshot_maps(struct ap_session *s, bool auto_probe)
 {
 	struct ap_maps now = { 0 };
 	char err[AP_ERR_LEN];
-	uint64_t ts = now_ns(CLOCK_MONOTONIC);
+	uint64_t ts = ap_clock_ns(CLOCK_MONOTONIC);
 
 	s->maps_stale = false;
 	s->last_snapshot = ts;
@@ -179,7 +172,7 @@ static void send_resident(struct ap_session *s)
 {
 	for (size_t i = 0; i < s->maps.n; i++) {
 		const struct ap_map *m = &s->maps.m[i];
-		struct ap_rec_resident rr = { .ts_ns = now_ns(CLOCK_MONOTONIC),
+		struct ap_rec_resident rr = { .ts_ns = ap_clock_ns(CLOCK_MONOTONIC),
 					      .start = m->start, .end = m->end };
 		struct ap_residency res = { 0 };
 		char err[AP_ERR_LEN];
@@ -278,7 +271,7 @@ static void sample(struct ap_session *s, uint64_t now)
 	memset(&smp, 0xff, sizeof(smp));	/* every field AP_NO_VALUE until read */
 	smp.smaps_read = false;
 	smp.acct.cg_path[0] = '\0';
-	smp.rec.ts_ns = now_ns(CLOCK_MONOTONIC);
+	smp.rec.ts_ns = ap_clock_ns(CLOCK_MONOTONIC);
 	if (!ap_procfs_status(s->pid, &st, err)) {
 		smp.rec.vm_rss = st.vm_rss;
 		smp.rec.vm_hwm = st.vm_hwm;
@@ -315,7 +308,7 @@ static void send_counters(struct ap_session *s, bool force)
 	if (!force && !memcmp(&c, &s->counters, sizeof(c)))
 		return;
 	s->counters = c;
-	d = (struct ap_rec_drops){ .ts_ns = now_ns(CLOCK_MONOTONIC), .events = c.events,
+	d = (struct ap_rec_drops){ .ts_ns = ap_clock_ns(CLOCK_MONOTONIC), .events = c.events,
 				   .ringbuf_drops = c.ringbuf_drops,
 				   .vma_misses = c.vma_misses, .retries = c.retries };
 	SEND(s, drops, &d);
@@ -595,8 +588,8 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 	if (ap_cg_session_open(&s->cg, s->pid, e))
 		s->cg = NULL;	/* the target is gone: the first step notices */
 	uname(&s->uts);
-	s->t_start_ns = now_ns(CLOCK_MONOTONIC);
-	s->t_start_real_ns = now_ns(CLOCK_REALTIME);
+	s->t_start_ns = ap_clock_ns(CLOCK_MONOTONIC);
+	s->t_start_real_ns = ap_clock_ns(CLOCK_REALTIME);
 	return 0;
 }
 
@@ -663,7 +656,7 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 		ap_session_note(s, 0, "--runs %" PRIu64 " waits for a run probe: none attached "
 				"yet (looking for LiteRT's Invoke as libraries are mapped)",
 				s->o.runs_limit);
-	s->t_next = now_ns(CLOCK_MONOTONIC);
+	s->t_next = ap_clock_ns(CLOCK_MONOTONIC);
 	if (s->o.duration_ns)
 		s->t_end = s->t_next + s->o.duration_ns;
 	return rc;
@@ -673,7 +666,7 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 
 int ap_session_step(struct ap_session *s, int max_wait_ms)
 {
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t now = ap_clock_ns(CLOCK_MONOTONIC);
 	char err[AP_ERR_LEN];
 	int n, wait_ms;
 
@@ -706,7 +699,7 @@ int ap_session_step(struct ap_session *s, int max_wait_ms)
 	if (s->maps_stale && wait_ms > (int)(STALE_SNAPSHOT_NS / 1000000ULL) + 1)
 		wait_ms = (int)(STALE_SNAPSHOT_NS / 1000000ULL) + 1;
 	n = ap_probe_poll(s->probe, wait_ms, on_event, s, err);
-	if (s->maps_stale && now_ns(CLOCK_MONOTONIC) - s->last_snapshot > STALE_SNAPSHOT_NS)
+	if (s->maps_stale && ap_clock_ns(CLOCK_MONOTONIC) - s->last_snapshot > STALE_SNAPSHOT_NS)
 		snapshot_maps(s, !s->run_probe);
 	if (n < 0 && !(s->o.stop && *s->o.stop)) {
 		ap_session_note(s, 2, "polling the ring buffer failed: %s", err);
@@ -752,7 +745,7 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 
 void ap_session_end(const struct ap_session *s, struct ap_rec_end *end)
 {
-	*end = (struct ap_rec_end){ .ts_ns = now_ns(CLOCK_MONOTONIC), .reason = s->end_reason,
+	*end = (struct ap_rec_end){ .ts_ns = ap_clock_ns(CLOCK_MONOTONIC), .reason = s->end_reason,
 				    .exit_status = s->exit_status,
 				    .term_signal = s->term_signal, .runs = (uint32_t)s->runs };
 }

@@ -25,6 +25,7 @@
 #include "arenaprof/record/session.h"
 #include "arenaprof/trace/trace.h"
 #include "arenaprof/util/units.h"
+#include "arenaprof/util/clock.h"
 
 struct ring_resident {
 	struct ap_rec_resident rr;
@@ -111,14 +112,6 @@ static int wr_str(struct ap_trace_sink *t, uint32_t type, const void *p, uint32_
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * A new segment's preamble: what a trace that starts with this segment needs from before
  * it, and a note of what it lacks. The pages resident at attach are left out (and a note
@@ -127,7 +120,7 @@ static uint64_t now_ns(void)
 static void write_preamble(struct ap_trace_sink *t)
 {
 	struct ap_trace_ring *r = t->ring;
-	struct ap_rec_note n = { .ts_ns = now_ns(), .level = 1 };
+	struct ap_rec_note n = { .ts_ns = ap_clock_ns(CLOCK_MONOTONIC), .level = 1 };
 	uint64_t maps_bytes = 0, res_bytes = 0;
 	char cap[32], gone[32], text[512];
 	bool res_fits;
