@@ -385,15 +385,8 @@ static int read_offline_plan(struct rd *r, struct ap_model *m)
 	}
 	if (!b)
 		return 0;
-	if (b->data_len) {
-		off = b->data_off;
-		len = b->data_len;
-	} else if (b->offset > 1) {
-		off = b->offset;
-		len = b->size;
-	} else {
+	if (!ap_model_buffer_range(b, &off, &len))
 		off = len = 0;
-	}
 	if (len < OFFLINE_PLAN_HEADER) {
 		ap_seterr(r->err, "metadata %" PRIu32 " (" OFFLINE_PLAN_NAME "): buffer %" PRIu32
 			  " holds %" PRIu64 " bytes, too few for the %d-byte header", mi,
@@ -748,4 +741,18 @@ bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer)
 		return false;
 	b = &m->buffers[buffer];
 	return b->data_len > 0 || b->offset > 1;
+}
+
+bool ap_model_buffer_range(const struct ap_model_buffer *b, uint64_t *off, uint64_t *len)
+{
+	if (b->data_len) {
+		*off = b->data_off;
+		*len = b->data_len;
+	} else if (b->offset > 1) {
+		*off = b->offset;
+		*len = b->size;
+	} else {
+		return false;
+	}
+	return true;
 }

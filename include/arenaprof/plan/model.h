@@ -108,6 +108,11 @@ void ap_model_free(struct ap_model *m);
 
 /* True when the buffer holds constant data (inline data or the >2 GB offset form). */
 bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
+/*
+ * Where a buffer's bytes lie in the model file: its inline data, else its external
+ * offset and size (offset > 1: 0 and 1 mean none). false when it holds none.
+ */
+bool ap_model_buffer_range(const struct ap_model_buffer *b, uint64_t *off, uint64_t *len);
 
 /*
  * Scalar field `field` (its id in schema.fbs) of the operator's builtin_options table, read
