@@ -251,7 +251,7 @@ static void session_ended(struct top *t)
  * --openmetrics FILE: rewritten whole at every update, through a temporary file beside it
  * and a rename, so that the collector never reads half of it.
  */
-static void write_metrics(struct top *t)
+static void write_metrics(struct top *t, bool tui)
 {
 	char tmp[PATH_MAX], err[AP_ERR_LEN];
 	FILE *f;
@@ -271,10 +271,10 @@ static void write_metrics(struct top *t)
 	if (f)
 		return;
 	t->om_failed = true;
-	if (t->v.paused || !isatty(STDOUT_FILENO))
-		ap_cli_say("top", "--openmetrics: %s; not written again", err);
-	else
+	if (tui)
 		status(t, 2, "--openmetrics: %s; not written again", err);
+	else
+		ap_cli_say("top", "--openmetrics: %s; not written again", err);
 }
 
 static int run_tui(struct top *t)
@@ -325,7 +325,7 @@ static int run_tui(struct top *t)
 					    &dropped);
 			ap_tui_draw(&t->live, &t->v);
 			if (drawn != t->live.generation)
-				write_metrics(t);
+				write_metrics(t, true);
 			drawn = t->live.generation;
 		} else if (footer_only) {
 			ap_tui_draw_footer(&t->live, &t->v);
@@ -345,7 +345,7 @@ static int run_batch(struct top *t)
 			continue;
 		printed = t->live.generation;
 		ap_tui_batch_line(stdout, &t->live, t->json);
-		write_metrics(t);
+		write_metrics(t, false);
 		if (t->iterations && ++lines >= t->iterations) {
 			ap_session_stop(&t->s, AP_END_DURATION);
 			return AP_EXIT_OK;
