@@ -5,6 +5,18 @@
 
 #include "arenaprof/util/err.h"
 
+/*
+ * A message may quote bytes from the input (a tensor name, a path): controls become '?'
+ * here, once, so every message is one printable line whoever formats it.
+ */
+static void one_line(char *err)
+{
+	for (; *err; err++) {
+		if ((unsigned char)*err < 0x20 || *err == 0x7f)
+			*err = '?';
+	}
+}
+
 void ap_seterr(char *err, const char *fmt, ...)
 {
 	va_list ap;
@@ -14,6 +26,7 @@ void ap_seterr(char *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, AP_ERR_LEN, fmt, ap);
 	va_end(ap);
+	one_line(err);
 }
 
 int ap_fail_errno(char *err, int e, const char *fmt, ...)
@@ -24,6 +37,7 @@ int ap_fail_errno(char *err, int e, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err, AP_ERR_LEN, fmt, ap);
 		va_end(ap);
+		one_line(err);
 	}
 	errno = e;
 	return -1;

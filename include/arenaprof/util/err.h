@@ -15,7 +15,7 @@ enum ap_exit {
 	AP_EXIT_OVER = 3,	/* a gate failed: over a budget, or grown past a threshold */
 };
 
-/* err is a buffer of AP_ERR_LEN bytes; the message has no trailing newline. */
+/* err is a buffer of AP_ERR_LEN bytes; the message is one line, control bytes shown as '?'. */
 void ap_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ap_seterr, then errno = e: for readers whose callers branch on errno (ESRCH...). -1. */
