@@ -77,6 +77,40 @@ const char *ap_hm_offset(int64_t off, char *buf)
 	return buf;
 }
 
+/*
+ * A label that fits w columns: "index opcode" kept whole when it leaves room, the name
+ * after it cut in the middle ("4 DEPTHWISE_CONV_2D Mobi~e/Relu6"), so rows whose names
+ * differ only at the end stay apart. s is terminal-safe (ASCII, '?' for the rest): one
+ * byte, one column.
+ */
+const char *ap_hm_fit_label(const char *s, unsigned w, char *buf, size_t len)
+{
+	size_t n = strlen(s), keep = 0, head, room;
+	const char *sp = strchr(s, ' ');
+
+	if (n <= w || w < 5 || w >= len)
+		return s;
+	if (sp && (sp = strchr(sp + 1, ' ')) && (size_t)(sp + 1 - s) + 4 <= w)
+		keep = (size_t)(sp + 1 - s);	/* "index opcode " */
+	room = w - keep;
+	head = (room - 1) / 2;
+	memcpy(buf, s, keep + head);
+	buf[keep + head] = '~';
+	memcpy(buf + keep + head + 1, s + n - (room - 1 - head), room - 1 - head);
+	buf[w] = '\0';
+	return buf;
+}
+
+/* Bytes per axis tick: a power-of-two multiple of the page giving at most 10 ticks. */
+uint64_t ap_hm_tick_step(const struct ap_heatmap *h)
+{
+	uint64_t span = h->cols * h->col_bytes, step = h->page_size;
+
+	while (span / step > 10)
+		step *= 2;
+	return step;
+}
+
 /* ---- rows ---- */
 
 static const char *input_name(const struct ap_tplan *p)

@@ -50,30 +50,6 @@ static int cube(const uint8_t rgb[3])
 	return 16 + 36 * idx[0] + 6 * idx[1] + idx[2];
 }
 
-/*
- * A label that fits w columns: "index opcode" kept whole when it leaves room, the name
- * after it cut in the middle ("4 DEPTHWISE_CONV_2D Mobi~e/Relu6"), so rows whose names
- * differ only at the end stay apart. s is terminal-safe (ASCII, '?' for the rest): one
- * byte, one column.
- */
-static const char *fit(const char *s, unsigned w, char *buf, size_t len)
-{
-	size_t n = strlen(s), keep = 0, head, room;
-	const char *sp = strchr(s, ' ');
-
-	if (n <= w || w < 5 || w >= len)
-		return s;
-	if (sp && (sp = strchr(sp + 1, ' ')) && (size_t)(sp + 1 - s) + 4 <= w)
-		keep = (size_t)(sp + 1 - s);	/* "index opcode " */
-	room = w - keep;
-	head = (room - 1) / 2;
-	memcpy(buf, s, keep + head);
-	buf[keep + head] = '~';
-	memcpy(buf + keep + head + 1, s + n - (room - 1 - head), room - 1 - head);
-	buf[w] = '\0';
-	return buf;
-}
-
 int ap_heatmap_ansi(const struct ap_heatmap *h, FILE *f, unsigned width, char *err)
 {
 	static const char shades[] = " .:-=+*#%@";
@@ -117,8 +93,8 @@ int ap_heatmap_ansi(const struct ap_heatmap *h, FILE *f, unsigned width, char *e
 
 		char cut[64];
 
-		fprintf(f, "%-*.*s ", (int)lw, (int)lw, fit(TS(h->row[r].label), lw, cut,
-							     sizeof(cut)));
+		fprintf(f, "%-*.*s ", (int)lw, (int)lw, ap_hm_fit_label(TS(h->row[r].label), lw,
+									 cut, sizeof(cut)));
 		for (uint32_t c = 0; c < out_cols; c++) {
 			uint64_t v = m[(size_t)r * out_cols + c];
 			uint8_t rgb[3];

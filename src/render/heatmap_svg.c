@@ -63,16 +63,6 @@ static void layout(const struct ap_heatmap *h, struct geo *g)
 	g->height = g->legend_y + 46;
 }
 
-/* Bytes per tick: a power-of-two multiple of the page giving at most 10 ticks. */
-static uint64_t tick_step(const struct ap_heatmap *h)
-{
-	uint64_t span = h->cols * h->col_bytes, step = h->page_size;
-
-	while (span / step > 10)
-		step *= 2;
-	return step;
-}
-
 static void header(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -259,7 +249,7 @@ static void outlines(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 
 static void axis(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 {
-	uint64_t step = tick_step(h), span = h->cols * h->col_bytes;
+	uint64_t step = ap_hm_tick_step(h), span = h->cols * h->col_bytes;
 	int64_t end = h->col0_offset + (int64_t)span;
 	char b[32];
 

@@ -109,6 +109,15 @@ void ap_hm_rgb_at(double t, uint8_t rgb[3]);
 /* Human offset: "0", "384 KiB", "1.5 MiB" into buf (32 bytes). */
 const char *ap_hm_offset(int64_t off, char *buf);
 
+/*
+ * A label that fits w columns, cut in the middle ("4 DEPTHWISE_CONV_2D Mobi~e/Relu6") so
+ * that rows whose names differ only at the end stay apart; "index opcode" kept whole when
+ * it leaves room. s must be one byte a column (ASCII). Returns s or buf (len > w).
+ */
+const char *ap_hm_fit_label(const char *s, unsigned w, char *buf, size_t len);
+/* Bytes per axis tick: a power-of-two multiple of the page, at most 10 ticks. */
+uint64_t ap_hm_tick_step(const struct ap_heatmap *h);
+
 /* Renderers: 0, or -1 with err (write error). */
 int ap_heatmap_svg(const struct ap_heatmap *h, FILE *f, char *err);
 int ap_heatmap_csv(const struct ap_heatmap *h, FILE *f, char *err);
