@@ -328,23 +328,27 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+const char *ap_file_addr_name(const char *path, uint64_t file_off, char *buf, size_t len)
+{
+	char sym[512], dm[512];
+	uint64_t d;
+
+	if (!ap_symbols_name_at(path, file_off, sym, sizeof(sym), &d))
+		snprintf(buf, len, "%s (%s)", demangle(sym, dm, sizeof(dm)), base_name(path));
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, base_name(path), file_off);
+	return buf;
+}
+
 const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, size_t len)
 {
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
-		char sym[512], dm[512];
-		uint64_t off, d;
 
 		if (m->anon || !m->named || m->path[0] != '/' || addr < m->start ||
 		    addr >= m->end)
 			continue;
-		off = addr - m->start + m->offset;
-		if (!ap_symbols_name_at(m->path, off, sym, sizeof(sym), &d))
-			snprintf(buf, len, "%s (%s)", demangle(sym, dm, sizeof(dm)),
-				 base_name(m->path));
-		else
-			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path), off);
-		return buf;
+		return ap_file_addr_name(m->path, addr - m->start + m->offset, buf, len);
 	}
 	snprintf(buf, len, "0x%" PRIx64, addr);
 	return buf;

@@ -44,6 +44,8 @@ struct priv {
 	uint64_t prev_ts, prev_minor, prev_major, prev_runs, prev_ft;
 	struct ap_arena_cand *cand;
 	uint32_t cap_cand;
+	uint64_t run_t0;		/* the open run's entry, 0 none */
+	uint32_t run_tid;
 };
 
 /* ---- mappings ---- */
@@ -255,6 +257,7 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 static int on_event(void *ctx, const struct ap_event *ev)
 {
 	struct ap_live *l = ctx;
+	struct priv *pv = l->priv;
 
 	switch (ev->type) {
 	case AP_EV_FAULT:
@@ -262,13 +265,22 @@ static int on_event(void *ctx, const struct ap_event *ev)
 	case AP_EV_RUN_BEGIN:
 		l->run_markers = true;
 		l->runs_begun++;
+		pv->run_t0 = ev->ts_ns;
+		pv->run_tid = ev->tid;
 		break;
 	case AP_EV_RUN_END:
 		l->runs_completed++;
+		/* a run is timed entry to return on one thread, as benchmark_model times it */
+		if (pv->run_t0 && pv->run_tid == ev->tid && ev->ts_ns >= pv->run_t0) {
+			l->lat.ns[l->lat.n++ % AP_LIVE_LAT] = ev->ts_ns - pv->run_t0;
+			pv->run_t0 = 0;
+		}
 		break;
 	case AP_EV_OP_BEGIN:
 		l->op_markers = true;
 		break;
+	case AP_EV_ALLOC:
+		return ap_live_alloc_event(l, ev);
 	}
 	return 0;
 }
@@ -299,6 +311,7 @@ static int on_mappings(void *ctx, const struct ap_maps *maps, uint32_t snapshot,
 		m->path = strdup(s->path);
 		if (!m->path)
 			return -1;
+		m->offset = s->offset;
 		m->named = true;
 		m->anon = snapshot_anon(s);
 	}
@@ -369,6 +382,9 @@ static int on_sample(void *ctx, const struct ap_session_sample *s)
 		l->have_acct0 = true;
 	}
 	arena_check(l);
+	ap_live_alloc_sample(l);
+	if (s->rec.vm_rss != AP_NO_VALUE)
+		push(&l->rss, (double)s->rec.vm_rss);
 	if (dt > 0.001) {
 		push(&l->minor_rate, (double)(minor - pv->prev_minor) / dt);
 		push(&l->major_rate, (double)(l->major - pv->prev_major) / dt);
@@ -576,6 +592,68 @@ uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32
 	return n;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	return AP_CMP(*(const uint64_t *)a, *(const uint64_t *)b);
+}
+
+bool ap_live_latency(const struct ap_live *l, uint64_t *p50, uint64_t *p99, uint32_t *n)
+{
+	uint64_t v[AP_LIVE_LAT];
+	uint32_t k = l->lat.n < AP_LIVE_LAT ? (uint32_t)l->lat.n : AP_LIVE_LAT;
+
+	*n = k;
+	if (!k)
+		return false;
+	memcpy(v, l->lat.ns, k * sizeof(*v));
+	qsort(v, k, sizeof(*v), cmp_u64);
+	/* nearest rank: the smallest value with at least p % of the runs at or below it */
+	*p50 = v[(k * 50 + 99) / 100 - 1];
+	*p99 = v[(k * 99 + 99) / 100 - 1];
+	return true;
+}
+
+static int cmp_object(const void *a, const void *b)
+{
+	const struct ap_live_object *x = a, *y = b;
+	int r = AP_CMP(y->held_pages, x->held_pages);
+
+	if (!r)
+		r = AP_CMP(y->faults, x->faults);
+	return r ? r : strcmp(x->name, y->name);
+}
+
+uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, uint32_t max)
+{
+	struct ap_live_object *all;
+	uint32_t n = 0;
+
+	if (!max || !l->n_maps)
+		return 0;
+	all = calloc(l->n_maps, sizeof(*all));
+	if (!all)
+		return 0;
+	for (uint32_t i = 0; i < l->n_maps; i++) {
+		const struct ap_live_map *m = &l->maps[i];
+		const char *name = m->path[0] ? m->path : "[anon]";
+		uint32_t k;
+
+		for (k = 0; k < n && strcmp(all[k].name, name); k++)
+			;
+		if (k == n)
+			all[n++] = (struct ap_live_object){ .name = name, .anon = m->anon };
+		all[k].held_pages += m->first_touch_pages + m->resident_at_attach;
+		all[k].faults += m->faults;
+		all[k].mappings++;
+	}
+	qsort(all, n, sizeof(*all), cmp_object);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof(*out));
+	free(all);
+	return n;
+}
+
 const char *ap_live_opname(const struct ap_live *l, uint32_t op)
 {
 	if (!l->plan || op >= l->plan->n_ops || !l->plan->ops)
@@ -591,6 +669,7 @@ void ap_live_free(struct ap_live *l)
 		free(l->maps[i].path);
 	free(l->maps);
 	free(l->ops);
+	ap_live_alloc_free(l);
 	ap_profile_free(&l->prof);
 	if (pv) {
 		ap_pageset_free(&pv->held);

@@ -92,7 +92,7 @@ static void usage(FILE *f)
 		"                     [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
 		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
 		"                     [--snapshot-dir DIR] [--trace-ring SIZE]\n"
-		"                     [--openmetrics FILE] [-v]\n"
+		"                     [--openmetrics FILE] [--alloc-probe on|off] [-v]\n"
 		"       arenaprof -p PID [same options]\n\n"
 		"The live view of a running process: memory, arena residency, cgroup, pressure,\n"
 		"faults and, with a plan, operators. Keys: q quit, space pause, r reset peaks,\n"
@@ -113,6 +113,8 @@ static void usage(FILE *f)
 		"  --openmetrics FILE rewrite FILE (atomically) at every update with OpenMetrics\n"
 		"                     text for node_exporter's textfile collector\n"
 		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
+		"  --alloc-probe on|off  uprobes on the C library's allocator: the Allocs panel's\n"
+		"                     calls holding the most (default on)\n"
 		"  --probe, --run-probe, --op-probe, --ring-size, -v: as for record\n");
 }
 
@@ -440,6 +442,14 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 		t->iterations = (int)v;
 		break;
 	case 'D': t->snap_dir = arg; break;
+	case 'L': {
+		int w = ap_cli_word(arg, "on", "off", NULL);
+
+		if (w < 0)
+			return 1;
+		a->so.arena_mode = w == 0 ? AP_ARENA_AUTO : AP_ARENA_OFF;
+		break;
+	}
 	case 'T': {
 		uint64_t sz;
 
@@ -460,7 +470,7 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
-		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: v|verbose h|help");
+		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(&a->so, c, optarg);
 
@@ -552,7 +562,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct args a = { .so = { .method = AP_METHOD_NONE, .interval_ms = DEFAULT_INTERVAL_MS,
 				  .smaps_interval_ms = DEFAULT_SMAPS_MS, .full_acct = true,
-				  .stop = &stop_signal } };
+				  .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO } };
 	struct ap_tplan plan = { 0 };
 	char err[AP_ERR_LEN];
 	struct top *t;

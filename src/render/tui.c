@@ -23,10 +23,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/render/tui.h"
 #include "arenaprof/util/json.h"
+#include "arenaprof/util/units.h"
 
 #define LABEL_W 10		/* the panel label column */
 #define GAP 2			/* between items */
@@ -130,6 +132,22 @@ static const char *rate(double v, char *buf, size_t len)
 }
 
 #define RATE(v) rate((v), (char[32]){ 0 }, 32)
+
+/* A run's duration: "850 us", "12.3 ms", "1.25 s" */
+static const char *duration(uint64_t ns, char *buf, size_t len)
+{
+	double v = (double)ns;
+
+	if (ns < 1000000)
+		snprintf(buf, len, "%.0f us", v / 1e3);
+	else if (ns < 10000000)
+		snprintf(buf, len, "%.2f ms", v / 1e6);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.1f ms", v / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", v / 1e9);
+	return buf;
+}
 
 static const char *bytes(uint64_t v, char *buf, size_t len)
 {
@@ -383,6 +401,7 @@ static int draw_memory(const struct ap_live *l, int y, int x0, int x1, int rows)
 		return 1;
 	}
 	item(&p, "VmRSS", 0, "%s", KIB(s->vm_rss));
+	spark_after(&p, &l->rss, x1 - x0 >= 100 ? 24 : 12, color(C_GREEN));
 	item(&p, "VmHWM", color(C_YELLOW), "%s", KIB(s->vm_hwm));
 	item_r(&p, "anon", 0, KIB(s->rss_anon), "cannot be reclaimed");
 	item_r(&p, "file", 0, KIB(s->rss_file), "reclaimable");
@@ -580,12 +599,113 @@ static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 	if (own_rows)
 		pen_newline(&p);
 	if (runs) {
+		uint64_t p50, p99;
+		uint32_t k;
+		char lat[64] = "", a[24], b[24];
+
+		if (ap_live_latency(l, &p50, &p99, &k))
+			snprintf(lat, sizeof(lat), "%s p99 %s (%u)", duration(p50, a, sizeof(a)),
+				 duration(p99, b, sizeof(b)), k);
 		item(&p, "  runs", 0, "%8s", RATE(ap_live_rate(&l->run_rate)));
-		spark_after(&p, &l->run_rate, n, color(C_CYAN));
+		/* the latency after the sparkline on its row: the sparkline gives way */
+		spark_after(&p, &l->run_rate, own_rows && lat[0] ?
+			    n - (int)(4 + strlen(lat) + GAP) : n, color(C_CYAN));
+		if (lat[0])
+			item(&p, "p50", color(C_YELLOW), "%s", lat);
 	} else {
 		item_r(&p, "runs", A_DIM, "n/a", "(no run probe)");
 	}
 	return pen_rows(&p, y);
+}
+
+/* The allocating calls holding the most, as the allocation probe sees them. */
+static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
+{
+	struct pen p;
+	char b[32], n[32];
+	int shown = 0;
+
+	label(y, x0, "Allocs");
+	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (!l->session->o.arena_mode) {
+		words(&p, A_DIM, "no allocation probe (--alloc-probe off)");
+		return 1;
+	}
+	if (!l->alloc_events) {
+		words(&p, A_DIM, "no large block allocated since attach");
+		return 1;
+	}
+	item(&p, "held", color(C_YELLOW), "%s", ap_fmt_bytes(l->alloc_bytes, b, sizeof(b)));
+	for (uint32_t i = 0; i < l->n_callers && shown < 3; i++) {
+		const struct ap_live_caller *c = &l->callers[i];
+		char name[48], hex[24];
+		const char *nm = c->name;
+
+		if (!c->bytes)
+			break;
+		if (!nm[0]) {
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, c->ip);
+			nm = hex;
+		}
+		/* the start of a name says the most: a symbol, then its file */
+		if (strlen(nm) >= sizeof(name))
+			snprintf(name, sizeof(name), "%.*s...", (int)sizeof(name) - 4, nm);
+		else
+			snprintf(name, sizeof(name), "%s", nm);
+		snprintf(n, sizeof(n), "x%" PRIu64, c->blocks);
+		if (!item_r(&p, name, 0, ap_fmt_bytes(c->bytes, b, sizeof(b)), n))
+			break;
+		shown++;
+	}
+	return pen_rows(&p, y);
+}
+
+/* Without a plan: the mappings summed per object, the most held first. */
+static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows)
+{
+	struct ap_live_object o[64];
+	int w = x1 - x0 - LABEL_W, name_w = w - (12 + GAP) * 3, n;
+	int x = x0 + LABEL_W;
+
+	label(y, x0, "Mappings");
+	if (rows < 2 || name_w < 12) {
+		struct pen p;
+
+		pen_at(&p, y, x, x1, 1);
+		words(&p, A_DIM, "--plan MODEL.tflite lists the operators");
+		return 1;
+	}
+	if (name_w > 60)
+		name_w = 60;
+	attrset(A_REVERSE);
+	mvhline(y, x, ' ' | A_REVERSE, x1 - x);
+	safe_addstr(y, x, "object (no plan: --plan lists the operators)");
+	safe_addstr(y, x + name_w + GAP, "        held");
+	safe_addstr(y, x + name_w + 2 * GAP + 12, "      faults");
+	safe_addstr(y, x + name_w + 3 * GAP + 24, "    mappings");
+	attrset(A_NORMAL);
+	n = (int)ap_live_objects(l, o, rows - 1 < 64 ? (uint32_t)(rows - 1) : 64);
+	for (int i = 0; i < n; i++) {
+		char name[64], v[3][32];
+		size_t len = strlen(o[i].name);
+		int row = y + 1 + i;
+
+		/* a path's end names it: "...libfoo.so.1" */
+		if (len > (size_t)name_w)
+			snprintf(name, sizeof(name), "...%s", o[i].name + len - (name_w - 3));
+		else
+			snprintf(name, sizeof(name), "%s", o[i].name);
+		snprintf(v[0], sizeof(v[0]), "%s", KIB(o[i].held_pages * l->page_size));
+		snprintf(v[1], sizeof(v[1]), "%" PRIu64, o[i].faults);
+		snprintf(v[2], sizeof(v[2]), "%u", o[i].mappings);
+		attrset(o[i].anon ? color(C_GREEN) : A_NORMAL);
+		safe_addstr(row, x, name);
+		attrset(A_NORMAL);
+		for (int c = 0; c < 3; c++)
+			safe_addstr(row, x + name_w + (c + 1) * GAP + c * 12 + 12 - text_w(v[c]),
+				    v[c]);
+	}
+	return 1 + n;
 }
 
 /* Columns of the operators table, dropped from the right when they do not fit. */
@@ -603,16 +723,12 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		{ "breadth", 12, AP_SORT_BREADTH }, { "first-touch", 12, AP_SORT_FIRST_TOUCH },
 		{ "resident", 12, AP_SORT_RESIDENT }, { "by-marker", 10, AP_SORT_COUNT },
 	};
-	int ncols = l->op_markers ? 6 : 5, x, shown;
+	int ncols = l->op_markers ? 6 : 5, x, shown, out_w;
 	uint32_t *order;
-	struct pen p;
 
+	if (!l->plan)
+		return draw_objects(l, y, x0, x1, rows);
 	label(y, x0, "Operators");
-	if (!l->plan) {
-		pen_at(&p, y, x0 + LABEL_W, x1, 1);
-		words(&p, A_DIM, "no plan: --plan MODEL.tflite lists them");
-		return 1;
-	}
 	if (rows < 2)
 		return 1;
 	for (uint32_t i = 0; i < l->n_ops; i++) {
@@ -630,6 +746,10 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		}
 		x += cols[i].w + (i ? GAP : 0);
 	}
+	/* the output tensor's name in the columns left, when there are enough of them */
+	out_w = x1 - x - GAP;
+	if (ncols < 5 || out_w < 12)
+		out_w = 0;
 	/* the title row: the sort column marked */
 	x = x0 + LABEL_W;
 	attrset(A_REVERSE);
@@ -646,6 +766,8 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 			safe_addstr(y, x, t);
 		x += cols[i].w + GAP;
 	}
+	if (out_w)
+		safe_addstr(y, x, out_w >= 20 ? "output (*: widest)" : "output");
 	attrset(A_NORMAL);
 	order = malloc((l->n_ops + 1) * sizeof(*order));
 	if (!order)
@@ -659,7 +781,9 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		char val[6][48];
 		int row = y + 1 + shown;
 
-		snprintf(val[0], sizeof(val[0]), "%4u", i);
+		/* the widest operator, whose live tensors set the arena's floor */
+		snprintf(val[0], sizeof(val[0]), "%4u%s", i,
+			 (int32_t)i == l->prof.widest_op ? "*" : "");
 		snprintf(val[1], sizeof(val[1]), "%s", text_w(name) <= cols[1].w ? name : "");
 		snprintf(val[2], sizeof(val[2]), "%s", KIB(o->breadth));
 		snprintf(val[3], sizeof(val[3]), "%" PRIu64 " pg", o->ft_plan);
@@ -675,6 +799,21 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 			x += cols[c].w + GAP;
 		}
 		attrset(A_NORMAL);
+		if (out_w && l->plan->ops[i].out_name && l->plan->ops[i].out_name[0]) {
+			char short_name[128], cut[128];
+			const char *t = ap_corr_short_name(l->plan->ops[i].out_name, short_name,
+							   sizeof(short_name));
+			size_t len = strlen(t);
+
+			/* the end of a tensor's name is its layer's own part */
+			if (len > (size_t)out_w && out_w < (int)sizeof(cut))
+				snprintf(cut, sizeof(cut), "...%s", t + len - (out_w - 3));
+			else
+				snprintf(cut, sizeof(cut), "%.*s", out_w, t);
+			attrset(A_DIM);
+			safe_addstr(row, x, cut);
+			attrset(A_NORMAL);
+		}
 	}
 	free(order);
 	return 1 + shown;
@@ -777,7 +916,7 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 	{
 		int tall = wide || H >= 40;
 		int want_mem = 3, want_arena = tall ? 8 : 3, want_cg = 2, want_psi = 2;
-		int want_faults = tall ? 3 : 1, n;
+		int want_faults = tall ? 3 : 1, want_allocs = tall ? 2 : 1, n;
 
 		n = draw_memory(l, y, 0, xl1, rows_left < want_mem ? rows_left : want_mem);
 		y += n;
@@ -802,6 +941,12 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 		if (rows_left > 0) {
 			n = draw_faults(l, y, 0, xl1,
 					rows_left < want_faults ? rows_left : want_faults);
+			y += n;
+			rows_left -= n;
+		}
+		if (rows_left > 0) {
+			n = draw_allocs(l, y, 0, xl1, rows_left < want_allocs ? rows_left :
+						      want_allocs);
 			y += n;
 		}
 	}
@@ -939,6 +1084,9 @@ void ap_tui_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	time_t now = time(NULL);
 	double t = (double)(l->t_last_ns - l->t_start_ns) / 1e9;
 	struct tm tm;
+	uint64_t p50, p99;
+	uint32_t n_lat;
+	bool have_lat;
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -971,6 +1119,10 @@ void ap_tui_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	kf(&o, "major_per_s", ap_live_rate(&l->major_rate), l->majmin_known);
 	kv(&o, "runs", runs ? l->runs_completed : AP_NO_VALUE);
 	kf(&o, "runs_per_s", ap_live_rate(&l->run_rate), runs);
+	have_lat = ap_live_latency(l, &p50, &p99, &n_lat);
+	kv(&o, "run_p50_ns", have_lat ? p50 : AP_NO_VALUE);
+	kv(&o, "run_p99_ns", have_lat ? p99 : AP_NO_VALUE);
+	kv(&o, "alloc_held", l->session->o.arena_mode ? l->alloc_bytes : AP_NO_VALUE);
 	kv(&o, "cg_current", a->cg_current);
 	kv(&o, "cg_peak", a->cg_peak);
 	kv(&o, "psi_some_avg10", a->psi_sys.some_avg[0]);

@@ -92,6 +92,11 @@ for i, r in enumerate(rows):
 wide = W >= 150
 right = (W - 1) // 2 + 1 if wide else 0
 panels = ["Memory", "Arena", "cgroup", "Pressure", "Faults"] + ([] if wide else ["Operators"])
+# Allocs comes after Faults when there is a row for it
+if any(r.startswith("Allocs ") for r in rows):
+	panels.insert(5, "Allocs")
+elif H >= 40:
+	bad.append("no Allocs panel on a tall terminal")
 at = []
 for p in panels:
 	hits = [i for i, r in enumerate(rows) if r.startswith(p + " ")]
@@ -123,7 +128,7 @@ else:
 	words = h[3:h.index("up")]
 	if any(w != "..." and w not in cmd for w in words) or (words and words[0] not in cmd):
 		bad.append(f"command line cut mid-word: {words}")
-oprow = re.compile(r"^ *(\d+) +([A-Z0-9_]+) +(\d+) KiB +(\d+) pg +(\d+) KiB$")
+oprow = re.compile(r"^ *(\d+)\*? +([A-Z0-9_]+) +(\d+) KiB +(\d+) pg +(\d+) KiB( +[^ ]+)?$")
 n = 0
 for r in rows[2:-1]:
 	part = r[right:] if wide else r
@@ -131,7 +136,7 @@ for r in rows[2:-1]:
 		continue
 	part = part[10:] if len(part) > 10 else ""
 	m = oprow.match(part.rstrip())
-	if re.match(r"^ *\d+ +[A-Z]", part):
+	if re.match(r"^ *\d+\*? +[A-Z]", part):
 		if not m or m.group(2) not in opnames:
 			bad.append(f"operator row cut: {part.strip()!r}")
 		n += 1
@@ -239,6 +244,16 @@ T resize-window -t main -x 200 -y 50
 sleep 0.5
 wait_screen main '^Memory .* Operators ' 5
 layout_check "200x50" 200 50
+check "runs: the latency's median and p99 over the last 256 runs" \
+	grep -Eq 'runs +[0-9.]+/s .* p50 [0-9.]+ (us|ms) p99 [0-9.]+ (us|ms) \(256\)' <<<"$SCR"
+# mininfer callocs its per-run times (2^20 x 8 bytes) after the go, from main
+MSG="$(grep '^Allocs' <<<"$SCR")" \
+	check "Allocs: the block allocated after attach, named by symbol and file" \
+	grep -Eq '^Allocs +held 8.00 MiB +main \(mininfer\) 8.00 MiB x1' <<<"$SCR"
+MSG="$(grep -o '[0-9]*\* .*' <<<"$SCR" | head -1)" \
+	check "the widest operator's row names its output tensor" \
+	grep -Eq " $WIDEST\* +DEPTHWISE_CONV_2D +[0-9]+ KiB +[0-9]+ pg +[0-9]+ KiB +[.A-Za-z0-9_/]*/depthwise/Relu6\$" \
+	<<<"$SCR"
 T resize-window -t main -x 80 -y 24
 sleep 0.5
 wait_screen main '^Operators ' 5
@@ -265,6 +280,9 @@ check "space again: live" grep -q ' live$' <<<"$SCR"
 T send-keys -t main s
 wait_screen main 'breadth(▼|v)' 3
 first=$(grep -A1 '^Operators ' <<<"$SCR" | tail -1 | awk '{print $1}')
+MSG="first row $first" check "the widest operator is marked with * in the table" \
+	test "$first" = "$WIDEST*"
+first=${first%\*}
 MSG="first row op $first, widest $WIDEST" check "s sorts by breadth: the widest operator first" \
 	test "$first" = "$WIDEST"
 
@@ -375,6 +393,14 @@ for d in js:
 		bad.append(f"pid {d['pid']} arena_pages {d['arena_pages']}")
 	if any(v == "-" for v in d.values()):
 		bad.append("a '-' where null belongs")
+	p50, p99 = d["run_p50_ns"], d["run_p99_ns"]
+	if p50 is not None and not 0 < p50 <= p99:
+		bad.append(f"run latency p50 {p50} p99 {p99}")
+	if d["runs"] and d["runs"] > 2 and p50 is None:
+		bad.append(f"{d['runs']} runs and no latency")
+	# the target allocated nothing large since this session attached
+	if d["alloc_held"] != 0:
+		bad.append(f"alloc_held {d['alloc_held']}")
 print("; ".join(bad))
 PY
 )

@@ -47,6 +47,13 @@ static void fault(struct ap_live *l, uint64_t addr, uint64_t start, uint64_t end
 	l->sink.event(l->sink.ctx, &ev);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void sample(struct ap_live *l, uint64_t ts)
 {
 	struct ap_session_sample s;
@@ -169,6 +176,97 @@ int main(void)
 	      l.arena_ft == 0 && l.ops[0].resident_pages == 181 && l.ops[0].ft_plan == 0,
 	      "held %" PRIu64 " ft %" PRIu64 " op0 %" PRIu64, l.arena_held, l.arena_ft,
 	      l.ops[0].resident_pages);
+	ap_live_free(&l);
+
+	/* latency, allocating calls and objects, without a plan */
+	if (ap_live_init(&l, &sess, NULL, NULL, err)) {
+		printf("FAIL: ap_live_init: %s\n", err);
+		return 1;
+	}
+	{
+		uint64_t p50 = 0, p99 = 0;
+		uint32_t k = 0;
+		struct ap_live_object o[4];
+		struct ap_event ev = { .type = AP_EV_ALLOC, .tid = 7 };
+
+		CHECK("latency: none before a run", !ap_live_latency(&l, &p50, &p99, &k) && !k,
+		      "k %u", k);
+		/* 300 runs of 1..300 us (in a shuffled order), and one run's end on
+		 * another thread, which times nothing; the last 256 are 45..300 us */
+		for (uint64_t i = 0; i < 300; i++) {
+			uint64_t d = (i * 7 % 300 + 1) * 1000, t = 5000000000 + i * 1000000;
+			struct ap_event b = { .ts_ns = t, .tid = 7, .type = AP_EV_RUN_BEGIN };
+			struct ap_event e = { .ts_ns = t + d, .tid = 7, .type = AP_EV_RUN_END };
+
+			l.sink.event(l.sink.ctx, &b);
+			if (i == 100)
+				e.tid = 8;
+			l.sink.event(l.sink.ctx, &e);
+		}
+		ap_live_latency(&l, &p50, &p99, &k);
+		{
+			/* ground truth: the last 256 timed durations, sorted by hand */
+			uint64_t v[300], n = 0, want50, want99;
+
+			for (uint64_t i = 0; i < 300; i++)
+				if (i != 100)
+					v[n++] = (i * 7 % 300 + 1) * 1000;
+			qsort(v + (n - 256), 256, sizeof(*v), cmp_u64);
+			want50 = v[n - 256 + 127];	/* rank ceil(0.5 * 256) = 128 */
+			want99 = v[n - 256 + 253];	/* rank ceil(0.99 * 256) = 254 */
+			CHECK("latency: nearest-rank p50 and p99 of the last 256 runs",
+			      k == 256 && p50 == want50 && p99 == want99,
+			      "k %u p50 %" PRIu64 " (want %" PRIu64 ") p99 %" PRIu64
+			      " (want %" PRIu64 ")", k, p50, want50, p99, want99);
+		}
+
+		/* two sites: A holds 3 blocks of 64 KiB then frees one; B one of 1 MiB */
+		for (int i = 0; i < 3; i++) {
+			ev.fn = AP_ALLOC_MALLOC;
+			ev.addr = 0x1000000 + (uint64_t)i * 0x100000;
+			ev.size = 65536;
+			ev.ip = 0xa000;
+			l.sink.event(l.sink.ctx, &ev);
+		}
+		ev.addr = 0x9000000;
+		ev.size = 1 << 20;
+		ev.ip = 0xb000;
+		ev.fn = AP_ALLOC_ALIGNED_ALLOC;
+		l.sink.event(l.sink.ctx, &ev);
+		ev.fn = AP_ALLOC_FREE;
+		ev.addr = 0x1100000;
+		ev.size = 65536;
+		ev.ip = 0xa000;
+		l.sink.event(l.sink.ctx, &ev);
+		ev.addr = 0xdead000;	/* a free of a block never seen: nothing */
+		l.sink.event(l.sink.ctx, &ev);
+		sample(&l, 6000000000);
+		CHECK("allocs: held bytes, sites ranked by bytes not freed",
+		      l.alloc_bytes == (1 << 20) + 2 * 65536 && l.n_callers == 2 &&
+		      l.callers[0].ip == 0xb000 && l.callers[0].bytes == 1 << 20 &&
+		      l.callers[1].ip == 0xa000 && l.callers[1].bytes == 2 * 65536 &&
+		      l.callers[1].blocks == 2,
+		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
+
+		/* objects: [heap] twice (two vmas) and the unnamed anonymous ones */
+		set_maps(10);
+		l.sink.mappings(l.sink.ctx, &maps, 1, 6000000000);
+		maps_m[0].start = 0x555500021000ULL;
+		maps_m[0].end = 0x555500030000ULL;
+		l.sink.mappings(l.sink.ctx, &maps, 2, 6100000000);
+		fault(&l, 0x555500000010ULL, 0x555500000000ULL, 0x555500021000ULL, -1, 6200000000);
+		fault(&l, 0x555500001010ULL, 0x555500000000ULL, 0x555500021000ULL, -1, 6200000001);
+		fault(&l, 0x555500022010ULL, 0x555500021000ULL, 0x555500030000ULL, -1, 6200000002);
+		fault(&l, ARENA + 8, ARENA, ARENA + 10 * PS, -1, 6200000003);
+		fault(&l, ARENA + 16, ARENA, ARENA + 10 * PS, -1, 6200000004);
+		k = ap_live_objects(&l, o, 4);
+		CHECK("objects: vmas summed per object, the most held first",
+		      k == 2 && !strcmp(o[0].name, "[heap]") && o[0].held_pages == 3 &&
+		      o[0].mappings == 2 && o[0].faults == 3 && !strcmp(o[1].name, "[anon]") &&
+		      o[1].held_pages == 1 && o[1].faults == 2 && o[1].mappings == 2,
+		      "%u objects: %s %" PRIu64 " pages %u maps", k, k ? o[0].name : "-",
+		      k ? o[0].held_pages : 0, k ? o[0].mappings : 0);
+	}
 	ap_live_free(&l);
 
 	/* the rule alone: plan size with slack wins over larger; [stack] never */

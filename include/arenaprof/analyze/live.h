@@ -20,6 +20,9 @@
 #include "arenaprof/record/session.h"
 
 #define AP_LIVE_HIST 256	/* rate points kept (one per sample) */
+#define AP_LIVE_LAT 256		/* run latencies kept: the last this many runs */
+#define AP_LIVE_NAMED 5		/* allocating calls named (the largest) */
+#define AP_LIVE_BLOCKS 65536	/* probed blocks followed to their free, at most */
 
 /* A rate series: per-second values, one point per sample, the newest at n - 1. */
 struct ap_live_hist {
@@ -27,8 +30,32 @@ struct ap_live_hist {
 	uint64_t n;		/* points pushed so far (the last AP_LIVE_HIST are kept) */
 };
 
+/* The last runs' durations (run probe entry to return, same thread), in ns. */
+struct ap_live_lat {
+	uint64_t ns[AP_LIVE_LAT];
+	uint64_t n;		/* runs timed so far (the last AP_LIVE_LAT are kept) */
+};
+
+/* A call site of the C library's allocator, as the allocation probe sees it. */
+struct ap_live_caller {
+	uint64_t ip;		/* return address into the caller */
+	uint64_t bytes;		/* requested bytes of its blocks not freed */
+	uint64_t blocks;	/* its blocks not freed */
+	char name[160];		/* "symbol (file)", "file+0x..", "0x..": "" not named yet */
+};
+
+/* The mappings of one object (a file, [heap], [stack], anonymous memory), summed. */
+struct ap_live_object {
+	const char *name;	/* the path, or "[anon]" for unnamed anonymous mappings */
+	bool anon;
+	uint64_t held_pages;	/* first touched while traced, or resident at attach */
+	uint64_t faults;
+	uint32_t mappings;
+};
+
 struct ap_live_map {
 	uint64_t start, end;
+	uint64_t offset;	/* file offset of start (from a maps snapshot) */
 	char *path;		/* "" anonymous (or a vma not yet seen in a snapshot) */
 	bool anon, named;
 	uint64_t faults;
@@ -90,6 +117,16 @@ struct ap_live {
 	/* rates, one point per sample: minor (all faults when !majmin_known), major,
 	 * completed runs, arena pages first touched */
 	struct ap_live_hist minor_rate, major_rate, run_rate, ft_rate;
+	struct ap_live_hist rss;	/* VmRSS bytes at each sample */
+	struct ap_live_lat lat;
+	/* the allocation probe: call sites by bytes not freed, largest first (re-sorted at
+	 * every sample; the first AP_LIVE_NAMED named then) */
+	struct ap_live_caller *callers;
+	uint32_t n_callers, cap_callers;
+	uint64_t alloc_bytes;		/* requested bytes of probed blocks not freed */
+	uint64_t alloc_events;
+	uint64_t blocks_untracked;	/* past AP_LIVE_BLOCKS: their frees are not matched */
+	struct ap_live_blocks *blocks;	/* live_allocs.c's: the blocks not freed */
 	/* mappings and the arena */
 	struct ap_live_map *maps;
 	uint32_t n_maps, cap_maps;
@@ -129,8 +166,24 @@ void ap_live_op_order(const struct ap_live *l, enum ap_live_sort by, bool revers
 const char *ap_live_sort_name(enum ap_live_sort by);
 /* The arena's residency in n cells; 0 when there is no arena (or it is too large). */
 uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32_t n);
+/*
+ * The median and 99th percentile of the last runs' durations (nearest rank), and how many
+ * runs they cover. false before a run was timed.
+ */
+bool ap_live_latency(const struct ap_live *l, uint64_t *p50, uint64_t *p99, uint32_t *n);
+/*
+ * The mappings summed per object, most held pages first (ties: most faults), at most max
+ * into out (names point into the model: valid until the next event). Returns the count.
+ */
+uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, uint32_t max);
 /* The plan's opcode of an operator, "" without a plan */
 const char *ap_live_opname(const struct ap_live *l, uint32_t op);
 void ap_live_free(struct ap_live *l);
+
+/* live_allocs.c, for live.c: an AP_EV_ALLOC event (0, or -1: memory), a sample (sort and
+ * name the callers), the end. */
+int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev);
+void ap_live_alloc_sample(struct ap_live *l);
+void ap_live_alloc_free(struct ap_live *l);
 
 #endif
