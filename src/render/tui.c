@@ -679,7 +679,7 @@ static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows
 		name_w = 60;
 	attrset(A_REVERSE);
 	mvhline(y, x, ' ' | A_REVERSE, x1 - x);
-	safe_addstr(y, x, "object (no plan: --plan lists the operators)");
+	safe_addstr(y, x, name_w >= 38 ? "object (--plan MODEL lists operators)" : "object");
 	safe_addstr(y, x + name_w + GAP, "        held");
 	safe_addstr(y, x + name_w + 2 * GAP + 12, "      faults");
 	safe_addstr(y, x + name_w + 3 * GAP + 24, "    mappings");

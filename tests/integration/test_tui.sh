@@ -296,6 +296,20 @@ check "q restores the terminal modes (stty -g before = after)" \
 MSG="alternate screen $(T display -p -t main '#{alternate_on}')" \
 	check "q leaves the alternate screen" test "$(T display -p -t main '#{alternate_on}')" = 0
 
+# ---- no plan: the mappings summed per object in place of the operators ----
+T new-session -d -s noplan -x 160 -y 40 "LANG=$LOC $ARENAPROF -p $A --interval 250; sleep 600"
+wait_screen noplan '^Mappings ' 10
+# the model file's pages held are those resident at attach: smaps' Rss of its mapping
+mv2=$(realpath "$MV2")
+want=$(awk -v m="$mv2" '$6 == m { on = 1; next } /^[0-9a-f]+-/ { on = 0 }
+	on && $1 == "Rss:" { s += $2 } END { print s + 0 }' "/proc/$A/smaps")
+got=$(grep -F " $mv2 " <<<"$SCR" | awk '{ print $2 }')
+anon=$(grep -E '^ +\[anon\] +[0-9]+ KiB' <<<"$SCR" | awk '{ print $2 }')
+MSG="model file $got KiB, smaps Rss $want KiB; [anon] $anon KiB, arena $((PAGES * 4)) KiB" \
+	check "no plan: Mappings per object, the model file's pages held as smaps says, the arena in [anon]" \
+	test -n "$got" -a "$got" = "$want" -a "${anon:-0}" -ge $((PAGES * 4))
+T kill-session -t noplan
+
 # ---- Ctrl-C and SIGTERM restore the terminal too ----
 for how in C-c TERM; do
 	T new-window -d -n "$how" "stty -g >$TMP/stty.$how.before; $ARENAPROF top -p $A \
