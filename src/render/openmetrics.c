@@ -65,7 +65,8 @@ void ap_openmetrics_live(FILE *f, const struct ap_live *l)
 {
 	char host[256] = "";
 	struct om o = { .f = f, .host = host, .model = model_of(l->plan) };
-	uint64_t hwm = l->last.rec.vm_hwm;
+	uint64_t hwm = l->last.rec.vm_hwm, p50, p99;
+	uint32_t n;
 
 	gethostname(host, sizeof(host) - 1);
 	if (l->plan)
@@ -82,6 +83,12 @@ void ap_openmetrics_live(FILE *f, const struct ap_live *l)
 	gauge(&o, "arenaprof_dropped_events", NULL, "Events the ring buffer dropped.",
 	      (double)l->drops.ringbuf_drops);
 	gauge(&o, "arenaprof_runs", NULL, "Inference runs completed.", (double)l->runs_completed);
+	if (ap_live_latency(l, &p50, &p99, &n)) {
+		head(&o, "arenaprof_run_latency_seconds", "gauge", "seconds",
+		     "One inference run, by the run probe's markers (the last 256 runs).");
+		sample(&o, "arenaprof_run_latency_seconds", ",stat=\"median\"", (double)p50 / 1e9);
+		sample(&o, "arenaprof_run_latency_seconds", ",stat=\"p99\"", (double)p99 / 1e9);
+	}
 	fputs("# EOF\n", f);
 }
 

@@ -423,13 +423,20 @@ MSG="exit $rc; $r; $(head -c 300 "$TMP/batchj.err")" \
 	test "$rc" = 0 -a -z "$r"
 # --openmetrics FILE: rewritten at every update, promtool accepts it, the arena's pages
 # are the plan's, and no temporary file is left beside it
-"$ARENAPROF" top -p "$A" --plan "$MV2" --batch -n 3 --interval 200 \
-	--openmetrics "$TMP/live.prom" >/dev/null 2>"$TMP/om.err"
+"$ARENAPROF" top -p "$A" --plan "$MV2" --run-probe "$MI:mininfer_invoke" --batch -n 3 \
+	--interval 200 --openmetrics "$TMP/live.prom" >/dev/null 2>"$TMP/om.err"
 PROMTOOL=${PROMTOOL:-/opt/arenaprof-promtool/usr/bin/promtool}
 MSG="$(head -c 300 "$TMP/live.prom" 2>&1) $(cat "$TMP/om.err")"
 check "--openmetrics FILE: promtool accepts it, arena_found = the plan's $PAGES pages, no temp left" \
 	sh -c '"$1" check metrics <"$2" && grep -q "^arenaprof_arena_found_bytes{.*} $(($3 * 4096))$" "$2" &&
 		[ -z "$(ls "$2".tmp.* 2>/dev/null)" ]' _ "$PROMTOOL" "$TMP/live.prom" "$PAGES"
+MSG="$(grep run_latency "$TMP/live.prom")" \
+	check "--openmetrics FILE: the run latency, median <= p99, from the run probe" \
+	python3 -c 'import re, sys
+v = dict(re.findall(r"^arenaprof_run_latency_seconds\{.*stat=\"(\w+)\"\} (\S+)$",
+	open(sys.argv[1]).read(), re.M))
+sys.exit(not (set(v) == {"median", "p99"} and 0 < float(v["median"]) <= float(v["p99"])))' \
+	"$TMP/live.prom"
 # TERM=dumb on a terminal (script(1) gives one): batch lines and a line saying why
 TERM=dumb script -qec "$ARENAPROF -p $A -n 2 --interval 200" /dev/null | tr -d '\r' \
 	>"$TMP/dumb.out"
