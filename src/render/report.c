@@ -374,15 +374,44 @@ static uint32_t fold_small(struct object *o, uint32_t n)
 	return k;
 }
 
+#define MINOR_MIN (64u << 10)	/* a file holding less than this is minor... */
+#define MINOR_PCT 1		/* ...or less than this % of what all objects hold */
+
+/*
+ * Files that hold little (code, locale files: under MINOR_MIN or MINOR_PCT % of the
+ * resident total) go into one last line: the budget is decided elsewhere. Returns the
+ * objects kept; *minor gets the folded ones' sum (minor->files of them).
+ */
+static uint32_t fold_minor(struct object *o, uint32_t n, uint64_t page, struct object *minor)
+{
+	uint64_t total = 0, thr;
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		total += o[i].pages * page;
+	thr = total / 100 * MINOR_PCT > MINOR_MIN ? total / 100 * MINOR_PCT : MINOR_MIN;
+	memset(minor, 0, sizeof(*minor));
+	for (uint32_t i = 0; i < n; i++) {
+		if (!o[i].anon && strcmp(o[i].role, "weights") && o[i].pages * page < thr) {
+			add(minor, &o[i]);
+			continue;
+		}
+		o[k++] = o[i];
+	}
+	return k;
+}
+
 /*
  * The default: one line per object (a file, [heap]'s versions, the anonymous mappings of
  * one role, small files by directory), in order of first address; the arena and its
- * moves keep their own lines. --mappings lists every vma.
+ * moves keep their own lines; files that hold little summed in a last line. --mappings
+ * lists every vma.
  */
 static void text_objects(FILE *f, const struct ap_analysis *a, const uint32_t *order)
 {
 	struct object *o = calloc(a->n_maps + 1, sizeof(*o));
 	uint64_t page = page_of(a);
+	struct object minor;
 	uint32_t n;
 
 	if (!o || !order) {
@@ -390,7 +419,7 @@ static void text_objects(FILE *f, const struct ap_analysis *a, const uint32_t *o
 		text_mappings(f, a, order);
 		return;
 	}
-	n = fold_small(o, fold(o, a, order));
+	n = fold_minor(o, fold_small(o, fold(o, a, order)), page, &minor);
 	fprintf(f, "\n%-8s %5s %10s %-5s %9s %10s  %s\n", "object", "vmas", "size", "kind",
 		"faults", "resident", "path (--mappings: every vma)");
 	for (uint32_t i = 0; i < n; i++) {
@@ -406,6 +435,10 @@ static void text_objects(FILE *f, const struct ap_analysis *a, const uint32_t *o
 			B(o[i].bytes), o[i].anon ? "anon" : "file", o[i].faults,
 			B(o[i].pages * page), TS(name));
 	}
+	if (minor.files)
+		fprintf(f, "%-8s %5u %10s %-5s %9" PRIu64 " %10s  %u more files, each holding "
+			"little (--mappings lists them)\n", "files", minor.maps, B(minor.bytes),
+			"file", minor.faults, B(minor.pages * page), minor.files);
 	free(o);
 }
 

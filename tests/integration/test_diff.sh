@@ -140,6 +140,29 @@ MSG="$n lines folded, $m with --mappings"
 check "report folds mappings per object; --mappings lists every vma (more lines)" \
 	sh -c '[ "$1" -lt "$2" ] && grep -q "^object " "$3" && grep -q "^mapping " "$4"' _ \
 	"$n" "$m" "$TMP/r2.txt" "$TMP/r2m.txt"
+# folding loses nothing: the objects' faults (the "more files" line included) sum to the
+# vmas' faults
+r=$(python3 - "$TMP/r2.txt" "$TMP/r2m.txt" <<'PY'
+import sys
+def table(path, head, col):
+	rows, on = [], False
+	for line in open(path):
+		if line.startswith(head):
+			on = True
+			continue
+		if on and not line.strip():
+			break
+		if on:
+			rows.append(int(line.split()[col]))
+	return rows
+o = table(sys.argv[1], "object ", 5)
+m = table(sys.argv[2], "mapping ", 5)
+print(len(o), sum(o), len(m), sum(m))
+PY
+)
+MSG="objects: lines, faults; vmas: lines, faults: $r"
+check "the folded objects' faults sum to every vma's" \
+	sh -c 'set -- $1; [ "$1" -gt 0 ] && [ "$2" = "$4" ] && [ "$2" -gt 0 ]' _ "$r"
 
 # report --format openmetrics: what promtool and the strict OpenMetrics parser accept, with
 # report --json's figures
