@@ -12,7 +12,7 @@ _arenaprof()
 	plan) opts="--strategy --budget --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --help" ;;
 	record) opts="--pid --output --runs --duration --probe --run-probe --op-probe --interval --ring-size --keep --user --arena --json --verbose --help" ;;
 	report) opts="--plan --plan-csv --arena --salvage --json --format --pages --mappings --disagree --help" ;;
-	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --verbose --help" ;;
+	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --alloc-probe --verbose --help" ;;
 	heatmap) opts="--plan --plan-csv --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --skip-empty --help" ;;
 	export) opts="--format --output --plan --plan-csv --arena --salvage --max-instants --help" ;;
 	run) opts="--memory-max --memory-high --memory-min --plan --psi-trigger --repeat --cgroup-parent --json --user --help" ;;
