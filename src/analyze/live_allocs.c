@@ -100,6 +100,8 @@ static int cmp_caller(const void *a, const void *b)
 
 void ap_live_alloc_sample(struct ap_live *l)
 {
+	if (!l->n_callers)
+		return;		/* callers is NULL until the first block */
 	qsort(l->callers, l->n_callers, sizeof(*l->callers), cmp_caller);
 	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
 		struct ap_live_caller *c = &l->callers[i];
