@@ -290,6 +290,54 @@ static int rec_at(uint64_t b)
 
 /* ---- tests ---- */
 
+/*
+ * tests/fixtures/trace/v1-reference.aptrace: the reference trace as the format-1 writer
+ * wrote it (commit 6e3f42b, before format 2), committed so that a reader of every later
+ * version is held to reading it: the same records, field by field, as write_reference
+ * writes today, and the same bytes but for the version word.
+ */
+static void test_v1_fixture(void)
+{
+	static const char fix[] = "tests/fixtures/trace/v1-reference.aptrace";
+	char path[TMP_PATH_LEN], err[AP_ERR_LEN] = "";
+	struct xrec got[MAX_X];
+	struct ap_trace_reader r;
+	uint8_t *now = NULL;
+	size_t flen = 0, nlen = 0;
+	char *old;
+	int n = 0, rc, bad = 0;
+
+	old = test_fixture(fix, &flen);
+	if (!old)
+		return;
+	tmp_path(path, "v1.aptrace");
+	if (write_reference(path, false, err) == 0)
+		now = slurp(path, &nlen);
+	unlink(path);
+	CHECK("trace v1: the fixture is the reference trace, version 1",
+	      now && flen == nlen && flen > 16 && le32((uint8_t *)old + 8) == 1 &&
+	      !memcmp(old, now, 8) && !memcmp(old + 12, now + 12, flen - 12),
+	      "fixture %zu bytes, reference %zu (%s)", flen, nlen, err);
+	free(now);
+	free(old);
+	rc = ap_trace_open(&r, fix, err);
+	CHECK("trace v1: opens", rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK("trace v1: version 1, header fields and strings",
+	      r.version == 1 && !memcmp(&r.hdr, &ref_hdr, sizeof(ref_hdr)) &&
+	      !strcmp(r.strings[AP_HS_CMDLINE], hdr_strings[AP_HS_CMDLINE]) &&
+	      !strcmp(r.strings[AP_HS_OP_PROBE], "ap_op_begin"),
+	      "version %u pid %d", r.version, r.hdr.pid);
+	rc = read_rest(&r, got, MAX_X, &n, err);
+	for (int i = 0; i < n && i + 1 < nx; i++)
+		bad += !same(&got[i], &xs[i + 1]);
+	CHECK("trace v1: every record read back as written, then a clean end",
+	      rc == 0 && n == nx - 1 && !bad && !r.truncated && r.saw_end,
+	      "rc %d, %d records of %d, %d differ (%s)", rc, n, nx - 1, bad, err);
+	ap_trace_reader_close(&r);
+}
+
 static void test_round_trip(void)
 {
 	char path[TMP_PATH_LEN];
@@ -1473,6 +1521,7 @@ static void cleanup(void)
 int main(void)
 {
 	test_round_trip();
+	test_v1_fixture();
 	test_truncation();
 	test_bit_flips();
 	test_refusals();
