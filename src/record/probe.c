@@ -31,6 +31,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/event.h"
 #include "arenaprof/record/probe.h"
+#include "arenaprof/record/ring_event.h"
 #include "arenaprof/record/symbols.h"
 #include "arenaprof.skel.h"
 
@@ -41,6 +42,7 @@ struct ap_probe {
 	struct bpf_link **links;	/* the method's links, then the markers' */
 	size_t n_links, cap_links;
 	struct ring_buffer *rb;
+	struct ap_ring_decoder dec;	/* the ring's records into events */
 	/* the poll in progress */
 	int (*cb)(void *ctx, const struct ap_event *ev);
 	void *cb_ctx;
@@ -403,11 +405,12 @@ bool ap_probe_supported(enum ap_method m, char *why)
 static int rb_handler(void *ctx, void *data, size_t size)
 {
 	struct ap_probe *p = ctx;
+	struct ap_event ev;
 
-	if (size < sizeof(struct ap_event))
+	if (ap_ring_decode(&p->dec, data, size, &ev))
 		return 0;
 	p->seen++;
-	if (p->cb(p->cb_ctx, data)) {
+	if (p->cb(p->cb_ctx, &ev)) {
 		p->stopped = true;
 		return -ECANCELED;
 	}
@@ -432,7 +435,7 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 	uint32_t ring = ring_size(o->ring_bytes);
 	char eb[96];
 	size_t i;
-	int ret = -1;
+	int ret = -1, ncpu;
 
 	*pp = NULL;
 	verbose = o->verbose;
@@ -465,6 +468,12 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 	}
 	if (ret) {
 		free(p);
+		return -1;
+	}
+	ncpu = libbpf_num_possible_cpus();
+	if (ap_ring_decoder_init(&p->dec, ncpu > 0 ? (unsigned int)ncpu : 0)) {
+		ap_seterr(err, "out of memory");
+		ap_probe_close(p);
 		return -1;
 	}
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), rb_handler, p, NULL);
@@ -742,5 +751,6 @@ void ap_probe_close(struct ap_probe *p)
 	if (!p)
 		return;
 	teardown(p);
+	ap_ring_decoder_free(&p->dec);
 	free(p);
 }
