@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/libbpf_version.h>
@@ -744,6 +745,27 @@ int ap_probe_poll(struct ap_probe *p, int timeout_ms,
 void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c)
 {
 	load_words(c, &p->skel->bss->counters, sizeof(*c));
+}
+
+void ap_probe_fault_stats(const struct ap_probe *p, uint64_t *run_ns, uint64_t *runs)
+{
+	const struct bpf_program *progs[] = {
+		p->skel->progs.fault_tp, p->skel->progs.fault_exit, p->skel->progs.perf_minor,
+		p->skel->progs.perf_major,
+	};
+
+	*run_ns = *runs = 0;
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(progs[i]);
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		*run_ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
 }
 
 void ap_probe_close(struct ap_probe *p)

@@ -105,6 +105,11 @@ int ap_probe_poll(struct ap_probe *p, int timeout_ms,
 
 /* A snapshot of the BPF side's counters (events, drops, vma misses, retries). */
 void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c);
+/*
+ * The fault programs' time in the kernel so far and their runs (bpf_prog_info run_time_ns
+ * and run_cnt): both 0 unless sysctl kernel.bpf_stats_enabled is 1.
+ */
+void ap_probe_fault_stats(const struct ap_probe *p, uint64_t *run_ns, uint64_t *runs);
 void ap_probe_close(struct ap_probe *p);
 
 #endif
