@@ -27,7 +27,7 @@
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/clock.h"
 
-#define DEFAULT_RING (8u << 20)
+#define DEFAULT_RING AP_PROBE_RING_DEFAULT
 
 static volatile sig_atomic_t stop_signal;
 
@@ -128,7 +128,7 @@ static void usage(FILE *f)
 		"  --op-probe B:S:A a function called per operator, its argument A (0-based) the\n"
 		"                   operator index\n"
 		"  --interval MS    /proc samples and mapping snapshots (default 100)\n"
-		"  --ring-size SIZE BPF ring buffer (default 8M); drops are always reported\n"
+		"  --ring-size SIZE BPF ring buffer (default 2M); drops are always reported\n"
 		"  --arena auto     (default) catch the C library's allocations of a page or more\n"
 		"                   (malloc, aligned_alloc, ... and their frees): report finds the\n"
 		"                   arena block of the plan's size and its exact base\n"
