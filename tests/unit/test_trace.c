@@ -1086,10 +1086,7 @@ static uint64_t pk_rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t pk_next(void)
 {
-	pk_rng ^= pk_rng << 13;
-	pk_rng ^= pk_rng >> 7;
-	pk_rng ^= pk_rng << 17;
-	return pk_rng;
+	return test_xorshift64(&pk_rng);
 }
 
 /*
