@@ -2,6 +2,8 @@
 /*
  * A fault storm: first-touches N MiB of anonymous memory (default 1024: 262,144 pages of
  * 4 KiB), one write per page, and prints the time the touching took, measured inside.
+ * storm N HOLD_MS: then waits HOLD_MS before exiting, so that a tracer's BPF statistics
+ * can be read whole while it is still loaded (make bench polls bpftrace's).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,5 +38,8 @@ int main(int argc, char **argv)
 		p[off] = 1;
 	printf("storm pages %zu ns %llu\n", len / (size_t)page,
 	       (unsigned long long)(now_ns() - t0));
+	fflush(stdout);
+	if (argc > 2)
+		usleep((useconds_t)strtoul(argv[2], NULL, 10) * 1000);
 	return 0;
 }

@@ -12,8 +12,10 @@
  * Markers: uprobe/uretprobe pairs for run and op functions in the target.
  *
  * Every program filters by target_tgid, classifies the vma, fills in the run and op
- * indices from the markers and writes one struct ap_event into the ring buffer. Nothing
- * is lost silently: failed reserves and failed vma lookups are counted in .bss.
+ * indices from the markers and writes one struct ap_ring_event into the ring buffer, with
+ * a struct ap_ring_ext after it when it has a new vma or an allocation's fields to say
+ * (event.h). Nothing is lost silently: failed reserves and failed vma lookups are counted
+ * in .bss.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -60,7 +62,7 @@ struct vma_info {
 	__u64 start;
 	__u64 end;
 	__u64 flags;
-	__u32 kind;
+	__u32 kind;		/* AP_FF_VMA_ANON, _FILE or _UNKNOWN */
 };
 
 static __always_inline bool is_target(void)
@@ -128,7 +130,7 @@ static long find_vma_cb(struct task_struct *task, struct vm_area_struct *vma, vo
  * The event is kept with AP_FF_VMA_UNKNOWN and the miss is counted. An address of 0
  * (perf could not tell) is a miss too.
  */
-static __always_inline void lookup_vma(__u64 addr, struct ap_event *e)
+static __always_inline void lookup_vma(__u64 addr, struct vma_info *out)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct mm_struct *mm = task->mm;
@@ -142,10 +144,7 @@ static __always_inline void lookup_vma(__u64 addr, struct ap_event *e)
 	c = bpf_map_lookup_elem(&vma_cache, &zero);
 	if (c && seq_ok && c->mm == (__u64)mm && c->seq == seq && addr >= c->vi.start &&
 	    addr < c->vi.end) {
-		e->vm_start = c->vi.start;
-		e->vm_end = c->vi.end;
-		e->vm_flags = c->vi.flags;
-		e->flags |= c->vi.kind;
+		*out = c->vi;
 		return;
 	}
 	if (addr)
@@ -157,13 +156,11 @@ static __always_inline void lookup_vma(__u64 addr, struct ap_event *e)
 	}
 	if (err) {
 		__sync_fetch_and_add(&counters.vma_misses, 1);
-		e->flags |= AP_FF_VMA_UNKNOWN;
+		out->start = out->end = out->flags = 0;
+		out->kind = AP_FF_VMA_UNKNOWN;
 		return;
 	}
-	e->vm_start = vi.start;
-	e->vm_end = vi.end;
-	e->vm_flags = vi.flags;
-	e->flags |= vi.kind;
+	*out = vi;
 }
 
 static __always_inline __s32 current_op(__u32 tid)
@@ -173,28 +170,43 @@ static __always_inline __s32 current_op(__u32 tid)
 	return op ? *op : -1;
 }
 
-/* Reserves and fills the fields every record has; NULL (counted) when the ring is full. */
-static __always_inline struct ap_event *ev_reserve(__u32 type, __u32 tid)
+/* Fills the fields every record has. */
+static __always_inline void ev_fill(struct ap_ring_event *e, __u32 type, __u32 tid)
 {
-	struct ap_event *e;
+	e->ts_ns = bpf_ktime_get_ns();
+	e->addr = 0;
+	e->ip = 0;
+	e->tid = tid;
+	e->run = runs_begun - 1;
+	e->op = current_op(tid);
+	e->cpu = bpf_get_smp_processor_id();
+	e->type = type;
+	e->flags = 0;
+	e->pad = 0;
+}
 
-	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+/* A record without (with) the extension; NULL (counted) when the ring is full. */
+static __always_inline struct ap_ring_event *ev_reserve(__u32 type, __u32 tid)
+{
+	struct ap_ring_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
 	if (!e) {
 		__sync_fetch_and_add(&counters.ringbuf_drops, 1);
 		return NULL;
 	}
-	e->ts_ns = bpf_ktime_get_ns();
-	e->addr = 0;
-	e->ip = 0;
-	e->vm_start = 0;
-	e->vm_end = 0;
-	e->vm_flags = 0;
-	e->tid = tid;
-	e->type = type;
-	e->flags = 0;
-	e->run = runs_begun - 1;
-	e->op = current_op(tid);
-	e->pad = 0;
+	ev_fill(e, type, tid);
+	return e;
+}
+
+static __always_inline struct ap_ring_event_ext *ev_reserve_ext(__u32 type, __u32 tid)
+{
+	struct ap_ring_event_ext *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+
+	if (!e) {
+		__sync_fetch_and_add(&counters.ringbuf_drops, 1);
+		return NULL;
+	}
+	ev_fill(&e->e, type, tid);
 	return e;
 }
 
@@ -204,7 +216,7 @@ static __always_inline struct ap_event *ev_reserve(__u32 type, __u32 tid)
  * are batched: the reader is woken once wakeup_bytes are queued, and otherwise polls with
  * a timeout (the sample interval), which also bounds how late `record --runs N` stops.
  */
-static __always_inline void ev_submit_wake(struct ap_event *e, bool wake)
+static __always_inline void ev_submit_wake(void *e, bool wake)
 {
 	__u64 flags = BPF_RB_NO_WAKEUP;
 
@@ -215,15 +227,15 @@ static __always_inline void ev_submit_wake(struct ap_event *e, bool wake)
 	__sync_fetch_and_add(&counters.events, 1);
 }
 
-static __always_inline void ev_submit(struct ap_event *e)
+static __always_inline void ev_submit(void *e)
 {
 	ev_submit_wake(e, false);
 }
 
 /*
- * The vma of the previous fault on this CPU. A fault in another vma wakes the reader at
- * once: a new mapping is then named from /proc/PID/maps while it still exists, even in a
- * process that lives for less than one sample interval.
+ * The vma the previous fault on this CPU sent. A fault in another vma sends it, and wakes
+ * the reader at once: a new mapping is then named from /proc/PID/maps while it still
+ * exists, even in a process that lives for less than one sample interval.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -232,42 +244,52 @@ struct {
 	__type(value, struct vma_info);
 } last_vma SEC(".maps");
 
-static __always_inline bool vma_changed(const struct ap_event *e)
-{
-	struct vma_info *l;
-	__u32 zero = 0;
-
-	l = bpf_map_lookup_elem(&last_vma, &zero);
-	if (!l || (l->start == e->vm_start && l->end == e->vm_end))
-		return false;
-	l->start = e->vm_start;
-	l->end = e->vm_end;
-	return true;
-}
-
-/* One fault record; vma == NULL: look it up with bpf_find_vma. */
+/*
+ * One fault record; vma == NULL: look it up with bpf_find_vma. shared: the program runs
+ * with preemption off, so it may leave out a vma equal to the CPU's last (event.h).
+ */
 static __always_inline void emit_fault(__u64 addr, __u64 ip, __u32 flags,
-				       struct vm_area_struct *vma)
+				       struct vm_area_struct *vma, bool shared)
 {
-	struct ap_event *e;
-	struct vma_info vi;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	struct ap_ring_event_ext *x;
+	struct ap_ring_event *e;
+	struct vma_info vi, *l;
+	bool changed;
 
-	e = ev_reserve(AP_EV_FAULT, (__u32)bpf_get_current_pid_tgid());
-	if (!e)
-		return;
-	e->addr = addr;
-	e->ip = ip;
-	e->flags = flags;
-	if (vma) {
+	if (vma)
 		read_vma(vma, &vi);
-		e->vm_start = vi.start;
-		e->vm_end = vi.end;
-		e->vm_flags = vi.flags;
-		e->flags |= vi.kind;
-	} else {
-		lookup_vma(addr, e);
+	else
+		lookup_vma(addr, &vi);
+	flags |= vi.kind;
+	l = bpf_map_lookup_elem(&last_vma, &zero);
+	changed = l && vi.kind != AP_FF_VMA_UNKNOWN &&
+		  (l->start != vi.start || l->end != vi.end || l->flags != vi.flags);
+	if (shared && l && !changed) {
+		e = ev_reserve(AP_EV_FAULT, tid);
+		if (!e)
+			return;
+		e->addr = addr;
+		e->ip = ip;
+		e->flags = flags;
+		ev_submit_wake(e, false);
+		return;
 	}
-	ev_submit_wake(e, vma_changed(e));
+	x = ev_reserve_ext(AP_EV_FAULT, tid);
+	if (!x)
+		return;
+	x->e.addr = addr;
+	x->e.ip = ip;
+	x->e.flags = flags;
+	x->x.a = vi.start;
+	x->x.b = vi.end;
+	x->x.c = vi.flags;
+	if (changed) {
+		l->start = vi.start;
+		l->end = vi.end;
+		l->flags = vi.flags;
+	}
+	ev_submit_wake(x, changed);
 }
 
 /*
@@ -288,7 +310,7 @@ int BPF_PROG(fault_tp, unsigned long address, struct pt_regs *regs, unsigned lon
 		flags |= AP_FF_EXEC;
 	if (error_code & X86_PF_PROT)
 		flags |= AP_FF_PROTECTION;
-	emit_fault(address, PT_REGS_IP_CORE(regs), flags, NULL);
+	emit_fault(address, PT_REGS_IP_CORE(regs), flags, NULL, true);
 	return 0;
 }
 
@@ -331,7 +353,8 @@ int BPF_PROG(fault_exit, struct vm_area_struct *vma, unsigned long address, unsi
 	ff |= AP_FF_ACCESS_KNOWN;
 	if (regs)
 		ip = PT_REGS_IP_CORE(regs);
-	emit_fault(address, ip, ff, (ret & VM_FAULT_COMPLETED) ? NULL : vma);
+	/* a trampoline can be preempted: every record carries its vma */
+	emit_fault(address, ip, ff, (ret & VM_FAULT_COMPLETED) ? NULL : vma, false);
 	return 0;
 }
 
@@ -349,7 +372,7 @@ static __always_inline int perf_fault(struct bpf_perf_event_data *ctx, __u32 fla
 {
 	if (!is_target())
 		return 0;
-	emit_fault(ctx->addr, PT_REGS_IP(&ctx->regs), flags, NULL);
+	emit_fault(ctx->addr, PT_REGS_IP(&ctx->regs), flags, NULL, true);
 	return 0;
 }
 
@@ -374,7 +397,7 @@ __u32 wake_runs;
 
 static __always_inline void emit_marker(__u32 type, __u32 tid, __s32 run, __s32 op)
 {
-	struct ap_event *e;
+	struct ap_ring_event *e;
 
 	e = ev_reserve(type, tid);
 	if (!e)
@@ -534,16 +557,16 @@ static __always_inline __u64 caller_of(struct pt_regs *ctx)
 static __always_inline void emit_alloc(__u32 tid, __u64 ptr, __u64 size, __u64 align,
 				       __u64 fn, __u64 caller)
 {
-	struct ap_event *e;
+	struct ap_ring_event_ext *e;
 
-	e = ev_reserve(AP_EV_ALLOC, tid);
+	e = ev_reserve_ext(AP_EV_ALLOC, tid);
 	if (!e)
 		return;
-	e->addr = ptr;
-	e->ip = caller;
-	e->size = size;
-	e->align = align;
-	e->fn = fn;
+	e->e.addr = ptr;
+	e->e.ip = caller;
+	e->x.a = size;
+	e->x.b = align;
+	e->x.c = fn;
 	ev_submit(e);
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * event: the fixed-size record the BPF programs write into the ring buffer, shared by
- * bpf/ and src/. Plain __u32/__u64 fields, no vmlinux.h, so both sides compile it.
+ * event: the records the BPF programs write into the ring buffer (struct ap_ring_event,
+ * perhaps followed by struct ap_ring_ext) and the event userspace makes of each (struct
+ * ap_event), shared by bpf/ and src/. Plain __u32/__u64 fields, no vmlinux.h, so both
+ * sides compile it.
  */
 #ifndef ARENAPROF_EVENT_H
 #define ARENAPROF_EVENT_H
@@ -59,7 +61,7 @@ enum ap_method {
 };
 
 /*
- * AP_EV_ALLOC reuses the fields: addr is the block (the pointer returned, or freed), ip
+ * The event as userspace sees it, whole. AP_EV_ALLOC reuses the fields: addr is the block (the pointer returned, or freed), ip
  * the caller (the allocation function's return address), and the vma fields are size
  * (bytes requested), align (0 for malloc, calloc, realloc, free) and fn (enum
  * ap_alloc_fn). run and op as for faults.
@@ -83,6 +85,37 @@ struct ap_event {
 	__s32 run;		/* runs begun so far in the target, minus 1 (-1: none yet) */
 	__s32 op;		/* this thread's current operator (-1: none) */
 	__u32 pad;
+};
+
+/*
+ * What a BPF program writes: 48 bytes, 72 with the extension. A fault carries its vma in
+ * the extension only when it differs from the one the previous fault on the same CPU
+ * carried (the tp and perf programs run with preemption off, so a CPU's records are in
+ * the ring in the order they were decided); the reader keeps the last one per CPU
+ * (record/probe.c). The fentry program, which can be preempted, always sends it. A fault
+ * without an extension and with AP_FF_VMA_UNKNOWN has no vma. An allocation always has
+ * the extension (size, align, fn); markers never.
+ */
+struct ap_ring_event {
+	__u64 ts_ns;
+	__u64 addr;
+	__u64 ip;
+	__u32 tid;
+	__s32 run;
+	__s32 op;
+	__u32 cpu;		/* the CPU whose vma a fault without an extension shares */
+	__u16 type;		/* enum ap_ev_type */
+	__u16 flags;		/* enum ap_fault_flag */
+	__u32 pad;
+};
+
+struct ap_ring_ext {
+	__u64 a, b, c;		/* vm_start, vm_end, vm_flags; or size, align, fn */
+};
+
+struct ap_ring_event_ext {
+	struct ap_ring_event e;
+	struct ap_ring_ext x;
 };
 
 /* Counters the BPF side keeps in .bss; userspace reads and always reports them. */

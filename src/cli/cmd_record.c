@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/clock.h"
 
-#define DEFAULT_RING (8u << 20)
+#define DEFAULT_RING AP_PROBE_RING_DEFAULT
 
 static volatile sig_atomic_t stop_signal;
 
@@ -57,6 +58,8 @@ static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *tex
 /* --json: the recording's outcome as one JSON object, the last line on stdout. */
 static void print_json(const struct ap_session *s, const char *out, uint64_t bytes, int rc)
 {
+	uint64_t run_ns, runs;
+	struct rusage ru;
 	struct ap_json j;
 
 	ap_json_init(&j, stdout);
@@ -68,6 +71,12 @@ static void print_json(const struct ap_session *s, const char *out, uint64_t byt
 	ap_json_u64(&j, "faults", s->faults);
 	ap_json_u64(&j, "runs", s->runs);
 	ap_json_u64(&j, "dropped_events", s->counters.ringbuf_drops);
+	/* for make bench: the recorder's own cost (bpf stats only when enabled) */
+	ap_probe_fault_stats(s->probe, &run_ns, &runs);
+	ap_json_u64(&j, "bpf_fault_run_ns", run_ns);
+	ap_json_u64(&j, "bpf_fault_runs", runs);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		ap_json_u64(&j, "recorder_peak_rss_bytes", (uint64_t)ru.ru_maxrss * 1024);
 	ap_json_obj(&j, "end");
 	ap_json_str(&j, "reason", ap_trace_end_reason(s->end_reason));
 	if (s->exit_status >= 0 && !s->term_signal)
@@ -119,7 +128,7 @@ static void usage(FILE *f)
 		"  --op-probe B:S:A a function called per operator, its argument A (0-based) the\n"
 		"                   operator index\n"
 		"  --interval MS    /proc samples and mapping snapshots (default 100)\n"
-		"  --ring-size SIZE BPF ring buffer (default 8M); drops are always reported\n"
+		"  --ring-size SIZE BPF ring buffer (default 2M); drops are always reported\n"
 		"  --arena auto     (default) catch the C library's allocations of a page or more\n"
 		"                   (malloc, aligned_alloc, ... and their frees): report finds the\n"
 		"                   arena block of the plan's size and its exact base\n"

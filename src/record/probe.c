@@ -24,6 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/libbpf_version.h>
@@ -31,6 +32,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/event.h"
 #include "arenaprof/record/probe.h"
+#include "arenaprof/record/ring_event.h"
 #include "arenaprof/record/symbols.h"
 #include "arenaprof.skel.h"
 
@@ -41,6 +43,7 @@ struct ap_probe {
 	struct bpf_link **links;	/* the method's links, then the markers' */
 	size_t n_links, cap_links;
 	struct ring_buffer *rb;
+	struct ap_ring_decoder dec;	/* the ring's records into events */
 	/* the poll in progress */
 	int (*cb)(void *ctx, const struct ap_event *ev);
 	void *cb_ctx;
@@ -403,11 +406,12 @@ bool ap_probe_supported(enum ap_method m, char *why)
 static int rb_handler(void *ctx, void *data, size_t size)
 {
 	struct ap_probe *p = ctx;
+	struct ap_event ev;
 
-	if (size < sizeof(struct ap_event))
+	if (ap_ring_decode(&p->dec, data, size, &ev))
 		return 0;
 	p->seen++;
-	if (p->cb(p->cb_ctx, data)) {
+	if (p->cb(p->cb_ctx, &ev)) {
 		p->stopped = true;
 		return -ECANCELED;
 	}
@@ -432,7 +436,7 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 	uint32_t ring = ring_size(o->ring_bytes);
 	char eb[96];
 	size_t i;
-	int ret = -1;
+	int ret = -1, ncpu;
 
 	*pp = NULL;
 	verbose = o->verbose;
@@ -465,6 +469,12 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 	}
 	if (ret) {
 		free(p);
+		return -1;
+	}
+	ncpu = libbpf_num_possible_cpus();
+	if (ap_ring_decoder_init(&p->dec, ncpu > 0 ? (unsigned int)ncpu : 0)) {
+		ap_seterr(err, "out of memory");
+		ap_probe_close(p);
 		return -1;
 	}
 	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), rb_handler, p, NULL);
@@ -737,10 +747,32 @@ void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c)
 	load_words(c, &p->skel->bss->counters, sizeof(*c));
 }
 
+void ap_probe_fault_stats(const struct ap_probe *p, uint64_t *run_ns, uint64_t *runs)
+{
+	const struct bpf_program *progs[] = {
+		p->skel->progs.fault_tp, p->skel->progs.fault_exit, p->skel->progs.perf_minor,
+		p->skel->progs.perf_major,
+	};
+
+	*run_ns = *runs = 0;
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(progs[i]);
+
+		memset(&info, 0, sizeof(info));
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			continue;
+		*run_ns += info.run_time_ns;
+		*runs += info.run_cnt;
+	}
+}
+
 void ap_probe_close(struct ap_probe *p)
 {
 	if (!p)
 		return;
 	teardown(p);
+	ap_ring_decoder_free(&p->dec);
 	free(p);
 }

@@ -83,16 +83,18 @@ static void counted(struct ap_trace_sink *t, uint64_t need)
 
 static int wr(struct ap_trace_sink *t, uint32_t type, const void *p, uint32_t len)
 {
-	uint64_t need = AP_TRACE_REC_HDR_LEN + (uint64_t)len;
+	uint64_t before;
 
-	make_room(t, need);
+	/* at most this much: a fault or marker packed takes a few bytes (trace/pack.c) */
+	make_room(t, AP_TRACE_REC_HDR_LEN + (uint64_t)len);
 	if (t->failed)
 		return t->soft ? 0 : -1;
+	before = t->w.bytes;
 	if (ap_trace_write(&t->w, type, p, len, t->err)) {
 		t->failed = true;
 		return t->soft ? 0 : -1;
 	}
-	counted(t, need);
+	counted(t, t->w.bytes - before);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "arenaprof/util/infile.h"
 #include "arenaprof/trace/trace.h"
 #include "layout.h"
+#include "pack.h"
 
 #define AP_TRACE_WINDOW (1u << 20)	/* bytes read at once */
 
@@ -360,14 +361,90 @@ int ap_trace_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err
 	return ap_trace_scan(r, rec, ~0ull, err);
 }
 
+/* A PACKED record just read (its payload in r->buf): its entries are returned next. */
+static int start_unpack(struct ap_trace_reader *r, const struct ap_trace_rec *rec, char *err)
+{
+	struct ap_trace_unpack *u = r->unpack;
+
+	if (!u && !(u = r->unpack = malloc(sizeof(*u)))) {
+		ap_seterr(err, "%s: out of memory", r->path);
+		r->state = RD_FAILED;
+		return -1;
+	}
+	ap_pack_reset(&u->s);
+	u->p = rec->payload;
+	u->end = rec->payload + rec->len;
+	u->offset = r->offset - AP_TRACE_REC_HDR_LEN - rec->len;
+	u->entries = 0;
+	return 0;
+}
+
+/*
+ * The next entry of the PACKED record being unpacked: 1, or 0 when it has none left. An
+ * entry that does not decode (its crc passed: a writer's bug) is corruption, or with
+ * salvage the rest of the block is skipped.
+ */
+static int unpack_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err)
+{
+	struct ap_trace_unpack *u = r->unpack;
+	uint32_t type, len;
+
+	if (u->p == u->end) {
+		u->p = NULL;
+		return 0;
+	}
+	if (ap_pack_get(&u->s, &u->p, u->end, &type, &len, &u->u)) {
+		if (!r->salvage) {
+			ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ": packed entry %u "
+				  "does not decode", r->path, u->offset, u->entries);
+			r->state = RD_FAILED;
+			u->p = NULL;
+			return -1;
+		}
+		salvage_count(r, (uint64_t)(u->end - u->p));
+		u->p = NULL;
+		return 0;
+	}
+	u->entries++;
+	u->nul = 0;
+	rec->type = type;
+	rec->len = len;
+	rec->payload = (const uint8_t *)&u->u;
+	rec->packed = true;
+	return 1;
+}
+
+#define PACKABLE (1ull << AP_REC_FAULT | 1ull << AP_REC_RUN_BEGIN | 1ull << AP_REC_RUN_END | \
+		  1ull << AP_REC_OP_BEGIN | 1ull << AP_REC_OP_END)
+
 int ap_trace_scan(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t types,
 		  char *err)
 {
+	uint64_t check = types & PACKABLE ? types | 1ull << AP_REC_PACKED : types;
 	int rc;
 
-	while ((rc = read_record(r, rec, types, err)) == 1) {
+	for (;;) {
+		if (r->unpack && r->unpack->p) {
+			rc = unpack_next(r, rec, err);
+			if (rc < 0)
+				break;
+			if (rc && (types & 1ull << rec->type))
+				return 1;
+			continue;
+		}
+		rc = read_record(r, rec, check, err);
+		if (rc != 1)
+			break;
+		rec->packed = false;
 		if (rec->type == AP_REC_END)
 			r->saw_end = true;
+		if (rec->type == AP_REC_PACKED) {
+			if (rec->payload && start_unpack(r, rec, err)) {
+				rc = -1;
+				break;
+			}
+			continue;
+		}
 		if (rec->payload && rec->type >= 1 && rec->type <= AP_REC_MAX)
 			return 1;
 	}
@@ -405,6 +482,7 @@ void ap_trace_reader_close(struct ap_trace_reader *r)
 	for (i = 0; i < AP_HS_COUNT; i++)
 		free(r->strings[i]);
 	free(r->buf);
+	free(r->unpack);
 	memset(r, 0, sizeof(*r));
 }
 

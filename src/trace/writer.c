@@ -17,6 +17,7 @@
 #include "arenaprof/util/outfile.h"
 #include "arenaprof/trace/trace.h"
 #include "layout.h"
+#include "pack.h"
 
 static int write_failed(struct ap_trace_writer *w, int e, const char *what, char *err)
 {
@@ -34,6 +35,53 @@ static int put(struct ap_trace_writer *w, const void *p, size_t n, char *err)
 	errno = 0;
 	if (fwrite(p, 1, n, w->f) != n)
 		return write_failed(w, errno, "write error", err);
+	return 0;
+}
+
+/* Writes the open PACKED block, if any, as a record (its bytes are counted already). */
+static int close_block(struct ap_trace_writer *w, char *err)
+{
+	struct ap_trace_block *b = w->blk;
+	uint8_t hdr[AP_TRACE_REC_HDR_LEN];
+	uint32_t crc, len;
+
+	if (!b || !b->len)
+		return 0;
+	len = b->len;
+	b->len = 0;
+	ap_le32_put(hdr, AP_REC_PACKED);
+	ap_le32_put(hdr + 4, len);
+	crc = ap_trace_crc_add(ap_trace_crc_add(0, hdr, 8), b->buf, len);
+	ap_le32_put(hdr + 8, crc);
+	return put(w, hdr, sizeof(hdr), err) || put(w, b->buf, len, err) ? -1 : 0;
+}
+
+/*
+ * A fault or marker into the open block (a new one if none, or if it is full). 1: not
+ * packed (no memory for a block): the caller writes it as a record of its own.
+ */
+static int pack_record(struct ap_trace_writer *w, uint32_t type, const void *payload,
+		       char *err)
+{
+	struct ap_trace_block *b = w->blk;
+	size_t n;
+
+	if (!b) {
+		b = w->blk = malloc(sizeof(*b));
+		if (!b)
+			return 1;
+		b->len = 0;
+	}
+	if (b->len + AP_PACK_ENTRY_MAX > AP_PACK_BLOCK_MAX && close_block(w, err))
+		return -1;
+	if (!b->len) {
+		ap_pack_reset(&b->s);
+		w->records++;
+		w->bytes += AP_TRACE_REC_HDR_LEN;
+	}
+	n = ap_pack_put(&b->s, type, payload, b->buf + b->len);
+	b->len += (uint32_t)n;
+	w->bytes += n;
 	return 0;
 }
 
@@ -68,6 +116,14 @@ static int write_record(struct ap_trace_writer *w, uint32_t type, const void *pa
 		ap_seterr(err, "%s: record of type %u: no payload", w->path, type);
 		return -1;
 	}
+	if (!w->plain && !tail_len && ap_pack_fits(type, payload, len)) {
+		int rc = pack_record(w, type, payload, err);
+
+		if (rc <= 0)
+			return rc;
+	}
+	if (close_block(w, err))
+		return -1;
 	total = len + (uint32_t)tail_len;
 	if (AP_TRACE_SWAP) {
 		n = ap_trace_fixed_size(type);
@@ -117,6 +173,8 @@ int ap_trace_flush(struct ap_trace_writer *w, char *err)
 			  "whole record", w->path, strerror(w->error));
 		return -1;
 	}
+	if (close_block(w, err))
+		return -1;
 	errno = 0;
 	if (fflush(w->f))
 		return write_failed(w, errno, "write error", err);
@@ -146,10 +204,12 @@ int ap_trace_close(struct ap_trace_writer *w, char *err)
 
 	if (!w->f) {
 		free(w->path);
+		free(w->blk);
 		w->path = NULL;
+		w->blk = NULL;
 		return 0;
 	}
-	if (!w->failed) {
+	if (!w->failed && !close_block(w, err)) {
 		errno = 0;
 		if (fflush(w->f))
 			write_failed(w, errno, "write error", err);
@@ -167,7 +227,9 @@ int ap_trace_close(struct ap_trace_writer *w, char *err)
 		rc = -1;
 	}
 	free(w->path);
+	free(w->blk);
 	w->path = NULL;
+	w->blk = NULL;
 	return rc;
 }
 

@@ -69,9 +69,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = ap_trace_next(&r, &rec, err);
 		if (rc != 1)
 			break;
-		if (rec.len > AP_TRACE_MAX_PAYLOAD || rec.type < 1 || rec.type > AP_REC_MAX ||
-		    rec.payload[rec.len] != 0 || r.offset > size ||
-		    r.offset - before < AP_TRACE_REC_HDR_LEN + (uint64_t)rec.len)
+		/* an unpacked entry comes from a PACKED record read whole: at or before offset */
+		if (rec.len > AP_TRACE_MAX_PAYLOAD || rec.type < 1 || rec.type >= AP_REC_PACKED ||
+		    rec.payload[rec.len] != 0 || r.offset > size || r.offset < before ||
+		    (!rec.packed && r.offset - before < AP_TRACE_REC_HDR_LEN + (uint64_t)rec.len))
 			__builtin_trap();
 		use(&rec);
 	}

@@ -2,7 +2,8 @@
 """Damages one record in the middle of a trace, leaving its CRC as it was, so that the
 record fails its check (man arenaprof-trace(5): a 16-byte file header, then records
 {u32 type, u32 len, u32 crc} + payload). Prints: faults in the original, the damaged
-record's offset, and its size with its header.
+record's offset, and its size with its header. PACKED records are unpacked first
+(unpack_trace.py): the damage is to one fault.
 
 usage: corrupt_trace.py IN OUT payload|length
   payload   flip one bit in the payload of the middle FAULT record (type 2)
@@ -11,8 +12,10 @@ usage: corrupt_trace.py IN OUT payload|length
 import struct
 import sys
 
+from unpack_trace import unpack
+
 src, dst, what = sys.argv[1:4]
-data = bytearray(open(src, 'rb').read())
+data = unpack(open(src, 'rb').read())
 off, faults = 16, []
 while off + 12 <= len(data):
     typ, ln, _ = struct.unpack_from('<III', data, off)

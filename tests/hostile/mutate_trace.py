@@ -2,6 +2,7 @@
 """Rewrites fields of a trace's records and fixes their CRCs, making a hostile trace
 whose records all pass their check (man arenaprof-trace(5): a 16-byte file header, then
 records {u32 type, u32 len, u32 crc} + payload; crc is zlib's crc32 of type, len, payload).
+PACKED records are unpacked first (unpack_trace.py), so every fault is a record to edit.
 
 usage: mutate_trace.py IN OUT WHAT=VALUE...
   fault.run=N / fault.op=N   every FAULT record (type 2): run at payload offset 56, op 60
@@ -12,6 +13,8 @@ usage: mutate_trace.py IN OUT WHAT=VALUE...
 """
 import struct
 import sys
+
+from unpack_trace import unpack
 import zlib
 
 FIELDS = {'fault.run': ((2,), 56), 'fault.op': ((2,), 60), 'run.run': ((4, 5), 12),
@@ -21,7 +24,7 @@ edits = []
 for arg in sys.argv[3:]:
     k, v = arg.split('=')
     edits.append((FIELDS[k], int(v)))
-data = bytearray(open(src, 'rb').read())
+data = unpack(open(src, 'rb').read())
 off = 16
 while off + 12 <= len(data):
     typ, ln, _ = struct.unpack_from('<III', data, off)

@@ -177,6 +177,20 @@ if [ "$(id -u)" = 0 ]; then
 	"$AP" record -o "$TMP/base.trace" --run-probe "$BUILD/mininfer:mininfer_invoke" \
 		--op-probe "$BUILD/mininfer:mininfer_op:0" -- "$BUILD/mininfer" "$MV2" --runs 3 \
 		>/dev/null 2>&1
+	# the format's second decoder (tests/hostile/unpack_trace.py, from the man page):
+	# the trace with its PACKED records unpacked is larger and reads the same
+	python3 tests/hostile/unpack_trace.py "$TMP/base.trace" "$TMP/plain.trace"
+	"$AP" report "$TMP/base.trace" --json --plan "$MV2" >"$TMP/packed.json" 2>&1
+	"$AP" report "$TMP/plain.trace" --json --plan "$MV2" >"$TMP/plain.json" 2>&1
+	MSG="sizes $(stat -c %s "$TMP/base.trace") $(stat -c %s "$TMP/plain.trace"): $(head -c 200 "$TMP/plain.json")"
+	check "a recorded trace packs its faults, and unpacked by a second decoder reads the same" \
+		python3 -c 'import json,os,sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in a, b:
+    del d["trace"]
+sys.exit(not (a == b and a["faults_total"] > 0 and
+              os.path.getsize(sys.argv[3]) < os.path.getsize(sys.argv[4])))' \
+		"$TMP/packed.json" "$TMP/plain.json" "$TMP/base.trace" "$TMP/plain.trace"
 	M=tests/hostile/mutate_trace.py
 	python3 $M "$TMP/base.trace" "$TMP/max.trace" fault.run=2147483647 fault.op=2147483647
 	python3 $M "$TMP/base.trace" "$TMP/big.trace" fault.run=1000000000 fault.op=1000000000

@@ -34,6 +34,15 @@ static int test_failed;
 
 #define TEST_EXIT() return test_failed ? 1 : 0
 
+/* xorshift64: a test's reproducible pseudo-random numbers, from a non-zero seed in *s. */
+static inline uint64_t test_xorshift64(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
 /* A fixture file, whole and NUL-terminated, or NULL (a FAIL line is printed). */
 static inline char *test_fixture(const char *path, size_t *len)
 {

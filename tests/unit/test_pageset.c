@@ -13,10 +13,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift64(&rng);
 }
 
 /* Random singles and bitmaps, each add's answer checked against the flags. */

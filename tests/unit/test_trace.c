@@ -214,6 +214,7 @@ static int write_reference(const char *path, bool extra, char *err)
 	expect(AP_REC_HEADER, hdr_payload, n, NULL, 0);
 	if (ap_trace_create(&w, path, &ref_hdr, hdr_strings, err))
 		return -1;
+	w.plain = true;		/* a record each: the framing tests count on it */
 	for (i = 0; i < (int)sizeof(junk); i++)
 		junk[i] = (uint8_t)(i * 7);
 	memcpy(resident, &ref_res, sizeof(ref_res));
@@ -290,6 +291,54 @@ static int rec_at(uint64_t b)
 
 /* ---- tests ---- */
 
+/*
+ * tests/fixtures/trace/v1-reference.aptrace: the reference trace as the format-1 writer
+ * wrote it (commit 6e3f42b, before format 2), committed so that a reader of every later
+ * version is held to reading it: the same records, field by field, as write_reference
+ * writes today, and the same bytes but for the version word.
+ */
+static void test_v1_fixture(void)
+{
+	static const char fix[] = "tests/fixtures/trace/v1-reference.aptrace";
+	char path[TMP_PATH_LEN], err[AP_ERR_LEN] = "";
+	struct xrec got[MAX_X];
+	struct ap_trace_reader r;
+	uint8_t *now = NULL;
+	size_t flen = 0, nlen = 0;
+	char *old;
+	int n = 0, rc, bad = 0;
+
+	old = test_fixture(fix, &flen);
+	if (!old)
+		return;
+	tmp_path(path, "v1.aptrace");
+	if (write_reference(path, false, err) == 0)
+		now = slurp(path, &nlen);
+	unlink(path);
+	CHECK("trace v1: the fixture is the reference trace, version 1",
+	      now && flen == nlen && flen > 16 && le32((uint8_t *)old + 8) == 1 &&
+	      !memcmp(old, now, 8) && !memcmp(old + 12, now + 12, flen - 12),
+	      "fixture %zu bytes, reference %zu (%s)", flen, nlen, err);
+	free(now);
+	free(old);
+	rc = ap_trace_open(&r, fix, err);
+	CHECK("trace v1: opens", rc == 0, "%s", err);
+	if (rc)
+		return;
+	CHECK("trace v1: version 1, header fields and strings",
+	      r.version == 1 && !memcmp(&r.hdr, &ref_hdr, sizeof(ref_hdr)) &&
+	      !strcmp(r.strings[AP_HS_CMDLINE], hdr_strings[AP_HS_CMDLINE]) &&
+	      !strcmp(r.strings[AP_HS_OP_PROBE], "ap_op_begin"),
+	      "version %u pid %d", r.version, r.hdr.pid);
+	rc = read_rest(&r, got, MAX_X, &n, err);
+	for (int i = 0; i < n && i + 1 < nx; i++)
+		bad += !same(&got[i], &xs[i + 1]);
+	CHECK("trace v1: every record read back as written, then a clean end",
+	      rc == 0 && n == nx - 1 && !bad && !r.truncated && r.saw_end,
+	      "rc %d, %d records of %d, %d differ (%s)", rc, n, nx - 1, bad, err);
+	ap_trace_reader_close(&r);
+}
+
 static void test_round_trip(void)
 {
 	char path[TMP_PATH_LEN];
@@ -312,7 +361,7 @@ static void test_round_trip(void)
 
 	/* the bytes on disk, decoded by hand: the format pinned down */
 	CHECK("trace: magic", !memcmp(file, "APTRACE\0", 8), "bad magic");
-	CHECK_EQ_I64("trace: version 1, little-endian", le32(file + 8), 1);
+	CHECK_EQ_I64("trace: version 2, little-endian", le32(file + 8), 2);
 	CHECK_EQ_I64("trace: reserved flags 0", le32(file + 12), 0);
 	CHECK_EQ_I64("trace: first record is the header", le32(file + 16), AP_REC_HEADER);
 	CHECK_EQ_I64("trace: header record length", le32(file + 20), xs[0].len);
@@ -348,7 +397,7 @@ static void test_round_trip(void)
 	if (rc)
 		return;
 	CHECK("trace: header record fields",
-	      !memcmp(&r.hdr, &ref_hdr, sizeof(ref_hdr)) && r.version == 1,
+	      !memcmp(&r.hdr, &ref_hdr, sizeof(ref_hdr)) && r.version == 2,
 	      "page %u pid %d version %u", r.hdr.page_size, r.hdr.pid, r.version);
 	for (i = 0, bad = 0; i < 6; i++)
 		bad += !r.strings[i] || strcmp(r.strings[i], hdr_strings[i]);
@@ -699,7 +748,7 @@ static void test_refusals(void)
 	}
 	put32(file + 8, 7);
 	expect_open_error("trace: a newer version is refused with advice", file, size,
-			  "trace format version 7 is newer than this arenaprof (1): "
+			  "trace format version 7 is newer than this arenaprof (2): "
 			  "upgrade arenaprof");
 	put32(file + 8, 0);
 	expect_open_error("trace: version 0", file, size,
@@ -953,7 +1002,11 @@ static void test_windows_and_scan(void)
 	      wrong, err);
 	ap_trace_reader_close(&r);
 
-	/* corrupt the second fault's CRC: a scan for allocations does not look at it */
+	/*
+	 * corrupt the CRC of the second PACKED record (faults 1 to SCAN_EVERY; the first holds
+	 * fault 0 alone, the allocation after it closed it): a scan for allocations does not
+	 * look at it
+	 */
 	file = slurp(path, &size);
 	if (file) {
 		uint64_t off = AP_TRACE_FILE_HDR_LEN;
@@ -964,7 +1017,7 @@ static void test_windows_and_scan(void)
 
 			memcpy(&type, file + off, 4);
 			memcpy(&len, file + off + 4, 4);
-			if (type == AP_REC_FAULT && ++seen == 2) {
+			if (type == AP_REC_PACKED && ++seen == 2) {
 				bad_off = off;
 				break;
 			}
@@ -1016,13 +1069,269 @@ static void test_windows_and_scan(void)
 	}
 	snprintf(want, sizeof(want), "corrupt record at offset %" PRIu64 ": crc mismatch",
 		 bad_off);
-	CHECK("trace: the checked read stops at the corrupt fault, its offset named",
+	CHECK("trace: the checked read stops at the corrupt block, its offset named",
 	      rc == -1 && faults == 1 && strstr(err, want), "rc %d after %u faults: '%s'", rc,
 	      faults, err);
 	ap_trace_reader_close(&r);
 	unlink(path);
 	free(file);
 	free(big);
+}
+
+/* ---- format 2: faults and markers packed ---- */
+
+#define PK_N 60000		/* faults and markers */
+
+static uint64_t pk_rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t pk_next(void)
+{
+	return test_xorshift64(&pk_rng);
+}
+
+/*
+ * Event i of the packed test stream: mostly a storm (the next page, the same thread, ip and
+ * vma, a few us later), with every field jumping now and then, to its extremes too; every
+ * 50th a marker. Returns its record type.
+ */
+static uint32_t pk_event(int i, struct ap_rec_fault *f, struct ap_rec_marker *m)
+{
+	static const uint32_t mtypes[] = {
+		AP_REC_RUN_BEGIN, AP_REC_OP_BEGIN, AP_REC_OP_END, AP_REC_RUN_END,
+	};
+	static const int32_t s32s[] = { INT32_MIN, INT32_MAX, -1, 0, 1 };
+	uint64_t x;
+
+	if (i == 0) {
+		*f = ref_fault;
+		pk_rng = 0x9e3779b97f4a7c15ull;
+	}
+	x = pk_next();
+	f->ts_ns += 1000 + x % 3000;
+	f->addr += 4096;
+	if (x % 97 == 0)
+		f->addr = pk_next();		/* anywhere, backwards too */
+	if (x % 89 == 0)
+		f->ip = pk_next();
+	if (x % 83 == 0) {
+		f->vm_start = pk_next();
+		f->vm_end = pk_next();		/* below vm_start too: kept as written */
+		f->vm_flags = pk_next();
+	}
+	if (x % 79 == 0)
+		f->tid = (uint32_t)pk_next();
+	if (x % 73 == 0)
+		f->flags = (uint32_t)pk_next();
+	if (x % 71 == 0)
+		f->run = s32s[pk_next() % 5];
+	if (x % 67 == 0)
+		f->op = (int32_t)pk_next();
+	if (x % 61 == 0)
+		f->ts_ns = pk_next();		/* time out of order */
+	if (i % 50 != 49)
+		return AP_REC_FAULT;
+	*m = (struct ap_rec_marker){ .ts_ns = f->ts_ns + 1, .tid = f->tid, .run = f->run,
+				     .op = s32s[x % 5] };
+	return mtypes[(i / 50) % 4];
+}
+
+static void test_packed(void)
+{
+	char path[TMP_PATH_LEN], err[AP_ERR_LEN] = "";
+	struct ap_trace_writer w;
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	struct ap_rec_fault f = { 0 }, storm = ref_fault;
+	struct ap_rec_marker m = { 0 }, padded = marker(5, 1, 2);
+	struct ap_rec_sample smp = ref_sample;
+	uint64_t storm_bytes, blocks = 0, block_end[64], in_block[64] = { 0 };
+	uint32_t type, bad = 0, n = 0, packed = 0, samples = 0;
+	int rc, i;
+
+	tmp_path(path, "packed.aptrace");
+	/* the storm alone: bytes a fault */
+	rc = ap_trace_create(&w, path, &ref_hdr, hdr_strings, err);
+	storm_bytes = w.bytes;
+	for (i = 0; !rc && i < 262144; i++) {
+		storm.ts_ns += 1500 + i % 1000;
+		storm.addr += 4096;
+		rc = ap_trace_write(&w, AP_REC_FAULT, &storm, sizeof(storm), err);
+	}
+	rc = rc ? rc : ap_trace_close(&w, err);
+	storm_bytes = w.bytes - storm_bytes;
+	CHECK("packed: a 262144-fault storm at most 8 bytes a fault",
+	      !rc && storm_bytes <= 8 * 262144ull, "rc %d, %.2f bytes a fault (%s)", rc,
+	      (double)storm_bytes / 262144, err);
+
+	/* the mixed stream, a sample every 10000 events and a marker with a pad */
+	rc = ap_trace_create(&w, path, &ref_hdr, hdr_strings, err);
+	for (i = 0; !rc && i < PK_N; i++) {
+		type = pk_event(i, &f, &m);
+		rc = ap_trace_write(&w, type, type == AP_REC_FAULT ? (void *)&f : (void *)&m,
+				    type == AP_REC_FAULT ? sizeof(f) : sizeof(m), err);
+		if (!rc && i % 10000 == 9999)
+			rc = ap_trace_write(&w, AP_REC_SAMPLE, &smp, sizeof(smp), err);
+	}
+	padded.pad = 7;
+	rc = rc ? rc : ap_trace_write(&w, AP_REC_OP_BEGIN, &padded, sizeof(padded), err);
+	rc = rc ? rc : ap_trace_close(&w, err);
+	rc = rc ? rc : ap_trace_open(&r, path, err);
+	CHECK("packed: write 60000 faults and markers", rc == 0, "%s", err);
+	if (rc)
+		return;
+	for (i = 0; (rc = ap_trace_next(&r, &rec, err)) == 1; ) {
+		if (rec.type == AP_REC_SAMPLE) {
+			samples++;
+			bad += rec.packed || i % 10000 != 0 || memcmp(rec.payload, &smp, sizeof(smp));
+			continue;
+		}
+		if (i == PK_N) {
+			bad += rec.packed || rec.type != AP_REC_OP_BEGIN ||
+			       memcmp(rec.payload, &padded, sizeof(padded));
+			i++;
+			continue;
+		}
+		type = pk_event(i++, &f, &m);
+		packed += rec.packed;
+		if (rec.type != type || rec.payload[rec.len] != 0 ||
+		    rec.len != (type == AP_REC_FAULT ? sizeof(f) : sizeof(m)) ||
+		    memcmp(rec.payload, type == AP_REC_FAULT ? (void *)&f : (void *)&m, rec.len)) {
+			if (!bad++)
+				printf("  first difference: event %d, type %u, want %u\n", i - 1,
+				       rec.type, type);
+		}
+		if (blocks < 64 && (!blocks || block_end[blocks - 1] != r.offset))
+			block_end[blocks++] = r.offset;
+		if (blocks <= 64)
+			in_block[blocks - 1]++;
+	}
+	CHECK("packed: every fault and marker read back as written, in order, the others "
+	      "between them", rc == 0 && i == PK_N + 1 && !bad && samples == PK_N / 10000 &&
+	      packed == PK_N, "rc %d, %d events, %u packed, %u samples, %u wrong (%s)", rc, i,
+	      packed, samples, bad, err);
+	ap_trace_reader_close(&r);
+
+	/* a scan for faults only returns faults, all of them */
+	rc = ap_trace_open(&r, path, err);
+	for (n = 0, bad = 0; !rc && ap_trace_scan(&r, &rec, 1ull << AP_REC_FAULT, err) == 1; n++)
+		bad += rec.type != AP_REC_FAULT;
+	CHECK_EQ_I64("packed: a scan for faults: the faults only", n * !bad * !rc,
+		     PK_N - PK_N / 50);
+	ap_trace_reader_close(&r);
+
+	/*
+	 * one bit of the third block flipped: salvage loses exactly that block's events (the
+	 * blocks are 10000 events each, a SAMPLE between them)
+	 */
+	{
+		uint8_t *file;
+		size_t size;
+		uint64_t at = block_end[2] - 20, lost = in_block[2];
+
+		file = slurp(path, &size);
+		if (!file || blocks < 4) {
+			CHECK("packed: salvage", 0, "%u blocks", (unsigned)blocks);
+			free(file);
+			unlink(path);
+			return;
+		}
+		file[at] ^= 4;
+		n = 0;
+		rc = !spit(path, file, size);
+		rc = rc ? rc : ap_trace_open(&r, path, err);
+		r.salvage = true;
+		while (!rc && (rc = ap_trace_next(&r, &rec, err) - 1) == 0)
+			n += rec.packed;
+		rc = rc == -1 ? 0 : rc;
+		CHECK("packed: salvage skips exactly the damaged block",
+		      rc == 0 && n == PK_N - lost && r.salvage_gaps == 1 &&
+		      r.salvaged_bytes == block_end[2] - block_end[1] - AP_TRACE_REC_HDR_LEN -
+					  sizeof(smp),
+		      "rc %d, %u events of %d, %" PRIu64 " in the block, %" PRIu64 " bytes skipped",
+		      rc, n, PK_N, lost, r.salvaged_bytes);
+		ap_trace_reader_close(&r);
+		file[at] ^= 4;
+
+		/* cut inside the third block: the events of the two before it, truncated */
+		rc = !spit(path, file, (size_t)at);
+		rc = rc ? rc : ap_trace_open(&r, path, err);
+		n = 0;
+		while (!rc && (rc = ap_trace_next(&r, &rec, err) - 1) == 0)
+			n += rec.packed;
+		rc = rc == -1 ? 0 : rc;
+		CHECK("packed: a cut block: every event of the whole blocks before it",
+		      rc == 0 && r.truncated && n == in_block[0] + in_block[1],
+		      "rc %d, %u events, truncated %d", rc, n, r.truncated);
+		ap_trace_reader_close(&r);
+		free(file);
+	}
+	unlink(path);
+}
+
+/* A PACKED record that passes its crc but holds no entry (a writer's bug): one line. */
+static void test_packed_malformed(void)
+{
+	static const uint8_t bodies[][4] = {
+		{ 0x00 },			/* kind 0 */
+		{ 0x06 },			/* kind 6 */
+		{ 0x23, 0x01 },			/* a marker with an ip */
+		{ 0x01, 0x80 },			/* a fault cut inside its time */
+		{ 0x11, 0xff, 0xff, 0x7f },	/* run -1 + (2^20 - 1) / -2: fine; op cut */
+	};
+	char path[TMP_PATH_LEN], err[AP_ERR_LEN], name[96];
+	uint8_t file[512], *p;
+	int bad = 0;
+
+	tmp_path(path, "malformed.aptrace");
+	for (size_t b = 0; b < sizeof(bodies) / sizeof(bodies[0]); b++) {
+		struct ap_trace_writer w;
+		struct ap_trace_reader r;
+		struct ap_trace_rec rec;
+		size_t size = 0, len = b == 0 || b == 1 ? 1 : b == 4 ? 4 : 2;
+		uint64_t at;
+		uint32_t crc;
+		int rc, n = 0;
+		FILE *f;
+
+		err[0] = 0;
+		rc = ap_trace_create(&w, path, &ref_hdr, hdr_strings, err);
+		rc = rc ? rc : ap_trace_close(&w, err);
+		f = rc ? NULL : fopen(path, "rb");
+		size = f ? fread(file, 1, sizeof(file) - 64, f) : 0;
+		if (f)
+			fclose(f);
+		at = size;
+		p = file + size;
+		/* one fault, packed, first: it decodes; then the bad entry */
+		memcpy(p + 12, "\x01\x02\x04", 3);
+		memcpy(p + 15, bodies[b], len);
+		put32(p, AP_REC_PACKED);
+		put32(p + 4, (uint32_t)(3 + len));
+		crc = (uint32_t)crc32(0, p, 8);
+		crc = (uint32_t)crc32(crc, p + 12, 3 + len);
+		put32(p + 8, crc);
+		size += 12 + 3 + len;
+		if (!size || !spit(path, file, size) || ap_trace_open(&r, path, err)) {
+			CHECK("packed: malformed entries", 0, "%s", err);
+			return;
+		}
+		while ((rc = ap_trace_next(&r, &rec, err)) == 1)
+			n++;
+		snprintf(name, sizeof(name), "corrupt record at offset %" PRIu64 ": packed entry 1 "
+			 "does not decode", at);
+		bad += rc != -1 || n != 1 || !strstr(err, name) || !one_line(err);
+		ap_trace_reader_close(&r);
+		if (!ap_trace_open(&r, path, err)) {
+			r.salvage = true;
+			for (n = 0; (rc = ap_trace_next(&r, &rec, err)) == 1; )
+				n++;
+			bad += rc != 0 || n != 1 || r.salvaged_bytes != len;
+			ap_trace_reader_close(&r);
+		}
+	}
+	CHECK("packed: an entry that does not decode: one line naming its block, or with "
+	      "salvage the rest of the block skipped", !bad, "%d cases wrong: %s", bad, err);
+	unlink(path);
 }
 
 static void test_writer_errors(void)
@@ -1245,6 +1554,26 @@ static void test_sigkill(void)
 }
 
 #ifdef TEST_TRACE_WRITE_SEEDS
+/* The start of test_packed's stream, packed, with a sample between two blocks. */
+static int write_packed_seed(const char *path, char *err)
+{
+	struct ap_trace_writer w;
+	struct ap_rec_fault f = { 0 };
+	struct ap_rec_marker m = { 0 };
+	uint32_t type;
+	int rc = ap_trace_create(&w, path, &ref_hdr, hdr_strings, err);
+
+	for (int i = 0; !rc && i < 300; i++) {
+		type = pk_event(i, &f, &m);
+		rc = ap_trace_write(&w, type, type == AP_REC_FAULT ? (void *)&f : (void *)&m,
+				    type == AP_REC_FAULT ? sizeof(f) : sizeof(m), err);
+		if (!rc && i == 150)
+			rc = ap_trace_write(&w, AP_REC_SAMPLE, &ref_sample, sizeof(ref_sample),
+					    err);
+	}
+	return rc ? rc : ap_trace_close(&w, err);
+}
+
 /*
  * tests/fuzz/run-fuzz builds this file with TEST_TRACE_WRITE_SEEDS to seed the trace
  * fuzzer: the reference trace, the same with unknown record types, a cut one, and one
@@ -1281,6 +1610,9 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	free(b);
+	snprintf(path, sizeof(path), "%s/packed.aptrace", argv[1]);
+	if (write_packed_seed(path, err))
+		goto fail;
 	return 0;
 fail:
 	fprintf(stderr, "%s\n", err);
@@ -1393,6 +1725,7 @@ static void test_salvage_long(void)
 		CHECK("salvage: long records", 0, "%s", err);
 		return;
 	}
+	w.plain = true;		/* the fault records are counted one by one */
 	at = w.bytes;
 	for (int i = 0; i < NF; i++) {
 		if (i == NOTE_AT) {
@@ -1473,12 +1806,15 @@ static void cleanup(void)
 int main(void)
 {
 	test_round_trip();
+	test_v1_fixture();
 	test_truncation();
 	test_bit_flips();
 	test_refusals();
 	test_unknown_types();
 	test_payload_growth();
 	test_windows_and_scan();
+	test_packed();
+	test_packed_malformed();
 	test_writer_errors();
 	test_efbig();
 	test_sigkill();

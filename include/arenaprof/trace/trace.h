@@ -7,6 +7,9 @@
  * its payload, so a flipped type or length is caught like a flipped payload byte. A
  * reader stops at the last whole record of a file cut short and says so.
  *
+ * Format 2 packs faults and markers into PACKED records (src/trace/pack.h); the reader
+ * returns them unpacked, so callers only ever see the structs below. Version 1 still reads.
+ *
  * Payloads are the structs below, every field little-endian, no implicit padding (layout.c
  * checks sizes and offsets). Fixed-only payloads may grow at the end in later versions:
  * readers take min(len, sizeof) and zero the rest (rec->len tells what a writer wrote).
@@ -27,7 +30,7 @@
 #include <stdio.h>
 
 #define AP_TRACE_MAGIC "APTRACE\0"	/* 8 bytes */
-#define AP_TRACE_VERSION 1		/* major: a reader refuses a newer one */
+#define AP_TRACE_VERSION 2		/* major: a reader refuses a newer one */
 #define AP_TRACE_MAX_PAYLOAD (16u << 20)
 #define AP_TRACE_FILE_HDR_LEN 16
 #define AP_TRACE_REC_HDR_LEN 12
@@ -46,7 +49,13 @@ enum ap_rec_type {
 	AP_REC_RESIDENT = 11,	/* struct ap_rec_resident + bitmap: pages resident at attach */
 	AP_REC_END = 12,	/* struct ap_rec_end: the recorder finished cleanly */
 	AP_REC_ALLOC = 13,	/* struct ap_rec_alloc: an allocation (or its free) */
-	AP_REC_MAX = AP_REC_ALLOC, /* types above are unknown to this version: skipped */
+	/*
+	 * Format 2: faults and markers packed into one record (src/trace/pack.h). The writer
+	 * packs them; the reader returns them unpacked, as FAULT and marker records, and
+	 * never returns a PACKED record itself.
+	 */
+	AP_REC_PACKED = 14,
+	AP_REC_MAX = AP_REC_PACKED, /* types above are unknown to this version: skipped */
 };
 
 /*
@@ -180,12 +189,22 @@ struct ap_rec_alloc {
 
 /* ---- writer ---- */
 
+struct ap_trace_block;
+struct ap_trace_unpack;
+
+/*
+ * Faults and markers go into PACKED records: a block is open until it is full, another
+ * record is written, or the writer flushes, so records stay in the order written.
+ */
 struct ap_trace_writer {
 	FILE *f;
 	char *path;
-	uint64_t records, bytes;	/* written so far, the file header included in bytes */
+	/* written so far, the file header included in bytes, the open block counted */
+	uint64_t records, bytes;
 	bool failed;			/* a write failed: later writes are refused */
 	int error;			/* errno of that failure */
+	bool plain;			/* set after create: no packing, a record each */
+	struct ap_trace_block *blk;	/* private: the block being packed */
 };
 
 /*
@@ -243,11 +262,13 @@ struct ap_trace_reader {
 	uint64_t salvaged_bytes, salvaged_records, salvage_gaps;
 	uint64_t good_records, good_bytes;	/* private: read and checked */
 	uint64_t salvage_crc;		/* private: bytes checked while resynchronising */
+	struct ap_trace_unpack *unpack;	/* private: the PACKED record being returned */
 };
 
 struct ap_trace_rec {
 	uint32_t type;
-	uint32_t len;			/* payload bytes as stored */
+	uint32_t len;			/* payload bytes as stored (unpacked: the struct's) */
+	bool packed;			/* unpacked from the PACKED record ending at r->offset */
 	const uint8_t *payload;		/* valid until the next call */
 };
 
