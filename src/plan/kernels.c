@@ -52,6 +52,7 @@ enum {
 	OP_REDUCE_MIN = 89,
 	OP_REDUCE_ANY = 91,
 	OP_ADD_N = 106,
+	OP_DENSIFY = 124,
 	OP_BATCH_MATMUL = 126,
 	OP_REDUCE_ALL = 140,
 	OP_STABLEHLO_REDUCE_WINDOW = 198,
@@ -413,6 +414,31 @@ static int prep_dequantize(struct kctx *k)
 }
 
 /*
+ * DENSIFY: densify.cc, Prepare. The input must be constant (kTfLiteMmapRo), not a string,
+ * and carry SparsityParameters; the output takes its type and dense shape and becomes
+ * kTfLiteArenaRwPersistent (densified once, kept for the whole run). A DEQUANTIZE after
+ * it keeps its output in the arena: its input is persistent, not constant.
+ */
+static int prep_densify(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+	int32_t ii = in_index(k, 0), o;
+	uint8_t it;
+
+	if (!in || k->mo->n_inputs != 1 || k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
+		return 0;
+	it = ttype(k, ii);
+	if (it == AP_TT_STRING || k->g->t[ii].alloc != AP_ALLOC_WEIGHTS || !in->sparse)
+		return 0;
+	o = k->mo->outputs[0];
+	if (k->g->t[o].alloc != AP_ALLOC_ARENA && k->g->t[o].alloc != AP_ALLOC_PERSISTENT)
+		return 0;
+	k->g->t[o].type = it;
+	k->g->t[o].alloc = AP_ALLOC_PERSISTENT;
+	return bytes_of(k, "dense output", it, in->shape, in->rank, &k->g->t[o].bytes);
+}
+
+/*
  * FULLY_CONNECTED: fully_connected.cc. Init reserves nothing; Prepare<kGenericOptimized>
  * calls AddTensors(6) on its first run, for every FULLY_CONNECTED. Only the hybrid path
  * (float32 input, uint8/int8/int2 filter) uses them, as 5 temporaries: input_quantized
@@ -765,6 +791,7 @@ static const struct kernel {
 	{ OP_CONV_2D, 0, prep_conv },
 	{ OP_DEPTHWISE_CONV_2D, 0, prep_depthwise_conv },
 	{ OP_DEQUANTIZE, 0, prep_dequantize },
+	{ OP_DENSIFY, 0, prep_densify },
 	{ OP_FULLY_CONNECTED, 0, prep_fully_connected },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 12, prep_unidirectional_sequence_lstm },
 	{ OP_BATCH_MATMUL, 0, prep_batch_matmul },

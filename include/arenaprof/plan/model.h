@@ -30,6 +30,7 @@ struct ap_model_tensor {
 	uint8_t type;			/* enum ap_tensor_type */
 	uint32_t buffer;		/* index into ap_model.buffers; 0 = none */
 	bool is_variable;
+	bool sparse;			/* has SparsityParameters (DENSIFY's input) */
 };
 
 struct ap_model_op {
