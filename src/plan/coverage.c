@@ -16,7 +16,7 @@
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
-	OP_CONV_2D = 3, OP_FULLY_CONNECTED = 9, OP_RNN = 24, OP_CUSTOM = 32, OP_PAD = 34,
+	OP_FULLY_CONNECTED = 9, OP_RNN = 24, OP_CUSTOM = 32, OP_PAD = 34,
 	OP_UNIDIRECTIONAL_SEQUENCE_RNN = 35, OP_BIDIRECTIONAL_SEQUENCE_RNN = 46,
 	OP_PADV2 = 60, OP_SLICE = 65, OP_REDUCE_PROD = 81, OP_READ_VARIABLE = 143,
 };
@@ -88,7 +88,6 @@ static const struct cover {
 	{ 132, ALWAYS, 0, "CONV_3D: Prepare's im2col not modelled" },
 	{ 140, DYN, 0x02, "REDUCE_ALL over a computed axis: output dyn" },
 	{ 141, ALWAYS, 0, "CONV_3D_TRANSPOSE: col2im and output_shape not modelled" },
-	{ 142, ALWAYS, 0, "VAR_HANDLE: resource slot in the persistent arena not modelled" },
 	{ 145, RO, 0x03, "BROADCAST_ARGS of constants: output folded into the heap" },
 	{ 146, DYN, 0x01, "RANDOM_STANDARD_NORMAL of a computed shape: output dyn" },
 	{ 148, DYN, 0x01, "RANDOM_UNIFORM of a computed shape: output dyn" },
@@ -101,8 +100,6 @@ static const struct cover {
 	{ 203, DYN, 0x02, "DILATE with computed dilations: output dyn" },
 	{ 206, ALWAYS, 0, "STABLEHLO_COMPOSITE: decomposition subgraph not planned" },
 	{ 209, ALWAYS, 0, "STABLEHLO_CASE: branch subgraphs not planned" },
-	{ OP_CONV_2D, SPECIAL, 0, "CONV_2D hybrid (float input, integer filter): temporaries "
-				  "not modelled" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "FULLY_CONNECTED with an int4 or sparse filter: "
 					  "temporaries not modelled" },
 	{ OP_RNN, SPECIAL, 0, "RNN hybrid: temporaries not modelled" },
@@ -184,7 +181,6 @@ static bool special(const struct ap_graph *g, uint32_t node)
 	const struct ap_model_tensor *out0 = mtensor(g, op->n_out ? op->out[0] : -1);
 
 	switch (op->opcode) {
-	case OP_CONV_2D:
 	case OP_RNN:
 	case OP_UNIDIRECTIONAL_SEQUENCE_RNN:
 	case OP_BIDIRECTIONAL_SEQUENCE_RNN:

@@ -55,6 +55,7 @@ enum {
 	OP_DENSIFY = 124,
 	OP_BATCH_MATMUL = 126,
 	OP_REDUCE_ALL = 140,
+	OP_VAR_HANDLE = 142,
 	OP_STABLEHLO_REDUCE_WINDOW = 198,
 };
 
@@ -287,6 +288,31 @@ static int32_t out_size(int64_t padding, int32_t in, int32_t filter, int64_t str
 	return v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
 }
 
+/* The hybrid CONV_2D temporaries after im2col (prep_conv); shapes checked by the caller. */
+static int conv_hybrid(struct kctx *k, const struct ap_model_tensor *in,
+		       const struct ap_model_tensor *f, int32_t oh, int32_t ow)
+{
+	uint8_t ft = ttype(k, in_index(k, 1));
+	int32_t groups = dim(in, 3) / dim(f, 3), cout = dim(f, 0);
+	int32_t flat[1] = { mul(mul(mul(dim(in, 0), dim(in, 1)), dim(in, 2)), groups) };
+	int32_t acc[2] = { cout, mul(mul(dim(in, 0), oh), ow) }, rows[1] = { cout };
+	bool per_channel = (ft == AP_TT_INT8 || ft == AP_TT_INT4) && f->n_scales > 1 &&
+			   f->scales_differ;
+
+	/* LiteRT's checked products fail Prepare beyond int32 after AddTensors */
+	if (flat[0] < 0 || acc[1] < 0 || mul(acc[0], acc[1]) < 0)
+		return 0;
+	if (new_tmp(k, "input_quantized", AP_TT_INT8, in->shape, in->rank, AP_ALLOC_ARENA) ||
+	    new_tmp(k, "scaling_factors", AP_TT_FLOAT32, flat, 1, AP_ALLOC_ARENA) ||
+	    new_tmp(k, "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA))
+		return -1;
+	if (per_channel &&
+	    (new_tmp(k, "input_offsets", AP_TT_INT32, flat, 1, AP_ALLOC_ARENA) ||
+	     new_tmp(k, "row_sums", AP_TT_INT32, rows, 1, AP_ALLOC_PERSISTENT)))
+		return -1;
+	return 0;
+}
+
 /*
  * Register_CONV_2D() is kMultithreadOptimized (TFLITE_WITH_MULTITHREADED_EIGEN, as in the
  * x86-64 Linux builds). Prepare:
@@ -301,9 +327,12 @@ static int32_t out_size(int64_t padding, int32_t in, int32_t filter, int64_t str
  *    type, int4 as int8), [batch, out_h, out_w, fh*fw*fin], kTfLiteArenaRw. (The 1 GB
  *    im2col limit applies on mobile platforms only.)
  * Each temporary is AddTensors(1) on the first Prepare, im2col before hwcn_weights.
- * Hybrid convolutions (float32 input, uint8/int8/int4 filter) add 3 or 5 more whose
- * count depends on the filter's per-channel scales, which the model reader does not
- * keep: they are not modelled (nothing is added for them).
+ * Hybrid convolutions (float32 input, uint8/int8/int4 filter; never multithreaded) type
+ * im2col like the filter (int4 as int8) and add, all kTfLiteArenaRw: input_quantized int8
+ * [input shape], scaling_factors float32 [batch*in_h*in_w*groups], accum_scratch int32
+ * [cout, batch*out_h*out_w]; per channel (int8/int4 filter with more than one scale, not
+ * all equal) also input_offsets int32 [batch*in_h*in_w*groups] and row_sums int32 [cout],
+ * kTfLiteArenaRwPersistent.
  */
 static int prep_conv(struct kctx *k)
 {
@@ -323,8 +352,6 @@ static int prep_conv(struct kctx *k)
 		return 0;
 	hybrid = it == AP_TT_FLOAT32 &&
 		 (ft == AP_TT_UINT8 || ft == AP_TT_INT8 || ft == AP_TT_INT4);
-	if (hybrid)
-		return 0;
 	padding = option(k, 0, 1, 0);
 	sw = option(k, 1, 4, 0);
 	sh = option(k, 2, 4, 0);
@@ -344,15 +371,16 @@ static int prep_conv(struct kctx *k)
 	depth = mul(mul(kh, kw), cin);
 	if (oh < 0 || ow < 0 || depth < 0)
 		return 0;
-	multi = k->threads != 1 && dw == 1 && dh == 1 &&
+	multi = k->threads != 1 && !hybrid && dw == 1 && dh == 1 &&
 	     k->g->t[fi].alloc != AP_ALLOC_ARENA && k->g->t[fi].alloc != AP_ALLOC_DYNAMIC;
 	hwcn = it == AP_TT_FLOAT32 && multi;
 	im2col = !hwcn && (dw != 1 || dh != 1 || sw != 1 || sh != 1 || kw != 1 || kh != 1) &&
 		 (is_quantized_8_16(it) || !multi);
 	if (im2col) {
 		int32_t d[4] = { batch, oh, ow, depth };
+		uint8_t t = !hybrid ? it : ft == AP_TT_INT4 ? AP_TT_INT8 : ft;
 
-		if (new_tmp(k, "im2col", it, d, 4, AP_ALLOC_ARENA))
+		if (new_tmp(k, "im2col", t, d, 4, AP_ALLOC_ARENA))
 			return -1;
 	}
 	if (hwcn) {
@@ -361,7 +389,7 @@ static int prep_conv(struct kctx *k)
 		if (new_tmp(k, "hwcn_weights", it, d, 2, AP_ALLOC_PERSISTENT))
 			return -1;
 	}
-	return 0;
+	return hybrid ? conv_hybrid(k, in, f, oh, ow) : 0;
 }
 
 /*
@@ -436,6 +464,23 @@ static int prep_densify(struct kctx *k)
 	k->g->t[o].type = it;
 	k->g->t[o].alloc = AP_ALLOC_PERSISTENT;
 	return bytes_of(k, "dense output", it, in->shape, in->rank, &k->g->t[o].bytes);
+}
+
+/*
+ * VAR_HANDLE: var_handle.cc, Prepare. The resource output becomes kTfLiteArenaRwPersistent
+ * with 4 bytes (the resource id): one aligned slot of the persistent arena per node. The
+ * variable's own storage is a heap tensor inside the resource, in no arena.
+ */
+static int prep_var_handle(struct kctx *k)
+{
+	int32_t o;
+
+	if (k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
+		return 0;
+	o = k->mo->outputs[0];
+	k->g->t[o].alloc = AP_ALLOC_PERSISTENT;
+	k->g->t[o].bytes = 4;
+	return 0;
 }
 
 /*
@@ -792,6 +837,7 @@ static const struct kernel {
 	{ OP_DEPTHWISE_CONV_2D, 0, prep_depthwise_conv },
 	{ OP_DEQUANTIZE, 0, prep_dequantize },
 	{ OP_DENSIFY, 0, prep_densify },
+	{ OP_VAR_HANDLE, 0, prep_var_handle },
 	{ OP_FULLY_CONNECTED, 0, prep_fully_connected },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 12, prep_unidirectional_sequence_lstm },
 	{ OP_BATCH_MATMUL, 0, prep_batch_matmul },
