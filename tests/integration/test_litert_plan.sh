@@ -52,6 +52,13 @@ compare() {	# compare MODEL THREADS
 		MSG="a plan that differs from LiteRT's names no operator it does not model" \
 			check "$name: plan names why it is not LiteRT's ($gaps)" test -n "$gaps"
 	fi
+	# the persistent arena (dequantized and densified weights, hwcn_weights, row_sums,
+	# variables, resource handles): LiteRT's high-water mark against arenaprof's
+	want=$(sed -n 's/.*persistent arena: high_water_mark=\([0-9]*\).*/\1/p' "$TMP/lr.csv")
+	got=$("$ARENAPROF" plan "$m" --threads "$threads" --json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["persistent_bytes"])')
+	MSG="LiteRT '$want', arenaprof $got" \
+		check "$name: persistent arena of LiteRT's size ($got bytes)" test "$got" = "$want"
 	# LiteRT's own measurement, read back through plan --import, gives its arena size
 	grep -v '^#' "$TMP/lr.csv" | sed 's/,2147483647$/,end/' >"$TMP/lr-import.csv"
 	want=$(sed -n 's/^# arena_bytes=//p' "$TMP/lr.csv")
@@ -61,6 +68,22 @@ compare() {	# compare MODEL THREADS
 		check "$name: LiteRT's measured plan imports with its arena size" \
 		test "$got" = "$want"
 }
+
+# the generated models are what tests/litert/gen_models.py writes (same plans; the
+# weights' bytes may follow numpy's and flatbuffers' versions)
+mkdir "$TMP/gen"
+if "$PY" tests/litert/gen_models.py "$TMP/gen" 2>"$TMP/gen.err"; then
+	for g in "$TMP"/gen/*.tflite; do
+		m=$MODELS/$(basename "$g")
+		"$ARENAPROF" plan "$g" --csv >"$TMP/gen.csv" 2>&1
+		"$ARENAPROF" plan "$m" --csv >"$TMP/kept.csv" 2>&1
+		MSG="$m plans differently from what gen_models.py writes: regenerate it" \
+			check "$(basename "$g"): gen_models.py still writes its plan" \
+			cmp -s "$TMP/gen.csv" "$TMP/kept.csv"
+	done
+else
+	fail "gen_models.py writes the generated models" "$(head -3 "$TMP/gen.err")"
+fi
 
 for m in "$MODELS"/*.tflite; do
 	compare "$m" 1
@@ -72,5 +95,9 @@ MSG="$exact of $loaded" check "every model LiteRT loads is exact ($exact of $loa
 compare "$MODELS/face_detection_short_range.tflite" 4
 # sparse weights with more than one thread: densified filters are not arena tensors
 compare "$MODELS/face_detection_full_range_sparse.tflite" 4
+# float16 weights: the dequantized filter is persistent, so CONV_2D takes hwcn_weights
+compare "$MODELS/gen_float16_weights.tflite" 4
+# hybrid CONV_2D is never multithreaded: the same temporaries at 4 threads
+compare "$MODELS/gen_hybrid_conv.tflite" 4
 skip "LiteRT PrintInterpreterState through --import" \
 	"the ai-edge-litert wheel does not export PrintInterpreterState (no symbol in its .so files); the parser is tested on fixtures in test_plan_import"

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Write the small generated models of tests/models, kinds no real bundled model has.
+
+Usage:
+    gen_models.py OUTDIR
+
+Run it with the Python that has ai-edge-litert (its bundled schema module builds the
+flatbuffers; /opt/arenaprof-venv/bin/python). The output is deterministic: the same
+bytes on every run, so tests/models keeps the files and test_litert_plan.sh checks
+that this script still writes them. LiteRT itself judges every one of them.
+
+    gen_hybrid_conv.tflite       dynamic-range quantization: float32 activations,
+                                 int8 filters (CONV_2D per channel and per tensor,
+                                 DEPTHWISE_CONV_2D, FULLY_CONNECTED)
+    gen_float16_weights.tflite   float16 constants behind DEQUANTIZE into CONV_2D
+    gen_resource_vars.tflite     VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, with
+                                 CALL_ONCE running an init subgraph
+    gen_while_loop.tflite        WHILE with cond and body subgraphs
+"""
+
+import os
+import sys
+
+import flatbuffers
+import numpy as np
+from ai_edge_litert import schema_py_generated as fb
+
+TT = fb.TensorType
+OP = fb.BuiltinOperator
+OPT = fb.BuiltinOptions
+
+
+class Model:
+    """A model under construction: buffers and opcodes shared by its subgraphs."""
+
+    def __init__(self, description):
+        self.m = fb.ModelT()
+        self.m.version = 3
+        self.m.description = description
+        self.m.operatorCodes = []
+        self.m.subgraphs = []
+        self.m.buffers = [fb.BufferT()]    # buffer 0: no data
+        self.codes = {}
+
+    def opcode(self, code):
+        if code not in self.codes:
+            oc = fb.OperatorCodeT()
+            oc.builtinCode = code
+            oc.deprecatedBuiltinCode = min(code, 127)
+            oc.version = 1
+            self.codes[code] = len(self.m.operatorCodes)
+            self.m.operatorCodes.append(oc)
+        return self.codes[code]
+
+    def buffer(self, data):
+        b = fb.BufferT()
+        b.data = np.frombuffer(data.tobytes(), dtype=np.uint8)
+        self.m.buffers.append(b)
+        return len(self.m.buffers) - 1
+
+    def write(self, path):
+        b = flatbuffers.Builder(4096)
+        b.Finish(self.m.Pack(b), file_identifier=b"TFL3")
+        with open(path, "wb") as f:
+            f.write(b.Output())
+
+
+class Graph:
+    """One subgraph: tensors and operators in execution order."""
+
+    def __init__(self, model, name):
+        self.model = model
+        self.g = fb.SubGraphT()
+        self.g.name = name
+        self.g.tensors = []
+        self.g.operators = []
+        self.g.inputs = []
+        self.g.outputs = []
+        model.m.subgraphs.append(self.g)
+
+    def tensor(self, name, shape, ttype, data=None, scales=None, qdim=0):
+        t = fb.TensorT()
+        t.name = name
+        t.shape = list(shape)
+        t.type = ttype
+        t.buffer = 0 if data is None else self.model.buffer(data)
+        if scales is not None:
+            q = fb.QuantizationParametersT()
+            q.scale = [float(s) for s in scales]
+            q.zeroPoint = [0] * len(scales)
+            q.quantizedDimension = qdim
+            t.quantization = q
+        self.g.tensors.append(t)
+        return len(self.g.tensors) - 1
+
+    def op(self, code, inputs, outputs, opt_type=0, opt=None):
+        o = fb.OperatorT()
+        o.opcodeIndex = self.model.opcode(code)
+        o.inputs = list(inputs)
+        o.outputs = list(outputs)
+        o.builtinOptionsType = opt_type
+        o.builtinOptions = opt
+        self.g.operators.append(o)
+
+
+def conv_opts(stride, padding=fb.Padding.SAME):
+    o = fb.Conv2DOptionsT()
+    o.padding = padding
+    o.strideW = o.strideH = stride
+    o.dilationWFactor = o.dilationHFactor = 1
+    return o
+
+
+def weights(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if dtype == np.int8:
+        return rng.integers(-127, 128, size=shape, dtype=np.int8)
+    return rng.standard_normal(size=shape).astype(dtype)
+
+
+def hybrid_conv(path):
+    m = Model("arenaprof generated: dynamic-range quantized (hybrid) kernels")
+    g = Graph(m, "main")
+    x = g.tensor("input", [1, 16, 16, 8], TT.FLOAT32)
+    # per channel: 16 different scales
+    w0 = g.tensor("conv0/filter", [16, 3, 3, 8], TT.INT8, weights([16, 3, 3, 8], np.int8, 1),
+                  scales=[0.01 * (i + 1) for i in range(16)])
+    b0 = g.tensor("conv0/bias", [16], TT.FLOAT32, weights([16], np.float32, 2))
+    y0 = g.tensor("conv0", [1, 8, 8, 16], TT.FLOAT32)
+    g.op(OP.CONV_2D, [x, w0, b0], [y0], OPT.Conv2DOptions, conv_opts(2))
+    # 16 scales, all equal: not per channel for LiteRT
+    w1 = g.tensor("conv1/filter", [16, 1, 1, 16], TT.INT8, weights([16, 1, 1, 16], np.int8, 3),
+                  scales=[0.02] * 16)
+    b1 = g.tensor("conv1/bias", [16], TT.FLOAT32, weights([16], np.float32, 4))
+    y1 = g.tensor("conv1", [1, 8, 8, 16], TT.FLOAT32)
+    g.op(OP.CONV_2D, [y0, w1, b1], [y1], OPT.Conv2DOptions, conv_opts(1))
+    # one scale, a 3x3 kernel: im2col typed int8
+    w2 = g.tensor("conv2/filter", [8, 3, 3, 16], TT.INT8, weights([8, 3, 3, 16], np.int8, 5),
+                  scales=[0.03])
+    b2 = g.tensor("conv2/bias", [8], TT.FLOAT32, weights([8], np.float32, 6))
+    y2 = g.tensor("conv2", [1, 8, 8, 8], TT.FLOAT32)
+    g.op(OP.CONV_2D, [y1, w2, b2], [y2], OPT.Conv2DOptions, conv_opts(1))
+    wd = g.tensor("dw/filter", [1, 3, 3, 8], TT.INT8, weights([1, 3, 3, 8], np.int8, 7),
+                  scales=[0.01 * (i + 1) for i in range(8)], qdim=3)
+    bd = g.tensor("dw/bias", [8], TT.FLOAT32, weights([8], np.float32, 8))
+    yd = g.tensor("dw", [1, 8, 8, 8], TT.FLOAT32)
+    do = fb.DepthwiseConv2DOptionsT()
+    do.padding = fb.Padding.SAME
+    do.strideW = do.strideH = 1
+    do.depthMultiplier = 1
+    do.dilationWFactor = do.dilationHFactor = 1
+    g.op(OP.DEPTHWISE_CONV_2D, [y2, wd, bd], [yd], OPT.DepthwiseConv2DOptions, do)
+    shape = g.tensor("flat/shape", [2], TT.INT32, np.array([1, 512], dtype=np.int32))
+    flat = g.tensor("flat", [1, 512], TT.FLOAT32)
+    g.op(OP.RESHAPE, [yd, shape], [flat])
+    wf = g.tensor("fc/weights", [10, 512], TT.INT8, weights([10, 512], np.int8, 9),
+                  scales=[0.05])
+    bf = g.tensor("fc/bias", [10], TT.FLOAT32, weights([10], np.float32, 10))
+    out = g.tensor("logits", [1, 10], TT.FLOAT32)
+    fo = fb.FullyConnectedOptionsT()
+    fo.asymmetricQuantizeInputs = True
+    g.op(OP.FULLY_CONNECTED, [flat, wf, bf], [out], OPT.FullyConnectedOptions, fo)
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+    m.write(path)
+
+
+def float16_weights(path):
+    m = Model("arenaprof generated: float16 weights dequantized for float CONV_2D")
+    g = Graph(m, "main")
+    x = g.tensor("input", [1, 16, 16, 4], TT.FLOAT32)
+    prev = x
+    for i, (cout, k, stride) in enumerate([(8, 3, 2), (8, 1, 1), (4, 3, 1)]):
+        cin = m.m.subgraphs[0].tensors[prev].shape[3]
+        h = m.m.subgraphs[0].tensors[prev].shape[1] // stride
+        w16 = g.tensor("conv%d/filter_fp16" % i, [cout, k, k, cin], TT.FLOAT16,
+                       weights([cout, k, k, cin], np.float16, 20 + i))
+        w = g.tensor("conv%d/filter" % i, [cout, k, k, cin], TT.FLOAT32)
+        g.op(OP.DEQUANTIZE, [w16], [w])
+        b16 = g.tensor("conv%d/bias_fp16" % i, [cout], TT.FLOAT16,
+                       weights([cout], np.float16, 30 + i))
+        b = g.tensor("conv%d/bias" % i, [cout], TT.FLOAT32)
+        g.op(OP.DEQUANTIZE, [b16], [b])
+        y = g.tensor("conv%d" % i, [1, h, h, cout], TT.FLOAT32)
+        g.op(OP.CONV_2D, [prev, w, b], [y], OPT.Conv2DOptions, conv_opts(stride))
+        prev = y
+    g.g.inputs = [x]
+    g.g.outputs = [prev]
+    m.write(path)
+
+
+def var_handle(g, name):
+    h = g.tensor(name + "/handle", [], TT.RESOURCE)
+    o = fb.VarHandleOptionsT()
+    o.sharedName = name
+    g.op(OP.VAR_HANDLE, [], [h], OPT.VarHandleOptions, o)
+    return h
+
+
+def resource_vars(path):
+    m = Model("arenaprof generated: resource variables initialised by CALL_ONCE")
+    g = Graph(m, "main")
+    init = Graph(m, "init")
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    co = fb.CallOnceOptionsT()
+    co.initSubgraphIndex = 1
+    g.op(OP.CALL_ONCE, [], [], OPT.CallOnceOptions, co)
+    ha = var_handle(g, "acc")
+    hb = var_handle(g, "bias")
+    a = g.tensor("acc/read", [1, 64], TT.FLOAT32)
+    g.op(OP.READ_VARIABLE, [ha], [a])
+    b = g.tensor("bias/read", [1, 64], TT.FLOAT32)
+    g.op(OP.READ_VARIABLE, [hb], [b])
+    s = g.tensor("sum", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, a], [s], OPT.AddOptions, fb.AddOptionsT())
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [s, b], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.op(OP.ASSIGN_VARIABLE, [ha, s], [])
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+    for i, name in enumerate(["acc", "bias"]):
+        h = var_handle(init, name)
+        c = init.tensor(name + "/init", [1, 64], TT.FLOAT32,
+                        np.full([1, 64], float(i), dtype=np.float32))
+        init.op(OP.ASSIGN_VARIABLE, [h, c], [])
+    m.write(path)
+
+
+def while_loop(path):
+    m = Model("arenaprof generated: a WHILE loop with cond and body subgraphs")
+    g = Graph(m, "main")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    x = g.tensor("input", [1, 32], TT.FLOAT32)
+    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
+    pre = g.tensor("pre", [1, 32], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    i_out = g.tensor("i_out", [], TT.INT32)
+    y = g.tensor("loop", [1, 32], TT.FLOAT32)
+    wo = fb.WhileOptionsT()
+    wo.condSubgraphIndex = 1
+    wo.bodySubgraphIndex = 2
+    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    out = g.tensor("output", [1, 32], TT.FLOAT32)
+    g.op(OP.MUL, [y, y], [out], OPT.MulOptions, fb.MulOptionsT())
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+
+    ci = cond.tensor("i", [], TT.INT32)
+    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
+    lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
+    c = cond.tensor("more", [], TT.BOOL)
+    cond.op(OP.LESS, [ci, lim], [c])
+    cond.g.inputs = [ci, cx]
+    cond.g.outputs = [c]
+
+    bi = body.tensor("i", [], TT.INT32)
+    bx = body.tensor("x", [1, 32], TT.FLOAT32)
+    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
+    bi2 = body.tensor("i_next", [], TT.INT32)
+    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+    m.write(path)
+
+
+MODELS = {
+    "gen_hybrid_conv.tflite": hybrid_conv,
+    "gen_float16_weights.tflite": float16_weights,
+    "gen_resource_vars.tflite": resource_vars,
+    "gen_while_loop.tflite": while_loop,
+}
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: gen_models.py OUTDIR\n")
+        return 2
+    for name, gen in MODELS.items():
+        gen(os.path.join(argv[1], name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
