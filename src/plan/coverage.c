@@ -5,9 +5,9 @@
  * kernels.c matches it). An operator listed here is still planned, as an ordinary
  * operator; the plan names it so that its numbers are not taken as LiteRT's.
  *
- * "const" below is LiteRT's IsConstantTensor (kTfLiteMmapRo, data in the file). Where a
- * kernel asks IsConstantOrPersistentTensor, a ro input (folded at Prepare, which kernels.c
- * does not model) counts as not const: the operator that made it is named already.
+ * "const" below is LiteRT's IsConstantOrPersistentTensor: data in the file, or folded at
+ * Prepare (kernels.c makes those ro). DILATE asks IsConstantTensor only; a ro dilations
+ * input is not named there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +18,12 @@
 enum {
 	OP_FULLY_CONNECTED = 9, OP_RNN = 24, OP_CUSTOM = 32, OP_PAD = 34,
 	OP_UNIDIRECTIONAL_SEQUENCE_RNN = 35, OP_BIDIRECTIONAL_SEQUENCE_RNN = 46,
-	OP_PADV2 = 60, OP_SLICE = 65, OP_REDUCE_PROD = 81, OP_READ_VARIABLE = 143,
+	OP_PADV2 = 60, OP_SLICE = 65, OP_READ_VARIABLE = 143,
 };
 
 enum rule {
 	ALWAYS,		/* whatever the node's inputs */
 	DYN,		/* output dyn unless every input in mask is const */
-	RO,		/* output folded into the heap when every input in mask is const */
 	SPECIAL,	/* a function below decides */
 };
 
@@ -34,22 +33,17 @@ static const struct cover {
 	uint8_t mask;		/* inputs the rule looks at: bit j = input j */
 	const char *why;
 } covers[] = {
-	{ 2, RO, 0xff, "CONCATENATION of constants: output folded into the heap at Prepare" },
 	{ 16, ALWAYS, 0, "LSTM: Prepare's scratch and hybrid temporaries not modelled" },
-	{ 18, RO, 0x03, "MUL of constants: output folded into the heap at Prepare" },
 	{ 22, DYN, 0x02, "RESHAPE with a computed shape: output dyn, plan split" },
-	{ 22, RO, 0x03, "RESHAPE of a constant: output folded into the heap at Prepare" },
 	{ 23, DYN, 0x02, "RESIZE_BILINEAR with a computed size: output dyn, plan split" },
 	{ 27, ALWAYS, 0, "SVDF: Prepare's scratch and temporaries not modelled" },
 	{ 33, ALWAYS, 0, "EMBEDDING_LOOKUP_SPARSE: output always dyn" },
 	{ 34, DYN, 0x02, "PAD with computed paddings: output dyn, plan split" },
-	{ 36, RO, 0x03, "GATHER of constants: output folded into the heap at Prepare" },
 	{ 37, DYN, 0x06, "BATCH_TO_SPACE_ND with computed block or crops: output dyn" },
 	{ 38, DYN, 0x06, "SPACE_TO_BATCH_ND with computed block or paddings: output dyn" },
 	{ 39, DYN, 0x02, "TRANSPOSE with a computed perm: output dyn, plan split" },
 	{ 40, DYN, 0x02, "MEAN over a computed axis: output dyn" },
 	{ 45, DYN, 0x0e, "STRIDED_SLICE with computed begin, end or strides: output dyn" },
-	{ 45, RO, 0x07, "STRIDED_SLICE of a constant: output folded into the heap" },
 	{ 48, DYN, 0x02, "TOPK_V2 with a computed k: outputs dyn" },
 	{ 49, DYN, 0x01, "SPLIT on a computed axis: outputs dyn" },
 	{ 52, ALWAYS, 0, "BIDIRECTIONAL_SEQUENCE_LSTM: Prepare's scratches not modelled" },
@@ -58,10 +52,8 @@ static const struct cover {
 	{ 67, DYN, 0x01, "TRANSPOSE_CONV with a computed output_shape: output dyn" },
 	{ 68, DYN, 0x02, "SPARSE_TO_DENSE with a computed output_shape: output dyn" },
 	{ 69, DYN, 0x02, "TILE with computed multiples: output dyn" },
-	{ 69, RO, 0x03, "TILE of a constant: output folded into the heap at Prepare" },
 	{ 70, DYN, 0x02, "EXPAND_DIMS on a computed axis: output dyn" },
 	{ 74, DYN, 0x02, "SUM over a computed axis: output dyn" },
-	{ 77, ALWAYS, 0, "SHAPE: output folded into the heap at Prepare" },
 	{ 79, DYN, 0x02, "ARG_MIN over a computed axis: output dyn" },
 	{ 81, DYN, 0x02, "REDUCE_PROD over a computed axis: output dyn" },
 	{ 82, DYN, 0x02, "REDUCE_MAX over a computed axis: output dyn" },
@@ -69,14 +61,13 @@ static const struct cover {
 	{ 89, DYN, 0x02, "REDUCE_MIN over a computed axis: output dyn" },
 	{ 91, DYN, 0x02, "REDUCE_ANY over a computed axis: output dyn" },
 	{ 94, DYN, 0x01, "FILL with computed dims: output dyn" },
-	{ 96, ALWAYS, 0, "RANGE: output folded into the heap, or dyn" },
+	{ 96, DYN, 0x07, "RANGE of computed bounds: output dyn" },
 	{ 97, DYN, 0x02, "RESIZE_NEAREST_NEIGHBOR with a computed size: output dyn" },
 	{ 100, DYN, 0x02, "MIRROR_PAD with computed paddings: output dyn" },
 	{ 102, DYN, 0x06, "SPLIT_V with computed sizes or axis: outputs dyn" },
 	{ 103, ALWAYS, 0, "UNIQUE: output always dyn" },
 	{ 106, ALWAYS, 0, "ADD_N: Prepare's scratch not modelled" },
 	{ 109, DYN, 0x01, "WHERE with a computed condition: output dyn" },
-	{ 110, ALWAYS, 0, "RANK: output folded into the heap at Prepare" },
 	{ 118, ALWAYS, 0, "IF: branch subgraphs in arenas of their own, not planned" },
 	{ 119, ALWAYS, 0, "WHILE: cond and body subgraphs in arenas of their own, not planned" },
 	{ 120, DYN, 0x04, "NON_MAX_SUPPRESSION_V4 with a computed max_output_size: dyn" },
@@ -88,7 +79,6 @@ static const struct cover {
 	{ 132, ALWAYS, 0, "CONV_3D: Prepare's im2col not modelled" },
 	{ 140, DYN, 0x02, "REDUCE_ALL over a computed axis: output dyn" },
 	{ 141, ALWAYS, 0, "CONV_3D_TRANSPOSE: col2im and output_shape not modelled" },
-	{ 145, RO, 0x03, "BROADCAST_ARGS of constants: output folded into the heap" },
 	{ 146, DYN, 0x01, "RANDOM_STANDARD_NORMAL of a computed shape: output dyn" },
 	{ 148, DYN, 0x01, "RANDOM_UNIFORM of a computed shape: output dyn" },
 	{ 149, DYN, 0x03, "MULTINOMIAL of computed inputs: output dyn" },
@@ -111,7 +101,6 @@ static const struct cover {
 	{ OP_PADV2, SPECIAL, 0, "PADV2 of a scalar: output dyn" },
 	{ OP_SLICE, SPECIAL, 0, "SLICE with computed begin or size and no static output "
 				"shape: output dyn" },
-	{ OP_REDUCE_PROD, SPECIAL, 0, "REDUCE_PROD of constants: output folded into the heap" },
 	{ OP_READ_VARIABLE, SPECIAL, 0, "READ_VARIABLE of rank 0: output dyn" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
 };
@@ -127,12 +116,13 @@ static const struct ap_model_tensor *mtensor(const struct ap_graph *g, int32_t t
 	return t >= 0 && (uint32_t)t < sg->n_tensors ? &sg->tensors[t] : NULL;
 }
 
-/* Input j of op is in the file (absent inputs count as const: nothing to compute). */
+/* Input j of op is const or ro (absent inputs count as const: nothing to compute). */
 static bool is_const(const struct ap_graph *g, const struct ap_op *op, uint32_t j)
 {
 	int32_t t = j < op->n_in ? op->in[j] : -1;
 
-	return t < 0 || (uint32_t)t >= g->n_tensors || g->t[t].alloc == AP_ALLOC_WEIGHTS;
+	return t < 0 || (uint32_t)t >= g->n_tensors || g->t[t].alloc == AP_ALLOC_WEIGHTS ||
+	       g->t[t].alloc == AP_ALLOC_RO;
 }
 
 /* Every input in mask is const; mask 0xff: every input, however many. */
@@ -165,15 +155,6 @@ static bool unknown_dims(const struct ap_model_tensor *t)
 	return false;
 }
 
-static int64_t elements(const struct ap_model_tensor *t)
-{
-	int64_t n = 1;
-
-	for (uint32_t d = 0; t && d < t->rank && n <= 8; d++)
-		n *= t->shape[d] < 0 ? 0 : t->shape[d];
-	return n;
-}
-
 static bool special(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_op *op = &g->ops[node];
@@ -195,8 +176,6 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		return in0 && in0->rank == 0;
 	case OP_SLICE:
 		return !all_const(g, op, 0x06) && (unknown_dims(out0) || !out0);
-	case OP_REDUCE_PROD:
-		return all_const(g, op, 0x03) && elements(out0) <= 8;
 	case OP_READ_VARIABLE:
 		return out0 && out0->rank == 0;
 	case OP_CUSTOM:
@@ -228,9 +207,6 @@ static const char *gap_of(const struct ap_graph *g, uint32_t node)
 			break;
 		case DYN:
 			hit = !all_const(g, op, c->mask);
-			break;
-		case RO:
-			hit = all_const(g, op, c->mask);
 			break;
 		case SPECIAL:
 			hit = special(g, node);

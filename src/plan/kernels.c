@@ -36,26 +36,36 @@ enum {
 	OP_CONV_2D = 3,
 	OP_DEPTHWISE_CONV_2D = 4,
 	OP_DEQUANTIZE = 6,
+	OP_CONCATENATION = 2,
 	OP_FULLY_CONNECTED = 9,
 	OP_LSTM = 16,
+	OP_MUL = 18,
+	OP_RESHAPE = 22,
 	OP_RNN = 24,
 	OP_SVDF = 27,
 	OP_UNIDIRECTIONAL_SEQUENCE_RNN = 35,
+	OP_GATHER = 36,
 	OP_MEAN = 40,
 	OP_UNIDIRECTIONAL_SEQUENCE_LSTM = 44,
+	OP_STRIDED_SLICE = 45,
 	OP_BIDIRECTIONAL_SEQUENCE_RNN = 46,
 	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52,
 	OP_TRANSPOSE_CONV = 67,
+	OP_TILE = 69,
 	OP_SUM = 74,
+	OP_SHAPE = 77,
 	OP_REDUCE_PROD = 81,
 	OP_REDUCE_MAX = 82,
 	OP_REDUCE_MIN = 89,
 	OP_REDUCE_ANY = 91,
+	OP_RANGE = 96,
 	OP_ADD_N = 106,
+	OP_RANK = 110,
 	OP_DENSIFY = 124,
 	OP_BATCH_MATMUL = 126,
 	OP_REDUCE_ALL = 140,
 	OP_VAR_HANDLE = 142,
+	OP_BROADCAST_ARGS = 145,
 	OP_STABLEHLO_REDUCE_WINDOW = 198,
 };
 
@@ -111,6 +121,14 @@ static int32_t in_index(const struct kctx *k, uint32_t j)
 static uint8_t ttype(const struct kctx *k, int32_t t)
 {
 	return k->g->t[t].type;
+}
+
+/* IsConstantOrPersistentTensor: in the file (kTfLiteMmapRo) or computed at Prepare
+ * (kTfLitePersistentRo); a kTfLiteArenaRwPersistent tensor is neither. */
+static bool const_or_ro(const struct kctx *k, int32_t t)
+{
+	return t >= 0 && (uint32_t)t < k->g->n_tensors &&
+	       (k->g->t[t].alloc == AP_ALLOC_WEIGHTS || k->g->t[t].alloc == AP_ALLOC_RO);
 }
 
 static int32_t dim(const struct ap_model_tensor *t, uint32_t d)
@@ -467,6 +485,46 @@ static int prep_densify(struct kctx *k)
 }
 
 /*
+ * Constant folding at Prepare: the output becomes kTfLitePersistentRo (heap, computed
+ * once, in no arena) when every input in the mask is const or ro; 0xff means every input,
+ * an absent optional input counts as const. SHAPE and RANK (shape.cc, rank.cc) always;
+ * RESHAPE of a non-string (reshape.cc; its shape input too when given), STRIDED_SLICE
+ * (input, begin, end, strides), TILE, GATHER, MUL, CONCATENATION, RANGE and
+ * BROADCAST_ARGS (their Prepare's IsConstantOrPersistentTensor tests). Folded outputs
+ * feed the same test downstream, so SHAPE -> STRIDED_SLICE chains fold whole.
+ */
+static const struct fold {
+	int32_t opcode;
+	uint8_t mask;
+} folds[] = {
+	{ OP_SHAPE, 0 }, { OP_RANK, 0 }, { OP_RESHAPE, 0x03 }, { OP_STRIDED_SLICE, 0x0f },
+	{ OP_TILE, 0x03 }, { OP_GATHER, 0x03 }, { OP_MUL, 0x03 }, { OP_CONCATENATION, 0xff },
+	{ OP_RANGE, 0x07 }, { OP_BROADCAST_ARGS, 0x03 },
+};
+
+static int prep_fold(struct kctx *k)
+{
+	int32_t opc = k->g->ops[k->node].opcode, o;
+	uint8_t mask = 0;
+
+	for (size_t i = 0; i < sizeof(folds) / sizeof(folds[0]); i++)
+		if (folds[i].opcode == opc)
+			mask = folds[i].mask;
+	if (k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
+		return 0;
+	for (uint32_t j = 0; j < k->mo->n_inputs; j++)
+		if ((mask == 0xff || (j < 8 && (mask >> j & 1))) && in_index(k, j) >= 0 &&
+		    !const_or_ro(k, in_index(k, j)))
+			return 0;
+	o = k->mo->outputs[0];
+	if (opc == OP_RESHAPE && ttype(k, o) == AP_TT_STRING)
+		return 0;
+	if (k->g->t[o].alloc == AP_ALLOC_ARENA)
+		k->g->t[o].alloc = AP_ALLOC_RO;
+	return 0;
+}
+
+/*
  * VAR_HANDLE: var_handle.cc, Prepare. The resource output becomes kTfLiteArenaRwPersistent
  * with 4 bytes (the resource id): one aligned slot of the persistent arena per node. The
  * variable's own storage is a heap tensor inside the resource, in no arena.
@@ -711,9 +769,10 @@ static uint8_t reduce_accum_type(uint8_t t)
  * axis is not constant); temp_accum (float32 -> float32, int32/int64 -> int64,
  * uint8/int8/int16 -> int32, bool -> bool) [output elements], kTfLiteArenaRw for MEAN,
  * SUM and PROD, never sized for the others; normalized_dims int32 [input rank],
- * kTfLiteArenaRw when the input is constant, else dynamic. Not modelled (only the 4
- * reserved tensors are added): a non-constant axis (the output becomes dynamic) and a
- * REDUCE_PROD folded at Prepare (constant input and axis, at most 8 output elements).
+ * kTfLiteArenaRw when the input is const or ro, else dynamic. A REDUCE_PROD of a const or
+ * ro input and axis with at most 8 output elements is folded at Prepare: its output is ro,
+ * temp_index is planned and the other three are dynamic. Not modelled (only the 4 reserved tensors are added): a
+ * non-constant axis (the output becomes dynamic).
  */
 static int prep_reduce(struct kctx *k)
 {
@@ -730,17 +789,29 @@ static int prep_reduce(struct kctx *k)
 		return -1;
 	out = k->mo->n_outputs == 1 ? mt(k, k->mo->outputs[0]) : NULL;
 	if (k->mo->n_inputs != 2 || !out || ttype(k, in_index(k, 1)) != AP_TT_INT32 ||
-	    k->g->t[in_index(k, 1)].alloc != AP_ALLOC_WEIGHTS)
+	    !const_or_ro(k, in_index(k, 1)))
 		return 0;
 	acc = reduce_accum_type(ttype(k, in_index(k, 0)));
 	if (acc == 0xff || ((opc == OP_REDUCE_ANY || opc == OP_REDUCE_ALL) && acc != AP_TT_BOOL))
 		return 0;
-	in_const = k->g->t[in_index(k, 0)].alloc == AP_ALLOC_WEIGHTS;
+	in_const = const_or_ro(k, in_index(k, 0));
 	rank[0] = (int32_t)in->rank;
 	na[0] = numel(axis);
 	no[0] = numel(out);
-	if (na[0] < 0 || no[0] < 0 || (opc == OP_REDUCE_PROD && in_const && no[0] <= 8))
+	if (na[0] < 0 || no[0] < 0)
 		return 0;
+	if (opc == OP_REDUCE_PROD && in_const && no[0] <= 8) {
+		/* folded at Prepare (kMaxConstantOutputTensorSize): the output is ro; only
+		 * temp_index is planned, the other three are left dynamic */
+		if (k->g->t[k->mo->outputs[0]].alloc == AP_ALLOC_ARENA)
+			k->g->t[k->mo->outputs[0]].alloc = AP_ALLOC_RO;
+		return set_tmp(k, 0, base, "temp_index", AP_TT_INT32, rank, 1, AP_ALLOC_ARENA) ||
+		       set_tmp(k, 1, base + 1, "resolved_axis", AP_TT_INT32, NULL, 1,
+			       AP_ALLOC_DYNAMIC) ||
+		       set_tmp(k, 2, base + 2, "temp_prod", acc, NULL, 1, AP_ALLOC_DYNAMIC) ||
+		       set_tmp(k, 3, base + 3, "normalized_dims", AP_TT_INT32, NULL, 1,
+			       AP_ALLOC_DYNAMIC) ? -1 : 0;
+	}
 	if (set_tmp(k, 0, base, "temp_index", AP_TT_INT32, rank, 1, AP_ALLOC_ARENA) ||
 	    set_tmp(k, 1, base + 1, "resolved_axis", AP_TT_INT32, na, 1, AP_ALLOC_ARENA) ||
 	    set_tmp(k, 2, base + 2, "temp_accum", acc, sum_like ? no : NULL, 1,
@@ -787,7 +858,7 @@ static int prep_transpose_conv(struct kctx *k)
 	quant = is_quantized_8_16(it);
 	hybrid = it == AP_TT_FLOAT32 && wt == AP_TT_INT8;
 	n = 2 + (quant ? 1 : 0) + (hybrid ? 3 : 0);
-	if (k->g->t[in_index(k, 0)].alloc != AP_ALLOC_WEIGHTS)
+	if (!const_or_ro(k, in_index(k, 0)))
 		return add_tensors(k, (uint32_t)n, "kernel tensor") < 0 ? -1 : 0;
 	col[0] = mul(dim(in, 1), dim(in, 2));
 	col[1] = mul(mul(dim(w, 0), dim(w, 1)), dim(w, 2));
@@ -838,6 +909,16 @@ static const struct kernel {
 	{ OP_DEQUANTIZE, 0, prep_dequantize },
 	{ OP_DENSIFY, 0, prep_densify },
 	{ OP_VAR_HANDLE, 0, prep_var_handle },
+	{ OP_SHAPE, 0, prep_fold },
+	{ OP_RANK, 0, prep_fold },
+	{ OP_RESHAPE, 0, prep_fold },
+	{ OP_STRIDED_SLICE, 0, prep_fold },
+	{ OP_TILE, 0, prep_fold },
+	{ OP_GATHER, 0, prep_fold },
+	{ OP_MUL, 0, prep_fold },
+	{ OP_CONCATENATION, 0, prep_fold },
+	{ OP_RANGE, 0, prep_fold },
+	{ OP_BROADCAST_ARGS, 0, prep_fold },
 	{ OP_FULLY_CONNECTED, 0, prep_fully_connected },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 12, prep_unidirectional_sequence_lstm },
 	{ OP_BATCH_MATMUL, 0, prep_batch_matmul },
