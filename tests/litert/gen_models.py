@@ -16,6 +16,10 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_resource_vars.tflite     VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, with
                                  CALL_ONCE running an init subgraph
     gen_while_loop.tflite        WHILE with cond and body subgraphs
+    gen_const_fold.tflite        outputs LiteRT folds at Prepare into the heap:
+                                 SHAPE, RANK, STRIDED_SLICE of a shape, GATHER,
+                                 CONCATENATION and RESHAPE of constants, a small
+                                 REDUCE_PROD of constants
 """
 
 import os
@@ -266,11 +270,57 @@ def while_loop(path):
     m.write(path)
 
 
+def const_fold(path):
+    m = Model("arenaprof generated: outputs folded into the heap at Prepare")
+    g = Graph(m, "main")
+    x = g.tensor("input", [1, 8, 8, 4], TT.FLOAT32)
+    shp = g.tensor("shape", [4], TT.INT32)
+    so = fb.ShapeOptionsT()
+    so.outType = TT.INT32
+    g.op(OP.SHAPE, [x], [shp], OPT.ShapeOptions, so)
+    rank = g.tensor("rank", [], TT.INT32)
+    g.op(OP.RANK, [x], [rank], OPT.RankOptions, fb.RankOptionsT())
+    begin = g.tensor("begin", [1], TT.INT32, np.array([0], dtype=np.int32))
+    end = g.tensor("end", [1], TT.INT32, np.array([4], dtype=np.int32))
+    strides = g.tensor("strides", [1], TT.INT32, np.array([1], dtype=np.int32))
+    ss = g.tensor("shape_again", [4], TT.INT32)
+    g.op(OP.STRIDED_SLICE, [shp, begin, end, strides], [ss], OPT.StridedSliceOptions,
+         fb.StridedSliceOptionsT())
+    y = g.tensor("double", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [y], OPT.AddOptions, fb.AddOptionsT())
+    # a shape computed from folded tensors: not dyn, the output shares its input
+    z = g.tensor("reshaped", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.RESHAPE, [y, ss], [z])
+    idx = g.tensor("idx", [2], TT.INT32, np.array([1, 2], dtype=np.int32))
+    hw = g.tensor("hw", [2], TT.INT32)
+    g.op(OP.GATHER, [shp, idx], [hw], OPT.GatherOptions, fb.GatherOptionsT())
+    c0 = g.tensor("c0", [16, 16], TT.FLOAT32, weights([16, 16], np.float32, 40))
+    c1 = g.tensor("c1", [16, 16], TT.FLOAT32, weights([16, 16], np.float32, 41))
+    cat = g.tensor("const_cat", [32, 16], TT.FLOAT32)
+    co = fb.ConcatenationOptionsT()
+    co.axis = 0
+    g.op(OP.CONCATENATION, [c0, c1], [cat], OPT.ConcatenationOptions, co)
+    rs = g.tensor("const_cat/shape", [2], TT.INT32, np.array([16, 32], dtype=np.int32))
+    cr = g.tensor("const_reshaped", [16, 32], TT.FLOAT32)
+    g.op(OP.RESHAPE, [cat, rs], [cr])
+    axis = g.tensor("axis", [1], TT.INT32, np.array([1], dtype=np.int32))
+    prod = g.tensor("const_prod", [4], TT.FLOAT32)
+    c2 = g.tensor("c2", [4, 8], TT.FLOAT32, weights([4, 8], np.float32, 42))
+    ro = fb.ReducerOptionsT()
+    g.op(OP.REDUCE_PROD, [c2, axis], [prod], OPT.ReducerOptions, ro)
+    out = g.tensor("output", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.ADD, [z, x], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.g.inputs = [x]
+    g.g.outputs = [out, hw, rank, cr, prod]
+    m.write(path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
     "gen_resource_vars.tflite": resource_vars,
     "gen_while_loop.tflite": while_loop,
+    "gen_const_fold.tflite": const_fold,
 }
 
 
