@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc).
+ */
+#include "kernels_priv.h"
+
+/*
+ * UNIDIRECTIONAL_SEQUENCE_LSTM: unidirectional_sequence_lstm.cc. Init reserves 12 tensors
+ * (kNumTemporaryTensors). Prepare (20 or 24 inputs) makes the first of them temporaries,
+ * all kTfLiteArenaRw unless said otherwise; n_batch/n_input from the input (time_major
+ * swaps dims 0 and 1), n_cell = input_to_output_weights dim 0, n_output =
+ * recurrent_to_output_weights dim 1 (dim 0 when 1-D), cifg = no input_to_input_weights:
+ *  - integer (int8 input, 8x8_16): 6 of [n_batch, n_cell]: 4 int16, 1 int8, 1 int32;
+ *  - float: 1, scratch_buffer of the input type [n_batch, n_cell * (cifg ? 4 : 5) + 16];
+ *  - hybrid (float32 input, uint8/int8 weights): all 12: that scratch_buffer; input,
+ *    output_state and cell_state quantized to the weight type (their shapes); 3 scaling
+ *    factors float32 [n_batch]; recovered_cell_weights float32 [n_cell]; accum_scratch
+ *    int32 [n_cell, n_batch]; 2 zero points float32 [n_batch]; row_sums int32 [(cifg ? 6
+ *    : 8) + (projection ? ceil(n_output / n_cell) : 0), n_cell] kTfLiteArenaRwPersistent.
+ */
+int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *w = input(k, 4), *rw = input(k, 8);
+	const struct ap_model_tensor *os = input(k, 18), *cs = input(k, 19);
+	int32_t base = k->init_base[k->node], nb, nc, no, sb[2];
+	bool tm, cifg, hybrid, integer;
+	uint8_t it, wt;
+
+	if (base < 0 || !in || !w || !rw || (k->mo->n_inputs != 20 && k->mo->n_inputs != 24) ||
+	    k->mo->n_outputs != 1 || in->rank < 3 || w->rank != 2 || !os || !cs)
+		return 0;
+	tm = k->mo->options_type == OPT_UNIDIRECTIONAL_SEQUENCE_LSTM && option(k, 3, 1, 0);
+	nb = tm ? dim(in, 1) : dim(in, 0);
+	nc = dim(w, 0);
+	no = rw->rank == 1 ? dim(rw, 0) : dim(rw, 1);
+	it = ttype(k, in_index(k, 0));
+	wt = ttype(k, in_index(k, 4));
+	integer = it == AP_TT_INT8;
+	hybrid = it == AP_TT_FLOAT32 && (wt == AP_TT_UINT8 || wt == AP_TT_INT8);
+	cifg = !input(k, 1);
+	sb[0] = nb;
+	sb[1] = mul(nc, cifg ? 4 : 5);
+	if (sb[1] < 0 || sb[1] > INT32_MAX - 16)
+		return 0;
+	sb[1] += 16;
+	if (integer) {
+		static const uint8_t type[6] = { AP_TT_INT16, AP_TT_INT16, AP_TT_INT16,
+						 AP_TT_INT16, AP_TT_INT8, AP_TT_INT32 };
+		static const char *const what[6] = { "scratch0", "scratch1", "scratch2",
+						     "scratch3", "scratch4", "scratch5" };
+		int32_t d[2] = { nb, nc };
+
+		for (uint32_t j = 0; j < 6; j++)
+			if (kt_set_tmp(k, j, base + (int32_t)j, what[j], type[j], d, 2,
+				       AP_ALLOC_ARENA))
+				return -1;
+		return 0;
+	}
+	if (kt_set_tmp(k, 0, base, "scratch_buffer", it, sb, 2, AP_ALLOC_ARENA))
+		return -1;
+	if (hybrid) {
+		int32_t b[1] = { nb }, c[1] = { nc }, acc[2] = { nc, nb };
+		int64_t rows = (cifg ? 6 : 8) +
+			       (input(k, 16) && nc > 0 && no > 0 ? ((int64_t)no + nc - 1) / nc : 0);
+		int32_t rs[2] = { rows > INT32_MAX ? 0 : (int32_t)rows, nc };
+
+		if (kt_set_tmp(k, 1, base + 1, "input_quantized", wt, in->shape, in->rank,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 2, base + 2, "output_state_quantized", wt, os->shape, os->rank,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 3, base + 3, "cell_state_quantized", wt, cs->shape, cs->rank,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 4, base + 4, "input_scaling_factors", AP_TT_FLOAT32, b, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 5, base + 5, "output_state_scaling_factors", AP_TT_FLOAT32, b, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 6, base + 6, "product_scaling_factors", AP_TT_FLOAT32, b, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 7, base + 7, "recovered_cell_weights", AP_TT_FLOAT32, c, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 8, base + 8, "accum_scratch", AP_TT_INT32, acc, 2,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 9, base + 9, "input_zero_points", AP_TT_FLOAT32, b, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 10, base + 10, "output_state_zero_points", AP_TT_FLOAT32, b, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 11, base + 11, "row_sums", AP_TT_INT32, rs, 2,
+			       AP_ALLOC_PERSISTENT))
+			return -1;
+	}
+	return 0;
+}
