@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# arenaprof's tflite plan against the real runtime: LiteRT (ai-edge-litert from PyPI,
-# no default delegates) plans every bundled model; every arena tensor's offset and size
-# and the arena extent must equal arenaprof's. Models that plain LiteRT cannot plan
-# (custom operators) must be refused by LiteRT too, and are listed with the reason; plan
-# must name what it does not model in them. Prints "N of M models exact" over every model
-# LiteRT loads (at one thread); a model that is not exact must have its gaps named.
+# arenaprof's tflite plan against the real runtime, twice: LiteRT 2.3.0 (ai-edge-litert)
+# and the current nightly (ai-edge-litert-nightly), each from PyPI in its own venv, no
+# default delegates. Each plans every bundled model; every arena tensor's offset and size,
+# the arena extent and the persistent arena's size must equal arenaprof's. Models that
+# plain LiteRT cannot plan (custom operators) must be refused by LiteRT too, and are
+# listed with the reason; plan must name what it does not model in them. Prints "N of M
+# models exact" per runtime over every model it loads (at one thread); a model that is
+# not exact must have its gaps named.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
 PY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
-if ! "$PY" -c 'import ai_edge_litert' 2>/dev/null; then
-	fail "LiteRT available" "$PY cannot import ai_edge_litert: run scripts/install-deps"
-	exit 1
-fi
+NPY=${ARENAPROF_NIGHTLY_VENV:-/opt/arenaprof-nightly-venv}/bin/python
+runtimes=()
+for py in "$PY" "$NPY"; do
+	if ! "$py" -c 'import ai_edge_litert' 2>/dev/null; then
+		fail "LiteRT available" "$py cannot import ai_edge_litert: run scripts/install-deps"
+		continue
+	fi
+	runtimes+=("$py")
+done
+[ "${#runtimes[@]}" -gt 0 ] || exit 1
 
 # the not_modelled operators plan --json names, "#index opcode" each, one line
 not_modelled() {
@@ -21,10 +29,10 @@ print(" ".join("#%d %s" % (g["index"], g["opcode"]) for g in json.load(sys.stdin
 }
 
 loaded=0 exact=0
-compare() {	# compare MODEL THREADS
+compare() {	# compare MODEL THREADS, with the runtime in $RT_PY, named $RT
 	local m=$1 threads=$2 name rc gaps
-	name="$(basename "$m" .tflite) threads=$threads"
-	"$PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"
+	name="$RT: $(basename "$m" .tflite) threads=$threads"
+	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"
 	rc=$?
 	gaps=$(not_modelled "$m")
 	if [ "$rc" -eq 3 ]; then
@@ -85,19 +93,28 @@ else
 	fail "gen_models.py writes the generated models" "$(head -3 "$TMP/gen.err")"
 fi
 
-for m in "$MODELS"/*.tflite; do
-	compare "$m" 1
+for RT_PY in "${runtimes[@]}"; do
+	RT=$("$RT_PY" -c 'import importlib.metadata as m
+for d in ("ai-edge-litert", "ai-edge-litert-nightly"):
+    try:
+        print("LiteRT %s (%s)" % (m.version(d), d)); break
+    except m.PackageNotFoundError:
+        pass')
+	loaded=0 exact=0
+	for m in "$MODELS"/*.tflite; do
+		compare "$m" 1
+	done
+	echo "$exact of $loaded models exact, $RT"
+	MSG="$exact of $loaded" check "$RT: every model it loads is exact ($exact of $loaded)" \
+		test "$exact" = "$loaded" -a "$loaded" -gt 0
+	# float CONV_2D with more than one thread: hwcn_weights in the persistent arena
+	compare "$MODELS/face_detection_short_range.tflite" 4
+	# sparse weights with more than one thread: densified filters are not arena tensors
+	compare "$MODELS/face_detection_full_range_sparse.tflite" 4
+	# float16 weights: the dequantized filter is persistent, so CONV_2D takes hwcn_weights
+	compare "$MODELS/gen_float16_weights.tflite" 4
+	# hybrid CONV_2D is never multithreaded: the same temporaries at 4 threads
+	compare "$MODELS/gen_hybrid_conv.tflite" 4
 done
-echo "$exact of $loaded models exact"
-MSG="$exact of $loaded" check "every model LiteRT loads is exact ($exact of $loaded)" \
-	test "$exact" = "$loaded" -a "$loaded" -gt 0
-# float CONV_2D with more than one thread: hwcn_weights in the persistent arena
-compare "$MODELS/face_detection_short_range.tflite" 4
-# sparse weights with more than one thread: densified filters are not arena tensors
-compare "$MODELS/face_detection_full_range_sparse.tflite" 4
-# float16 weights: the dequantized filter is persistent, so CONV_2D takes hwcn_weights
-compare "$MODELS/gen_float16_weights.tflite" 4
-# hybrid CONV_2D is never multithreaded: the same temporaries at 4 threads
-compare "$MODELS/gen_hybrid_conv.tflite" 4
 skip "LiteRT PrintInterpreterState through --import" \
 	"the ai-edge-litert wheel does not export PrintInterpreterState (no symbol in its .so files); the parser is tested on fixtures in test_plan_import"
