@@ -6,6 +6,22 @@
 #include "kernels_priv.h"
 
 /*
+ * The output of a node with one input and one output, both model tensors, when the output
+ * is still planned in an arena (not already heap or read-only); -1 otherwise.
+ */
+static int32_t unary_out(const struct kctx *k)
+{
+	int32_t o;
+
+	if (!input(k, 0) || k->mo->n_inputs != 1 || k->mo->n_outputs != 1 ||
+	    !mt(k, k->mo->outputs[0]))
+		return -1;
+	o = k->mo->outputs[0];
+	return k->g->t[o].alloc == AP_ALLOC_ARENA || k->g->t[o].alloc == AP_ALLOC_PERSISTENT ?
+	       o : -1;
+}
+
+/*
  * DEQUANTIZE: dequantize.cc, Prepare. The output becomes float32 with the input's shape;
  * when the input is constant (kTfLiteMmapRo) the output is kTfLiteArenaRwPersistent
  * (dequantized once, kept for the whole run).
@@ -13,19 +29,14 @@
 int kt_prep_dequantize(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0);
-	int32_t ii = in_index(k, 0), o;
-	uint8_t it;
+	int32_t ii = in_index(k, 0), o = unary_out(k);
+	uint8_t it = in ? ttype(k, ii) : 0;
 
-	if (!in || k->mo->n_inputs != 1 || k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
+	if (o < 0 || (it != AP_TT_INT2 && it != AP_TT_INT4 && it != AP_TT_UINT4 &&
+		      it != AP_TT_UINT8 && it != AP_TT_INT8 && it != AP_TT_INT16 &&
+		      it != AP_TT_FLOAT16))
 		return 0;
-	it = ttype(k, ii);
-	if (it != AP_TT_INT2 && it != AP_TT_INT4 && it != AP_TT_UINT4 && it != AP_TT_UINT8 &&
-	    it != AP_TT_INT8 && it != AP_TT_INT16 && it != AP_TT_FLOAT16)
-		return 0;
-	o = k->mo->outputs[0];
 	k->g->t[o].type = AP_TT_FLOAT32;
-	if (k->g->t[o].alloc != AP_ALLOC_ARENA && k->g->t[o].alloc != AP_ALLOC_PERSISTENT)
-		return 0;
 	if (kt_bytes_of(k, "float32 output", AP_TT_FLOAT32, in->shape, in->rank, &k->g->t[o].bytes))
 		return -1;
 	if (k->g->t[ii].alloc == AP_ALLOC_WEIGHTS)
@@ -42,16 +53,13 @@ int kt_prep_dequantize(struct kctx *k)
 int kt_prep_densify(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0);
-	int32_t ii = in_index(k, 0), o;
+	int32_t ii = in_index(k, 0), o = unary_out(k);
 	uint8_t it;
 
-	if (!in || k->mo->n_inputs != 1 || k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
+	if (o < 0)
 		return 0;
 	it = ttype(k, ii);
 	if (it == AP_TT_STRING || k->g->t[ii].alloc != AP_ALLOC_WEIGHTS || !in->sparse)
-		return 0;
-	o = k->mo->outputs[0];
-	if (k->g->t[o].alloc != AP_ALLOC_ARENA && k->g->t[o].alloc != AP_ALLOC_PERSISTENT)
 		return 0;
 	k->g->t[o].type = it;
 	k->g->t[o].alloc = AP_ALLOC_PERSISTENT;
