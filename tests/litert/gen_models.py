@@ -16,6 +16,7 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_resource_vars.tflite     VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, with
                                  CALL_ONCE running an init subgraph
     gen_while_loop.tflite        WHILE with cond and body subgraphs
+    gen_if_else.tflite           IF with then and else subgraphs
     gen_const_fold.tflite        outputs LiteRT folds at Prepare into the heap:
                                  SHAPE, RANK, STRIDED_SLICE of a shape, GATHER,
                                  CONCATENATION and RESHAPE of constants, a small
@@ -270,6 +271,34 @@ def while_loop(path):
     m.write(path)
 
 
+def if_else(path):
+    m = Model("arenaprof generated: IF with then and else subgraphs")
+    g = Graph(m, "main")
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    flag = g.tensor("flag", [], TT.BOOL)
+    x = g.tensor("input", [1, 48], TT.FLOAT32)
+    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    y = g.tensor("branch", [1, 48], TT.FLOAT32)
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = 1
+    io.elseSubgraphIndex = 2
+    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    out = g.tensor("output", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [y, x], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.g.inputs = [flag, x]
+    g.g.outputs = [out]
+    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
+                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
+        a = sg.tensor("x", [1, 48], TT.FLOAT32)
+        b = sg.tensor("y", [1, 48], TT.FLOAT32)
+        sg.op(code, [a, a], [b], opt_type, opt)
+        sg.g.inputs = [a]
+        sg.g.outputs = [b]
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -321,6 +350,7 @@ MODELS = {
     "gen_resource_vars.tflite": resource_vars,
     "gen_while_loop.tflite": while_loop,
     "gen_const_fold.tflite": const_fold,
+    "gen_if_else.tflite": if_else,
 }
 
 
