@@ -105,9 +105,11 @@ static const struct cover {
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
 };
 
-/* Custom operators of LiteRT's default resolver whose Prepare changes nothing. */
+/* Custom operators of LiteRT's default resolver whose Prepare changes nothing, or that
+ * kernels_custom.c models. */
 static const char *const plain_customs[] = { "Mfcc", "AudioSpectrogram",
-					     "aeq.hadamard_rotation" };
+					     "aeq.hadamard_rotation",
+					     "TFLite_Detection_PostProcess" };
 
 static const struct ap_model_tensor *mtensor(const struct ap_graph *g, int32_t t)
 {

@@ -3,8 +3,8 @@
  * kernels: the tensors LiteRT's builtin kernels add to a subgraph, as LiteRT 2.3 on
  * x86-64 Linux does (google-ai-edge/LiteRT tflite/kernels/<op>.cc). This file holds the
  * two passes, the tensor bookkeeping and the table; each operator family's Prepare is in
- * kernels_conv.c, kernels_rnn.c, kernels_reduce.c or kernels_alloc.c, with its rule in
- * the comment above its function.
+ * kernels_conv.c, kernels_rnn.c, kernels_reduce.c, kernels_alloc.c or kernels_custom.c,
+ * with its rule in the comment above its function.
  *
  * Two passes, like the interpreter. InterpreterBuilder calls every node's Init in
  * execution order; a kernel that calls context->AddTensors there reserves tensors at the
@@ -169,7 +169,7 @@ int kt_new_tmp(struct kctx *k, const char *what, uint8_t type, const int32_t *di
  * unidirectional_sequence_lstm.cc 12; lstm.cc full kernel 12 + 9 ledgers (basic kernel
  * 0); bidirectional_sequence_lstm.cc 19; bidirectional_sequence_rnn.cc 9; basic_rnn.cc
  * (RNN), unidirectional_sequence_rnn.cc and svdf.cc 6; add_n.cc 1;
- * stablehlo_reduce_window.cc 2. prepare: NULL when the kernel's Prepare is not modelled.
+ * stablehlo_reduce_window.cc 2; detection_postprocess.cc 1 + 1. prepare: NULL when the kernel's Prepare is not modelled.
  */
 static const struct kernel {
 	int32_t opcode;
@@ -212,10 +212,22 @@ static const struct kernel {
 	{ OP_STABLEHLO_REDUCE_WINDOW, 2, NULL },
 };
 
-static const struct kernel *find_kernel(int32_t opcode)
+/* Custom operators, by name (LiteRT's default resolver registers them with AddCustom). */
+static const struct custom {
+	const char *name;
+	struct kernel k;
+} customs[] = {
+	{ "TFLite_Detection_PostProcess", { OP_CUSTOM, 2, kt_prep_detection_postprocess } },
+};
+
+static const struct kernel *find_kernel(const struct ap_op *op)
 {
+	for (size_t i = 0; op->opcode == OP_CUSTOM && i < sizeof(customs) / sizeof(customs[0]);
+	     i++)
+		if (op->name && !strcmp(op->name, customs[i].name))
+			return &customs[i].k;
 	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++)
-		if (kernels[i].opcode == opcode)
+		if (kernels[i].opcode == op->opcode)
 			return &kernels[i];
 	return NULL;
 }
@@ -251,7 +263,7 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 		uint64_t n = 0;
 
 		for (k.node = 0; k.node < g->n_ops && n <= k.max_added; k.node++) {
-			const struct kernel *kn = find_kernel(g->ops[k.node].opcode);
+			const struct kernel *kn = find_kernel(&g->ops[k.node]);
 
 			k.mo = &k.sg->ops[k.node];
 			n += kn ? init_count(&k, kn) : 0;
@@ -264,7 +276,7 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 	}
 	/* InterpreterBuilder: every node's Init, in execution order. */
 	for (k.node = 0; k.node < g->n_ops; k.node++) {
-		const struct kernel *kn = find_kernel(g->ops[k.node].opcode);
+		const struct kernel *kn = find_kernel(&g->ops[k.node]);
 		uint32_t n;
 
 		k.mo = &k.sg->ops[k.node];
@@ -275,7 +287,7 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 	}
 	/* AllocateTensors: every node's Prepare, in execution order. */
 	for (k.node = 0; k.node < g->n_ops; k.node++) {
-		const struct kernel *kn = find_kernel(g->ops[k.node].opcode);
+		const struct kernel *kn = find_kernel(&g->ops[k.node]);
 		struct ap_op *op = &g->ops[k.node];
 
 		if (!kn || !kn->prepare)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kernels_priv: what kernels.c shares with the files that model one operator family each
- * (kernels_conv.c, kernels_rnn.c, kernels_reduce.c, kernels_alloc.c): the context of the
- * node being prepared, the tensor helpers, and each family's Prepare functions.
+ * (kernels_conv.c, kernels_rnn.c, kernels_reduce.c, kernels_alloc.c, kernels_custom.c):
+ * the context of the node being prepared, the tensor helpers, and each family's Prepare
+ * functions.
  */
 #ifndef ARENAPROF_KERNELS_PRIV_H
 #define ARENAPROF_KERNELS_PRIV_H
@@ -24,6 +25,7 @@ enum {
 	OP_RESHAPE = 22,
 	OP_RNN = 24,
 	OP_SVDF = 27,
+	OP_CUSTOM = 32,
 	OP_UNIDIRECTIONAL_SEQUENCE_RNN = 35,
 	OP_GATHER = 36,
 	OP_MEAN = 40,
@@ -171,5 +173,6 @@ int kt_prep_dequantize(struct kctx *k);
 int kt_prep_densify(struct kctx *k);
 int kt_prep_fold(struct kctx *k);
 int kt_prep_var_handle(struct kctx *k);
+int kt_prep_detection_postprocess(struct kctx *k);
 
 #endif
