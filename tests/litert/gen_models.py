@@ -17,6 +17,9 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  CALL_ONCE running an init subgraph
     gen_while_loop.tflite        WHILE with cond and body subgraphs
     gen_if_else.tflite           IF with then and else subgraphs
+    gen_detection_postprocess.tflite
+                                 an SSD head ending in the custom operator
+                                 TFLite_Detection_PostProcess
     gen_const_fold.tflite        outputs LiteRT folds at Prepare into the heap:
                                  SHAPE, RANK, STRIDED_SLICE of a shape, GATHER,
                                  CONCATENATION and RESHAPE of constants, a small
@@ -28,6 +31,7 @@ import sys
 
 import flatbuffers
 import numpy as np
+from flatbuffers import flexbuffers
 from ai_edge_litert import schema_py_generated as fb
 
 TT = fb.TensorType
@@ -47,15 +51,16 @@ class Model:
         self.m.buffers = [fb.BufferT()]    # buffer 0: no data
         self.codes = {}
 
-    def opcode(self, code):
-        if code not in self.codes:
+    def opcode(self, code, custom=None):
+        if (code, custom) not in self.codes:
             oc = fb.OperatorCodeT()
             oc.builtinCode = code
             oc.deprecatedBuiltinCode = min(code, 127)
+            oc.customCode = custom
             oc.version = 1
-            self.codes[code] = len(self.m.operatorCodes)
+            self.codes[(code, custom)] = len(self.m.operatorCodes)
             self.m.operatorCodes.append(oc)
-        return self.codes[code]
+        return self.codes[(code, custom)]
 
     def buffer(self, data):
         b = fb.BufferT()
@@ -98,9 +103,10 @@ class Graph:
         self.g.tensors.append(t)
         return len(self.g.tensors) - 1
 
-    def op(self, code, inputs, outputs, opt_type=0, opt=None):
+    def op(self, code, inputs, outputs, opt_type=0, opt=None, custom=None, custom_opts=None):
         o = fb.OperatorT()
-        o.opcodeIndex = self.model.opcode(code)
+        o.opcodeIndex = self.model.opcode(code, custom)
+        o.customOptions = custom_opts
         o.inputs = list(inputs)
         o.outputs = list(outputs)
         o.builtinOptionsType = opt_type
@@ -299,6 +305,46 @@ def if_else(path):
     m.write(path)
 
 
+def detection_postprocess(path):
+    m = Model("arenaprof generated: an SSD head and TFLite_Detection_PostProcess")
+    g = Graph(m, "main")
+    anchors_n, classes = 96, 6
+    feat = g.tensor("features", [1, anchors_n, 16], TT.FLOAT32)
+    wb = g.tensor("box/weights", [4, 16], TT.FLOAT32, weights([4, 16], np.float32, 50))
+    bb = g.tensor("box/bias", [4], TT.FLOAT32, weights([4], np.float32, 51))
+    box = g.tensor("box_encodings", [1, anchors_n, 4], TT.FLOAT32)
+    fo = fb.FullyConnectedOptionsT()
+    fo.keepNumDims = True
+    g.op(OP.FULLY_CONNECTED, [feat, wb, bb], [box], OPT.FullyConnectedOptions, fo)
+    wc = g.tensor("cls/weights", [classes, 16], TT.FLOAT32,
+                  weights([classes, 16], np.float32, 52))
+    bc = g.tensor("cls/bias", [classes], TT.FLOAT32, weights([classes], np.float32, 53))
+    logits = g.tensor("class_logits", [1, anchors_n, classes], TT.FLOAT32)
+    fo2 = fb.FullyConnectedOptionsT()
+    fo2.keepNumDims = True
+    g.op(OP.FULLY_CONNECTED, [feat, wc, bc], [logits], OPT.FullyConnectedOptions, fo2)
+    cls = g.tensor("class_predictions", [1, anchors_n, classes], TT.FLOAT32)
+    g.op(OP.LOGISTIC, [logits], [cls])
+    anchors = g.tensor("anchors", [anchors_n, 4], TT.FLOAT32,
+                       np.abs(weights([anchors_n, 4], np.float32, 54)) + 0.1)
+    max_det = 10
+    outs = [g.tensor("detection_boxes", [1, max_det, 4], TT.FLOAT32),
+            g.tensor("detection_classes", [1, max_det], TT.FLOAT32),
+            g.tensor("detection_scores", [1, max_det], TT.FLOAT32),
+            g.tensor("num_detections", [1], TT.FLOAT32)]
+    opts = flexbuffers.Dumps({
+        "max_detections": max_det, "max_classes_per_detection": 1,
+        "detections_per_class": 100, "use_regular_nms": False,
+        "nms_score_threshold": 0.3, "nms_iou_threshold": 0.6,
+        "num_classes": classes - 1, "y_scale": 10.0, "x_scale": 10.0,
+        "h_scale": 5.0, "w_scale": 5.0})
+    g.op(OP.CUSTOM, [box, cls, anchors], outs, custom="TFLite_Detection_PostProcess",
+         custom_opts=list(opts))
+    g.g.inputs = [feat]
+    g.g.outputs = outs
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -351,6 +397,7 @@ MODELS = {
     "gen_while_loop.tflite": while_loop,
     "gen_const_fold.tflite": const_fold,
     "gen_if_else.tflite": if_else,
+    "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
 
