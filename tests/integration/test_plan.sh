@@ -131,6 +131,14 @@ MSG="plan prints a not modelled section" \
 	check "and no 'not modelled' section in its text" \
 	sh -c "! '$ARENAPROF' plan '$mv2' | grep -q 'not modelled'"
 
+# control flow is named (its subgraphs are not planned); folded outputs are modelled
+for pair in "gen_while_loop:WHILE" "gen_if_else:IF" "gen_const_fold:"; do
+	model=${pair%%:*} want=${pair#*:}
+	r=$("$ARENAPROF" plan "$MODELS/$model.tflite" --json | python3 -c 'import json, sys
+print(" ".join(g["opcode"] for g in json.load(sys.stdin)["not_modelled"]))')
+	MSG="not_modelled: '$r'" check "$model: not_modelled is '$want'" test "$r" = "$want"
+done
+
 # bad input: one line on stderr, exit 2, never a crash
 expect_bad() {	# expect_bad NAME ARGS...
 	local name=$1; shift
