@@ -36,7 +36,6 @@ static const struct cover {
 	{ 16, ALWAYS, 0, "LSTM: Prepare's scratch and hybrid temporaries not modelled" },
 	{ 22, DYN, 0x02, "RESHAPE with a computed shape: output dyn, plan split" },
 	{ 23, DYN, 0x02, "RESIZE_BILINEAR with a computed size: output dyn, plan split" },
-	{ 27, ALWAYS, 0, "SVDF: Prepare's scratch and temporaries not modelled" },
 	{ 33, ALWAYS, 0, "EMBEDDING_LOOKUP_SPARSE: output always dyn" },
 	{ 34, DYN, 0x02, "PAD with computed paddings: output dyn, plan split" },
 	{ 37, DYN, 0x06, "BATCH_TO_SPACE_ND with computed block or crops: output dyn" },

@@ -207,7 +207,7 @@ static const struct kernel {
 	{ OP_BIDIRECTIONAL_SEQUENCE_RNN, 9, NULL },
 	{ OP_RNN, 6, NULL },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_RNN, 6, NULL },
-	{ OP_SVDF, 6, NULL },
+	{ OP_SVDF, 6, kt_prep_svdf },
 	{ OP_ADD_N, 1, NULL },
 	{ OP_STABLEHLO_REDUCE_WINDOW, 2, NULL },
 };

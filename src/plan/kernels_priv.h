@@ -55,6 +55,7 @@ enum {
 /* BuiltinOptions union types (schema.fbs). */
 enum {
 	OPT_CONV_2D = 1,
+	OPT_SVDF = 6,
 	OPT_LSTM = 14,
 	OPT_TRANSPOSE_CONV = 49,
 	OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71,
@@ -168,6 +169,7 @@ int kt_prep_transpose_conv(struct kctx *k);
 int kt_prep_fully_connected(struct kctx *k);
 int kt_prep_batch_matmul(struct kctx *k);
 int kt_prep_unidirectional_sequence_lstm(struct kctx *k);
+int kt_prep_svdf(struct kctx *k);
 int kt_prep_reduce(struct kctx *k);
 int kt_prep_dequantize(struct kctx *k);
 int kt_prep_densify(struct kctx *k);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc).
+ * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, svdf.cc).
  */
 #include "kernels_priv.h"
 
@@ -86,6 +86,58 @@ int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
 			       AP_ALLOC_ARENA) ||
 		    kt_set_tmp(k, 11, base + 11, "row_sums", AP_TT_INT32, rs, 2,
 			       AP_ALLOC_PERSISTENT))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * SVDF: svdf.cc. Init reserves 6 tensors; Prepare makes the first a scratch [batch,
+ * num_filters] (int32 for an int8 input, else float32) in the arena. Hybrid (float32
+ * input, uint8/int8 weights_feature) makes all 6 temporaries: input_quantized (the
+ * weights' type, input shape), scaling_factors float32 [batch], float_weights_time
+ * float32 [weights_time shape] (persistent), zero_points float32 [batch], row_sums float32
+ * [num_filters] (persistent). An int8 input adds output_temp int32 [num_units, batch].
+ * batch is input dim 0, num_filters weights_feature dim 0, num_units num_filters / rank.
+ */
+int kt_prep_svdf(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *wf = input(k, 1), *wt = input(k, 2);
+	int32_t base = k->init_base[k->node], rank, batch, filters;
+	uint8_t it, ft;
+
+	if (base < 0 || !in || !wf || !wt || k->mo->n_inputs != 5 || k->mo->n_outputs != 1 ||
+	    k->mo->options_type != OPT_SVDF || in->rank < 2 || wf->rank < 2 || wt->rank < 2)
+		return 0;
+	it = ttype(k, in_index(k, 0));
+	ft = ttype(k, in_index(k, 1));
+	rank = (int32_t)option(k, 0, 4, 0);
+	batch = dim(in, 0);
+	filters = dim(wf, 0);
+	if ((it != AP_TT_FLOAT32 && it != AP_TT_INT8) || rank <= 0 || filters % rank)
+		return 0;
+	{
+		int32_t sc[2] = { batch, filters }, b[1] = { batch }, f[1] = { filters };
+		int32_t ot[2] = { filters / rank, batch };
+		bool hybrid = it == AP_TT_FLOAT32 && (ft == AP_TT_UINT8 || ft == AP_TT_INT8);
+
+		if (kt_set_tmp(k, 0, base, "scratch", it == AP_TT_INT8 ? AP_TT_INT32 :
+			       AP_TT_FLOAT32, sc, 2, AP_ALLOC_ARENA))
+			return -1;
+		if (it == AP_TT_INT8)
+			return kt_set_tmp(k, 1, base + 1, "output_temp", AP_TT_INT32, ot, 2,
+					  AP_ALLOC_ARENA);
+		if (hybrid &&
+		    (kt_set_tmp(k, 1, base + 1, "input_quantized", ft, in->shape, in->rank,
+				AP_ALLOC_ARENA) ||
+		     kt_set_tmp(k, 2, base + 2, "scaling_factors", AP_TT_FLOAT32, b, 1,
+				AP_ALLOC_ARENA) ||
+		     kt_set_tmp(k, 3, base + 3, "float_weights_time", AP_TT_FLOAT32, wt->shape,
+				wt->rank, AP_ALLOC_PERSISTENT) ||
+		     kt_set_tmp(k, 4, base + 4, "zero_points", AP_TT_FLOAT32, b, 1,
+				AP_ALLOC_ARENA) ||
+		     kt_set_tmp(k, 5, base + 5, "row_sums", AP_TT_FLOAT32, f, 1,
+				AP_ALLOC_PERSISTENT)))
 			return -1;
 	}
 	return 0;
