@@ -17,6 +17,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  CALL_ONCE running an init subgraph
     gen_while_loop.tflite        WHILE with cond and body subgraphs
     gen_if_else.tflite           IF with then and else subgraphs
+    gen_svdf.tflite              SVDF in float and hybrid (int8 weights), as in
+                                 keyword-spotting models
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -88,9 +90,10 @@ class Graph:
         self.g.outputs = []
         model.m.subgraphs.append(self.g)
 
-    def tensor(self, name, shape, ttype, data=None, scales=None, qdim=0):
+    def tensor(self, name, shape, ttype, data=None, scales=None, qdim=0, variable=False):
         t = fb.TensorT()
         t.name = name
+        t.isVariable = variable
         t.shape = list(shape)
         t.type = ttype
         t.buffer = 0 if data is None else self.model.buffer(data)
@@ -345,6 +348,35 @@ def detection_postprocess(path):
     m.write(path)
 
 
+def svdf_layer(g, name, x, in_size, filters, rank, memory, wtype, seed):
+    scales = [0.02] if wtype == TT.INT8 else None
+    dtype = np.int8 if wtype == TT.INT8 else np.float32
+    wf = g.tensor(name + "/weights_feature", [filters, in_size], wtype,
+                  weights([filters, in_size], dtype, seed), scales=scales)
+    wt = g.tensor(name + "/weights_time", [filters, memory], wtype,
+                  weights([filters, memory], dtype, seed + 1), scales=scales)
+    b = g.tensor(name + "/bias", [filters // rank], TT.FLOAT32,
+                 weights([filters // rank], np.float32, seed + 2))
+    batch = g.g.tensors[x].shape[0]
+    state = g.tensor(name + "/state", [batch, memory * filters], TT.FLOAT32, variable=True)
+    y = g.tensor(name, [batch, filters // rank], TT.FLOAT32)
+    o = fb.SVDFOptionsT()
+    o.rank = rank
+    g.op(OP.SVDF, [x, wf, wt, b, state], [y], OPT.SVDFOptions, o)
+    return y
+
+
+def svdf(path):
+    m = Model("arenaprof generated: SVDF, float and hybrid")
+    g = Graph(m, "main")
+    x = g.tensor("input", [2, 40], TT.FLOAT32)
+    y = svdf_layer(g, "svdf0", x, 40, 64, 4, 10, TT.FLOAT32, 60)
+    z = svdf_layer(g, "svdf1", y, 16, 32, 2, 8, TT.INT8, 70)
+    g.g.inputs = [x]
+    g.g.outputs = [z]
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -397,6 +429,7 @@ MODELS = {
     "gen_while_loop.tflite": while_loop,
     "gen_const_fold.tflite": const_fold,
     "gen_if_else.tflite": if_else,
+    "gen_svdf.tflite": svdf,
     "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
