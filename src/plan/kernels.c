@@ -169,7 +169,8 @@ int kt_new_tmp(struct kctx *k, const char *what, uint8_t type, const int32_t *di
  * unidirectional_sequence_lstm.cc 12; lstm.cc full kernel 12 + 9 ledgers (basic kernel
  * 0); bidirectional_sequence_lstm.cc 19; bidirectional_sequence_rnn.cc 9; basic_rnn.cc
  * (RNN), unidirectional_sequence_rnn.cc and svdf.cc 6; add_n.cc 1;
- * stablehlo_reduce_window.cc 2; detection_postprocess.cc 1 + 1. prepare: NULL when the kernel's Prepare is not modelled.
+ * stablehlo_reduce_window.cc 2; detection_postprocess.cc 1 + 1. prepare: NULL when the
+ * kernel's Prepare is not modelled.
  */
 static const struct kernel {
 	int32_t opcode;
