@@ -65,7 +65,6 @@ static const struct cover {
 	{ 100, DYN, 0x02, "MIRROR_PAD with computed paddings: output dyn" },
 	{ 102, DYN, 0x06, "SPLIT_V with computed sizes or axis: outputs dyn" },
 	{ 103, ALWAYS, 0, "UNIQUE: output always dyn" },
-	{ 106, ALWAYS, 0, "ADD_N: Prepare's scratch not modelled" },
 	{ 109, DYN, 0x01, "WHERE with a computed condition: output dyn" },
 	{ 118, ALWAYS, 0, "IF: branch subgraphs in arenas of their own, not planned" },
 	{ 119, ALWAYS, 0, "WHILE: cond and body subgraphs in arenas of their own, not planned" },

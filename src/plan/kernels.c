@@ -209,7 +209,7 @@ static const struct kernel {
 	{ OP_RNN, 6, NULL },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_RNN, 6, NULL },
 	{ OP_SVDF, 6, kt_prep_svdf },
-	{ OP_ADD_N, 1, NULL },
+	{ OP_ADD_N, 1, kt_prep_add_n },
 	{ OP_STABLEHLO_REDUCE_WINDOW, 2, NULL },
 };
 

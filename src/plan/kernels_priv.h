@@ -171,6 +171,7 @@ int kt_prep_batch_matmul(struct kctx *k);
 int kt_prep_unidirectional_sequence_lstm(struct kctx *k);
 int kt_prep_svdf(struct kctx *k);
 int kt_prep_reduce(struct kctx *k);
+int kt_prep_add_n(struct kctx *k);
 int kt_prep_dequantize(struct kctx *k);
 int kt_prep_densify(struct kctx *k);
 int kt_prep_fold(struct kctx *k);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kernels_reduce: the reductions' temporaries and REDUCE_PROD's fold (reduce.cc).
+ * kernels_reduce: the reductions' temporaries and REDUCE_PROD's fold (reduce.cc), and
+ * ADD_N's scratch (add_n.cc).
  */
 #include "kernels_priv.h"
 
@@ -80,4 +81,26 @@ int kt_prep_reduce(struct kctx *k)
 		       in_const ? AP_ALLOC_ARENA : AP_ALLOC_DYNAMIC))
 		return -1;
 	return 0;
+}
+
+/*
+ * ADD_N: add_n.cc. Init reserves 1 tensor; Prepare makes it the scratch, of input 0's type
+ * and min(max(1, inputs / 2), T) * elements(input 0) elements, kTfLiteArenaRw. T is the CPU
+ * backend's thread limit: num_threads, 1 when it is the default (-1).
+ */
+int kt_prep_add_n(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+	int32_t base = k->init_base[k->node], n = (int32_t)k->mo->n_inputs / 2, e[1];
+	int32_t threads = k->threads > 0 ? k->threads : 1;
+
+	if (base < 0 || !in || k->mo->n_inputs < 2 || k->mo->n_outputs != 1)
+		return 0;
+	if (n < 1)
+		n = 1;
+	e[0] = mul(n < threads ? n : threads, numel(in));
+	if (e[0] < 0)
+		return 0;
+	return kt_set_tmp(k, 0, base, "scratch", ttype(k, in_index(k, 0)), e, 1,
+			  AP_ALLOC_ARENA);
 }
