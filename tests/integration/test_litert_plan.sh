@@ -120,6 +120,8 @@ for d in ("ai-edge-litert", "ai-edge-litert-nightly"):
 	compare "$MODELS/gen_float16_weights.tflite" 4
 	# hybrid CONV_2D is never multithreaded: the same temporaries at 4 threads
 	compare "$MODELS/gen_hybrid_conv.tflite" 4
+	# ADD_N's scratch grows with the threads
+	compare "$MODELS/gen_add_n.tflite" 4
 done
 [ -z "$LITERT_MODELS" ] || exit 0
 skip "LiteRT PrintInterpreterState through --import" \

@@ -19,6 +19,8 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_if_else.tflite           IF with then and else subgraphs
     gen_svdf.tflite              SVDF in float and hybrid (int8 weights), as in
                                  keyword-spotting models
+    gen_add_n.tflite             ADD_N of five tensors: a scratch sized by the
+                                 thread count
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -377,6 +379,19 @@ def svdf(path):
     m.write(path)
 
 
+def add_n(path):
+    m = Model("arenaprof generated: ADD_N and its scratch")
+    g = Graph(m, "main")
+    xs = [g.tensor("input%d" % i, [1, 100], TT.FLOAT32) for i in range(5)]
+    y = g.tensor("sum", [1, 100], TT.FLOAT32)
+    g.op(OP.ADD_N, xs, [y], OPT.AddNOptions, fb.AddNOptionsT())
+    out = g.tensor("output", [1, 100], TT.FLOAT32)
+    g.op(OP.ADD, [y, xs[0]], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.g.inputs = xs
+    g.g.outputs = [out]
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -430,6 +445,7 @@ MODELS = {
     "gen_const_fold.tflite": const_fold,
     "gen_if_else.tflite": if_else,
     "gen_svdf.tflite": svdf,
+    "gen_add_n.tflite": add_n,
     "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
