@@ -16,8 +16,7 @@
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
-	OP_FULLY_CONNECTED = 9, OP_RNN = 24, OP_CUSTOM = 32, OP_PAD = 34,
-	OP_UNIDIRECTIONAL_SEQUENCE_RNN = 35, OP_BIDIRECTIONAL_SEQUENCE_RNN = 46,
+	OP_FULLY_CONNECTED = 9, OP_CUSTOM = 32, OP_PAD = 34, OP_BIDIRECTIONAL_SEQUENCE_RNN = 46,
 	OP_PADV2 = 60, OP_SLICE = 65, OP_READ_VARIABLE = 143,
 };
 
@@ -90,9 +89,6 @@ static const struct cover {
 	{ 209, ALWAYS, 0, "STABLEHLO_CASE: branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "FULLY_CONNECTED with an int4 or sparse filter: "
 					  "temporaries not modelled" },
-	{ OP_RNN, SPECIAL, 0, "RNN hybrid: temporaries not modelled" },
-	{ OP_UNIDIRECTIONAL_SEQUENCE_RNN, SPECIAL, 0, "UNIDIRECTIONAL_SEQUENCE_RNN hybrid: "
-						     "temporaries not modelled" },
 	{ OP_BIDIRECTIONAL_SEQUENCE_RNN, SPECIAL, 0, "BIDIRECTIONAL_SEQUENCE_RNN hybrid: "
 						    "temporaries not modelled" },
 	{ OP_PAD, SPECIAL, 0, "PAD of a scalar: output dyn" },
@@ -162,8 +158,6 @@ static bool special(const struct ap_graph *g, uint32_t node)
 	const struct ap_model_tensor *out0 = mtensor(g, op->n_out ? op->out[0] : -1);
 
 	switch (op->opcode) {
-	case OP_RNN:
-	case OP_UNIDIRECTIONAL_SEQUENCE_RNN:
 	case OP_BIDIRECTIONAL_SEQUENCE_RNN:
 		return in_type(g, op, 0) == AP_TT_FLOAT32 && int_weights(in_type(g, op, 1));
 	case OP_FULLY_CONNECTED: {

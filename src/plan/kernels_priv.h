@@ -56,6 +56,7 @@ enum {
 enum {
 	OPT_CONV_2D = 1,
 	OPT_SVDF = 6,
+	OPT_SEQUENCE_RNN = 31,
 	OPT_LSTM = 14,
 	OPT_TRANSPOSE_CONV = 49,
 	OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71,
@@ -170,6 +171,7 @@ int kt_prep_fully_connected(struct kctx *k);
 int kt_prep_batch_matmul(struct kctx *k);
 int kt_prep_unidirectional_sequence_lstm(struct kctx *k);
 int kt_prep_svdf(struct kctx *k);
+int kt_prep_rnn(struct kctx *k);
 int kt_prep_reduce(struct kctx *k);
 int kt_prep_add_n(struct kctx *k);
 int kt_prep_dequantize(struct kctx *k);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, svdf.cc).
+ * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, svdf.cc,
+ * basic_rnn.cc, unidirectional_sequence_rnn.cc).
  */
 #include "kernels_priv.h"
 
@@ -138,6 +139,51 @@ int kt_prep_svdf(struct kctx *k)
 				AP_ALLOC_ARENA) ||
 		     kt_set_tmp(k, 5, base + 5, "row_sums", AP_TT_FLOAT32, f, 1,
 				AP_ALLOC_PERSISTENT)))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * RNN (basic_rnn.cc) and UNIDIRECTIONAL_SEQUENCE_RNN (unidirectional_sequence_rnn.cc).
+ * Init reserves 6 tensors; only the hybrid kernel (float32 input, uint8/int8 weights)
+ * uses them: input_quantized (weights type, input shape), hidden_state_quantized (weights
+ * type, hidden state shape), scaling_factors float32 [batch], accum_scratch int32 [units,
+ * batch], zero_points int32 [batch] (kTfLiteArenaRw) and row_sums int32 [2, units]
+ * (kTfLiteArenaRwPersistent). batch is input dim 0, or dim 1 for a time-major sequence;
+ * units is weights dim 0.
+ */
+int kt_prep_rnn(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *w = input(k, 1), *hs = input(k, 4);
+	int32_t base = k->init_base[k->node], batch_dim = 0;
+	uint8_t wt;
+
+	if (base < 0 || !in || !w || !hs || k->mo->n_inputs != 5 || k->mo->n_outputs != 1 ||
+	    in->rank < 2 || w->rank != 2 || hs->rank != 2)
+		return 0;
+	wt = ttype(k, in_index(k, 1));
+	if (ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 || (wt != AP_TT_UINT8 && wt != AP_TT_INT8))
+		return 0;
+	if (k->g->ops[k->node].opcode == OP_UNIDIRECTIONAL_SEQUENCE_RNN &&
+	    k->mo->options_type == OPT_SEQUENCE_RNN && option(k, 0, 1, 0))
+		batch_dim = 1;
+	{
+		int32_t b[1] = { dim(in, (uint32_t)batch_dim) }, units = dim(w, 0);
+		int32_t acc[2] = { units, b[0] }, rs[2] = { 2, units };
+
+		if (kt_set_tmp(k, 0, base, "input_quantized", wt, in->shape, in->rank,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 1, base + 1, "hidden_state_quantized", wt, hs->shape, hs->rank,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 2, base + 2, "scaling_factors", AP_TT_FLOAT32, b, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 3, base + 3, "accum_scratch", AP_TT_INT32, acc, 2,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 4, base + 4, "zero_points", AP_TT_INT32, b, 1,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 5, base + 5, "row_sums", AP_TT_INT32, rs, 2,
+			       AP_ALLOC_PERSISTENT))
 			return -1;
 	}
 	return 0;
