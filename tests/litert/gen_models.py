@@ -21,6 +21,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  keyword-spotting models
     gen_add_n.tflite             ADD_N of five tensors: a scratch sized by the
                                  thread count
+    gen_rnn.tflite               RNN and UNIDIRECTIONAL_SEQUENCE_RNN, float and
+                                 hybrid (int8 weights)
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -392,6 +394,44 @@ def add_n(path):
     m.write(path)
 
 
+def rnn_layer(g, code, name, x, batch, in_size, units, wtype, seed, seq=None):
+    scales = [0.02] if wtype == TT.INT8 else None
+    dtype = np.int8 if wtype == TT.INT8 else np.float32
+    w = g.tensor(name + "/weights", [units, in_size], wtype,
+                 weights([units, in_size], dtype, seed), scales=scales)
+    r = g.tensor(name + "/recurrent", [units, units], wtype,
+                 weights([units, units], dtype, seed + 1), scales=scales)
+    b = g.tensor(name + "/bias", [units], TT.FLOAT32, weights([units], np.float32, seed + 2))
+    h = g.tensor(name + "/state", [batch, units], TT.FLOAT32, variable=True)
+    if seq is None:
+        y = g.tensor(name, [batch, units], TT.FLOAT32)
+        g.op(code, [x, w, r, b, h], [y], OPT.RNNOptions, fb.RNNOptionsT())
+    else:
+        o = fb.SequenceRNNOptionsT()
+        o.timeMajor = True
+        y = g.tensor(name, [seq, batch, units], TT.FLOAT32)
+        g.op(code, [x, w, r, b, h], [y], OPT.SequenceRNNOptions, o)
+    return y
+
+
+def rnn(path):
+    m = Model("arenaprof generated: RNN and UNIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
+    g = Graph(m, "main")
+    x = g.tensor("input", [5, 3, 20], TT.FLOAT32)    # time major: [time, batch, in]
+    s0 = rnn_layer(g, OP.UNIDIRECTIONAL_SEQUENCE_RNN, "seq0", x, 3, 20, 24, TT.FLOAT32, 80,
+                   seq=5)
+    s1 = rnn_layer(g, OP.UNIDIRECTIONAL_SEQUENCE_RNN, "seq1", s0, 3, 24, 16, TT.INT8, 83,
+                   seq=5)
+    flat_shape = g.tensor("flat/shape", [2], TT.INT32, np.array([3, 80], dtype=np.int32))
+    flat = g.tensor("flat", [3, 80], TT.FLOAT32)
+    g.op(OP.RESHAPE, [s1, flat_shape], [flat])
+    r0 = rnn_layer(g, OP.RNN, "rnn0", flat, 3, 80, 12, TT.FLOAT32, 86)
+    r1 = rnn_layer(g, OP.RNN, "rnn1", r0, 3, 12, 8, TT.INT8, 89)
+    g.g.inputs = [x]
+    g.g.outputs = [r1]
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -446,6 +486,7 @@ MODELS = {
     "gen_if_else.tflite": if_else,
     "gen_svdf.tflite": svdf,
     "gen_add_n.tflite": add_n,
+    "gen_rnn.tflite": rnn,
     "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
