@@ -153,6 +153,16 @@ int kt_set_tmp(struct kctx *k, uint32_t j, int32_t t, const char *what, uint8_t 
 	return 0;
 }
 
+int kt_set_tmps(struct kctx *k, uint32_t first, int32_t base, const struct kt_tmp *t,
+		uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (kt_set_tmp(k, first + i, base + (int32_t)i, t[i].what, t[i].type, t[i].dims,
+			       t[i].rank, t[i].alloc))
+			return -1;
+	return 0;
+}
+
 /* AddTensors(1) then set_tmp: the usual "if (id == kTensorNotAllocated) AddTensors". */
 int kt_new_tmp(struct kctx *k, const char *what, uint8_t type, const int32_t *dims,
 	       uint32_t rank, enum ap_alloc alloc)

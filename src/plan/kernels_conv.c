@@ -244,19 +244,16 @@ int kt_prep_fully_connected(struct kctx *k)
 	batch = numel(in) / dim(f, 1);
 	{
 		int32_t b[1] = { batch }, acc[2] = { units, batch }, u[1] = { units };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", AP_TT_INT8, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+			{ "input_offsets", AP_TT_INT32, b, 1, AP_ALLOC_ARENA },
+			{ "row_sums", AP_TT_INT32, u, 1, AP_ALLOC_PERSISTENT },
+		};
 
-		if (kt_set_tmp(k, 0, base, "input_quantized", AP_TT_INT8, in->shape, in->rank,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 1, base + 1, "scaling_factors", AP_TT_FLOAT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 2, base + 2, "accum_scratch", AP_TT_INT32, acc, 2,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 3, base + 3, "input_offsets", AP_TT_INT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 4, base + 4, "row_sums", AP_TT_INT32, u, 1, AP_ALLOC_PERSISTENT))
-			return -1;
+		return kt_set_tmps(k, 0, base, t, 5);
 	}
-	return 0;
 }
 
 /* Dims of t with the last two swapped. */
@@ -318,18 +315,15 @@ int kt_prep_batch_matmul(struct kctx *k)
 		{
 			int32_t b[1] = { mul(nb, rows) }, acc[2] = { units, rows };
 			int32_t u[1] = { mul(nw, units) };
+			const struct kt_tmp t[] = {
+				{ "input_quantized", rt, l->shape, l->rank, AP_ALLOC_ARENA },
+				{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+				{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+				{ "input_offsets", AP_TT_INT32, b, 1, AP_ALLOC_ARENA },
+				{ "row_sums", AP_TT_INT32, u, 1, AP_ALLOC_PERSISTENT },
+			};
 
-			if (kt_set_tmp(k, 2, base + 2, "input_quantized", rt, l->shape, l->rank,
-				       AP_ALLOC_ARENA) ||
-			    kt_set_tmp(k, 3, base + 3, "scaling_factors", AP_TT_FLOAT32, b, 1,
-				       AP_ALLOC_ARENA) ||
-			    kt_set_tmp(k, 4, base + 4, "accum_scratch", AP_TT_INT32, acc, 2,
-				       AP_ALLOC_ARENA) ||
-			    kt_set_tmp(k, 5, base + 5, "input_offsets", AP_TT_INT32, b, 1,
-				       AP_ALLOC_ARENA) ||
-			    kt_set_tmp(k, 6, base + 6, "row_sums", AP_TT_INT32, u, 1,
-				       AP_ALLOC_PERSISTENT))
-				return -1;
+			return kt_set_tmps(k, 2, base + 2, t, 5);
 		}
 	}
 	return 0;

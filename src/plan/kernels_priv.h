@@ -159,6 +159,18 @@ int32_t kt_add_tensors(struct kctx *k, uint32_t n, const char *what);
  * never sized, 0 bytes) with the given type and allocation. -1 when out of memory. */
 int kt_set_tmp(struct kctx *k, uint32_t j, int32_t t, const char *what, uint8_t type,
 	       const int32_t *dims, uint32_t rank, enum ap_alloc alloc);
+/* One temporary of a list for kt_set_tmps; dims NULL leaves it unsized. */
+struct kt_tmp {
+	const char *what;
+	uint8_t type;
+	const int32_t *dims;
+	uint32_t rank;
+	enum ap_alloc alloc;
+};
+
+/* kt_set_tmp for n temporaries: t[i] is temporary first + i, tensor base + i. */
+int kt_set_tmps(struct kctx *k, uint32_t first, int32_t base, const struct kt_tmp *t,
+		uint32_t n);
 /* kt_add_tensors(1) then kt_set_tmp as the next temporary. */
 int kt_new_tmp(struct kctx *k, const char *what, uint8_t type, const int32_t *dims,
 	       uint32_t rank, enum ap_alloc alloc);

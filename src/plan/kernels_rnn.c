@@ -64,30 +64,21 @@ int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
 		int64_t rows = (cifg ? 6 : 8) +
 			       (input(k, 16) && nc > 0 && no > 0 ? ((int64_t)no + nc - 1) / nc : 0);
 		int32_t rs[2] = { rows > INT32_MAX ? 0 : (int32_t)rows, nc };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "output_state_quantized", wt, os->shape, os->rank, AP_ALLOC_ARENA },
+			{ "cell_state_quantized", wt, cs->shape, cs->rank, AP_ALLOC_ARENA },
+			{ "input_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "output_state_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "product_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "recovered_cell_weights", AP_TT_FLOAT32, c, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+			{ "input_zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "output_state_zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "row_sums", AP_TT_INT32, rs, 2, AP_ALLOC_PERSISTENT },
+		};
 
-		if (kt_set_tmp(k, 1, base + 1, "input_quantized", wt, in->shape, in->rank,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 2, base + 2, "output_state_quantized", wt, os->shape, os->rank,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 3, base + 3, "cell_state_quantized", wt, cs->shape, cs->rank,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 4, base + 4, "input_scaling_factors", AP_TT_FLOAT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 5, base + 5, "output_state_scaling_factors", AP_TT_FLOAT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 6, base + 6, "product_scaling_factors", AP_TT_FLOAT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 7, base + 7, "recovered_cell_weights", AP_TT_FLOAT32, c, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 8, base + 8, "accum_scratch", AP_TT_INT32, acc, 2,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 9, base + 9, "input_zero_points", AP_TT_FLOAT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 10, base + 10, "output_state_zero_points", AP_TT_FLOAT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 11, base + 11, "row_sums", AP_TT_INT32, rs, 2,
-			       AP_ALLOC_PERSISTENT))
-			return -1;
+		return kt_set_tmps(k, 1, base + 1, t, 11);
 	}
 	return 0;
 }
@@ -128,18 +119,18 @@ int kt_prep_svdf(struct kctx *k)
 		if (it == AP_TT_INT8)
 			return kt_set_tmp(k, 1, base + 1, "output_temp", AP_TT_INT32, ot, 2,
 					  AP_ALLOC_ARENA);
-		if (hybrid &&
-		    (kt_set_tmp(k, 1, base + 1, "input_quantized", ft, in->shape, in->rank,
-				AP_ALLOC_ARENA) ||
-		     kt_set_tmp(k, 2, base + 2, "scaling_factors", AP_TT_FLOAT32, b, 1,
-				AP_ALLOC_ARENA) ||
-		     kt_set_tmp(k, 3, base + 3, "float_weights_time", AP_TT_FLOAT32, wt->shape,
-				wt->rank, AP_ALLOC_PERSISTENT) ||
-		     kt_set_tmp(k, 4, base + 4, "zero_points", AP_TT_FLOAT32, b, 1,
-				AP_ALLOC_ARENA) ||
-		     kt_set_tmp(k, 5, base + 5, "row_sums", AP_TT_FLOAT32, f, 1,
-				AP_ALLOC_PERSISTENT)))
-			return -1;
+		if (hybrid) {
+			const struct kt_tmp t[] = {
+				{ "input_quantized", ft, in->shape, in->rank, AP_ALLOC_ARENA },
+				{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+				{ "float_weights_time", AP_TT_FLOAT32, wt->shape, wt->rank,
+				  AP_ALLOC_PERSISTENT },
+				{ "zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+				{ "row_sums", AP_TT_FLOAT32, f, 1, AP_ALLOC_PERSISTENT },
+			};
+
+			return kt_set_tmps(k, 1, base + 1, t, 5);
+		}
 	}
 	return 0;
 }
@@ -171,20 +162,15 @@ int kt_prep_rnn(struct kctx *k)
 	{
 		int32_t b[1] = { dim(in, (uint32_t)batch_dim) }, units = dim(w, 0);
 		int32_t acc[2] = { units, b[0] }, rs[2] = { 2, units };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "hidden_state_quantized", wt, hs->shape, hs->rank, AP_ALLOC_ARENA },
+			{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+			{ "zero_points", AP_TT_INT32, b, 1, AP_ALLOC_ARENA },
+			{ "row_sums", AP_TT_INT32, rs, 2, AP_ALLOC_PERSISTENT },
+		};
 
-		if (kt_set_tmp(k, 0, base, "input_quantized", wt, in->shape, in->rank,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 1, base + 1, "hidden_state_quantized", wt, hs->shape, hs->rank,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 2, base + 2, "scaling_factors", AP_TT_FLOAT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 3, base + 3, "accum_scratch", AP_TT_INT32, acc, 2,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 4, base + 4, "zero_points", AP_TT_INT32, b, 1,
-			       AP_ALLOC_ARENA) ||
-		    kt_set_tmp(k, 5, base + 5, "row_sums", AP_TT_INT32, rs, 2,
-			       AP_ALLOC_PERSISTENT))
-			return -1;
+		return kt_set_tmps(k, 0, base, t, 6);
 	}
-	return 0;
 }

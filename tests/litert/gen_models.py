@@ -352,13 +352,16 @@ def detection_postprocess(path):
     m.write(path)
 
 
+def const_weights(g, name, shape, wtype, seed):
+    """A constant of random weights: float32, or int8 with one scale."""
+    if wtype == TT.INT8:
+        return g.tensor(name, shape, wtype, weights(shape, np.int8, seed), scales=[0.02])
+    return g.tensor(name, shape, wtype, weights(shape, np.float32, seed))
+
+
 def svdf_layer(g, name, x, in_size, filters, rank, memory, wtype, seed):
-    scales = [0.02] if wtype == TT.INT8 else None
-    dtype = np.int8 if wtype == TT.INT8 else np.float32
-    wf = g.tensor(name + "/weights_feature", [filters, in_size], wtype,
-                  weights([filters, in_size], dtype, seed), scales=scales)
-    wt = g.tensor(name + "/weights_time", [filters, memory], wtype,
-                  weights([filters, memory], dtype, seed + 1), scales=scales)
+    wf = const_weights(g, name + "/weights_feature", [filters, in_size], wtype, seed)
+    wt = const_weights(g, name + "/weights_time", [filters, memory], wtype, seed + 1)
     b = g.tensor(name + "/bias", [filters // rank], TT.FLOAT32,
                  weights([filters // rank], np.float32, seed + 2))
     batch = g.g.tensors[x].shape[0]
@@ -395,12 +398,8 @@ def add_n(path):
 
 
 def rnn_layer(g, code, name, x, batch, in_size, units, wtype, seed, seq=None):
-    scales = [0.02] if wtype == TT.INT8 else None
-    dtype = np.int8 if wtype == TT.INT8 else np.float32
-    w = g.tensor(name + "/weights", [units, in_size], wtype,
-                 weights([units, in_size], dtype, seed), scales=scales)
-    r = g.tensor(name + "/recurrent", [units, units], wtype,
-                 weights([units, units], dtype, seed + 1), scales=scales)
+    w = const_weights(g, name + "/weights", [units, in_size], wtype, seed)
+    r = const_weights(g, name + "/recurrent", [units, units], wtype, seed + 1)
     b = g.tensor(name + "/bias", [units], TT.FLOAT32, weights([units], np.float32, seed + 2))
     h = g.tensor(name + "/state", [batch, units], TT.FLOAT32, variable=True)
     if seq is None:
