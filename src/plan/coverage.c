@@ -16,9 +16,11 @@
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
-	OP_FULLY_CONNECTED = 9, OP_CUSTOM = 32, OP_PAD = 34, OP_BIDIRECTIONAL_SEQUENCE_RNN = 46,
-	OP_PADV2 = 60, OP_SLICE = 65, OP_READ_VARIABLE = 143,
+	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32, OP_PAD = 34,
+	OP_BIDIRECTIONAL_SEQUENCE_RNN = 46, OP_PADV2 = 60, OP_SLICE = 65, OP_READ_VARIABLE = 143,
 };
+
+enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
 
 enum rule {
 	ALWAYS,		/* whatever the node's inputs */
@@ -32,7 +34,6 @@ static const struct cover {
 	uint8_t mask;		/* inputs the rule looks at: bit j = input j */
 	const char *why;
 } covers[] = {
-	{ 16, ALWAYS, 0, "LSTM: Prepare's scratch and hybrid temporaries not modelled" },
 	{ 22, DYN, 0x02, "RESHAPE with a computed shape: output dyn, plan split" },
 	{ 23, DYN, 0x02, "RESIZE_BILINEAR with a computed size: output dyn, plan split" },
 	{ 33, ALWAYS, 0, "EMBEDDING_LOOKUP_SPARSE: output always dyn" },
@@ -91,6 +92,7 @@ static const struct cover {
 					  "temporaries not modelled" },
 	{ OP_BIDIRECTIONAL_SEQUENCE_RNN, SPECIAL, 0, "BIDIRECTIONAL_SEQUENCE_RNN hybrid: "
 						    "temporaries not modelled" },
+	{ OP_LSTM, SPECIAL, 0, "LSTM, basic or integer kernel: its Prepare is not modelled" },
 	{ OP_PAD, SPECIAL, 0, "PAD of a scalar: output dyn" },
 	{ OP_PADV2, SPECIAL, 0, "PADV2 of a scalar: output dyn" },
 	{ OP_SLICE, SPECIAL, 0, "SLICE with computed begin or size and no static output "
@@ -164,6 +166,13 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		const struct ap_model_tensor *f = mtensor(g, op->n_in > 1 ? op->in[1] : -1);
 
 		return in_type(g, op, 1) == AP_TT_INT4 || (f && f->sparse);
+	}
+	case OP_LSTM: {
+		/* kernels_rnn.c models the full kernel (LSTMOptions.kernel_type 0), float input */
+		const struct ap_model_op *mo = &g->model->subgraphs[g->subgraph].ops[node];
+
+		return mo->options_type != OPT_LSTM || in_type(g, op, 0) != AP_TT_FLOAT32 ||
+		       ap_model_op_option(g->model, mo, 3, 1, 0) != 0;
 	}
 	case OP_PAD:
 	case OP_PADV2:

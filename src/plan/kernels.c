@@ -213,7 +213,7 @@ static const struct kernel {
 	{ OP_REDUCE_MIN, 0, kt_prep_reduce },
 	{ OP_REDUCE_ANY, 0, kt_prep_reduce },
 	{ OP_REDUCE_ALL, 0, kt_prep_reduce },
-	{ OP_LSTM, 12 + 9, NULL },
+	{ OP_LSTM, 12 + 9, kt_prep_lstm },
 	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, 19, NULL },
 	{ OP_BIDIRECTIONAL_SEQUENCE_RNN, 9, NULL },
 	{ OP_RNN, 6, kt_prep_rnn },

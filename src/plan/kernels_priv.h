@@ -182,6 +182,7 @@ int kt_prep_transpose_conv(struct kctx *k);
 int kt_prep_fully_connected(struct kctx *k);
 int kt_prep_batch_matmul(struct kctx *k);
 int kt_prep_unidirectional_sequence_lstm(struct kctx *k);
+int kt_prep_lstm(struct kctx *k);
 int kt_prep_svdf(struct kctx *k);
 int kt_prep_rnn(struct kctx *k);
 int kt_prep_reduce(struct kctx *k);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, svdf.cc,
- * basic_rnn.cc, unidirectional_sequence_rnn.cc).
+ * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, lstm.cc,
+ * svdf.cc, basic_rnn.cc, unidirectional_sequence_rnn.cc).
  */
 #include "kernels_priv.h"
 
@@ -19,19 +19,47 @@
  *    int32 [n_cell, n_batch]; 2 zero points float32 [n_batch]; row_sums int32 [(cifg ? 6
  *    : 8) + (projection ? ceil(n_output / n_cell) : 0), n_cell] kTfLiteArenaRwPersistent.
  */
+static int lstm_temporaries(struct kctx *k, int32_t nb, int32_t pad);
+
 int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+	bool tm;
+
+	if (!in || in->rank < 3)
+		return 0;
+	tm = k->mo->options_type == OPT_UNIDIRECTIONAL_SEQUENCE_LSTM && option(k, 3, 1, 0);
+	return lstm_temporaries(k, tm ? dim(in, 1) : dim(in, 0), 16);
+}
+
+/*
+ * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default) with a
+ * float32 input, float or hybrid: as the sequence kernel above, for one step: n_batch is
+ * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel and
+ * the integer one (8 temporaries of other shapes) are named as not modelled.
+ */
+int kt_prep_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+
+	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || option(k, 3, 1, 0) != 0 ||
+	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
+		return 0;
+	return lstm_temporaries(k, dim(in, 0), 0);
+}
+
+/* The temporaries both LSTM kernels make of the 12 tensors Init reserved. */
+static int lstm_temporaries(struct kctx *k, int32_t nb, int32_t pad)
 {
 	const struct ap_model_tensor *in = input(k, 0), *w = input(k, 4), *rw = input(k, 8);
 	const struct ap_model_tensor *os = input(k, 18), *cs = input(k, 19);
-	int32_t base = k->init_base[k->node], nb, nc, no, sb[2];
-	bool tm, cifg, hybrid, integer;
+	int32_t base = k->init_base[k->node], nc, no, sb[2];
+	bool cifg, hybrid, integer;
 	uint8_t it, wt;
 
 	if (base < 0 || !in || !w || !rw || (k->mo->n_inputs != 20 && k->mo->n_inputs != 24) ||
-	    k->mo->n_outputs != 1 || in->rank < 3 || w->rank != 2 || !os || !cs)
+	    k->mo->n_outputs != 1 || w->rank != 2 || !os || !cs)
 		return 0;
-	tm = k->mo->options_type == OPT_UNIDIRECTIONAL_SEQUENCE_LSTM && option(k, 3, 1, 0);
-	nb = tm ? dim(in, 1) : dim(in, 0);
 	nc = dim(w, 0);
 	no = rw->rank == 1 ? dim(rw, 0) : dim(rw, 1);
 	it = ttype(k, in_index(k, 0));
@@ -41,9 +69,9 @@ int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
 	cifg = !input(k, 1);
 	sb[0] = nb;
 	sb[1] = mul(nc, cifg ? 4 : 5);
-	if (sb[1] < 0 || sb[1] > INT32_MAX - 16)
+	if (sb[1] < 0 || sb[1] > INT32_MAX - pad)
 		return 0;
-	sb[1] += 16;
+	sb[1] += pad;
 	if (integer) {
 		static const uint8_t type[6] = { AP_TT_INT16, AP_TT_INT16, AP_TT_INT16,
 						 AP_TT_INT16, AP_TT_INT8, AP_TT_INT32 };
