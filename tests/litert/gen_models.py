@@ -23,6 +23,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  thread count
     gen_rnn.tflite               RNN and UNIDIRECTIONAL_SEQUENCE_RNN, float and
                                  hybrid (int8 weights)
+    gen_lstm.tflite              LSTM (the full kernel, one step): float with and
+                                 without CIFG, and hybrid
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -431,6 +433,48 @@ def rnn(path):
     m.write(path)
 
 
+def lstm_layer(g, name, x, batch, n_in, n_cell, wtype, seed, cifg=False):
+    """An LSTM node, 24 inputs: no peepholes, projection or layer norm."""
+    def w(part, shape, i):
+        return const_weights(g, "%s/%s" % (name, part), shape, wtype, seed + i)
+
+    def bias(part, i):
+        return g.tensor("%s/%s_bias" % (name, part), [n_cell], TT.FLOAT32,
+                        weights([n_cell], np.float32, seed + 10 + i))
+    ins = [x,
+           -1 if cifg else w("input_to_input", [n_cell, n_in], 0),
+           w("input_to_forget", [n_cell, n_in], 1), w("input_to_cell", [n_cell, n_in], 2),
+           w("input_to_output", [n_cell, n_in], 3),
+           -1 if cifg else w("recurrent_to_input", [n_cell, n_cell], 4),
+           w("recurrent_to_forget", [n_cell, n_cell], 5),
+           w("recurrent_to_cell", [n_cell, n_cell], 6),
+           w("recurrent_to_output", [n_cell, n_cell], 7),
+           -1, -1, -1,
+           -1 if cifg else bias("input_gate", 0), bias("forget_gate", 1),
+           bias("cell_gate", 2), bias("output_gate", 3),
+           -1, -1,
+           g.tensor(name + "/output_state", [batch, n_cell], TT.FLOAT32, variable=True),
+           g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True),
+           -1, -1, -1, -1]
+    y = g.tensor(name, [batch, n_cell], TT.FLOAT32)
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    return y
+
+
+def lstm(path):
+    m = Model("arenaprof generated: LSTM, the full kernel, float and hybrid")
+    g = Graph(m, "main")
+    x = g.tensor("input", [2, 24], TT.FLOAT32)
+    a = lstm_layer(g, "lstm0", x, 2, 24, 20, TT.FLOAT32, 100)
+    b = lstm_layer(g, "lstm1", a, 2, 20, 16, TT.FLOAT32, 120, cifg=True)
+    c = lstm_layer(g, "lstm2", b, 2, 16, 12, TT.INT8, 140)
+    g.g.inputs = [x]
+    g.g.outputs = [c]
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -486,6 +530,7 @@ MODELS = {
     "gen_svdf.tflite": svdf,
     "gen_add_n.tflite": add_n,
     "gen_rnn.tflite": rnn,
+    "gen_lstm.tflite": lstm,
     "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
