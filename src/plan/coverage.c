@@ -16,8 +16,8 @@
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
-	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32, OP_PAD = 34,
-	OP_BIDIRECTIONAL_SEQUENCE_RNN = 46, OP_PADV2 = 60, OP_SLICE = 65, OP_READ_VARIABLE = 143,
+	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32, OP_PAD = 34, OP_PADV2 = 60,
+	OP_SLICE = 65, OP_READ_VARIABLE = 143,
 };
 
 enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
@@ -90,8 +90,6 @@ static const struct cover {
 	{ 209, ALWAYS, 0, "STABLEHLO_CASE: branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "FULLY_CONNECTED with an int4 or sparse filter: "
 					  "temporaries not modelled" },
-	{ OP_BIDIRECTIONAL_SEQUENCE_RNN, SPECIAL, 0, "BIDIRECTIONAL_SEQUENCE_RNN hybrid: "
-						    "temporaries not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "LSTM, basic or integer kernel: its Prepare is not modelled" },
 	{ OP_PAD, SPECIAL, 0, "PAD of a scalar: output dyn" },
 	{ OP_PADV2, SPECIAL, 0, "PADV2 of a scalar: output dyn" },
@@ -139,11 +137,6 @@ static uint8_t in_type(const struct ap_graph *g, const struct ap_op *op, uint32_
 	return t >= 0 && (uint32_t)t < g->n_tensors ? g->t[t].type : 0xff;
 }
 
-static bool int_weights(uint8_t t)
-{
-	return t == AP_TT_UINT8 || t == AP_TT_INT8 || t == AP_TT_INT4;
-}
-
 /* A shape with an unknown dimension (shape_signature -1). */
 static bool unknown_dims(const struct ap_model_tensor *t)
 {
@@ -160,8 +153,6 @@ static bool special(const struct ap_graph *g, uint32_t node)
 	const struct ap_model_tensor *out0 = mtensor(g, op->n_out ? op->out[0] : -1);
 
 	switch (op->opcode) {
-	case OP_BIDIRECTIONAL_SEQUENCE_RNN:
-		return in_type(g, op, 0) == AP_TT_FLOAT32 && int_weights(in_type(g, op, 1));
 	case OP_FULLY_CONNECTED: {
 		const struct ap_model_tensor *f = mtensor(g, op->n_in > 1 ? op->in[1] : -1);
 

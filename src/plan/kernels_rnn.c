@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, lstm.cc,
- * svdf.cc, basic_rnn.cc, unidirectional_sequence_rnn.cc).
+ * svdf.cc, basic_rnn.cc, unidirectional_sequence_rnn.cc, bidirectional_sequence_rnn.cc).
  */
 #include "kernels_priv.h"
 
@@ -200,5 +200,52 @@ int kt_prep_rnn(struct kctx *k)
 		};
 
 		return kt_set_tmps(k, 0, base, t, 6);
+	}
+}
+
+/*
+ * BIDIRECTIONAL_SEQUENCE_RNN: bidirectional_sequence_rnn.cc. Init reserves 9 tensors; only
+ * the hybrid kernel (float32 input, uint8/int8 forward weights) uses them, 8 without an
+ * aux input and 9 with: input_quantized (weights type, input shape), fw and bw
+ * hidden_state_quantized (their shapes), scaling_factors float32 [batch], accum_scratch
+ * int32 [max(fw units, bw units), batch], zero_points int32 [batch], fw and bw row_sums
+ * int32 [2 or 3 with aux, units] (persistent), aux_input_quantized (aux input shape).
+ */
+int kt_prep_bidirectional_sequence_rnn(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *fw = input(k, 1), *bw = input(k, 5);
+	const struct ap_model_tensor *fh = input(k, 4), *bh = input(k, 8), *aux = input(k, 9);
+	int32_t base = k->init_base[k->node];
+	bool tm, has_aux;
+	uint8_t wt;
+
+	if (base < 0 || !in || !fw || !bw || !fh || !bh || k->mo->n_inputs != 12 ||
+	    in->rank != 3 || fw->rank != 2 || bw->rank != 2)
+		return 0;
+	wt = ttype(k, in_index(k, 1));
+	if (ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 || (wt != AP_TT_UINT8 && wt != AP_TT_INT8))
+		return 0;
+	tm = k->mo->options_type == OPT_BIDIRECTIONAL_SEQUENCE_RNN && option(k, 0, 1, 0);
+	has_aux = input(k, 10) && input(k, 11);
+	if (has_aux && !aux)
+		return 0;
+	{
+		int32_t b[1] = { dim(in, tm ? 1 : 0) }, fu = dim(fw, 0), bu = dim(bw, 0);
+		int32_t acc[2] = { fu > bu ? fu : bu, b[0] }, nr = has_aux ? 3 : 2;
+		int32_t frs[2] = { nr, fu }, brs[2] = { nr, bu };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "fw_hidden_state_quantized", wt, fh->shape, fh->rank, AP_ALLOC_ARENA },
+			{ "bw_hidden_state_quantized", wt, bh->shape, bh->rank, AP_ALLOC_ARENA },
+			{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+			{ "zero_points", AP_TT_INT32, b, 1, AP_ALLOC_ARENA },
+			{ "fw_row_sums", AP_TT_INT32, frs, 2, AP_ALLOC_PERSISTENT },
+			{ "bw_row_sums", AP_TT_INT32, brs, 2, AP_ALLOC_PERSISTENT },
+			{ "aux_input_quantized", wt, aux ? aux->shape : NULL, aux ? aux->rank : 0,
+			  AP_ALLOC_ARENA },
+		};
+
+		return kt_set_tmps(k, 0, base, t, has_aux ? 9 : 8);
 	}
 }
