@@ -25,6 +25,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  hybrid (int8 weights)
     gen_lstm.tflite              LSTM (the full kernel, one step): float with and
                                  without CIFG, and hybrid
+    gen_bidi_rnn.tflite          BIDIRECTIONAL_SEQUENCE_RNN, float (merged outputs)
+                                 and hybrid (two outputs)
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -475,6 +477,41 @@ def lstm(path):
     m.write(path)
 
 
+def bidi_rnn_layer(g, name, x, batch, steps, n_in, fw_units, bw_units, wtype, seed,
+                   merge):
+    ins = [x]
+    for side, units, i in (("fw", fw_units, 0), ("bw", bw_units, 4)):
+        ins += [const_weights(g, "%s/%s_weights" % (name, side), [units, n_in], wtype,
+                              seed + i),
+                const_weights(g, "%s/%s_recurrent" % (name, side), [units, units], wtype,
+                              seed + i + 1),
+                g.tensor("%s/%s_bias" % (name, side), [units], TT.FLOAT32,
+                         weights([units], np.float32, seed + i + 2)),
+                g.tensor("%s/%s_state" % (name, side), [batch, units], TT.FLOAT32,
+                         variable=True)]
+    ins += [-1, -1, -1]
+    o = fb.BidirectionalSequenceRNNOptionsT()
+    o.mergeOutputs = merge
+    if merge:
+        outs = [g.tensor(name, [batch, steps, fw_units + bw_units], TT.FLOAT32)]
+    else:
+        outs = [g.tensor(name + "/fw", [batch, steps, fw_units], TT.FLOAT32),
+                g.tensor(name + "/bw", [batch, steps, bw_units], TT.FLOAT32)]
+    g.op(OP.BIDIRECTIONAL_SEQUENCE_RNN, ins, outs, OPT.BidirectionalSequenceRNNOptions, o)
+    return outs
+
+
+def bidi_rnn(path):
+    m = Model("arenaprof generated: BIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
+    g = Graph(m, "main")
+    x = g.tensor("input", [2, 4, 10], TT.FLOAT32)
+    y = bidi_rnn_layer(g, "bidi0", x, 2, 4, 10, 8, 6, TT.FLOAT32, 150, True)[0]
+    outs = bidi_rnn_layer(g, "bidi1", y, 2, 4, 14, 12, 10, TT.INT8, 160, False)
+    g.g.inputs = [x]
+    g.g.outputs = outs
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -531,6 +568,7 @@ MODELS = {
     "gen_add_n.tflite": add_n,
     "gen_rnn.tflite": rnn,
     "gen_lstm.tflite": lstm,
+    "gen_bidi_rnn.tflite": bidi_rnn,
     "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
