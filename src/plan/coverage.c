@@ -16,8 +16,8 @@
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
-	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32, OP_PAD = 34, OP_PADV2 = 60,
-	OP_SLICE = 65, OP_READ_VARIABLE = 143,
+	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32, OP_PAD = 34,
+	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52, OP_PADV2 = 60, OP_SLICE = 65, OP_READ_VARIABLE = 143,
 };
 
 enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
@@ -45,7 +45,6 @@ static const struct cover {
 	{ 45, DYN, 0x0e, "STRIDED_SLICE with computed begin, end or strides: output dyn" },
 	{ 48, DYN, 0x02, "TOPK_V2 with a computed k: outputs dyn" },
 	{ 49, DYN, 0x01, "SPLIT on a computed axis: outputs dyn" },
-	{ 52, ALWAYS, 0, "BIDIRECTIONAL_SEQUENCE_LSTM: Prepare's scratches not modelled" },
 	{ 56, DYN, 0x02, "ARG_MAX over a computed axis: output dyn" },
 	{ 60, DYN, 0x02, "PADV2 with computed paddings: output dyn, plan split" },
 	{ 67, DYN, 0x01, "TRANSPOSE_CONV with a computed output_shape: output dyn" },
@@ -91,6 +90,8 @@ static const struct cover {
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "FULLY_CONNECTED with an int4 or sparse filter: "
 					  "temporaries not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "LSTM, basic or integer kernel: its Prepare is not modelled" },
+	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, SPECIAL, 0, "BIDIRECTIONAL_SEQUENCE_LSTM, hybrid: its "
+						     "temporaries are not modelled" },
 	{ OP_PAD, SPECIAL, 0, "PAD of a scalar: output dyn" },
 	{ OP_PADV2, SPECIAL, 0, "PADV2 of a scalar: output dyn" },
 	{ OP_SLICE, SPECIAL, 0, "SLICE with computed begin or size and no static output "
@@ -165,6 +166,9 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		return mo->options_type != OPT_LSTM || in_type(g, op, 0) != AP_TT_FLOAT32 ||
 		       ap_model_op_option(g->model, mo, 3, 1, 0) != 0;
 	}
+	case OP_BIDIRECTIONAL_SEQUENCE_LSTM:
+		/* kernels_rnn.c models the float kernel only */
+		return in_type(g, op, 0) != AP_TT_FLOAT32 || in_type(g, op, 4) != AP_TT_FLOAT32;
 	case OP_PAD:
 	case OP_PADV2:
 		return in0 && in0->rank == 0;

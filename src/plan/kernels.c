@@ -214,7 +214,7 @@ static const struct kernel {
 	{ OP_REDUCE_ANY, 0, kt_prep_reduce },
 	{ OP_REDUCE_ALL, 0, kt_prep_reduce },
 	{ OP_LSTM, 12 + 9, kt_prep_lstm },
-	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, 19, NULL },
+	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, 19, kt_prep_bidirectional_sequence_lstm },
 	{ OP_BIDIRECTIONAL_SEQUENCE_RNN, 9, kt_prep_bidirectional_sequence_rnn },
 	{ OP_RNN, 6, kt_prep_rnn },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_RNN, 6, kt_prep_rnn },

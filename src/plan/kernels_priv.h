@@ -57,6 +57,7 @@ enum {
 	OPT_CONV_2D = 1,
 	OPT_SVDF = 6,
 	OPT_SEQUENCE_RNN = 31,
+	OPT_BIDIRECTIONAL_SEQUENCE_LSTM = 69,
 	OPT_BIDIRECTIONAL_SEQUENCE_RNN = 70,
 	OPT_LSTM = 14,
 	OPT_TRANSPOSE_CONV = 49,
@@ -187,6 +188,7 @@ int kt_prep_lstm(struct kctx *k);
 int kt_prep_svdf(struct kctx *k);
 int kt_prep_rnn(struct kctx *k);
 int kt_prep_bidirectional_sequence_rnn(struct kctx *k);
+int kt_prep_bidirectional_sequence_lstm(struct kctx *k);
 int kt_prep_reduce(struct kctx *k);
 int kt_prep_add_n(struct kctx *k);
 int kt_prep_dequantize(struct kctx *k);

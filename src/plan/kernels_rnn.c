@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, lstm.cc,
- * svdf.cc, basic_rnn.cc, unidirectional_sequence_rnn.cc, bidirectional_sequence_rnn.cc).
+ * bidirectional_sequence_lstm.cc, svdf.cc, basic_rnn.cc, unidirectional_sequence_rnn.cc,
+ * bidirectional_sequence_rnn.cc).
  */
 #include "kernels_priv.h"
 
@@ -247,5 +248,42 @@ int kt_prep_bidirectional_sequence_rnn(struct kctx *k)
 		};
 
 		return kt_set_tmps(k, 0, base, t, has_aux ? 9 : 8);
+	}
+}
+
+/*
+ * BIDIRECTIONAL_SEQUENCE_LSTM: bidirectional_sequence_lstm.cc. Init reserves 19 tensors;
+ * a float Prepare makes the first two the scratch buffers, of the input type: forward
+ * [n_batch, n_fw_cell * (cifg ? 4 : 5) + 16], backward [n_batch, n_bw_cell * (cifg ? 4 :
+ * 5)] (no padding on that side), each side's cifg its own input_to_input weights being
+ * absent. n_batch is input dim 1 when time major (the option's default), else dim 0;
+ * n_cell is each side's input_to_output weights dim 0. The hybrid kernel (18 or 19
+ * temporaries) is named as not modelled.
+ */
+int kt_prep_bidirectional_sequence_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *fw = input(k, 4), *bw = input(k, 21);
+	int32_t base = k->init_base[k->node], nb, f, b;
+	bool tm;
+
+	if (base < 0 || !in || !fw || !bw || k->mo->n_inputs != 48 || in->rank != 3 ||
+	    fw->rank != 2 || bw->rank != 2 || ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 ||
+	    ttype(k, in_index(k, 4)) != AP_TT_FLOAT32)
+		return 0;
+	tm = k->mo->options_type != OPT_BIDIRECTIONAL_SEQUENCE_LSTM || option(k, 4, 1, 1);
+	nb = dim(in, tm ? 1 : 0);
+	f = mul(dim(fw, 0), input(k, 1) ? 5 : 4);
+	b = mul(dim(bw, 0), input(k, 18) ? 5 : 4);
+	if (f < 0 || f > INT32_MAX - 16 || b < 0)
+		return 0;
+	{
+		int32_t fd[2] = { nb, f + 16 }, bd[2] = { nb, b };
+		uint8_t it = ttype(k, in_index(k, 0));
+		const struct kt_tmp t[] = {
+			{ "fw_scratch_buffer", it, fd, 2, AP_ALLOC_ARENA },
+			{ "bw_scratch_buffer", it, bd, 2, AP_ALLOC_ARENA },
+		};
+
+		return kt_set_tmps(k, 0, base, t, 2);
 	}
 }
