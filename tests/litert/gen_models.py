@@ -27,6 +27,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  without CIFG, and hybrid
     gen_bidi_rnn.tflite          BIDIRECTIONAL_SEQUENCE_RNN, float (merged outputs)
                                  and hybrid (two outputs)
+    gen_bidi_lstm.tflite         BIDIRECTIONAL_SEQUENCE_LSTM, float, time major and
+                                 not, with CIFG on one side
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -435,29 +437,37 @@ def rnn(path):
     m.write(path)
 
 
-def lstm_layer(g, name, x, batch, n_in, n_cell, wtype, seed, cifg=False):
-    """An LSTM node, 24 inputs: no peepholes, projection or layer norm."""
+def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg):
+    """One LSTM cell's 18 inputs from input_to_input weights on: no peepholes or
+    projection."""
     def w(part, shape, i):
         return const_weights(g, "%s/%s" % (name, part), shape, wtype, seed + i)
 
     def bias(part, i):
         return g.tensor("%s/%s_bias" % (name, part), [n_cell], TT.FLOAT32,
                         weights([n_cell], np.float32, seed + 10 + i))
-    ins = [x,
-           -1 if cifg else w("input_to_input", [n_cell, n_in], 0),
-           w("input_to_forget", [n_cell, n_in], 1), w("input_to_cell", [n_cell, n_in], 2),
-           w("input_to_output", [n_cell, n_in], 3),
-           -1 if cifg else w("recurrent_to_input", [n_cell, n_cell], 4),
-           w("recurrent_to_forget", [n_cell, n_cell], 5),
-           w("recurrent_to_cell", [n_cell, n_cell], 6),
-           w("recurrent_to_output", [n_cell, n_cell], 7),
-           -1, -1, -1,
-           -1 if cifg else bias("input_gate", 0), bias("forget_gate", 1),
-           bias("cell_gate", 2), bias("output_gate", 3),
-           -1, -1,
-           g.tensor(name + "/output_state", [batch, n_cell], TT.FLOAT32, variable=True),
-           g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True),
-           -1, -1, -1, -1]
+    return [-1 if cifg else w("input_to_input", [n_cell, n_in], 0),
+            w("input_to_forget", [n_cell, n_in], 1), w("input_to_cell", [n_cell, n_in], 2),
+            w("input_to_output", [n_cell, n_in], 3),
+            -1 if cifg else w("recurrent_to_input", [n_cell, n_cell], 4),
+            w("recurrent_to_forget", [n_cell, n_cell], 5),
+            w("recurrent_to_cell", [n_cell, n_cell], 6),
+            w("recurrent_to_output", [n_cell, n_cell], 7),
+            -1, -1, -1,
+            -1 if cifg else bias("input_gate", 0), bias("forget_gate", 1),
+            bias("cell_gate", 2), bias("output_gate", 3),
+            -1, -1]
+
+
+def lstm_state(g, name, batch, n_cell):
+    return [g.tensor(name + "/output_state", [batch, n_cell], TT.FLOAT32, variable=True),
+            g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True)]
+
+
+def lstm_layer(g, name, x, batch, n_in, n_cell, wtype, seed, cifg=False):
+    """An LSTM node, 24 inputs: no peepholes, projection or layer norm."""
+    ins = ([x] + lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg) +
+           lstm_state(g, name, batch, n_cell) + [-1, -1, -1, -1])
     y = g.tensor(name, [batch, n_cell], TT.FLOAT32)
     o = fb.LSTMOptionsT()
     o.fusedActivationFunction = fb.ActivationFunctionType.TANH
@@ -507,6 +517,41 @@ def bidi_rnn(path):
     x = g.tensor("input", [2, 4, 10], TT.FLOAT32)
     y = bidi_rnn_layer(g, "bidi0", x, 2, 4, 10, 8, 6, TT.FLOAT32, 150, True)[0]
     outs = bidi_rnn_layer(g, "bidi1", y, 2, 4, 14, 12, 10, TT.INT8, 160, False)
+    g.g.inputs = [x]
+    g.g.outputs = outs
+    m.write(path)
+
+
+def bidi_lstm_layer(g, name, x, steps, batch, n_in, fw_cell, bw_cell, seed, time_major):
+    """A BIDIRECTIONAL_SEQUENCE_LSTM node, 48 inputs, the backward side with CIFG (LiteRT
+    wants the same number of cells on both sides)."""
+    ins = ([x] + lstm_gates(g, name + "/fw", n_in, fw_cell, TT.FLOAT32, seed, False) +
+           lstm_gates(g, name + "/bw", n_in, bw_cell, TT.FLOAT32, seed + 20, True) +
+           lstm_state(g, name + "/fw", batch, fw_cell) +
+           lstm_state(g, name + "/bw", batch, bw_cell) + [-1] * 9)
+    o = fb.BidirectionalSequenceLSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    o.timeMajor = time_major
+    lead = [steps, batch] if time_major else [batch, steps]
+    outs = [g.tensor(name + "/fw_out", lead + [fw_cell], TT.FLOAT32),
+            g.tensor(name + "/bw_out", lead + [bw_cell], TT.FLOAT32)]
+    g.op(OP.BIDIRECTIONAL_SEQUENCE_LSTM, ins, outs, OPT.BidirectionalSequenceLSTMOptions, o)
+    return outs
+
+
+def bidi_lstm(path):
+    m = Model("arenaprof generated: BIDIRECTIONAL_SEQUENCE_LSTM, float")
+    g = Graph(m, "main")
+    x = g.tensor("input", [6, 2, 12], TT.FLOAT32)     # time major
+    fw, bw = bidi_lstm_layer(g, "bidi0", x, 6, 2, 12, 10, 10, 200, True)
+    cat = g.tensor("concat", [6, 2, 20], TT.FLOAT32)
+    co = fb.ConcatenationOptionsT()
+    co.axis = 2
+    g.op(OP.CONCATENATION, [fw, bw], [cat], OPT.ConcatenationOptions, co)
+    perm = g.tensor("perm", [3], TT.INT32, np.array([1, 0, 2], dtype=np.int32))
+    bm = g.tensor("batch_major", [2, 6, 20], TT.FLOAT32)
+    g.op(OP.TRANSPOSE, [cat, perm], [bm])
+    outs = bidi_lstm_layer(g, "bidi1", bm, 6, 2, 20, 6, 6, 240, False)
     g.g.inputs = [x]
     g.g.outputs = outs
     m.write(path)
@@ -569,6 +614,7 @@ MODELS = {
     "gen_rnn.tflite": rnn,
     "gen_lstm.tflite": lstm,
     "gen_bidi_rnn.tflite": bidi_rnn,
+    "gen_bidi_lstm.tflite": bidi_lstm,
     "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
