@@ -7,49 +7,20 @@
 #include "kernels_priv.h"
 
 /*
- * UNIDIRECTIONAL_SEQUENCE_LSTM: unidirectional_sequence_lstm.cc. Init reserves 12 tensors
+ * The temporaries both LSTM kernels make of the tensors their Init reserved, as
+ * UNIDIRECTIONAL_SEQUENCE_LSTM (unidirectional_sequence_lstm.cc) does: Init reserves 12
  * (kNumTemporaryTensors). Prepare (20 or 24 inputs) makes the first of them temporaries,
  * all kTfLiteArenaRw unless said otherwise; n_batch/n_input from the input (time_major
  * swaps dims 0 and 1), n_cell = input_to_output_weights dim 0, n_output =
  * recurrent_to_output_weights dim 1 (dim 0 when 1-D), cifg = no input_to_input_weights:
  *  - integer (int8 input, 8x8_16): 6 of [n_batch, n_cell]: 4 int16, 1 int8, 1 int32;
- *  - float: 1, scratch_buffer of the input type [n_batch, n_cell * (cifg ? 4 : 5) + 16];
+ *  - float: 1, scratch_buffer of the input type [n_batch, n_cell * (cifg ? 4 : 5) + pad];
  *  - hybrid (float32 input, uint8/int8 weights): all 12: that scratch_buffer; input,
  *    output_state and cell_state quantized to the weight type (their shapes); 3 scaling
  *    factors float32 [n_batch]; recovered_cell_weights float32 [n_cell]; accum_scratch
  *    int32 [n_cell, n_batch]; 2 zero points float32 [n_batch]; row_sums int32 [(cifg ? 6
  *    : 8) + (projection ? ceil(n_output / n_cell) : 0), n_cell] kTfLiteArenaRwPersistent.
  */
-static int lstm_temporaries(struct kctx *k, int32_t nb, int32_t pad);
-
-int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
-{
-	const struct ap_model_tensor *in = input(k, 0);
-	bool tm;
-
-	if (!in || in->rank < 3)
-		return 0;
-	tm = k->mo->options_type == OPT_UNIDIRECTIONAL_SEQUENCE_LSTM && option(k, 3, 1, 0);
-	return lstm_temporaries(k, tm ? dim(in, 1) : dim(in, 0), 16);
-}
-
-/*
- * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default) with a
- * float32 input, float or hybrid: as the sequence kernel above, for one step: n_batch is
- * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel and
- * the integer one (8 temporaries of other shapes) are named as not modelled.
- */
-int kt_prep_lstm(struct kctx *k)
-{
-	const struct ap_model_tensor *in = input(k, 0);
-
-	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || option(k, 3, 1, 0) != 0 ||
-	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
-		return 0;
-	return lstm_temporaries(k, dim(in, 0), 0);
-}
-
-/* The temporaries both LSTM kernels make of the 12 tensors Init reserved. */
 static int lstm_temporaries(struct kctx *k, int32_t nb, int32_t pad)
 {
 	const struct ap_model_tensor *in = input(k, 0), *w = input(k, 4), *rw = input(k, 8);
@@ -111,6 +82,35 @@ static int lstm_temporaries(struct kctx *k, int32_t nb, int32_t pad)
 	}
 	return 0;
 }
+
+/* UNIDIRECTIONAL_SEQUENCE_LSTM: n_batch from dim 1 when time major, a padding of 16. */
+int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+	bool tm;
+
+	if (!in || in->rank < 3)
+		return 0;
+	tm = k->mo->options_type == OPT_UNIDIRECTIONAL_SEQUENCE_LSTM && option(k, 3, 1, 0);
+	return lstm_temporaries(k, tm ? dim(in, 1) : dim(in, 0), 16);
+}
+
+/*
+ * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default) with a
+ * float32 input, float or hybrid: as the sequence kernel, for one step: n_batch is
+ * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel and
+ * the integer one (8 temporaries of other shapes) are named as not modelled.
+ */
+int kt_prep_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+
+	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || option(k, 3, 1, 0) != 0 ||
+	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
+		return 0;
+	return lstm_temporaries(k, dim(in, 0), 0);
+}
+
 
 /*
  * SVDF: svdf.cc. Init reserves 6 tensors; Prepare makes the first a scratch [batch,
