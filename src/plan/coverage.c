@@ -73,7 +73,6 @@ static const struct cover {
 	{ 125, DYN, 0x03, "of computed data or ids: output dyn" },
 	{ 130, DYN, 0x02, "to a computed shape: output dyn" },
 	{ 131, ALWAYS, 0, "Prepare's 4 temporaries not modelled" },
-	{ 132, ALWAYS, 0, "Prepare's im2col not modelled" },
 	{ 140, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 141, ALWAYS, 0, "col2im and output_shape not modelled" },
 	{ 146, DYN, 0x01, "of a computed shape: output dyn" },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kernels_conv: convolutions and matrix products (conv.cc, depthwise_conv.cc,
+ * kernels_conv: convolutions and matrix products (conv.cc, depthwise_conv.cc, conv3d.cc,
  * transpose_conv.cc, fully_connected.cc, batch_matmul.cc): their temporaries.
  */
 #include <string.h>
@@ -126,6 +126,52 @@ int kt_prep_conv(struct kctx *k)
 			return -1;
 	}
 	return hybrid ? conv_hybrid(k, in, f, oh, ow) : 0;
+}
+
+/*
+ * CONV_3D: conv3d.cc, Prepare<kGenericOptimized> (Register_CONV_3D). Float32 only. When
+ * any stride or dilation is not 1 or the filter [kd, kh, kw, cin, cout] is not 1x1x1, one
+ * AddTensors(1) on the first Prepare: im2col, the input's type, [batch, out_d, out_h,
+ * out_w, kd*kh*kw*cin], kTfLiteArenaRw. (The 1 GB im2col limit applies on mobile
+ * platforms only.)
+ */
+int kt_prep_conv3d(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *f = input(k, 1);
+	int64_t pad, sd, sw, sh, dd, dw, dh;
+	int32_t od, oh, ow, depth;
+
+	if (!in || !f || (k->mo->n_inputs != 2 && k->mo->n_inputs != 3) ||
+	    k->mo->n_outputs != 1 || k->mo->options_type != OPT_CONV_3D || in->rank != 5 ||
+	    f->rank != 5 || ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 ||
+	    ttype(k, in_index(k, 1)) != AP_TT_FLOAT32 || dim(in, 4) != dim(f, 3))
+		return 0;
+	pad = option(k, 0, 1, 0);
+	sd = option(k, 1, 4, 0);
+	sw = option(k, 2, 4, 0);
+	sh = option(k, 3, 4, 0);
+	dd = option(k, 5, 4, 1);
+	dw = option(k, 6, 4, 1);
+	dh = option(k, 7, 4, 1);
+	for (uint32_t d = 1; d < 5; d++)
+		if (dim(in, d) <= 0 || dim(f, d - 1) <= 0 || dim(f, 4) <= 0)
+			return 0;
+	if (sd <= 0 || sw <= 0 || sh <= 0 || dd <= 0 || dw <= 0 || dh <= 0)
+		return 0;
+	if (sd == 1 && sw == 1 && sh == 1 && dd == 1 && dw == 1 && dh == 1 &&
+	    dim(f, 0) == 1 && dim(f, 1) == 1 && dim(f, 2) == 1)
+		return 0;
+	od = out_size(pad, dim(in, 1), dim(f, 0), sd, dd);
+	oh = out_size(pad, dim(in, 2), dim(f, 1), sh, dh);
+	ow = out_size(pad, dim(in, 3), dim(f, 2), sw, dw);
+	depth = mul(mul(mul(dim(f, 0), dim(f, 1)), dim(f, 2)), dim(f, 3));
+	if (od < 0 || oh < 0 || ow < 0 || depth < 0)
+		return 0;
+	{
+		int32_t d[5] = { dim(in, 0), od, oh, ow, depth };
+
+		return kt_new_tmp(k, "im2col", AP_TT_FLOAT32, d, 5, AP_ALLOC_ARENA);
+	}
 }
 
 /*

@@ -46,6 +46,7 @@ enum {
 	OP_RANK = 110,
 	OP_DENSIFY = 124,
 	OP_BATCH_MATMUL = 126,
+	OP_CONV_3D = 132,
 	OP_REDUCE_ALL = 140,
 	OP_VAR_HANDLE = 142,
 	OP_BROADCAST_ARGS = 145,
@@ -59,6 +60,7 @@ enum {
 	OPT_SEQUENCE_RNN = 31,
 	OPT_BIDIRECTIONAL_SEQUENCE_LSTM = 69,
 	OPT_BIDIRECTIONAL_SEQUENCE_RNN = 70,
+	OPT_CONV_3D = 106,
 	OPT_LSTM = 14,
 	OPT_TRANSPOSE_CONV = 49,
 	OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71,
@@ -180,6 +182,7 @@ int kt_new_tmp(struct kctx *k, const char *what, uint8_t type, const int32_t *di
 /* Prepare of each modelled kernel: 0, or -1 (out of memory, or k->failed with k->err). */
 int kt_prep_conv(struct kctx *k);
 int kt_prep_depthwise_conv(struct kctx *k);
+int kt_prep_conv3d(struct kctx *k);
 int kt_prep_transpose_conv(struct kctx *k);
 int kt_prep_fully_connected(struct kctx *k);
 int kt_prep_batch_matmul(struct kctx *k);
