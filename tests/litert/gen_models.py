@@ -29,6 +29,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  and hybrid (two outputs)
     gen_bidi_lstm.tflite         BIDIRECTIONAL_SEQUENCE_LSTM, float, time major and
                                  not, with CIFG on one side
+    gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
+                                 one: im2col both times
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -557,6 +559,29 @@ def bidi_lstm(path):
     m.write(path)
 
 
+def conv3d(path):
+    m = Model("arenaprof generated: CONV_3D and its im2col")
+    g = Graph(m, "main")
+    x = g.tensor("input", [1, 4, 8, 8, 3], TT.FLOAT32)
+    prev = x
+    for i, (shape, stride, pad, out) in enumerate([
+            ([3, 3, 3, 3, 8], 1, fb.Padding.SAME, [1, 4, 8, 8, 8]),
+            ([1, 1, 1, 8, 4], 2, fb.Padding.VALID, [1, 2, 4, 4, 4])]):
+        f = g.tensor("conv3d%d/filter" % i, shape, TT.FLOAT32,
+                     weights(shape, np.float32, 300 + i))
+        b = g.tensor("conv3d%d/bias" % i, [shape[4]], TT.FLOAT32,
+                     weights([shape[4]], np.float32, 310 + i))
+        y = g.tensor("conv3d%d" % i, out, TT.FLOAT32)
+        o = fb.Conv3DOptionsT()
+        o.padding = pad
+        o.strideD = o.strideH = o.strideW = stride
+        g.op(OP.CONV_3D, [prev, f, b], [y], OPT.Conv3DOptions, o)
+        prev = y
+    g.g.inputs = [x]
+    g.g.outputs = [prev]
+    m.write(path)
+
+
 def const_fold(path):
     m = Model("arenaprof generated: outputs folded into the heap at Prepare")
     g = Graph(m, "main")
@@ -615,6 +640,7 @@ MODELS = {
     "gen_lstm.tflite": lstm,
     "gen_bidi_rnn.tflite": bidi_rnn,
     "gen_bidi_lstm.tflite": bidi_lstm,
+    "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
 }
 
