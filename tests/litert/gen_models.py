@@ -129,6 +129,19 @@ class Graph:
         self.g.operators.append(o)
 
 
+def main_graph(description):
+    """A model and its subgraph 0, "main"."""
+    m = Model(description)
+    return m, Graph(m, "main")
+
+
+def finish(m, g, inputs, outputs, path):
+    """Sets the main graph's inputs and outputs and writes the model."""
+    g.g.inputs = inputs
+    g.g.outputs = outputs
+    m.write(path)
+
+
 def conv_opts(stride, padding=fb.Padding.SAME):
     o = fb.Conv2DOptionsT()
     o.padding = padding
@@ -145,8 +158,7 @@ def weights(shape, dtype, seed):
 
 
 def hybrid_conv(path):
-    m = Model("arenaprof generated: dynamic-range quantized (hybrid) kernels")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: dynamic-range quantized (hybrid) kernels")
     x = g.tensor("input", [1, 16, 16, 8], TT.FLOAT32)
     # per channel: 16 different scales
     w0 = g.tensor("conv0/filter", [16, 3, 3, 8], TT.INT8, weights([16, 3, 3, 8], np.int8, 1),
@@ -186,14 +198,11 @@ def hybrid_conv(path):
     fo = fb.FullyConnectedOptionsT()
     fo.asymmetricQuantizeInputs = True
     g.op(OP.FULLY_CONNECTED, [flat, wf, bf], [out], OPT.FullyConnectedOptions, fo)
-    g.g.inputs = [x]
-    g.g.outputs = [out]
-    m.write(path)
+    finish(m, g, [x], [out], path)
 
 
 def float16_weights(path):
-    m = Model("arenaprof generated: float16 weights dequantized for float CONV_2D")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: float16 weights dequantized for float CONV_2D")
     x = g.tensor("input", [1, 16, 16, 4], TT.FLOAT32)
     prev = x
     for i, (cout, k, stride) in enumerate([(8, 3, 2), (8, 1, 1), (4, 3, 1)]):
@@ -210,9 +219,7 @@ def float16_weights(path):
         y = g.tensor("conv%d" % i, [1, h, h, cout], TT.FLOAT32)
         g.op(OP.CONV_2D, [prev, w, b], [y], OPT.Conv2DOptions, conv_opts(stride))
         prev = y
-    g.g.inputs = [x]
-    g.g.outputs = [prev]
-    m.write(path)
+    finish(m, g, [x], [prev], path)
 
 
 def var_handle(g, name):
@@ -224,8 +231,7 @@ def var_handle(g, name):
 
 
 def resource_vars(path):
-    m = Model("arenaprof generated: resource variables initialised by CALL_ONCE")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: resource variables initialised by CALL_ONCE")
     init = Graph(m, "init")
     x = g.tensor("input", [1, 64], TT.FLOAT32)
     co = fb.CallOnceOptionsT()
@@ -253,8 +259,7 @@ def resource_vars(path):
 
 
 def while_loop(path):
-    m = Model("arenaprof generated: a WHILE loop with cond and body subgraphs")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: a WHILE loop with cond and body subgraphs")
     cond = Graph(m, "cond")
     body = Graph(m, "body")
     x = g.tensor("input", [1, 32], TT.FLOAT32)
@@ -293,8 +298,7 @@ def while_loop(path):
 
 
 def if_else(path):
-    m = Model("arenaprof generated: IF with then and else subgraphs")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: IF with then and else subgraphs")
     then = Graph(m, "then")
     other = Graph(m, "else")
     flag = g.tensor("flag", [], TT.BOOL)
@@ -321,8 +325,7 @@ def if_else(path):
 
 
 def detection_postprocess(path):
-    m = Model("arenaprof generated: an SSD head and TFLite_Detection_PostProcess")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: an SSD head and TFLite_Detection_PostProcess")
     anchors_n, classes = 96, 6
     feat = g.tensor("features", [1, anchors_n, 16], TT.FLOAT32)
     wb = g.tensor("box/weights", [4, 16], TT.FLOAT32, weights([4, 16], np.float32, 50))
@@ -355,9 +358,7 @@ def detection_postprocess(path):
         "h_scale": 5.0, "w_scale": 5.0})
     g.op(OP.CUSTOM, [box, cls, anchors], outs, custom="TFLite_Detection_PostProcess",
          custom_opts=list(opts))
-    g.g.inputs = [feat]
-    g.g.outputs = outs
-    m.write(path)
+    finish(m, g, [feat], outs, path)
 
 
 def const_weights(g, name, shape, wtype, seed):
@@ -382,27 +383,21 @@ def svdf_layer(g, name, x, in_size, filters, rank, memory, wtype, seed):
 
 
 def svdf(path):
-    m = Model("arenaprof generated: SVDF, float and hybrid")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: SVDF, float and hybrid")
     x = g.tensor("input", [2, 40], TT.FLOAT32)
     y = svdf_layer(g, "svdf0", x, 40, 64, 4, 10, TT.FLOAT32, 60)
     z = svdf_layer(g, "svdf1", y, 16, 32, 2, 8, TT.INT8, 70)
-    g.g.inputs = [x]
-    g.g.outputs = [z]
-    m.write(path)
+    finish(m, g, [x], [z], path)
 
 
 def add_n(path):
-    m = Model("arenaprof generated: ADD_N and its scratch")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: ADD_N and its scratch")
     xs = [g.tensor("input%d" % i, [1, 100], TT.FLOAT32) for i in range(5)]
     y = g.tensor("sum", [1, 100], TT.FLOAT32)
     g.op(OP.ADD_N, xs, [y], OPT.AddNOptions, fb.AddNOptionsT())
     out = g.tensor("output", [1, 100], TT.FLOAT32)
     g.op(OP.ADD, [y, xs[0]], [out], OPT.AddOptions, fb.AddOptionsT())
-    g.g.inputs = xs
-    g.g.outputs = [out]
-    m.write(path)
+    finish(m, g, xs, [out], path)
 
 
 def rnn_layer(g, code, name, x, batch, in_size, units, wtype, seed, seq=None):
@@ -422,8 +417,7 @@ def rnn_layer(g, code, name, x, batch, in_size, units, wtype, seed, seq=None):
 
 
 def rnn(path):
-    m = Model("arenaprof generated: RNN and UNIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: RNN and UNIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
     x = g.tensor("input", [5, 3, 20], TT.FLOAT32)    # time major: [time, batch, in]
     s0 = rnn_layer(g, OP.UNIDIRECTIONAL_SEQUENCE_RNN, "seq0", x, 3, 20, 24, TT.FLOAT32, 80,
                    seq=5)
@@ -434,9 +428,7 @@ def rnn(path):
     g.op(OP.RESHAPE, [s1, flat_shape], [flat])
     r0 = rnn_layer(g, OP.RNN, "rnn0", flat, 3, 80, 12, TT.FLOAT32, 86)
     r1 = rnn_layer(g, OP.RNN, "rnn1", r0, 3, 12, 8, TT.INT8, 89)
-    g.g.inputs = [x]
-    g.g.outputs = [r1]
-    m.write(path)
+    finish(m, g, [x], [r1], path)
 
 
 def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg):
@@ -478,15 +470,12 @@ def lstm_layer(g, name, x, batch, n_in, n_cell, wtype, seed, cifg=False):
 
 
 def lstm(path):
-    m = Model("arenaprof generated: LSTM, the full kernel, float and hybrid")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: LSTM, the full kernel, float and hybrid")
     x = g.tensor("input", [2, 24], TT.FLOAT32)
     a = lstm_layer(g, "lstm0", x, 2, 24, 20, TT.FLOAT32, 100)
     b = lstm_layer(g, "lstm1", a, 2, 20, 16, TT.FLOAT32, 120, cifg=True)
     c = lstm_layer(g, "lstm2", b, 2, 16, 12, TT.INT8, 140)
-    g.g.inputs = [x]
-    g.g.outputs = [c]
-    m.write(path)
+    finish(m, g, [x], [c], path)
 
 
 def bidi_rnn_layer(g, name, x, batch, steps, n_in, fw_units, bw_units, wtype, seed,
@@ -514,14 +503,11 @@ def bidi_rnn_layer(g, name, x, batch, steps, n_in, fw_units, bw_units, wtype, se
 
 
 def bidi_rnn(path):
-    m = Model("arenaprof generated: BIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: BIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
     x = g.tensor("input", [2, 4, 10], TT.FLOAT32)
     y = bidi_rnn_layer(g, "bidi0", x, 2, 4, 10, 8, 6, TT.FLOAT32, 150, True)[0]
     outs = bidi_rnn_layer(g, "bidi1", y, 2, 4, 14, 12, 10, TT.INT8, 160, False)
-    g.g.inputs = [x]
-    g.g.outputs = outs
-    m.write(path)
+    finish(m, g, [x], outs, path)
 
 
 def bidi_lstm_layer(g, name, x, steps, batch, n_in, fw_cell, bw_cell, seed, time_major):
@@ -542,8 +528,7 @@ def bidi_lstm_layer(g, name, x, steps, batch, n_in, fw_cell, bw_cell, seed, time
 
 
 def bidi_lstm(path):
-    m = Model("arenaprof generated: BIDIRECTIONAL_SEQUENCE_LSTM, float")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: BIDIRECTIONAL_SEQUENCE_LSTM, float")
     x = g.tensor("input", [6, 2, 12], TT.FLOAT32)     # time major
     fw, bw = bidi_lstm_layer(g, "bidi0", x, 6, 2, 12, 10, 10, 200, True)
     cat = g.tensor("concat", [6, 2, 20], TT.FLOAT32)
@@ -554,14 +539,11 @@ def bidi_lstm(path):
     bm = g.tensor("batch_major", [2, 6, 20], TT.FLOAT32)
     g.op(OP.TRANSPOSE, [cat, perm], [bm])
     outs = bidi_lstm_layer(g, "bidi1", bm, 6, 2, 20, 6, 6, 240, False)
-    g.g.inputs = [x]
-    g.g.outputs = outs
-    m.write(path)
+    finish(m, g, [x], outs, path)
 
 
 def conv3d(path):
-    m = Model("arenaprof generated: CONV_3D and its im2col")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: CONV_3D and its im2col")
     x = g.tensor("input", [1, 4, 8, 8, 3], TT.FLOAT32)
     prev = x
     for i, (shape, stride, pad, out) in enumerate([
@@ -577,14 +559,11 @@ def conv3d(path):
         o.strideD = o.strideH = o.strideW = stride
         g.op(OP.CONV_3D, [prev, f, b], [y], OPT.Conv3DOptions, o)
         prev = y
-    g.g.inputs = [x]
-    g.g.outputs = [prev]
-    m.write(path)
+    finish(m, g, [x], [prev], path)
 
 
 def const_fold(path):
-    m = Model("arenaprof generated: outputs folded into the heap at Prepare")
-    g = Graph(m, "main")
+    m, g = main_graph("arenaprof generated: outputs folded into the heap at Prepare")
     x = g.tensor("input", [1, 8, 8, 4], TT.FLOAT32)
     shp = g.tensor("shape", [4], TT.INT32)
     so = fb.ShapeOptionsT()
@@ -622,9 +601,7 @@ def const_fold(path):
     g.op(OP.REDUCE_PROD, [c2, axis], [prod], OPT.ReducerOptions, ro)
     out = g.tensor("output", [1, 8, 8, 4], TT.FLOAT32)
     g.op(OP.ADD, [z, x], [out], OPT.AddOptions, fb.AddOptionsT())
-    g.g.inputs = [x]
-    g.g.outputs = [out, hw, rank, cr, prod]
-    m.write(path)
+    finish(m, g, [x], [out, hw, rank, cr, prod], path)
 
 
 MODELS = {
