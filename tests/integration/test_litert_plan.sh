@@ -34,7 +34,8 @@ loaded=0 exact=0
 compare() {	# compare MODEL THREADS, with the runtime in $RT_PY, named $RT
 	local m=$1 threads=$2 name rc gaps
 	name="$RT: $(basename "$m" .tflite) threads=$threads"
-	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"
+	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" "$m" \
+		>"$TMP/lr.csv" 2>"$TMP/lr.err"
 	rc=$?
 	gaps=$(not_modelled "$m")
 	if [ "$rc" -eq 3 ]; then

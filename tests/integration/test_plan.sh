@@ -125,7 +125,7 @@ MSG="$r" check "plan --json names the unmodelled custom operator" \
 "$ARENAPROF" plan "$posenet" >"$TMP/posenet.txt"
 MSG="$(grep -A3 'not modelled' "$TMP/posenet.txt")" check "plan's text names it too" \
 	grep -Eq '^  #37 +PosenetDecoderOp +custom operator' "$TMP/posenet.txt"
-r=$(python3 -c "import json; print(json.load(open('$TMP/mobilenet_v2_1.0_224_quant.tflite.json'))['not_modelled'])")
+r=$(json_get "$TMP/mobilenet_v2_1.0_224_quant.tflite.json" "d['not_modelled']")
 MSG="$r" check "a fully modelled model has an empty not_modelled" test "$r" = "[]"
 MSG="plan prints a not modelled section" \
 	check "and no 'not modelled' section in its text" \
