@@ -84,7 +84,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
 .PHONY: all check unit bench fuzz demo install install-strip uninstall deb deb-arm64 clean arm64 \
-	check-arm64 check-arm64-litert
+	check-arm64 check-arm64-litert check-litert-models
 all: $(BUILD)/arenaprof $(FIXTURES)
 
 # The boards' build beside the host's, for the arm64 VM suite: on an x86-64 host, the
@@ -170,6 +170,15 @@ check-arm64: all arm64
 
 check-arm64-litert: all arm64
 	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/integration/test_vm_arm64_litert.sh
+
+# The LiteRT comparison of make check on models the project has not seen:
+# make check-litert-models LITERT_MODELS=DIR (every DIR/*.tflite, both runtimes).
+check-litert-models: all
+	$(Q)test -d "$(LITERT_MODELS)" || { echo "usage: make check-litert-models" \
+		"LITERT_MODELS=DIR" >&2; exit 2; }
+	$(Q)out=$$(BUILD=$(BUILD) LITERT_MODELS="$(LITERT_MODELS)" \
+		bash tests/integration/test_litert_plan.sh); echo "$$out"; \
+		! echo "$$out" | grep -q '^FAIL:'
 
 bench: all
 	$(Q)BUILD=$(BUILD) bench/run-bench

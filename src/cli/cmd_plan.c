@@ -10,6 +10,7 @@
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
+#include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/plan_import.h"
 #include "arenaprof/render/plan_report.h"
@@ -59,6 +60,13 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 	}
 	s->model = m;
 	s->have_strategies = true;
+	rc = ap_kernel_gaps(&g, &s->gaps);
+	if (rc < 0) {
+		ap_cli_say("plan", "out of memory");
+		rc = AP_EXIT_RUNTIME;
+		goto out;
+	}
+	s->n_gaps = (uint32_t)rc;
 	for (int i = 0; i < AP_STRAT_COUNT; i++) {
 		struct ap_profile pr;
 		struct ap_tplan p;
@@ -198,6 +206,7 @@ int cmd_plan(int argc, char **argv)
 out:
 	ap_profile_free(&s.prof);
 	ap_tplan_free(&s.plan);
+	free(s.gaps);
 	ap_model_free(&m);
 	return rc;
 }

@@ -30,7 +30,9 @@ enum { MODEL_VERSION = 0, MODEL_OPERATOR_CODES = 1, MODEL_SUBGRAPHS = 2,
 	MODEL_DESCRIPTION = 3, MODEL_BUFFERS = 4, MODEL_METADATA = 6 };
 enum { SG_TENSORS = 0, SG_INPUTS = 1, SG_OUTPUTS = 2, SG_OPERATORS = 3, SG_NAME = 4 };
 enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
-	TENSOR_IS_VARIABLE = 5, TENSOR_SHAPE_SIGNATURE = 7 };
+	TENSOR_QUANTIZATION = 4, TENSOR_IS_VARIABLE = 5, TENSOR_SPARSITY = 6,
+	TENSOR_SHAPE_SIGNATURE = 7 };
+enum { QUANT_SCALE = 2 };
 enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4,
 	OP_INTERMEDIATES = 8 };
 enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM_CODE = 1, OPCODE_VERSION = 2,
@@ -103,10 +105,41 @@ static int read_metadata(struct rd *r, uint64_t ref, struct ap_model_metadata *m
 	return 0;
 }
 
+/*
+ * How many quantization scales a tensor has and whether they differ (conv.cc's test for a
+ * per-channel hybrid filter compares them as floats).
+ */
+static int read_scales(struct rd *r, const struct tbl *t, struct ap_model_tensor *tn)
+{
+	struct tbl q;
+	struct vec v;
+	uint64_t at;
+	float first = 0, x;
+	int rc = fb_field(r, t, TENSOR_QUANTIZATION, 4, "quantization", &at);
+
+	if (rc <= 0)
+		return rc;
+	if (fb_table_at(r, at, &q, "quantization table") ||
+	    fb_vec_field(r, &q, QUANT_SCALE, 4, "scale vector", &v) < 0)
+		return -1;
+	tn->n_scales = v.n;
+	for (uint32_t i = 0; i < v.n; i++) {
+		uint32_t bits = ld32(r->p + v.pos + 4 * (uint64_t)i);
+
+		memcpy(&x, &bits, sizeof(x));
+		if (!i)
+			first = x;
+		else if (x != first)
+			tn->scales_differ = true;
+	}
+	return 0;
+}
+
 static int read_tensor(struct rd *r, uint64_t ref, struct ap_model_tensor *tn)
 {
-	uint64_t type, buf, var;
+	uint64_t type, buf, var, at;
 	struct tbl t;
+	int sparse;
 
 	if (fb_table_at(r, ref, &t, "table") ||
 	    fb_ints_field(r, &t, TENSOR_SHAPE, "shape vector", &tn->shape, &tn->rank) ||
@@ -117,6 +150,11 @@ static int read_tensor(struct rd *r, uint64_t ref, struct ap_model_tensor *tn)
 	    fb_ints_field(r, &t, TENSOR_SHAPE_SIGNATURE, "shape_signature vector",
 			  &tn->shape_signature, &tn->sig_rank))
 		return -1;
+	/* only its presence matters: DENSIFY's Prepare asks for it */
+	sparse = fb_field(r, &t, TENSOR_SPARSITY, 4, "sparsity", &at);
+	if (sparse < 0 || read_scales(r, &t, tn))
+		return -1;
+	tn->sparse = sparse;
 	tn->type = (uint8_t)type;
 	tn->buffer = (uint32_t)buf;
 	tn->is_variable = var != 0;

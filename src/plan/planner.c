@@ -287,6 +287,7 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 	case AP_ALLOC_WEIGHTS:
 		return AP_KIND_WEIGHTS;
 	case AP_ALLOC_DYNAMIC:
+	case AP_ALLOC_RO:	/* heap too, written once at Prepare */
 		return AP_KIND_DYNAMIC;
 	case AP_ALLOC_PERSISTENT:
 		/* variables, or what kernels keep: dequantized constants, hwcn_weights */

@@ -128,6 +128,19 @@ static void print_live(FILE *f, const struct ap_tplan *p, int32_t op)
 	free(live);
 }
 
+/* The operators whose LiteRT kernel the plan does not model, one line per operator. */
+static void print_gaps(FILE *f, const struct ap_plan_set *s)
+{
+	if (!s->n_gaps)
+		return;
+	fprintf(f, "\nnot modelled: %u operator%s whose LiteRT kernel changes the plan in a way "
+		"arenaprof leaves out;\n  their tensors are planned as plain arena tensors:\n",
+		s->n_gaps, s->n_gaps == 1 ? "" : "s");
+	for (uint32_t i = 0; i < s->n_gaps; i++)
+		fprintf(f, "  #%-4u %-22s %s\n", s->gaps[i].node,
+			TS(op_name(&s->plan, (int32_t)s->gaps[i].node)), s->gaps[i].why);
+}
+
 void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 {
 	const struct ap_tplan *p = &s->plan;
@@ -154,6 +167,7 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 	}
 	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
 		s->as_float32 ? ", planned as if every activation were float32" : "");
+	print_gaps(f, s);
 	fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
 		B(p->weights_bytes));
 	fprintf(f, "arena       %12s  %s plan: anonymous, never reclaimable without swap\n",
@@ -304,6 +318,17 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 		ap_json_end_obj(&j);
 	}
 	ap_json_end_arr(&j);
+	if (s->model) {
+		ap_json_arr(&j, "not_modelled");
+		for (uint32_t i = 0; i < s->n_gaps; i++) {
+			ap_json_obj(&j, NULL);
+			ap_json_u64(&j, "index", s->gaps[i].node);
+			ap_json_str(&j, "opcode", op_name(p, (int32_t)s->gaps[i].node));
+			ap_json_str(&j, "reason", s->gaps[i].why);
+			ap_json_end_obj(&j);
+		}
+		ap_json_end_arr(&j);
+	}
 	ap_json_arr(&j, "ops");
 	for (uint32_t i = 0; i < pr->n_ops; i++) {
 		ap_json_obj(&j, NULL);

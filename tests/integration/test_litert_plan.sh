@@ -1,41 +1,75 @@
 #!/usr/bin/env bash
-# arenaprof's tflite plan against the real runtime: LiteRT (ai-edge-litert from PyPI,
-# no default delegates) plans every bundled model; every arena tensor's offset and size
-# and the arena extent must equal arenaprof's. Models that plain LiteRT cannot plan
-# (custom operators) must be refused by LiteRT too, and are listed with the reason.
+# arenaprof's tflite plan against the real runtime, twice: LiteRT 2.3.0 (ai-edge-litert)
+# and the current nightly (ai-edge-litert-nightly), each from PyPI in its own venv, no
+# default delegates. Each plans every bundled model; every arena tensor's offset and size,
+# the arena extent and the persistent arena's size must equal arenaprof's. Models that
+# plain LiteRT cannot plan (custom operators) must be refused by LiteRT too, and are
+# listed with the reason; plan must name what it does not model in them. Prints "N of M
+# models exact" per runtime over every model it loads (at one thread); a model that is
+# not exact must have its gaps named. LITERT_MODELS=DIR runs the same comparison on the
+# models in DIR instead (make check-litert-models): models the project has not seen.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
+MODELS=${LITERT_MODELS:-$MODELS}
 
 PY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
-if ! "$PY" -c 'import ai_edge_litert' 2>/dev/null; then
-	fail "LiteRT available" "$PY cannot import ai_edge_litert: run scripts/install-deps"
-	exit 1
-fi
+NPY=${ARENAPROF_NIGHTLY_VENV:-/opt/arenaprof-nightly-venv}/bin/python
+runtimes=()
+for py in "$PY" "$NPY"; do
+	if ! "$py" -c 'import ai_edge_litert' 2>/dev/null; then
+		fail "LiteRT available" "$py cannot import ai_edge_litert: run scripts/install-deps"
+		continue
+	fi
+	runtimes+=("$py")
+done
+[ "${#runtimes[@]}" -gt 0 ] || exit 1
 
-compare() {	# compare MODEL THREADS
-	local m=$1 threads=$2 name rc
-	name="$(basename "$m" .tflite) threads=$threads"
-	"$PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"
+# the not_modelled operators plan --json names, "#index opcode" each, one line
+not_modelled() {
+	"$ARENAPROF" plan "$1" --json | python3 -c 'import json, sys
+print(" ".join("#%d %s" % (g["index"], g["opcode"]) for g in json.load(sys.stdin)["not_modelled"]))'
+}
+
+loaded=0 exact=0
+compare() {	# compare MODEL THREADS, with the runtime in $RT_PY, named $RT
+	local m=$1 threads=$2 name rc gaps
+	name="$RT: $(basename "$m" .tflite) threads=$threads"
+	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" "$m" \
+		>"$TMP/lr.csv" 2>"$TMP/lr.err"
 	rc=$?
+	gaps=$(not_modelled "$m")
 	if [ "$rc" -eq 3 ]; then
 		# not comparable: LiteRT itself cannot plan it (checked, not assumed)
 		pass "$name: not comparable in plain LiteRT: $(head -1 "$TMP/lr.err" |
 			sed 's/^not comparable: //')"
+		MSG="plan --json not_modelled is empty" \
+			check "$name: plan names what it does not model ($gaps)" test -n "$gaps"
 		return
 	fi
 	if [ "$rc" -ne 0 ]; then
 		fail "$name: LiteRT plan" "litert_plan.py exit $rc: $(head -3 "$TMP/lr.err")"
 		return
 	fi
+	[ "$threads" = 1 ] && loaded=$((loaded + 1))
 	"$ARENAPROF" plan "$m" --threads "$threads" --csv >"$TMP/ap.csv"
 	python3 tests/litert/compare_plan.py "$TMP/lr.csv" "$TMP/ap.csv" >"$TMP/cmp" 2>&1
 	rc=$?
 	echo "match: $(head -1 "$TMP/cmp")"
 	if [ "$rc" -eq 0 ]; then
 		pass "$name: every arena tensor at LiteRT's offset"
+		[ "$threads" = 1 ] && exact=$((exact + 1))
 	else
 		fail "$name: every arena tensor at LiteRT's offset" "$(head -8 "$TMP/cmp")"
+		MSG="a plan that differs from LiteRT's names no operator it does not model" \
+			check "$name: plan names why it is not LiteRT's ($gaps)" test -n "$gaps"
 	fi
+	# the persistent arena (dequantized and densified weights, hwcn_weights, row_sums,
+	# variables, resource handles): LiteRT's high-water mark against arenaprof's
+	want=$(sed -n 's/.*persistent arena: high_water_mark=\([0-9]*\).*/\1/p' "$TMP/lr.csv")
+	got=$("$ARENAPROF" plan "$m" --threads "$threads" --json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["persistent_bytes"])')
+	MSG="LiteRT '$want', arenaprof $got" \
+		check "$name: persistent arena of LiteRT's size ($got bytes)" test "$got" = "$want"
 	# LiteRT's own measurement, read back through plan --import, gives its arena size
 	grep -v '^#' "$TMP/lr.csv" | sed 's/,2147483647$/,end/' >"$TMP/lr-import.csv"
 	want=$(sed -n 's/^# arena_bytes=//p' "$TMP/lr.csv")
@@ -46,10 +80,50 @@ compare() {	# compare MODEL THREADS
 		test "$got" = "$want"
 }
 
-for m in "$MODELS"/*.tflite; do
-	compare "$m" 1
+# the generated models are what tests/litert/gen_models.py writes (same plans; the
+# weights' bytes may follow numpy's and flatbuffers' versions)
+mkdir "$TMP/gen"
+if [ -n "$LITERT_MODELS" ]; then
+	:	# not the bundled models
+elif "$PY" tests/litert/gen_models.py "$TMP/gen" 2>"$TMP/gen.err"; then
+	for g in "$TMP"/gen/*.tflite; do
+		m=$MODELS/$(basename "$g")
+		"$ARENAPROF" plan "$g" --csv >"$TMP/gen.csv" 2>&1
+		"$ARENAPROF" plan "$m" --csv >"$TMP/kept.csv" 2>&1
+		MSG="$m plans differently from what gen_models.py writes: regenerate it" \
+			check "$(basename "$g"): gen_models.py still writes its plan" \
+			cmp -s "$TMP/gen.csv" "$TMP/kept.csv"
+	done
+else
+	fail "gen_models.py writes the generated models" "$(head -3 "$TMP/gen.err")"
+fi
+
+for RT_PY in "${runtimes[@]}"; do
+	RT=$("$RT_PY" -c 'import importlib.metadata as m
+for d in ("ai-edge-litert", "ai-edge-litert-nightly"):
+    try:
+        print("LiteRT %s (%s)" % (m.version(d), d)); break
+    except m.PackageNotFoundError:
+        pass')
+	loaded=0 exact=0
+	for m in "$MODELS"/*.tflite; do
+		compare "$m" 1
+	done
+	echo "$exact of $loaded models exact, $RT"
+	MSG="$exact of $loaded" check "$RT: every model it loads is exact ($exact of $loaded)" \
+		test "$exact" = "$loaded" -a "$loaded" -gt 0
+	[ -z "$LITERT_MODELS" ] || continue
+	# float CONV_2D with more than one thread: hwcn_weights in the persistent arena
+	compare "$MODELS/face_detection_short_range.tflite" 4
+	# sparse weights with more than one thread: densified filters are not arena tensors
+	compare "$MODELS/face_detection_full_range_sparse.tflite" 4
+	# float16 weights: the dequantized filter is persistent, so CONV_2D takes hwcn_weights
+	compare "$MODELS/gen_float16_weights.tflite" 4
+	# hybrid CONV_2D is never multithreaded: the same temporaries at 4 threads
+	compare "$MODELS/gen_hybrid_conv.tflite" 4
+	# ADD_N's scratch grows with the threads
+	compare "$MODELS/gen_add_n.tflite" 4
 done
-# float CONV_2D with more than one thread: hwcn_weights in the persistent arena
-compare "$MODELS/face_detection_short_range.tflite" 4
+[ -z "$LITERT_MODELS" ] || exit 0
 skip "LiteRT PrintInterpreterState through --import" \
 	"the ai-edge-litert wheel does not export PrintInterpreterState (no symbol in its .so files); the parser is tested on fixtures in test_plan_import"

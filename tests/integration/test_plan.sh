@@ -116,6 +116,29 @@ check "text names the widest operator" grep -q 'widest operator: #4 DEPTHWISE_CO
 r=$(python3 -c "import json; a=json.load(open('$TMP/f32.json')); b=json.load(open('$TMP/mobilenet_v2_1.0_224_quant.tflite.json')); print(a['lower_bound_bytes'] == 4 * b['lower_bound_bytes'], a['weights_bytes'] == b['weights_bytes'])")
 MSG="$r" check "as-dtype float32: lower bound x4, weights unchanged" test "$r" = "True True"
 
+# operators whose kernel is not modelled are named, in the text and in the JSON
+posenet=$MODELS/posenet_mobilenet_v1_075_353_481_16_quant_decoder.tflite
+r=$("$ARENAPROF" plan "$posenet" --json | python3 -c 'import json, sys
+print([(g["index"], g["opcode"]) for g in json.load(sys.stdin)["not_modelled"]])')
+MSG="$r" check "plan --json names the unmodelled custom operator" \
+	test "$r" = "[(37, 'PosenetDecoderOp')]"
+"$ARENAPROF" plan "$posenet" >"$TMP/posenet.txt"
+MSG="$(grep -A3 'not modelled' "$TMP/posenet.txt")" check "plan's text names it too" \
+	grep -Eq '^  #37 +PosenetDecoderOp +custom operator' "$TMP/posenet.txt"
+r=$(json_get "$TMP/mobilenet_v2_1.0_224_quant.tflite.json" "d['not_modelled']")
+MSG="$r" check "a fully modelled model has an empty not_modelled" test "$r" = "[]"
+MSG="plan prints a not modelled section" \
+	check "and no 'not modelled' section in its text" \
+	sh -c "! '$ARENAPROF' plan '$mv2' | grep -q 'not modelled'"
+
+# control flow is named (its subgraphs are not planned); folded outputs are modelled
+for pair in "gen_while_loop:WHILE" "gen_if_else:IF" "gen_const_fold:"; do
+	model=${pair%%:*} want=${pair#*:}
+	r=$("$ARENAPROF" plan "$MODELS/$model.tflite" --json | python3 -c 'import json, sys
+print(" ".join(g["opcode"] for g in json.load(sys.stdin)["not_modelled"]))')
+	MSG="not_modelled: '$r'" check "$model: not_modelled is '$want'" test "$r" = "$want"
+done
+
 # bad input: one line on stderr, exit 2, never a crash
 expect_bad() {	# expect_bad NAME ARGS...
 	local name=$1; shift

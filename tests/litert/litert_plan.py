@@ -351,11 +351,12 @@ class Runtime:
         # Cross-check data pointers with the Python API, only where that is
         # safe: interp.tensor(i)() segfaults on tensors that kernels reserved
         # with AddTensors but never set up (kTfLiteMemNone, dims == NULL),
-        # and hands out a *copy* for kTfLiteMmapRo tensors.
+        # and hands out a *copy* for kTfLiteMmapRo tensors and for scalars
+        # (rank 0, such as a WHILE loop's counter).
         matched = 0
         for t in out:
             if t["alloc_type"] in (K_ARENA_RW, K_ARENA_RW_PERSISTENT) and \
-                    t["data"] and t["dims"] is not None:
+                    t["data"] and t["dims"]:
                 a = numpy_address(self.interp, t["index"])
                 if a is not None and a != t["data"]:
                     return None

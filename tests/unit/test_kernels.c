@@ -206,6 +206,42 @@ static void test_names(void)
 	unload(&m, &g);
 }
 
+/*
+ * DENSIFY (densify.cc): every output persistent, of its input's type and dense size; the
+ * DEQUANTIZE after it stays in the arena (LiteRT 2.3.0: t15 "Densify_output", 512 bytes,
+ * persistent; t16 its float32 dequantized copy, 1024 bytes, arena).
+ */
+static void test_densify(void)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g;
+	unsigned n = 0, pers = 0;
+
+	if (load("face_detection_full_range_sparse", 1, &m, &g, err)) {
+		CHECK("densify: load", 0, "%s", err);
+		return;
+	}
+	for (uint32_t i = 0; i < g.n_ops; i++) {
+		int32_t o = g.ops[i].out[0];
+
+		if (g.ops[i].opcode != 124)
+			continue;
+		n++;
+		pers += g.t[o].alloc == AP_ALLOC_PERSISTENT &&
+			g.t[o].type == g.t[g.ops[i].in[0]].type;
+	}
+	CHECK("densify: 46 nodes, every output persistent", n == 46 && pers == n,
+	      "%u nodes, %u persistent", n, pers);
+	CHECK("densify: t15 float16 512 bytes", g.t[15].alloc == AP_ALLOC_PERSISTENT &&
+	      g.t[15].type == AP_TT_FLOAT16 && g.t[15].bytes == 512, "alloc %d type %u bytes %llu",
+	      g.t[15].alloc, g.t[15].type, (unsigned long long)g.t[15].bytes);
+	CHECK("densify: its DEQUANTIZE stays in the arena", g.t[16].alloc == AP_ALLOC_ARENA &&
+	      g.t[16].type == AP_TT_FLOAT32 && g.t[16].bytes == 1024, "alloc %d type %u bytes %llu",
+	      g.t[16].alloc, g.t[16].type, (unsigned long long)g.t[16].bytes);
+	unload(&m, &g);
+}
+
 /* Applying twice, or to a graph not built from its model, is refused. */
 static void test_errors(void)
 {
@@ -227,6 +263,7 @@ int main(void)
 	for (size_t i = 0; i < N(wants); i++)
 		check_model(&wants[i]);
 	test_names();
+	test_densify();
 	test_errors();
 	TEST_EXIT();
 }

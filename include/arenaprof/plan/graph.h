@@ -22,6 +22,8 @@ enum ap_alloc {
 	AP_ALLOC_WEIGHTS,	/* kTfLiteMmapRo: constant data in the model file */
 	AP_ALLOC_DYNAMIC,	/* kTfLiteDynamic: strings, resources, variants; heap
 				 * temporaries of kernels.c (TRANSPOSE_CONV col2im) */
+	AP_ALLOC_RO,		/* kTfLitePersistentRo: heap, computed at Prepare (kernels.c:
+				 * SHAPE, and operators folded from constant inputs) */
 };
 
 enum ap_tensor_flag {

@@ -30,6 +30,9 @@ struct ap_model_tensor {
 	uint8_t type;			/* enum ap_tensor_type */
 	uint32_t buffer;		/* index into ap_model.buffers; 0 = none */
 	bool is_variable;
+	bool sparse;			/* has SparsityParameters (DENSIFY's input) */
+	uint32_t n_scales;		/* quantization scales (per channel when > 1) */
+	bool scales_differ;		/* not all of them equal */
 };
 
 struct ap_model_op {

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/model.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/planner.h"
@@ -23,6 +24,8 @@ struct ap_plan_set {
 	bool have_budget;
 	uint64_t budget;
 	unsigned top;
+	struct ap_gap *gaps;		/* operators kernels.c does not model (coverage.h) */
+	uint32_t n_gaps;
 };
 
 /* With a budget: whether the model's pinned memory (arena and persistent arena) fits it. */

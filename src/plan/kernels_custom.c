@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kernels_custom: the custom operators of LiteRT's default resolver whose kernels add to
+ * the plan (the others, Mfcc, AudioSpectrogram and aeq.hadamard_rotation, add nothing).
+ */
+#include "kernels_priv.h"
+
+/*
+ * TFLite_Detection_PostProcess: detection_postprocess.cc. Init reserves 2 tensors
+ * (AddTensors(1) twice); Prepare makes them the temporaries decoded_boxes float32
+ * [box_encodings dim 1, 4] and scores float32 [class_predictions dims 1 and 2], both
+ * kTfLiteArenaRw. It resizes the 4 outputs from its flexbuffer options (max_detections
+ * times max_classes_per_detection boxes), which the model reader does not keep: their
+ * shapes are the model's, as the converter writes them.
+ */
+int kt_prep_detection_postprocess(struct kctx *k)
+{
+	const struct ap_model_tensor *box = input(k, 0), *cls = input(k, 1), *anc = input(k, 2);
+	int32_t base = k->init_base[k->node];
+
+	if (base < 0 || !box || !cls || !anc || k->mo->n_inputs != 3 || k->mo->n_outputs != 4 ||
+	    box->rank != 3 || cls->rank != 3 || anc->rank != 2 || dim(box, 2) < 4)
+		return 0;
+	{
+		int32_t boxes[2] = { dim(box, 1), 4 }, scores[2] = { dim(cls, 1), dim(cls, 2) };
+
+		if (kt_set_tmp(k, 0, base, "decoded_boxes", AP_TT_FLOAT32, boxes, 2,
+			       AP_ALLOC_ARENA) ||
+		    kt_set_tmp(k, 1, base + 1, "scores", AP_TT_FLOAT32, scores, 2,
+			       AP_ALLOC_ARENA))
+			return -1;
+	}
+	return 0;
+}

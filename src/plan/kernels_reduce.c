@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kernels_reduce: the reductions' temporaries and REDUCE_PROD's fold (reduce.cc), and
+ * ADD_N's scratch (add_n.cc).
+ */
+#include "kernels_priv.h"
+
+/* temp_accum type of reduce.cc InitializeTemporaries; 0xff when Prepare fails. */
+static uint8_t reduce_accum_type(uint8_t t)
+{
+	switch (t) {
+	case AP_TT_FLOAT32:
+		return AP_TT_FLOAT32;
+	case AP_TT_INT32: case AP_TT_INT64:
+		return AP_TT_INT64;
+	case AP_TT_UINT8: case AP_TT_INT8: case AP_TT_INT16:
+		return AP_TT_INT32;
+	case AP_TT_BOOL:
+		return AP_TT_BOOL;
+	default:
+		return 0xff;
+	}
+}
+
+/*
+ * MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL: reduce.cc,
+ * PrepareSimple (+ PrepareMeanOrSum, PrepareProd, PrepareAllOrAny). Prepare calls
+ * AddTensors(4) on its first run; the 4 temporaries: temp_index int32 [input rank]
+ * (kTfLiteArenaRw); resolved_axis int32 [axis elements] (kTfLiteArenaRw; dynamic when the
+ * axis is not constant); temp_accum (float32 -> float32, int32/int64 -> int64,
+ * uint8/int8/int16 -> int32, bool -> bool) [output elements], kTfLiteArenaRw for MEAN,
+ * SUM and PROD, never sized for the others; normalized_dims int32 [input rank],
+ * kTfLiteArenaRw when the input is const or ro, else dynamic. A REDUCE_PROD of a const or
+ * ro input and axis with at most 8 output elements is folded at Prepare: its output is ro,
+ * temp_index is planned and the other three are dynamic. Not modelled (only the 4
+ * reserved tensors are added): a non-constant axis (the output becomes dynamic).
+ */
+int kt_prep_reduce(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *axis = input(k, 1), *out;
+	int32_t opc = k->g->ops[k->node].opcode, base, rank[1], na[1], no[1];
+	bool sum_like = opc == OP_MEAN || opc == OP_SUM || opc == OP_REDUCE_PROD;
+	bool in_const;
+	uint8_t acc;
+
+	if (!in || !axis)
+		return 0;
+	base = kt_add_tensors(k, 4, "kernel tensor");
+	if (base < 0)
+		return -1;
+	out = k->mo->n_outputs == 1 ? mt(k, k->mo->outputs[0]) : NULL;
+	if (k->mo->n_inputs != 2 || !out || ttype(k, in_index(k, 1)) != AP_TT_INT32 ||
+	    !const_or_ro(k, in_index(k, 1)))
+		return 0;
+	acc = reduce_accum_type(ttype(k, in_index(k, 0)));
+	if (acc == 0xff || ((opc == OP_REDUCE_ANY || opc == OP_REDUCE_ALL) && acc != AP_TT_BOOL))
+		return 0;
+	in_const = const_or_ro(k, in_index(k, 0));
+	rank[0] = (int32_t)in->rank;
+	na[0] = numel(axis);
+	no[0] = numel(out);
+	if (na[0] < 0 || no[0] < 0)
+		return 0;
+	if (opc == OP_REDUCE_PROD && in_const && no[0] <= 8) {
+		/* folded at Prepare (kMaxConstantOutputTensorSize): the output is ro; only
+		 * temp_index is planned, the other three are left dynamic */
+		if (k->g->t[k->mo->outputs[0]].alloc == AP_ALLOC_ARENA)
+			k->g->t[k->mo->outputs[0]].alloc = AP_ALLOC_RO;
+		return kt_set_tmp(k, 0, base, "temp_index", AP_TT_INT32, rank, 1, AP_ALLOC_ARENA) ||
+		       kt_set_tmp(k, 1, base + 1, "resolved_axis", AP_TT_INT32, NULL, 1,
+				  AP_ALLOC_DYNAMIC) ||
+		       kt_set_tmp(k, 2, base + 2, "temp_prod", acc, NULL, 1, AP_ALLOC_DYNAMIC) ||
+		       kt_set_tmp(k, 3, base + 3, "normalized_dims", AP_TT_INT32, NULL, 1,
+				  AP_ALLOC_DYNAMIC) ? -1 : 0;
+	}
+	if (kt_set_tmp(k, 0, base, "temp_index", AP_TT_INT32, rank, 1, AP_ALLOC_ARENA) ||
+	    kt_set_tmp(k, 1, base + 1, "resolved_axis", AP_TT_INT32, na, 1, AP_ALLOC_ARENA) ||
+	    kt_set_tmp(k, 2, base + 2, "temp_accum", acc, sum_like ? no : NULL, 1,
+		       AP_ALLOC_ARENA) ||
+	    kt_set_tmp(k, 3, base + 3, "normalized_dims", AP_TT_INT32, in_const ? rank : NULL, 1,
+		       in_const ? AP_ALLOC_ARENA : AP_ALLOC_DYNAMIC))
+		return -1;
+	return 0;
+}
+
+/*
+ * ADD_N: add_n.cc. Init reserves 1 tensor; Prepare makes it the scratch, of input 0's type
+ * and min(max(1, inputs / 2), T) * elements(input 0) elements, kTfLiteArenaRw. T is the CPU
+ * backend's thread limit: num_threads, 1 when it is the default (-1).
+ */
+int kt_prep_add_n(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+	int32_t base = k->init_base[k->node], n = (int32_t)k->mo->n_inputs / 2, e[1];
+	int32_t threads = k->threads > 0 ? k->threads : 1;
+
+	if (base < 0 || !in || k->mo->n_inputs < 2 || k->mo->n_outputs != 1)
+		return 0;
+	if (n < 1)
+		n = 1;
+	e[0] = mul(n < threads ? n : threads, numel(in));
+	if (e[0] < 0)
+		return 0;
+	return kt_set_tmp(k, 0, base, "scratch", ttype(k, in_index(k, 0)), e, 1,
+			  AP_ALLOC_ARENA);
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kernels_rnn: the recurrent kernels' Prepare (unidirectional_sequence_lstm.cc, lstm.cc,
+ * bidirectional_sequence_lstm.cc, svdf.cc, basic_rnn.cc, unidirectional_sequence_rnn.cc,
+ * bidirectional_sequence_rnn.cc).
+ */
+#include "kernels_priv.h"
+
+/*
+ * The temporaries both LSTM kernels make of the tensors their Init reserved, as
+ * UNIDIRECTIONAL_SEQUENCE_LSTM (unidirectional_sequence_lstm.cc) does: Init reserves 12
+ * (kNumTemporaryTensors). Prepare (20 or 24 inputs) makes the first of them temporaries,
+ * all kTfLiteArenaRw unless said otherwise; n_batch/n_input from the input (time_major
+ * swaps dims 0 and 1), n_cell = input_to_output_weights dim 0, n_output =
+ * recurrent_to_output_weights dim 1 (dim 0 when 1-D), cifg = no input_to_input_weights:
+ *  - integer (int8 input, 8x8_16): 6 of [n_batch, n_cell]: 4 int16, 1 int8, 1 int32;
+ *  - float: 1, scratch_buffer of the input type [n_batch, n_cell * (cifg ? 4 : 5) + pad];
+ *  - hybrid (float32 input, uint8/int8 weights): all 12: that scratch_buffer; input,
+ *    output_state and cell_state quantized to the weight type (their shapes); 3 scaling
+ *    factors float32 [n_batch]; recovered_cell_weights float32 [n_cell]; accum_scratch
+ *    int32 [n_cell, n_batch]; 2 zero points float32 [n_batch]; row_sums int32 [(cifg ? 6
+ *    : 8) + (projection ? ceil(n_output / n_cell) : 0), n_cell] kTfLiteArenaRwPersistent.
+ */
+static int lstm_temporaries(struct kctx *k, int32_t nb, int32_t pad)
+{
+	const struct ap_model_tensor *in = input(k, 0), *w = input(k, 4), *rw = input(k, 8);
+	const struct ap_model_tensor *os = input(k, 18), *cs = input(k, 19);
+	int32_t base = k->init_base[k->node], nc, no, sb[2];
+	bool cifg, hybrid, integer;
+	uint8_t it, wt;
+
+	if (base < 0 || !in || !w || !rw || (k->mo->n_inputs != 20 && k->mo->n_inputs != 24) ||
+	    k->mo->n_outputs != 1 || w->rank != 2 || !os || !cs)
+		return 0;
+	nc = dim(w, 0);
+	no = rw->rank == 1 ? dim(rw, 0) : dim(rw, 1);
+	it = ttype(k, in_index(k, 0));
+	wt = ttype(k, in_index(k, 4));
+	integer = it == AP_TT_INT8;
+	hybrid = it == AP_TT_FLOAT32 && (wt == AP_TT_UINT8 || wt == AP_TT_INT8);
+	cifg = !input(k, 1);
+	sb[0] = nb;
+	sb[1] = mul(nc, cifg ? 4 : 5);
+	if (sb[1] < 0 || sb[1] > INT32_MAX - pad)
+		return 0;
+	sb[1] += pad;
+	if (integer) {
+		static const uint8_t type[6] = { AP_TT_INT16, AP_TT_INT16, AP_TT_INT16,
+						 AP_TT_INT16, AP_TT_INT8, AP_TT_INT32 };
+		static const char *const what[6] = { "scratch0", "scratch1", "scratch2",
+						     "scratch3", "scratch4", "scratch5" };
+		int32_t d[2] = { nb, nc };
+
+		for (uint32_t j = 0; j < 6; j++)
+			if (kt_set_tmp(k, j, base + (int32_t)j, what[j], type[j], d, 2,
+				       AP_ALLOC_ARENA))
+				return -1;
+		return 0;
+	}
+	if (kt_set_tmp(k, 0, base, "scratch_buffer", it, sb, 2, AP_ALLOC_ARENA))
+		return -1;
+	if (hybrid) {
+		int32_t b[1] = { nb }, c[1] = { nc }, acc[2] = { nc, nb };
+		int64_t rows = (cifg ? 6 : 8) +
+			       (input(k, 16) && nc > 0 && no > 0 ? ((int64_t)no + nc - 1) / nc : 0);
+		int32_t rs[2] = { rows > INT32_MAX ? 0 : (int32_t)rows, nc };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "output_state_quantized", wt, os->shape, os->rank, AP_ALLOC_ARENA },
+			{ "cell_state_quantized", wt, cs->shape, cs->rank, AP_ALLOC_ARENA },
+			{ "input_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "output_state_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "product_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "recovered_cell_weights", AP_TT_FLOAT32, c, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+			{ "input_zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "output_state_zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "row_sums", AP_TT_INT32, rs, 2, AP_ALLOC_PERSISTENT },
+		};
+
+		return kt_set_tmps(k, 1, base + 1, t, 11);
+	}
+	return 0;
+}
+
+/* UNIDIRECTIONAL_SEQUENCE_LSTM: n_batch from dim 1 when time major, a padding of 16. */
+int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+	bool tm;
+
+	if (!in || in->rank < 3)
+		return 0;
+	tm = k->mo->options_type == OPT_UNIDIRECTIONAL_SEQUENCE_LSTM && option(k, 3, 1, 0);
+	return lstm_temporaries(k, tm ? dim(in, 1) : dim(in, 0), 16);
+}
+
+/*
+ * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default) with a
+ * float32 input, float or hybrid: as the sequence kernel, for one step: n_batch is
+ * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel and
+ * the integer one (8 temporaries of other shapes) are named as not modelled.
+ */
+int kt_prep_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+
+	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || option(k, 3, 1, 0) != 0 ||
+	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
+		return 0;
+	return lstm_temporaries(k, dim(in, 0), 0);
+}
+
+
+/*
+ * SVDF: svdf.cc. Init reserves 6 tensors; Prepare makes the first a scratch [batch,
+ * num_filters] (int32 for an int8 input, else float32) in the arena. Hybrid (float32
+ * input, uint8/int8 weights_feature) makes all 6 temporaries: input_quantized (the
+ * weights' type, input shape), scaling_factors float32 [batch], float_weights_time
+ * float32 [weights_time shape] (persistent), zero_points float32 [batch], row_sums float32
+ * [num_filters] (persistent). An int8 input adds output_temp int32 [num_units, batch].
+ * batch is input dim 0, num_filters weights_feature dim 0, num_units num_filters / rank.
+ */
+int kt_prep_svdf(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *wf = input(k, 1), *wt = input(k, 2);
+	int32_t base = k->init_base[k->node], rank, batch, filters;
+	uint8_t it, ft;
+
+	if (base < 0 || !in || !wf || !wt || k->mo->n_inputs != 5 || k->mo->n_outputs != 1 ||
+	    k->mo->options_type != OPT_SVDF || in->rank < 2 || wf->rank < 2 || wt->rank < 2)
+		return 0;
+	it = ttype(k, in_index(k, 0));
+	ft = ttype(k, in_index(k, 1));
+	rank = (int32_t)option(k, 0, 4, 0);
+	batch = dim(in, 0);
+	filters = dim(wf, 0);
+	if ((it != AP_TT_FLOAT32 && it != AP_TT_INT8) || rank <= 0 || filters % rank)
+		return 0;
+	{
+		int32_t sc[2] = { batch, filters }, b[1] = { batch }, f[1] = { filters };
+		int32_t ot[2] = { filters / rank, batch };
+		bool hybrid = it == AP_TT_FLOAT32 && (ft == AP_TT_UINT8 || ft == AP_TT_INT8);
+
+		if (kt_set_tmp(k, 0, base, "scratch", it == AP_TT_INT8 ? AP_TT_INT32 :
+			       AP_TT_FLOAT32, sc, 2, AP_ALLOC_ARENA))
+			return -1;
+		if (it == AP_TT_INT8)
+			return kt_set_tmp(k, 1, base + 1, "output_temp", AP_TT_INT32, ot, 2,
+					  AP_ALLOC_ARENA);
+		if (hybrid) {
+			const struct kt_tmp t[] = {
+				{ "input_quantized", ft, in->shape, in->rank, AP_ALLOC_ARENA },
+				{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+				{ "float_weights_time", AP_TT_FLOAT32, wt->shape, wt->rank,
+				  AP_ALLOC_PERSISTENT },
+				{ "zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+				{ "row_sums", AP_TT_FLOAT32, f, 1, AP_ALLOC_PERSISTENT },
+			};
+
+			return kt_set_tmps(k, 1, base + 1, t, 5);
+		}
+	}
+	return 0;
+}
+
+/*
+ * RNN (basic_rnn.cc) and UNIDIRECTIONAL_SEQUENCE_RNN (unidirectional_sequence_rnn.cc).
+ * Init reserves 6 tensors; only the hybrid kernel (float32 input, uint8/int8 weights)
+ * uses them: input_quantized (weights type, input shape), hidden_state_quantized (weights
+ * type, hidden state shape), scaling_factors float32 [batch], accum_scratch int32 [units,
+ * batch], zero_points int32 [batch] (kTfLiteArenaRw) and row_sums int32 [2, units]
+ * (kTfLiteArenaRwPersistent). batch is input dim 0, or dim 1 for a time-major sequence;
+ * units is weights dim 0.
+ */
+int kt_prep_rnn(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *w = input(k, 1), *hs = input(k, 4);
+	int32_t base = k->init_base[k->node], batch_dim = 0;
+	uint8_t wt;
+
+	if (base < 0 || !in || !w || !hs || k->mo->n_inputs != 5 || k->mo->n_outputs != 1 ||
+	    in->rank < 2 || w->rank != 2 || hs->rank != 2)
+		return 0;
+	wt = ttype(k, in_index(k, 1));
+	if (ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 || (wt != AP_TT_UINT8 && wt != AP_TT_INT8))
+		return 0;
+	if (k->g->ops[k->node].opcode == OP_UNIDIRECTIONAL_SEQUENCE_RNN &&
+	    k->mo->options_type == OPT_SEQUENCE_RNN && option(k, 0, 1, 0))
+		batch_dim = 1;
+	{
+		int32_t b[1] = { dim(in, (uint32_t)batch_dim) }, units = dim(w, 0);
+		int32_t acc[2] = { units, b[0] }, rs[2] = { 2, units };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "hidden_state_quantized", wt, hs->shape, hs->rank, AP_ALLOC_ARENA },
+			{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+			{ "zero_points", AP_TT_INT32, b, 1, AP_ALLOC_ARENA },
+			{ "row_sums", AP_TT_INT32, rs, 2, AP_ALLOC_PERSISTENT },
+		};
+
+		return kt_set_tmps(k, 0, base, t, 6);
+	}
+}
+
+/*
+ * BIDIRECTIONAL_SEQUENCE_RNN: bidirectional_sequence_rnn.cc. Init reserves 9 tensors; only
+ * the hybrid kernel (float32 input, uint8/int8 forward weights) uses them, 8 without an
+ * aux input and 9 with: input_quantized (weights type, input shape), fw and bw
+ * hidden_state_quantized (their shapes), scaling_factors float32 [batch], accum_scratch
+ * int32 [max(fw units, bw units), batch], zero_points int32 [batch], fw and bw row_sums
+ * int32 [2 or 3 with aux, units] (persistent), aux_input_quantized (aux input shape).
+ */
+int kt_prep_bidirectional_sequence_rnn(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *fw = input(k, 1), *bw = input(k, 5);
+	const struct ap_model_tensor *fh = input(k, 4), *bh = input(k, 8), *aux = input(k, 9);
+	int32_t base = k->init_base[k->node];
+	bool tm, has_aux;
+	uint8_t wt;
+
+	if (base < 0 || !in || !fw || !bw || !fh || !bh || k->mo->n_inputs != 12 ||
+	    in->rank != 3 || fw->rank != 2 || bw->rank != 2)
+		return 0;
+	wt = ttype(k, in_index(k, 1));
+	if (ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 || (wt != AP_TT_UINT8 && wt != AP_TT_INT8))
+		return 0;
+	tm = k->mo->options_type == OPT_BIDIRECTIONAL_SEQUENCE_RNN && option(k, 0, 1, 0);
+	has_aux = input(k, 10) && input(k, 11);
+	if (has_aux && !aux)
+		return 0;
+	{
+		int32_t b[1] = { dim(in, tm ? 1 : 0) }, fu = dim(fw, 0), bu = dim(bw, 0);
+		int32_t acc[2] = { fu > bu ? fu : bu, b[0] }, nr = has_aux ? 3 : 2;
+		int32_t frs[2] = { nr, fu }, brs[2] = { nr, bu };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "fw_hidden_state_quantized", wt, fh->shape, fh->rank, AP_ALLOC_ARENA },
+			{ "bw_hidden_state_quantized", wt, bh->shape, bh->rank, AP_ALLOC_ARENA },
+			{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+			{ "zero_points", AP_TT_INT32, b, 1, AP_ALLOC_ARENA },
+			{ "fw_row_sums", AP_TT_INT32, frs, 2, AP_ALLOC_PERSISTENT },
+			{ "bw_row_sums", AP_TT_INT32, brs, 2, AP_ALLOC_PERSISTENT },
+			{ "aux_input_quantized", wt, aux ? aux->shape : NULL, aux ? aux->rank : 0,
+			  AP_ALLOC_ARENA },
+		};
+
+		return kt_set_tmps(k, 0, base, t, has_aux ? 9 : 8);
+	}
+}
+
+/*
+ * BIDIRECTIONAL_SEQUENCE_LSTM: bidirectional_sequence_lstm.cc. Init reserves 19 tensors;
+ * a float Prepare makes the first two the scratch buffers, of the input type: forward
+ * [n_batch, n_fw_cell * (cifg ? 4 : 5) + 16], backward [n_batch, n_bw_cell * (cifg ? 4 :
+ * 5)] (no padding on that side), each side's cifg its own input_to_input weights being
+ * absent. n_batch is input dim 1 when time major (the option's default), else dim 0;
+ * n_cell is each side's input_to_output weights dim 0. The hybrid kernel (18 or 19
+ * temporaries) is named as not modelled.
+ */
+int kt_prep_bidirectional_sequence_lstm(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0), *fw = input(k, 4), *bw = input(k, 21);
+	int32_t base = k->init_base[k->node], nb, f, b;
+	bool tm;
+
+	if (base < 0 || !in || !fw || !bw || k->mo->n_inputs != 48 || in->rank != 3 ||
+	    fw->rank != 2 || bw->rank != 2 || ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 ||
+	    ttype(k, in_index(k, 4)) != AP_TT_FLOAT32)
+		return 0;
+	tm = k->mo->options_type != OPT_BIDIRECTIONAL_SEQUENCE_LSTM || option(k, 4, 1, 1);
+	nb = dim(in, tm ? 1 : 0);
+	f = mul(dim(fw, 0), input(k, 1) ? 5 : 4);
+	b = mul(dim(bw, 0), input(k, 18) ? 5 : 4);
+	if (f < 0 || f > INT32_MAX - 16 || b < 0)
+		return 0;
+	{
+		int32_t fd[2] = { nb, f + 16 }, bd[2] = { nb, b };
+		uint8_t it = ttype(k, in_index(k, 0));
+		const struct kt_tmp t[] = {
+			{ "fw_scratch_buffer", it, fd, 2, AP_ALLOC_ARENA },
+			{ "bw_scratch_buffer", it, bd, 2, AP_ALLOC_ARENA },
+		};
+
+		return kt_set_tmps(k, 0, base, t, 2);
+	}
+}

@@ -1,0 +1,635 @@
+#!/usr/bin/env python3
+"""Write the small generated models of tests/models, kinds no real bundled model has.
+
+Usage:
+    gen_models.py OUTDIR
+
+Run it with the Python that has ai-edge-litert (its bundled schema module builds the
+flatbuffers; /opt/arenaprof-venv/bin/python). The output is deterministic: the same
+bytes on every run, so tests/models keeps the files and test_litert_plan.sh checks
+that this script still writes them. LiteRT itself judges every one of them.
+
+    gen_hybrid_conv.tflite       dynamic-range quantization: float32 activations,
+                                 int8 filters (CONV_2D per channel and per tensor,
+                                 DEPTHWISE_CONV_2D, FULLY_CONNECTED)
+    gen_float16_weights.tflite   float16 constants behind DEQUANTIZE into CONV_2D
+    gen_resource_vars.tflite     VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE, with
+                                 CALL_ONCE running an init subgraph
+    gen_while_loop.tflite        WHILE with cond and body subgraphs
+    gen_if_else.tflite           IF with then and else subgraphs
+    gen_svdf.tflite              SVDF in float and hybrid (int8 weights), as in
+                                 keyword-spotting models
+    gen_add_n.tflite             ADD_N of five tensors: a scratch sized by the
+                                 thread count
+    gen_rnn.tflite               RNN and UNIDIRECTIONAL_SEQUENCE_RNN, float and
+                                 hybrid (int8 weights)
+    gen_lstm.tflite              LSTM (the full kernel, one step): float with and
+                                 without CIFG, and hybrid
+    gen_bidi_rnn.tflite          BIDIRECTIONAL_SEQUENCE_RNN, float (merged outputs)
+                                 and hybrid (two outputs)
+    gen_bidi_lstm.tflite         BIDIRECTIONAL_SEQUENCE_LSTM, float, time major and
+                                 not, with CIFG on one side
+    gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
+                                 one: im2col both times
+    gen_detection_postprocess.tflite
+                                 an SSD head ending in the custom operator
+                                 TFLite_Detection_PostProcess
+    gen_const_fold.tflite        outputs LiteRT folds at Prepare into the heap:
+                                 SHAPE, RANK, STRIDED_SLICE of a shape, GATHER,
+                                 CONCATENATION and RESHAPE of constants, a small
+                                 REDUCE_PROD of constants
+"""
+
+import os
+import sys
+
+import flatbuffers
+import numpy as np
+from flatbuffers import flexbuffers
+from ai_edge_litert import schema_py_generated as fb
+
+TT = fb.TensorType
+OP = fb.BuiltinOperator
+OPT = fb.BuiltinOptions
+
+
+class Model:
+    """A model under construction: buffers and opcodes shared by its subgraphs."""
+
+    def __init__(self, description):
+        self.m = fb.ModelT()
+        self.m.version = 3
+        self.m.description = description
+        self.m.operatorCodes = []
+        self.m.subgraphs = []
+        self.m.buffers = [fb.BufferT()]    # buffer 0: no data
+        self.codes = {}
+
+    def opcode(self, code, custom=None):
+        if (code, custom) not in self.codes:
+            oc = fb.OperatorCodeT()
+            oc.builtinCode = code
+            oc.deprecatedBuiltinCode = min(code, 127)
+            oc.customCode = custom
+            oc.version = 1
+            self.codes[(code, custom)] = len(self.m.operatorCodes)
+            self.m.operatorCodes.append(oc)
+        return self.codes[(code, custom)]
+
+    def buffer(self, data):
+        b = fb.BufferT()
+        b.data = np.frombuffer(data.tobytes(), dtype=np.uint8)
+        self.m.buffers.append(b)
+        return len(self.m.buffers) - 1
+
+    def write(self, path):
+        b = flatbuffers.Builder(4096)
+        b.Finish(self.m.Pack(b), file_identifier=b"TFL3")
+        with open(path, "wb") as f:
+            f.write(b.Output())
+
+
+class Graph:
+    """One subgraph: tensors and operators in execution order."""
+
+    def __init__(self, model, name):
+        self.model = model
+        self.g = fb.SubGraphT()
+        self.g.name = name
+        self.g.tensors = []
+        self.g.operators = []
+        self.g.inputs = []
+        self.g.outputs = []
+        model.m.subgraphs.append(self.g)
+
+    def tensor(self, name, shape, ttype, data=None, scales=None, qdim=0, variable=False):
+        t = fb.TensorT()
+        t.name = name
+        t.isVariable = variable
+        t.shape = list(shape)
+        t.type = ttype
+        t.buffer = 0 if data is None else self.model.buffer(data)
+        if scales is not None:
+            q = fb.QuantizationParametersT()
+            q.scale = [float(s) for s in scales]
+            q.zeroPoint = [0] * len(scales)
+            q.quantizedDimension = qdim
+            t.quantization = q
+        self.g.tensors.append(t)
+        return len(self.g.tensors) - 1
+
+    def op(self, code, inputs, outputs, opt_type=0, opt=None, custom=None, custom_opts=None):
+        o = fb.OperatorT()
+        o.opcodeIndex = self.model.opcode(code, custom)
+        o.customOptions = custom_opts
+        o.inputs = list(inputs)
+        o.outputs = list(outputs)
+        o.builtinOptionsType = opt_type
+        o.builtinOptions = opt
+        self.g.operators.append(o)
+
+
+def main_graph(description):
+    """A model and its subgraph 0, "main"."""
+    m = Model(description)
+    return m, Graph(m, "main")
+
+
+def finish(m, g, inputs, outputs, path):
+    """Sets the main graph's inputs and outputs and writes the model."""
+    g.g.inputs = inputs
+    g.g.outputs = outputs
+    m.write(path)
+
+
+def conv_opts(stride, padding=fb.Padding.SAME):
+    o = fb.Conv2DOptionsT()
+    o.padding = padding
+    o.strideW = o.strideH = stride
+    o.dilationWFactor = o.dilationHFactor = 1
+    return o
+
+
+def weights(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    if dtype == np.int8:
+        return rng.integers(-127, 128, size=shape, dtype=np.int8)
+    return rng.standard_normal(size=shape).astype(dtype)
+
+
+def hybrid_conv(path):
+    m, g = main_graph("arenaprof generated: dynamic-range quantized (hybrid) kernels")
+    x = g.tensor("input", [1, 16, 16, 8], TT.FLOAT32)
+    # per channel: 16 different scales
+    w0 = g.tensor("conv0/filter", [16, 3, 3, 8], TT.INT8, weights([16, 3, 3, 8], np.int8, 1),
+                  scales=[0.01 * (i + 1) for i in range(16)])
+    b0 = g.tensor("conv0/bias", [16], TT.FLOAT32, weights([16], np.float32, 2))
+    y0 = g.tensor("conv0", [1, 8, 8, 16], TT.FLOAT32)
+    g.op(OP.CONV_2D, [x, w0, b0], [y0], OPT.Conv2DOptions, conv_opts(2))
+    # 16 scales, all equal: not per channel for LiteRT
+    w1 = g.tensor("conv1/filter", [16, 1, 1, 16], TT.INT8, weights([16, 1, 1, 16], np.int8, 3),
+                  scales=[0.02] * 16)
+    b1 = g.tensor("conv1/bias", [16], TT.FLOAT32, weights([16], np.float32, 4))
+    y1 = g.tensor("conv1", [1, 8, 8, 16], TT.FLOAT32)
+    g.op(OP.CONV_2D, [y0, w1, b1], [y1], OPT.Conv2DOptions, conv_opts(1))
+    # one scale, a 3x3 kernel: im2col typed int8
+    w2 = g.tensor("conv2/filter", [8, 3, 3, 16], TT.INT8, weights([8, 3, 3, 16], np.int8, 5),
+                  scales=[0.03])
+    b2 = g.tensor("conv2/bias", [8], TT.FLOAT32, weights([8], np.float32, 6))
+    y2 = g.tensor("conv2", [1, 8, 8, 8], TT.FLOAT32)
+    g.op(OP.CONV_2D, [y1, w2, b2], [y2], OPT.Conv2DOptions, conv_opts(1))
+    wd = g.tensor("dw/filter", [1, 3, 3, 8], TT.INT8, weights([1, 3, 3, 8], np.int8, 7),
+                  scales=[0.01 * (i + 1) for i in range(8)], qdim=3)
+    bd = g.tensor("dw/bias", [8], TT.FLOAT32, weights([8], np.float32, 8))
+    yd = g.tensor("dw", [1, 8, 8, 8], TT.FLOAT32)
+    do = fb.DepthwiseConv2DOptionsT()
+    do.padding = fb.Padding.SAME
+    do.strideW = do.strideH = 1
+    do.depthMultiplier = 1
+    do.dilationWFactor = do.dilationHFactor = 1
+    g.op(OP.DEPTHWISE_CONV_2D, [y2, wd, bd], [yd], OPT.DepthwiseConv2DOptions, do)
+    shape = g.tensor("flat/shape", [2], TT.INT32, np.array([1, 512], dtype=np.int32))
+    flat = g.tensor("flat", [1, 512], TT.FLOAT32)
+    g.op(OP.RESHAPE, [yd, shape], [flat])
+    wf = g.tensor("fc/weights", [10, 512], TT.INT8, weights([10, 512], np.int8, 9),
+                  scales=[0.05])
+    bf = g.tensor("fc/bias", [10], TT.FLOAT32, weights([10], np.float32, 10))
+    out = g.tensor("logits", [1, 10], TT.FLOAT32)
+    fo = fb.FullyConnectedOptionsT()
+    fo.asymmetricQuantizeInputs = True
+    g.op(OP.FULLY_CONNECTED, [flat, wf, bf], [out], OPT.FullyConnectedOptions, fo)
+    finish(m, g, [x], [out], path)
+
+
+def float16_weights(path):
+    m, g = main_graph("arenaprof generated: float16 weights dequantized for float CONV_2D")
+    x = g.tensor("input", [1, 16, 16, 4], TT.FLOAT32)
+    prev = x
+    for i, (cout, k, stride) in enumerate([(8, 3, 2), (8, 1, 1), (4, 3, 1)]):
+        cin = m.m.subgraphs[0].tensors[prev].shape[3]
+        h = m.m.subgraphs[0].tensors[prev].shape[1] // stride
+        w16 = g.tensor("conv%d/filter_fp16" % i, [cout, k, k, cin], TT.FLOAT16,
+                       weights([cout, k, k, cin], np.float16, 20 + i))
+        w = g.tensor("conv%d/filter" % i, [cout, k, k, cin], TT.FLOAT32)
+        g.op(OP.DEQUANTIZE, [w16], [w])
+        b16 = g.tensor("conv%d/bias_fp16" % i, [cout], TT.FLOAT16,
+                       weights([cout], np.float16, 30 + i))
+        b = g.tensor("conv%d/bias" % i, [cout], TT.FLOAT32)
+        g.op(OP.DEQUANTIZE, [b16], [b])
+        y = g.tensor("conv%d" % i, [1, h, h, cout], TT.FLOAT32)
+        g.op(OP.CONV_2D, [prev, w, b], [y], OPT.Conv2DOptions, conv_opts(stride))
+        prev = y
+    finish(m, g, [x], [prev], path)
+
+
+def var_handle(g, name):
+    h = g.tensor(name + "/handle", [], TT.RESOURCE)
+    o = fb.VarHandleOptionsT()
+    o.sharedName = name
+    g.op(OP.VAR_HANDLE, [], [h], OPT.VarHandleOptions, o)
+    return h
+
+
+def resource_vars(path):
+    m, g = main_graph("arenaprof generated: resource variables initialised by CALL_ONCE")
+    init = Graph(m, "init")
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    co = fb.CallOnceOptionsT()
+    co.initSubgraphIndex = 1
+    g.op(OP.CALL_ONCE, [], [], OPT.CallOnceOptions, co)
+    ha = var_handle(g, "acc")
+    hb = var_handle(g, "bias")
+    a = g.tensor("acc/read", [1, 64], TT.FLOAT32)
+    g.op(OP.READ_VARIABLE, [ha], [a])
+    b = g.tensor("bias/read", [1, 64], TT.FLOAT32)
+    g.op(OP.READ_VARIABLE, [hb], [b])
+    s = g.tensor("sum", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, a], [s], OPT.AddOptions, fb.AddOptionsT())
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [s, b], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.op(OP.ASSIGN_VARIABLE, [ha, s], [])
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+    for i, name in enumerate(["acc", "bias"]):
+        h = var_handle(init, name)
+        c = init.tensor(name + "/init", [1, 64], TT.FLOAT32,
+                        np.full([1, 64], float(i), dtype=np.float32))
+        init.op(OP.ASSIGN_VARIABLE, [h, c], [])
+    m.write(path)
+
+
+def while_loop(path):
+    m, g = main_graph("arenaprof generated: a WHILE loop with cond and body subgraphs")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    x = g.tensor("input", [1, 32], TT.FLOAT32)
+    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
+    pre = g.tensor("pre", [1, 32], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    i_out = g.tensor("i_out", [], TT.INT32)
+    y = g.tensor("loop", [1, 32], TT.FLOAT32)
+    wo = fb.WhileOptionsT()
+    wo.condSubgraphIndex = 1
+    wo.bodySubgraphIndex = 2
+    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    out = g.tensor("output", [1, 32], TT.FLOAT32)
+    g.op(OP.MUL, [y, y], [out], OPT.MulOptions, fb.MulOptionsT())
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+
+    ci = cond.tensor("i", [], TT.INT32)
+    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
+    lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
+    c = cond.tensor("more", [], TT.BOOL)
+    cond.op(OP.LESS, [ci, lim], [c])
+    cond.g.inputs = [ci, cx]
+    cond.g.outputs = [c]
+
+    bi = body.tensor("i", [], TT.INT32)
+    bx = body.tensor("x", [1, 32], TT.FLOAT32)
+    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
+    bi2 = body.tensor("i_next", [], TT.INT32)
+    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+    m.write(path)
+
+
+def if_else(path):
+    m, g = main_graph("arenaprof generated: IF with then and else subgraphs")
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    flag = g.tensor("flag", [], TT.BOOL)
+    x = g.tensor("input", [1, 48], TT.FLOAT32)
+    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    y = g.tensor("branch", [1, 48], TT.FLOAT32)
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = 1
+    io.elseSubgraphIndex = 2
+    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    out = g.tensor("output", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [y, x], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.g.inputs = [flag, x]
+    g.g.outputs = [out]
+    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
+                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
+        a = sg.tensor("x", [1, 48], TT.FLOAT32)
+        b = sg.tensor("y", [1, 48], TT.FLOAT32)
+        sg.op(code, [a, a], [b], opt_type, opt)
+        sg.g.inputs = [a]
+        sg.g.outputs = [b]
+    m.write(path)
+
+
+def detection_postprocess(path):
+    m, g = main_graph("arenaprof generated: an SSD head and TFLite_Detection_PostProcess")
+    anchors_n, classes = 96, 6
+    feat = g.tensor("features", [1, anchors_n, 16], TT.FLOAT32)
+    wb = g.tensor("box/weights", [4, 16], TT.FLOAT32, weights([4, 16], np.float32, 50))
+    bb = g.tensor("box/bias", [4], TT.FLOAT32, weights([4], np.float32, 51))
+    box = g.tensor("box_encodings", [1, anchors_n, 4], TT.FLOAT32)
+    fo = fb.FullyConnectedOptionsT()
+    fo.keepNumDims = True
+    g.op(OP.FULLY_CONNECTED, [feat, wb, bb], [box], OPT.FullyConnectedOptions, fo)
+    wc = g.tensor("cls/weights", [classes, 16], TT.FLOAT32,
+                  weights([classes, 16], np.float32, 52))
+    bc = g.tensor("cls/bias", [classes], TT.FLOAT32, weights([classes], np.float32, 53))
+    logits = g.tensor("class_logits", [1, anchors_n, classes], TT.FLOAT32)
+    fo2 = fb.FullyConnectedOptionsT()
+    fo2.keepNumDims = True
+    g.op(OP.FULLY_CONNECTED, [feat, wc, bc], [logits], OPT.FullyConnectedOptions, fo2)
+    cls = g.tensor("class_predictions", [1, anchors_n, classes], TT.FLOAT32)
+    g.op(OP.LOGISTIC, [logits], [cls])
+    anchors = g.tensor("anchors", [anchors_n, 4], TT.FLOAT32,
+                       np.abs(weights([anchors_n, 4], np.float32, 54)) + 0.1)
+    max_det = 10
+    outs = [g.tensor("detection_boxes", [1, max_det, 4], TT.FLOAT32),
+            g.tensor("detection_classes", [1, max_det], TT.FLOAT32),
+            g.tensor("detection_scores", [1, max_det], TT.FLOAT32),
+            g.tensor("num_detections", [1], TT.FLOAT32)]
+    opts = flexbuffers.Dumps({
+        "max_detections": max_det, "max_classes_per_detection": 1,
+        "detections_per_class": 100, "use_regular_nms": False,
+        "nms_score_threshold": 0.3, "nms_iou_threshold": 0.6,
+        "num_classes": classes - 1, "y_scale": 10.0, "x_scale": 10.0,
+        "h_scale": 5.0, "w_scale": 5.0})
+    g.op(OP.CUSTOM, [box, cls, anchors], outs, custom="TFLite_Detection_PostProcess",
+         custom_opts=list(opts))
+    finish(m, g, [feat], outs, path)
+
+
+def const_weights(g, name, shape, wtype, seed):
+    """A constant of random weights: float32, or int8 with one scale."""
+    if wtype == TT.INT8:
+        return g.tensor(name, shape, wtype, weights(shape, np.int8, seed), scales=[0.02])
+    return g.tensor(name, shape, wtype, weights(shape, np.float32, seed))
+
+
+def svdf_layer(g, name, x, in_size, filters, rank, memory, wtype, seed):
+    wf = const_weights(g, name + "/weights_feature", [filters, in_size], wtype, seed)
+    wt = const_weights(g, name + "/weights_time", [filters, memory], wtype, seed + 1)
+    b = g.tensor(name + "/bias", [filters // rank], TT.FLOAT32,
+                 weights([filters // rank], np.float32, seed + 2))
+    batch = g.g.tensors[x].shape[0]
+    state = g.tensor(name + "/state", [batch, memory * filters], TT.FLOAT32, variable=True)
+    y = g.tensor(name, [batch, filters // rank], TT.FLOAT32)
+    o = fb.SVDFOptionsT()
+    o.rank = rank
+    g.op(OP.SVDF, [x, wf, wt, b, state], [y], OPT.SVDFOptions, o)
+    return y
+
+
+def svdf(path):
+    m, g = main_graph("arenaprof generated: SVDF, float and hybrid")
+    x = g.tensor("input", [2, 40], TT.FLOAT32)
+    y = svdf_layer(g, "svdf0", x, 40, 64, 4, 10, TT.FLOAT32, 60)
+    z = svdf_layer(g, "svdf1", y, 16, 32, 2, 8, TT.INT8, 70)
+    finish(m, g, [x], [z], path)
+
+
+def add_n(path):
+    m, g = main_graph("arenaprof generated: ADD_N and its scratch")
+    xs = [g.tensor("input%d" % i, [1, 100], TT.FLOAT32) for i in range(5)]
+    y = g.tensor("sum", [1, 100], TT.FLOAT32)
+    g.op(OP.ADD_N, xs, [y], OPT.AddNOptions, fb.AddNOptionsT())
+    out = g.tensor("output", [1, 100], TT.FLOAT32)
+    g.op(OP.ADD, [y, xs[0]], [out], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, xs, [out], path)
+
+
+def rnn_layer(g, code, name, x, batch, in_size, units, wtype, seed, seq=None):
+    w = const_weights(g, name + "/weights", [units, in_size], wtype, seed)
+    r = const_weights(g, name + "/recurrent", [units, units], wtype, seed + 1)
+    b = g.tensor(name + "/bias", [units], TT.FLOAT32, weights([units], np.float32, seed + 2))
+    h = g.tensor(name + "/state", [batch, units], TT.FLOAT32, variable=True)
+    if seq is None:
+        y = g.tensor(name, [batch, units], TT.FLOAT32)
+        g.op(code, [x, w, r, b, h], [y], OPT.RNNOptions, fb.RNNOptionsT())
+    else:
+        o = fb.SequenceRNNOptionsT()
+        o.timeMajor = True
+        y = g.tensor(name, [seq, batch, units], TT.FLOAT32)
+        g.op(code, [x, w, r, b, h], [y], OPT.SequenceRNNOptions, o)
+    return y
+
+
+def rnn(path):
+    m, g = main_graph("arenaprof generated: RNN and UNIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
+    x = g.tensor("input", [5, 3, 20], TT.FLOAT32)    # time major: [time, batch, in]
+    s0 = rnn_layer(g, OP.UNIDIRECTIONAL_SEQUENCE_RNN, "seq0", x, 3, 20, 24, TT.FLOAT32, 80,
+                   seq=5)
+    s1 = rnn_layer(g, OP.UNIDIRECTIONAL_SEQUENCE_RNN, "seq1", s0, 3, 24, 16, TT.INT8, 83,
+                   seq=5)
+    flat_shape = g.tensor("flat/shape", [2], TT.INT32, np.array([3, 80], dtype=np.int32))
+    flat = g.tensor("flat", [3, 80], TT.FLOAT32)
+    g.op(OP.RESHAPE, [s1, flat_shape], [flat])
+    r0 = rnn_layer(g, OP.RNN, "rnn0", flat, 3, 80, 12, TT.FLOAT32, 86)
+    r1 = rnn_layer(g, OP.RNN, "rnn1", r0, 3, 12, 8, TT.INT8, 89)
+    finish(m, g, [x], [r1], path)
+
+
+def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg):
+    """One LSTM cell's 18 inputs from input_to_input weights on: no peepholes or
+    projection."""
+    def w(part, shape, i):
+        return const_weights(g, "%s/%s" % (name, part), shape, wtype, seed + i)
+
+    def bias(part, i):
+        return g.tensor("%s/%s_bias" % (name, part), [n_cell], TT.FLOAT32,
+                        weights([n_cell], np.float32, seed + 10 + i))
+    return [-1 if cifg else w("input_to_input", [n_cell, n_in], 0),
+            w("input_to_forget", [n_cell, n_in], 1), w("input_to_cell", [n_cell, n_in], 2),
+            w("input_to_output", [n_cell, n_in], 3),
+            -1 if cifg else w("recurrent_to_input", [n_cell, n_cell], 4),
+            w("recurrent_to_forget", [n_cell, n_cell], 5),
+            w("recurrent_to_cell", [n_cell, n_cell], 6),
+            w("recurrent_to_output", [n_cell, n_cell], 7),
+            -1, -1, -1,
+            -1 if cifg else bias("input_gate", 0), bias("forget_gate", 1),
+            bias("cell_gate", 2), bias("output_gate", 3),
+            -1, -1]
+
+
+def lstm_state(g, name, batch, n_cell):
+    return [g.tensor(name + "/output_state", [batch, n_cell], TT.FLOAT32, variable=True),
+            g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True)]
+
+
+def lstm_layer(g, name, x, batch, n_in, n_cell, wtype, seed, cifg=False):
+    """An LSTM node, 24 inputs: no peepholes, projection or layer norm."""
+    ins = ([x] + lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg) +
+           lstm_state(g, name, batch, n_cell) + [-1, -1, -1, -1])
+    y = g.tensor(name, [batch, n_cell], TT.FLOAT32)
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    return y
+
+
+def lstm(path):
+    m, g = main_graph("arenaprof generated: LSTM, the full kernel, float and hybrid")
+    x = g.tensor("input", [2, 24], TT.FLOAT32)
+    a = lstm_layer(g, "lstm0", x, 2, 24, 20, TT.FLOAT32, 100)
+    b = lstm_layer(g, "lstm1", a, 2, 20, 16, TT.FLOAT32, 120, cifg=True)
+    c = lstm_layer(g, "lstm2", b, 2, 16, 12, TT.INT8, 140)
+    finish(m, g, [x], [c], path)
+
+
+def bidi_rnn_layer(g, name, x, batch, steps, n_in, fw_units, bw_units, wtype, seed,
+                   merge):
+    ins = [x]
+    for side, units, i in (("fw", fw_units, 0), ("bw", bw_units, 4)):
+        ins += [const_weights(g, "%s/%s_weights" % (name, side), [units, n_in], wtype,
+                              seed + i),
+                const_weights(g, "%s/%s_recurrent" % (name, side), [units, units], wtype,
+                              seed + i + 1),
+                g.tensor("%s/%s_bias" % (name, side), [units], TT.FLOAT32,
+                         weights([units], np.float32, seed + i + 2)),
+                g.tensor("%s/%s_state" % (name, side), [batch, units], TT.FLOAT32,
+                         variable=True)]
+    ins += [-1, -1, -1]
+    o = fb.BidirectionalSequenceRNNOptionsT()
+    o.mergeOutputs = merge
+    if merge:
+        outs = [g.tensor(name, [batch, steps, fw_units + bw_units], TT.FLOAT32)]
+    else:
+        outs = [g.tensor(name + "/fw", [batch, steps, fw_units], TT.FLOAT32),
+                g.tensor(name + "/bw", [batch, steps, bw_units], TT.FLOAT32)]
+    g.op(OP.BIDIRECTIONAL_SEQUENCE_RNN, ins, outs, OPT.BidirectionalSequenceRNNOptions, o)
+    return outs
+
+
+def bidi_rnn(path):
+    m, g = main_graph("arenaprof generated: BIDIRECTIONAL_SEQUENCE_RNN, float and hybrid")
+    x = g.tensor("input", [2, 4, 10], TT.FLOAT32)
+    y = bidi_rnn_layer(g, "bidi0", x, 2, 4, 10, 8, 6, TT.FLOAT32, 150, True)[0]
+    outs = bidi_rnn_layer(g, "bidi1", y, 2, 4, 14, 12, 10, TT.INT8, 160, False)
+    finish(m, g, [x], outs, path)
+
+
+def bidi_lstm_layer(g, name, x, steps, batch, n_in, fw_cell, bw_cell, seed, time_major):
+    """A BIDIRECTIONAL_SEQUENCE_LSTM node, 48 inputs, the backward side with CIFG (LiteRT
+    wants the same number of cells on both sides)."""
+    ins = ([x] + lstm_gates(g, name + "/fw", n_in, fw_cell, TT.FLOAT32, seed, False) +
+           lstm_gates(g, name + "/bw", n_in, bw_cell, TT.FLOAT32, seed + 20, True) +
+           lstm_state(g, name + "/fw", batch, fw_cell) +
+           lstm_state(g, name + "/bw", batch, bw_cell) + [-1] * 9)
+    o = fb.BidirectionalSequenceLSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    o.timeMajor = time_major
+    lead = [steps, batch] if time_major else [batch, steps]
+    outs = [g.tensor(name + "/fw_out", lead + [fw_cell], TT.FLOAT32),
+            g.tensor(name + "/bw_out", lead + [bw_cell], TT.FLOAT32)]
+    g.op(OP.BIDIRECTIONAL_SEQUENCE_LSTM, ins, outs, OPT.BidirectionalSequenceLSTMOptions, o)
+    return outs
+
+
+def bidi_lstm(path):
+    m, g = main_graph("arenaprof generated: BIDIRECTIONAL_SEQUENCE_LSTM, float")
+    x = g.tensor("input", [6, 2, 12], TT.FLOAT32)     # time major
+    fw, bw = bidi_lstm_layer(g, "bidi0", x, 6, 2, 12, 10, 10, 200, True)
+    cat = g.tensor("concat", [6, 2, 20], TT.FLOAT32)
+    co = fb.ConcatenationOptionsT()
+    co.axis = 2
+    g.op(OP.CONCATENATION, [fw, bw], [cat], OPT.ConcatenationOptions, co)
+    perm = g.tensor("perm", [3], TT.INT32, np.array([1, 0, 2], dtype=np.int32))
+    bm = g.tensor("batch_major", [2, 6, 20], TT.FLOAT32)
+    g.op(OP.TRANSPOSE, [cat, perm], [bm])
+    outs = bidi_lstm_layer(g, "bidi1", bm, 6, 2, 20, 6, 6, 240, False)
+    finish(m, g, [x], outs, path)
+
+
+def conv3d(path):
+    m, g = main_graph("arenaprof generated: CONV_3D and its im2col")
+    x = g.tensor("input", [1, 4, 8, 8, 3], TT.FLOAT32)
+    prev = x
+    for i, (shape, stride, pad, out) in enumerate([
+            ([3, 3, 3, 3, 8], 1, fb.Padding.SAME, [1, 4, 8, 8, 8]),
+            ([1, 1, 1, 8, 4], 2, fb.Padding.VALID, [1, 2, 4, 4, 4])]):
+        f = g.tensor("conv3d%d/filter" % i, shape, TT.FLOAT32,
+                     weights(shape, np.float32, 300 + i))
+        b = g.tensor("conv3d%d/bias" % i, [shape[4]], TT.FLOAT32,
+                     weights([shape[4]], np.float32, 310 + i))
+        y = g.tensor("conv3d%d" % i, out, TT.FLOAT32)
+        o = fb.Conv3DOptionsT()
+        o.padding = pad
+        o.strideD = o.strideH = o.strideW = stride
+        g.op(OP.CONV_3D, [prev, f, b], [y], OPT.Conv3DOptions, o)
+        prev = y
+    finish(m, g, [x], [prev], path)
+
+
+def const_fold(path):
+    m, g = main_graph("arenaprof generated: outputs folded into the heap at Prepare")
+    x = g.tensor("input", [1, 8, 8, 4], TT.FLOAT32)
+    shp = g.tensor("shape", [4], TT.INT32)
+    so = fb.ShapeOptionsT()
+    so.outType = TT.INT32
+    g.op(OP.SHAPE, [x], [shp], OPT.ShapeOptions, so)
+    rank = g.tensor("rank", [], TT.INT32)
+    g.op(OP.RANK, [x], [rank], OPT.RankOptions, fb.RankOptionsT())
+    begin = g.tensor("begin", [1], TT.INT32, np.array([0], dtype=np.int32))
+    end = g.tensor("end", [1], TT.INT32, np.array([4], dtype=np.int32))
+    strides = g.tensor("strides", [1], TT.INT32, np.array([1], dtype=np.int32))
+    ss = g.tensor("shape_again", [4], TT.INT32)
+    g.op(OP.STRIDED_SLICE, [shp, begin, end, strides], [ss], OPT.StridedSliceOptions,
+         fb.StridedSliceOptionsT())
+    y = g.tensor("double", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [y], OPT.AddOptions, fb.AddOptionsT())
+    # a shape computed from folded tensors: not dyn, the output shares its input
+    z = g.tensor("reshaped", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.RESHAPE, [y, ss], [z])
+    idx = g.tensor("idx", [2], TT.INT32, np.array([1, 2], dtype=np.int32))
+    hw = g.tensor("hw", [2], TT.INT32)
+    g.op(OP.GATHER, [shp, idx], [hw], OPT.GatherOptions, fb.GatherOptionsT())
+    c0 = g.tensor("c0", [16, 16], TT.FLOAT32, weights([16, 16], np.float32, 40))
+    c1 = g.tensor("c1", [16, 16], TT.FLOAT32, weights([16, 16], np.float32, 41))
+    cat = g.tensor("const_cat", [32, 16], TT.FLOAT32)
+    co = fb.ConcatenationOptionsT()
+    co.axis = 0
+    g.op(OP.CONCATENATION, [c0, c1], [cat], OPT.ConcatenationOptions, co)
+    rs = g.tensor("const_cat/shape", [2], TT.INT32, np.array([16, 32], dtype=np.int32))
+    cr = g.tensor("const_reshaped", [16, 32], TT.FLOAT32)
+    g.op(OP.RESHAPE, [cat, rs], [cr])
+    axis = g.tensor("axis", [1], TT.INT32, np.array([1], dtype=np.int32))
+    prod = g.tensor("const_prod", [4], TT.FLOAT32)
+    c2 = g.tensor("c2", [4, 8], TT.FLOAT32, weights([4, 8], np.float32, 42))
+    ro = fb.ReducerOptionsT()
+    g.op(OP.REDUCE_PROD, [c2, axis], [prod], OPT.ReducerOptions, ro)
+    out = g.tensor("output", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.ADD, [z, x], [out], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, [x], [out, hw, rank, cr, prod], path)
+
+
+MODELS = {
+    "gen_hybrid_conv.tflite": hybrid_conv,
+    "gen_float16_weights.tflite": float16_weights,
+    "gen_resource_vars.tflite": resource_vars,
+    "gen_while_loop.tflite": while_loop,
+    "gen_const_fold.tflite": const_fold,
+    "gen_if_else.tflite": if_else,
+    "gen_svdf.tflite": svdf,
+    "gen_add_n.tflite": add_n,
+    "gen_rnn.tflite": rnn,
+    "gen_lstm.tflite": lstm,
+    "gen_bidi_rnn.tflite": bidi_rnn,
+    "gen_bidi_lstm.tflite": bidi_lstm,
+    "gen_conv3d.tflite": conv3d,
+    "gen_detection_postprocess.tflite": detection_postprocess,
+}
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write("usage: gen_models.py OUTDIR\n")
+        return 2
+    for name, gen in MODELS.items():
+        gen(os.path.join(argv[1], name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
