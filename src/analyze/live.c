@@ -592,27 +592,6 @@ uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32
 	return n;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	return AP_CMP(*(const uint64_t *)a, *(const uint64_t *)b);
-}
-
-bool ap_live_latency(const struct ap_live *l, uint64_t *p50, uint64_t *p99, uint32_t *n)
-{
-	uint64_t v[AP_LIVE_LAT];
-	uint32_t k = l->lat.n < AP_LIVE_LAT ? (uint32_t)l->lat.n : AP_LIVE_LAT;
-
-	*n = k;
-	if (!k)
-		return false;
-	memcpy(v, l->lat.ns, k * sizeof(*v));
-	qsort(v, k, sizeof(*v), cmp_u64);
-	/* nearest rank: the smallest value with at least p % of the runs at or below it */
-	*p50 = v[(k * 50 + 99) / 100 - 1];
-	*p99 = v[(k * 99 + 99) / 100 - 1];
-	return true;
-}
-
 static int cmp_object(const void *a, const void *b)
 {
 	const struct ap_live_object *x = a, *y = b;
