@@ -14,6 +14,7 @@
 #include "arenaprof/trace/trace.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
+#include "arenaprof/util/stats.h"
 
 #define GRAN 64		/* tensor offsets and the base are 64-byte aligned: exact */
 
@@ -175,13 +176,6 @@ static void consistency(struct ap_attrib *at, const struct ap_tplan *p, struct s
 
 /* ---- run durations ---- */
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return AP_CMP(a, b);
-}
-
 /* Run 0 against the median and p99 of the completed runs (analysis' run_ns). */
 static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *err)
 {
@@ -197,9 +191,7 @@ static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *er
 			dur[nd++] = a->run_ns[i];
 	if (nd && a->run_ns[0]) {
 		at->run_first_ns = a->run_ns[0];
-		ap_qsort(dur, nd, sizeof(*dur), cmp_u64);
-		at->run_median_ns = dur[(nd - 1) / 2];
-		at->run_p99_ns = dur[nd * 99 / 100 < nd ? nd * 99 / 100 : nd - 1];
+		ap_median_p99(dur, nd, &at->run_median_ns, &at->run_p99_ns);
 		for (uint32_t i = 0; i < a->n_run_ns && median_run < 0; i++)
 			if (a->run_ns[i] == at->run_median_ns)
 				median_run = (int32_t)i;

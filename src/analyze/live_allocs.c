@@ -13,6 +13,7 @@
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
+#include "arenaprof/util/sort.h"
 
 struct block {
 	uint64_t ptr, size;
@@ -100,9 +101,7 @@ static int cmp_caller(const void *a, const void *b)
 
 void ap_live_alloc_sample(struct ap_live *l)
 {
-	if (!l->n_callers)
-		return;		/* callers is NULL until the first block */
-	qsort(l->callers, l->n_callers, sizeof(*l->callers), cmp_caller);
+	ap_qsort(l->callers, l->n_callers, sizeof(*l->callers), cmp_caller);
 	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
 		struct ap_live_caller *c = &l->callers[i];
 

@@ -4,16 +4,10 @@
  * that a writer of the live figures (openmetrics.c) needs no more of the live model than
  * its struct: the fuzzers link the renderers without the session's code.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "arenaprof/analyze/live.h"
-#include "arenaprof/util/order.h"
-
-static int cmp_u64(const void *a, const void *b)
-{
-	return AP_CMP(*(const uint64_t *)a, *(const uint64_t *)b);
-}
+#include "arenaprof/util/stats.h"
 
 bool ap_live_latency(const struct ap_live *l, uint64_t *p50, uint64_t *p99, uint32_t *n)
 {
@@ -24,9 +18,6 @@ bool ap_live_latency(const struct ap_live *l, uint64_t *p50, uint64_t *p99, uint
 	if (!k)
 		return false;
 	memcpy(v, l->lat.ns, k * sizeof(*v));
-	qsort(v, k, sizeof(*v), cmp_u64);
-	/* nearest rank: the smallest value with at least p % of the runs at or below it */
-	*p50 = v[(k * 50 + 99) / 100 - 1];
-	*p99 = v[(k * 99 + 99) / 100 - 1];
+	ap_median_p99(v, k, p50, p99);
 	return true;
 }

@@ -167,8 +167,8 @@ const char *ap_live_sort_name(enum ap_live_sort by);
 /* The arena's residency in n cells; 0 when there is no arena (or it is too large). */
 uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32_t n);
 /*
- * The median and 99th percentile of the last runs' durations (nearest rank), and how many
- * runs they cover. false before a run was timed.
+ * The median and 99th percentile of the last runs' durations (util/stats.h, as report
+ * gives them), and how many runs they cover. false before a run was timed.
  */
 bool ap_live_latency(const struct ap_live *l, uint64_t *p50, uint64_t *p99, uint32_t *n);
 /*
