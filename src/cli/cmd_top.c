@@ -32,6 +32,7 @@
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/render/openmetrics.h"
+#include "arenaprof/render/top_batch.h"
 #include "arenaprof/render/tui.h"
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/clock.h"
@@ -346,7 +347,7 @@ static int run_batch(struct top *t)
 		if (t->live.generation == printed)
 			continue;
 		printed = t->live.generation;
-		ap_tui_batch_line(stdout, &t->live, t->json);
+		ap_top_batch_line(stdout, &t->live, t->json);
 		write_metrics(t, false);
 		if (t->iterations && ++lines >= t->iterations) {
 			ap_session_stop(&t->s, AP_END_DURATION);

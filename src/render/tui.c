@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tui: ncurses layout of the live model, and the --batch line (tui.h). Nothing is read or
- * computed here beyond formatting and placing.
+ * tui: ncurses layout of the live model (tui.h). Nothing is read or computed here beyond
+ * formatting and placing.
  *
  * Layout. Row 0-1 the header, the last row the footer (keys, or a message). In between
  * the panels, each a bold label in a column of its own and items after it: Memory,
- * Arena, cgroup, PSI, Faults, then Operators with the rows that are left. From 150
- * columns with a plan the operators take a right-hand column of their own and the left
- * panels get longer sparklines and a taller residency bar. Every item is a unit: when it
+ * Arena, cgroup, PSI, Faults, Allocs, then Operators (without a plan: Mappings) with the
+ * rows that are left. From 150 columns with a plan the operators take a right-hand column
+ * of their own and the left panels get longer sparklines and a taller residency bar. Every item is a unit: when it
  * does not fit on a row it goes to the next row of its panel, and when the panel has no
  * row left it is not drawn. The last column is never written: a terminal that wraps there
  * cannot push a line into the next one.
@@ -21,13 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/render/tui.h"
-#include "arenaprof/util/json.h"
 #include "arenaprof/util/units.h"
 
 #define LABEL_W 10		/* the panel label column */
@@ -1038,102 +1036,4 @@ void ap_tui_close(void)
 	curs_set(1);
 	endwin();
 	fflush(stdout);
-}
-
-/* ---- --batch ---- */
-
-/* One batch line being written: key=value text, or a JSON object (json non-NULL). */
-struct line {
-	FILE *f;
-	struct ap_json *json;
-};
-
-static void kv(struct line *o, const char *k, uint64_t v)
-{
-	if (o->json && have(v))
-		ap_json_u64(o->json, k, v);
-	else if (o->json)
-		ap_json_null(o->json, k);
-	else if (have(v))
-		fprintf(o->f, " %s=%" PRIu64, k, v);
-	else
-		fprintf(o->f, " %s=-", k);
-}
-
-/* A rate; known false: "-" (null in JSON). */
-static void kf(struct line *o, const char *k, double v, bool known)
-{
-	if (o->json && known)
-		ap_json_f64(o->json, k, v);
-	else if (o->json)
-		ap_json_null(o->json, k);
-	else if (known)
-		fprintf(o->f, " %s=%.1f", k, v);
-	else
-		fprintf(o->f, " %s=-", k);
-}
-
-void ap_tui_batch_line(FILE *f, const struct ap_live *l, bool as_json)
-{
-	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
-	const struct ap_kernel_acct *a = &l->last.acct;
-	bool arena = l->id.map >= 0, runs = l->run_markers || l->session->run_probe;
-	struct ap_json j;
-	struct line o = { .f = f, .json = as_json ? &j : NULL };
-	char when[32];
-	time_t now = time(NULL);
-	double t = (double)(l->t_last_ns - l->t_start_ns) / 1e9;
-	struct tm tm;
-	uint64_t p50, p99;
-	uint32_t n_lat;
-	bool have_lat;
-
-	localtime_r(&now, &tm);
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (as_json) {
-		ap_json_init(&j, f);
-		ap_json_obj(&j, NULL);
-		ap_json_str(&j, "time", when);
-		ap_json_f64(&j, "t", t);
-		ap_json_i64(&j, "pid", l->pid);
-	} else {
-		fprintf(f, "%s t=%.1f pid=%d", when, t, l->pid);
-	}
-	kv(&o, "rss", s->vm_rss);
-	kv(&o, "hwm", s->vm_hwm);
-	kv(&o, "anon", s->rss_anon);
-	kv(&o, "file", s->rss_file);
-	kv(&o, "shmem", s->rss_shmem);
-	kv(&o, "pss_anon", l->have_smaps ? sm->pss_anon : AP_NO_VALUE);
-	kv(&o, "pss_file", l->have_smaps ? sm->pss_file : AP_NO_VALUE);
-	kv(&o, "pss_shmem", l->have_smaps ? sm->pss_shmem : AP_NO_VALUE);
-	kv(&o, "swap", l->have_smaps ? sm->swap : AP_NO_VALUE);
-	kv(&o, "arena_bytes", arena ? l->maps[l->id.map].end - l->maps[l->id.map].start :
-	   AP_NO_VALUE);
-	kv(&o, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
-	kv(&o, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);
-	kv(&o, "arena_first_touch_pages", arena ? l->arena_ft : AP_NO_VALUE);
-	kf(&o, "first_touch_per_s", ap_live_rate(&l->ft_rate), true);
-	kf(&o, l->majmin_known ? "minor_per_s" : "faults_per_s", ap_live_rate(&l->minor_rate),
-	   true);
-	kf(&o, "major_per_s", ap_live_rate(&l->major_rate), l->majmin_known);
-	kv(&o, "runs", runs ? l->runs_completed : AP_NO_VALUE);
-	kf(&o, "runs_per_s", ap_live_rate(&l->run_rate), runs);
-	have_lat = ap_live_latency(l, &p50, &p99, &n_lat);
-	kv(&o, "run_p50_ns", have_lat ? p50 : AP_NO_VALUE);
-	kv(&o, "run_p99_ns", have_lat ? p99 : AP_NO_VALUE);
-	kv(&o, "alloc_held", l->session->o.arena_mode ? l->alloc_bytes : AP_NO_VALUE);
-	kv(&o, "cg_current", a->cg_current);
-	kv(&o, "cg_peak", a->cg_peak);
-	kv(&o, "psi_some_avg10", a->psi_sys.some_avg[0]);
-	kv(&o, "psi_full_avg10", a->psi_sys.full_avg[0]);
-	kv(&o, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
-	kv(&o, "drops", l->drops.ringbuf_drops);
-	if (as_json) {
-		ap_json_end_obj(&j);
-		ap_json_finish(&j);
-	} else {
-		fputc('\n', f);
-	}
-	fflush(f);
 }

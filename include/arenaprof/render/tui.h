@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tui: the faces of the live model (live.h): an ncurses screen whose panels reflow with
- * the terminal (80x24 and up; two columns from 150 columns when a plan is loaded), and
- * the one-line-per-interval text of --batch. Layout only: every figure comes from the
- * model. An item (a label and its value) is drawn whole or not at all, never cut; a
+ * the terminal (80x24 and up; two columns from 150 columns when a plan is loaded; --batch's
+ * lines are top_batch.h's). Layout only: every figure comes from the model. An item (a label and its value) is drawn whole or not at all, never cut; a
  * panel wraps its items onto the rows it has and drops what does not fit.
  */
 #ifndef ARENAPROF_TUI_H
@@ -40,9 +39,5 @@ void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v);
 
 /* A key if one is waiting (AP_KEY_RESIZE after a resize), else -1; never blocks. */
 int ap_tui_key(void);
-
-/* --batch: one line of key=value fields for the latest sample (sizes in bytes, rates per
- * second, '-' for what was not read); json: the same as one JSON object (null). */
-void ap_tui_batch_line(FILE *f, const struct ap_live *l, bool json);
 
 #endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * top_batch: the one-line-per-interval text of top --batch (and --json): for logging over
+ * a serial console, or where there is no terminal. Layout only: every figure comes from
+ * the live model (live.h).
+ */
+#ifndef ARENAPROF_TOP_BATCH_H
+#define ARENAPROF_TOP_BATCH_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "arenaprof/analyze/live.h"
+
+/* One line of key=value fields for the latest sample (sizes in bytes, rates per second,
+ * '-' for what was not read); as_json: the same as one JSON object (null). */
+void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json);
+
+#endif

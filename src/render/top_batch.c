@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * top_batch: top --batch's line per interval, key=value text or one JSON object
+ * (top_batch.h). The figures are the live model's, as the screen shows them.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "arenaprof/render/top_batch.h"
+#include "arenaprof/util/json.h"
+
+static bool have(uint64_t v)
+{
+	return v != AP_NO_VALUE;
+}
+
+/* One batch line being written: key=value text, or a JSON object (json non-NULL). */
+struct line {
+	FILE *f;
+	struct ap_json *json;
+};
+
+static void kv(struct line *o, const char *k, uint64_t v)
+{
+	if (o->json && have(v))
+		ap_json_u64(o->json, k, v);
+	else if (o->json)
+		ap_json_null(o->json, k);
+	else if (have(v))
+		fprintf(o->f, " %s=%" PRIu64, k, v);
+	else
+		fprintf(o->f, " %s=-", k);
+}
+
+/* A rate; known false: "-" (null in JSON). */
+static void kf(struct line *o, const char *k, double v, bool known)
+{
+	if (o->json && known)
+		ap_json_f64(o->json, k, v);
+	else if (o->json)
+		ap_json_null(o->json, k);
+	else if (known)
+		fprintf(o->f, " %s=%.1f", k, v);
+	else
+		fprintf(o->f, " %s=-", k);
+}
+
+void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
+{
+	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
+	const struct ap_kernel_acct *a = &l->last.acct;
+	bool arena = l->id.map >= 0, runs = l->run_markers || l->session->run_probe;
+	struct ap_json j;
+	struct line o = { .f = f, .json = as_json ? &j : NULL };
+	char when[32];
+	time_t now = time(NULL);
+	double t = (double)(l->t_last_ns - l->t_start_ns) / 1e9;
+	struct tm tm;
+	uint64_t p50, p99;
+	uint32_t n_lat;
+	bool have_lat;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (as_json) {
+		ap_json_init(&j, f);
+		ap_json_obj(&j, NULL);
+		ap_json_str(&j, "time", when);
+		ap_json_f64(&j, "t", t);
+		ap_json_i64(&j, "pid", l->pid);
+	} else {
+		fprintf(f, "%s t=%.1f pid=%d", when, t, l->pid);
+	}
+	kv(&o, "rss", s->vm_rss);
+	kv(&o, "hwm", s->vm_hwm);
+	kv(&o, "anon", s->rss_anon);
+	kv(&o, "file", s->rss_file);
+	kv(&o, "shmem", s->rss_shmem);
+	kv(&o, "pss_anon", l->have_smaps ? sm->pss_anon : AP_NO_VALUE);
+	kv(&o, "pss_file", l->have_smaps ? sm->pss_file : AP_NO_VALUE);
+	kv(&o, "pss_shmem", l->have_smaps ? sm->pss_shmem : AP_NO_VALUE);
+	kv(&o, "swap", l->have_smaps ? sm->swap : AP_NO_VALUE);
+	kv(&o, "arena_bytes", arena ? l->maps[l->id.map].end - l->maps[l->id.map].start :
+	   AP_NO_VALUE);
+	kv(&o, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
+	kv(&o, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);
+	kv(&o, "arena_first_touch_pages", arena ? l->arena_ft : AP_NO_VALUE);
+	kf(&o, "first_touch_per_s", ap_live_rate(&l->ft_rate), true);
+	kf(&o, l->majmin_known ? "minor_per_s" : "faults_per_s", ap_live_rate(&l->minor_rate),
+	   true);
+	kf(&o, "major_per_s", ap_live_rate(&l->major_rate), l->majmin_known);
+	kv(&o, "runs", runs ? l->runs_completed : AP_NO_VALUE);
+	kf(&o, "runs_per_s", ap_live_rate(&l->run_rate), runs);
+	have_lat = ap_live_latency(l, &p50, &p99, &n_lat);
+	kv(&o, "run_p50_ns", have_lat ? p50 : AP_NO_VALUE);
+	kv(&o, "run_p99_ns", have_lat ? p99 : AP_NO_VALUE);
+	kv(&o, "alloc_held", l->session->o.arena_mode ? l->alloc_bytes : AP_NO_VALUE);
+	kv(&o, "cg_current", a->cg_current);
+	kv(&o, "cg_peak", a->cg_peak);
+	kv(&o, "psi_some_avg10", a->psi_sys.some_avg[0]);
+	kv(&o, "psi_full_avg10", a->psi_sys.full_avg[0]);
+	kv(&o, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
+	kv(&o, "drops", l->drops.ringbuf_drops);
+	if (as_json) {
+		ap_json_end_obj(&j);
+		ap_json_finish(&j);
+	} else {
+		fputc('\n', f);
+	}
+	fflush(f);
+}
