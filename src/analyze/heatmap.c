@@ -111,6 +111,23 @@ uint64_t ap_hm_tick_step(const struct ap_heatmap *h)
 	return step;
 }
 
+const struct ap_ptensor *ap_hm_row_live(const struct ap_heatmap *h, uint32_t r, uint32_t *i)
+{
+	int32_t op = r < h->rows ? h->row[r].op : -1;
+
+	if (h->by != AP_HM_BY_OP || !h->plan || op < 0 || (uint32_t)op >= h->plan->n_ops)
+		return NULL;
+	for (; *i < h->plan->n; (*i)++) {
+		const struct ap_ptensor *t = &h->plan->t[*i];
+
+		if (ap_ptensor_in_arena(t) && ap_ptensor_live_at(t, op)) {
+			(*i)++;
+			return t;
+		}
+	}
+	return NULL;
+}
+
 /* ---- rows ---- */
 
 static const char *input_name(const struct ap_tplan *p)

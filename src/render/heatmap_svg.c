@@ -198,19 +198,13 @@ static void plan_behind(const struct ap_heatmap *h, const struct geo *g, FILE *f
 {
 	double left = g->x0, right = g->x0 + g->pw;
 
-	if (h->by != AP_HM_BY_OP || !h->plan)
-		return;
 	for (uint32_t r = 0; r < h->rows; r++) {
-		int32_t op = h->row[r].op;
+		const struct ap_ptensor *t;
+		uint32_t i = 0;
 
-		if (op < 0 || (uint32_t)op >= h->plan->n_ops)
-			continue;
-		for (uint32_t i = 0; i < h->plan->n; i++) {
-			const struct ap_ptensor *t = &h->plan->t[i];
+		while ((t = ap_hm_row_live(h, r, &i))) {
 			double x0, x1;
 
-			if (!ap_ptensor_in_arena(t) || !ap_ptensor_live_at(t, op))
-				continue;
 			x0 = fmax(left, x_of(h, g, t->offset));
 			x1 = fmin(right, x_of(h, g, t->offset + (int64_t)t->bytes));
 			if (x1 <= x0)

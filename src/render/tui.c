@@ -179,6 +179,21 @@ static void fit_words(const char *s, int w, char *out, size_t len)
 		out[0] = '\0';
 }
 
+/*
+ * s in at most w columns (w < len), its end kept: "...libfoo.so.1" (a path's or a
+ * tensor's end names it). One byte, one column: safe_addstr makes it so.
+ */
+static const char *tail_fit(const char *s, int w, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (w < 4 || n <= (size_t)w || (size_t)w >= len)
+		snprintf(buf, len, "%.*s", w > 0 ? w : 0, s);
+	else
+		snprintf(buf, len, "...%s", s + n - (w - 3));
+	return buf;
+}
+
 /* ---- the pen: items placed in a panel ---- */
 
 struct pen {
@@ -685,14 +700,9 @@ static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows
 	n = (int)ap_live_objects(l, o, rows - 1 < 64 ? (uint32_t)(rows - 1) : 64);
 	for (int i = 0; i < n; i++) {
 		char name[64], v[3][32];
-		size_t len = strlen(o[i].name);
 		int row = y + 1 + i;
 
-		/* a path's end names it: "...libfoo.so.1" */
-		if (len > (size_t)name_w)
-			snprintf(name, sizeof(name), "...%s", o[i].name + len - (name_w - 3));
-		else
-			snprintf(name, sizeof(name), "%s", o[i].name);
+		tail_fit(o[i].name, name_w, name, sizeof(name));
 		snprintf(v[0], sizeof(v[0]), "%s", KIB(o[i].held_pages * l->page_size));
 		snprintf(v[1], sizeof(v[1]), "%" PRIu64, o[i].faults);
 		snprintf(v[2], sizeof(v[2]), "%u", o[i].mappings);
@@ -799,15 +809,9 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		attrset(A_NORMAL);
 		if (out_w && l->plan->ops[i].out_name && l->plan->ops[i].out_name[0]) {
 			char short_name[128], cut[128];
-			const char *t = ap_corr_short_name(l->plan->ops[i].out_name, short_name,
-							   sizeof(short_name));
-			size_t len = strlen(t);
-
 			/* the end of a tensor's name is its layer's own part */
-			if (len > (size_t)out_w && out_w < (int)sizeof(cut))
-				snprintf(cut, sizeof(cut), "...%s", t + len - (out_w - 3));
-			else
-				snprintf(cut, sizeof(cut), "%.*s", out_w, t);
+			tail_fit(ap_corr_short_name(l->plan->ops[i].out_name, short_name,
+						    sizeof(short_name)), out_w, cut, sizeof(cut));
 			attrset(A_DIM);
 			safe_addstr(row, x, cut);
 			attrset(A_NORMAL);

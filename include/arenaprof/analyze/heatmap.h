@@ -115,6 +115,12 @@ const char *ap_hm_offset(int64_t off, char *buf);
  * it leaves room. s must be one byte a column (ASCII). Returns s or buf (len > w).
  */
 const char *ap_hm_fit_label(const char *s, unsigned w, char *buf, size_t len);
+/*
+ * By operator, with a plan: the next arena tensor live while row r's operator runs, from
+ * plan tensor *i on (start at 0; *i moves past it); NULL when none is left, or when the
+ * row is no operator's. The renderers draw the plan behind the faults with it.
+ */
+const struct ap_ptensor *ap_hm_row_live(const struct ap_heatmap *h, uint32_t r, uint32_t *i);
 /* Bytes per axis tick: a power-of-two multiple of the page, at most 10 ticks. */
 uint64_t ap_hm_tick_step(const struct ap_heatmap *h);
 
