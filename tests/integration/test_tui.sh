@@ -303,7 +303,8 @@ wait_screen noplan '^Mappings ' 10
 mv2=$(realpath "$MV2")
 want=$(awk -v m="$mv2" '$6 == m { on = 1; next } /^[0-9a-f]+-/ { on = 0 }
 	on && $1 == "Rss:" { s += $2 } END { print s + 0 }' "/proc/$A/smaps")
-got=$(grep -F " $mv2 " <<<"$SCR" | awk '{ print $2 }')
+# a long path shows as "...tail" (the name column is at most 60 wide): match its file name
+got=$(sed -n '/^Mappings /,$p' <<<"$SCR" | grep -F "$(basename "$mv2") " | awk '{ print $2 }')
 anon=$(grep -E '^ +\[anon\] +[0-9]+ KiB' <<<"$SCR" | awk '{ print $2 }')
 MSG="model file $got KiB, smaps Rss $want KiB; [anon] $anon KiB, arena $((PAGES * 4)) KiB" \
 	check "no plan: Mappings per object, the model file's pages held as smaps says, the arena in [anon]" \
