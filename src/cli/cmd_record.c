@@ -23,11 +23,11 @@
 #include "arenaprof/util/json.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/record/probe.h"
+#include "arenaprof/record/ring_sizing.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/clock.h"
 
-#define DEFAULT_RING AP_PROBE_RING_DEFAULT
 
 static volatile sig_atomic_t stop_signal;
 
@@ -71,6 +71,9 @@ static void print_json(const struct ap_session *s, const char *out, uint64_t byt
 	ap_json_u64(&j, "faults", s->faults);
 	ap_json_u64(&j, "runs", s->runs);
 	ap_json_u64(&j, "dropped_events", s->counters.ringbuf_drops);
+	ap_json_u64(&j, "ring_bytes", ap_probe_ring_bytes(s->probe));
+	ap_json_u64(&j, "ring_sized_for_faults_per_s",
+		    (uint64_t)ap_probe_sized_for_rate(s->probe));
 	/* for make bench: the recorder's own cost (bpf stats only when enabled) */
 	ap_probe_fault_stats(s->probe, &run_ns, &runs);
 	ap_json_u64(&j, "bpf_fault_run_ns", run_ns);
@@ -91,6 +94,20 @@ static void print_json(const struct ap_session *s, const char *out, uint64_t byt
 	ap_json_i64(&j, "exit_code", rc);
 	ap_json_end_obj(&j);
 	ap_json_finish(&j);
+}
+
+/* The ring's size, and what it was sized from. */
+static void ring_say(const struct ap_probe *p)
+{
+	char b[32];
+
+	if (ap_probe_sized_for_rate(p) > 0)
+		ap_cli_say("record", "ring buffer %s: %d ms of %.0f faults/s, the rate measured "
+			   "here at start", ap_fmt_bytes(ap_probe_ring_bytes(p), b, sizeof(b)),
+			   AP_RING_BUDGET_MS, ap_probe_sized_for_rate(p));
+	else
+		ap_cli_say("record", "ring buffer %s (--ring-size)",
+			   ap_fmt_bytes(ap_probe_ring_bytes(p), b, sizeof(b)));
 }
 
 /* On a terminal, once a second: how far the recording is, on one line rewritten. */
@@ -128,7 +145,9 @@ static void usage(FILE *f)
 		"  --op-probe B:S:A a function called per operator, its argument A (0-based) the\n"
 		"                   operator index\n"
 		"  --interval MS    /proc samples and mapping snapshots (default 100)\n"
-		"  --ring-size SIZE BPF ring buffer (default 2M); drops are always reported\n"
+		"  --ring-size SIZE BPF ring buffer (default: 10 ms of this machine's fastest\n"
+		"                   fault rate, measured at start; 256K-64M); drops are always\n"
+		"                   reported\n"
 		"  --arena auto     (default) catch the C library's allocations of a page or more\n"
 		"                   (malloc, aligned_alloc, ... and their frees): report finds the\n"
 		"                   arena block of the plan's size and its exact base\n"
@@ -236,7 +255,7 @@ static int target_status(const struct ap_session *s)
 
 int cmd_record(int argc, char **argv)
 {
-	struct ap_session_opts so = { .method = AP_METHOD_NONE, .ring_bytes = DEFAULT_RING,
+	struct ap_session_opts so = { .method = AP_METHOD_NONE, .ring_bytes = 0,
 				      .interval_ms = AP_SESSION_INTERVAL_MS,
 				      .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
 	struct ap_session_sink messages = { .note = print_note };
@@ -267,6 +286,7 @@ int cmd_record(int argc, char **argv)
 	t.sink.next = &messages;
 	ap_cli_say("record", "tracing pid %d with %s; writing %s", s.pid,
 		ap_method_name(ap_probe_method(s.probe)), out);
+	ring_say(s.probe);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -311,7 +331,7 @@ int cmd_record(int argc, char **argv)
 		ap_cli_say("record", "warning: %llu events were dropped: the ring "
 			"buffer (%s) overflowed; record again with a larger --ring-size",
 			(unsigned long long)s.counters.ringbuf_drops,
-			ap_fmt_bytes(so.ring_bytes, (char[32]){ 0 }, 32));
+			ap_fmt_bytes(ap_probe_ring_bytes(s.probe), (char[32]){ 0 }, 32));
 	rc = s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
 	if (!s.started && s.end_reason == AP_END_TARGET_EXIT && !s.faults && !s.runs)
 		rc = AP_EXIT_RUNTIME;	/* the process was gone before anything was seen */

@@ -8,6 +8,9 @@
  * missing on arm64 or an fentry the kernel refuses cannot break the others. On any
  * failure the attempt is torn down completely before the next method is tried.
  *
+ * The object is loaded by its generated loader program (bpf_load.h), so this process
+ * never parses the kernel's BTF, and attached by fd (bpf_attach.h).
+ *
  * RLIMIT_MEMLOCK: libbpf >= 1.0 raises it by itself, and only on kernels that do not
  * charge BPF memory to the memory cgroup (before 5.11); 6.x kernels need nothing. With
  * an older libbpf it is raised here.
@@ -25,22 +28,27 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <bpf/libbpf_version.h>
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/event.h"
+#include "arenaprof/record/bpf_attach.h"
+#include "arenaprof/record/bpf_load.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/ring_event.h"
+#include "arenaprof/record/ring_sizing.h"
 #include "arenaprof/record/symbols.h"
 #include "arenaprof.skel.h"
 
 struct ap_probe {
 	struct arenaprof_bpf *skel;
+	struct ap_bpf_loaded ld;	/* its fds */
 	enum ap_method method;
 	int pid;
-	struct bpf_link **links;	/* the method's links, then the markers' */
+	uint32_t ring_bytes;		/* the ring buffer's size */
+	double rate;			/* the measured fault rate it was sized from, or 0 */
+	struct ap_bpf_link *links;	/* the method's links, then the markers' */
 	size_t n_links, cap_links;
 	struct ring_buffer *rb;
 	struct ap_ring_decoder dec;	/* the ring's records into events */
@@ -50,11 +58,11 @@ struct ap_probe {
 	int seen;
 	bool stopped;
 	/* the allocation probe's malloc, calloc, realloc, free links (ap_probe_quiet_alloc) */
-	struct bpf_link *hot[32];
+	struct ap_bpf_link hot[32];
 	size_t n_hot;
 	/* detaching a uprobe waits for the probes in flight (~130 ms each, measured here):
 	 * a thread of its own does it, so the ring buffer is not left unread meanwhile */
-	struct bpf_link *quiet[32];
+	struct ap_bpf_link quiet[32];
 	size_t n_quiet;
 	pthread_t quiet_thread;
 	bool quiet_running;
@@ -156,18 +164,18 @@ static const char *method_what(enum ap_method m)
 	return "?";
 }
 
-static int push_link(struct ap_probe *p, struct bpf_link *l)
+static int push_link(struct ap_probe *p, const struct ap_bpf_link *l)
 {
 	if (p->n_links == p->cap_links) {
 		size_t cap = p->cap_links ? p->cap_links * 2 : 16;
-		struct bpf_link **n = realloc(p->links, cap * sizeof(*n));
+		struct ap_bpf_link *n = realloc(p->links, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		p->links = n;
 		p->cap_links = cap;
 	}
-	p->links[p->n_links++] = l;
+	p->links[p->n_links++] = *l;
 	return 0;
 }
 
@@ -178,14 +186,15 @@ static void teardown(struct ap_probe *p)
 		p->quiet_running = false;
 	}
 	while (p->n_hot)
-		bpf_link__destroy(p->hot[--p->n_hot]);
+		ap_bpf_link_close(&p->hot[--p->n_hot]);
 	while (p->n_links)
-		bpf_link__destroy(p->links[--p->n_links]);
+		ap_bpf_link_close(&p->links[--p->n_links]);
 	free(p->links);
 	p->links = NULL;
 	p->cap_links = 0;
 	ring_buffer__free(p->rb);
 	p->rb = NULL;
+	ap_bpf_unload(&p->ld);
 	arenaprof_bpf__destroy(p->skel);
 	p->skel = NULL;
 }
@@ -195,8 +204,6 @@ static uint32_t ring_size(uint32_t want)
 	long page = sysconf(_SC_PAGESIZE);
 	uint64_t n = page > 0 ? (uint64_t)page : 4096;
 
-	if (!want)
-		want = AP_PROBE_RING_DEFAULT;
 	while (n < want && n < (1ull << 31))
 		n <<= 1;
 	return (uint32_t)n;
@@ -228,30 +235,34 @@ static int online_cpus(int *cpus, int max)
 	return n > 0 ? n : -1;
 }
 
-/* Kernel BTF must have what the method attaches to; says so plainly if not. */
+/*
+ * The kernel resolves the programs against its BTF when it runs the loader: say plainly
+ * when there is none (the loader's answer would be a bare errno).
+ */
 static int check_btf(enum ap_method m, char *why)
 {
-	struct btf *btf;
 	char eb[96];
-	int ret = 0;
 
-	btf = btf__load_vmlinux_btf();
-	if (!btf) {
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		ap_seterr(why, "%s: no kernel BTF (/sys/kernel/btf/vmlinux): %s",
 			  ap_method_name(m), errstr(errno, eb, sizeof(eb)));
 		return -1;
 	}
-	if (m == AP_METHOD_TP &&
-	    btf__find_by_name_kind(btf, "btf_trace_page_fault_user", BTF_KIND_TYPEDEF) < 0) {
+	return 0;
+}
+
+/* A failed load: an attach target missing from the kernel's BTF (ENOENT) said plainly. */
+static void load_error(enum ap_method m, int err, char *why)
+{
+	char eb[96];
+
+	if (err == -ENOENT && m == AP_METHOD_TP)
 		ap_seterr(why, "tp: this kernel has no page_fault_user tracepoint (x86 only)");
-		ret = -1;
-	} else if (m == AP_METHOD_FENTRY &&
-		   btf__find_by_name_kind(btf, "handle_mm_fault", BTF_KIND_FUNC) < 0) {
+	else if (err == -ENOENT && m == AP_METHOD_FENTRY)
 		ap_seterr(why, "fentry: handle_mm_fault is not in the kernel BTF");
-		ret = -1;
-	}
-	btf__free(btf);
-	return ret;
+	else
+		ap_seterr(why, "%s: loading %s failed: %s", ap_method_name(m), method_what(m),
+			  errstr(err, eb, sizeof(eb)));
 }
 
 static int attach_perf(struct ap_probe *p, char *why)
@@ -263,7 +274,10 @@ static int attach_perf(struct ap_probe *p, char *why)
 		{ PERF_COUNT_SW_PAGE_FAULTS_MIN, "minor-faults" },
 		{ PERF_COUNT_SW_PAGE_FAULTS_MAJ, "major-faults" },
 	};
-	struct bpf_program *progs[] = { p->skel->progs.perf_minor, p->skel->progs.perf_major };
+	int progs[] = {
+		ap_bpf_prog_fd(&p->ld, p->skel->progs.perf_minor),
+		ap_bpf_prog_fd(&p->ld, p->skel->progs.perf_major),
+	};
 	int cpus[4096], ncpu, i, j;
 	char eb[96];
 
@@ -283,7 +297,7 @@ static int attach_perf(struct ap_probe *p, char *why)
 				.exclude_kernel = 1,
 				.exclude_hv = 1,
 			};
-			struct bpf_link *l;
+			struct ap_bpf_link l;
 			int fd, e;
 
 			fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpus[i], -1,
@@ -293,17 +307,15 @@ static int attach_perf(struct ap_probe *p, char *why)
 					  cpus[i], errstr(errno, eb, sizeof(eb)));
 				return -1;
 			}
-			l = bpf_program__attach_perf_event(progs[j], fd);
-			if (!l) {
-				e = errno;
-				close(fd);
+			/* the link owns fd from here on */
+			e = ap_bpf_attach_perf_event(progs[j], fd, 0, &l);
+			if (e) {
 				ap_seterr(why, "perf: attaching to %s on CPU %d failed: %s",
 					  evs[j].name, cpus[i], errstr(e, eb, sizeof(eb)));
 				return -1;
 			}
-			/* the link owns fd from here on */
-			if (push_link(p, l)) {
-				bpf_link__destroy(l);
+			if (push_link(p, &l)) {
+				ap_bpf_link_close(&l);
 				ap_seterr(why, "perf: out of memory");
 				return -1;
 			}
@@ -320,11 +332,11 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 		      char *why)
 {
 	const char *name = ap_method_name(m);
-	struct bpf_link *l;
+	struct ap_bpf_link l;
 	char eb[96];
 	int err;
 
-	if (m != AP_METHOD_PERF && check_btf(m, why))
+	if (check_btf(m, why))
 		return -1;
 	p->skel = arenaprof_bpf__open();
 	if (!p->skel) {
@@ -345,24 +357,24 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 			  errstr(err, eb, sizeof(eb)));
 		goto fail;
 	}
-	err = arenaprof_bpf__load(p->skel);
+	err = ap_bpf_load(p->skel->obj, &p->ld, verbose, why);
 	if (err) {
-		ap_seterr(why, "%s: loading %s failed: %s", name, method_what(m),
-			  errstr(err, eb, sizeof(eb)));
+		load_error(m, err, why);
 		goto fail;
 	}
 	switch (m) {
 	case AP_METHOD_TP:
 	case AP_METHOD_FENTRY:
-		l = bpf_program__attach(m == AP_METHOD_TP ? p->skel->progs.fault_tp :
-					p->skel->progs.fault_exit);
-		if (!l) {
+		err = ap_bpf_attach_tracing(ap_bpf_prog_fd(&p->ld, m == AP_METHOD_TP ?
+							   p->skel->progs.fault_tp :
+							   p->skel->progs.fault_exit), &l);
+		if (err) {
 			ap_seterr(why, "%s: attaching %s failed: %s", name, method_what(m),
-				  errstr(errno, eb, sizeof(eb)));
+				  errstr(err, eb, sizeof(eb)));
 			goto fail;
 		}
-		if (push_link(p, l)) {
-			bpf_link__destroy(l);
+		if (push_link(p, &l)) {
+			ap_bpf_link_close(&l);
 			ap_seterr(why, "%s: out of memory", name);
 			goto fail;
 		}
@@ -433,7 +445,8 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 {
 	char why[AP_ERR_LEN], all[3 * AP_ERR_LEN] = "";
 	struct ap_probe *p;
-	uint32_t ring = ring_size(o->ring_bytes);
+	uint32_t ring;
+	double rate = 0;
 	char eb[96];
 	size_t i;
 	int ret = -1, ncpu;
@@ -451,6 +464,17 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 		return -1;
 	}
 	p->pid = o->pid;
+	if (!o->ring_bytes) {
+		if (ap_ring_measure_fault_rate(&rate, err)) {
+			free(p);
+			return -1;
+		}
+		ring = ring_size(ap_ring_bytes_for_rate(rate));
+	} else {
+		ring = ring_size(o->ring_bytes);
+	}
+	p->ring_bytes = ring;
+	p->rate = rate;
 	if (o->method != AP_METHOD_NONE) {
 		ret = try_method(p, o->method, (uint32_t)o->pid, ring, err);
 	} else {
@@ -477,7 +501,8 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 		ap_probe_close(p);
 		return -1;
 	}
-	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), rb_handler, p, NULL);
+	p->rb = ring_buffer__new(ap_bpf_map_fd(&p->ld, p->skel->maps.events), rb_handler, p,
+				 NULL);
 	if (!p->rb) {
 		ap_seterr(err, "ring buffer: %s", errstr(errno, eb, sizeof(eb)));
 		ap_probe_close(p);
@@ -492,6 +517,16 @@ enum ap_method ap_probe_method(const struct ap_probe *p)
 	return p->method;
 }
 
+uint32_t ap_probe_ring_bytes(const struct ap_probe *p)
+{
+	return p->ring_bytes;
+}
+
+double ap_probe_sized_for_rate(const struct ap_probe *p)
+{
+	return p->rate;
+}
+
 const char *ap_probe_auto_skipped(const struct ap_probe *p)
 {
 	return p->auto_skipped;
@@ -501,8 +536,7 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 			 struct bpf_program *enter, struct bpf_program *exit, uint64_t cookie,
 			 char *err)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie);
-	struct bpf_link *l1, *l2;
+	struct ap_bpf_link l1, l2;
 	char path[PATH_MAX], eb[96];
 	uint64_t off;
 	int e;
@@ -513,25 +547,25 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 	}
 	if (ap_symbols_lookup(path, symbol, &off, err))
 		return -1;
-	l1 = bpf_program__attach_uprobe_opts(enter, p->pid, path, (size_t)off, &uo);
-	if (!l1) {
-		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, errstr(errno, eb, sizeof(eb)));
+	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, enter), p->pid, path, off, false,
+				 cookie, &l1);
+	if (e) {
+		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
 		return -1;
 	}
-	uo.retprobe = true;
-	l2 = bpf_program__attach_uprobe_opts(exit, p->pid, path, (size_t)off, &uo);
-	if (!l2) {
-		e = errno;
-		bpf_link__destroy(l1);
+	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, exit), p->pid, path, off, true, cookie,
+				 &l2);
+	if (e) {
+		ap_bpf_link_close(&l1);
 		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
 		return -1;
 	}
-	if (push_link(p, l1) || push_link(p, l2)) {
-		/* push_link(l1) may have worked: take it back so nothing is destroyed twice */
-		if (p->n_links && p->links[p->n_links - 1] == l1)
+	if (push_link(p, &l1) || push_link(p, &l2)) {
+		/* push_link(l1) may have worked: take it back so nothing is closed twice */
+		if (p->n_links && p->links[p->n_links - 1].fd == l1.fd)
 			p->n_links--;
-		bpf_link__destroy(l2);
-		bpf_link__destroy(l1);
+		ap_bpf_link_close(&l2);
+		ap_bpf_link_close(&l1);
 		ap_seterr(err, "out of memory");
 		return -1;
 	}
@@ -583,19 +617,21 @@ static bool hot_fn(uint64_t fn)
 }
 
 static int attach_one(struct ap_probe *p, struct bpf_program *prog, const char *path,
-		      uint64_t off, uint64_t cookie, bool ret, struct bpf_link **out)
+		      uint64_t off, uint64_t cookie, bool ret)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie, .retprobe = ret);
+	struct ap_bpf_link l;
+	int e;
 
-	*out = bpf_program__attach_uprobe_opts(prog, p->pid, path, (size_t)off, &uo);
-	if (!*out)
-		return -errno;
+	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, prog), p->pid, path, off, ret, cookie,
+				 &l);
+	if (e)
+		return e;
 	if (hot_fn(cookie) && p->n_hot < sizeof(p->hot) / sizeof(p->hot[0])) {
-		p->hot[p->n_hot++] = *out;
+		p->hot[p->n_hot++] = l;
 		return 0;
 	}
-	if (push_link(p, *out)) {
-		bpf_link__destroy(*out);
+	if (push_link(p, &l)) {
+		ap_bpf_link_close(&l);
 		return -ENOMEM;
 	}
 	return 0;
@@ -608,7 +644,6 @@ int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what,
 	bool found[N_ALLOC_FUNCS] = { 0 };
 	char path[PATH_MAX], eb[96], e[AP_ERR_LEN];
 	size_t first_link = p->n_links, first_hot = p->n_hot, n = 0, i, k;
-	struct bpf_link *l;
 	int rc;
 
 	if (what && len)
@@ -641,17 +676,17 @@ int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what,
 			continue;
 		}
 		rc = attach_one(p, is_free ? p->skel->progs.free_enter : p->skel->progs.alloc_enter,
-				path, offs[i], alloc_funcs[i].fn, false, &l);
+				path, offs[i], alloc_funcs[i].fn, false);
 		if (!rc && !is_free)
 			rc = attach_one(p, p->skel->progs.alloc_exit, path, offs[i],
-					alloc_funcs[i].fn, true, &l);
+					alloc_funcs[i].fn, true);
 		if (rc) {
 			ap_seterr(err, "uprobe %s:%s: %s", path, alloc_funcs[i].name,
 				  errstr(rc, eb, sizeof(eb)));
 			while (p->n_links > first_link)
-				bpf_link__destroy(p->links[--p->n_links]);
+				ap_bpf_link_close(&p->links[--p->n_links]);
 			while (p->n_hot > first_hot)
-				bpf_link__destroy(p->hot[--p->n_hot]);
+				ap_bpf_link_close(&p->hot[--p->n_hot]);
 			return -1;
 		}
 		n++;
@@ -675,7 +710,7 @@ static void *quiet_worker(void *arg)
 	struct ap_probe *p = arg;
 
 	while (p->n_quiet)
-		bpf_link__destroy(p->quiet[--p->n_quiet]);
+		ap_bpf_link_close(&p->quiet[--p->n_quiet]);
 	return NULL;
 }
 
@@ -749,7 +784,7 @@ void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c)
 
 void ap_probe_fault_stats(const struct ap_probe *p, uint64_t *run_ns, uint64_t *runs)
 {
-	const struct bpf_program *progs[] = {
+	struct bpf_program *progs[] = {
 		p->skel->progs.fault_tp, p->skel->progs.fault_exit, p->skel->progs.perf_minor,
 		p->skel->progs.perf_major,
 	};
@@ -758,7 +793,7 @@ void ap_probe_fault_stats(const struct ap_probe *p, uint64_t *run_ns, uint64_t *
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
-		int fd = bpf_program__fd(progs[i]);
+		int fd = ap_bpf_prog_fd(&p->ld, progs[i]);
 
 		memset(&info, 0, sizeof(info));
 		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))

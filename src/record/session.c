@@ -524,8 +524,6 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 	s->o = *opts;
 	if (!s->o.interval_ms)
 		s->o.interval_ms = AP_SESSION_INTERVAL_MS;
-	if (!po.ring_bytes)
-		po.ring_bytes = AP_PROBE_RING_DEFAULT;
 	s->pid = opts->pid > 0 ? opts->pid : -1;
 	s->exit_status = -1;
 	s->child.release_fd = s->child.exec_err_fd = -1;

@@ -25,17 +25,11 @@ struct ap_probe_opts {
 	int pid;			/* target tgid */
 	enum ap_method method;		/* AP_METHOD_NONE = auto: tp, fentry, then perf */
 	uint32_t ring_bytes;		/* ring buffer size; rounded up to a power of 2 >= page;
-					 * 0 = AP_PROBE_RING_DEFAULT */
+					 * 0: from the fault rate measured here
+					 * (ring_sizing.h) */
 	bool verbose;			/* libbpf debug output to stderr */
 };
 
-/*
- * 2 MiB: a 1 GiB first-touch storm (262,144 faults of 56 ring bytes in about 0.5 s, make
- * bench) fills it in some 70 ms, and the reader is woken at an eighth of it, every 9 ms
- * of such a storm. An 8 MiB ring cost the recorder 16 MiB of resident pages (mapped
- * twice) for no drop fewer.
- */
-#define AP_PROBE_RING_DEFAULT (2u << 20)
 #define AP_PROBE_MAX_ARG 5		/* op index argument: 0..5 (x86, arm64), else 0..4 */
 
 struct ap_probe;
@@ -43,6 +37,9 @@ struct ap_probe;
 /* 0, or -1 with err ("tp: ...; fentry: ...; perf: ..." in auto mode). */
 int ap_probe_open(struct ap_probe **p, const struct ap_probe_opts *o, char *err);
 enum ap_method ap_probe_method(const struct ap_probe *p);
+/* The ring's size, and the fault rate it was sized from (0 when ring_bytes was given). */
+uint32_t ap_probe_ring_bytes(const struct ap_probe *p);
+double ap_probe_sized_for_rate(const struct ap_probe *p);
 /* Auto mode: why the methods tried before the chosen one failed, e.g. "fentry: loading
  * handle_mm_fault fexit failed: not supported by this kernel (ENOTSUPP)"; "" when the
  * first one worked or the method was forced. */

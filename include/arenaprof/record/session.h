@@ -96,7 +96,7 @@ struct ap_session_opts {
 	int pid;			/* > 0: attach to this process (-p) */
 	char **argv;			/* else: start this command (NULL-terminated) */
 	enum ap_method method;		/* AP_METHOD_NONE: auto */
-	uint32_t ring_bytes;		/* 0: AP_PROBE_RING_DEFAULT */
+	uint32_t ring_bytes;		/* 0: sized from the measured fault rate */
 	bool verbose;			/* libbpf diagnostics on stderr */
 	const char *run_spec;		/* "BINARY:SYMBOL"; NULL: find LiteRT's invoke */
 	const char *op_spec;		/* "BINARY:SYMBOL[:ARG]"; NULL: none */
