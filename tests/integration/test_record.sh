@@ -117,6 +117,25 @@ sys.exit(not (d["faults"] == r["faults_total"] and d["runs"] == r["runs"] == 3 a
 	      d["end"]["exit_status"] == 0 and d["end"]["signal"] is None and
 	      d["trace_bytes"] == __import__("os").path.getsize(sys.argv[3])))' \
 	"$out" "$rep" "$TMP/js.trace"
+# the ring: 10 ms of the fault rate measured at start (56-byte records), a power of 2 in
+# 256K..64M; --ring-size sets it and no rate is measured
+MSG="record: $(printf '%s' "$out" | head -c 300)"
+check "record --json: the ring holds 10 ms of the measured fault rate, a power of 2 >= 256K" \
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1]); n, r = d["ring_bytes"], d["ring_sized_for_faults_per_s"]
+want = 256 << 10
+while want < 64 << 20 and want < r * 56 * 0.010:
+	want <<= 1
+sys.exit(not (r > 1000 and n == want))' "$out"
+out=$("$ARENAPROF" record -o "$TMP/js6.trace" --json --ring-size 512K -- true 2>"$TMP/js6.err" |
+	tail -1)
+MSG="record: $(printf '%s' "$out" | head -c 300); $(head -c 300 "$TMP/js6.err")"
+check "record --ring-size 512K: ring_bytes 524288, no rate measured, and it says so" \
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+sys.exit(not (d["ring_bytes"] == 524288 and d["ring_sized_for_faults_per_s"] == 0 and
+	      "ring buffer 512.00 KiB (--ring-size)" in open(sys.argv[2]).read()))' \
+	"$out" "$TMP/js6.err"
 out=$("$ARENAPROF" record -o "$TMP/js5.trace" --json -- sh -c 'exit 5' 2>/dev/null)
 rc=$?
 MSG="exit $rc: $out"
