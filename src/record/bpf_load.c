@@ -98,8 +98,8 @@ int ap_bpf_load(struct bpf_object *obj, struct ap_bpf_loaded *l, bool verbose, c
 	}
 	sz = sizeof(*ctx) + l->n_maps * sizeof(*maps) + l->n_progs * sizeof(*progs);
 	ctx = calloc(1, sz);
-	l->map_fd = malloc(l->n_maps * sizeof(int) + 1);
-	l->prog_fd = malloc(l->n_progs * sizeof(int) + 1);
+	l->map_fd = calloc(l->n_maps ? l->n_maps : 1, sizeof(int));
+	l->prog_fd = calloc(l->n_progs ? l->n_progs : 1, sizeof(int));
 	if (verbose)
 		log = malloc(LOG_SIZE);
 	if (!ctx || !l->map_fd || !l->prog_fd || (verbose && !log)) {
