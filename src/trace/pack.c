@@ -34,7 +34,8 @@ enum {
 	M_SAME_FILE = 0x10,	/* dev and inode as the mapping entry before */
 	M_PATH_REF = 0x20,	/* the path by number, else inline */
 	M_SAME_SNAP = 0x40,	/* time and snapshot as the mapping entry before */
-	M_BITS = M_COPY | M_SAME_FILE | M_PATH_REF | M_SAME_SNAP,
+	M_BASE_FILE = 0x80,	/* path, dev and inode as a mapping of the base, by number */
+	M_BITS = M_COPY | M_SAME_FILE | M_PATH_REF | M_SAME_SNAP | M_BASE_FILE,
 	/* escapes */
 	E_DELTA = 0x08,		/* a sample or drops: fields changed since the last one */
 };
@@ -406,6 +407,27 @@ static size_t put_escape(uint32_t type, const void *payload, uint32_t len, const
 	return n + tail_len;
 }
 
+#define BASE_LOOKAHEAD 64	/* base mappings a mapping's file is looked for among */
+
+/*
+ * The mapping of the base, k after the copy cursor, that has m's file (path, device and
+ * inode): a mapping that grew or moved keeps its file. -1 if none.
+ */
+static int base_file(const struct ap_map_state *st, const struct ap_rec_mapping *m,
+		     const char *path)
+{
+	const struct ap_map_snap *base = &st->base;
+
+	for (size_t k = 0; !base->bad && k < BASE_LOOKAHEAD && st->cursor + k < base->n; k++) {
+		const struct ap_map_ent *e = &base->e[st->cursor + k];
+
+		if (e->m.inode == m->inode && e->m.dev_major == m->dev_major &&
+		    e->m.dev_minor == m->dev_minor && !strcmp(e->path, path))
+			return (int)k;
+	}
+	return -1;
+}
+
 static size_t put_map_new(struct ap_trace_block *b, const struct ap_rec_mapping *m,
 			  const char *path, uint8_t *out)
 {
@@ -413,6 +435,7 @@ static size_t put_map_new(struct ap_trace_block *b, const struct ap_rec_mapping 
 	uint8_t tag = KIND_MAP;
 	size_t n = 1, plen = strlen(path);
 	uint32_t i;
+	int k;
 
 	if (m->ts_ns == s->ts && m->snapshot == s->snap) {
 		tag |= M_SAME_SNAP;
@@ -424,8 +447,12 @@ static size_t put_map_new(struct ap_trace_block *b, const struct ap_rec_mapping 
 	n += put_varint(out + n, m->end - m->start);
 	n += put_varint(out + n, m->offset);
 	n += put_varint(out + n, m->prot);
-	if (m->inode == s->m_inode && m->dev_major == s->m_major &&
-	    m->dev_minor == s->m_minor) {
+	k = plen ? base_file(&b->maps, m, path) : -1;
+	if (k >= 0) {
+		tag |= M_BASE_FILE;
+		n += put_varint(out + n, (uint64_t)k);
+	} else if (m->inode == s->m_inode && m->dev_major == s->m_major &&
+		   m->dev_minor == s->m_minor) {
 		tag |= M_SAME_FILE;
 	} else {
 		n += put_varint(out + n, m->dev_major);
@@ -434,7 +461,9 @@ static size_t put_map_new(struct ap_trace_block *b, const struct ap_rec_mapping 
 	}
 	for (i = 0; plen && i < b->n_paths && strcmp(b->paths[i], path); i++)
 		;
-	if (plen && i < b->n_paths) {
+	if (k >= 0) {
+		/* the path came with the file */
+	} else if (plen && i < b->n_paths) {
 		tag |= M_PATH_REF;
 		n += put_varint(out + n, i);
 	} else {
@@ -471,6 +500,10 @@ size_t ap_pack_end_run(struct ap_trace_block *b)
 	n += put_varint(out + n, r->count);
 	s->ts = r->ts;
 	s->snap = r->snap;
+	s->m_end = r->last.end;
+	s->m_inode = r->last.inode;
+	s->m_major = r->last.dev_major;
+	s->m_minor = r->last.dev_minor;
 	r->count = 0;
 	b->len += (uint32_t)n;
 	return n;
@@ -499,6 +532,7 @@ static size_t put_map(struct ap_trace_block *b, const struct ap_rec_mapping *m,
 	    r->ts == m->ts_ns && r->first + r->count < base->n &&
 	    ap_map_same(&base->e[r->first + r->count], m, path)) {
 		r->count++;
+		r->last = *m;
 		st->cursor = r->first + r->count;
 		ap_map_add(st, m, path);
 		return 0;
@@ -510,7 +544,7 @@ static size_t put_map(struct ap_trace_block *b, const struct ap_rec_mapping *m,
 			continue;
 		*r = (struct ap_map_run){
 			.ts = m->ts_ns, .snap = m->snapshot, .base_snap = base->snap,
-			.base_n = base->n, .first = j, .count = 1,
+			.base_n = base->n, .first = j, .count = 1, .last = *m,
 		};
 		st->cursor = j + 1;
 		ap_map_add(st, m, path);
@@ -915,6 +949,10 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 		    first < st->cursor || !count || count > base_n || first > base_n - count)
 			return -1;
 		st->cursor = first + count;
+		n.m_end = st->base.e[first + count - 1].m.end;
+		n.m_inode = st->base.e[first + count - 1].m.inode;
+		n.m_major = st->base.e[first + count - 1].m.dev_major;
+		n.m_minor = st->base.e[first + count - 1].m.dev_minor;
 		r.base_n = base_n;
 		r.first = first;
 		r.count = count;
@@ -928,7 +966,22 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 	m.end = m.start + v;
 	if (m.end < m.start || get_varint(p, end, &m.offset) || get_u32(p, end, &m.prot))
 		return -1;
-	if (tag & M_SAME_FILE) {
+	if (tag & M_BASE_FILE) {
+		struct ap_map_state *st = &u->maps;
+		const struct ap_map_ent *e;
+
+		if ((tag & (M_SAME_FILE | M_PATH_REF)) || get_varint(p, end, &v))
+			return -1;
+		ap_map_begin(st, n.snap);
+		if (st->base.bad || v >= BASE_LOOKAHEAD || st->cursor + v >= st->base.n)
+			return -1;
+		e = &st->base.e[st->cursor + v];
+		m.dev_major = e->m.dev_major;
+		m.dev_minor = e->m.dev_minor;
+		m.inode = e->m.inode;
+		path = e->path;
+		plen = strlen(path);
+	} else if (tag & M_SAME_FILE) {
 		m.dev_major = s->m_major;
 		m.dev_minor = s->m_minor;
 		m.inode = s->m_inode;
@@ -936,7 +989,9 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 		   get_varint(p, end, &m.inode)) {
 		return -1;
 	}
-	if (tag & M_PATH_REF) {
+	if (tag & M_BASE_FILE) {
+		/* the path came with the file */
+	} else if (tag & M_PATH_REF) {
 		if (get_varint(p, end, &v) || v >= u->n_paths)
 			return -1;
 		path = u->paths[v];

@@ -87,6 +87,7 @@ struct ap_map_run {
 	uint64_t ts;
 	uint32_t snap, base_snap;
 	size_t base_n, first, count;
+	struct ap_rec_mapping last;	/* the last mapping copied */
 };
 
 /* The writer's open block. */

@@ -187,13 +187,24 @@ def map_entry(st, tag, b):
             m = (st.ts,) + m[1:5] + (st.snap,) + m[6:]
             st.add_map(m, path)
             out.append((3, mapping(m, path)))
+        sn['cursor'] = first + count
+        st.mend, st.minode, st.mmaj, st.mmin = m[2], m[4], m[7], m[8]
         return out
     start = (st.mend + b.zz()) & M64
     end = (start + b.varint()) & M64
     offset, prot = b.varint(), b.varint()
-    if not tag & 0x10:
+    if tag & 0x80:                      # the file of the base's mapping k past the cursor
+        k = b.varint()
+        if not sn['started'] or st.snap != sn['cur']:
+            st.add_map((0, 0, 0, 0, 0, st.snap, 0, 0, 0), b'')   # starts the snapshot
+            sn['cur_n'].pop()
+        bm, path = sn['base_n'][sn['cursor'] + k]
+        st.minode, st.mmaj, st.mmin = bm[4], bm[7], bm[8]
+    elif not tag & 0x10:
         st.mmaj, st.mmin, st.minode = b.varint(), b.varint(), b.varint()
-    if tag & 0x20:
+    if tag & 0x80:
+        pass
+    elif tag & 0x20:
         path = st.paths[b.varint()]
     else:
         path = b.cstr()
