@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * pack: PACKED entries (pack.h, man arenaprof-trace(5)). Written here rather than with
- * zlib's deflate: a fault storm is ~5 bytes a fault this way at a few ns an entry, and
- * each block stays a record of its own that salvage can skip to (docs/design.md).
- * deflate was tried on format-4 blocks too: the recorder closes a block at every flush
- * (ten a second), and blocks that small do not compress (docs/trace-cost.md).
+ * pack: PACKED entries (pack.h, man arenaprof-trace(5)). Written here rather than left
+ * to zlib's deflate: a fault storm is ~5 bytes a fault this way at a few ns an entry
+ * (deflate of the raw records would be far slower to write and read), and each block
+ * stays a record of its own that salvage can skip to (docs/design.md). Blocks cut short
+ * by a flush are deflated on top (pack_z.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1032,16 +1032,47 @@ int ap_pack_begin(struct ap_trace_unpack *u, const uint8_t *payload, uint32_t le
 		ap_pack_reset(&u->s, version);
 		return 0;
 	}
-	if (!len || payload[0] > AP_PACK_CONT || (payload[0] == AP_PACK_CONT && !u->chain)) {
-		u->refused = true;
-		u->chain = false;
-		return -1;
+	if (!len || payload[0] & ~(AP_PACK_CONT | AP_PACK_DEFLATED) ||
+	    ((payload[0] & AP_PACK_CONT) && !u->chain))
+		goto refuse;
+	u->p++;
+	if (payload[0] & AP_PACK_DEFLATED) {
+		uint64_t n;
+
+		if (get_varint(&u->p, u->end, &n) || !n || n > AP_PACK_BLOCK_MAX ||
+		    ap_pack_inflate(u->p, (size_t)(u->end - u->p), u->z, (size_t)n))
+			goto refuse;
+		u->p = u->z;
+		u->end = u->z + n;
 	}
-	if (payload[0] == AP_PACK_KEY)
+	if (!(payload[0] & AP_PACK_CONT))
 		ap_pack_reset(&u->s, version);
 	u->chain = true;
-	u->p++;
 	return 0;
+refuse:
+	u->p = payload;		/* the whole payload is what salvage skips */
+	u->end = payload + len;
+	u->refused = true;
+	u->chain = false;
+	return -1;
+}
+
+uint32_t ap_pack_finish(struct ap_trace_block *b, const uint8_t **out)
+{
+	uint32_t n = b->len - 1;
+	size_t v, z;
+
+	*out = b->buf;
+	if (n > AP_PACK_Z_MAX || n < 16)
+		return b->len;
+	v = put_varint(b->z + 1, n);
+	/* worth it only when shorter, first byte and length included */
+	z = ap_pack_deflate(b->buf + 1, n, b->z + 1 + v, n - v - 1);
+	if (!z)
+		return b->len;
+	b->z[0] = b->buf[0] | AP_PACK_DEFLATED;
+	*out = b->z;
+	return (uint32_t)(1 + v + z);
 }
 
 bool ap_pack_more(const struct ap_trace_unpack *u)

@@ -28,7 +28,8 @@
  * bytes bounds what one damaged block takes with it.
  */
 #define AP_PACK_KEY_EVERY (32u << 10)
-enum { AP_PACK_KEY = 0, AP_PACK_CONT = 1 };
+#define AP_PACK_Z_MAX (32u << 10)	/* blocks cut short by a flush: deflated if shorter */
+enum { AP_PACK_KEY = 0, AP_PACK_CONT = 1, AP_PACK_DEFLATED = 2 };	/* the first byte */
 
 #define AP_PACK_VMAS 8		/* format 4: the vmas faults were last in, most recent first */
 #define AP_PACK_BLOCKS 16	/* format 4: the allocations a free may name */
@@ -102,6 +103,7 @@ struct ap_trace_block {
 	const char *paths[AP_PACK_PATHS]; /* the block's numbered paths, in buf */
 	uint32_t n_paths;
 	uint8_t buf[AP_PACK_BLOCK_MAX];
+	uint8_t z[AP_PACK_Z_MAX];	/* the block deflated */
 };
 
 /* The reader's block being unpacked: its entries are returned one by one. */
@@ -116,6 +118,7 @@ struct ap_trace_unpack {
 	struct ap_map_run run;		/* a copy being returned: count left */
 	const char *paths[AP_PACK_PATHS];
 	uint32_t n_paths;
+	uint8_t z[AP_PACK_BLOCK_MAX];	/* a deflated block's entries */
 	uint8_t *x;			/* a mapping or escaped record, and a NUL */
 	size_t x_cap;
 	union ap_payload u;		/* the entry returned */
@@ -157,6 +160,17 @@ int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 		const uint8_t **payload);
 /* Whether u has an entry left (bytes, or mappings of a copy). */
 bool ap_pack_more(const struct ap_trace_unpack *u);
+
+/*
+ * Closes the block: its first byte and entries (b->buf, b->len) deflated into b->z when
+ * that is shorter; *out the payload to write. Returns its length.
+ */
+uint32_t ap_pack_finish(struct ap_trace_block *b, const uint8_t **out);
+
+/* pack_z.c: raw deflate of a small block (0: it does not fit in cap) and its inverse */
+size_t ap_pack_deflate(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
+/* -1 unless in is exactly a raw deflate stream of exactly want bytes */
+int ap_pack_inflate(const uint8_t *in, size_t n, uint8_t *out, size_t want);
 
 /* pack_map.c: the mapping snapshots */
 /* Starts snapshot snap (its base the one before) unless it is the current one. */

@@ -43,20 +43,22 @@ static int close_block(struct ap_trace_writer *w, char *err)
 {
 	struct ap_trace_block *b = w->blk;
 	uint8_t hdr[AP_TRACE_REC_HDR_LEN];
+	const uint8_t *payload;
 	uint32_t crc, len;
 
 	if (!b || !b->open)
 		return 0;
 	w->bytes += ap_pack_end_run(b);
-	len = b->len;
+	b->since_key += b->len;
+	len = ap_pack_finish(b, &payload);
+	w->bytes -= b->len - len;	/* counted as the entries were packed */
 	b->len = 0;
 	b->open = false;
-	b->since_key += len;
 	ap_le32_put(hdr, AP_REC_PACKED);
 	ap_le32_put(hdr + 4, len);
-	crc = ap_trace_crc_add(ap_trace_crc_add(0, hdr, 8), b->buf, len);
+	crc = ap_trace_crc_add(ap_trace_crc_add(0, hdr, 8), payload, len);
 	ap_le32_put(hdr + 8, crc);
-	return put(w, hdr, sizeof(hdr), err) || put(w, b->buf, len, err) ? -1 : 0;
+	return put(w, hdr, sizeof(hdr), err) || put(w, payload, len, err) ? -1 : 0;
 }
 
 static void free_block(struct ap_trace_writer *w)

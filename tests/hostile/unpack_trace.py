@@ -237,7 +237,13 @@ def entries(st, data):
     """The records a PACKED payload holds: (type, payload bytes)."""
     b = Buf(data)
     if st.version >= 4:
-        if b.byte() == 0:
+        first = b.byte()
+        if first & 2:                   # deflated: the raw length, then raw deflate
+            n = b.varint()
+            data = zlib.decompress(bytes(data[b.i:]), -15)
+            assert len(data) == n
+            b = Buf(data)
+        if not first & 1:
             st.reset()
     else:
         st.reset()

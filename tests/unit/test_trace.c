@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "arenaprof/event.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/trace/trace.h"
 #include "test.h"
@@ -1598,7 +1599,8 @@ static void test_packed_malformed(void)
 		/* mappings copied from snapshot 1, of 5, which this reader never saw */
 		{ 7, { 0x0f, 0x00, 0x04, 0x01, 0x05, 0x00, 0x01 } },
 		{ 7, { 0x2f, 0x00, 0x04, 0x01, 0x05, 0x00, 0x01 } }, /* a copy with a path */
-		{ 0, { 0 } },	/* last: the block continues one this reader did not read */
+		{ 0, { 0 } },	/* the block continues one this reader did not read */
+		{ 0, { 1 } },	/* a block said deflated that is not */
 	};
 	char path[TMP_PATH_LEN], err[AP_ERR_LEN], name[96];
 	uint8_t file[512], *p;
@@ -1626,7 +1628,8 @@ static void test_packed_malformed(void)
 		at = size;
 		p = file + size;
 		/* a key block: one fault, packed, first: it decodes; then the bad entry */
-		memcpy(p + 12, cont ? "\x01\x01\x02\x04" : "\x00\x01\x02\x04", 4);
+		memcpy(p + 12, !cont ? "\x00\x01\x02\x04" : bodies[b].b[0] ? "\x02\x03\x02\x04" :
+		       "\x01\x01\x02\x04", 4);
 		memcpy(p + 16, bodies[b].b, len);
 		put32(p, AP_REC_PACKED);
 		put32(p + 4, (uint32_t)(4 + len));
@@ -1898,6 +1901,45 @@ static int write_packed_seed(const char *path, char *err)
 }
 
 /*
+ * Format 4's other entries: mapping snapshots (whole, changed, repeated), allocations
+ * and their frees, samples and drops, in blocks that continue each other.
+ */
+static int write_v4_seed(const char *path, char *err)
+{
+	struct ap_trace_writer w;
+	struct ap_rec_mapping m;
+	struct ap_rec_sample smp = ref_sample;
+	struct ap_rec_drops dr = ref_drops;
+	char mp[96];
+	int rc = ap_trace_create(&w, path, &ref_hdr, hdr_strings, err);
+
+	for (int k = 0; !rc && k < 3; k++) {
+		int n = ms_map(k, MS_N, &m, mp, sizeof(mp));
+
+		for (int i = 0; !rc && i < n; i += 1 + (i > 20) * 9) {
+			ms_map(k, i, &m, mp, sizeof(mp));
+			rc = ap_trace_write_str(&w, AP_REC_MAPPING, &m, sizeof(m), mp, err);
+		}
+		for (int i = 0; !rc && i < 4; i++) {
+			struct ap_rec_alloc a = ref_alloc;
+
+			a.ptr += 4096u * (uint64_t)i;
+			a.fn = i % 2 ? AP_ALLOC_FREE : 1;
+			a.align = 0;
+			rc = ap_trace_write(&w, AP_REC_ALLOC, &a, sizeof(a), err);
+		}
+		smp.ts_ns += 100000000;
+		smp.vm_rss += 4096;
+		dr.ts_ns = smp.ts_ns;
+		dr.events += 10;
+		rc = rc ? rc : ap_trace_write(&w, AP_REC_SAMPLE, &smp, sizeof(smp), err);
+		rc = rc ? rc : ap_trace_write(&w, AP_REC_DROPS, &dr, sizeof(dr), err);
+		rc = rc ? rc : ap_trace_flush(&w, err);
+	}
+	return rc ? rc : ap_trace_close(&w, err);
+}
+
+/*
  * tests/fuzz/run-fuzz builds this file with TEST_TRACE_WRITE_SEEDS to seed the trace
  * fuzzer: the reference trace, the same with unknown record types, a cut one, and one
  * with every crc 0 (which the fuzzing build lets through, so that mutations of it reach
@@ -1935,6 +1977,9 @@ int main(int argc, char **argv)
 	free(b);
 	snprintf(path, sizeof(path), "%s/packed.aptrace", argv[1]);
 	if (write_packed_seed(path, err))
+		goto fail;
+	snprintf(path, sizeof(path), "%s/v4.aptrace", argv[1]);
+	if (write_v4_seed(path, err))
 		goto fail;
 	return 0;
 fail:
