@@ -654,59 +654,58 @@ static int get_fault_marker(struct ap_trace_unpack *u, uint8_t tag, const uint8_
 			    uint32_t *type, uint32_t *len)
 {
 	const uint8_t *end = u->end;
-	struct ap_trace_pack *s = &u->s, n = *s;
+	struct ap_trace_pack *s = &u->s, *n = s;	/* a failed entry ends the chain */
 	uint8_t kind = tag & KIND_MASK;
 	uint64_t z, span;
 
 	if (kind != KIND_FAULT && (tag & FAULT_ONLY))
 		return -1;
-	if ((tag & HAS_TID) && get_u32(p, end, &n.tid))
+	if ((tag & HAS_TID) && get_u32(p, end, &n->tid))
 		return -1;
-	if ((tag & HAS_RUN_OP) && (get_s32(p, end, run_guess(s, type_of[kind]), &n.run) ||
-				   get_s32(p, end, s->op, &n.op)))
+	if ((tag & HAS_RUN_OP) && (get_s32(p, end, run_guess(s, type_of[kind]), &n->run) ||
+				   get_s32(p, end, s->op, &n->op)))
 		return -1;
 	if (!(tag & HAS_RUN_OP)) {
 		int64_t guess = run_guess(s, type_of[kind]);
 
 		if (guess > INT32_MAX)
 			return -1;
-		n.run = (int32_t)guess;
+		n->run = (int32_t)guess;
 	}
 	if (tag & HAS_IP) {
 		if (get_varint(p, end, &z))
 			return -1;
-		n.ip = s->ip + unzigzag(z);
+		n->ip = s->ip + unzigzag(z);
 	}
 	if (tag & HAS_VMA) {
 		if (get_varint(p, end, &z) || get_varint(p, end, &span) ||
-		    get_varint(p, end, &n.vm_flags))
+		    get_varint(p, end, &n->vm_flags))
 			return -1;
-		n.vm_start = s->vm_start + unzigzag(z);
-		n.vm_end = n.vm_start + span;
+		n->vm_start = s->vm_start + unzigzag(z);
+		n->vm_end = n->vm_start + span;
 	}
-	if ((tag & HAS_FLAGS) && get_u32(p, end, &n.flags))
+	if ((tag & HAS_FLAGS) && get_u32(p, end, &n->flags))
 		return -1;
 	if (get_varint(p, end, &z))
 		return -1;
-	ts_seen(&n, type_of[kind], ts_guess(s, type_of[kind]) + unzigzag(z));
+	ts_seen(n, type_of[kind], ts_guess(s, type_of[kind]) + unzigzag(z));
 	if (kind == KIND_FAULT) {
 		if (get_varint(p, end, &z))
 			return -1;
-		n.addr = s->addr + unzigzag(z);
+		n->addr = s->addr + unzigzag(z);
 	}
-	*s = n;
 	*type = type_of[kind];
 	memset(&u->u, 0, sizeof(u->u));
 	if (kind == KIND_FAULT) {
 		u->u.fault = (struct ap_rec_fault){
-			.ts_ns = n.ts, .addr = n.addr, .ip = n.ip, .vm_start = n.vm_start,
-			.vm_end = n.vm_end, .vm_flags = n.vm_flags, .tid = n.tid,
-			.flags = n.flags, .run = n.run, .op = n.op,
+			.ts_ns = n->ts, .addr = n->addr, .ip = n->ip, .vm_start = n->vm_start,
+			.vm_end = n->vm_end, .vm_flags = n->vm_flags, .tid = n->tid,
+			.flags = n->flags, .run = n->run, .op = n->op,
 		};
 		*len = sizeof(u->u.fault);
 	} else {
 		u->u.marker = (struct ap_rec_marker){
-			.ts_ns = n.ts, .tid = n.tid, .run = n.run, .op = n.op,
+			.ts_ns = n->ts, .tid = n->tid, .run = n->run, .op = n->op,
 		};
 		*len = sizeof(u->u.marker);
 	}
@@ -717,47 +716,46 @@ static int get_fault4(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p,
 		      uint32_t *type, uint32_t *len)
 {
 	const uint8_t *end = u->end;
-	struct ap_trace_pack *s = &u->s, n = *s;
+	struct ap_trace_pack *s = &u->s, *n = s;	/* a failed entry ends the chain */
 	uint64_t z, k, span, flags;
 
-	if ((tag & HAS_TID) && get_u32(p, end, &n.tid))
+	if ((tag & HAS_TID) && get_u32(p, end, &n->tid))
 		return -1;
-	if ((tag & HAS_RUN_OP) && (get_s32(p, end, s->run, &n.run) ||
-				   get_s32(p, end, s->op, &n.op)))
+	if ((tag & HAS_RUN_OP) && (get_s32(p, end, s->run, &n->run) ||
+				   get_s32(p, end, s->op, &n->op)))
 		return -1;
 	if (tag & HAS_VMA) {
-		if (get_varint(p, end, &k) || k >= n.n_vma + (k == 0))
+		if (get_varint(p, end, &k) || k >= n->n_vma + (k == 0))
 			return -1;
 		if (k) {
-			vma_front(&n, (uint32_t)k);
+			vma_front(n, (uint32_t)k);
 		} else {
 			if (get_varint(p, end, &z) || get_varint(p, end, &span) ||
 			    get_varint(p, end, &flags))
 				return -1;
-			vma_push(&n, n.vma[0].start + unzigzag(z), n.vma[0].start + unzigzag(z) +
+			vma_push(n, n->vma[0].start + unzigzag(z), n->vma[0].start + unzigzag(z) +
 				 span, flags);
 		}
 	}
 	if (tag & HAS_IP) {
 		if (get_varint(p, end, &z))
 			return -1;
-		n.vma[0].ip += unzigzag(z);
+		n->vma[0].ip += unzigzag(z);
 	}
-	if ((tag & HAS_FLAGS) && get_u32(p, end, &n.flags))
+	if ((tag & HAS_FLAGS) && get_u32(p, end, &n->flags))
 		return -1;
 	if (get_varint(p, end, &z))
 		return -1;
-	n.ts = s->ts + unzigzag(z);
+	n->ts = s->ts + unzigzag(z);
 	if (get_varint(p, end, &z))
 		return -1;
-	n.vma[0].addr += unzigzag(z);
-	*s = n;
+	n->vma[0].addr += unzigzag(z);
 	*type = AP_REC_FAULT;
 	memset(&u->u, 0, sizeof(u->u));
 	u->u.fault = (struct ap_rec_fault){
-		.ts_ns = n.ts, .addr = n.vma[0].addr, .ip = n.vma[0].ip,
-		.vm_start = n.vma[0].start, .vm_end = n.vma[0].end, .vm_flags = n.vma[0].flags,
-		.tid = n.tid, .flags = n.flags, .run = n.run, .op = n.op,
+		.ts_ns = n->ts, .addr = n->vma[0].addr, .ip = n->vma[0].ip,
+		.vm_start = n->vma[0].start, .vm_end = n->vma[0].end, .vm_flags = n->vma[0].flags,
+		.tid = n->tid, .flags = n->flags, .run = n->run, .op = n->op,
 	};
 	*len = sizeof(u->u.fault);
 	return 0;
@@ -766,49 +764,48 @@ static int get_fault4(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p,
 static int get_alloc(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, uint32_t *len)
 {
 	const uint8_t *end = u->end;
-	struct ap_trace_pack *s = &u->s, n = *s;
+	struct ap_trace_pack *s = &u->s, *n = s;	/* a failed entry ends the chain */
 	struct ap_rec_alloc a = { .align = 0 };
 	uint64_t z, k = 0;
 	bool ref;
 
-	if ((tag & HAS_TID) && get_u32(p, end, &n.tid))
+	if ((tag & HAS_TID) && get_u32(p, end, &n->tid))
 		return -1;
-	if ((tag & A_HAS_RUN) && get_s32(p, end, s->run, &n.run))
+	if ((tag & A_HAS_RUN) && get_s32(p, end, s->run, &n->run))
 		return -1;
 	if (tag & A_HAS_CALLER) {
 		if (get_varint(p, end, &z))
 			return -1;
-		n.acaller = s->acaller + unzigzag(z);
+		n->acaller = s->acaller + unzigzag(z);
 	}
-	if ((tag & A_HAS_FN) && get_u32(p, end, &n.afn))
+	if ((tag & A_HAS_FN) && get_u32(p, end, &n->afn))
 		return -1;
-	ref = n.afn == AP_ALLOC_FREE && (tag & A_HAS_ALIGN);
+	ref = n->afn == AP_ALLOC_FREE && (tag & A_HAS_ALIGN);
 	if ((tag & A_HAS_ALIGN) && get_varint(p, end, ref ? &k : &a.align))
 		return -1;
-	if (ref && (k >= AP_PACK_BLOCKS || k >= n.n_blk))
+	if (ref && (k >= AP_PACK_BLOCKS || k >= n->n_blk))
 		return -1;
 	if (get_varint(p, end, &z))
 		return -1;
-	n.ts = s->ts + unzigzag(z);
+	n->ts = s->ts + unzigzag(z);
 	if (ref) {
-		uint32_t i = (n.blk_next + AP_PACK_BLOCKS - 1 - (uint32_t)k) % AP_PACK_BLOCKS;
+		uint32_t i = (n->blk_next + AP_PACK_BLOCKS - 1 - (uint32_t)k) % AP_PACK_BLOCKS;
 
-		n.aptr = n.blk_ptr[i];
-		a.size = n.blk_size[i];
+		n->aptr = n->blk_ptr[i];
+		a.size = n->blk_size[i];
 	} else {
 		if (get_varint(p, end, &z) || get_varint(p, end, &a.size))
 			return -1;
-		n.aptr = s->aptr + unzigzag(z);
+		n->aptr = s->aptr + unzigzag(z);
 	}
-	if (n.afn != AP_ALLOC_FREE)
-		blk_push(&n, n.aptr, a.size);
-	*s = n;
-	a.ts_ns = n.ts;
-	a.ptr = n.aptr;
-	a.caller = n.acaller;
-	a.tid = n.tid;
-	a.fn = n.afn;
-	a.run = n.run;
+	if (n->afn != AP_ALLOC_FREE)
+		blk_push(n, n->aptr, a.size);
+	a.ts_ns = n->ts;
+	a.ptr = n->aptr;
+	a.caller = n->acaller;
+	a.tid = n->tid;
+	a.fn = n->afn;
+	a.run = n->run;
 	memset(&u->u, 0, sizeof(u->u));
 	u->u.alloc = a;
 	*len = sizeof(a);
