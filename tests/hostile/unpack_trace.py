@@ -5,6 +5,8 @@ one at a time can reach every fault. A second decoder of the format, written fro
 man page: test_hostile.sh checks that report says the same of both files.
 
 usage: unpack_trace.py IN OUT     (also imported: unpack(bytes) -> bytearray)
+       unpack_trace.py --sizes IN  the bytes of each record type, packed entries by
+                                   theirs before deflate (docs/trace-cost.md's table)
 """
 import struct
 import sys
@@ -233,8 +235,9 @@ def escape(st, tag, b):
     return typ, bytes(b.b[b.i - n:b.i])
 
 
-def entries(st, data):
-    """The records a PACKED payload holds: (type, payload bytes)."""
+def entries(st, data, sizes=None):
+    """The records a PACKED payload holds: (type, payload bytes); with sizes (a dict),
+    adds the bytes of each record type's entries (after inflating) to it."""
     b = Buf(data)
     if st.version >= 4:
         first = b.byte()
@@ -248,17 +251,23 @@ def entries(st, data):
     else:
         st.reset()
     st.paths = []
-    while b.i < len(data):
+    while b.i < len(b.b):
+        at = b.i
         tag = b.byte()
         kind = tag & 7
         if st.version >= 4 and kind == 6:
-            yield alloc(st, tag, b)
+            out = [alloc(st, tag, b)]
         elif st.version >= 4 and kind == 7:
-            yield from map_entry(st, tag, b)
+            out = map_entry(st, tag, b)
         elif st.version >= 4 and kind == 0:
-            yield escape(st, tag, b)
+            out = [escape(st, tag, b)]
         else:
-            yield fault_marker(st, tag, b)
+            out = [fault_marker(st, tag, b)]
+        if sizes is not None:
+            k = sizes.setdefault(out[0][0], [0, 0])
+            k[0] += len(out)
+            k[1] += b.i - at
+        yield from out
 
 
 def unpack(data):
@@ -278,6 +287,44 @@ def unpack(data):
     return out
 
 
+NAMES = {1: 'HEADER', 2: 'FAULT', 3: 'MAPPING', 4: 'RUN_BEGIN', 5: 'RUN_END',
+         6: 'OP_BEGIN', 7: 'OP_END', 8: 'SAMPLE', 9: 'DROPS', 10: 'NOTE', 11: 'RESIDENT',
+         12: 'END', 13: 'ALLOC', 14: 'PACKED (headers, first bytes, deflate)'}
+
+
+def sizes(data):
+    """Prints records and bytes by type: a packed record's entries by theirs, before
+    deflate; PACKED's line is what its records add (headers, first bytes) or deflate
+    takes away (negative)."""
+    got = {}
+    st = State(struct.unpack_from('<I', data, 8)[0])
+    off = 16
+    while off + 12 <= len(data):
+        typ, ln, _ = struct.unpack_from('<III', data, off)
+        end = off + 12 + ln
+        k = got.setdefault(typ, [0, 0])
+        k[0] += 1
+        k[1] += 12 + ln
+        if typ == 14 and end <= len(data):
+            inner = {}
+            for _ in entries(st, data[off + 12:end], inner):
+                pass
+            for t, (n, b) in inner.items():
+                got.setdefault(t, [0, 0])
+                got[t][0] += n
+                got[t][1] += b
+                k[1] -= b
+        off = end
+    print('%-40s %9s %10s %6s' % ('records', 'count', 'bytes', 'share'))
+    for t in sorted(got):
+        n, b = got[t]
+        print('%-40s %9d %10d %5.1f %%' % (NAMES.get(t, str(t)), n, b, 100 * b / len(data)))
+    print('%-40s %9s %10d' % ('file (16-byte header included)', '', len(data)))
+
+
 if __name__ == '__main__':
+    if sys.argv[1] == '--sizes':
+        sizes(open(sys.argv[2], 'rb').read())
+        sys.exit(0)
     src, dst = sys.argv[1:3]
     open(dst, 'wb').write(unpack(open(src, 'rb').read()))
