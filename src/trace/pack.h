@@ -23,6 +23,11 @@
 #define AP_PACK_PATHS 256		/* paths a block names by number */
 #define AP_MAP_SNAP_MAX (1u << 20)	/* mappings in one snapshot, at most */
 /*
+ * and bytes: an entry of a few bytes may name a path of 4 KiB, so a hostile trace could
+ * otherwise make a reader keep far more than it holds
+ */
+#define AP_MAP_SNAP_BYTES (16u << 20)
+/*
  * Format 4: a block's first byte says whether it starts from the start values (a key
  * block) or from where the block before it ended; a key block at least every this many
  * bytes bounds what one damaged block takes with it.
@@ -67,7 +72,7 @@ struct ap_map_ent {
 struct ap_map_snap {
 	uint32_t snap;
 	bool bad;			/* not every mapping of it is here: not copied from */
-	size_t n, cap;
+	size_t n, cap, bytes;
 	struct ap_map_ent *e;
 };
 

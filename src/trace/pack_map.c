@@ -43,9 +43,14 @@ void ap_map_begin(struct ap_map_state *st, uint32_t snap)
 int ap_map_add(struct ap_map_state *st, const struct ap_rec_mapping *m, const char *path)
 {
 	struct ap_map_snap *c = &st->cur;
+	size_t len = strlen(path ? path : "") + 1;
 	char *p;
 
 	ap_map_begin(st, m->snapshot);
+	if (c->bad || c->bytes + sizeof(*c->e) + len > AP_MAP_SNAP_BYTES) {
+		c->bad = true;
+		return -1;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		struct ap_map_ent *e;
@@ -64,6 +69,7 @@ int ap_map_add(struct ap_map_state *st, const struct ap_rec_mapping *m, const ch
 	c->e[c->n].m = *m;
 	c->e[c->n].path = p;
 	c->n++;
+	c->bytes += sizeof(*c->e) + len;
 	return 0;
 }
 

@@ -1584,6 +1584,78 @@ static void test_packed(void)
 	unlink(path);
 }
 
+#define AMP_N 6000		/* mappings naming one 4000-byte path, a few bytes each */
+
+/*
+ * A hostile snapshot: thousands of mappings, a few bytes each in the file, each naming
+ * the block's 4000-byte path. The reader returns them all but keeps at most 16 MiB of a
+ * snapshot: past that it is not one to copy from, and a copy of it is refused.
+ */
+static void test_map_amplified(void)
+{
+	size_t cap = 4096 + AMP_N * 8 + 64, n = 0, got = 0;
+	char path[TMP_PATH_LEN], err[AP_ERR_LEN] = "";
+	uint8_t *blk = malloc(cap), *file = NULL, hdr[12];
+	struct ap_trace_writer w;
+	struct ap_trace_reader r;
+	struct ap_trace_rec rec;
+	size_t size = 0;
+	int rc;
+
+	tmp_path(path, "amplified.aptrace");
+	if (!blk) {
+		CHECK("format 4: a hostile snapshot", 0, "out of memory");
+		return;
+	}
+	blk[n++] = 0;				/* a key block */
+	blk[n++] = 0x07;			/* a mapping of snapshot 1, its path inline */
+	blk[n++] = 0;				/* ts + 0 */
+	blk[n++] = 2;				/* snapshot 0 + 1 */
+	memcpy(blk + n, "\x00\x80\x20\x00\x00\x00\x00\x00", 8);	/* start, 4096, ... */
+	n += 8;
+	memset(blk + n, 'a', 4000);
+	n += 4000;
+	blk[n++] = 0;
+	for (int i = 1; i < AMP_N; i++) {
+		/* same time, snapshot and file; the path by number 0 */
+		memcpy(blk + n, "\x77\x00\x80\x20\x00\x00\x00", 7);
+		n += 7;
+	}
+	/* snapshot 2: a copy of the whole of snapshot 1 */
+	memcpy(blk + n, "\x0f\x00\x02\x01\xf0\x2e\x00\xf0\x2e", 9);	/* 6000: f0 2e */
+	n += 9;
+	rc = ap_trace_create(&w, path, &ref_hdr, hdr_strings, err);
+	rc = rc ? rc : ap_trace_close(&w, err);
+	file = rc ? NULL : slurp(path, &size);
+	if (file) {
+		uint8_t *f2 = realloc(file, size + 12 + n);
+
+		if (f2) {
+			file = f2;
+			put32(hdr, AP_REC_PACKED);
+			put32(hdr + 4, (uint32_t)n);
+			put32(hdr + 8, (uint32_t)crc32(crc32(0, hdr, 8), blk, (uInt)n));
+			memcpy(file + size, hdr, 12);
+			memcpy(file + size + 12, blk, n);
+			rc = !spit(path, file, size + 12 + n);
+		}
+	}
+	rc = rc ? rc : ap_trace_open(&r, path, err);
+	while (!rc && (rc = ap_trace_next(&r, &rec, err)) == 1) {
+		got += rec.type == AP_REC_MAPPING && rec.len == sizeof(struct ap_rec_mapping) + 4001;
+		rc = 0;
+	}
+	CHECK("format 4: a hostile snapshot of 6000 mappings of a 4000-byte path: all read, "
+	      "then a copy of it refused (the reader kept 16 MiB of it, not 24)",
+	      rc == -1 && got == AMP_N && strstr(err, "does not decode"), "rc %d, %zu mappings "
+	      "read: %s", rc, got, err);
+	if (!rc || rc == -1)
+		ap_trace_reader_close(&r);
+	free(file);
+	free(blk);
+	unlink(path);
+}
+
 /* A PACKED record that passes its crc but holds no entry (a writer's bug): one line. */
 static void test_packed_malformed(void)
 {
@@ -2177,6 +2249,7 @@ int main(void)
 	test_v1_fixture();
 	test_fixture_rewrite();
 	test_map_snapshots();
+	test_map_amplified();
 	test_truncation();
 	test_bit_flips();
 	test_refusals();
