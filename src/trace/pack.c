@@ -560,6 +560,7 @@ size_t ap_pack_put(struct ap_trace_block *b, uint32_t type, const void *payload,
 		   uint32_t len, const void *tail, size_t tail_len)
 {
 	const struct ap_rec_mapping *m = payload;
+	const struct ap_rec_marker *mk = payload;
 	const struct ap_rec_alloc *a = payload;
 	const char *path = tail;
 	size_t n, k;
@@ -572,7 +573,7 @@ size_t ap_pack_put(struct ap_trace_block *b, uint32_t type, const void *payload,
 		k = b->s.version >= 4 ? put_fault4(&b->s, payload, b->buf + b->len) :
 		    put_fault_marker(&b->s, type, payload, b->buf + b->len);
 	else if (type >= AP_REC_RUN_BEGIN && type <= AP_REC_OP_END && !tail_len &&
-		 len == sizeof(struct ap_rec_marker) && !((const struct ap_rec_marker *)payload)->pad)
+		 len == sizeof(*mk) && !mk->pad)
 		k = put_fault_marker(&b->s, type, payload, b->buf + b->len);
 	else if (type == AP_REC_ALLOC && len == sizeof(*a) && !tail_len && !a->pad &&
 		 !(a->fn == AP_ALLOC_FREE && a->align))

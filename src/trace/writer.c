@@ -204,6 +204,23 @@ int ap_trace_flush(struct ap_trace_writer *w, char *err)
 	return 0;
 }
 
+/* The blocks and mapping snapshots from here on depend on nothing before. */
+static void forget(struct ap_trace_writer *w)
+{
+	if (w->blk) {
+		ap_map_state_free(&w->blk->maps);
+		w->blk->chain = false;
+	}
+}
+
+int ap_trace_cut(struct ap_trace_writer *w, char *err)
+{
+	if (ap_trace_flush(w, err))
+		return -1;
+	forget(w);
+	return 0;
+}
+
 int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records, char *err)
 {
 	if (ap_trace_flush(w, err))
@@ -218,10 +235,7 @@ int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records,
 		return write_failed(w, errno, "rewind", err);
 	w->bytes = bytes;
 	w->records = records;
-	if (w->blk) {	/* what was written since is gone: the next block is a key */
-		ap_map_state_free(&w->blk->maps);
-		w->blk->chain = false;
-	}
+	forget(w);	/* what was written since is gone */
 	return 0;
 }
 

@@ -1584,6 +1584,98 @@ static void test_packed(void)
 	unlink(path);
 }
 
+/* Writes snapshot k of ms_map (as snapshot number snap) and a few faults of its own. */
+static int cut_part(struct ap_trace_writer *w, int k, uint32_t snap, uint64_t ts, char *err)
+{
+	struct ap_rec_mapping m;
+	char mp[96];
+	int n = ms_map(k, MS_N, &m, mp, sizeof(mp)), rc = 0;
+
+	for (int i = 0; !rc && i < n; i++) {
+		ms_map(k, i, &m, mp, sizeof(mp));
+		m.snapshot = snap;
+		rc = ap_trace_write_str(w, AP_REC_MAPPING, &m, sizeof(m), mp, err);
+	}
+	for (int i = 0; !rc && i < 50; i++) {
+		struct ap_rec_fault f = ref_fault;
+
+		f.ts_ns = ts + (uint64_t)i * 1000;
+		f.addr += 4096u * (uint64_t)i;
+		rc = ap_trace_write(w, AP_REC_FAULT, &f, sizeof(f), err);
+	}
+	return rc;
+}
+
+/*
+ * The live view's save: one trace whole, then another's records from a cut on (its
+ * preamble left out). What follows the cut reads on without the preamble, after the
+ * first trace's own records: its first block a key block, its next snapshot whole.
+ */
+static void test_cut(void)
+{
+	char a[TMP_PATH_LEN], b[TMP_PATH_LEN], err[AP_ERR_LEN] = "";
+	struct rrec *got = NULL, *want = NULL, *wb = NULL;
+	size_t ngot = 0, nwant = 0, nwb = 0, sa = 0, sb = 0;
+	struct ap_trace_writer w;
+	struct ap_trace_reader r;
+	uint64_t cut_at = 0;
+	uint8_t *fa = NULL, *fb = NULL;
+	int rc;
+
+	tmp_path(a, "cut-a.aptrace");
+	tmp_path(b, "cut-b.aptrace");
+	rc = ap_trace_create(&w, a, &ref_hdr, hdr_strings, err);
+	rc = rc ? rc : cut_part(&w, 0, 5, 1000000, err);
+	rc = rc ? rc : ap_trace_close(&w, err);
+	/* the second: the preamble (snapshot 5 again, other faults), the cut, its own */
+	rc = rc ? rc : ap_trace_create(&w, b, &ref_hdr, hdr_strings, err);
+	rc = rc ? rc : cut_part(&w, 0, 5, 9000000, err);
+	rc = rc ? rc : ap_trace_cut(&w, err);
+	cut_at = w.bytes;
+	rc = rc ? rc : cut_part(&w, 1, 6, 2000000, err);
+	rc = rc ? rc : ap_trace_close(&w, err);
+	fa = rc ? NULL : slurp(a, &sa);
+	fb = rc ? NULL : slurp(b, &sb);
+	if (fa && fb && cut_at <= sb) {
+		uint8_t *both = malloc(sa + sb - cut_at);
+
+		if (both) {
+			memcpy(both, fa, sa);
+			memcpy(both + sa, fb + cut_at, sb - cut_at);
+			rc = !spit(b, both, sa + sb - cut_at) ? -1 : 0;
+			free(both);
+		}
+		/* what it should read: the first trace's records, then the second's own */
+		if (!rc && !ap_trace_open(&r, a, err)) {
+			want = read_all(&r, &nwant, err);
+			ap_trace_reader_close(&r);
+		}
+		rc = rc || ap_trace_open(&r, b, err) ? -1 : 0;
+		if (!rc) {
+			got = read_all(&r, &ngot, err);
+			ap_trace_reader_close(&r);
+		}
+	}
+	/* the second trace's own records, written again on their own */
+	if (!rc && !ap_trace_create(&w, a, &ref_hdr, hdr_strings, err) &&
+	    !cut_part(&w, 1, 6, 2000000, err) && !ap_trace_close(&w, err) &&
+	    !ap_trace_open(&r, a, err)) {
+		wb = read_all(&r, &nwb, err);
+		ap_trace_reader_close(&r);
+	}
+	CHECK("format 4: a trace, then another's records from a cut on: read as written",
+	      got && want && wb && ngot == nwant + nwb && !differ(got, nwant, want, nwant) &&
+	      !differ(got + nwant, nwb, wb, nwb), "%zu records, want %zu + %zu (%s)", ngot,
+	      nwant, nwb, err);
+	free_all(got, ngot);
+	free_all(want, nwant);
+	free_all(wb, nwb);
+	free(fa);
+	free(fb);
+	unlink(a);
+	unlink(b);
+}
+
 #define AMP_N 6000		/* mappings naming one 4000-byte path, a few bytes each */
 
 /*
@@ -1642,7 +1734,8 @@ static void test_map_amplified(void)
 	}
 	rc = rc ? rc : ap_trace_open(&r, path, err);
 	while (!rc && (rc = ap_trace_next(&r, &rec, err)) == 1) {
-		got += rec.type == AP_REC_MAPPING && rec.len == sizeof(struct ap_rec_mapping) + 4001;
+		got += rec.type == AP_REC_MAPPING &&
+		       rec.len == sizeof(struct ap_rec_mapping) + 4001;
 		rc = 0;
 	}
 	CHECK("format 4: a hostile snapshot of 6000 mappings of a 4000-byte path: all read, "
@@ -1715,8 +1808,8 @@ static void test_packed_malformed(void)
 		}
 		while ((rc = ap_trace_next(&r, &rec, err)) == 1)
 			n++;
-		snprintf(name, sizeof(name), "corrupt record at offset %" PRIu64 ": packed entry %d "
-			 "does not decode", at, !cont);
+		snprintf(name, sizeof(name), "corrupt record at offset %" PRIu64 ": packed "
+			 "entry %d does not decode", at, !cont);
 		bad += rc != -1 || n != !cont || !strstr(err, name) || !one_line(err);
 		ap_trace_reader_close(&r);
 		if (!ap_trace_open(&r, path, err)) {
@@ -2250,6 +2343,7 @@ int main(void)
 	test_fixture_rewrite();
 	test_map_snapshots();
 	test_map_amplified();
+	test_cut();
 	test_truncation();
 	test_bit_flips();
 	test_refusals();

@@ -229,6 +229,12 @@ int ap_trace_write_str(struct ap_trace_writer *w, uint32_t type, const void *pay
  */
 int ap_trace_flush(struct ap_trace_writer *w, char *err);
 /*
+ * Flushes, and what is written next reads without what came before (a key block, the
+ * next mapping snapshot whole): the live view's ring saves a segment's records from
+ * here on after another segment.
+ */
+int ap_trace_cut(struct ap_trace_writer *w, char *err);
+/*
  * Flushes, then cuts the file back to its first `bytes` bytes, which must end a record
  * (w->bytes as it was after `records` records), and writes on from there: the live view's
  * ring (record/session_trace.c) reuses a segment from just after its header record.
