@@ -194,6 +194,9 @@ static int rotate(struct ap_trace_sink *t)
 	r->cur_before_records = r->records;
 	r->cur_before_bytes = r->bytes;
 	write_preamble(t);
+	/* own records from a record boundary on, readable without the preamble (save) */
+	if (ap_trace_cut(&t->w, t->err))
+		t->failed = true;
 	r->own_start = t->w.bytes;
 	return t->failed ? -1 : 0;
 }

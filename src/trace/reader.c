@@ -265,6 +265,9 @@ static int resync(struct ap_trace_reader *r, bool cut, char *err)
 	int fd = fileno(r->f);
 	int64_t have;
 
+	if (r->unpack)		/* a block was skipped: the next key block starts afresh */
+		r->unpack->chain = false;
+
 	if (fd < 0) {
 		ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ", and a stream cannot "
 			  "be salvaged", r->path, from);
@@ -366,37 +369,39 @@ static int start_unpack(struct ap_trace_reader *r, const struct ap_trace_rec *re
 {
 	struct ap_trace_unpack *u = r->unpack;
 
-	if (!u && !(u = r->unpack = malloc(sizeof(*u)))) {
+	if (!u && !(u = r->unpack = calloc(1, sizeof(*u)))) {
 		ap_seterr(err, "%s: out of memory", r->path);
 		r->state = RD_FAILED;
 		return -1;
 	}
-	ap_pack_reset(&u->s);
-	u->p = rec->payload;
-	u->end = rec->payload + rec->len;
 	u->offset = r->offset - AP_TRACE_REC_HDR_LEN - rec->len;
-	u->entries = 0;
+	ap_pack_begin(u, rec->payload, rec->len, r->version);	/* refusal: unpack_next's */
 	return 0;
 }
 
 /*
  * The next entry of the PACKED record being unpacked: 1, or 0 when it has none left. An
- * entry that does not decode (its crc passed: a writer's bug) is corruption, or with
- * salvage the rest of the block is skipped.
+ * entry that does not decode (its crc passed: a writer's bug, or a copy from a mapping
+ * snapshot lost to damage) is corruption, or with salvage the rest of the block is
+ * skipped.
  */
 static int unpack_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err)
 {
 	struct ap_trace_unpack *u = r->unpack;
+	const uint8_t *payload;
 	uint32_t type, len;
 
-	if (u->p == u->end) {
+	if (!ap_pack_more(u)) {
 		u->p = NULL;
 		return 0;
 	}
-	if (ap_pack_get(&u->s, &u->p, u->end, &type, &len, &u->u)) {
+	if (ap_pack_get(u, &type, &len, &payload)) {
+		u->run.count = 0;
+		u->chain = false;	/* the blocks continuing this one cannot be read */
 		if (!r->salvage) {
 			ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ": packed entry %u "
-				  "does not decode", r->path, u->offset, u->entries);
+				  "does not decode (or needs a block or snapshot not read)",
+				  r->path, u->offset, u->entries);
 			r->state = RD_FAILED;
 			u->p = NULL;
 			return -1;
@@ -409,8 +414,10 @@ static int unpack_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char
 	u->nul = 0;
 	rec->type = type;
 	rec->len = len;
-	rec->payload = (const uint8_t *)&u->u;
+	rec->payload = payload;
 	rec->packed = true;
+	if (type == AP_REC_END)
+		r->saw_end = true;
 	return 1;
 }
 
@@ -422,6 +429,10 @@ int ap_trace_scan(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t 
 {
 	uint64_t check = types & PACKABLE ? types | 1ull << AP_REC_PACKED : types;
 	int rc;
+
+	/* format 4 blocks hold any type, and their mapping snapshots are read whole */
+	if (r->version >= 4)
+		check |= 1ull << AP_REC_PACKED;
 
 	for (;;) {
 		if (r->unpack && r->unpack->p) {
@@ -445,7 +456,8 @@ int ap_trace_scan(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t 
 			}
 			continue;
 		}
-		if (rec->payload && rec->type >= 1 && rec->type <= AP_REC_MAX)
+		if (rec->payload && rec->type >= 1 && rec->type <= AP_REC_MAX &&
+		    (types & 1ull << rec->type))	/* a long record is read whole anyway */
 			return 1;
 	}
 	memset(rec, 0, sizeof(*rec));
@@ -482,6 +494,10 @@ void ap_trace_reader_close(struct ap_trace_reader *r)
 	for (i = 0; i < AP_HS_COUNT; i++)
 		free(r->strings[i]);
 	free(r->buf);
+	if (r->unpack) {
+		ap_map_state_free(&r->unpack->maps);
+		free(r->unpack->x);
+	}
 	free(r->unpack);
 	memset(r, 0, sizeof(*r));
 }
@@ -562,8 +578,10 @@ int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, c
 			  "upgrade arenaprof", r->path, r->version, AP_TRACE_VERSION);
 		return open_fail(r);
 	}
-	if (r->version == 0) {
-		ap_seterr(err, "%s: corrupt file header: format version 0", r->path);
+	/* 3 was skipped: one flipped bit of 4 (or of 2) would read as it */
+	if (r->version == 0 || r->version == 3) {
+		ap_seterr(err, "%s: corrupt file header: format version %u (never written)",
+			  r->path, r->version);
 		return open_fail(r);
 	}
 	/* the flags word is reserved: writers put 0, readers ignore it */

@@ -43,45 +43,63 @@ static int close_block(struct ap_trace_writer *w, char *err)
 {
 	struct ap_trace_block *b = w->blk;
 	uint8_t hdr[AP_TRACE_REC_HDR_LEN];
+	const uint8_t *payload;
 	uint32_t crc, len;
 
-	if (!b || !b->len)
+	if (!b || !b->open)
 		return 0;
-	len = b->len;
+	w->bytes += ap_pack_end_run(b);
+	b->since_key += b->len;
+	len = ap_pack_finish(b, &payload);
+	w->bytes -= b->len - len;	/* counted as the entries were packed */
 	b->len = 0;
+	b->open = false;
 	ap_le32_put(hdr, AP_REC_PACKED);
 	ap_le32_put(hdr + 4, len);
-	crc = ap_trace_crc_add(ap_trace_crc_add(0, hdr, 8), b->buf, len);
+	crc = ap_trace_crc_add(ap_trace_crc_add(0, hdr, 8), payload, len);
 	ap_le32_put(hdr + 8, crc);
-	return put(w, hdr, sizeof(hdr), err) || put(w, b->buf, len, err) ? -1 : 0;
+	return put(w, hdr, sizeof(hdr), err) || put(w, payload, len, err) ? -1 : 0;
+}
+
+static void free_block(struct ap_trace_writer *w)
+{
+	if (w->blk)
+		ap_map_state_free(&w->blk->maps);
+	free(w->blk);
+	w->blk = NULL;
 }
 
 /*
- * A fault or marker into the open block (a new one if none, or if it is full). 1: not
- * packed (no memory for a block): the caller writes it as a record of its own.
+ * A record into the open block (a new one if none, or if it is full). 1: not packed (no
+ * memory for a block): the caller writes it as a record of its own.
  */
 static int pack_record(struct ap_trace_writer *w, uint32_t type, const void *payload,
-		       char *err)
+		       uint32_t len, const void *tail, size_t tail_len, char *err)
 {
 	struct ap_trace_block *b = w->blk;
-	size_t n;
 
 	if (!b) {
-		b = w->blk = malloc(sizeof(*b));
+		b = w->blk = calloc(1, sizeof(*b));
 		if (!b)
 			return 1;
-		b->len = 0;
 	}
-	if (b->len + AP_PACK_ENTRY_MAX > AP_PACK_BLOCK_MAX && close_block(w, err))
+	if (b->len + ap_pack_bound(len, tail_len) > AP_PACK_BLOCK_MAX && close_block(w, err))
 		return -1;
-	if (!b->len) {
-		ap_pack_reset(&b->s);
+	if (!b->open) {
+		b->open = true;
+		b->len = 1;
+		b->buf[0] = AP_PACK_CONT;
+		if (!b->chain || b->since_key >= AP_PACK_KEY_EVERY) {
+			ap_pack_reset(&b->s, AP_TRACE_VERSION);
+			b->buf[0] = AP_PACK_KEY;
+			b->since_key = 0;
+			b->chain = true;
+		}
+		ap_pack_clear_paths(b);
 		w->records++;
-		w->bytes += AP_TRACE_REC_HDR_LEN;
+		w->bytes += AP_TRACE_REC_HDR_LEN + 1;
 	}
-	n = ap_pack_put(&b->s, type, payload, b->buf + b->len);
-	b->len += (uint32_t)n;
-	w->bytes += n;
+	w->bytes += ap_pack_put(b, type, payload, len, tail, tail_len);
 	return 0;
 }
 
@@ -116,14 +134,19 @@ static int write_record(struct ap_trace_writer *w, uint32_t type, const void *pa
 		ap_seterr(err, "%s: record of type %u: no payload", w->path, type);
 		return -1;
 	}
-	if (!w->plain && !tail_len && ap_pack_fits(type, payload, len)) {
-		int rc = pack_record(w, type, payload, err);
+	if (!w->plain && ap_pack_fits(AP_TRACE_VERSION, type, payload, len, tail_len)) {
+		int rc = pack_record(w, type, payload, len, tail, tail_len, err);
 
 		if (rc <= 0)
 			return rc;
 	}
 	if (close_block(w, err))
 		return -1;
+	/* a mapping not in a block: its snapshot is not one to copy from */
+	if (type == AP_REC_MAPPING && w->blk && len >= sizeof(struct ap_rec_mapping)) {
+		ap_map_begin(&w->blk->maps, ((const struct ap_rec_mapping *)payload)->snapshot);
+		w->blk->maps.cur.bad = true;
+	}
 	total = len + (uint32_t)tail_len;
 	if (AP_TRACE_SWAP) {
 		n = ap_trace_fixed_size(type);
@@ -181,6 +204,23 @@ int ap_trace_flush(struct ap_trace_writer *w, char *err)
 	return 0;
 }
 
+/* The blocks and mapping snapshots from here on depend on nothing before. */
+static void forget(struct ap_trace_writer *w)
+{
+	if (w->blk) {
+		ap_map_state_free(&w->blk->maps);
+		w->blk->chain = false;
+	}
+}
+
+int ap_trace_cut(struct ap_trace_writer *w, char *err)
+{
+	if (ap_trace_flush(w, err))
+		return -1;
+	forget(w);
+	return 0;
+}
+
 int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records, char *err)
 {
 	if (ap_trace_flush(w, err))
@@ -195,6 +235,7 @@ int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records,
 		return write_failed(w, errno, "rewind", err);
 	w->bytes = bytes;
 	w->records = records;
+	forget(w);	/* what was written since is gone */
 	return 0;
 }
 
@@ -204,9 +245,8 @@ int ap_trace_close(struct ap_trace_writer *w, char *err)
 
 	if (!w->f) {
 		free(w->path);
-		free(w->blk);
+		free_block(w);
 		w->path = NULL;
-		w->blk = NULL;
 		return 0;
 	}
 	if (!w->failed && !close_block(w, err)) {
@@ -227,9 +267,8 @@ int ap_trace_close(struct ap_trace_writer *w, char *err)
 		rc = -1;
 	}
 	free(w->path);
-	free(w->blk);
+	free_block(w);
 	w->path = NULL;
-	w->blk = NULL;
 	return rc;
 }
 

@@ -3,6 +3,7 @@
 gets NEW (the record's len and crc fixed), so a hostile trace can name any file, e.g. a
 FIFO, as the file a mapping came from (man arenaprof-trace(5): records {u32 type, u32 len,
 u32 crc} + payload; a MAPPING payload is 56 bytes of fields, then the path and a NUL).
+PACKED records are unpacked first (unpack_trace.py): format 4 packs mappings too.
 
 usage: rename_path.py IN OUT OLD NEW
 """
@@ -10,8 +11,10 @@ import struct
 import sys
 import zlib
 
+from unpack_trace import unpack
+
 src, dst, old, new = sys.argv[1], sys.argv[2], sys.argv[3].encode(), sys.argv[4].encode()
-data = open(src, 'rb').read()
+data = unpack(open(src, 'rb').read())
 out = bytearray(data[:16])
 off, renamed = 16, 0
 while off + 12 <= len(data):

@@ -146,6 +146,33 @@ PY
 }
 
 main litert-mv2-none "$MV2" none && none_checks litert-mv2-none
+# trace size (issue 13, docs/trace-cost.md): at most 16 bytes a fault over 2000 runs (the
+# mapping snapshots of the start weigh more in fewer), and the second decoder
+# (tests/hostile/unpack_trace.py, from man arenaprof-trace(5)) reads every record the same
+t=$TMP/litert-mv2-none
+if [ -f "$t.json" ]; then
+	f=$(j "$t.json" "d['faults_total']")
+	b=$(stat -c %s "$t.trace")
+	MSG="$b bytes, $f faults: $(awk -v b="$b" -v f="$f" 'BEGIN { printf "%.2f", b / f }') bytes a fault"
+	if [ "$RUNS" -ge 2000 ]; then
+		check "litert-mv2-none: at most 16 trace bytes a fault ($MSG)" \
+			awk -v b="$b" -v f="$f" 'BEGIN { exit !(f > 0 && b <= 16 * f) }'
+	else
+		skip "litert-mv2-none: 16 trace bytes a fault" "LITERT_RUNS=$RUNS < 2000 ($MSG)"
+	fi
+	python3 tests/hostile/unpack_trace.py "$t.trace" "$t.plain"
+	"$AP" export "$t.trace" --format csv -o "$t.csv"
+	"$AP" export "$t.plain" --format csv -o "$t.plain.csv"
+	"$AP" report "$t.plain" --plan "$MV2" --json >"$t.plain.json"
+	MSG="$(wc -l <"$t.csv") and $(wc -l <"$t.plain.csv") CSV lines"
+	check "litert-mv2-none: the trace unpacked by the second decoder: the same faults and report" \
+		python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in a, b:
+    del d["trace"]
+sys.exit(not (a == b and open(sys.argv[3]).read() == open(sys.argv[4]).read()))' \
+		"$t.json" "$t.plain.json" "$t.csv" "$t.plain.csv"
+fi
 main litert-face-none "$FACE" none && none_checks litert-face-none
 main litert-mv2-xnnpack "$MV2" xnnpack && xnnpack_checks litert-mv2-xnnpack
 main litert-face-xnnpack "$FACE" xnnpack && xnnpack_checks litert-face-xnnpack

@@ -7,8 +7,10 @@
  * its payload, so a flipped type or length is caught like a flipped payload byte. A
  * reader stops at the last whole record of a file cut short and says so.
  *
- * Format 2 packs faults and markers into PACKED records (src/trace/pack.h); the reader
- * returns them unpacked, so callers only ever see the structs below. Version 1 still reads.
+ * Format 2 packs faults and markers into PACKED records (src/trace/pack.h); format 4
+ * packs every record but the header and those over 4 KiB, mapping snapshots as copies of
+ * the one before. The reader returns them unpacked, so callers only ever see the structs
+ * below. Versions 1 and 2 still read; there is no version 3 (one flipped bit from 2 or 4).
  *
  * Payloads are the structs below, every field little-endian, no implicit padding (layout.c
  * checks sizes and offsets). Fixed-only payloads may grow at the end in later versions:
@@ -30,7 +32,7 @@
 #include <stdio.h>
 
 #define AP_TRACE_MAGIC "APTRACE\0"	/* 8 bytes */
-#define AP_TRACE_VERSION 2		/* major: a reader refuses a newer one */
+#define AP_TRACE_VERSION 4		/* major: a reader refuses a newer one */
 #define AP_TRACE_MAX_PAYLOAD (16u << 20)
 #define AP_TRACE_FILE_HDR_LEN 16
 #define AP_TRACE_REC_HDR_LEN 12
@@ -50,9 +52,9 @@ enum ap_rec_type {
 	AP_REC_END = 12,	/* struct ap_rec_end: the recorder finished cleanly */
 	AP_REC_ALLOC = 13,	/* struct ap_rec_alloc: an allocation (or its free) */
 	/*
-	 * Format 2: faults and markers packed into one record (src/trace/pack.h). The writer
-	 * packs them; the reader returns them unpacked, as FAULT and marker records, and
-	 * never returns a PACKED record itself.
+	 * Records packed into one (src/trace/pack.h): faults and markers in format 2, any
+	 * type in format 4. The writer packs them; the reader returns them unpacked, as the
+	 * records they were, and never returns a PACKED record itself.
 	 */
 	AP_REC_PACKED = 14,
 	AP_REC_MAX = AP_REC_PACKED, /* types above are unknown to this version: skipped */
@@ -193,8 +195,8 @@ struct ap_trace_block;
 struct ap_trace_unpack;
 
 /*
- * Faults and markers go into PACKED records: a block is open until it is full, another
- * record is written, or the writer flushes, so records stay in the order written.
+ * Records go into PACKED records: a block is open until it is full, a record too large
+ * for one is written, or the writer flushes, so records stay in the order written.
  */
 struct ap_trace_writer {
 	FILE *f;
@@ -226,6 +228,12 @@ int ap_trace_write_str(struct ap_trace_writer *w, uint32_t type, const void *pay
  * last whole record, perhaps followed by part of one, which readers treat as truncation.
  */
 int ap_trace_flush(struct ap_trace_writer *w, char *err);
+/*
+ * Flushes, and what is written next reads without what came before (a key block, the
+ * next mapping snapshot whole): the live view's ring saves a segment's records from
+ * here on after another segment.
+ */
+int ap_trace_cut(struct ap_trace_writer *w, char *err);
 /*
  * Flushes, then cuts the file back to its first `bytes` bytes, which must end a record
  * (w->bytes as it was after `records` records), and writes on from there: the live view's
