@@ -11,6 +11,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/plan_subgraphs.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/plan_import.h"
 #include "arenaprof/render/plan_report.h"
@@ -20,9 +21,13 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | --csv]\n"
-		"                      [--top N] [--as-dtype float32] [--no-inplace]\n"
+		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph K]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
-		"Plans the tensor arena of subgraph 0 as LiteRT would and says what it needs.\n"
+		"Plans the tensor arenas of a model as LiteRT would and says what they need. Each\n"
+		"subgraph has arenas of its own: the text and JSON list every subgraph's sizes and\n"
+		"show one subgraph's plan, tensor by tensor.\n"
+		"  --subgraph K        the subgraph shown (default 0, the primary): a WHILE's cond\n"
+		"                      or body, an IF's branch, a CALL_ONCE's init subgraph\n"
 		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, micro\n"
 		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G);\n"
 		"                      exit 3 when the arena alone does not fit it\n"
@@ -40,7 +45,7 @@ static void usage(FILE *f)
 }
 
 static int plan_model(const char *path, enum ap_strategy strat, const struct ap_graph_opts *o,
-		      struct ap_model *m, struct ap_plan_set *s)
+		      uint32_t sg, struct ap_model *m, struct ap_plan_set *s)
 {
 	char err[AP_ERR_LEN];
 	struct ap_graph g;
@@ -54,7 +59,17 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		ap_cli_say("plan", "%s: model has no subgraph", path);
 		return AP_EXIT_USAGE;
 	}
-	if (ap_graph_build(m, 0, o, &g, err)) {
+	if (sg >= m->n_subgraphs) {
+		ap_cli_say("plan", "%s: --subgraph %u: the model has %u subgraph%s", path, sg,
+			   m->n_subgraphs, m->n_subgraphs == 1 ? "" : "s");
+		return AP_EXIT_USAGE;
+	}
+	if (ap_plan_subgraphs(m, o, strat, &s->sgs, err)) {
+		ap_cli_say("plan", "%s: %s", path, err);
+		return AP_EXIT_USAGE;
+	}
+	s->subgraph = sg;
+	if (ap_graph_build(m, sg, o, &g, err)) {
 		ap_cli_say("plan", "%s: %s", path, err);
 		return AP_EXIT_USAGE;
 	}
@@ -107,13 +122,14 @@ int cmd_plan(int argc, char **argv)
 	struct ap_model m = { 0 };
 	enum ap_strategy strat = AP_STRAT_TFLITE;
 	const char *import = NULL;
-	bool json = false, csv = false;
+	bool json = false, csv = false, have_sg = false;
+	uint32_t sg = 0;
 	char err[AP_ERR_LEN];
 	int c, rc;
 	struct ap_opts op;
 
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
-		     "i|import: T|threads: K|no-kernels h|help");
+		     "i|import: T|threads: K|no-kernels G|subgraph: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
@@ -161,6 +177,17 @@ int cmd_plan(int argc, char **argv)
 			gopts.threads = (int)v;
 			break;
 		}
+		case 'G': {
+			uint64_t v;
+
+			if (ap_parse_u64(optarg, 10, 0, UINT32_MAX - 1, &v)) {
+				ap_cli_say("plan", "--subgraph '%s' is not a subgraph index", optarg);
+				return AP_EXIT_USAGE;
+			}
+			sg = (uint32_t)v;
+			have_sg = true;
+			break;
+		}
 		case 'i': import = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
@@ -176,13 +203,17 @@ int cmd_plan(int argc, char **argv)
 			import ? "no MODEL with --import" : "one MODEL.tflite");
 		return AP_EXIT_USAGE;
 	}
+	if (import && have_sg) {
+		ap_cli_say("plan", "--subgraph needs a MODEL, not --import");
+		return AP_EXIT_USAGE;
+	}
 	if (import) {
 		if (ap_plan_import(import, &s.plan, err)) {
 			ap_cli_say("plan", "%s", err);
 			return AP_EXIT_USAGE;
 		}
 	} else {
-		rc = plan_model(argv[optind], strat, &gopts, &m, &s);
+		rc = plan_model(argv[optind], strat, &gopts, sg, &m, &s);
 		if (rc)
 			goto out;
 	}
@@ -207,6 +238,7 @@ out:
 	ap_profile_free(&s.prof);
 	ap_tplan_free(&s.plan);
 	free(s.gaps);
+	free(s.sgs);
 	ap_model_free(&m);
 	return rc;
 }

@@ -65,8 +65,6 @@ static const struct cover {
 	{ 102, DYN, 0x06, "with computed sizes or axis: outputs dyn" },
 	{ 103, ALWAYS, 0, "output always dyn" },
 	{ 109, DYN, 0x01, "with a computed condition: output dyn" },
-	{ 118, ALWAYS, 0, "branch subgraphs in arenas of their own, not planned" },
-	{ 119, ALWAYS, 0, "cond and body subgraphs in arenas of their own, not planned" },
 	{ 120, DYN, 0x04, "with a computed max_output_size: dyn" },
 	{ 121, DYN, 0x04, "with a computed max_output_size: dyn" },
 	{ 122, DYN, 0x04, "with a computed shape: output dyn" },
@@ -189,6 +187,8 @@ static const char *gap_of(const struct ap_graph *g, uint32_t node)
 	/* ops past the model's own (none today) are the kernels' business */
 	if (!g->model || node >= g->model->subgraphs[g->subgraph].n_ops)
 		return NULL;
+	if (ap_flow_gap(g, node))
+		return ap_flow_gap(g, node);
 	for (size_t i = 0; i < sizeof(covers) / sizeof(covers[0]); i++) {
 		const struct cover *c = &covers[i];
 		bool hit = false;

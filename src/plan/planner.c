@@ -292,6 +292,8 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 	case AP_ALLOC_PERSISTENT:
 		/* variables, or what kernels keep: dequantized constants, hwcn_weights */
 		return t->flags & AP_TF_VARIABLE ? AP_KIND_VARIABLE : AP_KIND_PERSISTENT;
+	case AP_ALLOC_CUSTOM:
+		return AP_KIND_PARENT;
 	case AP_ALLOC_ARENA:
 		break;
 	}

@@ -5,9 +5,11 @@
  * read the graph, are not called by it.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 
 #include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/prepare.h"
+#include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 
 int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
@@ -19,6 +21,18 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		opts = &defaults;
 	if (ap_graph_read(m, subgraph, opts, g, err))
 		return -1;
+	if (subgraph > 0) {
+		struct ap_sg_info *roles = malloc(m->n_subgraphs * sizeof(*roles));
+
+		if (!roles) {
+			ap_graph_free(g);
+			ap_seterr(err, "out of memory reading the subgraphs' callers");
+			return -1;
+		}
+		ap_subgraph_roles(m, roles);
+		ap_subgraph_prepare(g, &roles[subgraph]);
+		free(roles);
+	}
 	if (!opts->no_kernels) {
 		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1 };
 

@@ -131,13 +131,30 @@ MSG="plan prints a not modelled section" \
 	check "and no 'not modelled' section in its text" \
 	sh -c "! '$ARENAPROF' plan '$mv2' | grep -q 'not modelled'"
 
-# control flow is named (its subgraphs are not planned); folded outputs are modelled
-for pair in "gen_while_loop:WHILE" "gen_if_else:IF" "gen_const_fold:"; do
+# control flow is planned subgraph by subgraph (test_litert_plan compares every one with
+# LiteRT); folded outputs are modelled
+for pair in "gen_while_loop:" "gen_if_else:" "gen_resource_vars:" "gen_const_fold:"; do
 	model=${pair%%:*} want=${pair#*:}
 	r=$("$ARENAPROF" plan "$MODELS/$model.tflite" --json | python3 -c 'import json, sys
 print(" ".join(g["opcode"] for g in json.load(sys.stdin)["not_modelled"]))')
 	MSG="not_modelled: '$r'" check "$model: not_modelled is '$want'" test "$r" = "$want"
 done
+
+r=$("$ARENAPROF" plan "$MODELS/gen_while_loop.tflite" --json | python3 -c 'import json, sys
+print(" ".join("%d:%s:%s" % (s["index"], s["role"], s["planned_at"])
+               for s in json.load(sys.stdin)["subgraph_plans"]))')
+MSG="$r" check "gen_while_loop: each subgraph's caller and when LiteRT plans it" test "$r" = \
+	"0:primary:allocate_tensors 1:WHILE cond:allocate_tensors 2:WHILE body:allocate_tensors"
+r=$("$ARENAPROF" plan "$MODELS/gen_resource_vars.tflite" --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["subgraph_plans"][1]["planned_at"])')
+MSG="$r" check "gen_resource_vars: CALL_ONCE's init subgraph is planned at the first invoke" \
+	test "$r" = "first invoke"
+"$ARENAPROF" plan "$MODELS/gen_while_loop.tflite" --subgraph 2 --csv >"$TMP/body.csv"
+MSG="$(cat "$TMP/body.csv")" check "the WHILE body's inputs use the caller's buffers" \
+	test "$(grep -c ',parent,' "$TMP/body.csv")" = 2
+"$ARENAPROF" plan "$MODELS/gen_while_loop.tflite" --subgraph 1 >"$TMP/cond.txt"
+MSG="$(head -8 "$TMP/cond.txt")" check "plan's text marks the subgraph it shows" \
+	grep -Eq '^ +\*1 +cond +WHILE cond of #1 in subgraph 0' "$TMP/cond.txt"
 
 # bad input: one line on stderr, exit 2, never a crash
 expect_bad() {	# expect_bad NAME ARGS...
@@ -161,6 +178,9 @@ expect_bad "not a flatbuffer: exit 2, one line" plan "$TMP/text.tflite"
 expect_bad "unknown strategy: exit 2" plan "$mv2" --strategy best
 expect_bad "bad budget: exit 2" plan "$mv2" --budget lots
 expect_bad "no model: exit 2" plan
+expect_bad "no such subgraph: exit 2" plan "$MODELS/gen_while_loop.tflite" --subgraph 3
+expect_bad "a subgraph that is no number: exit 2" plan "$mv2" --subgraph one
+expect_bad "--subgraph with --import: exit 2" plan --import "$TMP/body.csv" --subgraph 1
 expect_bad "unknown command: exit 2" frobnicate
 "$ARENAPROF" plan --help >/dev/null
 check "plan --help exits 0" test $? -eq 0

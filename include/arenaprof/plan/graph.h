@@ -24,6 +24,8 @@ enum ap_alloc {
 				 * temporaries of kernels.c (TRANSPOSE_CONV col2im) */
 	AP_ALLOC_RO,		/* kTfLitePersistentRo: heap, computed at Prepare (kernels.c:
 				 * SHAPE, and operators folded from constant inputs) */
+	AP_ALLOC_CUSTOM,	/* kTfLiteCustom: a WHILE body's or IF branch's input, which
+				 * uses its caller's buffer (subgraphs.c) */
 };
 
 enum ap_tensor_flag {
@@ -72,6 +74,7 @@ struct ap_graph {
 	uint32_t n_ops;
 	const int32_t *inputs, *outputs;
 	uint32_t n_inputs, n_outputs;
+	int32_t *owned_inputs;	/* inputs points here: a caller may remove some (-1) */
 	/* Names of the tensors ap_kernels_apply appended: owned_names[k] belongs to
 	 * tensor n_tensors - n_owned_names + k. Freed by ap_kernels_free. */
 	char **owned_names;

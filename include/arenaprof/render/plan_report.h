@@ -9,6 +9,7 @@
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/model.h"
 #include "arenaprof/plan/plan.h"
+#include "arenaprof/plan/plan_subgraphs.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/profile.h"
 
@@ -26,6 +27,8 @@ struct ap_plan_set {
 	unsigned top;
 	struct ap_gap *gaps;		/* operators kernels.c does not model (coverage.h) */
 	uint32_t n_gaps;
+	uint32_t subgraph;		/* the one plan shows */
+	struct ap_sg_plan *sgs;		/* every subgraph's sizes; NULL for an import */
 };
 
 /* With a budget: whether the model's pinned memory (arena and persistent arena) fits it. */
