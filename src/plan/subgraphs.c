@@ -19,7 +19,7 @@ static const char *const role_names[] = {
 	[AP_SG_PRIMARY] = "primary", [AP_SG_WHILE_COND] = "WHILE cond",
 	[AP_SG_WHILE_BODY] = "WHILE body", [AP_SG_IF_BRANCH] = "IF branch",
 	[AP_SG_CALL_ONCE] = "CALL_ONCE init", [AP_SG_UNCALLED] = "not called",
-	[AP_SG_OTHER] = "other",
+	[AP_SG_OTHER] = "other caller",
 };
 
 const char *ap_sg_role_name(enum ap_sg_role r)
@@ -33,8 +33,9 @@ const char *ap_sg_planned_at(enum ap_sg_role r)
 	case AP_SG_CALL_ONCE:
 		return "first invoke";
 	case AP_SG_UNCALLED:
-	case AP_SG_OTHER:
 		return "never";
+	case AP_SG_OTHER:
+		return "unknown";
 	default:
 		return "allocate_tensors";
 	}

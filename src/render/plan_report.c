@@ -149,9 +149,11 @@ static void print_subgraphs(FILE *f, const struct ap_plan_set *s)
 		if (i && sp->info.role != AP_SG_UNCALLED)
 			snprintf(caller, sizeof(caller), " of #%u in subgraph %u", sp->info.node,
 				 sp->info.caller);
-		fprintf(f, "            %c%-3u %-14s %s%s, planned at %s", i == s->subgraph ?
-			'*' : ' ', i, SHORT(m->subgraphs[i].name ? m->subgraphs[i].name : ""),
-			ap_sg_role_name(sp->info.role), caller, ap_sg_planned_at(sp->info.role));
+		fprintf(f, "            %c%-3u %-14s %s%s, %s%s", i == s->subgraph ? '*' : ' ',
+			i, SHORT(m->subgraphs[i].name ? m->subgraphs[i].name : ""),
+			ap_sg_role_name(sp->info.role), caller,
+			sp->planned ? "planned at " : "not planned",
+			sp->planned ? ap_sg_planned_at(sp->info.role) : "");
 		if (sp->planned)
 			fprintf(f, ": arena %s, persistent %s%s\n", B(sp->arena_bytes),
 				B(sp->persistent_bytes), sp->n_gaps ? ", not all modelled" : "");

@@ -32,11 +32,12 @@ not_modelled() {
 print(" ".join("#%d %s" % (g["index"], g["opcode"]) for g in json.load(sys.stdin)["not_modelled"]))'
 }
 
-# the subgraphs plan says LiteRT plans (planned_at other than never), one line
+# the subgraphs plan plans as LiteRT does (at allocate_tensors or the first invoke; not
+# those it never plans, nor those run otherwise, whose caller is named), one line
 planned_subgraphs() {
 	"$ARENAPROF" plan "$1" --json | python3 -c 'import json, sys
 print(" ".join(str(s["index"]) for s in json.load(sys.stdin)["subgraph_plans"]
-               if s["planned_at"] != "never"))'
+               if s["planned_at"] in ("allocate_tensors", "first invoke")))'
 }
 
 loaded=0 exact=0

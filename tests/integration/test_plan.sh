@@ -156,6 +156,25 @@ MSG="$(cat "$TMP/body.csv")" check "the WHILE body's inputs use the caller's buf
 MSG="$(head -8 "$TMP/cond.txt")" check "plan's text marks the subgraph it shows" \
 	grep -Eq '^ +\*1 +cond +WHILE cond of #1 in subgraph 0' "$TMP/cond.txt"
 
+# control flow it cannot plan as LiteRT does stays named: a loop that grows its variable
+# (LiteRT makes WHILE's outputs dyn) and an IF that runs one subgraph as both branches
+VPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
+if "$VPY" tests/litert/flow_variants.py "$MODELS" "$TMP" 2>"$TMP/variants.err"; then
+	for pair in "while_grows:WHILE:loop shapes differ" "if_shared:IF:missing or shared"; do
+		model=${pair%%:*} want=${pair#*:}
+		r=$("$ARENAPROF" plan "$TMP/$model.tflite" --json | python3 -c 'import json, sys
+print(" ".join("%s:%s" % (g["opcode"], g["reason"]) for g in json.load(sys.stdin)["not_modelled"]))')
+		MSG="not_modelled: '$r'" check "$model: names ${want%%:*} (${want#*:})" \
+			grep -q "^${want%%:*}:.*${want#*:}" <<<"$r"
+	done
+	r=$("$ARENAPROF" plan "$TMP/if_shared.tflite" --json | python3 -c 'import json, sys
+print(" ".join(s["planned_at"] for s in json.load(sys.stdin)["subgraph_plans"]))')
+	MSG="$r" check "if_shared: the shared branch is not planned" \
+		test "$r" = "allocate_tensors unknown never"
+else
+	fail "flow_variants.py writes the control-flow variants" "$(head -3 "$TMP/variants.err")"
+fi
+
 # bad input: one line on stderr, exit 2, never a crash
 expect_bad() {	# expect_bad NAME ARGS...
 	local name=$1; shift

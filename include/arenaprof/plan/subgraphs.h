@@ -33,7 +33,8 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out);
 
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
-/* When LiteRT plans a subgraph of that role: "allocate_tensors", "first invoke", "never". */
+/* When LiteRT plans a subgraph of that role: "allocate_tensors", "first invoke", "never",
+ * or "unknown" (OTHER). */
 const char *ap_sg_planned_at(enum ap_sg_role r);
 /* Why a role is not modelled, or NULL when it is. */
 const char *ap_sg_not_modelled(enum ap_sg_role r);
