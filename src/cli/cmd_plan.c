@@ -17,11 +17,18 @@
 #include "arenaprof/render/plan_report.h"
 #include "arenaprof/util/units.h"
 
+#if defined(__aarch64__)
+#define AP_BUILD_ARCH "arm64"
+#else
+#define AP_BUILD_ARCH "x86-64"
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | --csv]\n"
 		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph K]\n"
+		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
 		"Plans the tensor arenas of a model as LiteRT would and says what they need. Each\n"
 		"subgraph has arenas of its own: the text and JSON list every subgraph's sizes and\n"
@@ -35,8 +42,10 @@ static void usage(FILE *f)
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
 		"  --no-inplace        disable LiteRT's in-place sharing (RESHAPE, ADD, ...)\n"
-		"  --threads N         LiteRT num_threads the kernels plan for (default 1): float\n"
-		"                      CONV_2D keeps transposed weights instead of im2col when N != 1\n"
+		"  --threads N         LiteRT num_threads the kernels plan for (default 1)\n"
+		"  --arch A            the CPU LiteRT runs on, arm64 or x86-64 (default: this\n"
+		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float CONV_2D\n"
+		"                      keeps transposed weights on x86-64 but im2col on arm64\n"
 		"  --no-kernels        leave out kernel temporaries (im2col, LSTM scratch) and\n"
 		"                      the outputs kernels keep persistent (dequantized constants)\n"
 		"  --import FILE       read a plan: LiteRT PrintInterpreterState output\n"
@@ -75,6 +84,7 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 	}
 	s->model = m;
 	s->have_strategies = true;
+	s->arch = ap_arch_resolve(o->arch);
 	rc = ap_kernel_gaps(&g, &s->gaps);
 	if (rc < 0) {
 		ap_cli_say("plan", "out of memory");
@@ -129,7 +139,7 @@ int cmd_plan(int argc, char **argv)
 	struct ap_opts op;
 
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
-		     "i|import: T|threads: K|no-kernels G|subgraph: h|help");
+		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
@@ -188,6 +198,12 @@ int cmd_plan(int argc, char **argv)
 			have_sg = true;
 			break;
 		}
+		case 'A':
+			if (ap_arch_parse(optarg, &gopts.arch)) {
+				ap_cli_say("plan", "--arch '%s': arm64 or x86-64", optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
 		case 'i': import = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:

@@ -254,7 +254,9 @@ static uint32_t init_count(const struct kctx *k, const struct kernel *kn)
 
 int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err)
 {
-	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err };
+	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err,
+			  .generic_conv = ap_arch_resolve(o ? o->arch : AP_ARCH_HOST) ==
+					  AP_ARCH_ARM64 };
 	int rc = -1;
 
 	if (!g->model || g->subgraph >= g->model->n_subgraphs ||

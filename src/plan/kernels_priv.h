@@ -73,6 +73,7 @@ struct kctx {
 	struct ap_graph *g;
 	const struct ap_model_subgraph *sg;
 	int threads;
+	bool generic_conv;		/* CONV_2D is kGenericOptimized (aarch64 builds) */
 	uint32_t node;			/* the node being prepared */
 	const struct ap_model_op *mo;
 	int32_t *init_base;		/* per node: first tensor its Init reserved, or -1 */

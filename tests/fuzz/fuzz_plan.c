@@ -6,7 +6,7 @@
  * (plan_subgraphs.c) and the operators not modelled (coverage.c) -> every strategy
  * (planner.c) -> profile -> `arenaprof plan`'s text, JSON and CSV reports, as cmd_plan.c
  * does, with the default graph options and with --as-dtype float32 --no-inplace
- * --threads 2. Never a crash, a leak or a hang; a failure is one line; every plan it
+ * --threads 2 --arch arm64. Never a crash, a leak or a hang; a failure is one line; every plan it
  * computes passes the overlap check (a plan that overlaps is a planner bug, not bad
  * input). Built and run by tests/fuzz/run-fuzz.
  */
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct ap_graph_opts dflt = { 0 };
 	static const struct ap_graph_opts other = {
-		.as_float32 = true, .no_inplace = true, .threads = 2,
+		.as_float32 = true, .no_inplace = true, .threads = 2, .arch = AP_ARCH_ARM64,
 	};
 	char err[AP_ERR_LEN];
 	struct ap_model m;

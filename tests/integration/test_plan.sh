@@ -175,6 +175,29 @@ else
 	fail "flow_variants.py writes the control-flow variants" "$(head -3 "$TMP/variants.err")"
 fi
 
+# CONV_2D's kernel type follows the CPU: with more than one thread a float CONV_2D keeps
+# transposed weights (persistent) on x86-64 and an im2col (arena) on arm64; one thread
+# plans the same on both (test_vm_arm64_litert.sh checks arm64 against LiteRT's wheel)
+f16=$MODELS/gen_float16_weights.tflite
+kinds() {	# kinds ARGS...: the kernel temporaries' "name:kind", one line
+	"$ARENAPROF" plan "$f16" "$@" --csv | awk -F, '/<|hwcn|im2col/ { print $2 ":" $7 }' |
+		sed 's/.*\(hwcn_weights\|im2col\)/\1/' | sort | uniq -c | tr -s ' \n' ' '
+}
+r=$(kinds --threads 4 --arch x86-64)
+MSG="$r" check "x86-64, 4 threads: hwcn_weights persistent, no im2col" \
+	sh -c "echo '$r' | grep -q 'hwcn_weights.*:persistent' && ! echo '$r' | grep -q im2col"
+r=$(kinds --threads 4 --arch arm64)
+MSG="$r" check "arm64, 4 threads: im2col in the arena, no hwcn_weights" \
+	sh -c "echo '$r' | grep -q 'im2col.*:temporary' && ! echo '$r' | grep -q hwcn"
+"$ARENAPROF" plan "$f16" --arch arm64 --csv >"$TMP/a1.csv"
+"$ARENAPROF" plan "$f16" --arch x86-64 --csv >"$TMP/x1.csv"
+check "one thread: the same plan on arm64 and x86-64" cmp -s "$TMP/a1.csv" "$TMP/x1.csv"
+r=$("$ARENAPROF" plan "$f16" --arch aarch64 --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["arch"])')
+MSG="$r" check "--arch aarch64 is arm64, named in the JSON" test "$r" = arm64
+check "the text names the arch" grep -q "planned for LiteRT on x86-64" \
+	<("$ARENAPROF" plan "$f16" --arch x86_64)
+
 # bad input: one line on stderr, exit 2, never a crash
 expect_bad() {	# expect_bad NAME ARGS...
 	local name=$1; shift
@@ -199,6 +222,7 @@ expect_bad "bad budget: exit 2" plan "$mv2" --budget lots
 expect_bad "no model: exit 2" plan
 expect_bad "no such subgraph: exit 2" plan "$MODELS/gen_while_loop.tflite" --subgraph 3
 expect_bad "a subgraph that is no number: exit 2" plan "$mv2" --subgraph one
+expect_bad "unknown arch: exit 2" plan "$mv2" --arch riscv64
 expect_bad "--subgraph with --import: exit 2" plan --import "$TMP/body.csv" --subgraph 1
 expect_bad "unknown command: exit 2" frobnicate
 "$ARENAPROF" plan --help >/dev/null

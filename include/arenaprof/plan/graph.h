@@ -58,11 +58,25 @@ struct ap_op {
 	uint32_t n_tmp;
 };
 
+/*
+ * The CPU LiteRT runs on: it picks CONV_2D's kernel type (docs/litert-kernels.md, "Where
+ * the x86-64 and aarch64 builds differ"). HOST is the arch arenaprof was built for.
+ */
+enum ap_arch { AP_ARCH_HOST, AP_ARCH_X86_64, AP_ARCH_ARM64 };
+
+/* HOST resolved to the build's arch. */
+enum ap_arch ap_arch_resolve(enum ap_arch a);
+/* "x86-64", "arm64" (after ap_arch_resolve). */
+const char *ap_arch_name(enum ap_arch a);
+/* "x86-64" or "x86_64", "arm64" or "aarch64": 0; else -1. */
+int ap_arch_parse(const char *s, enum ap_arch *a);
+
 struct ap_graph_opts {
 	bool as_float32;	/* plan as if every float-like activation were float32 */
 	bool no_inplace;	/* disable LiteRT's in-place sharing */
 	bool no_kernels;	/* leave out what kernels add (temporaries, persistent) */
 	int threads;		/* LiteRT num_threads the kernels see; 0 = 1 */
+	enum ap_arch arch;	/* the CPU LiteRT runs on */
 };
 
 struct ap_graph {

@@ -28,6 +28,7 @@ struct ap_plan_set {
 	struct ap_gap *gaps;		/* operators kernels.c does not model (coverage.h) */
 	uint32_t n_gaps;
 	uint32_t subgraph;		/* the one plan shows */
+	enum ap_arch arch;		/* the CPU the plan is for (resolved) */
 	struct ap_sg_plan *sgs;		/* every subgraph's sizes; NULL for an import */
 };
 
