@@ -92,6 +92,15 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		goto out;
 	}
 	s->n_gaps = (uint32_t)rc;
+	s->split_after = malloc((g.n_ops + 1) * sizeof(*s->split_after));
+	if (!s->split_after) {
+		ap_cli_say("plan", "out of memory");
+		rc = AP_EXIT_RUNTIME;
+		goto out;
+	}
+	for (uint32_t i = 0; i + 1 < g.n_ops; i++)
+		if (ap_graph_ends_prepare(&g, i))
+			s->split_after[s->n_split++] = (int32_t)i;
 	for (int i = 0; i < AP_STRAT_COUNT; i++) {
 		struct ap_profile pr;
 		struct ap_tplan p;
@@ -255,6 +264,7 @@ out:
 	ap_tplan_free(&s.plan);
 	free(s.gaps);
 	free(s.sgs);
+	free(s.split_after);
 	ap_model_free(&m);
 	return rc;
 }

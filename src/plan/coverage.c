@@ -49,7 +49,8 @@ static const struct cover {
 	{ 60, DYN, 0x02, "with computed paddings: output dyn, plan split" },
 	{ 67, DYN, 0x01, "with a computed output_shape: output dyn" },
 	{ 68, DYN, 0x02, "with a computed output_shape: output dyn" },
-	{ 69, DYN, 0x02, "with computed multiples: output dyn" },
+	{ 69, DYN, 0x02, "with computed multiples: output dyn (heap), plan split after it; "
+			  "later sizes are the file's, LiteRT's come from the data" },
 	{ 70, DYN, 0x02, "on a computed axis: output dyn" },
 	{ 74, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 79, DYN, 0x02, "over a computed axis: output dyn" },

@@ -164,13 +164,27 @@ static void print_subgraphs(FILE *f, const struct ap_plan_set *s)
 	}
 }
 
+/* The steps LiteRT plans the graph in when dynamic outputs split it. */
+static void print_split(FILE *f, const struct ap_plan_set *s)
+{
+	if (!s->n_split)
+		return;
+	fprintf(f, "            planned by LiteRT in %u steps: nodes 0-%d by allocate_tensors, the "
+		"rest\n            by the first invoke, a step after each dynamic output:",
+		s->n_split + 1, s->split_after[0]);
+	for (uint32_t i = 0; i < s->n_split; i++)
+		fprintf(f, " #%d %s", s->split_after[i],
+			TS(op_name(&s->plan, s->split_after[i])));
+	fputc('\n', f);
+}
+
 /* The operators whose LiteRT kernel the plan does not model, one line per operator. */
 static void print_gaps(FILE *f, const struct ap_plan_set *s)
 {
 	if (!s->n_gaps)
 		return;
 	fprintf(f, "\nnot modelled: %u operator%s whose LiteRT kernel changes the plan in a way "
-		"arenaprof leaves out;\n  their tensors are planned as plain arena tensors:\n",
+		"arenaprof leaves out;\n  the plan around them may not be LiteRT's:\n",
 		s->n_gaps, s->n_gaps == 1 ? "" : "s");
 	for (uint32_t i = 0; i < s->n_gaps; i++)
 		fprintf(f, "  #%-4u %-22s %s\n", s->gaps[i].node,
@@ -202,6 +216,7 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 		fprintf(f, "            planned for LiteRT on %s\n", ap_arch_name(s->arch));
 	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
 		s->as_float32 ? ", planned as if every activation were float32" : "");
+	print_split(f, s);
 	print_gaps(f, s);
 	fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
 		B(p->weights_bytes));
@@ -365,6 +380,12 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 			ap_json_str(&j, "reason", s->gaps[i].why);
 			ap_json_end_obj(&j);
 		}
+		ap_json_end_arr(&j);
+	}
+	if (s->model) {
+		ap_json_arr(&j, "split_after");
+		for (uint32_t i = 0; i < s->n_split; i++)
+			ap_json_i64(&j, NULL, s->split_after[i]);
 		ap_json_end_arr(&j);
 	}
 	if (s->sgs) {

@@ -175,6 +175,15 @@ else
 	fail "flow_variants.py writes the control-flow variants" "$(head -3 "$TMP/variants.err")"
 fi
 
+# a dynamic output leaves the arena and splits LiteRT's plan after its node
+r=$("$ARENAPROF" plan "$MODELS/gen_dynamic_tile.tflite" --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["split_after"], [t["kind"] for t in d["tensor_plan"] if t["name"] == "tiled"])')
+MSG="$r" check "gen_dynamic_tile: TILE's output is dynamic and the plan splits after it" \
+	test "$r" = "[2] ['dynamic']"
+check "the text says LiteRT plans it in two steps" grep -q "planned by LiteRT in 2 steps" \
+	<("$ARENAPROF" plan "$MODELS/gen_dynamic_tile.tflite")
+
 # CONV_2D's kernel type follows the CPU: with more than one thread a float CONV_2D keeps
 # transposed weights (persistent) on x86-64 and an im2col (arena) on arm64; one thread
 # plans the same on both (test_vm_arm64_litert.sh checks arm64 against LiteRT's wheel)

@@ -31,6 +31,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  not, with CIFG on one side
     gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
                                  one: im2col both times
+    gen_dynamic_tile.tflite      TILE of computed multiples: a dynamic output that
+                                 splits LiteRT's plan in two steps
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -604,6 +606,26 @@ def const_fold(path):
     finish(m, g, [x], [out, hw, rank, cr, prod], path)
 
 
+def dynamic_tile(path):
+    m, g = main_graph("arenaprof generated: TILE of computed multiples, its output dynamic")
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    a = g.tensor("a", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    m1 = g.tensor("m1", [2], TT.INT32, np.array([1, 1], dtype=np.int32))
+    m2 = g.tensor("m2", [2], TT.INT32, np.array([1, 1], dtype=np.int32))
+    mult = g.tensor("multiples", [2], TT.INT32)
+    g.op(OP.ADD, [m1, m2], [mult], OPT.AddOptions, fb.AddOptionsT())
+    t = g.tensor("tiled", [2, 128], TT.FLOAT32)
+    g.op(OP.TILE, [a, mult], [t], OPT.TileOptions, fb.TileOptionsT())
+    b = g.tensor("b", [1, 64], TT.FLOAT32)
+    g.op(OP.MUL, [a, a], [b], OPT.MulOptions, fb.MulOptionsT())
+    c = g.tensor("c", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [b], [c])
+    r = g.tensor("r", [2, 128], TT.FLOAT32)
+    g.op(OP.RELU, [t], [r])
+    finish(m, g, [x], [r, c], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -619,6 +641,7 @@ MODELS = {
     "gen_bidi_lstm.tflite": bidi_lstm,
     "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
+    "gen_dynamic_tile.tflite": dynamic_tile,
 }
 
 

@@ -708,6 +708,11 @@ def main(argv=None):
                     "plans them; CALL_ONCE plans its init subgraph in its "
                     "first Eval, so for that one the model is invoked once "
                     "(inputs left as allocated) and the plan read after it")
+    ap.add_argument("--invoke", action="store_true",
+                    help="invoke the model once (inputs as allocated) before "
+                    "reading the plan: after a node whose output is dynamic "
+                    "LiteRT plans the rest of the graph in the first invoke, "
+                    "in steps, around what allocate_tensors() placed")
     ap.add_argument("--heuristic", action="store_true",
                     help="if LiteRT's TfLiteTensor array cannot be read and "
                     "validated, fall back to a flatbuffer-based guess "
@@ -742,7 +747,7 @@ def main(argv=None):
         return 3
 
     invoked = False
-    if model["planned_at_invoke"]:
+    if model["planned_at_invoke"] or args.invoke:
         try:
             interp.invoke()
         except Exception as e:  # noqa: BLE001
@@ -824,6 +829,11 @@ def main(argv=None):
           os.path.basename(args.model), n_model, rt.n, rt.num_nodes,
           rt.w.NumSubgraphs(), args.threads or 1, args.subgraph,
           "first_invoke" if invoked else "allocate_tensors"))
+    unplaced_after = [t["index"] for t in arena if not t["data"] and t["bytes"]]
+    if not invoked and unplaced_after:
+        c("note: %d arena tensors not placed by allocate_tensors() %s: a "
+          "dynamic output split the plan, the rest is planned in the first "
+          "invoke (--invoke)" % (len(unplaced_after), unplaced_after))
     c("source=%s offsets_relative_to=%s" % (
         "heuristic" if rt.heuristic else "TfLiteTensor.allocation_type",
         "planner arena base" if base_from == "planner"
