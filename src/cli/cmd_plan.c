@@ -44,8 +44,8 @@ static void usage(FILE *f)
 		"  --no-inplace        disable LiteRT's in-place sharing (RESHAPE, ADD, ...)\n"
 		"  --threads N         LiteRT num_threads the kernels plan for (default 1)\n"
 		"  --arch A            the CPU LiteRT runs on, arm64 or x86-64 (default: this\n"
-		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float CONV_2D\n"
-		"                      keeps transposed weights on x86-64 but im2col on arm64\n"
+		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float\n"
+		"                      CONV_2D keeps transposed weights on x86-64, im2col on arm64\n"
 		"  --no-kernels        leave out kernel temporaries (im2col, LSTM scratch) and\n"
 		"                      the outputs kernels keep persistent (dequantized constants)\n"
 		"  --import FILE       read a plan: LiteRT PrintInterpreterState output\n"
@@ -200,7 +200,8 @@ int cmd_plan(int argc, char **argv)
 			uint64_t v;
 
 			if (ap_parse_u64(optarg, 10, 0, UINT32_MAX - 1, &v)) {
-				ap_cli_say("plan", "--subgraph '%s' is not a subgraph index", optarg);
+				ap_cli_say("plan", "--subgraph '%s' is not a subgraph index",
+					   optarg);
 				return AP_EXIT_USAGE;
 			}
 			sg = (uint32_t)v;

@@ -184,12 +184,14 @@ static bool special(const struct ap_graph *g, uint32_t node)
 static const char *gap_of(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_op *op = &g->ops[node];
+	const char *flow;
 
 	/* ops past the model's own (none today) are the kernels' business */
 	if (!g->model || node >= g->model->subgraphs[g->subgraph].n_ops)
 		return NULL;
-	if (ap_flow_gap(g, node))
-		return ap_flow_gap(g, node);
+	flow = ap_flow_gap(g, node);
+	if (flow)
+		return flow;
 	for (size_t i = 0; i < sizeof(covers) / sizeof(covers[0]); i++) {
 		const struct cover *c = &covers[i];
 		bool hit = false;

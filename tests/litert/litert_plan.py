@@ -3,7 +3,7 @@
 
 Usage:
     litert_plan.py [--details] [--lifetimes] [--threads N] [--subgraph K]
-                   MODEL.tflite
+                   [--invoke] MODEL.tflite
     litert_plan.py --print-state MODEL.tflite
 
 Run it with the Python that has ai-edge-litert installed, e.g.
@@ -14,7 +14,10 @@ The model is loaded with OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
 (no XNNPACK), num_threads 1 unless --threads, allocate_tensors() is
 called, nothing is invoked, except for --subgraph K naming the init subgraph
 of a CALL_ONCE: LiteRT plans that one in CALL_ONCE's first Eval, so the
-model is invoked once first (the comment line says planned_at=first_invoke).
+model is invoked once first (the comment line says planned_at=first_invoke),
+and --invoke, which reads the plan after one invoke: LiteRT plans the nodes
+after a dynamic output in the first invoke (a comment line names the arena
+tensors allocate_tensors() left unplaced).
 Every subgraph has an ArenaPlanner and arenas of its own; WHILE and IF plan
 their subgraphs in their Prepare, that is within allocate_tensors().  The plan depends on num_threads for float
 models: with N > 1 float CONV_2D uses the multithreaded Eigen kernel, whose
