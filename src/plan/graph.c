@@ -181,6 +181,8 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 			t->alloc = AP_ALLOC_ARENA;
 		}
 	}
+	for (uint32_t i = 0; i < g->n_tensors; i++)
+		g->t[i].read_alloc = g->t[i].alloc;
 	mark(g, sg->inputs, sg->n_inputs, AP_TF_INPUT);
 	mark(g, sg->outputs, sg->n_outputs, AP_TF_OUTPUT);
 

@@ -115,6 +115,41 @@ int kt_prep_fold(struct kctx *k)
 }
 
 /*
+ * Outputs whose shape a computed input gives (docs/litert-kernels.md, "Outputs that become
+ * dyn"): when an input in the mask is not const or ro, Prepare makes every output
+ * kTfLiteDynamic (heap, sized in Eval), which splits the plan (planner.c). The operators
+ * checked against LiteRT on gen_dynamic_shapes; the others stay in the arena, named.
+ */
+static const struct dyn_rule {
+	int32_t opcode;
+	uint8_t mask;
+} dyn_rules[] = {
+	{ OP_TRANSPOSE, 0x02 }, { OP_PAD, 0x02 }, { OP_RESIZE_BILINEAR, 0x02 },
+	{ OP_BROADCAST_TO, 0x02 }, { OP_SPLIT, 0x01 }, { OP_FILL, 0x01 },
+};
+
+int kt_prep_dyn(struct kctx *k)
+{
+	int32_t opc = k->g->ops[k->node].opcode;
+	uint8_t mask = 0;
+	bool computed = false;
+
+	for (size_t i = 0; i < sizeof(dyn_rules) / sizeof(dyn_rules[0]); i++)
+		if (dyn_rules[i].opcode == opc)
+			mask = dyn_rules[i].mask;
+	for (uint32_t j = 0; j < k->mo->n_inputs && j < 8; j++)
+		if ((mask >> j & 1) && in_index(k, j) >= 0 && !const_or_ro(k, in_index(k, j)))
+			computed = true;
+	for (uint32_t j = 0; computed && j < k->mo->n_outputs; j++) {
+		int32_t o = k->mo->outputs[j];
+
+		if (mt(k, o) && k->g->t[o].alloc == AP_ALLOC_ARENA)
+			k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
+	}
+	return 0;
+}
+
+/*
  * VAR_HANDLE: var_handle.cc, Prepare. The resource output becomes kTfLiteArenaRwPersistent
  * with 4 bytes (the resource id): one aligned slot of the persistent arena per node. The
  * variable's own storage is a heap tensor inside the resource, in no arena.

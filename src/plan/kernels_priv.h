@@ -35,6 +35,12 @@ enum {
 	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52,
 	OP_TRANSPOSE_CONV = 67,
 	OP_TILE = 69,
+	OP_RESIZE_BILINEAR = 23,
+	OP_PAD = 34,
+	OP_TRANSPOSE = 39,
+	OP_SPLIT = 49,
+	OP_FILL = 94,
+	OP_BROADCAST_TO = 130,
 	OP_SUM = 74,
 	OP_SHAPE = 77,
 	OP_REDUCE_PROD = 81,
@@ -198,6 +204,7 @@ int kt_prep_add_n(struct kctx *k);
 int kt_prep_dequantize(struct kctx *k);
 int kt_prep_densify(struct kctx *k);
 int kt_prep_fold(struct kctx *k);
+int kt_prep_dyn(struct kctx *k);
 int kt_prep_var_handle(struct kctx *k);
 int kt_prep_detection_postprocess(struct kctx *k);
 

@@ -130,6 +130,6 @@ void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info)
 		}
 		if (custom && tt->type != AP_TT_RESOURCE && tt->type != AP_TT_VARIANT &&
 		    tt->alloc != AP_ALLOC_WEIGHTS)
-			tt->alloc = AP_ALLOC_CUSTOM;
+			tt->alloc = tt->read_alloc = AP_ALLOC_CUSTOM;
 	}
 }
