@@ -27,17 +27,15 @@ const char *ap_sg_role_name(enum ap_sg_role r)
 	return r <= AP_SG_OTHER ? role_names[r] : "?";
 }
 
-const char *ap_sg_planned_at(enum ap_sg_role r)
+const char *ap_sg_planned_at(const struct ap_sg_info *info)
 {
-	switch (r) {
-	case AP_SG_CALL_ONCE:
-		return "first invoke";
+	switch (info->role) {
 	case AP_SG_UNCALLED:
 		return "never";
 	case AP_SG_OTHER:
 		return "unknown";
 	default:
-		return "allocate_tensors";
+		return info->at_invoke ? "first invoke" : "allocate_tensors";
 	}
 }
 
@@ -97,6 +95,18 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
 		    (out[s].caller == s || out[out[s].caller].role == AP_SG_UNCALLED ||
 		     out[out[s].caller].role == AP_SG_OTHER))
 			out[s].role = AP_SG_OTHER;
+	}
+	/* a WHILE or IF inside a CALL_ONCE init subgraph plans its own there, in its Prepare */
+	for (uint32_t s = 1; s < m->n_subgraphs; s++) {
+		uint32_t c = s;
+
+		for (uint32_t hops = 0; c && hops < m->n_subgraphs; hops++) {
+			if (out[c].role == AP_SG_CALL_ONCE)
+				out[s].at_invoke = true;
+			if (out[c].role == AP_SG_UNCALLED || out[c].role == AP_SG_OTHER)
+				break;
+			c = out[c].caller;
+		}
 	}
 }
 

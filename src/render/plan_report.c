@@ -153,7 +153,7 @@ static void print_subgraphs(FILE *f, const struct ap_plan_set *s)
 			i, SHORT(m->subgraphs[i].name ? m->subgraphs[i].name : ""),
 			ap_sg_role_name(sp->info.role), caller,
 			sp->planned ? "planned at " : "not planned",
-			sp->planned ? ap_sg_planned_at(sp->info.role) : "");
+			sp->planned ? ap_sg_planned_at(&sp->info) : "");
 		if (sp->planned)
 			fprintf(f, ": arena %s, persistent %s%s\n", B(sp->arena_bytes),
 				B(sp->persistent_bytes), sp->n_gaps ? ", not all modelled" : "");
@@ -403,7 +403,7 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 				ap_json_u64(&j, "caller_subgraph", sp->info.caller);
 				ap_json_u64(&j, "caller_node", sp->info.node);
 			}
-			ap_json_str(&j, "planned_at", ap_sg_planned_at(sp->info.role));
+			ap_json_str(&j, "planned_at", ap_sg_planned_at(&sp->info));
 			if (sp->planned) {
 				ap_json_u64(&j, "arena_bytes", sp->arena_bytes);
 				ap_json_u64(&j, "persistent_bytes", sp->persistent_bytes);

@@ -220,18 +220,37 @@ def parse_model(path, sg_index=0):
         name = custom if (code == S.BuiltinOperator.CUSTOM and custom) \
             else ops_by_value.get(code, str(code))
         codes.append(name)
-    # the init subgraphs of CALL_ONCE: LiteRT plans them in CALL_ONCE's first Eval
-    call_once_inits = set()
+    # who runs each subgraph: LiteRT plans a CALL_ONCE init subgraph in
+    # CALL_ONCE's first Eval, and with it the subgraphs of the WHILE and IF
+    # inside it (in their Prepare)
+    caller, call_once_inits = {}, set()
+    opts = {"CALL_ONCE": (S.BuiltinOptions.CallOnceOptions, S.CallOnceOptions,
+                          ("InitSubgraphIndex",)),
+            "WHILE": (S.BuiltinOptions.WhileOptions, S.WhileOptions,
+                      ("CondSubgraphIndex", "BodySubgraphIndex")),
+            "IF": (S.BuiltinOptions.IfOptions, S.IfOptions,
+                   ("ThenSubgraphIndex", "ElseSubgraphIndex"))}
     for k in range(model.SubgraphsLength()):
         g = model.Subgraphs(k)
         for i in range(g.OperatorsLength()):
             op = g.Operators(i)
-            if codes[op.OpcodeIndex()] == "CALL_ONCE" and \
-                    op.BuiltinOptionsType() == S.BuiltinOptions.CallOnceOptions:
-                o = S.CallOnceOptions()
-                t = op.BuiltinOptions()
-                o.Init(t.Bytes, t.Pos)
-                call_once_inits.add(o.InitSubgraphIndex())
+            name = codes[op.OpcodeIndex()]
+            if name not in opts or op.BuiltinOptionsType() != opts[name][0]:
+                continue
+            o = opts[name][1]()
+            t = op.BuiltinOptions()
+            o.Init(t.Bytes, t.Pos)
+            for field in opts[name][2]:
+                child = getattr(o, field)()
+                caller.setdefault(child, k)
+                if name == "CALL_ONCE":
+                    call_once_inits.add(child)
+    at_invoke, c = False, sg_index
+    for _ in range(model.SubgraphsLength()):
+        at_invoke |= c in call_once_inits
+        if c not in caller:
+            break
+        c = caller[c]
     if not 0 <= sg_index < model.SubgraphsLength():
         raise ValueError("the model has %d subgraphs, no subgraph %d"
                          % (model.SubgraphsLength(), sg_index))
@@ -267,7 +286,7 @@ def parse_model(path, sg_index=0):
         "outputs": list(sg.OutputsAsNumpy()) if sg.OutputsLength() else [],
         "num_subgraphs": model.SubgraphsLength(),
         "subgraph": sg_index,
-        "planned_at_invoke": sg_index in call_once_inits,
+        "planned_at_invoke": at_invoke,
     }
 
 

@@ -8,6 +8,7 @@
 #ifndef ARENAPROF_SUBGRAPHS_H
 #define ARENAPROF_SUBGRAPHS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arenaprof/plan/graph.h"
@@ -26,6 +27,7 @@ struct ap_sg_info {
 	enum ap_sg_role role;
 	uint32_t caller;	/* the calling subgraph and its operator (not for 0, UNCALLED) */
 	uint32_t node;
+	bool at_invoke;		/* it or a caller up the chain is a CALL_ONCE init subgraph */
 };
 
 /* The role of every subgraph of m, into out[m->n_subgraphs]. */
@@ -33,9 +35,9 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out);
 
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
-/* When LiteRT plans a subgraph of that role: "allocate_tensors", "first invoke", "never",
- * or "unknown" (OTHER). */
-const char *ap_sg_planned_at(enum ap_sg_role r);
+/* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (a CALL_ONCE init
+ * subgraph, or one that such a subgraph runs), "never", or "unknown" (OTHER). */
+const char *ap_sg_planned_at(const struct ap_sg_info *info);
 /* Why a role is not modelled, or NULL when it is. */
 const char *ap_sg_not_modelled(enum ap_sg_role r);
 
