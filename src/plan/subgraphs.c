@@ -86,14 +86,17 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
 			}
 		}
 	}
-	/* A subgraph that calls itself, or is run from a subgraph LiteRT never plans, is not
-	 * one this model covers: only direct children of planned subgraphs are. */
+	/* Only a subgraph whose callers lead back to subgraph 0 is one LiteRT plans as
+	 * modelled: not one in a cycle, nor one run from a subgraph never planned. */
 	for (uint32_t s = 1; s < m->n_subgraphs; s++) {
-		enum ap_sg_role r = out[s].role;
+		uint32_t c = s, hops = 0;
 
-		if (r != AP_SG_UNCALLED && r != AP_SG_OTHER &&
-		    (out[s].caller == s || out[out[s].caller].role == AP_SG_UNCALLED ||
-		     out[out[s].caller].role == AP_SG_OTHER))
+		if (out[s].role == AP_SG_UNCALLED || out[s].role == AP_SG_OTHER)
+			continue;
+		while (c && hops++ < m->n_subgraphs && out[c].role != AP_SG_UNCALLED &&
+		       out[c].role != AP_SG_OTHER)
+			c = out[c].caller;
+		if (c)
 			out[s].role = AP_SG_OTHER;
 	}
 	/* a WHILE or IF inside a CALL_ONCE init subgraph plans its own there, in its Prepare */
