@@ -185,8 +185,45 @@ def judge_litert():
               t['out'][:400])
 
 
+def judge_litert_plans():
+    """The aarch64 wheel's plan of float CONV_2D models at 4 threads (kGenericOptimized:
+    im2col, no hwcn_weights) against this arm64 build's default plan, offset by offset."""
+    cmp = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'tests',
+                       'litert', 'compare_plan.py')
+    for m in ('gen_float16_weights', 'face_detection_short_range'):
+        lr, ap_, aj = sec(f'lplan_{m}'), sec(f'aplan_{m}'), sec(f'apjson_{m}')
+        if not (lr and ap_ and aj):
+            continue
+        if not check(f'{m}: LiteRT\'s aarch64 plan at 4 threads read (litert_plan.py)',
+                     lr['rc'] == 0 and ap_['rc'] == 0,
+                     f'rc {lr["rc"]} {ap_["rc"]}: {lr["err"][-300:]} {ap_["err"][-300:]}'):
+            continue
+        d = js(aj, f'apjson_{m}')
+        if not d:
+            continue
+        check(f'{m}: the arm64 build plans for arm64 by default', d.get('arch') == 'arm64',
+              str(d.get('arch')))
+        with tempfile.TemporaryDirectory() as tmp:
+            lp, app = os.path.join(tmp, 'lr.csv'), os.path.join(tmp, 'ap.csv')
+            with open(lp, 'w') as f:
+                f.write(lr['out'])
+            with open(app, 'w') as f:
+                f.write(ap_['out'])
+            r = subprocess.run([sys.executable, cmp, lp, app], capture_output=True,
+                               text=True)
+        info(r.stdout.splitlines()[0] if r.stdout else r.stderr[:200])
+        check(f'{m}, 4 threads: every arena tensor at the aarch64 wheel\'s offset',
+              r.returncode == 0, (r.stdout + r.stderr)[:600])
+        p = re.search(r'persistent arena: high_water_mark=(\d+)', lr['out'])
+        check(f'{m}, 4 threads: persistent arena of the wheel\'s size '
+              f'({d["persistent_bytes"]} bytes)',
+              p is not None and int(p.group(1)) == d['persistent_bytes'],
+              p.group(0) if p else lr['out'][-300:])
+
+
 if a.suite == 'litert':
     judge_litert()
+    judge_litert_plans()
     sys.exit(1 if failed else 0)
 
 # ---- environment ----

@@ -20,3 +20,12 @@ capture litert_record $AP record -o /tmp/litert.trace --runs "$LITERT_RUNS" -- \
 	--delegate none --print-arena
 capture litert_json $AP report /tmp/litert.trace --plan $MV2 --json
 capture litert_text $AP report /tmp/litert.trace --plan $MV2
+# the aarch64 wheel's CONV_2D is kGenericOptimized: at 4 threads a float CONV_2D takes an
+# im2col where x86-64 takes hwcn_weights. LiteRT's plan against this build's (whose
+# default --arch is arm64), judged by scripts/vm/check.py with tests/litert/compare_plan.py
+for m in gen_float16_weights face_detection_short_range; do
+	capture "lplan_$m" python3 -E -s /ap/tests/litert/litert_plan.py --threads 4 \
+		/ap/tests/models/$m.tflite
+	capture "aplan_$m" $AP plan /ap/tests/models/$m.tflite --threads 4 --csv
+	capture "apjson_$m" $AP plan /ap/tests/models/$m.tflite --threads 4 --json
+done

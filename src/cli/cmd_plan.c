@@ -11,18 +11,30 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/plan_subgraphs.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/plan_import.h"
 #include "arenaprof/render/plan_report.h"
 #include "arenaprof/util/units.h"
 
+#if defined(__aarch64__)
+#define AP_BUILD_ARCH "arm64"
+#else
+#define AP_BUILD_ARCH "x86-64"
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | --csv]\n"
-		"                      [--top N] [--as-dtype float32] [--no-inplace]\n"
+		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph K]\n"
+		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
-		"Plans the tensor arena of subgraph 0 as LiteRT would and says what it needs.\n"
+		"Plans the tensor arenas of a model as LiteRT would and says what they need. Each\n"
+		"subgraph has arenas of its own: the text and JSON list every subgraph's sizes and\n"
+		"show one subgraph's plan, tensor by tensor.\n"
+		"  --subgraph K        the subgraph shown (default 0, the primary): a WHILE's cond\n"
+		"                      or body, an IF's branch, a CALL_ONCE's init subgraph\n"
 		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, micro\n"
 		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G);\n"
 		"                      exit 3 when the arena alone does not fit it\n"
@@ -30,8 +42,10 @@ static void usage(FILE *f)
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
 		"  --no-inplace        disable LiteRT's in-place sharing (RESHAPE, ADD, ...)\n"
-		"  --threads N         LiteRT num_threads the kernels plan for (default 1): float\n"
-		"                      CONV_2D keeps transposed weights instead of im2col when N != 1\n"
+		"  --threads N         LiteRT num_threads the kernels plan for (default 1)\n"
+		"  --arch A            the CPU LiteRT runs on, arm64 or x86-64 (default: this\n"
+		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float\n"
+		"                      CONV_2D keeps transposed weights on x86-64, im2col on arm64\n"
 		"  --no-kernels        leave out kernel temporaries (im2col, LSTM scratch) and\n"
 		"                      the outputs kernels keep persistent (dequantized constants)\n"
 		"  --import FILE       read a plan: LiteRT PrintInterpreterState output\n"
@@ -40,7 +54,7 @@ static void usage(FILE *f)
 }
 
 static int plan_model(const char *path, enum ap_strategy strat, const struct ap_graph_opts *o,
-		      struct ap_model *m, struct ap_plan_set *s)
+		      uint32_t sg, struct ap_model *m, struct ap_plan_set *s)
 {
 	char err[AP_ERR_LEN];
 	struct ap_graph g;
@@ -54,12 +68,23 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		ap_cli_say("plan", "%s: model has no subgraph", path);
 		return AP_EXIT_USAGE;
 	}
-	if (ap_graph_build(m, 0, o, &g, err)) {
+	if (sg >= m->n_subgraphs) {
+		ap_cli_say("plan", "%s: --subgraph %u: the model has %u subgraph%s", path, sg,
+			   m->n_subgraphs, m->n_subgraphs == 1 ? "" : "s");
+		return AP_EXIT_USAGE;
+	}
+	if (ap_plan_subgraphs(m, o, strat, &s->sgs, err)) {
+		ap_cli_say("plan", "%s: %s", path, err);
+		return AP_EXIT_USAGE;
+	}
+	s->subgraph = sg;
+	if (ap_graph_build(m, sg, o, &g, err)) {
 		ap_cli_say("plan", "%s: %s", path, err);
 		return AP_EXIT_USAGE;
 	}
 	s->model = m;
 	s->have_strategies = true;
+	s->arch = ap_arch_resolve(o->arch);
 	rc = ap_kernel_gaps(&g, &s->gaps);
 	if (rc < 0) {
 		ap_cli_say("plan", "out of memory");
@@ -67,6 +92,15 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		goto out;
 	}
 	s->n_gaps = (uint32_t)rc;
+	s->split_after = malloc((g.n_ops + 1) * sizeof(*s->split_after));
+	if (!s->split_after) {
+		ap_cli_say("plan", "out of memory");
+		rc = AP_EXIT_RUNTIME;
+		goto out;
+	}
+	for (uint32_t i = 0; i + 1 < g.n_ops; i++)
+		if (ap_graph_ends_prepare(&g, i))
+			s->split_after[s->n_split++] = (int32_t)i;
 	for (int i = 0; i < AP_STRAT_COUNT; i++) {
 		struct ap_profile pr;
 		struct ap_tplan p;
@@ -107,13 +141,14 @@ int cmd_plan(int argc, char **argv)
 	struct ap_model m = { 0 };
 	enum ap_strategy strat = AP_STRAT_TFLITE;
 	const char *import = NULL;
-	bool json = false, csv = false;
+	bool json = false, csv = false, have_sg = false;
+	uint32_t sg = 0;
 	char err[AP_ERR_LEN];
 	int c, rc;
 	struct ap_opts op;
 
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
-		     "i|import: T|threads: K|no-kernels h|help");
+		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
@@ -161,6 +196,24 @@ int cmd_plan(int argc, char **argv)
 			gopts.threads = (int)v;
 			break;
 		}
+		case 'G': {
+			uint64_t v;
+
+			if (ap_parse_u64(optarg, 10, 0, UINT32_MAX - 1, &v)) {
+				ap_cli_say("plan", "--subgraph '%s' is not a subgraph index",
+					   optarg);
+				return AP_EXIT_USAGE;
+			}
+			sg = (uint32_t)v;
+			have_sg = true;
+			break;
+		}
+		case 'A':
+			if (ap_arch_parse(optarg, &gopts.arch)) {
+				ap_cli_say("plan", "--arch '%s': arm64 or x86-64", optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
 		case 'i': import = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
@@ -176,13 +229,17 @@ int cmd_plan(int argc, char **argv)
 			import ? "no MODEL with --import" : "one MODEL.tflite");
 		return AP_EXIT_USAGE;
 	}
+	if (import && have_sg) {
+		ap_cli_say("plan", "--subgraph needs a MODEL, not --import");
+		return AP_EXIT_USAGE;
+	}
 	if (import) {
 		if (ap_plan_import(import, &s.plan, err)) {
 			ap_cli_say("plan", "%s", err);
 			return AP_EXIT_USAGE;
 		}
 	} else {
-		rc = plan_model(argv[optind], strat, &gopts, &m, &s);
+		rc = plan_model(argv[optind], strat, &gopts, sg, &m, &s);
 		if (rc)
 			goto out;
 	}
@@ -207,6 +264,8 @@ out:
 	ap_profile_free(&s.prof);
 	ap_tplan_free(&s.plan);
 	free(s.gaps);
+	free(s.sgs);
+	free(s.split_after);
 	ap_model_free(&m);
 	return rc;
 }

@@ -22,6 +22,10 @@ enum {
 
 enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
 
+/* What kernels.c models of a dyn output, and what it cannot: the sizes after it. */
+#define LATER "output dyn (heap), plan split after it; later sizes are the file's, " \
+	      "LiteRT's come from the data"
+
 enum rule {
 	ALWAYS,		/* whatever the node's inputs */
 	DYN,		/* output dyn unless every input in mask is const */
@@ -35,21 +39,21 @@ static const struct cover {
 	const char *why;
 } covers[] = {
 	{ 22, DYN, 0x02, "with a computed shape: output dyn, plan split" },
-	{ 23, DYN, 0x02, "with a computed size: output dyn, plan split" },
+	{ 23, DYN, 0x02, "with a computed size: " LATER },
 	{ 33, ALWAYS, 0, "output always dyn" },
-	{ 34, DYN, 0x02, "with computed paddings: output dyn, plan split" },
+	{ 34, DYN, 0x02, "with computed paddings: " LATER },
 	{ 37, DYN, 0x06, "with computed block or crops: output dyn" },
 	{ 38, DYN, 0x06, "with computed block or paddings: output dyn" },
-	{ 39, DYN, 0x02, "with a computed perm: output dyn, plan split" },
+	{ 39, DYN, 0x02, "with a computed perm: " LATER },
 	{ 40, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 45, DYN, 0x0e, "with computed begin, end or strides: output dyn" },
 	{ 48, DYN, 0x02, "with a computed k: outputs dyn" },
-	{ 49, DYN, 0x01, "on a computed axis: outputs dyn" },
+	{ 49, DYN, 0x01, "on a computed axis: " LATER },
 	{ 56, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 60, DYN, 0x02, "with computed paddings: output dyn, plan split" },
 	{ 67, DYN, 0x01, "with a computed output_shape: output dyn" },
 	{ 68, DYN, 0x02, "with a computed output_shape: output dyn" },
-	{ 69, DYN, 0x02, "with computed multiples: output dyn" },
+	{ 69, DYN, 0x02, "with computed multiples: " LATER },
 	{ 70, DYN, 0x02, "on a computed axis: output dyn" },
 	{ 74, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 79, DYN, 0x02, "over a computed axis: output dyn" },
@@ -58,20 +62,18 @@ static const struct cover {
 	{ 85, DYN, 0x02, "with a computed depth: output dyn" },
 	{ 89, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 91, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 94, DYN, 0x01, "with computed dims: output dyn" },
+	{ 94, DYN, 0x01, "with computed dims: " LATER },
 	{ 96, DYN, 0x07, "of computed bounds: output dyn" },
 	{ 97, DYN, 0x02, "with a computed size: output dyn" },
 	{ 100, DYN, 0x02, "with computed paddings: output dyn" },
 	{ 102, DYN, 0x06, "with computed sizes or axis: outputs dyn" },
 	{ 103, ALWAYS, 0, "output always dyn" },
 	{ 109, DYN, 0x01, "with a computed condition: output dyn" },
-	{ 118, ALWAYS, 0, "branch subgraphs in arenas of their own, not planned" },
-	{ 119, ALWAYS, 0, "cond and body subgraphs in arenas of their own, not planned" },
 	{ 120, DYN, 0x04, "with a computed max_output_size: dyn" },
 	{ 121, DYN, 0x04, "with a computed max_output_size: dyn" },
 	{ 122, DYN, 0x04, "with a computed shape: output dyn" },
 	{ 125, DYN, 0x03, "of computed data or ids: output dyn" },
-	{ 130, DYN, 0x02, "to a computed shape: output dyn" },
+	{ 130, DYN, 0x02, "to a computed shape: " LATER },
 	{ 131, ALWAYS, 0, "Prepare's 4 temporaries not modelled" },
 	{ 140, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 141, ALWAYS, 0, "col2im and output_shape not modelled" },
@@ -185,10 +187,14 @@ static bool special(const struct ap_graph *g, uint32_t node)
 static const char *gap_of(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_op *op = &g->ops[node];
+	const char *flow;
 
 	/* ops past the model's own (none today) are the kernels' business */
 	if (!g->model || node >= g->model->subgraphs[g->subgraph].n_ops)
 		return NULL;
+	flow = ap_flow_gap(g, node);
+	if (flow)
+		return flow;
 	for (size_t i = 0; i < sizeof(covers) / sizeof(covers[0]); i++) {
 		const struct cover *c = &covers[i];
 		bool hit = false;

@@ -124,17 +124,20 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 	g->subgraph = subgraph;
 	g->n_tensors = sg->n_tensors;
 	g->n_ops = sg->n_ops;
-	g->inputs = sg->inputs;
 	g->n_inputs = sg->n_inputs;
 	g->outputs = sg->outputs;
 	g->n_outputs = sg->n_outputs;
 	g->t = calloc(g->n_tensors ? g->n_tensors : 1, sizeof(*g->t));
 	g->ops = calloc(g->n_ops ? g->n_ops : 1, sizeof(*g->ops));
-	if (!g->t || !g->ops) {
+	g->owned_inputs = malloc((g->n_inputs ? g->n_inputs : 1) * sizeof(*g->owned_inputs));
+	if (!g->t || !g->ops || !g->owned_inputs) {
 		ap_graph_release(g);
 		ap_seterr(err, "out of memory building the graph");
 		return -1;
 	}
+	for (uint32_t k = 0; k < g->n_inputs; k++)
+		g->owned_inputs[k] = sg->inputs[k];
+	g->inputs = g->owned_inputs;
 
 	for (uint32_t i = 0; i < g->n_tensors; i++) {
 		const struct ap_model_tensor *mt = &sg->tensors[i];
@@ -178,6 +181,8 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 			t->alloc = AP_ALLOC_ARENA;
 		}
 	}
+	for (uint32_t i = 0; i < g->n_tensors; i++)
+		g->t[i].read_alloc = g->t[i].alloc;
 	mark(g, sg->inputs, sg->n_inputs, AP_TF_INPUT);
 	mark(g, sg->outputs, sg->n_outputs, AP_TF_OUTPUT);
 
@@ -206,5 +211,6 @@ void ap_graph_release(struct ap_graph *g)
 {
 	free(g->t);
 	free(g->ops);
+	free(g->owned_inputs);
 	memset(g, 0, sizeof(*g));
 }

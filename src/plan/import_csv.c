@@ -217,7 +217,7 @@ static int csv_kind_shares(struct reader *r, long line, char **f, int n, struct 
 		if (*a && ap_kind_parse(a, &t->kind))
 			return imp_fail_at(r, line, "kind '%s' is not one of arena, input, output, "
 					   "variable, weights, dynamic, unplanned, temporary, "
-					   "persistent", imp_quote(qb, a, strlen(a)));
+					   "persistent, parent", imp_quote(qb, a, strlen(a)));
 	}
 	t->share_root = -1;
 	if (n == 8 && *f[7]) {

@@ -203,6 +203,12 @@ static const struct kernel {
 	{ OP_CONCATENATION, 0, kt_prep_fold },
 	{ OP_RANGE, 0, kt_prep_fold },
 	{ OP_BROADCAST_ARGS, 0, kt_prep_fold },
+	{ OP_TRANSPOSE, 0, kt_prep_dyn },
+	{ OP_PAD, 0, kt_prep_dyn },
+	{ OP_RESIZE_BILINEAR, 0, kt_prep_dyn },
+	{ OP_BROADCAST_TO, 0, kt_prep_dyn },
+	{ OP_SPLIT, 0, kt_prep_dyn },
+	{ OP_FILL, 0, kt_prep_dyn },
 	{ OP_FULLY_CONNECTED, 0, kt_prep_fully_connected },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 12, kt_prep_unidirectional_sequence_lstm },
 	{ OP_BATCH_MATMUL, 0, kt_prep_batch_matmul },
@@ -254,7 +260,9 @@ static uint32_t init_count(const struct kctx *k, const struct kernel *kn)
 
 int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err)
 {
-	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err };
+	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err,
+			  .generic_conv = ap_arch_resolve(o ? o->arch : AP_ARCH_HOST) ==
+					  AP_ARCH_ARM64 };
 	int rc = -1;
 
 	if (!g->model || g->subgraph >= g->model->n_subgraphs ||

@@ -73,7 +73,9 @@ int kt_prep_densify(struct kctx *k)
  * RESHAPE of a non-string (reshape.cc; its shape input too when given), STRIDED_SLICE
  * (input, begin, end, strides), TILE, GATHER, MUL, CONCATENATION, RANGE and
  * BROADCAST_ARGS (their Prepare's IsConstantOrPersistentTensor tests). Folded outputs
- * feed the same test downstream, so SHAPE -> STRIDED_SLICE chains fold whole.
+ * feed the same test downstream, so SHAPE -> STRIDED_SLICE chains fold whole. TILE of
+ * computed multiples makes its output kTfLiteDynamic instead, which splits the plan
+ * (planner.c).
  */
 static const struct fold {
 	int32_t opcode;
@@ -94,15 +96,56 @@ int kt_prep_fold(struct kctx *k)
 			mask = folds[i].mask;
 	if (k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
 		return 0;
+	o = k->mo->outputs[0];
+	/* tile.cc Prepare: computed multiples leave the output's shape to Eval */
+	if (opc == OP_TILE && in_index(k, 1) >= 0 && !const_or_ro(k, in_index(k, 1)) &&
+	    k->g->t[o].alloc == AP_ALLOC_ARENA) {
+		k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
+		return 0;
+	}
 	for (uint32_t j = 0; j < k->mo->n_inputs; j++)
 		if ((mask == 0xff || (j < 8 && (mask >> j & 1))) && in_index(k, j) >= 0 &&
 		    !const_or_ro(k, in_index(k, j)))
 			return 0;
-	o = k->mo->outputs[0];
 	if (opc == OP_RESHAPE && ttype(k, o) == AP_TT_STRING)
 		return 0;
 	if (k->g->t[o].alloc == AP_ALLOC_ARENA)
 		k->g->t[o].alloc = AP_ALLOC_RO;
+	return 0;
+}
+
+/*
+ * Outputs whose shape a computed input gives (docs/litert-kernels.md, "Outputs that become
+ * dyn"): when an input in the mask is not const or ro, Prepare makes every output
+ * kTfLiteDynamic (heap, sized in Eval), which splits the plan (planner.c). The operators
+ * checked against LiteRT on gen_dynamic_shapes; the others stay in the arena, named.
+ */
+static const struct dyn_rule {
+	int32_t opcode;
+	uint8_t mask;
+} dyn_rules[] = {
+	{ OP_TRANSPOSE, 0x02 }, { OP_PAD, 0x02 }, { OP_RESIZE_BILINEAR, 0x02 },
+	{ OP_BROADCAST_TO, 0x02 }, { OP_SPLIT, 0x01 }, { OP_FILL, 0x01 },
+};
+
+int kt_prep_dyn(struct kctx *k)
+{
+	int32_t opc = k->g->ops[k->node].opcode;
+	uint8_t mask = 0;
+	bool computed = false;
+
+	for (size_t i = 0; i < sizeof(dyn_rules) / sizeof(dyn_rules[0]); i++)
+		if (dyn_rules[i].opcode == opc)
+			mask = dyn_rules[i].mask;
+	for (uint32_t j = 0; j < k->mo->n_inputs && j < 8; j++)
+		if ((mask >> j & 1) && in_index(k, j) >= 0 && !const_or_ro(k, in_index(k, j)))
+			computed = true;
+	for (uint32_t j = 0; computed && j < k->mo->n_outputs; j++) {
+		int32_t o = k->mo->outputs[j];
+
+		if (mt(k, o) && k->g->t[o].alloc == AP_ALLOC_ARENA)
+			k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
+	}
 	return 0;
 }
 

@@ -51,7 +51,8 @@ static int conv_hybrid(struct kctx *k, const struct ap_model_tensor *in,
 
 /*
  * Register_CONV_2D() is kMultithreadOptimized (TFLITE_WITH_MULTITHREADED_EIGEN, as in the
- * x86-64 Linux builds). Prepare:
+ * x86-64 Linux builds), or kGenericOptimized where TFLITE_WITH_RUY is set (aarch64): no
+ * multithreaded path, so no hwcn_weights and im2col whenever the shape asks. Prepare:
  *  - supports_multithreaded_kernel = recommended_num_threads != 1 && !hybrid && no
  *    dilation && filter neither kTfLiteArenaRw nor dynamic (constant, or persistent like
  *    a dequantized constant);
@@ -107,7 +108,7 @@ int kt_prep_conv(struct kctx *k)
 	depth = mul(mul(kh, kw), cin);
 	if (oh < 0 || ow < 0 || depth < 0)
 		return 0;
-	multi = k->threads != 1 && !hybrid && dw == 1 && dh == 1 &&
+	multi = !k->generic_conv && k->threads != 1 && !hybrid && dw == 1 && dh == 1 &&
 	     k->g->t[fi].alloc != AP_ALLOC_ARENA && k->g->t[fi].alloc != AP_ALLOC_DYNAMIC;
 	hwcn = it == AP_TT_FLOAT32 && multi;
 	im2col = !hwcn && (dw != 1 || dh != 1 || sw != 1 || sh != 1 || kw != 1 || kh != 1) &&

@@ -35,6 +35,12 @@ enum {
 	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52,
 	OP_TRANSPOSE_CONV = 67,
 	OP_TILE = 69,
+	OP_RESIZE_BILINEAR = 23,
+	OP_PAD = 34,
+	OP_TRANSPOSE = 39,
+	OP_SPLIT = 49,
+	OP_FILL = 94,
+	OP_BROADCAST_TO = 130,
 	OP_SUM = 74,
 	OP_SHAPE = 77,
 	OP_REDUCE_PROD = 81,
@@ -73,6 +79,7 @@ struct kctx {
 	struct ap_graph *g;
 	const struct ap_model_subgraph *sg;
 	int threads;
+	bool generic_conv;		/* CONV_2D is kGenericOptimized (aarch64 builds) */
 	uint32_t node;			/* the node being prepared */
 	const struct ap_model_op *mo;
 	int32_t *init_base;		/* per node: first tensor its Init reserved, or -1 */
@@ -197,6 +204,7 @@ int kt_prep_add_n(struct kctx *k);
 int kt_prep_dequantize(struct kctx *k);
 int kt_prep_densify(struct kctx *k);
 int kt_prep_fold(struct kctx *k);
+int kt_prep_dyn(struct kctx *k);
 int kt_prep_var_handle(struct kctx *k);
 int kt_prep_detection_postprocess(struct kctx *k);
 

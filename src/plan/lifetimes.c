@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "arenaprof/plan/graph.h"
+#include "arenaprof/plan/planner.h"
 
 enum {
 	INPLACE_DATA_UNMODIFIED = 1,
@@ -49,11 +50,21 @@ static bool valid(const struct ap_graph *g, int32_t t)
 	return t >= 0 && (uint32_t)t < g->n_tensors;
 }
 
+/*
+ * A tensor's allocation type when LiteRT's PlanAllocations runs: after the Prepares up to
+ * the first dynamic output (first_step_end), before those of the nodes after it.
+ */
+static enum ap_alloc planned_alloc(const struct ap_tensor *t, int32_t first_step_end)
+{
+	return first_step_end >= 0 && t->producer > first_step_end ? t->read_alloc : t->alloc;
+}
+
 /* InputTensorCanBeShared. */
 static bool can_share(const struct ap_graph *g, const int *refs, int32_t in, int32_t out,
-		      bool changed)
+		      bool changed, int32_t first_step_end)
 {
 	const struct ap_tensor *ti = &g->t[in], *to = &g->t[out];
+	enum ap_alloc ai = planned_alloc(ti, first_step_end);
 
 	if (changed) {
 		if (ti->bytes != to->bytes || ti->bytes <= SCALAR_TENSOR_BYTES)
@@ -63,12 +74,12 @@ static bool can_share(const struct ap_graph *g, const int *refs, int32_t in, int
 	}
 	if ((ti->flags & AP_TF_INPUT) || (to->flags & AP_TF_OUTPUT))
 		return false;
-	/* Types as Prepare left them (LiteRT plans after every Prepare): the same, or the
-	 * input in the normal arena. */
-	return ti->alloc == to->alloc || ti->alloc == AP_ALLOC_ARENA;
+	/* Types as Prepare left them (LiteRT plans after the Prepares of its first step):
+	 * the same, or the input in the normal arena. */
+	return ai == planned_alloc(to, first_step_end) || ai == AP_ALLOC_ARENA;
 }
 
-static void identify_inplace(struct ap_graph *g, const int *refs)
+static void identify_inplace(struct ap_graph *g, const int *refs, int32_t first_step_end)
 {
 	for (uint32_t i = 0; i < g->n_ops; i++) {
 		const struct ap_op *op = &g->ops[i];
@@ -84,7 +95,7 @@ static void identify_inplace(struct ap_graph *g, const int *refs)
 
 			if (!valid(g, c) || !(flags & (INPLACE_INPUT0_SHARED << k)))
 				continue;
-			if (can_share(g, refs, c, out, changed)) {
+			if (can_share(g, refs, c, out, changed, first_step_end)) {
 				in = c;
 				break;
 			}
@@ -115,6 +126,7 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 {
 	int *refs = calloc(g->n_tensors + 1, sizeof(*refs));
 	int *count = calloc(g->n_tensors + 1, sizeof(*count));
+	int32_t first_step_end = -1;
 
 	if (!refs || !count)
 		goto out;	/* lifetimes stay AP_NODE_NONE: nothing is planned */
@@ -145,8 +157,11 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
 			if (valid(g, g->ops[i].in[k]))
 				refs[g->ops[i].in[k]]++;
+	for (uint32_t i = 0; i < g->n_ops && first_step_end < 0; i++)
+		if (ap_graph_ends_prepare(g, i))
+			first_step_end = (int32_t)i;
 	if (inplace)
-		identify_inplace(g, refs);
+		identify_inplace(g, refs, first_step_end);
 	/* Input occurrences are credited to the tensor that owns the buffer. */
 	for (uint32_t i = 0; i < g->n_ops; i++)
 		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
@@ -167,6 +182,15 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 			if (--count[t] == 0)
 				deallocate(g, (int32_t)i, t);
 		}
+	}
+	/* CalculateAllocations drops a sharing whose root a later Prepare moved out of the
+	 * arena (or resized): the sharer gets a buffer of its own, never freed, as its reads
+	 * were credited to the root. */
+	for (uint32_t t = 0; t < g->n_tensors; t++) {
+		int32_t r = g->t[t].share_root;
+
+		if (r >= 0 && (g->t[r].alloc != AP_ALLOC_ARENA || g->t[r].bytes != g->t[t].bytes))
+			g->t[t].share_root = -1;
 	}
 	/* ExecuteAllocations: a node's temporaries live during that node only. */
 	for (uint32_t i = 0; i < g->n_ops; i++) {

@@ -14,6 +14,7 @@ static const char *const kind_names[] = {
 	[AP_KIND_VARIABLE] = "variable", [AP_KIND_WEIGHTS] = "weights",
 	[AP_KIND_DYNAMIC] = "dynamic", [AP_KIND_UNPLANNED] = "unplanned",
 	[AP_KIND_TEMPORARY] = "temporary", [AP_KIND_PERSISTENT] = "persistent",
+	[AP_KIND_PARENT] = "parent",
 };
 
 #define N_KINDS (sizeof(kind_names) / sizeof(kind_names[0]))

@@ -292,6 +292,8 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 	case AP_ALLOC_PERSISTENT:
 		/* variables, or what kernels keep: dequantized constants, hwcn_weights */
 		return t->flags & AP_TF_VARIABLE ? AP_KIND_VARIABLE : AP_KIND_PERSISTENT;
+	case AP_ALLOC_CUSTOM:
+		return AP_KIND_PARENT;
 	case AP_ALLOC_ARENA:
 		break;
 	}
@@ -375,20 +377,26 @@ static int less_tflite(int32_t a, int32_t b, const void *ctx)
  * walks nodes_to_tensors_ (one unordered_set a node: variables and inputs at node 0,
  * then each node's outputs and temporaries), keeps new arena and persistent tensors,
  * and std::sorts them. Equal size and first node are ties that std::sort and the hash
- * sets decide, so both are emulated (stl_order.c). Returns the count, -1 on OOM.
+ * sets decide, so both are emulated (stl_order.c). A plan split by dynamic outputs
+ * (ap_graph_ends_prepare) is placed one step after the other, each step sorted on its own,
+ * as LiteRT's ExecuteAllocations(first, last) calls do. Returns the count, -1 on OOM.
  */
 static long tflite_order(const struct ap_graph *g, int32_t *out)
 {
 	struct ap_uset set;
 	int32_t *list = malloc((g->n_tensors + 1) * sizeof(*list));
 	bool *seen = calloc(g->n_tensors + 1, sizeof(*seen));
-	long n = 0;
+	long n = 0, step = 0;
 
 	if (!list || !seen)
 		goto oom;
 	for (uint32_t i = 0; i < (g->n_ops ? g->n_ops : 1); i++) {
 		size_t k, m;
 
+		if (i > 0 && ap_graph_ends_prepare(g, i - 1)) {
+			ap_std_sort(out + step, (size_t)(n - step), less_tflite, g);
+			step = n;
+		}
 		ap_uset_init(&set);
 		if (i == 0) {
 			for (uint32_t t = 0; t < g->n_tensors; t++)
@@ -423,7 +431,7 @@ static long tflite_order(const struct ap_graph *g, int32_t *out)
 	}
 	free(list);
 	free(seen);
-	ap_std_sort(out, (size_t)n, less_tflite, g);
+	ap_std_sort(out + step, (size_t)(n - step), less_tflite, g);
 	return n;
 oom_set:
 	ap_uset_free(&set);
@@ -431,6 +439,17 @@ oom:
 	free(list);
 	free(seen);
 	return -1;
+}
+
+bool ap_graph_ends_prepare(const struct ap_graph *g, uint32_t node)
+{
+	const struct ap_op *op = &g->ops[node];
+
+	for (uint32_t k = 0; k < op->n_out; k++)
+		if (op->out[k] >= 0 && (uint32_t)op->out[k] < g->n_tensors &&
+		    g->t[op->out[k]].alloc == AP_ALLOC_DYNAMIC)
+			return true;
+	return false;
 }
 
 /* Places the normal and persistent arenas in LiteRT's order. */

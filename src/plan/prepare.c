@@ -5,10 +5,40 @@
  * read the graph, are not called by it.
  */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/prepare.h"
+#include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
+
+enum ap_arch ap_arch_resolve(enum ap_arch a)
+{
+	if (a != AP_ARCH_HOST)
+		return a;
+#if defined(__aarch64__)
+	return AP_ARCH_ARM64;
+#else
+	return AP_ARCH_X86_64;
+#endif
+}
+
+const char *ap_arch_name(enum ap_arch a)
+{
+	return ap_arch_resolve(a) == AP_ARCH_ARM64 ? "arm64" : "x86-64";
+}
+
+int ap_arch_parse(const char *s, enum ap_arch *a)
+{
+	if (!strcmp(s, "x86-64") || !strcmp(s, "x86_64"))
+		*a = AP_ARCH_X86_64;
+	else if (!strcmp(s, "arm64") || !strcmp(s, "aarch64"))
+		*a = AP_ARCH_ARM64;
+	else
+		return -1;
+	return 0;
+}
 
 int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err)
@@ -19,8 +49,21 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		opts = &defaults;
 	if (ap_graph_read(m, subgraph, opts, g, err))
 		return -1;
+	if (subgraph > 0) {
+		struct ap_sg_info *roles = malloc(m->n_subgraphs * sizeof(*roles));
+
+		if (!roles) {
+			ap_graph_free(g);
+			ap_seterr(err, "out of memory reading the subgraphs' callers");
+			return -1;
+		}
+		ap_subgraph_roles(m, roles);
+		ap_subgraph_prepare(g, &roles[subgraph]);
+		free(roles);
+	}
 	if (!opts->no_kernels) {
-		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1 };
+		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1,
+					     .arch = opts->arch };
 
 		if (ap_kernels_apply(g, &ko, err)) {
 			ap_graph_free(g);

@@ -52,9 +52,17 @@ static void print_last(FILE *f, int32_t last)
 }
 
 /* Non-reclaimable total: what a swapless board must always hold. */
+/* The shown subgraph's arenas, and those of every other subgraph LiteRT plans: theirs
+ * are heap blocks of their own, allocated with it (at most: CALL_ONCE releases its init
+ * subgraph's normal arena after its first run). */
 static uint64_t pinned_bytes(const struct ap_plan_set *s)
 {
-	return s->plan.arena_bytes + s->plan.persistent_bytes;
+	uint64_t b = s->plan.arena_bytes + s->plan.persistent_bytes;
+
+	for (uint32_t i = 0; s->sgs && i < s->model->n_subgraphs; i++)
+		if (i != s->subgraph && s->sgs[i].planned)
+			b += s->sgs[i].arena_bytes + s->sgs[i].persistent_bytes;
+	return b;
 }
 
 bool ap_plan_fits(const struct ap_plan_set *s)
@@ -128,13 +136,55 @@ static void print_live(FILE *f, const struct ap_tplan *p, int32_t op)
 	free(live);
 }
 
+/* Every subgraph: who runs it, when LiteRT plans it, and its arenas. */
+static void print_subgraphs(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_model *m = s->model;
+
+	fprintf(f, "            each subgraph has arenas of its own (heap blocks apart):\n");
+	for (uint32_t i = 0; i < m->n_subgraphs; i++) {
+		const struct ap_sg_plan *sp = &s->sgs[i];
+		char caller[48] = "";
+
+		if (i && sp->info.role != AP_SG_UNCALLED)
+			snprintf(caller, sizeof(caller), " of #%u in subgraph %u", sp->info.node,
+				 sp->info.caller);
+		fprintf(f, "            %c%-3u %-14s %s%s, %s%s", i == s->subgraph ? '*' : ' ',
+			i, SHORT(m->subgraphs[i].name ? m->subgraphs[i].name : ""),
+			ap_sg_role_name(sp->info.role), caller,
+			sp->planned ? "planned at " : "not planned",
+			sp->planned ? ap_sg_planned_at(&sp->info) : "");
+		if (sp->planned)
+			fprintf(f, ": arena %s, persistent %s%s\n", B(sp->arena_bytes),
+				B(sp->persistent_bytes), sp->n_gaps ? ", not all modelled" : "");
+		else
+			fprintf(f, "%s%s\n", ap_sg_not_modelled(sp->info.role) ? ": " : "",
+				ap_sg_not_modelled(sp->info.role) ?
+				ap_sg_not_modelled(sp->info.role) : "");
+	}
+}
+
+/* The steps LiteRT plans the graph in when dynamic outputs split it. */
+static void print_split(FILE *f, const struct ap_plan_set *s)
+{
+	if (!s->n_split)
+		return;
+	fprintf(f, "            planned by LiteRT in %u steps: nodes 0-%d by allocate_tensors, the "
+		"rest\n            by the first invoke, a step after each dynamic output:",
+		s->n_split + 1, s->split_after[0]);
+	for (uint32_t i = 0; i < s->n_split; i++)
+		fprintf(f, " #%d %s", s->split_after[i],
+			TS(op_name(&s->plan, s->split_after[i])));
+	fputc('\n', f);
+}
+
 /* The operators whose LiteRT kernel the plan does not model, one line per operator. */
 static void print_gaps(FILE *f, const struct ap_plan_set *s)
 {
 	if (!s->n_gaps)
 		return;
 	fprintf(f, "\nnot modelled: %u operator%s whose LiteRT kernel changes the plan in a way "
-		"arenaprof leaves out;\n  their tensors are planned as plain arena tensors:\n",
+		"arenaprof leaves out;\n  the plan around them may not be LiteRT's:\n",
 		s->n_gaps, s->n_gaps == 1 ? "" : "s");
 	for (uint32_t i = 0; i < s->n_gaps; i++)
 		fprintf(f, "  #%-4u %-22s %s\n", s->gaps[i].node,
@@ -150,23 +200,23 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 
 	fprintf(f, "model       %s\n", TS(p->model));
 	if (m) {
-		fprintf(f, "            %s, schema version %u, %u subgraph%s (planned: 0",
+		fprintf(f, "            %s, schema version %u, %u subgraph%s\n",
 			B(m->file_size), m->version, m->n_subgraphs,
 			m->n_subgraphs == 1 ? "" : "s");
-		if (m->subgraphs[0].name && m->subgraphs[0].name[0])
-			fprintf(f, " \"%s\"", TS(m->subgraphs[0].name));
-		fprintf(f, ")\n");
-		for (uint32_t i = 1; i < m->n_subgraphs; i++)
-			fprintf(f, "            subgraph %u \"%s\": %u operators, %u tensors "
-				"(not planned)\n", i, TS(m->subgraphs[i].name),
-				m->subgraphs[i].n_ops, m->subgraphs[i].n_tensors);
+		if (s->sgs && m->n_subgraphs > 1)
+			print_subgraphs(f, s);
 		if (m->offline_offsets)
 			fprintf(f, "            carries an offline plan (OfflineMemoryAllocation, "
 				"%u offsets): TFLM honours it, LiteRT does not\n",
 				m->n_offline_offsets);
 	}
+	if (m && m->n_subgraphs > 1)
+		fprintf(f, "            shown: subgraph %u\n", s->subgraph);
+	if (m)
+		fprintf(f, "            planned for LiteRT on %s\n", ap_arch_name(s->arch));
 	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
 		s->as_float32 ? ", planned as if every activation were float32" : "");
+	print_split(f, s);
 	print_gaps(f, s);
 	fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
 		B(p->weights_bytes));
@@ -242,8 +292,11 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 	ap_json_obj(&j, NULL);
 	ap_json_str(&j, "model", p->model);
 	ap_json_str(&j, "strategy", p->strategy);
-	if (s->model)
+	if (s->model) {
 		ap_json_u64(&j, "subgraphs", s->model->n_subgraphs);
+		ap_json_u64(&j, "subgraph", s->subgraph);
+		ap_json_str(&j, "arch", ap_arch_name(s->arch));
+	}
 	ap_json_u64(&j, "operators", p->n_ops);
 	ap_json_u64(&j, "tensors", p->n);
 	ap_json_bool(&j, "as_float32", s->as_float32);
@@ -325,6 +378,39 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 			ap_json_u64(&j, "index", s->gaps[i].node);
 			ap_json_str(&j, "opcode", op_name(p, (int32_t)s->gaps[i].node));
 			ap_json_str(&j, "reason", s->gaps[i].why);
+			ap_json_end_obj(&j);
+		}
+		ap_json_end_arr(&j);
+	}
+	if (s->model) {
+		ap_json_arr(&j, "split_after");
+		for (uint32_t i = 0; i < s->n_split; i++)
+			ap_json_i64(&j, NULL, s->split_after[i]);
+		ap_json_end_arr(&j);
+	}
+	if (s->sgs) {
+		ap_json_arr(&j, "subgraph_plans");
+		for (uint32_t i = 0; i < s->model->n_subgraphs; i++) {
+			const struct ap_sg_plan *sp = &s->sgs[i];
+			const char *why = ap_sg_not_modelled(sp->info.role);
+
+			ap_json_obj(&j, NULL);
+			ap_json_u64(&j, "index", i);
+			ap_json_str(&j, "name", s->model->subgraphs[i].name ?
+				    s->model->subgraphs[i].name : "");
+			ap_json_str(&j, "role", ap_sg_role_name(sp->info.role));
+			if (i && sp->info.role != AP_SG_UNCALLED) {
+				ap_json_u64(&j, "caller_subgraph", sp->info.caller);
+				ap_json_u64(&j, "caller_node", sp->info.node);
+			}
+			ap_json_str(&j, "planned_at", ap_sg_planned_at(&sp->info));
+			if (sp->planned) {
+				ap_json_u64(&j, "arena_bytes", sp->arena_bytes);
+				ap_json_u64(&j, "persistent_bytes", sp->persistent_bytes);
+				ap_json_u64(&j, "not_modelled", sp->n_gaps);
+			}
+			if (why)
+				ap_json_str(&j, "reason", why);
 			ap_json_end_obj(&j);
 		}
 		ap_json_end_arr(&j);

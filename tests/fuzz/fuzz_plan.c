@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target for the planner behind the model reader: the bytes as a .tflite model
- * -> the graph of subgraph 0 (prepare.c: lifetimes, kernel temporaries) -> every strategy
+ * -> the graph of subgraph 0 and of the last one (prepare.c: lifetimes, kernel temporaries,
+ * what a WHILE, IF or CALL_ONCE does to its subgraphs), every subgraph's sizes
+ * (plan_subgraphs.c) and the operators not modelled (coverage.c) -> every strategy
  * (planner.c) -> profile -> `arenaprof plan`'s text, JSON and CSV reports, as cmd_plan.c
  * does, with the default graph options and with --as-dtype float32 --no-inplace
- * --threads 2. Never a crash, a leak or a hang; a failure is one line; every plan it
+ * --threads 2 --arch arm64. Never a crash, a leak or a hang; a failure is one line; every plan it
  * computes passes the overlap check (a plan that overlaps is a planner bug, not bad
  * input). Built and run by tests/fuzz/run-fuzz.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/model.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
@@ -21,21 +25,30 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void plan(const struct ap_model *m, const struct ap_graph_opts *o)
+static void plan(const struct ap_model *m, const struct ap_graph_opts *o, uint32_t sg)
 {
-	struct ap_plan_set s = { .model = m, .have_strategies = true, .top = 5 };
+	struct ap_plan_set s = { .model = m, .have_strategies = true, .top = 5, .subgraph = sg };
 	char err[AP_ERR_LEN];
 	FILE *f = fuzz_null();
 	struct ap_graph g;
+	int ng;
 
 	s.as_float32 = o->as_float32;
 	err[0] = 0;
-	if (ap_graph_build(m, 0, o, &g, err)) {
+	if (ap_plan_subgraphs(m, o, AP_STRAT_TFLITE, &s.sgs, err)) {
+		if (!fuzz_one_line(err))
+			__builtin_trap();
+		return;
+	}
+	if (ap_graph_build(m, sg, o, &g, err)) {
 		if (!fuzz_one_line(err))
 			__builtin_trap();
 		ap_graph_free(&g);
+		free(s.sgs);
 		return;
 	}
+	ng = ap_kernel_gaps(&g, &s.gaps);
+	s.n_gaps = ng > 0 ? (uint32_t)ng : 0;
 	for (int i = 0; i < AP_STRAT_COUNT; i++) {
 		struct ap_profile pr;
 		struct ap_tplan p;
@@ -66,13 +79,15 @@ static void plan(const struct ap_model *m, const struct ap_graph_opts *o)
 out:
 	ap_tplan_free(&s.plan);
 	ap_graph_free(&g);
+	free(s.gaps);
+	free(s.sgs);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct ap_graph_opts dflt = { 0 };
 	static const struct ap_graph_opts other = {
-		.as_float32 = true, .no_inplace = true, .threads = 2,
+		.as_float32 = true, .no_inplace = true, .threads = 2, .arch = AP_ARCH_ARM64,
 	};
 	char err[AP_ERR_LEN];
 	struct ap_model m;
@@ -81,8 +96,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ap_model_parse(data, size, &m, err))
 		return 0;
 	if (m.n_subgraphs) {
-		plan(&m, &dflt);
-		plan(&m, &other);
+		plan(&m, &dflt, 0);
+		plan(&m, &other, 0);
+		if (m.n_subgraphs > 1)
+			plan(&m, &dflt, m.n_subgraphs - 1);
 	}
 	ap_model_free(&m);
 	return 0;

@@ -2,7 +2,8 @@
 # The cross-built arm64 binaries beside the host's, run under qemu-user (the arm64 loader
 # and libraries from the :arm64 packages): everything that needs no arm64 kernel.
 #  - every unit test, built for arm64 (char is unsigned there, long double differs, ...);
-#  - plan --json of every bundled model, byte-equal to the host build's;
+#  - plan --json of every bundled model at 4 threads, byte-equal to the host build's told
+#    --arch arm64 (the arm64 build's default: CONV_2D's aarch64 kernel type);
 #  - report --json and heatmap CSV of a trace recorded here, byte-equal to the host's
 #    (the trace format is arch-neutral: one reader for traces from either arch).
 # The kernel side (fault sources on arm64 kernels) is the arm64 VM suite's
@@ -40,11 +41,12 @@ for t in "$A64"/tests/test_*; do
 		sh -c "[ $rc = 0 ] && printf '%s\n' \"\$1\" | grep -aq '^PASS: '" _ "$out"
 done
 
-# the planner: the same plan on both arches, byte for byte
+# the planner: the same plan on both arches, byte for byte, for the arm64 build's default
+# --arch (at 4 threads, where CONV_2D's kernel type shows)
 for m in "$MODELS"/*.tflite; do
-	"$ARENAPROF" plan "$m" --json >"$TMP/x86.json" 2>"$TMP/x86.err"
+	"$ARENAPROF" plan "$m" --threads 4 --arch arm64 --json >"$TMP/x86.json" 2>"$TMP/x86.err"
 	rx=$?
-	run64 "$A64/arenaprof" plan "$m" --json >"$TMP/a64.json" 2>"$TMP/a64.err"
+	run64 "$A64/arenaprof" plan "$m" --threads 4 --json >"$TMP/a64.json" 2>"$TMP/a64.err"
 	ra=$?
 	MSG="exit x86 $rx arm64 $ra; $(cmp "$TMP/x86.json" "$TMP/a64.json" 2>&1 | head -1) $(head -c 200 "$TMP/a64.err")"
 	check "plan --json $(basename "$m"): arm64 output equals x86 (exit $rx)" \

@@ -5,8 +5,10 @@
 # the arena extent and the persistent arena's size must equal arenaprof's. Models that
 # plain LiteRT cannot plan (custom operators) must be refused by LiteRT too, and are
 # listed with the reason; plan must name what it does not model in them. Prints "N of M
-# models exact" per runtime over every model it loads (at one thread); a model that is
-# not exact must have its gaps named. LITERT_MODELS=DIR runs the same comparison on the
+# models exact" per runtime over every model it loads (at one thread); a model is exact
+# when every subgraph LiteRT plans (each has arenas of its own: WHILE's cond and body, IF's
+# branches, CALL_ONCE's init subgraph) is; a model that is not exact must have its gaps
+# named. LITERT_MODELS=DIR runs the same comparison on the
 # models in DIR instead (make check-litert-models): models the project has not seen.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -24,40 +26,66 @@ for py in "$PY" "$NPY"; do
 done
 [ "${#runtimes[@]}" -gt 0 ] || exit 1
 
-# the not_modelled operators plan --json names, "#index opcode" each, one line
+# the not_modelled operators plan --json names for subgraph $2, "#index opcode" each
 not_modelled() {
-	"$ARENAPROF" plan "$1" --json | python3 -c 'import json, sys
+	"$ARENAPROF" plan "$1" --subgraph "$2" --json | python3 -c 'import json, sys
 print(" ".join("#%d %s" % (g["index"], g["opcode"]) for g in json.load(sys.stdin)["not_modelled"]))'
 }
 
+# the subgraphs plan plans as LiteRT does (at allocate_tensors or the first invoke; not
+# those it never plans, nor those run otherwise, whose caller is named), one line
+planned_subgraphs() {
+	"$ARENAPROF" plan "$1" --json | python3 -c 'import json, sys
+print(" ".join(str(s["index"]) for s in json.load(sys.stdin)["subgraph_plans"]
+               if s["planned_at"] in ("allocate_tensors", "first invoke")))'
+}
+
 loaded=0 exact=0
-compare() {	# compare MODEL THREADS, with the runtime in $RT_PY, named $RT
-	local m=$1 threads=$2 name rc gaps
+compare() {	# compare MODEL THREADS: every subgraph LiteRT plans, all exact or not
+	local m=$1 threads=$2 k all=0
+	for k in $(planned_subgraphs "$m"); do
+		compare_sg "$m" "$threads" "$k" || all=1
+	done
+	[ "$threads" = 1 ] && [ "$all" = 0 ] && [ "$sg_loaded" = 1 ] && exact=$((exact + 1))
+	[ "$threads" = 1 ] && [ "$sg_loaded" = 1 ] && loaded=$((loaded + 1))
+	return 0
+}
+
+sg_loaded=0
+# compare_sg MODEL THREADS K, with the runtime in $RT_PY, named $RT: 0 when exact
+compare_sg() {
+	local m=$1 threads=$2 k=$3 name rc gaps exact_sg=1 invoke
 	name="$RT: $(basename "$m" .tflite) threads=$threads"
-	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" "$m" \
-		>"$TMP/lr.csv" 2>"$TMP/lr.err"
+	[ "$k" = 0 ] || name="$name subgraph $k"
+	[ "$k" = 0 ] && sg_loaded=0
+	# a plan split by dynamic outputs is whole only after the first invoke
+	invoke=$("$ARENAPROF" plan "$m" --subgraph "$k" --json | python3 -c 'import json, sys
+print("--invoke" if json.load(sys.stdin)["split_after"] else "")')
+	# shellcheck disable=SC2086
+	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" $invoke \
+		--subgraph "$k" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"
 	rc=$?
-	gaps=$(not_modelled "$m")
+	gaps=$(not_modelled "$m" "$k")
 	if [ "$rc" -eq 3 ]; then
 		# not comparable: LiteRT itself cannot plan it (checked, not assumed)
 		pass "$name: not comparable in plain LiteRT: $(head -1 "$TMP/lr.err" |
 			sed 's/^not comparable: //')"
 		MSG="plan --json not_modelled is empty" \
 			check "$name: plan names what it does not model ($gaps)" test -n "$gaps"
-		return
+		return 1
 	fi
 	if [ "$rc" -ne 0 ]; then
 		fail "$name: LiteRT plan" "litert_plan.py exit $rc: $(head -3 "$TMP/lr.err")"
-		return
+		return 1
 	fi
-	[ "$threads" = 1 ] && loaded=$((loaded + 1))
-	"$ARENAPROF" plan "$m" --threads "$threads" --csv >"$TMP/ap.csv"
+	[ "$k" = 0 ] && sg_loaded=1
+	"$ARENAPROF" plan "$m" --threads "$threads" --subgraph "$k" --csv >"$TMP/ap.csv"
 	python3 tests/litert/compare_plan.py "$TMP/lr.csv" "$TMP/ap.csv" >"$TMP/cmp" 2>&1
 	rc=$?
 	echo "match: $(head -1 "$TMP/cmp")"
 	if [ "$rc" -eq 0 ]; then
 		pass "$name: every arena tensor at LiteRT's offset"
-		[ "$threads" = 1 ] && exact=$((exact + 1))
+		exact_sg=0
 	else
 		fail "$name: every arena tensor at LiteRT's offset" "$(head -8 "$TMP/cmp")"
 		MSG="a plan that differs from LiteRT's names no operator it does not model" \
@@ -66,18 +94,24 @@ compare() {	# compare MODEL THREADS, with the runtime in $RT_PY, named $RT
 	# the persistent arena (dequantized and densified weights, hwcn_weights, row_sums,
 	# variables, resource handles): LiteRT's high-water mark against arenaprof's
 	want=$(sed -n 's/.*persistent arena: high_water_mark=\([0-9]*\).*/\1/p' "$TMP/lr.csv")
-	got=$("$ARENAPROF" plan "$m" --threads "$threads" --json |
+	got=$("$ARENAPROF" plan "$m" --threads "$threads" --subgraph "$k" --json |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["persistent_bytes"])')
 	MSG="LiteRT '$want', arenaprof $got" \
 		check "$name: persistent arena of LiteRT's size ($got bytes)" test "$got" = "$want"
 	# LiteRT's own measurement, read back through plan --import, gives its arena size
 	grep -v '^#' "$TMP/lr.csv" | sed 's/,2147483647$/,end/' >"$TMP/lr-import.csv"
 	want=$(sed -n 's/^# arena_bytes=//p' "$TMP/lr.csv")
+	if [ "$(wc -l <"$TMP/lr-import.csv")" = 1 ]; then	# the header alone: nothing to import
+		MSG="no arena tensor, yet arena_bytes=$want" \
+			check "$name: an empty normal arena (nothing to import)" test "$want" = 0
+		return $exact_sg
+	fi
 	got=$("$ARENAPROF" plan --import "$TMP/lr-import.csv" --json 2>/dev/null |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["arena_bytes"])')
 	MSG="import says $got, LiteRT $want" \
 		check "$name: LiteRT's measured plan imports with its arena size" \
 		test "$got" = "$want"
+	return $exact_sg
 }
 
 # the generated models are what tests/litert/gen_models.py writes (same plans; the

@@ -131,13 +131,81 @@ MSG="plan prints a not modelled section" \
 	check "and no 'not modelled' section in its text" \
 	sh -c "! '$ARENAPROF' plan '$mv2' | grep -q 'not modelled'"
 
-# control flow is named (its subgraphs are not planned); folded outputs are modelled
-for pair in "gen_while_loop:WHILE" "gen_if_else:IF" "gen_const_fold:"; do
+# control flow is planned subgraph by subgraph (test_litert_plan compares every one with
+# LiteRT); folded outputs are modelled
+for pair in "gen_while_loop:" "gen_if_else:" "gen_resource_vars:" "gen_const_fold:"; do
 	model=${pair%%:*} want=${pair#*:}
 	r=$("$ARENAPROF" plan "$MODELS/$model.tflite" --json | python3 -c 'import json, sys
 print(" ".join(g["opcode"] for g in json.load(sys.stdin)["not_modelled"]))')
 	MSG="not_modelled: '$r'" check "$model: not_modelled is '$want'" test "$r" = "$want"
 done
+
+r=$("$ARENAPROF" plan "$MODELS/gen_while_loop.tflite" --json | python3 -c 'import json, sys
+print(" ".join("%d:%s:%s" % (s["index"], s["role"], s["planned_at"])
+               for s in json.load(sys.stdin)["subgraph_plans"]))')
+MSG="$r" check "gen_while_loop: each subgraph's caller and when LiteRT plans it" test "$r" = \
+	"0:primary:allocate_tensors 1:WHILE cond:allocate_tensors 2:WHILE body:allocate_tensors"
+r=$("$ARENAPROF" plan "$MODELS/gen_resource_vars.tflite" --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["subgraph_plans"][1]["planned_at"])')
+MSG="$r" check "gen_resource_vars: CALL_ONCE's init subgraph is planned at the first invoke" \
+	test "$r" = "first invoke"
+"$ARENAPROF" plan "$MODELS/gen_while_loop.tflite" --subgraph 2 --csv >"$TMP/body.csv"
+MSG="$(cat "$TMP/body.csv")" check "the WHILE body's inputs use the caller's buffers" \
+	test "$(grep -c ',parent,' "$TMP/body.csv")" = 2
+"$ARENAPROF" plan "$MODELS/gen_while_loop.tflite" --subgraph 1 >"$TMP/cond.txt"
+MSG="$(head -8 "$TMP/cond.txt")" check "plan's text marks the subgraph it shows" \
+	grep -Eq '^ +\*1 +cond +WHILE cond of #1 in subgraph 0' "$TMP/cond.txt"
+
+# control flow it cannot plan as LiteRT does stays named: a loop that grows its variable
+# (LiteRT makes WHILE's outputs dyn) and an IF that runs one subgraph as both branches
+VPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
+if "$VPY" tests/litert/flow_variants.py "$MODELS" "$TMP" 2>"$TMP/variants.err"; then
+	for pair in "while_grows:WHILE:loop shapes differ" "if_shared:IF:missing or shared"; do
+		model=${pair%%:*} want=${pair#*:}
+		r=$("$ARENAPROF" plan "$TMP/$model.tflite" --json | python3 -c 'import json, sys
+print(" ".join("%s:%s" % (g["opcode"], g["reason"]) for g in json.load(sys.stdin)["not_modelled"]))')
+		MSG="not_modelled: '$r'" check "$model: names ${want%%:*} (${want#*:})" \
+			grep -q "^${want%%:*}:.*${want#*:}" <<<"$r"
+	done
+	r=$("$ARENAPROF" plan "$TMP/if_shared.tflite" --json | python3 -c 'import json, sys
+print(" ".join(s["planned_at"] for s in json.load(sys.stdin)["subgraph_plans"]))')
+	MSG="$r" check "if_shared: the shared branch is not planned" \
+		test "$r" = "allocate_tensors unknown never"
+else
+	fail "flow_variants.py writes the control-flow variants" "$(head -3 "$TMP/variants.err")"
+fi
+
+# a dynamic output leaves the arena and splits LiteRT's plan after its node
+r=$("$ARENAPROF" plan "$MODELS/gen_dynamic_tile.tflite" --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["split_after"], [t["kind"] for t in d["tensor_plan"] if t["name"] == "tiled"])')
+MSG="$r" check "gen_dynamic_tile: TILE's output is dynamic and the plan splits after it" \
+	test "$r" = "[2] ['dynamic']"
+check "the text says LiteRT plans it in two steps" grep -q "planned by LiteRT in 2 steps" \
+	<("$ARENAPROF" plan "$MODELS/gen_dynamic_tile.tflite")
+
+# CONV_2D's kernel type follows the CPU: with more than one thread a float CONV_2D keeps
+# transposed weights (persistent) on x86-64 and an im2col (arena) on arm64; one thread
+# plans the same on both (test_vm_arm64_litert.sh checks arm64 against LiteRT's wheel)
+f16=$MODELS/gen_float16_weights.tflite
+kinds() {	# kinds ARGS...: the kernel temporaries' "name:kind", one line
+	"$ARENAPROF" plan "$f16" "$@" --csv | awk -F, '/<|hwcn|im2col/ { print $2 ":" $7 }' |
+		sed 's/.*\(hwcn_weights\|im2col\)/\1/' | sort | uniq -c | tr -s ' \n' ' '
+}
+r=$(kinds --threads 4 --arch x86-64)
+MSG="$r" check "x86-64, 4 threads: hwcn_weights persistent, no im2col" \
+	sh -c "echo '$r' | grep -q 'hwcn_weights.*:persistent' && ! echo '$r' | grep -q im2col"
+r=$(kinds --threads 4 --arch arm64)
+MSG="$r" check "arm64, 4 threads: im2col in the arena, no hwcn_weights" \
+	sh -c "echo '$r' | grep -q 'im2col.*:temporary' && ! echo '$r' | grep -q hwcn"
+"$ARENAPROF" plan "$f16" --arch arm64 --csv >"$TMP/a1.csv"
+"$ARENAPROF" plan "$f16" --arch x86-64 --csv >"$TMP/x1.csv"
+check "one thread: the same plan on arm64 and x86-64" cmp -s "$TMP/a1.csv" "$TMP/x1.csv"
+r=$("$ARENAPROF" plan "$f16" --arch aarch64 --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["arch"])')
+MSG="$r" check "--arch aarch64 is arm64, named in the JSON" test "$r" = arm64
+check "the text names the arch" grep -q "planned for LiteRT on x86-64" \
+	<("$ARENAPROF" plan "$f16" --arch x86_64)
 
 # bad input: one line on stderr, exit 2, never a crash
 expect_bad() {	# expect_bad NAME ARGS...
@@ -161,6 +229,10 @@ expect_bad "not a flatbuffer: exit 2, one line" plan "$TMP/text.tflite"
 expect_bad "unknown strategy: exit 2" plan "$mv2" --strategy best
 expect_bad "bad budget: exit 2" plan "$mv2" --budget lots
 expect_bad "no model: exit 2" plan
+expect_bad "no such subgraph: exit 2" plan "$MODELS/gen_while_loop.tflite" --subgraph 3
+expect_bad "a subgraph that is no number: exit 2" plan "$mv2" --subgraph one
+expect_bad "unknown arch: exit 2" plan "$mv2" --arch riscv64
+expect_bad "--subgraph with --import: exit 2" plan --import "$TMP/body.csv" --subgraph 1
 expect_bad "unknown command: exit 2" frobnicate
 "$ARENAPROF" plan --help >/dev/null
 check "plan --help exits 0" test $? -eq 0

@@ -12,7 +12,8 @@ LITERT.csv    output of tests/litert/litert_plan.py:
 ARENAPROF.csv output of `arenaprof plan --csv`:
                 tensor,name,offset,size,first_node,last_node,kind
               kinds: arena, input, output, variable, weights, dynamic,
-              unplanned; offset -1 for tensors not in an arena; in-place
+              unplanned, parent (a subgraph input using its caller's
+              buffer); offset -1 for tensors not in an arena; in-place
               shared tensors carry their root's offset.  '#' lines ignored,
               except an optional '# arena_bytes=<n>' which, when present,
               is taken as arenaprof's arena size.
@@ -45,7 +46,8 @@ import csv
 import os
 import sys
 
-NOT_NORMAL_ARENA = {"variable", "persistent", "weights", "dynamic", "unplanned"}
+NOT_NORMAL_ARENA = {"variable", "persistent", "weights", "dynamic", "unplanned",
+                    "parent"}
 NEVER = 2**31 - 1
 
 

@@ -31,6 +31,10 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  not, with CIFG on one side
     gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
                                  one: im2col both times
+    gen_dynamic_tile.tflite      TILE of computed multiples: a dynamic output that
+                                 splits LiteRT's plan in two steps
+    gen_dynamic_shapes.tflite    TRANSPOSE, PAD, RESIZE_BILINEAR, BROADCAST_TO,
+                                 SPLIT and FILL of computed shapes: seven steps
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -604,6 +608,72 @@ def const_fold(path):
     finish(m, g, [x], [out, hw, rank, cr, prod], path)
 
 
+def dynamic_tile(path):
+    m, g = main_graph("arenaprof generated: TILE of computed multiples, its output dynamic")
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    a = g.tensor("a", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    m1 = g.tensor("m1", [2], TT.INT32, np.array([1, 1], dtype=np.int32))
+    m2 = g.tensor("m2", [2], TT.INT32, np.array([1, 1], dtype=np.int32))
+    mult = g.tensor("multiples", [2], TT.INT32)
+    g.op(OP.ADD, [m1, m2], [mult], OPT.AddOptions, fb.AddOptionsT())
+    t = g.tensor("tiled", [2, 128], TT.FLOAT32)
+    g.op(OP.TILE, [a, mult], [t], OPT.TileOptions, fb.TileOptionsT())
+    b = g.tensor("b", [1, 64], TT.FLOAT32)
+    g.op(OP.MUL, [a, a], [b], OPT.MulOptions, fb.MulOptionsT())
+    c = g.tensor("c", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [b], [c])
+    r = g.tensor("r", [2, 128], TT.FLOAT32)
+    g.op(OP.RELU, [t], [r])
+    finish(m, g, [x], [r, c], path)
+
+
+def dynamic_shapes(path):
+    m, g = main_graph("arenaprof generated: outputs made dynamic by computed shape inputs")
+
+    def computed(name, values):
+        """An int32 tensor ADD computes from two constants: ADD does not fold."""
+        v = np.array(values, dtype=np.int32)
+        z = g.tensor(name + "/zero", list(v.shape), TT.INT32, np.zeros_like(v))
+        c = g.tensor(name + "/const", list(v.shape), TT.INT32, v)
+        out = g.tensor(name, list(v.shape), TT.INT32)
+        g.op(OP.ADD, [c, z], [out], OPT.AddOptions, fb.AddOptionsT())
+        return out
+
+    x = g.tensor("input", [1, 8, 8, 4], TT.FLOAT32)
+    a = g.tensor("a", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    perm = computed("perm", [0, 2, 1, 3])
+    tr = g.tensor("transposed", [1, 8, 8, 4], TT.FLOAT32)
+    g.op(OP.TRANSPOSE, [a, perm], [tr], OPT.TransposeOptions, fb.TransposeOptionsT())
+    pads = computed("paddings", [[0, 0], [1, 1], [1, 1], [0, 0]])
+    pd = g.tensor("padded", [1, 10, 10, 4], TT.FLOAT32)
+    g.op(OP.PAD, [tr, pads], [pd], OPT.PadOptions, fb.PadOptionsT())
+    size = computed("size", [16, 16])
+    rz = g.tensor("resized", [1, 16, 16, 4], TT.FLOAT32)
+    ro = fb.ResizeBilinearOptionsT()
+    g.op(OP.RESIZE_BILINEAR, [pd, size], [rz], OPT.ResizeBilinearOptions, ro)
+    shape = computed("shape", [2, 16, 16, 4])
+    bc = g.tensor("broadcast", [2, 16, 16, 4], TT.FLOAT32)
+    g.op(OP.BROADCAST_TO, [rz, shape], [bc])
+    m.m.operatorCodes[m.codes[(OP.BROADCAST_TO, None)]].version = 2  # LiteRT has 2 and 3
+    axis = computed("axis", 0)
+    s0 = g.tensor("split0", [1, 16, 16, 4], TT.FLOAT32)
+    s1 = g.tensor("split1", [1, 16, 16, 4], TT.FLOAT32)
+    so = fb.SplitOptionsT()
+    so.numSplits = 2
+    g.op(OP.SPLIT, [axis, bc], [s0, s1], OPT.SplitOptions, so)
+    dims = computed("dims", [1, 16, 16, 4])
+    one = g.tensor("one", [], TT.FLOAT32, np.array(1.0, dtype=np.float32))
+    fl = g.tensor("filled", [1, 16, 16, 4], TT.FLOAT32)
+    g.op(OP.FILL, [dims, one], [fl], OPT.FillOptions, fb.FillOptionsT())
+    y = g.tensor("y", [1, 16, 16, 4], TT.FLOAT32)
+    g.op(OP.ADD, [s0, fl], [y], OPT.AddOptions, fb.AddOptionsT())
+    out = g.tensor("output", [1, 16, 16, 4], TT.FLOAT32)
+    g.op(OP.MUL, [y, s1], [out], OPT.MulOptions, fb.MulOptionsT())
+    finish(m, g, [x], [out], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -619,6 +689,8 @@ MODELS = {
     "gen_bidi_lstm.tflite": bidi_lstm,
     "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
+    "gen_dynamic_tile.tflite": dynamic_tile,
+    "gen_dynamic_shapes.tflite": dynamic_shapes,
 }
 
 

@@ -2,7 +2,8 @@
 """Dump the arena plan that the real LiteRT runtime makes for a .tflite model.
 
 Usage:
-    litert_plan.py [--details] [--lifetimes] [--threads N] MODEL.tflite
+    litert_plan.py [--details] [--lifetimes] [--threads N] [--subgraph K]
+                   [--invoke] MODEL.tflite
     litert_plan.py --print-state MODEL.tflite
 
 Run it with the Python that has ai-edge-litert installed, e.g.
@@ -11,7 +12,14 @@ flatbuffer schema module and numpy; no extra package).
 
 The model is loaded with OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
 (no XNNPACK), num_threads 1 unless --threads, allocate_tensors() is
-called, nothing is invoked.  The plan depends on num_threads for float
+called, nothing is invoked, except for --subgraph K naming the init subgraph
+of a CALL_ONCE: LiteRT plans that one in CALL_ONCE's first Eval, so the
+model is invoked once first (the comment line says planned_at=first_invoke),
+and --invoke, which reads the plan after one invoke: LiteRT plans the nodes
+after a dynamic output in the first invoke (a comment line names the arena
+tensors allocate_tensors() left unplaced).
+Every subgraph has an ArenaPlanner and arenas of its own; WHILE and IF plan
+their subgraphs in their Prepare, that is within allocate_tensors().  The plan depends on num_threads for float
 models: with N > 1 float CONV_2D uses the multithreaded Eigen kernel, whose
 transposed-filter temporary (hwcn_weights) is kTfLiteArenaRwPersistent and
 which needs no im2col in the normal arena.
@@ -34,7 +42,11 @@ How the data is obtained:
     runtime's own TfLiteTensor array: interp._native_handle() is the
     tflite::impl::Interpreter*, whose first member is the primary subgraph's
     TfLiteContext*; TfLiteContext.tensors points at the TfLiteTensor array
-    (layout from tflite/core/c/common.h).  The layout is validated against
+    (layout from tflite/core/c/common.h).  Subgraph K's context is found
+    through Interpreter::subgraphs_ (a vector of Subgraph pointers whose first
+    is the primary context's impl_), at the primary one's offset in its
+    Subgraph; its nodes are checked against the model file's operators (the
+    Python API lists subgraph 0's only).  The layout is validated against
     the Python API (tensor count, every tensor name, data pointers from
     interp.tensor(i)()) before it is trusted; memory is only read where
     /proc/self/maps says it is readable.  If the validation fails the script
@@ -191,7 +203,7 @@ class Mem:
 # --------------------------------------------------------------------------
 # The model file
 # --------------------------------------------------------------------------
-def parse_model(path):
+def parse_model(path, sg_index=0):
     from ai_edge_litert import schema_py_generated as S
     with open(path, "rb") as f:
         buf = f.read()
@@ -208,7 +220,41 @@ def parse_model(path):
         name = custom if (code == S.BuiltinOperator.CUSTOM and custom) \
             else ops_by_value.get(code, str(code))
         codes.append(name)
-    sg = model.Subgraphs(0)
+    # who runs each subgraph: LiteRT plans a CALL_ONCE init subgraph in
+    # CALL_ONCE's first Eval, and with it the subgraphs of the WHILE and IF
+    # inside it (in their Prepare)
+    caller, call_once_inits = {}, set()
+    opts = {"CALL_ONCE": (S.BuiltinOptions.CallOnceOptions, S.CallOnceOptions,
+                          ("InitSubgraphIndex",)),
+            "WHILE": (S.BuiltinOptions.WhileOptions, S.WhileOptions,
+                      ("CondSubgraphIndex", "BodySubgraphIndex")),
+            "IF": (S.BuiltinOptions.IfOptions, S.IfOptions,
+                   ("ThenSubgraphIndex", "ElseSubgraphIndex"))}
+    for k in range(model.SubgraphsLength()):
+        g = model.Subgraphs(k)
+        for i in range(g.OperatorsLength()):
+            op = g.Operators(i)
+            name = codes[op.OpcodeIndex()]
+            if name not in opts or op.BuiltinOptionsType() != opts[name][0]:
+                continue
+            o = opts[name][1]()
+            t = op.BuiltinOptions()
+            o.Init(t.Bytes, t.Pos)
+            for field in opts[name][2]:
+                child = getattr(o, field)()
+                caller.setdefault(child, k)
+                if name == "CALL_ONCE":
+                    call_once_inits.add(child)
+    at_invoke, c = False, sg_index
+    for _ in range(model.SubgraphsLength()):
+        at_invoke |= c in call_once_inits
+        if c not in caller:
+            break
+        c = caller[c]
+    if not 0 <= sg_index < model.SubgraphsLength():
+        raise ValueError("the model has %d subgraphs, no subgraph %d"
+                         % (model.SubgraphsLength(), sg_index))
+    sg = model.Subgraphs(sg_index)
     tensors = []
     for i in range(sg.TensorsLength()):
         t = sg.Tensors(i)
@@ -239,6 +285,8 @@ def parse_model(path):
         "inputs": list(sg.InputsAsNumpy()) if sg.InputsLength() else [],
         "outputs": list(sg.OutputsAsNumpy()) if sg.OutputsLength() else [],
         "num_subgraphs": model.SubgraphsLength(),
+        "subgraph": sg_index,
+        "planned_at_invoke": at_invoke,
     }
 
 
@@ -275,9 +323,10 @@ def _first_line(e):
     return s[0] if s else type(e).__name__
 
 
-def numpy_address(interp, i):
+def numpy_address(interp, i, sg=0):
     try:
-        a = interp.tensor(i)()
+        w = interp._interpreter
+        a = w.tensor(w, i, sg)
         return a.__array_interface__["data"][0]
     except Exception:  # noqa: BLE001  (null data, strings, ...)
         return None
@@ -292,8 +341,10 @@ class Runtime:
         self.model = model
         self.mem = Mem()
         self.notes = []
-        self.n = self.w.NumTensors(0)
-        self.num_nodes = self.w.NumNodes()
+        self.sg = model["subgraph"]
+        self.n = self.w.NumTensors(self.sg)
+        self.num_nodes = self.w.NumNodes() if self.sg == 0 else \
+            len(model["ops"])
         self.ctx = None
         self.tensors = None      # list of dicts from TfLiteTensor
         self.nodes = None        # list of dicts from nodes_and_registration_
@@ -306,10 +357,12 @@ class Runtime:
 
     # ---- TfLiteTensor array ----
     def _read_tensors(self):
-        names = [self.w.TensorName(i, 0) for i in range(self.n)]
+        names = [self.w.TensorName(i, self.sg) for i in range(self.n)]
         try:
             handle = self.interp._native_handle()
             ctx = self.mem.u64(handle)  # Interpreter::context_ (1st member)
+            if self.sg:
+                ctx = self._subgraph_context(handle, ctx)
             if self.mem.u64(ctx + C_TENSORS_SIZE) != self.n:
                 raise MemoryError("tensors_size mismatch")
             base = self.mem.u64(ctx + C_TENSORS)
@@ -326,6 +379,24 @@ class Runtime:
                               "classification from the flatbuffer" % e)
         self.heuristic = True
         self.tensors = self._heuristic_tensors(names)
+
+    def _subgraph_context(self, handle, ctx0):
+        """The TfLiteContext of subgraph self.sg: Interpreter::subgraphs_ is a
+        vector<unique_ptr<Subgraph>> whose first element is the primary
+        subgraph (ctx0's impl_), and every Subgraph holds its context at the
+        same offset as the primary one does."""
+        m = self.mem
+        sub0 = m.u64(ctx0 + C_IMPL)
+        nsg = self.w.NumSubgraphs()
+        for off in range(8, 1024, 8):
+            v = m.vector(handle + off, 8)
+            if not v or v[1] != nsg or m.u64(v[0]) != sub0:
+                continue
+            sub = m.u64(v[0] + 8 * self.sg)
+            ctx = sub + (ctx0 - sub0)
+            if m.ok(ctx, 32) and m.u64(ctx + C_IMPL) == sub:
+                return ctx
+        raise MemoryError("Interpreter::subgraphs_ not found")
 
     def _try_tensor_layout(self, base, size, names):
         m = self.mem
@@ -357,12 +428,21 @@ class Runtime:
         for t in out:
             if t["alloc_type"] in (K_ARENA_RW, K_ARENA_RW_PERSISTENT) and \
                     t["data"] and t["dims"]:
-                a = numpy_address(self.interp, t["index"])
+                a = numpy_address(self.interp, t["index"], self.sg)
                 if a is not None and a != t["data"]:
                     return None
                 matched += a is not None
         if matched == 0 and any(t["alloc_type"] == K_ARENA_RW and t["data"]
                                 for t in out):
+            # only scalars in the arena (a WHILE cond): the names alone
+            # vouch for the layout, and the planner's allocs_ check the
+            # data pointers (_try_planner)
+            if not any(t["alloc_type"] == K_ARENA_RW and t["data"] and
+                       t["dims"] for t in out) and \
+                    sum(1 for t in out if t["name"]) >= 2:
+                self.notes.append("arena holds scalars only: data pointers "
+                                  "checked against the planner only")
+                return out
             return None
         return out
 
@@ -409,8 +489,16 @@ class Runtime:
             self.notes.append("Subgraph object not readable")
             return
         self.subgraph = sub
-        want_in = [list(self.w.NodeInputs(i)) for i in range(self.num_nodes)]
-        want_out = [list(self.w.NodeOutputs(i)) for i in range(self.num_nodes)]
+        if self.sg == 0:
+            want_in = [list(self.w.NodeInputs(i))
+                       for i in range(self.num_nodes)]
+            want_out = [list(self.w.NodeOutputs(i))
+                        for i in range(self.num_nodes)]
+        else:  # the Python API has nodes of subgraph 0 only: the model's
+            want_in = [[int(x) for x in op["inputs"]]
+                       for op in self.model["ops"]]
+            want_out = [[int(x) for x in op["outputs"]]
+                        for op in self.model["ops"]]
         if self.num_nodes == 0:
             self.nodes = []
             return
@@ -455,7 +543,8 @@ class Runtime:
                     "custom_name": m.cstr(m.u64(r + R_CUSTOM_NAME)),
                     "version": m.i32(r + R_VERSION),
                     "inplace": inplace,
-                    "op": self.w.NodeName(i),
+                    "op": self.w.NodeName(i) if self.sg == 0
+                    else self.model["ops"][i]["op"],
                 })
         except MemoryError:
             return None
@@ -609,7 +698,7 @@ def temp_owner(rt):
             if a != INT32_MAX:
                 j = per_node.get(a, 0)
                 per_node[a] = j + 1
-                owners[t] = (a, rt.w.NodeName(a), j)
+                owners[t] = (a, rt.model["ops"][a]["op"], j)
     return owners
 
 
@@ -634,6 +723,18 @@ def main(argv=None):
                     "wrapper's default, 1). Float CONV_2D switches to the "
                     "multithreaded Eigen kernel when N > 1: persistent "
                     "hwcn_weights temporaries instead of arena im2col")
+    ap.add_argument("--subgraph", type=int, default=0, metavar="K",
+                    help="the subgraph whose plan is printed (default 0). "
+                    "Each subgraph has an ArenaPlanner of its own: WHILE and "
+                    "IF plan theirs in their Prepare, so allocate_tensors() "
+                    "plans them; CALL_ONCE plans its init subgraph in its "
+                    "first Eval, so for that one the model is invoked once "
+                    "(inputs left as allocated) and the plan read after it")
+    ap.add_argument("--invoke", action="store_true",
+                    help="invoke the model once (inputs as allocated) before "
+                    "reading the plan: after a node whose output is dynamic "
+                    "LiteRT plans the rest of the graph in the first invoke, "
+                    "in steps, around what allocate_tensors() placed")
     ap.add_argument("--heuristic", action="store_true",
                     help="if LiteRT's TfLiteTensor array cannot be read and "
                     "validated, fall back to a flatbuffer-based guess "
@@ -656,7 +757,7 @@ def main(argv=None):
               "empty weak default. Use --details instead.", file=sys.stderr)
         return 4
     try:
-        model = parse_model(args.model)
+        model = parse_model(args.model, args.subgraph)
     except Exception as e:  # noqa: BLE001
         print("litert_plan: cannot parse %s: %s" % (args.model, e),
               file=sys.stderr)
@@ -667,7 +768,28 @@ def main(argv=None):
         print("not comparable: %s" % e, file=sys.stderr)
         return 3
 
+    invoked = False
+    if model["planned_at_invoke"] or args.invoke:
+        try:
+            interp.invoke()
+        except Exception as e:  # noqa: BLE001
+            print("not comparable: subgraph %d is planned at the first "
+                  "invoke, which failed: %s" % (args.subgraph, _first_line(e)),
+                  file=sys.stderr)
+            return 3
+        invoked = True
     rt = Runtime(interp, model)
+    if any(n.startswith("arena holds scalars only") for n in rt.notes) and \
+            not rt.planner:
+        print("litert_plan: subgraph %d's tensor layout is not validated: "
+              "only scalars in its arena and no ArenaPlanner found"
+              % args.subgraph, file=sys.stderr)
+        return 5
+    if rt.heuristic and args.subgraph:
+        print("litert_plan: cannot read subgraph %d's TfLiteTensor array (%s);"
+              " --heuristic covers subgraph 0 only" % (
+                  args.subgraph, "; ".join(rt.notes)), file=sys.stderr)
+        return 5
     if rt.heuristic and not args.heuristic:
         print("litert_plan: cannot read LiteRT's TfLiteTensor array (%s); "
               "rerun with --heuristic for an unreliable flatbuffer-based "
@@ -679,6 +801,12 @@ def main(argv=None):
 
     arena = [t for t in rt.tensors if t["alloc_type"] == K_ARENA_RW]
     placed = [t for t in arena if t["data"]]
+    if invoked and any(not t["data"] and t["bytes"] for t in arena):
+        # CALL_ONCE releases the init subgraph's normal arena after running it
+        print("litert_plan: subgraph %d's normal arena was released after the "
+              "invoke that planned it: its offsets are not readable here"
+              % args.subgraph, file=sys.stderr)
+        return 5
     if pl and pl["arena"]["base"]:
         base = pl["arena"]["base"]
         base_from = "planner"
@@ -719,9 +847,15 @@ def main(argv=None):
         print("# " + line)
 
     c("model=%s tensors_in_model=%d tensors_in_runtime=%d nodes=%d "
-      "subgraphs=%d num_threads=%d" % (
+      "subgraphs=%d num_threads=%d subgraph=%d planned_at=%s" % (
           os.path.basename(args.model), n_model, rt.n, rt.num_nodes,
-          rt.w.NumSubgraphs(), args.threads or 1))
+          rt.w.NumSubgraphs(), args.threads or 1, args.subgraph,
+          "first_invoke" if invoked else "allocate_tensors"))
+    unplaced_after = [t["index"] for t in arena if not t["data"] and t["bytes"]]
+    if not invoked and unplaced_after:
+        c("note: %d arena tensors not placed by allocate_tensors() %s: a "
+          "dynamic output split the plan, the rest is planned in the first "
+          "invoke (--invoke)" % (len(unplaced_after), unplaced_after))
     c("source=%s offsets_relative_to=%s" % (
         "heuristic" if rt.heuristic else "TfLiteTensor.allocation_type",
         "planner arena base" if base_from == "planner"

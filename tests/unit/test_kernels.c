@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Kernel tensors (kernels.c) against the real runtime: for each bundled model LiteRT can
- * plan, the tensors its kernels added, as measured from LiteRT 2.3.0 (Python wheel,
+ * plan, the tensors its kernels added, as measured from LiteRT 2.3.0 (the x86-64 Python wheel,
  * BUILTIN_WITHOUT_DEFAULT_DELEGATES) with tests/litert/litert_plan.py --details
  * [--threads 4]: the "# n<node> ... temporaries=[...]" lines give node and index, the
  * "# t<index> <allocation type> <bytes>" lines bytes and arena, the "tensors_in_model" /
@@ -78,8 +78,9 @@ static const struct want wants[] = {
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,
 		char *err)
 {
-	/* ap_graph_build applies the kernels with these threads */
-	struct ap_graph_opts o = { .threads = threads };
+	/* ap_graph_build applies the kernels with these threads, for the x86-64 wheel the
+	 * measurements come from (on an arm64 build too) */
+	struct ap_graph_opts o = { .threads = threads, .arch = AP_ARCH_X86_64 };
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s.tflite", TEST_MODELS, model);

@@ -433,7 +433,7 @@ static void test_csv(void)
 	done_tmp();
 	check_fails("csv kind", variant(FIX "plan.csv", "1,2,arena\n4,", "1,2,arenas\n4,"),
 		    ":4: kind 'arenas' is not one of arena, input, output, variable, weights, "
-		    "dynamic, unplanned, temporary, persistent");
+		    "dynamic, unplanned, temporary, persistent, parent");
 	done_tmp();
 	check_fails("csv open quote", variant(FIX "plan.csv", "9,,", "9,\","),
 		    ":12: a quoted field is never closed");

@@ -22,4 +22,8 @@ struct ap_gap {
  */
 int ap_kernel_gaps(const struct ap_graph *g, struct ap_gap **gaps);
 
+/* Why node's WHILE, IF or CALL_ONCE is not planned as LiteRT plans it, or NULL: also NULL
+ * for every other operator (coverage_flow.c). */
+const char *ap_flow_gap(const struct ap_graph *g, uint32_t node);
+
 #endif

@@ -24,6 +24,8 @@ enum ap_alloc {
 				 * temporaries of kernels.c (TRANSPOSE_CONV col2im) */
 	AP_ALLOC_RO,		/* kTfLitePersistentRo: heap, computed at Prepare (kernels.c:
 				 * SHAPE, and operators folded from constant inputs) */
+	AP_ALLOC_CUSTOM,	/* kTfLiteCustom: a WHILE body's or IF branch's input, which
+				 * uses its caller's buffer (subgraphs.c) */
 };
 
 enum ap_tensor_flag {
@@ -37,6 +39,8 @@ struct ap_tensor {
 	uint8_t type;
 	uint64_t bytes;
 	enum ap_alloc alloc;
+	enum ap_alloc read_alloc;	/* before any Prepare: what LiteRT's planner sees of
+					 * a node past the first dynamic output (lifetimes.c) */
 	unsigned flags;		/* enum ap_tensor_flag */
 	int32_t producer;	/* execution index of the op writing it, -1 if none */
 	/* LiteRT lifetime, execution-plan indices, closed interval; AP_NODE_NONE when
@@ -56,11 +60,25 @@ struct ap_op {
 	uint32_t n_tmp;
 };
 
+/*
+ * The CPU LiteRT runs on: it picks CONV_2D's kernel type (docs/litert-kernels.md, "Where
+ * the x86-64 and aarch64 builds differ"). HOST is the arch arenaprof was built for.
+ */
+enum ap_arch { AP_ARCH_HOST, AP_ARCH_X86_64, AP_ARCH_ARM64 };
+
+/* HOST resolved to the build's arch. */
+enum ap_arch ap_arch_resolve(enum ap_arch a);
+/* "x86-64", "arm64" (after ap_arch_resolve). */
+const char *ap_arch_name(enum ap_arch a);
+/* "x86-64" or "x86_64", "arm64" or "aarch64": 0; else -1. */
+int ap_arch_parse(const char *s, enum ap_arch *a);
+
 struct ap_graph_opts {
 	bool as_float32;	/* plan as if every float-like activation were float32 */
 	bool no_inplace;	/* disable LiteRT's in-place sharing */
 	bool no_kernels;	/* leave out what kernels add (temporaries, persistent) */
 	int threads;		/* LiteRT num_threads the kernels see; 0 = 1 */
+	enum ap_arch arch;	/* the CPU LiteRT runs on */
 };
 
 struct ap_graph {
@@ -72,6 +90,7 @@ struct ap_graph {
 	uint32_t n_ops;
 	const int32_t *inputs, *outputs;
 	uint32_t n_inputs, n_outputs;
+	int32_t *owned_inputs;	/* inputs points here: a caller may remove some (-1) */
 	/* Names of the tensors ap_kernels_apply appended: owned_names[k] belongs to
 	 * tensor n_tensors - n_owned_names + k. Freed by ap_kernels_free. */
 	char **owned_names;

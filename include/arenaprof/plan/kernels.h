@@ -11,6 +11,7 @@
 
 struct ap_kernel_opts {
 	int threads;	/* LiteRT num_threads; 1 = single-threaded, -1 = default */
+	enum ap_arch arch;	/* HOST: the build's */
 };
 
 /*

@@ -32,6 +32,7 @@ enum ap_kind {
 	AP_KIND_UNPLANNED,	/* never allocated (e.g. only in intermediates) */
 	AP_KIND_TEMPORARY,	/* kernel scratch (im2col...) in the arena, one node */
 	AP_KIND_PERSISTENT,	/* persistent arena, not a variable (e.g. dequantized consts) */
+	AP_KIND_PARENT,		/* a subgraph's input that uses its caller's buffer */
 };
 
 struct ap_ptensor {

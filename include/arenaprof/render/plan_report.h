@@ -9,6 +9,7 @@
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/model.h"
 #include "arenaprof/plan/plan.h"
+#include "arenaprof/plan/plan_subgraphs.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/profile.h"
 
@@ -26,6 +27,11 @@ struct ap_plan_set {
 	unsigned top;
 	struct ap_gap *gaps;		/* operators kernels.c does not model (coverage.h) */
 	uint32_t n_gaps;
+	uint32_t subgraph;		/* the one plan shows */
+	enum ap_arch arch;		/* the CPU the plan is for (resolved) */
+	int32_t *split_after;		/* nodes whose dynamic output ends a planning step */
+	uint32_t n_split;
+	struct ap_sg_plan *sgs;		/* every subgraph's sizes; NULL for an import */
 };
 
 /* With a budget: whether the model's pinned memory (arena and persistent arena) fits it. */

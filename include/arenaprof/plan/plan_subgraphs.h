@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* plan_subgraphs: the arena sizes of every subgraph of a model, each planned on its own. */
+#ifndef ARENAPROF_PLAN_SUBGRAPHS_H
+#define ARENAPROF_PLAN_SUBGRAPHS_H
+
+#include <stdint.h>
+
+#include "arenaprof/plan/graph.h"
+#include "arenaprof/plan/planner.h"
+#include "arenaprof/plan/subgraphs.h"
+
+struct ap_sg_plan {
+	struct ap_sg_info info;
+	bool planned;		/* LiteRT plans it (role other than UNCALLED and OTHER) */
+	uint64_t arena_bytes, persistent_bytes;
+	uint32_t n_gaps;	/* its operators that are not modelled (coverage.h) */
+};
+
+/*
+ * Plans every subgraph of m with strategy s: out[m->n_subgraphs], malloc'd. A subgraph
+ * LiteRT never plans has planned false and no sizes. 0, or -1 with err.
+ */
+int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
+		      enum ap_strategy s, struct ap_sg_plan **out, char *err);
+
+#endif

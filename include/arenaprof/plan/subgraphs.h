@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * subgraphs: which operator runs each subgraph of a model, and what its kernel does to the
+ * subgraph before LiteRT plans it. Every subgraph has an ArenaPlanner of its own, so its
+ * arena and persistent arena are heap blocks apart from its caller's
+ * (docs/litert-kernels.md, "Subgraphs").
+ */
+#ifndef ARENAPROF_SUBGRAPHS_H
+#define ARENAPROF_SUBGRAPHS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/plan/graph.h"
+
+enum ap_sg_role {
+	AP_SG_PRIMARY,		/* subgraph 0: planned by AllocateTensors */
+	AP_SG_WHILE_COND,	/* planned in WHILE's Prepare, unused inputs removed */
+	AP_SG_WHILE_BODY,	/* planned in WHILE's Prepare, inputs custom */
+	AP_SG_IF_BRANCH,	/* planned in IF's Prepare, unused inputs removed, inputs custom */
+	AP_SG_CALL_ONCE,	/* planned in CALL_ONCE's first Eval, then released */
+	AP_SG_UNCALLED,		/* no operator runs it: LiteRT never plans it */
+	AP_SG_OTHER,		/* run by another operator, or by more than one: not modelled */
+};
+
+struct ap_sg_info {
+	enum ap_sg_role role;
+	uint32_t caller;	/* the calling subgraph and its operator (not for 0, UNCALLED) */
+	uint32_t node;
+	bool at_invoke;		/* it or a caller up the chain is a CALL_ONCE init subgraph */
+};
+
+/* The role of every subgraph of m, into out[m->n_subgraphs]. */
+void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out);
+
+/* "primary", "WHILE cond", ... */
+const char *ap_sg_role_name(enum ap_sg_role r);
+/* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (a CALL_ONCE init
+ * subgraph, or one that such a subgraph runs), "never", or "unknown" (OTHER). */
+const char *ap_sg_planned_at(const struct ap_sg_info *info);
+/* Why a role is not modelled, or NULL when it is. */
+const char *ap_sg_not_modelled(enum ap_sg_role r);
+
+/*
+ * What the caller's Prepare does to g (subgraph g->subgraph, read but not yet prepared)
+ * before it plans it: inputs no operator reads stop being inputs (RemoveUnusedInputs),
+ * and the remaining inputs of a WHILE body or IF branch become custom (they use the
+ * caller's buffers), unless they are resources or variants.
+ */
+void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info);
+
+#endif

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * coverage_flow: when WHILE, IF and CALL_ONCE do something to the plan that subgraphs.c
+ * does not model (coverage.h). Their subgraphs are planned from the model's shapes; LiteRT
+ * copies the caller's input shapes into them and resizes the caller's outputs to theirs,
+ * so a model whose shapes disagree is named, as is a subgraph with a dynamic tensor
+ * (the caller's outputs become dyn) and WHILE's dropped read-only outputs.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/prepare.h"
+#include "arenaprof/plan/subgraphs.h"
+#include "arenaprof/util/err.h"
+
+enum { OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129 };
+
+static const struct ap_model_tensor *mt(const struct ap_model *m, uint32_t sg, int32_t t)
+{
+	const struct ap_model_subgraph *s = &m->subgraphs[sg];
+
+	return t >= 0 && (uint32_t)t < s->n_tensors ? &s->tensors[t] : NULL;
+}
+
+static bool same_shape(const struct ap_model_tensor *a, const struct ap_model_tensor *b)
+{
+	if (!a || !b || a->rank != b->rank || a->type != b->type)
+		return false;
+	for (uint32_t d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return false;
+	return true;
+}
+
+/* Tensors a[k] of subgraph sa and b[k] of sb (k < n) have the same type and shape. */
+static bool shapes_agree(const struct ap_model *m, uint32_t sa, const int32_t *a,
+			 uint32_t sb, const int32_t *b, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k++)
+		if (a[k] >= 0 && b[k] >= 0 && !same_shape(mt(m, sa, a[k]), mt(m, sb, b[k])))
+			return false;
+	return true;
+}
+
+/* A tensor of the prepared subgraph is dynamic: LiteRT's HasDynamicTensors. */
+static int has_dynamic(const struct ap_model *m, uint32_t sg)
+{
+	struct ap_graph g;
+	char err[AP_ERR_LEN];
+	int dyn = 0;
+
+	if (ap_graph_build(m, sg, NULL, &g, err))
+		return -1;
+	for (uint32_t t = 0; t < g.n_tensors; t++)
+		dyn |= g.t[t].alloc == AP_ALLOC_DYNAMIC;
+	ap_graph_free(&g);
+	return dyn;
+}
+
+static bool read_in(const struct ap_graph *g, int32_t t)
+{
+	for (uint32_t i = 0; i < g->n_ops; i++)
+		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
+			if (g->ops[i].in[k] == t)
+				return true;
+	return false;
+}
+
+static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
+			     const struct ap_model_subgraph *cond, uint32_t ci,
+			     const struct ap_model_subgraph *body, uint32_t bi)
+{
+	const struct ap_model *m = g->model;
+
+	if (cond->n_inputs != op->n_in || body->n_inputs != op->n_in ||
+	    body->n_outputs != op->n_in || op->n_out != op->n_in)
+		return "cond or body does not match its inputs: LiteRT refuses it";
+	for (uint32_t k = 0; k < op->n_in; k++)
+		if (body->inputs[k] == body->outputs[k] && !read_in(g, op->out[k]))
+			return "a loop variable the body passes through and nobody reads: "
+			       "LiteRT drops its output, not modelled";
+	if (!shapes_agree(m, g->subgraph, op->in, ci, cond->inputs, op->n_in) ||
+	    !shapes_agree(m, g->subgraph, op->in, bi, body->inputs, op->n_in) ||
+	    !shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in) ||
+	    !shapes_agree(m, g->subgraph, op->out, bi, body->outputs, op->n_in))
+		return "loop shapes differ between the caller and its subgraphs: outputs "
+		       "dyn or resized, not modelled";
+	if (has_dynamic(m, bi) != 0)
+		return "body with a dynamic tensor: outputs dyn, not modelled";
+	return NULL;
+}
+
+static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
+			  const struct ap_model_subgraph *br[2], const uint32_t bi[2])
+{
+	const struct ap_model *m = g->model;
+
+	for (int b = 0; b < 2; b++) {
+		if (op->n_in < 1 || br[b]->n_inputs != op->n_in - 1 ||
+		    br[b]->n_outputs != op->n_out)
+			return "a branch does not match its inputs: LiteRT refuses it";
+		if (!shapes_agree(m, g->subgraph, op->in + 1, bi[b], br[b]->inputs,
+				  op->n_in - 1) ||
+		    !shapes_agree(m, g->subgraph, op->out, bi[b], br[b]->outputs, op->n_out))
+			return "branch shapes differ from the caller's: outputs dyn or "
+			       "resized, not modelled";
+		if (has_dynamic(m, bi[b]) != 0)
+			return "branch with a dynamic tensor: outputs dyn, not modelled";
+	}
+	return NULL;
+}
+
+const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
+{
+	const struct ap_model *m = g->model;
+	const struct ap_op *op = &g->ops[node];
+	struct ap_sg_info *roles;
+	int32_t kids[2] = { -1, -1 };
+	const char *why = NULL;
+	uint32_t n = 0;
+
+	if (op->opcode != OP_WHILE && op->opcode != OP_IF && op->opcode != OP_CALL_ONCE)
+		return NULL;
+	roles = malloc(m->n_subgraphs * sizeof(*roles));
+	if (!roles)
+		return "subgraphs not planned (out of memory)";
+	ap_subgraph_roles(m, roles);
+	for (uint32_t s = 1; s < m->n_subgraphs && n < 2; s++)
+		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller == g->subgraph &&
+		    roles[s].node == node)
+			kids[n++] = (int32_t)s;
+	if (roles[g->subgraph].role == AP_SG_OTHER || roles[g->subgraph].role == AP_SG_UNCALLED)
+		why = "in a subgraph LiteRT does not plan as modelled";
+	else if (n != (op->opcode == OP_CALL_ONCE ? 1u : 2u))
+		why = "its subgraphs are missing or shared: not modelled";
+	for (uint32_t k = 0; !why && k < n; k++)
+		if (ap_sg_not_modelled(roles[kids[k]].role))
+			why = "a subgraph it runs is run by another operator too: not modelled";
+	if (!why && op->opcode == OP_WHILE) {
+		bool cond_first = roles[kids[0]].role == AP_SG_WHILE_COND;
+		uint32_t ci = (uint32_t)kids[cond_first ? 0 : 1];
+		uint32_t bi = (uint32_t)kids[cond_first ? 1 : 0];
+
+		why = while_gap(g, op, &m->subgraphs[ci], ci, &m->subgraphs[bi], bi);
+	} else if (!why && op->opcode == OP_IF) {
+		const uint32_t bi[2] = { (uint32_t)kids[0], (uint32_t)kids[1] };
+		const struct ap_model_subgraph *br[2] = { &m->subgraphs[bi[0]],
+							  &m->subgraphs[bi[1]] };
+
+		why = if_gap(g, op, br, bi);
+	}
+	free(roles);
+	return why;
+}

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: Apache-2.0
+/* plan_subgraphs: every subgraph's own arenas (include/arenaprof/plan/plan_subgraphs.h). */
+#include <stdlib.h>
+
+#include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/plan_subgraphs.h"
+#include "arenaprof/plan/prepare.h"
+#include "arenaprof/util/err.h"
+
+static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_opts *o,
+		    enum ap_strategy s, struct ap_sg_plan *sp, char *err)
+{
+	struct ap_graph g;
+	struct ap_tplan p;
+	struct ap_gap *gaps;
+	char e[AP_ERR_LEN];
+	int n;
+
+	if (ap_graph_build(m, i, o, &g, e)) {
+		ap_seterr(err, "subgraph %u: %s", i, e);
+		return -1;
+	}
+	n = ap_kernel_gaps(&g, &gaps);
+	if (n < 0 || ap_plan_graph(&g, s, &p, e)) {
+		ap_seterr(err, "subgraph %u: %s", i, n < 0 ? "out of memory" : e);
+		ap_graph_free(&g);
+		return -1;
+	}
+	free(gaps);
+	sp->n_gaps = (uint32_t)n;
+	sp->arena_bytes = p.arena_bytes;
+	sp->persistent_bytes = p.persistent_bytes;
+	ap_tplan_free(&p);
+	ap_graph_free(&g);
+	return 0;
+}
+
+int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
+		      enum ap_strategy s, struct ap_sg_plan **out, char *err)
+{
+	struct ap_sg_info *roles = malloc((m->n_subgraphs + 1) * sizeof(*roles));
+	struct ap_sg_plan *sp = calloc(m->n_subgraphs + 1, sizeof(*sp));
+
+	*out = NULL;
+	if (!roles || !sp) {
+		free(roles);
+		free(sp);
+		ap_seterr(err, "out of memory planning the subgraphs");
+		return -1;
+	}
+	ap_subgraph_roles(m, roles);
+	for (uint32_t i = 0; i < m->n_subgraphs; i++) {
+		sp[i].info = roles[i];
+		sp[i].planned = roles[i].role != AP_SG_UNCALLED && roles[i].role != AP_SG_OTHER;
+		if (sp[i].planned && plan_one(m, i, o, s, &sp[i], err)) {
+			free(roles);
+			free(sp);
+			return -1;
+		}
+	}
+	free(roles);
+	*out = sp;
+	return 0;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * subgraphs: the caller of every subgraph and what its kernel does to it before LiteRT
+ * plans it (include/arenaprof/plan/subgraphs.h). WHILE and IF plan their subgraphs in
+ * their Prepare (while.cc, if.cc); CALL_ONCE plans its init subgraph in its first Eval
+ * (call_once.cc). Each of those has an ArenaPlanner of its own.
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "arenaprof/plan/subgraphs.h"
+
+enum {
+	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129,
+	OPT_IF = 92, OPT_WHILE = 93, OPT_CALL_ONCE = 103,
+};
+
+static const char *const role_names[] = {
+	[AP_SG_PRIMARY] = "primary", [AP_SG_WHILE_COND] = "WHILE cond",
+	[AP_SG_WHILE_BODY] = "WHILE body", [AP_SG_IF_BRANCH] = "IF branch",
+	[AP_SG_CALL_ONCE] = "CALL_ONCE init", [AP_SG_UNCALLED] = "not called",
+	[AP_SG_OTHER] = "other caller",
+};
+
+const char *ap_sg_role_name(enum ap_sg_role r)
+{
+	return r <= AP_SG_OTHER ? role_names[r] : "?";
+}
+
+const char *ap_sg_planned_at(const struct ap_sg_info *info)
+{
+	switch (info->role) {
+	case AP_SG_UNCALLED:
+		return "never";
+	case AP_SG_OTHER:
+		return "unknown";
+	default:
+		return info->at_invoke ? "first invoke" : "allocate_tensors";
+	}
+}
+
+const char *ap_sg_not_modelled(enum ap_sg_role r)
+{
+	if (r == AP_SG_OTHER)
+		return "run by an operator other than WHILE, IF and CALL_ONCE, or by more "
+		       "than one: how LiteRT plans it is not modelled";
+	return NULL;
+}
+
+/* Gives subgraph `sg` the role r from (caller, node); a second caller makes it OTHER. */
+static void claim(const struct ap_model *m, struct ap_sg_info *out, int64_t sg,
+		  enum ap_sg_role r, uint32_t caller, uint32_t node)
+{
+	if (sg <= 0 || sg >= m->n_subgraphs)
+		return;		/* LiteRT refuses the model; 0 is never a child */
+	if (out[sg].role != AP_SG_UNCALLED)
+		r = AP_SG_OTHER;
+	out[sg] = (struct ap_sg_info){ .role = r, .caller = caller, .node = node };
+}
+
+void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
+{
+	for (uint32_t s = 0; s < m->n_subgraphs; s++)
+		out[s] = (struct ap_sg_info){ .role = s ? AP_SG_UNCALLED : AP_SG_PRIMARY };
+	for (uint32_t s = 0; s < m->n_subgraphs; s++) {
+		const struct ap_model_subgraph *sg = &m->subgraphs[s];
+
+		for (uint32_t i = 0; i < sg->n_ops; i++) {
+			const struct ap_model_op *op = &sg->ops[i];
+			int32_t code = op->opcode_index < m->n_opcodes ?
+				       m->opcodes[op->opcode_index].builtin : -1;
+
+			if (code == OP_WHILE && op->options_type == OPT_WHILE) {
+				claim(m, out, ap_model_op_option(m, op, 0, 4, -1),
+				      AP_SG_WHILE_COND, s, i);
+				claim(m, out, ap_model_op_option(m, op, 1, 4, -1),
+				      AP_SG_WHILE_BODY, s, i);
+			} else if (code == OP_IF && op->options_type == OPT_IF) {
+				claim(m, out, ap_model_op_option(m, op, 0, 4, -1),
+				      AP_SG_IF_BRANCH, s, i);
+				claim(m, out, ap_model_op_option(m, op, 1, 4, -1),
+				      AP_SG_IF_BRANCH, s, i);
+			} else if (code == OP_CALL_ONCE && op->options_type == OPT_CALL_ONCE) {
+				claim(m, out, ap_model_op_option(m, op, 0, 4, -1),
+				      AP_SG_CALL_ONCE, s, i);
+			}
+		}
+	}
+	/* Only a subgraph whose callers lead back to subgraph 0 is one LiteRT plans as
+	 * modelled: not one in a cycle, nor one run from a subgraph never planned. */
+	for (uint32_t s = 1; s < m->n_subgraphs; s++) {
+		uint32_t c = s, hops = 0;
+
+		if (out[s].role == AP_SG_UNCALLED || out[s].role == AP_SG_OTHER)
+			continue;
+		while (c && hops++ < m->n_subgraphs && out[c].role != AP_SG_UNCALLED &&
+		       out[c].role != AP_SG_OTHER)
+			c = out[c].caller;
+		if (c)
+			out[s].role = AP_SG_OTHER;
+	}
+	/* a WHILE or IF inside a CALL_ONCE init subgraph plans its own there, in its Prepare */
+	for (uint32_t s = 1; s < m->n_subgraphs; s++) {
+		uint32_t c = s;
+
+		for (uint32_t hops = 0; c && hops < m->n_subgraphs; hops++) {
+			if (out[c].role == AP_SG_CALL_ONCE)
+				out[s].at_invoke = true;
+			if (out[c].role == AP_SG_UNCALLED || out[c].role == AP_SG_OTHER)
+				break;
+			c = out[c].caller;
+		}
+	}
+}
+
+static bool read_by_an_op(const struct ap_graph *g, int32_t t)
+{
+	for (uint32_t i = 0; i < g->n_ops; i++)
+		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
+			if (g->ops[i].in[k] == t)
+				return true;
+	return false;
+}
+
+void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info)
+{
+	bool trim = info->role == AP_SG_WHILE_COND || info->role == AP_SG_IF_BRANCH;
+	bool custom = info->role == AP_SG_WHILE_BODY || info->role == AP_SG_IF_BRANCH;
+
+	for (uint32_t k = 0; k < g->n_inputs; k++) {
+		int32_t t = g->inputs[k];
+		struct ap_tensor *tt;
+
+		if (t < 0 || (uint32_t)t >= g->n_tensors)
+			continue;
+		tt = &g->t[t];
+		/* RemoveUnusedInputs: counts operator inputs and variables only */
+		if (trim && !read_by_an_op(g, t) && !(tt->flags & AP_TF_VARIABLE)) {
+			g->owned_inputs[k] = -1;
+			tt->flags &= ~AP_TF_INPUT;
+			tt->bytes = 0;	/* no shape is copied into it either */
+			continue;
+		}
+		if (custom && tt->type != AP_TT_RESOURCE && tt->type != AP_TT_VARIANT &&
+		    tt->alloc != AP_ALLOC_WEIGHTS)
+			tt->alloc = tt->read_alloc = AP_ALLOC_CUSTOM;
+	}
+}
