@@ -349,8 +349,8 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 	bpf_program__set_autoload(p->skel->progs.perf_minor, m == AP_METHOD_PERF);
 	bpf_program__set_autoload(p->skel->progs.perf_major, m == AP_METHOD_PERF);
 	p->skel->rodata->target_tgid = target;
-	/* wake the reader when an eighth of the ring is queued (see ev_submit) */
-	p->skel->rodata->wakeup_bytes = ring / 8;
+	/* wake the reader at every eighth of the ring (see ev_submit_wake) */
+	p->skel->rodata->wakeup_records = ring / 8 / (sizeof(struct ap_ring_event) + 8);
 	err = bpf_map__set_max_entries(p->skel->maps.events, ring);
 	if (err) {
 		ap_seterr(why, "%s: ring buffer of %u bytes: %s", name, ring,
@@ -591,6 +591,8 @@ int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbo
 			  max_arg);
 		return -1;
 	}
+	/* before the uprobes: a fault after op_enter must look its operator up */
+	__atomic_store_n(&p->skel->bss->op_probes, true, __ATOMIC_RELAXED);
 	return attach_marker(p, binary, symbol, p->skel->progs.op_enter, p->skel->progs.op_exit,
 			     (uint64_t)arg, err);
 }
