@@ -6,7 +6,6 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/prepare.h"
