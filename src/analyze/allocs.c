@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/analysis.h"
@@ -345,9 +346,20 @@ const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, 
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
 
+		struct stat st;
+
 		if (m->anon || !m->named || m->path[0] != '/' || addr < m->start ||
 		    addr >= m->end)
 			continue;
+		/*
+		 * Names only from the file that was mapped: a rebuilt binary, or another
+		 * machine's file at the same path, would give wrong ones. Else file+offset.
+		 */
+		if (m->inode && (stat(m->path, &st) || (uint64_t)st.st_ino != m->inode)) {
+			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path),
+				 addr - m->start + m->offset);
+			return buf;
+		}
 		return ap_file_addr_name(m->path, addr - m->start + m->offset, buf, len);
 	}
 	snprintf(buf, len, "0x%" PRIx64, addr);

@@ -366,3 +366,16 @@ wait "$rec" 2>/dev/null
 d=$("$ARENAPROF" report "$TMP/drops.trace" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["dropped_events"])')
 MSG="dropped $d" check "a one-page ring buffer with a stalled reader drops events, and the report says how many" test "${d:-0}" -gt 0
 check "the recorder warns about drops with the fix" grep -q 'larger --ring-size' "$TMP/drops.err"
+
+# Allocating calls are named from the file that was mapped; once the file at that path is
+# another one (a rebuild: a new inode), by file and offset, never by the new file's symbols
+cp "$BUILD/mininfer" "$TMP/mi"
+"$ARENAPROF" record -o "$TMP/mi.trace" -- "$TMP/mi" "$MV2" --runs 2 >/dev/null 2>&1
+"$ARENAPROF" report "$TMP/mi.trace" >"$TMP/mi.before" 2>&1
+cp "$TMP/mi" "$TMP/mi.new" && mv "$TMP/mi.new" "$TMP/mi"
+"$ARENAPROF" report "$TMP/mi.trace" >"$TMP/mi.after" 2>&1
+MSG="$(grep 'largest allocating call' "$TMP/mi.before" "$TMP/mi.after")"
+check "report names an allocating call by symbol while the recorded file is there" \
+	grep -q 'largest allocating call outside the arena: [a-z_]* (mi)$' "$TMP/mi.before"
+check "... and by file and offset once that path holds another file (a new inode)" \
+	grep -q 'largest allocating call outside the arena: mi+0x[0-9a-f]*$' "$TMP/mi.after"
