@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/analysis.h"
@@ -329,12 +328,13 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-const char *ap_file_addr_name(const char *path, uint64_t file_off, char *buf, size_t len)
+const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_off, char *buf,
+			      size_t len)
 {
 	char sym[512], dm[512];
 	uint64_t d;
 
-	if (!ap_symbols_name_at(path, file_off, sym, sizeof(sym), &d))
+	if (!ap_symbols_name_at(path, inode, file_off, sym, sizeof(sym), &d))
 		snprintf(buf, len, "%s (%s)", demangle(sym, dm, sizeof(dm)), base_name(path));
 	else
 		snprintf(buf, len, "%s+0x%" PRIx64, base_name(path), file_off);
@@ -346,21 +346,13 @@ const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, 
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
 
-		struct stat st;
-
 		if (m->anon || !m->named || m->path[0] != '/' || addr < m->start ||
 		    addr >= m->end)
 			continue;
-		/*
-		 * Names only from the file that was mapped: a rebuilt binary, or another
-		 * machine's file at the same path, would give wrong ones. Else file+offset.
-		 */
-		if (m->inode && (stat(m->path, &st) || (uint64_t)st.st_ino != m->inode)) {
-			snprintf(buf, len, "%s+0x%" PRIx64, base_name(m->path),
-				 addr - m->start + m->offset);
-			return buf;
-		}
-		return ap_file_addr_name(m->path, addr - m->start + m->offset, buf, len);
+		/* names only from the file that was mapped: a rebuilt binary, or another
+		 * machine's file at the same path, would give wrong ones */
+		return ap_file_addr_name(m->path, m->inode, addr - m->start + m->offset, buf,
+					 len);
 	}
 	snprintf(buf, len, "0x%" PRIx64, addr);
 	return buf;

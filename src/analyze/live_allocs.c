@@ -112,7 +112,7 @@ void ap_live_alloc_sample(struct ap_live *l)
 
 			if (m->anon || m->path[0] != '/' || c->ip < m->start || c->ip >= m->end)
 				continue;
-			ap_file_addr_name(m->path, c->ip - m->start + m->offset, c->name,
+			ap_file_addr_name(m->path, 0, c->ip - m->start + m->offset, c->name,
 					  sizeof(c->name));
 			break;
 		}

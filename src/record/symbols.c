@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arenaprof/util/err.h"
@@ -258,15 +259,20 @@ static int match_at(void *ctx, const char *name, const GElf_Sym *sym)
 	return 0;
 }
 
-int ap_symbols_name_at(const char *elf_path, uint64_t file_offset, char *name, size_t len,
-		       uint64_t *delta)
+int ap_symbols_name_at(const char *elf_path, uint64_t inode, uint64_t file_offset, char *name,
+		       size_t len, uint64_t *delta)
 {
 	struct at_ctx ac = { 0 };
 	struct elf_file f;
+	struct stat st;
 	int ret = -1;
 
 	if (elf_file_open(&f, elf_path, NULL))
 		return -1;
+	if (inode && (fstat(f.fd, &st) || (uint64_t)st.st_ino != inode)) {
+		elf_file_close(&f);
+		return -1;
+	}
 	if (!offset_to_vaddr(f.elf, file_offset, &ac.vaddr)) {
 		for_each_func(f.elf, match_at, &ac);
 		if (ac.found && len) {

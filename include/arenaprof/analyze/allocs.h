@@ -108,7 +108,9 @@ const char *ap_block_call(const struct ap_block *b, char *buf, size_t len);
  * mapping.
  */
 const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, size_t len);
-/* The same for an offset into one ELF file: "symbol (file)" or "file+0x1234". */
-const char *ap_file_addr_name(const char *path, uint64_t file_off, char *buf, size_t len);
+/* The same for an offset into one ELF file: "symbol (file)" or "file+0x1234"; inode as
+ * for ap_symbols_name_at (0: any file at path). */
+const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_off, char *buf,
+			      size_t len);
 
 #endif

@@ -35,10 +35,12 @@ int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len);
 /*
  * The function symbol (.symtab or .dynsym) whose bytes hold the instruction at
  * file_offset of the ELF file: its name into name (len bytes, as stored: mangled) and
- * the offset into it into *delta. 0, or -1 when the file cannot be read or no symbol
- * holds that address.
+ * the offset into it into *delta. inode: 0 any file at elf_path; else the file opened
+ * must have it (the file a trace saw mapped, not one rebuilt or copied there since).
+ * 0, or -1 when the file cannot be read, is another file, or no symbol holds that
+ * address.
  */
-int ap_symbols_name_at(const char *elf_path, uint64_t file_offset, char *name, size_t len,
-		       uint64_t *delta);
+int ap_symbols_name_at(const char *elf_path, uint64_t inode, uint64_t file_offset, char *name,
+		       size_t len, uint64_t *delta);
 
 #endif
