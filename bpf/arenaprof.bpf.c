@@ -36,8 +36,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by userspace before load. A tgid that can never exist matches nothing. */
 const volatile __u32 target_tgid = 0xffffffff;
-/* Wake the reader at every this many records (userspace sets it from the ring size). */
-const volatile __u64 wakeup_records = 0;
+/* Wake the reader when events & wakeup_mask is 0: every 2^k records, 2^k set from the ring
+ * size by userspace; 0 wakes it at every record. A mask, not a modulo, on the fault path. */
+const volatile __u64 wakeup_mask = 0;
 
 /* Userspace sets max_entries (a power of 2, >= page size) before load. */
 struct {
@@ -220,7 +221,7 @@ static __always_inline struct ap_ring_event_ext *ev_reserve_ext(__u32 type, __u3
 /*
  * A wakeup per record would cost the traced process a reader context switch per fault
  * (a fault storm ran 7x slower) and per marker (+10 % on a 330 us inference). Records
- * are batched: the reader is woken at every wakeup_records-th record (an eighth of the
+ * are batched: the reader is woken at every 2^k-th record (about an eighth of the
  * ring), and otherwise polls with a timeout (the sample interval), which also bounds how
  * late `record --runs N` stops. The count is the events counter's own: asking the ring
  * how much it holds (bpf_ringbuf_query) cost 25 ns a fault, a sixth of the program.
@@ -229,7 +230,7 @@ static __always_inline void ev_submit_wake(void *e, bool wake)
 {
 	__u64 n = __sync_fetch_and_add(&counters.events, 1), flags = BPF_RB_NO_WAKEUP;
 
-	if (wake || wakeup_records <= 1 || n % wakeup_records == 0)
+	if (wake || !(n & wakeup_mask))
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
 }

@@ -199,6 +199,16 @@ static void teardown(struct ap_probe *p)
 	p->skel = NULL;
 }
 
+/* 2^k - 1 for the largest 2^k records within an eighth of the ring (ev_submit_wake). */
+static uint64_t wakeup_mask(uint32_t ring)
+{
+	uint64_t n = ring / 8 / (sizeof(struct ap_ring_event) + 8), k = 1;
+
+	while (k * 2 <= n)
+		k *= 2;
+	return n ? k - 1 : 0;
+}
+
 static uint32_t ring_size(uint32_t want)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -349,8 +359,8 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 	bpf_program__set_autoload(p->skel->progs.perf_minor, m == AP_METHOD_PERF);
 	bpf_program__set_autoload(p->skel->progs.perf_major, m == AP_METHOD_PERF);
 	p->skel->rodata->target_tgid = target;
-	/* wake the reader at every eighth of the ring (see ev_submit_wake) */
-	p->skel->rodata->wakeup_records = ring / 8 / (sizeof(struct ap_ring_event) + 8);
+	/* wake the reader at every eighth of the ring or less, a power of 2 of records */
+	p->skel->rodata->wakeup_mask = wakeup_mask(ring);
 	err = bpf_map__set_max_entries(p->skel->maps.events, ring);
 	if (err) {
 		ap_seterr(why, "%s: ring buffer of %u bytes: %s", name, ring,
