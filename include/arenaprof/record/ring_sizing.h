@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 /*
- * 10 ms: the reader is woken at every eighth of the ring, so it may stay unscheduled
- * some 8 ms of a storm at the measured rate. The calibration's rate is about twice the
+ * 10 ms: the reader is woken at every eighth of the ring or sooner, so it may stay
+ * unscheduled some 8 ms of a storm at the measured rate. The calibration's rate is about twice the
  * 1 GiB storm's (make bench), and that storm lost no event with rings down to 256 KiB
  * here, also with both CPUs kept busy (docs/trace-cost.md).
  */
