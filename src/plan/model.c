@@ -79,6 +79,7 @@ static int read_buffer(struct rd *r, uint64_t ref, struct ap_model_buffer *b)
 	if (rc) {
 		b->data_off = v.pos;
 		b->data_len = v.n;
+		b->has_data = true;
 	}
 	if (fb_scalar(r, &t, BUFFER_OFFSET, 8, 0, "offset", &b->offset) ||
 	    fb_scalar(r, &t, BUFFER_SIZE, 8, 0, "size", &b->size))
@@ -778,7 +779,7 @@ bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer)
 	if (!m || buffer == 0 || buffer >= m->n_buffers || !m->buffers)
 		return false;
 	b = &m->buffers[buffer];
-	return b->data_len > 0 || b->offset > 1;
+	return b->has_data || b->offset > 1;
 }
 
 bool ap_model_buffer_range(const struct ap_model_buffer *b, uint64_t *off, uint64_t *len)

@@ -57,6 +57,7 @@ struct ap_model_opcode {
 struct ap_model_buffer {
 	uint64_t data_off;		/* offset of inline data from the file start */
 	uint64_t data_len;		/* 0 when the buffer has no inline data */
+	bool has_data;			/* a data vector is present, even an empty one */
 	uint64_t offset;		/* >2 GB form: offset from file start, valid when > 1 */
 	uint64_t size;
 };
@@ -109,7 +110,9 @@ int ap_model_load(const char *path, struct ap_model *m, char *err);
 
 void ap_model_free(struct ap_model *m);
 
-/* True when the buffer holds constant data (inline data or the >2 GB offset form). */
+/* True when the buffer holds constant data: a data vector, even an empty one (LiteRT's
+ * InterpreterBuilder makes such a tensor kTfLiteMmapRo of 0 bytes), or the >2 GB offset
+ * form. */
 bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
 /*
  * Where a buffer's bytes lie in the model file: its inline data, else its external
