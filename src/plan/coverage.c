@@ -38,7 +38,8 @@ static const struct cover {
 	uint8_t mask;		/* inputs the rule looks at: bit j = input j */
 	const char *why;
 } covers[] = {
-	{ 22, DYN, 0x02, "with a computed shape: output dyn, plan split" },
+	{ 22, DYN, 0x02, "with a computed shape: shape known in Eval, plan split after it; "
+			 "later sizes are the file's, LiteRT's come from the data" },
 	{ 23, DYN, 0x02, "with a computed size: " LATER },
 	{ 33, ALWAYS, 0, "output always dyn" },
 	{ 34, DYN, 0x02, "with computed paddings: " LATER },

@@ -195,7 +195,7 @@ static const struct kernel {
 	{ OP_VAR_HANDLE, 0, kt_prep_var_handle },
 	{ OP_SHAPE, 0, kt_prep_fold },
 	{ OP_RANK, 0, kt_prep_fold },
-	{ OP_RESHAPE, 0, kt_prep_fold },
+	{ OP_RESHAPE, 0, kt_prep_reshape },
 	{ OP_STRIDED_SLICE, 0, kt_prep_fold },
 	{ OP_TILE, 0, kt_prep_fold },
 	{ OP_GATHER, 0, kt_prep_fold },

@@ -115,6 +115,30 @@ int kt_prep_fold(struct kctx *k)
 }
 
 /*
+ * RESHAPE: reshape.cc, Prepare. A computed shape input (neither const nor ro) leaves the
+ * output's shape to Eval: Prepare returns kTfLiteOutputShapeNotKnown, which ends LiteRT's
+ * step after this node (planner.c), and gives an arena output its input's byte count so
+ * that it may share the input's buffer (lifetimes.c decides, and marks the output dyn in
+ * Eval when it does not). A string output is sized in Eval only. Else: the fold above.
+ */
+int kt_prep_reshape(struct kctx *k)
+{
+	int32_t o, ii = in_index(k, 0), si = in_index(k, 1);
+
+	if (si < 0 || const_or_ro(k, si))
+		return kt_prep_fold(k);
+	if (ii < 0 || k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
+		return 0;
+	o = k->mo->outputs[0];
+	if (ttype(k, o) == AP_TT_STRING)
+		return 0;
+	k->g->ops[k->node].shape_not_known = true;
+	if (k->g->t[o].alloc == AP_ALLOC_ARENA)
+		k->g->t[o].bytes = k->g->t[ii].bytes;
+	return 0;
+}
+
+/*
  * Outputs whose shape a computed input gives (docs/litert-kernels.md, "Outputs that become
  * dyn"): when an input in the mask is not const or ro, Prepare makes every output
  * kTfLiteDynamic (heap, sized in Eval), which splits the plan (planner.c). The operators

@@ -204,6 +204,7 @@ int kt_prep_add_n(struct kctx *k);
 int kt_prep_dequantize(struct kctx *k);
 int kt_prep_densify(struct kctx *k);
 int kt_prep_fold(struct kctx *k);
+int kt_prep_reshape(struct kctx *k);
 int kt_prep_dyn(struct kctx *k);
 int kt_prep_var_handle(struct kctx *k);
 int kt_prep_detection_postprocess(struct kctx *k);

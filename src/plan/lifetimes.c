@@ -110,6 +110,22 @@ static void identify_inplace(struct ap_graph *g, const int *refs, int32_t first_
 	}
 }
 
+/*
+ * CalculateAllocations drops a sharing whose root a later Prepare or Eval moved out of the
+ * arena (or resized): the sharer gets a buffer of its own, never freed, as its reads were
+ * credited to the root.
+ */
+static void drop_moved_shares(struct ap_graph *g)
+{
+	for (uint32_t t = 0; t < g->n_tensors; t++) {
+		int32_t r = g->t[t].share_root;
+
+		if (r >= 0 && (g->t[r].alloc != AP_ALLOC_ARENA || g->t[r].bytes != g->t[t].bytes ||
+			       (g->t[r].flags & AP_TF_DYN_IN_EVAL)))
+			g->t[t].share_root = -1;
+	}
+}
+
 static void allocate(struct ap_graph *g, int32_t node, int32_t t)
 {
 	if (g->t[t].first == AP_NODE_NONE)
@@ -133,6 +149,7 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 	for (uint32_t t = 0; t < g->n_tensors; t++) {
 		g->t[t].first = g->t[t].last = AP_NODE_NONE;
 		g->t[t].share_root = -1;
+		g->t[t].flags &= ~(unsigned)AP_TF_DYN_IN_EVAL;
 	}
 	/* Graph outputs, variables and inputs are never freed: one extra reference. */
 	for (uint32_t k = 0; k < g->n_outputs; k++)
@@ -183,15 +200,17 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 				deallocate(g, (int32_t)i, t);
 		}
 	}
-	/* CalculateAllocations drops a sharing whose root a later Prepare moved out of the
-	 * arena (or resized): the sharer gets a buffer of its own, never freed, as its reads
-	 * were credited to the root. */
-	for (uint32_t t = 0; t < g->n_tensors; t++) {
-		int32_t r = g->t[t].share_root;
+	drop_moved_shares(g);
+	/* reshape.cc Eval: an output of unknown shape that shares no buffer turns dyn; the
+	 * slot its step placed stays, and a sharing rooted on it is dropped in turn. */
+	for (uint32_t i = 0; i < g->n_ops; i++) {
+		int32_t o = g->ops[i].n_out ? g->ops[i].out[0] : -1;
 
-		if (r >= 0 && (g->t[r].alloc != AP_ALLOC_ARENA || g->t[r].bytes != g->t[t].bytes))
-			g->t[t].share_root = -1;
+		if (g->ops[i].shape_not_known && valid(g, o) && g->t[o].alloc == AP_ALLOC_ARENA &&
+		    g->t[o].share_root < 0)
+			g->t[o].flags |= AP_TF_DYN_IN_EVAL;
 	}
+	drop_moved_shares(g);
 	/* ExecuteAllocations: a node's temporaries live during that node only. */
 	for (uint32_t i = 0; i < g->n_ops; i++) {
 		const struct ap_op *op = &g->ops[i];

@@ -297,6 +297,8 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 	case AP_ALLOC_ARENA:
 		break;
 	}
+	if (t->flags & AP_TF_DYN_IN_EVAL)
+		return AP_KIND_DYNAMIC;	/* its arena slot is reserved, never used */
 	if (t->first == AP_NODE_NONE)
 		return AP_KIND_UNPLANNED;
 	if (t->flags & AP_TF_INPUT)
@@ -445,6 +447,8 @@ bool ap_graph_ends_prepare(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_op *op = &g->ops[node];
 
+	if (op->shape_not_known)
+		return true;
 	for (uint32_t k = 0; k < op->n_out; k++)
 		if (op->out[k] >= 0 && (uint32_t)op->out[k] < g->n_tensors &&
 		    g->t[op->out[k]].alloc == AP_ALLOC_DYNAMIC)
@@ -479,7 +483,8 @@ static int plan_tflite(const struct ap_graph *g, struct ap_tplan *p)
 	if (p->arena_bytes == UINT64_MAX || p->persistent_bytes == UINT64_MAX)
 		goto out;
 	for (size_t k = 0; k < nn; k++)
-		p->t[rn[k].id].offset = (int64_t)rn[k].offset;
+		if (!(g->t[rn[k].id].flags & AP_TF_DYN_IN_EVAL))
+			p->t[rn[k].id].offset = (int64_t)rn[k].offset;
 	for (size_t k = 0; k < np; k++)
 		p->t[rp[k].id].offset = (int64_t)rp[k].offset;
 	rc = 0;

@@ -170,7 +170,8 @@ static void print_split(FILE *f, const struct ap_plan_set *s)
 	if (!s->n_split)
 		return;
 	fprintf(f, "            planned by LiteRT in %u steps: nodes 0-%d by allocate_tensors, the "
-		"rest\n            by the first invoke, a step after each dynamic output:",
+		"rest\n            by the first invoke, a step after each dynamic output or output "
+		"shape not known:",
 		s->n_split + 1, s->split_after[0]);
 	for (uint32_t i = 0; i < s->n_split; i++)
 		fprintf(f, " #%d %s", s->split_after[i],

@@ -608,6 +608,55 @@ def const_fold(path):
     finish(m, g, [x], [out, hw, rank, cr, prod], path)
 
 
+def dynamic_reshape(path):
+    m, g = main_graph("arenaprof generated: RESHAPE of computed shapes (shape not known "
+                      "at Prepare) and of an empty constant shape")
+
+    def computed(name, values):
+        """An int32 tensor ADD computes from two constants: ADD does not fold."""
+        v = np.array(values, dtype=np.int32)
+        z = g.tensor(name + "/zero", list(v.shape), TT.INT32, np.zeros_like(v))
+        c = g.tensor(name + "/const", list(v.shape), TT.INT32, v)
+        out = g.tensor(name, list(v.shape), TT.INT32)
+        g.op(OP.ADD, [c, z], [out], OPT.AddOptions, fb.AddOptionsT())
+        return out
+
+    def reshape(x, shape, name, dims):
+        out = g.tensor(name, dims, TT.FLOAT32)
+        g.op(OP.RESHAPE, [x, shape], [out], OPT.ReshapeOptions, fb.ReshapeOptionsT())
+        return out
+
+    def unary(code, x, name, dims):
+        out = g.tensor(name, dims, TT.FLOAT32)
+        g.op(code, [x], [out])
+        return out
+
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    # the graph input cannot be shared: an arena slot at its step, then dyn in Eval
+    r1 = reshape(x, computed("shape1", [8, 8]), "reshaped_input", [8, 8])
+    k = g.tensor("k", [8, 8], TT.FLOAT32, np.ones((8, 8), dtype=np.float32))
+    a = g.tensor("a", [8, 8], TT.FLOAT32)
+    # shares r1 when LiteRT plans, r1 turns dyn: a gets a buffer of its own, never freed
+    g.op(OP.ADD, [r1, k], [a], OPT.AddOptions, fb.AddOptionsT())
+    b = unary(OP.RELU, a, "b", [8, 8])
+    # an arena input: the output shares its buffer
+    r2 = reshape(b, computed("shape2", [4, 16]), "reshaped_shared", [4, 16])
+    c = unary(OP.RELU, r2, "c", [4, 16])
+    t = g.tensor("tiled", [8, 16], TT.FLOAT32)
+    g.op(OP.TILE, [c, computed("multiples", [2, 1])], [t], OPT.TileOptions, fb.TileOptionsT())
+    # its input turned dyn after LiteRT shared it: a slot of its own, then dyn
+    r3 = reshape(t, computed("shape3", [128]), "reshaped_dyn", [128])
+    d = unary(OP.RELU, r3, "d", [128])
+    e = g.tensor("e", [1], TT.FLOAT32)
+    g.op(OP.SUM, [d, g.tensor("axis", [1], TT.INT32, np.array([0], dtype=np.int32))], [e],
+         OPT.ReducerOptions, fb.ReducerOptionsT())
+    # an empty constant shape (a data vector of 0 bytes) is constant: shape known
+    empty = g.tensor("scalar_shape", [0], TT.INT32, np.zeros(0, dtype=np.int32))
+    sc = reshape(e, empty, "scalar", [])
+    out = unary(OP.RELU, sc, "output", [])
+    finish(m, g, [x], [d, out], path)
+
+
 def dynamic_tile(path):
     m, g = main_graph("arenaprof generated: TILE of computed multiples, its output dynamic")
     x = g.tensor("input", [1, 64], TT.FLOAT32)
@@ -690,6 +739,7 @@ MODELS = {
     "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
     "gen_dynamic_tile.tflite": dynamic_tile,
+    "gen_dynamic_reshape.tflite": dynamic_reshape,
     "gen_dynamic_shapes.tflite": dynamic_shapes,
 }
 

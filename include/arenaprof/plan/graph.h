@@ -32,6 +32,9 @@ enum ap_tensor_flag {
 	AP_TF_INPUT = 1 << 0,	/* graph input */
 	AP_TF_OUTPUT = 1 << 1,	/* graph output */
 	AP_TF_VARIABLE = 1 << 2,
+	/* a RESHAPE of a computed shape that shares no buffer: LiteRT placed it in the
+	 * arena at its step, and its Eval made it dyn; the slot stays reserved, unused */
+	AP_TF_DYN_IN_EVAL = 1 << 3,
 };
 
 struct ap_tensor {
@@ -58,6 +61,10 @@ struct ap_op {
 	uint32_t n_out;
 	int32_t *tmp;		/* kernel temporaries (graph tensors past the model's) */
 	uint32_t n_tmp;
+	/* Prepare returned kTfLiteOutputShapeNotKnown (RESHAPE of a computed shape): LiteRT
+	 * stops preparing after this node, and its output, unless it shares its input's
+	 * buffer, keeps its arena slot and turns dyn in Eval (kernels_alloc.c). */
+	bool shape_not_known;
 };
 
 /*
