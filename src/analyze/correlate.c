@@ -19,6 +19,7 @@
 #define AGREE_MIN 0.5		/* plan vs marker agreement over first-touch pages */
 #define ORDER_MIN 0.8		/* without markers: first touches in plan order */
 #define UNEXPLAINED_MAX 0.1	/* first touches no planned tensor covers */
+#define COVER_MIN 0.5		/* of the plan's pages, first-touched or resident at attach */
 
 static const char *const group_names[AP_GROUP_COUNT] = {
 	[AP_GROUP_ARENA] = "arena", [AP_GROUP_WEIGHTS] = "weights", [AP_GROUP_HEAP] = "heap",
@@ -196,7 +197,7 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 {
 	uint64_t ps = c->page_size, map_bytes = c->map_end - c->map_start;
 	uint64_t extent = p->arena_bytes + (uint64_t)c->delta;
-	uint64_t extent_pages = (extent + ps - 1) / ps;
+	uint64_t extent_pages = (extent + ps - 1) / ps, seen;
 
 	if (extent > map_bytes)
 		reason(c, "arena size mismatch: the plan's %" PRIu64 "-byte arena does not fit "
@@ -207,6 +208,12 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 		       map_bytes, p->arena_bytes);
 	if (!c->ft_pages)
 		return;
+	/* a few touches agree with any plan: an inference touches most of its arena */
+	seen = c->ft_pages + a->maps[c->arena].resident_at_attach;
+	if ((double)seen < COVER_MIN * (double)c->plan_pages)
+		reason(c, "only %" PRIu64 " of the plan's %" PRIu64 " arena pages were touched or "
+		       "resident: too few to tell whether the plan describes this trace", seen,
+		       c->plan_pages);
 	if (c->have_markers && ap_corr_agreement(c) < AGREE_MIN)
 		reason(c, "plan and marker attribution agree on only %.1f %% of %" PRIu64
 		       " first-touch pages", 100 * ap_corr_agreement(c), c->compared);

@@ -202,6 +202,23 @@ int main(void)
 	      strstr(c.reasons[0], "agree on only"), "%s", c.n_reasons ? c.reasons[0] : "none");
 	ap_corr_free(&c);
 
+	/* one first touch in the mapping (another mapping taken for the arena): agrees with
+	 * any plan, so it proves none */
+	run(&x, &p, 0, false);
+	x.a.n_touches = 1;
+	x.maps[0].first_touch_pages = 1;
+	build(&x, &p, 0, &c, err);
+	CHECK("1 first touch of 7 planned pages: too few to match",
+	      c.mismatch && c.n_reasons && strstr(c.reasons[0], "too few to tell"), "%s",
+	      c.n_reasons ? c.reasons[0] : "matches");
+	ap_corr_free(&c);
+	/* ... unless the rest was resident when -p attached */
+	x.maps[0].resident_at_attach = 6;
+	build(&x, &p, 0, &c, err);
+	CHECK("1 first touch and 6 pages resident at attach: matches", !c.mismatch, "%s",
+	      c.n_reasons ? c.reasons[0] : "");
+	ap_corr_free(&c);
+
 	/* a plan for a much smaller arena than the mapping */
 	run(&x, &p, 0, true);
 	x.maps[0].end = START + 64 * PS;
