@@ -39,6 +39,7 @@ enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM_CODE = 1, OPCODE_VERSION = 2
 	OPCODE_BUILTIN = 3 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
+enum { OPT_RESHAPE = 17, OPT_SQUEEZE = 30 };	/* BuiltinOptions union types */
 
 #define BUILTIN_CUSTOM		32
 #define OFFLINE_PLAN_NAME	"OfflineMemoryAllocation"
@@ -80,6 +81,12 @@ static int read_buffer(struct rd *r, uint64_t ref, struct ap_model_buffer *b)
 		b->data_off = v.pos;
 		b->data_len = v.n;
 		b->has_data = true;
+		if (v.n && v.n <= AP_MODEL_SMALL_BUFFER) {
+			b->small = fb_ralloc(r, v.n, 1, "small buffer copy");
+			if (!b->small)
+				return -1;
+			memcpy(b->small, r->p + v.pos, v.n);
+		}
 	}
 	if (fb_scalar(r, &t, BUFFER_OFFSET, 8, 0, "offset", &b->offset) ||
 	    fb_scalar(r, &t, BUFFER_SIZE, 8, 0, "size", &b->size))
@@ -194,6 +201,10 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 		b[5 + 2 * i] = r->p[o.vt + 5 + 2 * i];
 	}
 	memcpy(b + 4 + 2 * n, r->p + o.pos, o.obj_len);
+	/* field 0 of both is the shape vector shapes.c needs */
+	if (op->options_type == OPT_RESHAPE || op->options_type == OPT_SQUEEZE)
+		return fb_ints_field(r, &o, 0, "options int vector", &op->option_ints,
+				     &op->n_option_ints) < 0 ? -1 : 0;
 	return 0;
 }
 
@@ -752,6 +763,7 @@ void ap_model_free(struct ap_model *m)
 					free(sg->ops[j].outputs);
 					free(sg->ops[j].intermediates);
 					free(sg->ops[j].options);
+					free(sg->ops[j].option_ints);
 				}
 			}
 			free(sg->name);
@@ -762,6 +774,8 @@ void ap_model_free(struct ap_model *m)
 		}
 	}
 	free(m->subgraphs);
+	for (i = 0; m->buffers && i < m->n_buffers; i++)
+		free(m->buffers[i].small);
 	free(m->buffers);
 	if (m->metadata) {
 		for (i = 0; i < m->n_metadata; i++)

@@ -46,6 +46,10 @@ struct ap_model_op {
 	uint8_t options_type;		/* BuiltinOptions union type (schema.fbs); 0 = none */
 	uint8_t *options;		/* private copy of builtin_options: ap_model_op_option */
 	uint32_t options_len;
+	/* the int vector of ReshapeOptions (new_shape) or SqueezeOptions (squeeze_dims),
+	 * which the table copy above leaves out; NULL when absent */
+	int32_t *option_ints;
+	uint32_t n_option_ints;
 };
 
 struct ap_model_opcode {
@@ -54,10 +58,15 @@ struct ap_model_opcode {
 	int32_t version;
 };
 
+#define AP_MODEL_SMALL_BUFFER 512
+
 struct ap_model_buffer {
 	uint64_t data_off;		/* offset of inline data from the file start */
 	uint64_t data_len;		/* 0 when the buffer has no inline data */
 	bool has_data;			/* a data vector is present, even an empty one */
+	uint8_t *small;			/* a copy of inline data of at most
+					 * AP_MODEL_SMALL_BUFFER bytes (shape and axis
+					 * vectors, for shapes.c), else NULL */
 	uint64_t offset;		/* >2 GB form: offset from file start, valid when > 1 */
 	uint64_t size;
 };
@@ -96,6 +105,10 @@ struct ap_model {
 	 * -1 = plan online. NULL when the model has none. */
 	int32_t *offline_offsets;
 	uint32_t n_offline_offsets;
+	/* Set by ap_shapes_infer (shapes.h): subgraph 0's open shapes were inferred, and the
+	 * first node whose open output kept the file's shape (-1: none did). */
+	bool shapes_inferred;
+	int32_t shapes_unresolved_op;
 };
 
 /*
