@@ -23,12 +23,15 @@
 #define AP_BUILD_ARCH "x86-64"
 #endif
 
+#define AP_MAX_INPUT_SHAPES 16
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | --csv]\n"
 		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph K]\n"
 		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
+		"                      [--input-shape [K=]D,D,...]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
 		"Plans the tensor arenas of a model as LiteRT would and says what they need. Each\n"
 		"subgraph has arenas of its own: the text and JSON list every subgraph's sizes and\n"
@@ -46,6 +49,9 @@ static void usage(FILE *f)
 		"  --arch A            the CPU LiteRT runs on, arm64 or x86-64 (default: this\n"
 		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float\n"
 		"                      CONV_2D keeps transposed weights on x86-64, im2col on arm64\n"
+		"  --input-shape [K=]D,D,...  plan with input K (default 0) resized to that\n"
+		"                      shape, as resize_tensor_input does; its fixed\n"
+		"                      dimensions must stay (repeat for more inputs)\n"
 		"  --no-kernels        leave out kernel temporaries (im2col, LSTM scratch) and\n"
 		"                      the outputs kernels keep persistent (dequantized constants)\n"
 		"  --import FILE       read a plan: LiteRT PrintInterpreterState output\n"
@@ -54,7 +60,8 @@ static void usage(FILE *f)
 }
 
 static int plan_model(const char *path, enum ap_strategy strat, const struct ap_graph_opts *o,
-		      uint32_t sg, struct ap_model *m, struct ap_plan_set *s)
+		      uint32_t sg, const struct ap_shape_override *ov, struct ap_model *m,
+		      struct ap_plan_set *s)
 {
 	char err[AP_ERR_LEN];
 	struct ap_graph g;
@@ -68,6 +75,11 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		ap_cli_say("plan", "%s: model has no subgraph", path);
 		return AP_EXIT_USAGE;
 	}
+	if (ap_shapes_infer(m, ov, s->n_input_shapes, &s->shapes, err)) {
+		ap_cli_say("plan", "%s: %s", path, err);
+		return AP_EXIT_USAGE;
+	}
+	s->have_shapes = true;
 	if (sg >= m->n_subgraphs) {
 		ap_cli_say("plan", "%s: --subgraph %u: the model has %u subgraph%s", path, sg,
 			   m->n_subgraphs, m->n_subgraphs == 1 ? "" : "s");
@@ -134,11 +146,42 @@ out:
 	return rc;
 }
 
+/* --input-shape [K=]D,D,...: input K (default 0) planned at that shape. */
+static int input_shape(const char *arg, struct ap_shape_override *o)
+{
+	const char *eq = strchr(arg, '=');
+	uint64_t k = 0;
+
+	if (eq) {
+		char idx[16];
+
+		if ((size_t)(eq - arg) >= sizeof(idx)) {
+			ap_cli_say("plan", "--input-shape '%s': K=D,D,... or D,D,...", arg);
+			return -1;
+		}
+		memcpy(idx, arg, (size_t)(eq - arg));
+		idx[eq - arg] = 0;
+		if (ap_parse_u64(idx, 10, 0, INT32_MAX, &k)) {
+			ap_cli_say("plan", "--input-shape '%s': '%s' is not an input index", arg,
+				   idx);
+			return -1;
+		}
+	}
+	o->input = (int32_t)k;
+	if (ap_shape_parse(eq ? eq + 1 : arg, o)) {
+		ap_cli_say("plan", "--input-shape '%s': dimensions are 1 to %d counts, comma "
+			   "separated (1,16000)", arg, AP_SHAPE_MAX_RANK);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	struct ap_plan_set s = { .top = 5 };
 	struct ap_graph_opts gopts = { 0 };
 	struct ap_model m = { 0 };
+	struct ap_shape_override ov[AP_MAX_INPUT_SHAPES];
 	enum ap_strategy strat = AP_STRAT_TFLITE;
 	const char *import = NULL;
 	bool json = false, csv = false, have_sg = false;
@@ -148,7 +191,7 @@ int cmd_plan(int argc, char **argv)
 	struct ap_opts op;
 
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
-		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: h|help");
+		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: I|input-shape: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 's':
@@ -214,6 +257,15 @@ int cmd_plan(int argc, char **argv)
 				return AP_EXIT_USAGE;
 			}
 			break;
+		case 'I':
+			if (s.n_input_shapes == AP_MAX_INPUT_SHAPES) {
+				ap_cli_say("plan", "--input-shape: at most %d", AP_MAX_INPUT_SHAPES);
+				return AP_EXIT_USAGE;
+			}
+			if (input_shape(optarg, &ov[s.n_input_shapes]))
+				return AP_EXIT_USAGE;
+			s.n_input_shapes++;
+			break;
 		case 'i': import = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
@@ -229,6 +281,10 @@ int cmd_plan(int argc, char **argv)
 			import ? "no MODEL with --import" : "one MODEL.tflite");
 		return AP_EXIT_USAGE;
 	}
+	if (import && s.n_input_shapes) {
+		ap_cli_say("plan", "--input-shape needs a MODEL, not --import");
+		return AP_EXIT_USAGE;
+	}
 	if (import && have_sg) {
 		ap_cli_say("plan", "--subgraph needs a MODEL, not --import");
 		return AP_EXIT_USAGE;
@@ -239,7 +295,7 @@ int cmd_plan(int argc, char **argv)
 			return AP_EXIT_USAGE;
 		}
 	} else {
-		rc = plan_model(argv[optind], strat, &gopts, sg, &m, &s);
+		rc = plan_model(argv[optind], strat, &gopts, sg, ov, &m, &s);
 		if (rc)
 			goto out;
 	}

@@ -29,6 +29,7 @@ enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
 enum rule {
 	ALWAYS,		/* whatever the node's inputs */
 	DYN,		/* output dyn unless every input in mask is const */
+	LATER_SIZES,	/* as DYN, when shapes.c could not give every later shape */
 	SPECIAL,	/* a function below decides */
 };
 
@@ -38,23 +39,23 @@ static const struct cover {
 	uint8_t mask;		/* inputs the rule looks at: bit j = input j */
 	const char *why;
 } covers[] = {
-	{ 22, DYN, 0x02, "with a computed shape: shape known in Eval, plan split after it; "
-			 "later sizes are the file's, LiteRT's come from the data" },
-	{ 23, DYN, 0x02, "with a computed size: " LATER },
+	{ 22, LATER_SIZES, 0x02, "with a computed shape: shape known in Eval, plan split after "
+				 "it; later sizes are the file's, LiteRT's come from the data" },
+	{ 23, LATER_SIZES, 0x02, "with a computed size: " LATER },
 	{ 33, ALWAYS, 0, "output always dyn" },
-	{ 34, DYN, 0x02, "with computed paddings: " LATER },
+	{ 34, LATER_SIZES, 0x02, "with computed paddings: " LATER },
 	{ 37, DYN, 0x06, "with computed block or crops: output dyn" },
 	{ 38, DYN, 0x06, "with computed block or paddings: output dyn" },
-	{ 39, DYN, 0x02, "with a computed perm: " LATER },
+	{ 39, LATER_SIZES, 0x02, "with a computed perm: " LATER },
 	{ 40, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 45, DYN, 0x0e, "with computed begin, end or strides: output dyn" },
 	{ 48, DYN, 0x02, "with a computed k: outputs dyn" },
-	{ 49, DYN, 0x01, "on a computed axis: " LATER },
+	{ 49, LATER_SIZES, 0x01, "on a computed axis: " LATER },
 	{ 56, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 60, DYN, 0x02, "with computed paddings: output dyn, plan split" },
 	{ 67, DYN, 0x01, "with a computed output_shape: output dyn" },
 	{ 68, DYN, 0x02, "with a computed output_shape: output dyn" },
-	{ 69, DYN, 0x02, "with computed multiples: " LATER },
+	{ 69, LATER_SIZES, 0x02, "with computed multiples: " LATER },
 	{ 70, DYN, 0x02, "on a computed axis: output dyn" },
 	{ 74, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 79, DYN, 0x02, "over a computed axis: output dyn" },
@@ -63,7 +64,7 @@ static const struct cover {
 	{ 85, DYN, 0x02, "with a computed depth: output dyn" },
 	{ 89, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 91, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 94, DYN, 0x01, "with computed dims: " LATER },
+	{ 94, LATER_SIZES, 0x01, "with computed dims: " LATER },
 	{ 96, DYN, 0x07, "of computed bounds: output dyn" },
 	{ 97, DYN, 0x02, "with a computed size: output dyn" },
 	{ 100, DYN, 0x02, "with computed paddings: output dyn" },
@@ -74,7 +75,7 @@ static const struct cover {
 	{ 121, DYN, 0x04, "with a computed max_output_size: dyn" },
 	{ 122, DYN, 0x04, "with a computed shape: output dyn" },
 	{ 125, DYN, 0x03, "of computed data or ids: output dyn" },
-	{ 130, DYN, 0x02, "to a computed shape: " LATER },
+	{ 130, LATER_SIZES, 0x02, "to a computed shape: " LATER },
 	{ 131, ALWAYS, 0, "Prepare's 4 temporaries not modelled" },
 	{ 140, DYN, 0x02, "over a computed axis: output dyn" },
 	{ 141, ALWAYS, 0, "col2im and output_shape not modelled" },
@@ -184,6 +185,12 @@ static bool special(const struct ap_graph *g, uint32_t node)
 	return false;
 }
 
+/* shapes.c gave every open shape of the graph (subgraph 0 only): none is the file's. */
+static bool shapes_known(const struct ap_graph *g)
+{
+	return g->subgraph == 0 && g->model->shapes_inferred && g->model->shapes_unresolved_op < 0;
+}
+
 /* Why node's kernel is not modelled, or NULL. */
 static const char *gap_of(const struct ap_graph *g, uint32_t node)
 {
@@ -196,6 +203,10 @@ static const char *gap_of(const struct ap_graph *g, uint32_t node)
 	flow = ap_flow_gap(g, node);
 	if (flow)
 		return flow;
+	if (g->subgraph == 0 && g->model->shapes_inferred &&
+	    g->model->shapes_unresolved_op == (int32_t)node)
+		return "its output's shape is not inferred (a shape the data gives, or inputs "
+		       "its kernel refuses): planned at the file's, and the sizes after it";
 	for (size_t i = 0; i < sizeof(covers) / sizeof(covers[0]); i++) {
 		const struct cover *c = &covers[i];
 		bool hit = false;
@@ -208,6 +219,9 @@ static const char *gap_of(const struct ap_graph *g, uint32_t node)
 			break;
 		case DYN:
 			hit = !all_const(g, op, c->mask);
+			break;
+		case LATER_SIZES:
+			hit = !all_const(g, op, c->mask) && !shapes_known(g);
 			break;
 		case SPECIAL:
 			hit = special(g, node);

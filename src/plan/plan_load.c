@@ -4,6 +4,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/infile.h"
+#include "arenaprof/plan/shapes.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/plan_import.h"
 #include "arenaprof/plan/plan_load.h"
@@ -25,6 +26,7 @@ static int is_tflite(const char *path)
 int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
 {
 	struct ap_model m;
+	struct ap_shapes_report shapes;
 	struct ap_graph g;
 	char e[AP_ERR_LEN];
 	int rc;
@@ -33,7 +35,7 @@ int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
 		return ap_plan_import(path, p, err);
 	if (ap_model_load(path, &m, err))
 		return -1;
-	if (ap_graph_build(&m, 0, NULL, &g, e)) {
+	if (ap_shapes_infer(&m, NULL, 0, &shapes, e) || ap_graph_build(&m, 0, NULL, &g, e)) {
 		ap_seterr(err, "%s: %s", path, e);
 		ap_model_free(&m);
 		return -1;

@@ -164,6 +164,57 @@ static void print_subgraphs(FILE *f, const struct ap_plan_set *s)
 	}
 }
 
+static bool open_dims(const struct ap_model_tensor *t)
+{
+	for (uint32_t k = 0; t->shape_signature && k < t->sig_rank; k++)
+		if (t->shape_signature[k] < 0)
+			return true;
+	return false;
+}
+
+static const char *dims_text(const int32_t *d, uint32_t rank, char *buf, size_t n)
+{
+	size_t at = 0;
+
+	buf[at++] = '[';
+	for (uint32_t k = 0; k < rank && at + 14 < n; k++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%d", k ? "," : "", d[k]);
+	snprintf(buf + at, n - at, "]");
+	return buf;
+}
+
+/* Shapes the file leaves open (signature -1): what inference gave them (shapes.h). */
+static void print_shapes(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_shapes_report *r = &s->shapes;
+	const struct ap_model_subgraph *sg = &s->model->subgraphs[0];
+	char a[128], b[128];
+
+	if (!s->have_shapes || !r->open)
+		return;
+	fprintf(f, "            shapes: %u tensors of subgraph 0 have an unknown dimension in the "
+		"file;\n            %u inferred from the input shapes and shape-giving values, %u "
+		"unlike the file's\n", r->open, r->resolved, r->changed);
+	for (uint32_t k = 0; k < sg->n_inputs; k++) {
+		const struct ap_model_tensor *t;
+
+		if (sg->inputs[k] < 0 || (uint32_t)sg->inputs[k] >= sg->n_tensors)
+			continue;
+		t = &sg->tensors[sg->inputs[k]];
+		if (open_dims(t))
+			fprintf(f, "            input %u \"%s\" planned at %s (signature %s; "
+				"--input-shape %u=D,D,... sets it)\n", k, TS(t->name),
+				dims_text(t->shape, t->rank, a, sizeof(a)),
+				dims_text(t->shape_signature, t->sig_rank, b, sizeof(b)), k);
+	}
+	if (r->first_unresolved >= 0)
+		fprintf(f, "            not inferred: \"%s\"%s%s keeps the file's shape, and the "
+			"shapes after it too\n", TS(sg->tensors[r->first_unresolved].name),
+			r->first_unresolved_op >= 0 ? ", written by " : "",
+			r->first_unresolved_op >= 0 ?
+			TS(op_name(&s->plan, r->first_unresolved_op)) : "");
+}
+
 /* The steps LiteRT plans the graph in when dynamic outputs split it. */
 static void print_split(FILE *f, const struct ap_plan_set *s)
 {
@@ -218,6 +269,8 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
 		s->as_float32 ? ", planned as if every activation were float32" : "");
 	print_split(f, s);
+	if (m)
+		print_shapes(f, s);
 	print_gaps(f, s);
 	fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
 		B(p->weights_bytes));
@@ -382,6 +435,24 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 			ap_json_end_obj(&j);
 		}
 		ap_json_end_arr(&j);
+	}
+	if (s->have_shapes) {
+		const struct ap_shapes_report *r = &s->shapes;
+
+		ap_json_obj(&j, "shapes");
+		ap_json_u64(&j, "open", r->open);
+		ap_json_u64(&j, "inferred", r->resolved);
+		ap_json_u64(&j, "changed", r->changed);
+		ap_json_u64(&j, "input_shapes_given", s->n_input_shapes);
+		if (r->first_unresolved >= 0)
+			ap_json_i64(&j, "unresolved_tensor", r->first_unresolved);
+		else
+			ap_json_null(&j, "unresolved_tensor");
+		if (r->first_unresolved_op >= 0)
+			ap_json_i64(&j, "unresolved_node", r->first_unresolved_op);
+		else
+			ap_json_null(&j, "unresolved_node");
+		ap_json_end_obj(&j);
 	}
 	if (s->model) {
 		ap_json_arr(&j, "split_after");

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/plan/shapes.h"
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/model.h"
 #include "arenaprof/plan/planner.h"
@@ -96,7 +97,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ap_model_parse(data, size, &m, err))
 		return 0;
 	if (m.n_subgraphs) {
-		plan(&m, &dflt, 0);
+		struct ap_shapes_report rep;
+
+		/* shapes.c rewrites the open shapes in place: the plans below see them */
+		if (!ap_shapes_infer(&m, NULL, 0, &rep, err))
+			plan(&m, &dflt, 0);
 		plan(&m, &other, 0);
 		if (m.n_subgraphs > 1)
 			plan(&m, &dflt, m.n_subgraphs - 1);

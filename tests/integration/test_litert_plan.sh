@@ -28,18 +28,19 @@ done
 
 # the not_modelled operators plan --json names for subgraph $2, "#index opcode" each
 not_modelled() {
-	"$ARENAPROF" plan "$1" --subgraph "$2" --json | python3 -c 'import json, sys
+	"$ARENAPROF" plan "$1" "${SHAPE_ARGS[@]}" --subgraph "$2" --json | python3 -c 'import json, sys
 print(" ".join("#%d %s" % (g["index"], g["opcode"]) for g in json.load(sys.stdin)["not_modelled"]))'
 }
 
 # the subgraphs plan plans as LiteRT does (at allocate_tensors or the first invoke; not
 # those it never plans, nor those run otherwise, whose caller is named), one line
 planned_subgraphs() {
-	"$ARENAPROF" plan "$1" --json | python3 -c 'import json, sys
+	"$ARENAPROF" plan "$1" "${SHAPE_ARGS[@]}" --json | python3 -c 'import json, sys
 print(" ".join(str(s["index"]) for s in json.load(sys.stdin)["subgraph_plans"]
                if s["planned_at"] in ("allocate_tensors", "first invoke")))'
 }
 
+SHAPE_ARGS=()	# --input-shape K=D,D,... for both tools: a compare with inputs resized
 loaded=0 exact=0
 compare() {	# compare MODEL THREADS: every subgraph LiteRT plans, all exact or not
 	local m=$1 threads=$2 k all=0
@@ -55,15 +56,15 @@ sg_loaded=0
 # compare_sg MODEL THREADS K, with the runtime in $RT_PY, named $RT: 0 when exact
 compare_sg() {
 	local m=$1 threads=$2 k=$3 name rc gaps exact_sg=1 invoke
-	name="$RT: $(basename "$m" .tflite) threads=$threads"
+	name="$RT: $(basename "$m" .tflite) threads=$threads${SHAPE_ARGS[*]:+ ${SHAPE_ARGS[*]}}"
 	[ "$k" = 0 ] || name="$name subgraph $k"
 	[ "$k" = 0 ] && sg_loaded=0
 	# a plan split by dynamic outputs is whole only after the first invoke
-	invoke=$("$ARENAPROF" plan "$m" --subgraph "$k" --json | python3 -c 'import json, sys
+	invoke=$("$ARENAPROF" plan "$m" "${SHAPE_ARGS[@]}" --subgraph "$k" --json | python3 -c 'import json, sys
 print("--invoke" if json.load(sys.stdin)["split_after"] else "")')
 	# shellcheck disable=SC2086
 	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" $invoke \
-		--subgraph "$k" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"
+		"${SHAPE_ARGS[@]}" --subgraph "$k" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"
 	rc=$?
 	gaps=$(not_modelled "$m" "$k")
 	if [ "$rc" -eq 3 ]; then
@@ -79,7 +80,8 @@ print("--invoke" if json.load(sys.stdin)["split_after"] else "")')
 		return 1
 	fi
 	[ "$k" = 0 ] && sg_loaded=1
-	"$ARENAPROF" plan "$m" --threads "$threads" --subgraph "$k" --csv >"$TMP/ap.csv"
+	"$ARENAPROF" plan "$m" "${SHAPE_ARGS[@]}" --threads "$threads" --subgraph "$k" --csv \
+		>"$TMP/ap.csv"
 	python3 tests/litert/compare_plan.py "$TMP/lr.csv" "$TMP/ap.csv" >"$TMP/cmp" 2>&1
 	rc=$?
 	echo "match: $(head -1 "$TMP/cmp")"
@@ -94,7 +96,7 @@ print("--invoke" if json.load(sys.stdin)["split_after"] else "")')
 	# the persistent arena (dequantized and densified weights, hwcn_weights, row_sums,
 	# variables, resource handles): LiteRT's high-water mark against arenaprof's
 	want=$(sed -n 's/.*persistent arena: high_water_mark=\([0-9]*\).*/\1/p' "$TMP/lr.csv")
-	got=$("$ARENAPROF" plan "$m" --threads "$threads" --subgraph "$k" --json |
+	got=$("$ARENAPROF" plan "$m" "${SHAPE_ARGS[@]}" --threads "$threads" --subgraph "$k" --json |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["persistent_bytes"])')
 	MSG="LiteRT '$want', arenaprof $got" \
 		check "$name: persistent arena of LiteRT's size ($got bytes)" test "$got" = "$want"
@@ -157,6 +159,10 @@ for d in ("ai-edge-litert", "ai-edge-litert-nightly"):
 	compare "$MODELS/gen_hybrid_conv.tflite" 4
 	# ADD_N's scratch grows with the threads
 	compare "$MODELS/gen_add_n.tflite" 4
+	# an input resized past the file's placeholder: every open shape inferred from it
+	SHAPE_ARGS=(--input-shape 0=1,20,8)
+	compare "$MODELS/gen_open_shapes.tflite" 1
+	SHAPE_ARGS=()
 done
 [ -z "$LITERT_MODELS" ] || exit 0
 skip "LiteRT PrintInterpreterState through --import" \

@@ -233,6 +233,23 @@ expect_bad "no such subgraph: exit 2" plan "$MODELS/gen_while_loop.tflite" --sub
 expect_bad "a subgraph that is no number: exit 2" plan "$mv2" --subgraph one
 expect_bad "unknown arch: exit 2" plan "$mv2" --arch riscv64
 expect_bad "--subgraph with --import: exit 2" plan --import "$TMP/body.csv" --subgraph 1
+os="$MODELS/gen_open_shapes.tflite"	# input 0: [1,1,8], signature [1,-1,8]
+expect_bad "--input-shape of the wrong rank: exit 2" plan "$os" --input-shape 0=1,20
+expect_bad "--input-shape changing a fixed dimension: exit 2" plan "$os" --input-shape 1,20,9
+expect_bad "--input-shape of an input the model lacks: exit 2" plan "$os" --input-shape 3=1,2,8
+expect_bad "--input-shape that is no shape: exit 2" plan "$os" --input-shape 0=1,x,8
+expect_bad "--input-shape with --import: exit 2" plan --import "$TMP/body.csv" --input-shape 1
+# the open shapes follow the input as LiteRT gives them (test_litert_plan compares them)
+out=$("$ARENAPROF" plan "$os" --input-shape 0=1,20,8 --json)
+MSG="$(echo "$out" | head -c 300)" check "--input-shape: 8 open shapes, all inferred, 8 unlike the file" \
+	sh -c 'echo "$1" | python3 -c "import json,sys; s=json.load(sys.stdin)[\"shapes\"]
+sys.exit(not (s[\"open\"] == 8 and s[\"inferred\"] == 8 and s[\"changed\"] == 8 and
+              s[\"unresolved_node\"] is None and s[\"input_shapes_given\"] == 1))"' _ "$out"
+csv=$("$ARENAPROF" plan "$os" --input-shape 0=1,20,8 --csv)
+MSG="$(echo "$csv" | grep -E ',(reshaped|conv|concat),')" \
+	check "--input-shape: reshaped [1,40,4] 640 B, conv [1,38,1,6] 912 B, concat [1,6,76] 1824 B" \
+	sh -c 'echo "$1" | grep -q ",reshaped,[0-9-]*,640," && echo "$1" | grep -q ",conv,[0-9-]*,912," &&
+	       echo "$1" | grep -q ",concat,[0-9-]*,1824,"' _ "$csv"
 expect_bad "unknown command: exit 2" frobnicate
 "$ARENAPROF" plan --help >/dev/null
 check "plan --help exits 0" test $? -eq 0

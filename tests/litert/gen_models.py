@@ -657,6 +657,70 @@ def dynamic_reshape(path):
     finish(m, g, [x], [d, out], path)
 
 
+def open_shapes(path):
+    m, g = main_graph("arenaprof generated: shapes the file leaves open (signature -1), "
+                      "given by LiteRT from the input shape and computed shape values")
+
+    def t(name, shape, sig, ttype=TT.FLOAT32, data=None):
+        i = g.tensor(name, shape, ttype, data)
+        g.g.tensors[i].shapeSignature = list(sig)
+        return i
+
+    def const_i32(name, values):
+        v = np.array(values, dtype=np.int32)
+        return g.tensor(name, list(v.shape), TT.INT32, v)
+
+    # the converter writes 1 for each unknown dimension: [1, 1, 8] for [1, -1, 8]
+    x = t("input", [1, 1, 8], [1, -1, 8])
+    a = t("a", [1, 1, 8], [1, -1, 8])
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    shape = t("shape", [3], [3], TT.INT32)
+    sho = fb.ShapeOptionsT()
+    sho.outType = TT.INT32
+    g.op(OP.SHAPE, [a], [shape], OPT.ShapeOptions, sho)
+    n = t("n", [], [], TT.INT32)
+    so = fb.StridedSliceOptionsT()
+    so.shrinkAxisMask = 1
+    g.op(OP.STRIDED_SLICE, [shape, const_i32("b", [1]), const_i32("e", [2]),
+                            const_i32("s", [1])], [n], OPT.StridedSliceOptions, so)
+    n2 = t("n2", [], [], TT.INT32)
+    g.op(OP.MUL, [n, const_i32("two", 2)], [n2], OPT.MulOptions, fb.MulOptionsT())
+    packed = t("new_shape", [3], [3], TT.INT32)
+    po = fb.PackOptionsT()
+    po.valuesCount = 3
+    g.op(OP.PACK, [const_i32("one", 1), n2, const_i32("four", 4)], [packed],
+         OPT.PackOptions, po)
+    # PACK does not fold: the shape is known in Eval only
+    r = t("reshaped", [1, 1, 4], [1, -1, 4])
+    g.op(OP.RESHAPE, [a, packed], [r], OPT.ReshapeOptions, fb.ReshapeOptionsT())
+    e = t("expanded", [1, 1, 1, 4], [1, -1, 1, 4])
+    g.op(OP.EXPAND_DIMS, [r, const_i32("axis2", 2)], [e])
+    f = g.tensor("filter", [6, 3, 1, 4], TT.FLOAT32, weights([6, 3, 1, 4], np.float32, 7))
+    cv = t("conv", [1, 1, 1, 6], [1, -1, 1, 6])
+    bias = g.tensor("bias", [6], TT.FLOAT32, np.zeros(6, dtype=np.float32))
+    g.op(OP.CONV_2D, [e, f, bias], [cv], OPT.Conv2DOptions, conv_opts(1, fb.Padding.VALID))
+    sq = t("squeezed", [1, 1, 6], [1, -1, 6])
+    sqo = fb.SqueezeOptionsT()
+    sqo.squeezeDims = [2]
+    g.op(OP.SQUEEZE, [cv], [sq], OPT.SqueezeOptions, sqo)
+    tr = t("transposed", [1, 6, 1], [1, 6, -1])
+    g.op(OP.TRANSPOSE, [sq, const_i32("perm", [0, 2, 1])], [tr], OPT.TransposeOptions,
+         fb.TransposeOptionsT())
+    cat = t("concat", [1, 6, 2], [1, 6, -1])
+    co = fb.ConcatenationOptionsT()
+    co.axis = 2
+    g.op(OP.CONCATENATION, [tr, tr], [cat], OPT.ConcatenationOptions, co)
+    mo = fb.ReducerOptionsT()
+    mo.keepDims = False
+    mean = t("mean", [1, 6], [1, 6])
+    g.op(OP.MEAN, [cat, const_i32("axis_t", [2])], [mean], OPT.ReducerOptions, mo)
+    w = g.tensor("fc_w", [3, 6], TT.FLOAT32, weights([3, 6], np.float32, 8))
+    out = t("output", [1, 3], [1, 3])
+    g.op(OP.FULLY_CONNECTED, [mean, w, -1], [out], OPT.FullyConnectedOptions,
+         fb.FullyConnectedOptionsT())
+    finish(m, g, [x], [out, cat], path)
+
+
 def dynamic_tile(path):
     m, g = main_graph("arenaprof generated: TILE of computed multiples, its output dynamic")
     x = g.tensor("input", [1, 64], TT.FLOAT32)
@@ -740,6 +804,7 @@ MODELS = {
     "gen_detection_postprocess.tflite": detection_postprocess,
     "gen_dynamic_tile.tflite": dynamic_tile,
     "gen_dynamic_reshape.tflite": dynamic_reshape,
+    "gen_open_shapes.tflite": open_shapes,
     "gen_dynamic_shapes.tflite": dynamic_shapes,
 }
 

@@ -293,7 +293,7 @@ def parse_model(path, sg_index=0):
 # --------------------------------------------------------------------------
 # The runtime
 # --------------------------------------------------------------------------
-def load_interpreter(path, num_threads=None):
+def load_interpreter(path, num_threads=None, input_shapes=()):
     from ai_edge_litert import interpreter as I
     try:
         interp = I.Interpreter(
@@ -302,6 +302,12 @@ def load_interpreter(path, num_threads=None):
                 I.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES))
     except Exception as e:  # noqa: BLE001
         raise NotComparable("LiteRT cannot load the model: " + _first_line(e))
+    inputs = interp.get_input_details()
+    for k, dims in input_shapes:
+        if k >= len(inputs):
+            raise NotComparable("--input-shape %d: the model has %d inputs"
+                                % (k, len(inputs)))
+        interp.resize_tensor_input(inputs[k]["index"], dims, strict=True)
     try:
         interp.allocate_tensors()
     except Exception as e:  # noqa: BLE001
@@ -735,6 +741,10 @@ def main(argv=None):
                     "reading the plan: after a node whose output is dynamic "
                     "LiteRT plans the rest of the graph in the first invoke, "
                     "in steps, around what allocate_tensors() placed")
+    ap.add_argument("--input-shape", action="append", default=[],
+                    metavar="[K=]D,D,...",
+                    help="resize input K (default 0) before allocate_tensors,"
+                    " as arenaprof plan --input-shape plans it")
     ap.add_argument("--heuristic", action="store_true",
                     help="if LiteRT's TfLiteTensor array cannot be read and "
                     "validated, fall back to a flatbuffer-based guess "
@@ -763,7 +773,11 @@ def main(argv=None):
               file=sys.stderr)
         return 2
     try:
-        interp = load_interpreter(args.model, args.threads)
+        shapes = []
+        for a in args.input_shape:
+            k, _, dims = a.rpartition("=")
+            shapes.append((int(k or 0), [int(d) for d in dims.split(",")]))
+        interp = load_interpreter(args.model, args.threads, shapes)
     except NotComparable as e:
         print("not comparable: %s" % e, file=sys.stderr)
         return 3

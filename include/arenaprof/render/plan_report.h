@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "arenaprof/plan/shapes.h"
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/model.h"
 #include "arenaprof/plan/plan.h"
@@ -32,6 +33,9 @@ struct ap_plan_set {
 	int32_t *split_after;		/* nodes whose dynamic output ends a planning step */
 	uint32_t n_split;
 	struct ap_sg_plan *sgs;		/* every subgraph's sizes; NULL for an import */
+	bool have_shapes;		/* shapes: what shape inference did (not for an import) */
+	struct ap_shapes_report shapes;
+	uint32_t n_input_shapes;	/* --input-shape given */
 };
 
 /* With a budget: whether the model's pinned memory (arena and persistent arena) fits it. */

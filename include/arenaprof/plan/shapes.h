@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Shape inference: the shapes LiteRT's Prepares and Evals give the tensors of subgraph 0,
+ * where the model file only holds placeholders. A converter writes 1 for every unknown
+ * dimension and marks it -1 in shape_signature; LiteRT computes the real one from the
+ * input shapes and the values of shape-giving tensors (SHAPE -> STRIDED_SLICE -> PACK ->
+ * RESHAPE chains, RANGE bounds, paddings). docs/design.md, "Shapes the file leaves open".
+ */
+#ifndef ARENAPROF_PLAN_SHAPES_H
+#define ARENAPROF_PLAN_SHAPES_H
+
+#include <stdint.h>
+
+#include "arenaprof/plan/model.h"
+
+#define AP_SHAPE_MAX_RANK 8
+
+/* A graph input's shape given on the command line (plan --input-shape). */
+struct ap_shape_override {
+	int32_t input;			/* position in the subgraph's inputs */
+	int32_t dims[AP_SHAPE_MAX_RANK];
+	uint32_t rank;
+};
+
+struct ap_shapes_report {
+	uint32_t open;			/* tensors with an unknown dimension (-1) */
+	uint32_t resolved;		/* of them, given a shape (it may equal the file's) */
+	uint32_t changed;		/* of those, a shape other than the file's */
+	int32_t first_unresolved;	/* an open tensor left with the file's shape, or -1 */
+	int32_t first_unresolved_op;	/* the node that writes it, or -1 */
+};
+
+/*
+ * Infers subgraph 0's shapes from its input shapes (the file's, or ov) and rewrites the
+ * shapes of the tensors whose signature has an unknown dimension. Tensors with a fully
+ * known signature keep the file's shape. 0, or -1 with err (an override that does not fit
+ * the input's signature, or out of memory).
+ */
+int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
+		    struct ap_shapes_report *rep, char *err);
+
+/* "1,16000" into o->dims; 0, or -1 (not a list of 1 to AP_SHAPE_MAX_RANK dims >= 0). */
+int ap_shape_parse(const char *s, struct ap_shape_override *o);
+
+#endif

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * shapes: subgraph 0's shapes as LiteRT computes them where the file leaves them open
+ * (include/arenaprof/plan/shapes.h). The walk follows the execution order; each operator's
+ * shape function is in shapes_ops.c. Only tensors whose signature has an unknown dimension
+ * are rewritten, so a model with static shapes plans exactly as its file says.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/util/err.h"
+#include "shapes_priv.h"
+
+static bool valid(const struct sctx *c, int32_t t)
+{
+	return t >= 0 && (uint32_t)t < c->sg->n_tensors;
+}
+
+static bool open_sig(const struct ap_model_tensor *t)
+{
+	for (uint32_t k = 0; t->shape_signature && k < t->sig_rank; k++)
+		if (t->shape_signature[k] < 0)
+			return true;
+	return false;
+}
+
+struct sv *sh_in(struct sctx *c, uint32_t j)
+{
+	int32_t t = j < c->op->n_inputs ? c->op->inputs[j] : -1;
+
+	return valid(c, t) && c->t[t].known ? &c->t[t] : NULL;
+}
+
+struct sv *sh_val(struct sctx *c, uint32_t j)
+{
+	struct sv *s = sh_in(c, j);
+
+	return s && s->has_val ? s : NULL;
+}
+
+uint8_t sh_out_type(struct sctx *c, uint32_t j)
+{
+	int32_t t = j < c->op->n_outputs ? c->op->outputs[j] : -1;
+
+	return valid(c, t) ? c->sg->tensors[t].type : 0xff;
+}
+
+int sh_out(struct sctx *c, uint32_t j, const int64_t *d, uint32_t rank)
+{
+	int32_t t = j < c->op->n_outputs ? c->op->outputs[j] : -1;
+
+	if (!valid(c, t) || rank > AP_SHAPE_MAX_RANK)
+		return SH_UNKNOWN;
+	for (uint32_t k = 0; k < rank; k++)
+		if (d[k] < 0 || d[k] > INT32_MAX)
+			return SH_UNKNOWN;
+	if (!open_sig(&c->sg->tensors[t])) {	/* a static tensor keeps the file's shape */
+		c->t[t].known = true;
+		return SH_DONE;
+	}
+	for (uint32_t k = 0; k < rank; k++)
+		c->t[t].d[k] = (int32_t)d[k];
+	c->t[t].rank = rank;
+	c->t[t].known = true;
+	return SH_DONE;
+}
+
+static bool int_type(uint8_t type)
+{
+	return type == AP_TT_INT32 || type == AP_TT_INT64;
+}
+
+int sh_out_val(struct sctx *c, uint32_t j, const int64_t *v, uint32_t n)
+{
+	int32_t t = j < c->op->n_outputs ? c->op->outputs[j] : -1;
+	struct sv *s;
+
+	if (!valid(c, t) || n > SV_MAX_VALS || !int_type(c->sg->tensors[t].type))
+		return SH_DONE;	/* the shape stands; the values are not needed */
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] > SV_MAX_ABS || v[i] < -SV_MAX_ABS)
+			return SH_DONE;	/* no shape is that large: arithmetic stays in range */
+	s = &c->t[t];
+	free(s->v);
+	s->v = malloc((n ? n : 1) * sizeof(*s->v));
+	if (!s->v)
+		return SH_OOM;
+	memcpy(s->v, v, n * sizeof(*v));
+	s->n = n;
+	s->has_val = true;
+	return SH_DONE;
+}
+
+int64_t sh_opt(struct sctx *c, unsigned field, unsigned size, int64_t def)
+{
+	return ap_model_op_option(c->m, c->op, field, size, def);
+}
+
+/* A constant int32/int64 tensor's values, from the model's copy of small buffers. */
+static void const_values(const struct ap_model *m, const struct ap_model_tensor *mt,
+			 struct sv *s)
+{
+	const struct ap_model_buffer *b;
+	uint64_t n = 1, w = mt->type == AP_TT_INT32 ? 4 : 8;
+
+	if (!int_type(mt->type) || !mt->buffer || mt->buffer >= m->n_buffers)
+		return;
+	b = &m->buffers[mt->buffer];
+	for (uint32_t k = 0; k < mt->rank; k++)
+		n *= (uint64_t)(mt->shape[k] < 0 ? 0 : mt->shape[k]);
+	if (n > SV_MAX_VALS || (n && (!b->small || b->data_len < n * w)))
+		return;
+	s->v = malloc((n ? n : 1) * sizeof(*s->v));
+	if (!s->v)
+		return;		/* values unknown: the shapes that need them stay open */
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *p = b->small + i * w;
+		uint64_t x = 0;
+
+		for (uint64_t k = 0; k < w; k++)
+			x |= (uint64_t)p[k] << (8 * k);
+		s->v[i] = w == 4 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
+		if (s->v[i] > SV_MAX_ABS || s->v[i] < -SV_MAX_ABS) {
+			free(s->v);
+			s->v = NULL;
+			return;
+		}
+	}
+	s->n = (uint32_t)n;
+	s->has_val = true;
+}
+
+/* The state before the walk: inputs, constants and static tensors are known. */
+static int seed(struct sctx *c, const struct ap_shape_override *ov, uint32_t n_ov, char *err)
+{
+	const struct ap_model_subgraph *sg = c->sg;
+
+	for (uint32_t i = 0; i < sg->n_tensors; i++) {
+		const struct ap_model_tensor *mt = &sg->tensors[i];
+		struct sv *s = &c->t[i];
+
+		if (mt->rank > AP_SHAPE_MAX_RANK)
+			continue;
+		if (mt->rank)
+			memcpy(s->d, mt->shape, mt->rank * sizeof(*s->d));
+		s->rank = mt->rank;
+		s->known = !open_sig(mt) || ap_model_buffer_is_constant(c->m, mt->buffer);
+		if (ap_model_buffer_is_constant(c->m, mt->buffer))
+			const_values(c->m, mt, s);
+	}
+	for (uint32_t k = 0; k < sg->n_inputs; k++)
+		if (valid(c, sg->inputs[k]) && sg->tensors[sg->inputs[k]].rank <= AP_SHAPE_MAX_RANK)
+			c->t[sg->inputs[k]].known = true;
+	for (uint32_t k = 0; k < n_ov; k++) {
+		const struct ap_model_tensor *mt;
+		struct sv *s;
+
+		if (ov[k].input < 0 || (uint32_t)ov[k].input >= sg->n_inputs ||
+		    !valid(c, sg->inputs[ov[k].input])) {
+			ap_seterr(err, "--input-shape %d: the model has %u input%s", ov[k].input,
+				  sg->n_inputs, sg->n_inputs == 1 ? "" : "s");
+			return -1;
+		}
+		mt = &sg->tensors[sg->inputs[ov[k].input]];
+		if (ov[k].rank != mt->rank) {
+			ap_seterr(err, "--input-shape %d: input \"%s\" has rank %u, not %u",
+				  ov[k].input, mt->name, mt->rank, ov[k].rank);
+			return -1;
+		}
+		for (uint32_t d = 0; d < mt->rank; d++) {
+			int32_t want = mt->shape_signature && d < mt->sig_rank ?
+				       mt->shape_signature[d] : mt->shape[d];
+
+			if (want >= 0 && want != ov[k].dims[d]) {
+				ap_seterr(err, "--input-shape %d: dimension %u of input \"%s\" is "
+					  "fixed at %d, not %d", ov[k].input, d, mt->name, want,
+					  ov[k].dims[d]);
+				return -1;
+			}
+		}
+		s = &c->t[sg->inputs[ov[k].input]];
+		if (ov[k].rank)
+			memcpy(s->d, ov[k].dims, ov[k].rank * sizeof(*s->d));
+	}
+	return 0;
+}
+
+/* The inferred shape fits the signature: same rank, fixed dimensions equal. */
+static bool fits(const struct ap_model_tensor *mt, const struct sv *s)
+{
+	if (!mt->shape_signature || mt->sig_rank != s->rank)
+		return false;
+	for (uint32_t k = 0; k < s->rank; k++)
+		if (mt->shape_signature[k] >= 0 && mt->shape_signature[k] != s->d[k])
+			return false;
+	return true;
+}
+
+/* Rewrites the open tensors' shapes in the model. -1 on OOM. */
+static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *writer,
+		 struct ap_shapes_report *rep)
+{
+	for (uint32_t i = 0; i < sg->n_tensors; i++) {
+		struct ap_model_tensor *mt = &sg->tensors[i];
+		const struct sv *s = &c->t[i];
+		int32_t *d;
+
+		if (!open_sig(mt))
+			continue;
+		rep->open++;
+		if (!s->known || !fits(mt, s)) {
+			if (rep->first_unresolved < 0) {
+				rep->first_unresolved = (int32_t)i;
+				rep->first_unresolved_op = writer[i];
+			}
+			continue;
+		}
+		rep->resolved++;
+		if (s->rank == mt->rank && !memcmp(s->d, mt->shape, s->rank * sizeof(*s->d)))
+			continue;
+		d = malloc((s->rank ? s->rank : 1) * sizeof(*d));
+		if (!d)
+			return -1;
+		memcpy(d, s->d, s->rank * sizeof(*d));
+		free(mt->shape);
+		mt->shape = d;
+		mt->rank = s->rank;
+		rep->changed++;
+	}
+	return 0;
+}
+
+int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
+		    struct ap_shapes_report *rep, char *err)
+{
+	struct ap_model_subgraph *sg;
+	struct sctx c = { .m = m };
+	int32_t *writer = NULL;
+	int rc = -1;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->first_unresolved = rep->first_unresolved_op = -1;
+	if (!m->n_subgraphs)
+		return 0;
+	sg = &m->subgraphs[0];
+	c.sg = sg;
+	c.t = calloc(sg->n_tensors + 1, sizeof(*c.t));
+	writer = malloc((sg->n_tensors + 1) * sizeof(*writer));
+	if (!c.t || !writer) {
+		ap_seterr(err, "out of memory inferring shapes");
+		goto out;
+	}
+	for (uint32_t i = 0; i < sg->n_tensors; i++)
+		writer[i] = -1;
+	if (seed(&c, ov, n_ov, err))
+		goto out;
+	for (uint32_t i = 0; i < sg->n_ops; i++) {
+		c.op = &sg->ops[i];
+		c.opcode = c.op->opcode_index < m->n_opcodes ?
+			   m->opcodes[c.op->opcode_index].builtin : -1;
+		for (uint32_t k = 0; k < c.op->n_outputs; k++)
+			if (valid(&c, c.op->outputs[k])) {
+				writer[c.op->outputs[k]] = (int32_t)i;
+				/* open outputs are unknown until this node says otherwise */
+				if (open_sig(&sg->tensors[c.op->outputs[k]]))
+					c.t[c.op->outputs[k]].known = false;
+			}
+		if (sh_infer_op(&c) == SH_OOM) {
+			ap_seterr(err, "out of memory inferring shapes");
+			goto out;
+		}
+	}
+	if (apply(&c, sg, writer, rep)) {
+		ap_seterr(err, "out of memory inferring shapes");
+		goto out;
+	}
+	m->shapes_inferred = true;
+	m->shapes_unresolved_op = rep->first_unresolved_op;
+	rc = 0;
+out:
+	for (uint32_t i = 0; c.t && i < sg->n_tensors; i++)
+		free(c.t[i].v);
+	free(c.t);
+	free(writer);
+	return rc;
+}
+
+int ap_shape_parse(const char *s, struct ap_shape_override *o)
+{
+	o->rank = 0;
+	while (*s) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s || v < 0 || v > INT32_MAX || o->rank == AP_SHAPE_MAX_RANK ||
+		    (*end && *end != ','))
+			return -1;
+		o->dims[o->rank++] = (int32_t)v;
+		s = *end ? end + 1 : end;
+		if (*end == ',' && !*s)
+			return -1;
+	}
+	return o->rank ? 0 : -1;
+}
