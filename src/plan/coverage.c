@@ -188,7 +188,8 @@ static bool special(const struct ap_graph *g, uint32_t node)
 /* shapes.c gave every open shape of the graph (subgraph 0 only): none is the file's. */
 static bool shapes_known(const struct ap_graph *g)
 {
-	return g->subgraph == 0 && g->model->shapes_inferred && g->model->shapes_unresolved_op < 0;
+	return g->subgraph == 0 && g->model->shapes_inferred &&
+	       g->model->shapes_unresolved_op < 0 && g->model->shapes_refused_op < 0;
 }
 
 /* Why node's kernel is not modelled, or NULL. */
@@ -203,6 +204,10 @@ static const char *gap_of(const struct ap_graph *g, uint32_t node)
 	flow = ap_flow_gap(g, node);
 	if (flow)
 		return flow;
+	if (g->subgraph == 0 && g->model->shapes_inferred &&
+	    g->model->shapes_refused_op == (int32_t)node)
+		return "LiteRT's Prepare refuses its input shapes (elements that do not match, "
+		       "shapes that do not broadcast, a window wider than its input)";
 	if (g->subgraph == 0 && g->model->shapes_inferred &&
 	    g->model->shapes_unresolved_op == (int32_t)node)
 		return "its output's shape is not inferred (a shape the data gives, or inputs "

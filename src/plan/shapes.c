@@ -240,7 +240,7 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
-	rep->first_unresolved = rep->first_unresolved_op = -1;
+	rep->first_unresolved = rep->first_unresolved_op = rep->refused_op = -1;
 	if (!m->n_subgraphs)
 		return 0;
 	sg = &m->subgraphs[0];
@@ -266,9 +266,14 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 				if (open_sig(&sg->tensors[c.op->outputs[k]]))
 					c.t[c.op->outputs[k]].known = false;
 			}
-		if (sh_infer_op(&c) == SH_OOM) {
+		switch (sh_infer_op(&c)) {
+		case SH_OOM:
 			ap_seterr(err, "out of memory inferring shapes");
 			goto out;
+		case SH_REFUSED:
+			if (rep->refused_op < 0)
+				rep->refused_op = (int32_t)i;
+			break;
 		}
 	}
 	if (apply(&c, sg, writer, rep)) {
@@ -277,6 +282,7 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 	}
 	m->shapes_inferred = true;
 	m->shapes_unresolved_op = rep->first_unresolved_op;
+	m->shapes_refused_op = rep->refused_op;
 	rc = 0;
 out:
 	for (uint32_t i = 0; c.t && i < sg->n_tensors; i++)

@@ -151,8 +151,10 @@ static int binary(struct sctx *c)
 	uint32_t rank, n;
 	int rc;
 
-	if (!a || !b || !broadcast(a, b, d, &rank))
+	if (!a || !b)
 		return SH_UNKNOWN;
+	if (!broadcast(a, b, d, &rank))
+		return SH_REFUSED;	/* ProcessBroadcastShapes fails */
 	rc = sh_out(c, 0, d, rank);
 	if (rc == SH_DONE && a->has_val && b->has_val && arith(c->opcode, a, b, v, &n))
 		rc = sh_out_val(c, 0, v, n);
@@ -238,6 +240,14 @@ static int reshape(struct sctx *c)
 	}
 	if (!a || !s || !to_dims(s, numel(a), d, &rank))
 		return SH_UNKNOWN;
+	{
+		int64_t n = 1;
+
+		for (uint32_t k = 0; k < rank; k++)
+			n *= d[k];	/* to_dims keeps the product under 2^40 */
+		if (n != numel(a))
+			return SH_REFUSED;	/* reshape_utils: num_input_elements differ */
+	}
 	rc = sh_out(c, 0, d, rank);
 	if (rc == SH_DONE && a->has_val)
 		rc = sh_out_val(c, 0, a->v, a->n);
@@ -646,6 +656,8 @@ static int conv_like(struct sctx *c)
 	d[1] = window(a->d[1], kh, sh_opt(c, 2, 4, 1), dh, sh_opt(c, 0, 1, 0));
 	d[2] = window(a->d[2], kw, sh_opt(c, 1, 4, 1), dwl, sh_opt(c, 0, 1, 0));
 	d[3] = pool ? a->d[3] : dw ? f->d[3] : f->d[0];
+	if (d[1] < 0 || d[2] < 0)
+		return SH_REFUSED;	/* a VALID window wider than its input */
 	return sh_out(c, 0, d, 4);
 }
 

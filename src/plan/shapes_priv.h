@@ -29,7 +29,9 @@ struct sctx {
 	struct sv *t;		/* one per tensor of sg */
 };
 
-enum { SH_DONE = 0, SH_UNKNOWN = 1, SH_OOM = -1 };
+/* SH_REFUSED: the kernel's Prepare fails on these shapes (LiteRT's AllocateTensors or
+ * Invoke would stop there). */
+enum { SH_DONE = 0, SH_UNKNOWN = 1, SH_REFUSED = 2, SH_OOM = -1 };
 
 /* Input j, NULL when absent or its shape is unknown. */
 struct sv *sh_in(struct sctx *c, uint32_t j);
@@ -42,7 +44,7 @@ int sh_out_val(struct sctx *c, uint32_t j, const int64_t *v, uint32_t n);
 int64_t sh_opt(struct sctx *c, unsigned field, unsigned size, int64_t def);
 uint8_t sh_out_type(struct sctx *c, uint32_t j);
 
-/* The operator's output shapes (and values): SH_DONE, SH_UNKNOWN or SH_OOM. */
+/* The operator's output shapes (and values): SH_DONE, SH_UNKNOWN, SH_REFUSED or SH_OOM. */
 int sh_infer_op(struct sctx *c);
 
 #endif

@@ -190,11 +190,12 @@ static void print_shapes(FILE *f, const struct ap_plan_set *s)
 	const struct ap_model_subgraph *sg = &s->model->subgraphs[0];
 	char a[128], b[128];
 
-	if (!s->have_shapes || !r->open)
+	if (!s->have_shapes || (!r->open && r->refused_op < 0))
 		return;
-	fprintf(f, "            shapes: %u tensors of subgraph 0 have an unknown dimension in the "
+	fprintf(f, "            shapes: %u tensor%s of subgraph 0 %s an unknown dimension in the "
 		"file;\n            %u inferred from the input shapes and shape-giving values, %u "
-		"unlike the file's\n", r->open, r->resolved, r->changed);
+		"unlike the file's\n", r->open, r->open == 1 ? "" : "s",
+		r->open == 1 ? "has" : "have", r->resolved, r->changed);
 	for (uint32_t k = 0; k < sg->n_inputs; k++) {
 		const struct ap_model_tensor *t;
 
@@ -207,6 +208,9 @@ static void print_shapes(FILE *f, const struct ap_plan_set *s)
 				dims_text(t->shape, t->rank, a, sizeof(a)),
 				dims_text(t->shape_signature, t->sig_rank, b, sizeof(b)), k);
 	}
+	if (r->refused_op >= 0)
+		fprintf(f, "            refused: LiteRT's Prepare of #%d %s fails on these shapes: "
+			"allocate_tensors, or the invoke that reaches it, stops there\n", r->refused_op, TS(op_name(&s->plan, r->refused_op)));
 	if (r->first_unresolved >= 0)
 		fprintf(f, "            not inferred: \"%s\"%s%s keeps the file's shape, and the "
 			"shapes after it too\n", TS(sg->tensors[r->first_unresolved].name),
@@ -452,6 +456,10 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 			ap_json_i64(&j, "unresolved_node", r->first_unresolved_op);
 		else
 			ap_json_null(&j, "unresolved_node");
+		if (r->refused_op >= 0)
+			ap_json_i64(&j, "refused_node", r->refused_op);
+		else
+			ap_json_null(&j, "refused_node");
 		ap_json_end_obj(&j);
 	}
 	if (s->model) {

@@ -105,10 +105,12 @@ struct ap_model {
 	 * -1 = plan online. NULL when the model has none. */
 	int32_t *offline_offsets;
 	uint32_t n_offline_offsets;
-	/* Set by ap_shapes_infer (shapes.h): subgraph 0's open shapes were inferred, and the
-	 * first node whose open output kept the file's shape (-1: none did). */
+	/* Set by ap_shapes_infer (shapes.h): subgraph 0's open shapes were inferred, the
+	 * first node whose open output kept the file's shape (-1: none did), and the first
+	 * whose kernel refuses the shapes it is given. */
 	bool shapes_inferred;
 	int32_t shapes_unresolved_op;
+	int32_t shapes_refused_op;	/* whose Prepare refuses its shapes, -1: none */
 };
 
 /*

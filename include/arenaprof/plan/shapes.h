@@ -28,6 +28,8 @@ struct ap_shapes_report {
 	uint32_t changed;		/* of those, a shape other than the file's */
 	int32_t first_unresolved;	/* an open tensor left with the file's shape, or -1 */
 	int32_t first_unresolved_op;	/* the node that writes it, or -1 */
+	int32_t refused_op;		/* the first node whose Prepare refuses its input
+					 * shapes (LiteRT would stop there), or -1 */
 };
 
 /*
