@@ -628,17 +628,21 @@ def dynamic_tile(path):
     finish(m, g, [x], [r, c], path)
 
 
+def computed_in(g, name, values, dtype=np.int32, ttype=TT.INT32):
+    """A tensor ADD computes from two constants: ADD does not fold, so it is not const."""
+    v = np.array(values, dtype=dtype)
+    z = g.tensor(name + "/zero", list(v.shape), ttype, np.zeros_like(v))
+    c = g.tensor(name + "/const", list(v.shape), ttype, v)
+    out = g.tensor(name, list(v.shape), ttype)
+    g.op(OP.ADD, [c, z], [out], OPT.AddOptions, fb.AddOptionsT())
+    return out
+
+
 def dynamic_shapes(path):
     m, g = main_graph("arenaprof generated: outputs made dynamic by computed shape inputs")
 
     def computed(name, values):
-        """An int32 tensor ADD computes from two constants: ADD does not fold."""
-        v = np.array(values, dtype=np.int32)
-        z = g.tensor(name + "/zero", list(v.shape), TT.INT32, np.zeros_like(v))
-        c = g.tensor(name + "/const", list(v.shape), TT.INT32, v)
-        out = g.tensor(name, list(v.shape), TT.INT32)
-        g.op(OP.ADD, [c, z], [out], OPT.AddOptions, fb.AddOptionsT())
-        return out
+        return computed_in(g, name, values)
 
     x = g.tensor("input", [1, 8, 8, 4], TT.FLOAT32)
     a = g.tensor("a", [1, 8, 8, 4], TT.FLOAT32)
