@@ -205,9 +205,9 @@ int kt_prep_depthwise_conv(struct kctx *k)
  * float32 (else int32) [in_h * in_w, weights dims 0*1*2], the weights' type and size when
  * they are constant (else unsized), scratch int32 (int16 input: int64, or the
  * quantized_bias_type option) of the output shape. The hybrid ones are kTfLiteArenaRw:
- * int8 [input shape], float32 and int32 [input elements / input channels]. With a
- * non-constant output_shape the output becomes dynamic: not modelled, the tensors are
- * only reserved.
+ * int8 [input shape], float32 and int32 [input elements / input channels]. An
+ * output_shape not in the file (IsConstantTensor: a ro one counts as computed) makes the
+ * output dynamic and leaves col2im and scratch unsized.
  */
 int kt_prep_transpose_conv(struct kctx *k)
 {
@@ -215,7 +215,7 @@ int kt_prep_transpose_conv(struct kctx *k)
 	const struct ap_model_tensor *out;
 	int32_t wi = in_index(k, 1), n, col[2], h[1];
 	uint8_t it, wt, st;
-	bool quant, hybrid;
+	bool quant, hybrid, known;
 
 	if (!os || !w || !in || (k->mo->n_inputs != 3 && k->mo->n_inputs != 4) ||
 	    k->mo->n_outputs != 1 || !(out = mt(k, k->mo->outputs[0])) || os->rank != 1 ||
@@ -232,14 +232,15 @@ int kt_prep_transpose_conv(struct kctx *k)
 	quant = is_quantized_8_16(it);
 	hybrid = it == AP_TT_FLOAT32 && wt == AP_TT_INT8;
 	n = 2 + (quant ? 1 : 0) + (hybrid ? 3 : 0);
-	if (!const_or_ro(k, in_index(k, 0)))
-		return kt_add_tensors(k, (uint32_t)n, "kernel tensor") < 0 ? -1 : 0;
+	known = k->g->t[in_index(k, 0)].alloc == AP_ALLOC_WEIGHTS;
+	if (!known && k->g->t[k->mo->outputs[0]].alloc == AP_ALLOC_ARENA)
+		k->g->t[k->mo->outputs[0]].alloc = AP_ALLOC_DYNAMIC;
 	col[0] = mul(dim(in, 1), dim(in, 2));
 	col[1] = mul(mul(dim(w, 0), dim(w, 1)), dim(w, 2));
 	if (col[0] < 0 || col[1] < 0 || numel(in) < 0)
 		return kt_add_tensors(k, (uint32_t)n, "kernel tensor") < 0 ? -1 : 0;
-	if (kt_new_tmp(k, "col2im", it == AP_TT_FLOAT32 ? AP_TT_FLOAT32 : AP_TT_INT32, col, 2,
-		       AP_ALLOC_DYNAMIC) ||
+	if (kt_new_tmp(k, "col2im", it == AP_TT_FLOAT32 ? AP_TT_FLOAT32 : AP_TT_INT32,
+		       known ? col : NULL, 2, AP_ALLOC_DYNAMIC) ||
 	    kt_new_tmp(k, "transposed_weights", wt,
 		       k->g->t[wi].alloc == AP_ALLOC_WEIGHTS ? w->shape : NULL, w->rank,
 		    AP_ALLOC_DYNAMIC))
@@ -250,7 +251,8 @@ int kt_prep_transpose_conv(struct kctx *k)
 		st = AP_TT_INT32;
 		if (it == AP_TT_INT16)
 			st = qb == AP_TT_INT32 || qb == AP_TT_INT64 ? (uint8_t)qb : AP_TT_INT64;
-		if (kt_new_tmp(k, "scratch", st, out->shape, out->rank, AP_ALLOC_DYNAMIC))
+		if (kt_new_tmp(k, "scratch", st, known ? out->shape : NULL, out->rank,
+			       AP_ALLOC_DYNAMIC))
 			return -1;
 	}
 	if (hybrid) {

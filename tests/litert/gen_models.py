@@ -35,6 +35,11 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  splits LiteRT's plan in two steps
     gen_dynamic_shapes.tflite    TRANSPOSE, PAD, RESIZE_BILINEAR, BROADCAST_TO,
                                  SPLIT and FILL of computed shapes: seven steps
+    gen_dynamic_ops.tflite       27 more operators whose outputs a computed input
+                                 makes dynamic (slices, RANGE, reductions, pads,
+                                 NMS, WHERE, UNIQUE, TRANSPOSE_CONV, ...), and two
+                                 that stay static (offset STRIDED_SLICE, SLICE
+                                 of a given shape)
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -678,6 +683,148 @@ def dynamic_shapes(path):
     finish(m, g, [x], [out], path)
 
 
+def dynamic_ops(path):
+    m, g = main_graph("arenaprof generated: more outputs made dynamic by computed inputs")
+    f32, i32 = TT.FLOAT32, TT.INT32
+
+    def const(name, values, dtype=np.int32, ttype=i32):
+        v = np.array(values, dtype=dtype)
+        return g.tensor(name, list(v.shape), ttype, v)
+
+    def cmp(name, values):
+        return computed_in(g, name, values)
+
+    def out(name, shape, ttype=f32, signature=None):
+        t = g.tensor(name, shape, ttype)
+        if signature is not None:
+            g.g.tensors[t].shapeSignature = list(signature)
+        outs.append(t)
+        return t
+
+    outs = []
+    x = g.tensor("input", [1, 8, 8, 4], f32)
+    a = g.tensor("a", [1, 8, 8, 4], f32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    ones4 = const("strides", [1, 1, 1, 1])
+    g.op(OP.STRIDED_SLICE, [a, cmp("begin", [0, 0, 0, 0]), cmp("end", [1, 4, 8, 4]), ones4],
+         [out("strided", [1, 4, 8, 4])], OPT.StridedSliceOptions, fb.StridedSliceOptionsT())
+    # offset: end is a size from begin, so a computed begin leaves the shape known
+    so = fb.StridedSliceOptionsT()
+    so.offset = True
+    g.op(OP.STRIDED_SLICE, [a, cmp("begin_off", [0, 2, 0, 0]), const("size_off", [1, 4, 8, 4]),
+                            ones4], [out("strided_offset", [1, 4, 8, 4])],
+         OPT.StridedSliceOptions, so)
+    g.op(OP.RANGE, [const("start", 0), cmp("limit", 8), const("delta", 1)],
+         [out("range", [8], i32)], OPT.RangeOptions, fb.RangeOptionsT())
+    size = const("slice_size", [1, 4, 8, 4])
+    # a static output shape is kept; one of unknown dims is dyn
+    g.op(OP.SLICE, [a, cmp("slice_begin", [0, 0, 0, 0]), size],
+         [out("sliced_static", [1, 4, 8, 4])], OPT.SliceOptions, fb.SliceOptionsT())
+    g.op(OP.SLICE, [a, cmp("slice_begin2", [0, 4, 0, 0]), size],
+         [out("sliced", [1, 4, 8, 4], signature=[1, -1, 8, 4])], OPT.SliceOptions,
+         fb.SliceOptionsT())
+    s2b = g.tensor("space_to_batch", [4, 4, 4, 4], f32)
+    g.op(OP.SPACE_TO_BATCH_ND, [a, cmp("block", [2, 2]), const("s2b_pad", [[0, 0], [0, 0]])],
+         [s2b], OPT.SpaceToBatchNDOptions, fb.SpaceToBatchNDOptionsT())
+    g.op(OP.BATCH_TO_SPACE_ND, [s2b, cmp("block2", [2, 2]), const("crops", [[0, 0], [0, 0]])],
+         [out("batch_to_space", [1, 8, 8, 4])], OPT.BatchToSpaceNDOptions,
+         fb.BatchToSpaceNDOptionsT())
+    mean = g.tensor("mean", [1, 4], f32)
+    g.op(OP.MEAN, [a, cmp("mean_axis", [1, 2])], [mean], OPT.ReducerOptions,
+         fb.ReducerOptionsT())
+    keep = fb.ReducerOptionsT()
+    keep.keepDims = True
+    g.op(OP.SUM, [a, cmp("sum_axis", [3])], [out("sum", [1, 8, 8, 1])], OPT.ReducerOptions,
+         keep)
+    g.op(OP.REDUCE_MAX, [a, cmp("max_axis", [1])], [out("max", [1, 8, 4])],
+         OPT.ReducerOptions, fb.ReducerOptionsT())
+    g.op(OP.TOPK_V2, [mean, cmp("k", 2)], [out("topk_values", [1, 2]),
+                                           out("topk_indices", [1, 2], i32)],
+         OPT.TopKV2Options, fb.TopKV2OptionsT())
+    sv = fb.SplitVOptionsT()
+    sv.numSplits = 2
+    g.op(OP.SPLIT_V, [a, cmp("size_splits", [3, 5]), const("split_axis", 1)],
+         [out("split_v0", [1, 3, 8, 4]), out("split_v1", [1, 5, 8, 4])], OPT.SplitVOptions, sv)
+    pads = [[0, 0], [1, 1], [1, 1], [0, 0]]
+    g.op(OP.PADV2, [a, cmp("padv2_pads", pads), const("pad_value", 1.0, np.float32, f32)],
+         [out("padded_v2", [1, 10, 10, 4])], OPT.PadV2Options, fb.PadV2OptionsT())
+    mp = fb.MirrorPadOptionsT()
+    mp.mode = fb.MirrorPadMode.REFLECT
+    g.op(OP.MIRROR_PAD, [a, cmp("mirror_pads", pads)], [out("mirror_padded", [1, 10, 10, 4])],
+         OPT.MirrorPadOptions, mp)
+    g.op(OP.RESIZE_NEAREST_NEIGHBOR, [a, cmp("nn_size", [16, 16])],
+         [out("resized_nn", [1, 16, 16, 4])], OPT.ResizeNearestNeighborOptions,
+         fb.ResizeNearestNeighborOptionsT())
+    am = fb.ArgMaxOptionsT()
+    am.outputType = TT.INT64
+    g.op(OP.ARG_MAX, [a, cmp("argmax_axis", [3])], [out("argmax", [1, 8, 8], TT.INT64)],
+         OPT.ArgMaxOptions, am)
+    an = fb.ArgMinOptionsT()
+    an.outputType = TT.INT64
+    g.op(OP.ARG_MIN, [a, cmp("argmin_axis", [3])], [out("argmin", [1, 8, 8], TT.INT64)],
+         OPT.ArgMinOptions, an)
+    oh = fb.OneHotOptionsT()
+    oh.axis = -1
+    g.op(OP.ONE_HOT, [const("oh_indices", [0, 1, 2, 1]), cmp("depth", 3),
+                      const("on", 1.0, np.float32, f32), const("off", 0.0, np.float32, f32)],
+         [out("one_hot", [4, 3])], OPT.OneHotOptions, oh)
+    # EXPAND_DIMS shares its input in place: here with a dyn output
+    ed = g.tensor("expanded", [1, 1, 8, 8, 4], f32)
+    g.op(OP.EXPAND_DIMS, [a, cmp("expand_axis", 0)], [ed], OPT.ExpandDimsOptions,
+         fb.ExpandDimsOptionsT())
+    g.op(OP.ADD, [ed, ed], [out("expanded_sum", [1, 1, 8, 8, 4])], OPT.AddOptions,
+         fb.AddOptionsT())
+    g.op(OP.SPARSE_TO_DENSE, [const("sp_indices", [[0], [2]]), cmp("dense_shape", [4]),
+                              const("sp_values", [2.0, 3.0], np.float32, f32),
+                              const("sp_default", 0.0, np.float32, f32)],
+         [out("dense", [4])], OPT.SparseToDenseOptions, fb.SparseToDenseOptionsT())
+    cond = g.tensor("cond", [4], TT.BOOL)
+    g.op(OP.GREATER, [const("cond_values", [1.0, 0.0, 2.0, 3.0], np.float32, f32),
+                      const("cond_zero", [0.0] * 4, np.float32, f32)], [cond],
+         OPT.GreaterOptions, fb.GreaterOptionsT())
+    g.op(OP.WHERE, [cond], [out("where", [3, 1], TT.INT64)], OPT.WhereOptions,
+         fb.WhereOptionsT())
+    g.op(OP.SCATTER_ND, [const("sc_indices", [[1], [3]]),
+                         const("sc_updates", [5.0, 6.0], np.float32, f32),
+                         cmp("sc_shape", [4])], [out("scattered", [4])],
+         OPT.ScatterNdOptions, fb.ScatterNdOptionsT())
+    boxes = const("boxes", [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, 2, 1, 3], [0, 4, 1, 5]],
+                  np.float32, f32)
+    scores = const("scores", [0.9, 0.8, 0.7, 0.6], np.float32, f32)
+    iou, thr = const("iou", 0.5, np.float32, f32), const("score_thr", 0.0, np.float32, f32)
+    g.op(OP.NON_MAX_SUPPRESSION_V4, [boxes, scores, cmp("max_out", 3), iou, thr],
+         [out("nms4_indices", [3], i32), out("nms4_valid", [], i32)],
+         OPT.NonMaxSuppressionV4Options, fb.NonMaxSuppressionV4OptionsT())
+    g.op(OP.NON_MAX_SUPPRESSION_V5, [boxes, scores, cmp("max_out5", 3), iou, thr,
+                                     const("sigma", 0.0, np.float32, f32)],
+         [out("nms5_indices", [3], i32), out("nms5_scores", [3]), out("nms5_valid", [], i32)],
+         OPT.NonMaxSuppressionV5Options, fb.NonMaxSuppressionV5OptionsT())
+    seg_data = const("seg_data", np.arange(8).reshape(4, 2), np.float32, f32)
+    g.op(OP.SEGMENT_SUM, [seg_data, cmp("seg_ids", [0, 0, 1, 1])],
+         [out("segment_sum", [2, 2])], OPT.SegmentSumOptions, fb.SegmentSumOptionsT())
+    g.op(OP.UNSORTED_SEGMENT_SUM, [seg_data, const("useg_ids", [0, 1, 0, 1]),
+                                   cmp("num_segments", [2])],
+         [out("unsorted_sum", [2, 2])], OPT.UnsortedSegmentSumOptions,
+         fb.UnsortedSegmentSumOptionsT())
+    tc = fb.TransposeConvOptionsT()
+    tc.padding, tc.strideH, tc.strideW = fb.Padding.SAME, 2, 2
+    w = const("tconv_w", np.ones((4, 3, 3, 4)) / 36, np.float32, f32)
+    g.op(OP.TRANSPOSE_CONV, [cmp("tconv_shape", [1, 16, 16, 4]), w, a],
+         [out("tconv", [1, 16, 16, 4])], OPT.TransposeConvOptions, tc)
+    # an output_shape folded at Prepare (ro) is still not IsConstantTensor
+    ro_shape = g.tensor("tconv_shape_ro", [4], i32)
+    co = fb.ConcatenationOptionsT()
+    g.op(OP.CONCATENATION, [const("tconv_hw", [1, 16]), const("tconv_wc", [16, 4])],
+         [ro_shape], OPT.ConcatenationOptions, co)
+    g.op(OP.TRANSPOSE_CONV, [ro_shape, w, a], [out("tconv_ro", [1, 16, 16, 4])],
+         OPT.TransposeConvOptions, tc)
+    uo = fb.UniqueOptionsT()
+    uo.idxOutType = i32
+    g.op(OP.UNIQUE, [cmp("unique_in", [1, 2, 1, 3])],
+         [out("unique", [3], i32), out("unique_idx", [4], i32)], OPT.UniqueOptions, uo)
+    finish(m, g, [x], outs, path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -695,6 +842,7 @@ MODELS = {
     "gen_detection_postprocess.tflite": detection_postprocess,
     "gen_dynamic_tile.tflite": dynamic_tile,
     "gen_dynamic_shapes.tflite": dynamic_shapes,
+    "gen_dynamic_ops.tflite": dynamic_ops,
 }
 
 

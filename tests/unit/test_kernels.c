@@ -9,6 +9,7 @@
  * arena's tensors (count and total bytes).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/prepare.h"
@@ -243,6 +244,60 @@ static void test_densify(void)
 	unload(&m, &g);
 }
 
+/* The tensor named name, -1 when none is. */
+static int32_t by_name(const struct ap_graph *g, const char *name)
+{
+	for (uint32_t i = 0; i < g->n_tensors; i++)
+		if (g->t[i].name && !strcmp(g->t[i].name, name))
+			return (int32_t)i;
+	return -1;
+}
+
+/*
+ * Outputs a computed shape input makes dyn, and those that stay (LiteRT 2.3.0 on
+ * gen_dynamic_ops, litert_plan.py --invoke --details: the "# dynamic t<index>" lines): an
+ * offset STRIDED_SLICE and a SLICE of a given shape stay, as do the NMS counts and UNIQUE's
+ * index; a ro output_shape still makes TRANSPOSE_CONV's output dyn (IsConstantTensor).
+ * MEAN over a computed axis: temp_index 16 bytes in the arena, the other three dyn.
+ */
+static void test_dynamic_ops(void)
+{
+	static const char *const dyn[] = {
+		"strided", "range", "sliced", "space_to_batch", "batch_to_space", "mean", "sum",
+		"max", "topk_values", "topk_indices", "split_v0", "split_v1", "padded_v2",
+		"mirror_padded", "resized_nn", "argmax", "argmin", "one_hot", "expanded", "dense",
+		"where", "scattered", "nms4_indices", "nms5_indices", "nms5_scores",
+		"segment_sum", "unsorted_sum", "tconv", "tconv_ro", "unique",
+		"<resolved_axis node=17 MEAN>", "<temp_accum node=17 MEAN>",
+		"<normalized_dims node=17 MEAN>",
+	};
+	static const char *const stay[] = {
+		"strided_offset", "sliced_static", "nms4_valid", "nms5_valid", "unique_idx",
+		"<temp_index node=17 MEAN>",
+	};
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g;
+
+	if (load("gen_dynamic_ops", 1, &m, &g, err)) {
+		CHECK("dynamic ops: load", 0, "%s", err);
+		return;
+	}
+	for (size_t i = 0; i < N(dyn); i++) {
+		int32_t t = by_name(&g, dyn[i]);
+
+		CHECK("dynamic ops: dyn", t >= 0 && g.t[t].alloc == AP_ALLOC_DYNAMIC, "%s: %d",
+		      dyn[i], t >= 0 ? (int)g.t[t].alloc : -1);
+	}
+	for (size_t i = 0; i < N(stay); i++) {
+		int32_t t = by_name(&g, stay[i]);
+
+		CHECK("dynamic ops: arena", t >= 0 && g.t[t].alloc == AP_ALLOC_ARENA &&
+		      g.t[t].bytes > 0, "%s: %d", stay[i], t >= 0 ? (int)g.t[t].alloc : -1);
+	}
+	unload(&m, &g);
+}
+
 /* Applying twice, or to a graph not built from its model, is refused. */
 static void test_errors(void)
 {
@@ -265,6 +320,7 @@ int main(void)
 		check_model(&wants[i]);
 	test_names();
 	test_densify();
+	test_dynamic_ops();
 	test_errors();
 	TEST_EXIT();
 }
