@@ -40,6 +40,11 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  NMS, WHERE, UNIQUE, TRANSPOSE_CONV, ...), and two
                                  that stay static (offset STRIDED_SLICE, SLICE
                                  of a given shape)
+    gen_dynamic_edges.tflite     the special cases: PAD of a scalar, TOPK_V2 of
+                                 unknown dims, offset STRIDED_SLICE of computed
+                                 strides, dyn data into UNSORTED_SEGMENT_MAX, the
+                                 random kernels, EMBEDDING_LOOKUP_SPARSE, DILATE
+                                 of ro dilations, the other reductions
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -825,6 +830,104 @@ def dynamic_ops(path):
     finish(m, g, [x], outs, path)
 
 
+def dynamic_edges(path):
+    m, g = main_graph("arenaprof generated: the special cases of outputs made dynamic")
+    f32, i32 = TT.FLOAT32, TT.INT32
+
+    def const(name, values, dtype=np.int32, ttype=i32):
+        v = np.array(values, dtype=dtype)
+        return g.tensor(name, list(v.shape), ttype, v)
+
+    def cmp(name, values, dtype=np.int32, ttype=i32):
+        return computed_in(g, name, values, dtype, ttype)
+
+    def out(name, shape, ttype=f32, signature=None):
+        t = g.tensor(name, shape, ttype)
+        if signature is not None:
+            g.g.tensors[t].shapeSignature = list(signature)
+        outs.append(t)
+        return t
+
+    def reduce(code, name, x, axis, shape, ttype=f32):
+        g.op(code, [x, cmp(name + "_axis", axis)], [out(name, shape, ttype)],
+             OPT.ReducerOptions, fb.ReducerOptionsT())
+
+    outs = []
+    x = g.tensor("input", [1, 8, 8, 4], f32)
+    a = g.tensor("a", [1, 8, 8, 4], f32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    # the reductions that were not on gen_dynamic_ops; REDUCE_PROD of a constant input:
+    # its normalized_dims stays in the arena
+    reduce(OP.REDUCE_PROD, "prod", const("prod_in", np.ones((2, 3)), np.float32, f32), [1],
+           [2])
+    reduce(OP.REDUCE_MIN, "min", a, [1, 2], [1, 4])
+    flags = g.tensor("flags", [1, 8, 8, 4], TT.BOOL)
+    g.op(OP.GREATER, [a, const("zero", 0.0, np.float32, f32)], [flags], OPT.GreaterOptions,
+         fb.GreaterOptionsT())
+    reduce(OP.REDUCE_ANY, "any", flags, [3], [1, 8, 8], TT.BOOL)
+    reduce(OP.REDUCE_ALL, "all", flags, [3], [1, 8, 8], TT.BOOL)
+    # PAD of a scalar: dyn with constant paddings
+    g.op(OP.PAD, [const("scalar", 2.0, np.float32, f32), const("no_pads", np.zeros((0, 2)))],
+         [out("padded_scalar", [])], OPT.PadOptions, fb.PadOptionsT())
+    # TOPK_V2 of an input of unknown dims: dyn with a constant k
+    unk = g.tensor("unknown", [1, 8, 8, 4], f32)
+    g.g.tensors[unk].shapeSignature = [1, -1, 8, 4]
+    g.op(OP.ADD, [a, a], [unk], OPT.AddOptions, fb.AddOptionsT())
+    g.op(OP.TOPK_V2, [unk, const("k", 2)], [out("topk_values", [1, 8, 8, 2]),
+                                           out("topk_indices", [1, 8, 8, 2], i32)],
+         OPT.TopKV2Options, fb.TopKV2OptionsT())
+    # STRIDED_SLICE with offset and computed strides: dyn
+    so = fb.StridedSliceOptionsT()
+    so.offset = True
+    g.op(OP.STRIDED_SLICE, [a, const("begin", [0, 0, 0, 0]), const("size", [1, 4, 8, 4]),
+                            cmp("strides", [1, 1, 1, 1])], [out("strided", [1, 4, 8, 4])],
+         OPT.StridedSliceOptions, so)
+    # UNSORTED_SEGMENT_* of constant ids and count: MAX of dyn data (a RANGE of a computed
+    # limit) is dyn, PROD and MIN with a computed count, SUM of constants is static
+    data = g.tensor("seg_data", [8], f32)
+    g.op(OP.RANGE, [const("r0", 0.0, np.float32, f32), cmp("r_limit", 8.0, np.float32, f32),
+                    const("r1", 1.0, np.float32, f32)], [data], OPT.RangeOptions,
+         fb.RangeOptionsT())
+    g.op(OP.UNSORTED_SEGMENT_MAX, [data, const("seg_ids8", [0, 1] * 4), const("two", [2])],
+         [out("useg_max", [2])], OPT.UnsortedSegmentMaxOptions,
+         fb.UnsortedSegmentMaxOptionsT())
+    ids, two = const("seg_ids", [0, 1, 0, 1]), const("two2", [2])
+    cdata = const("cseg_data", np.arange(8).reshape(4, 2), np.float32, f32)
+    g.op(OP.UNSORTED_SEGMENT_PROD, [cdata, ids, cmp("count_prod", [2])],
+         [out("useg_prod", [2, 2])], OPT.UnsortedSegmentProdOptions,
+         fb.UnsortedSegmentProdOptionsT())
+    g.op(OP.UNSORTED_SEGMENT_MIN, [cdata, ids, cmp("count_min", [2])],
+         [out("useg_min", [2, 2])], OPT.UnsortedSegmentMinOptions,
+         fb.UnsortedSegmentMinOptionsT())
+    g.op(OP.UNSORTED_SEGMENT_SUM, [cdata, ids, two], [out("useg_sum_static", [2, 2])],
+         OPT.UnsortedSegmentSumOptions, fb.UnsortedSegmentSumOptionsT())
+    # the random kernels
+    ro = fb.RandomOptionsT()
+    ro.seed, ro.seed2 = 1, 2
+    g.op(OP.RANDOM_UNIFORM, [cmp("uniform_shape", [2, 3])], [out("uniform", [2, 3])],
+         OPT.RandomOptions, ro)
+    g.op(OP.RANDOM_STANDARD_NORMAL, [cmp("normal_shape", [3, 2])], [out("normal", [3, 2])],
+         OPT.RandomOptions, ro)
+    g.op(OP.MULTINOMIAL, [cmp("logits", [[0.0, 1.0, 2.0]], np.float32, f32),
+                          const("samples", 4)], [out("multinomial", [1, 4], TT.INT64)],
+         OPT.RandomOptions, ro)
+    # EMBEDDING_LOOKUP_SPARSE: always dyn
+    el = fb.EmbeddingLookupSparseOptionsT()
+    el.combiner = fb.CombinerType.SUM
+    g.op(OP.EMBEDDING_LOOKUP_SPARSE,
+         [const("el_ids", [0, 1, 2]), const("el_indices", [[0, 0], [0, 1], [1, 0]]),
+          const("el_shape", [2, 2]), const("el_weights", [1.0, 1.0, 1.0], np.float32, f32),
+          const("el_params", np.ones((4, 3)), np.float32, f32)],
+         [out("embedded", [2, 3])], OPT.EmbeddingLookupSparseOptions, el)
+    # DILATE asks IsConstantTensor: dilations folded at Prepare (ro) make it dyn
+    dil = g.tensor("dilations", [4], i32)
+    g.op(OP.CONCATENATION, [const("dil_a", [1, 2]), const("dil_b", [2, 1])], [dil],
+         OPT.ConcatenationOptions, fb.ConcatenationOptionsT())
+    g.op(OP.DILATE, [a, dil, const("dil_pad", 0.0, np.float32, f32)],
+         [out("dilated", [1, 15, 15, 4])])
+    finish(m, g, [x], outs, path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -843,6 +946,7 @@ MODELS = {
     "gen_dynamic_tile.tflite": dynamic_tile,
     "gen_dynamic_shapes.tflite": dynamic_shapes,
     "gen_dynamic_ops.tflite": dynamic_ops,
+    "gen_dynamic_edges.tflite": dynamic_edges,
 }
 
 

@@ -253,6 +253,33 @@ static int32_t by_name(const struct ap_graph *g, const char *name)
 	return -1;
 }
 
+/* In model, the tensors named in dyn are dynamic, those in stay sized in the arena. */
+static void check_dyn(const char *model, const char *const *dyn, size_t n_dyn,
+		      const char *const *stay, size_t n_stay)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g;
+
+	if (load(model, 1, &m, &g, err)) {
+		CHECK("dyn: load", 0, "%s: %s", model, err);
+		return;
+	}
+	for (size_t i = 0; i < n_dyn; i++) {
+		int32_t t = by_name(&g, dyn[i]);
+
+		CHECK("dyn: dynamic", t >= 0 && g.t[t].alloc == AP_ALLOC_DYNAMIC, "%s %s: %d",
+		      model, dyn[i], t >= 0 ? (int)g.t[t].alloc : -1);
+	}
+	for (size_t i = 0; i < n_stay; i++) {
+		int32_t t = by_name(&g, stay[i]);
+
+		CHECK("dyn: arena", t >= 0 && g.t[t].alloc == AP_ALLOC_ARENA && g.t[t].bytes > 0,
+		      "%s %s: %d", model, stay[i], t >= 0 ? (int)g.t[t].alloc : -1);
+	}
+	unload(&m, &g);
+}
+
 /*
  * Outputs a computed shape input makes dyn, and those that stay (LiteRT 2.3.0 on
  * gen_dynamic_ops, litert_plan.py --invoke --details: the "# dynamic t<index>" lines): an
@@ -275,27 +302,27 @@ static void test_dynamic_ops(void)
 		"strided_offset", "sliced_static", "nms4_valid", "nms5_valid", "unique_idx",
 		"<temp_index node=17 MEAN>",
 	};
-	char err[AP_ERR_LEN];
-	struct ap_model m;
-	struct ap_graph g;
+	check_dyn("gen_dynamic_ops", dyn, N(dyn), stay, N(stay));
+}
 
-	if (load("gen_dynamic_ops", 1, &m, &g, err)) {
-		CHECK("dynamic ops: load", 0, "%s", err);
-		return;
-	}
-	for (size_t i = 0; i < N(dyn); i++) {
-		int32_t t = by_name(&g, dyn[i]);
-
-		CHECK("dynamic ops: dyn", t >= 0 && g.t[t].alloc == AP_ALLOC_DYNAMIC, "%s: %d",
-		      dyn[i], t >= 0 ? (int)g.t[t].alloc : -1);
-	}
-	for (size_t i = 0; i < N(stay); i++) {
-		int32_t t = by_name(&g, stay[i]);
-
-		CHECK("dynamic ops: arena", t >= 0 && g.t[t].alloc == AP_ALLOC_ARENA &&
-		      g.t[t].bytes > 0, "%s: %d", stay[i], t >= 0 ? (int)g.t[t].alloc : -1);
-	}
-	unload(&m, &g);
+/*
+ * The special cases (LiteRT 2.3.0 on gen_dynamic_edges, as above): PAD of a scalar, TOPK_V2
+ * of unknown dims, an offset STRIDED_SLICE of computed strides, UNSORTED_SEGMENT_MAX of
+ * dyn data, DILATE of ro dilations are dyn; UNSORTED_SEGMENT_SUM of constants stays, as does
+ * the normalized_dims of a REDUCE_PROD of a constant input over a computed axis.
+ */
+static void test_dynamic_edges(void)
+{
+	static const char *const dyn[] = {
+		"prod", "min", "any", "all", "padded_scalar", "topk_values", "topk_indices",
+		"strided", "seg_data", "useg_max", "useg_prod", "useg_min", "uniform", "normal",
+		"multinomial", "embedded", "dilated",
+	};
+	static const char *const stay[] = {
+		"useg_sum_static", "<temp_index node=2 REDUCE_PROD>",
+		"<normalized_dims node=2 REDUCE_PROD>",
+	};
+	check_dyn("gen_dynamic_edges", dyn, N(dyn), stay, N(stay));
 }
 
 /* Applying twice, or to a graph not built from its model, is refused. */
@@ -321,6 +348,7 @@ int main(void)
 	test_names();
 	test_densify();
 	test_dynamic_ops();
+	test_dynamic_edges();
 	test_errors();
 	TEST_EXIT();
 }
