@@ -40,8 +40,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  NMS, WHERE, UNIQUE, TRANSPOSE_CONV, ...), and two
                                  that stay static (offset STRIDED_SLICE, SLICE
                                  of a given shape)
-    gen_dynamic_edges.tflite     the special cases: PAD of a scalar, TOPK_V2 of
-                                 unknown dims, offset STRIDED_SLICE of computed
+    gen_dynamic_edges.tflite     the special cases: PAD and PADV2 of a scalar, TOPK_V2 and
+                                 SLICE of unknown dims, offset STRIDED_SLICE of computed
                                  strides, dyn data into UNSORTED_SEGMENT_MAX, the
                                  random kernels, EMBEDDING_LOOKUP_SPARSE, DILATE
                                  of ro dilations, the other reductions
@@ -869,10 +869,17 @@ def dynamic_edges(path):
     # PAD of a scalar: dyn with constant paddings
     g.op(OP.PAD, [const("scalar", 2.0, np.float32, f32), const("no_pads", np.zeros((0, 2)))],
          [out("padded_scalar", [])], OPT.PadOptions, fb.PadOptionsT())
-    # TOPK_V2 of an input of unknown dims: dyn with a constant k
+    g.op(OP.PADV2, [const("scalar2", 3.0, np.float32, f32), const("no_pads2", np.zeros((0, 2))),
+                    const("pad_value", 1.0, np.float32, f32)],
+         [out("padded_scalar_v2", [])], OPT.PadV2Options, fb.PadV2OptionsT())
+    # TOPK_V2 of an input of unknown dims: dyn with a constant k; SLICE of it too when
+    # its own output shape is not fully given
     unk = g.tensor("unknown", [1, 8, 8, 4], f32)
     g.g.tensors[unk].shapeSignature = [1, -1, 8, 4]
     g.op(OP.ADD, [a, a], [unk], OPT.AddOptions, fb.AddOptionsT())
+    g.op(OP.SLICE, [unk, const("slice_begin", [0, 0, 0, 0]), const("slice_size", [1, 2, 8, 4])],
+         [out("sliced_unknown", [1, 2, 8, 4], signature=[1, -1, 8, 4])], OPT.SliceOptions,
+         fb.SliceOptionsT())
     g.op(OP.TOPK_V2, [unk, const("k", 2)], [out("topk_values", [1, 8, 8, 2]),
                                            out("topk_indices", [1, 8, 8, 2], i32)],
          OPT.TopKV2Options, fb.TopKV2OptionsT())

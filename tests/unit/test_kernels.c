@@ -306,15 +306,16 @@ static void test_dynamic_ops(void)
 }
 
 /*
- * The special cases (LiteRT 2.3.0 on gen_dynamic_edges, as above): PAD of a scalar, TOPK_V2
- * of unknown dims, an offset STRIDED_SLICE of computed strides, UNSORTED_SEGMENT_MAX of
+ * The special cases (LiteRT 2.3.0 on gen_dynamic_edges, as above): PAD and PADV2 of a
+ * scalar, TOPK_V2 and SLICE of unknown dims, an offset STRIDED_SLICE of computed strides, UNSORTED_SEGMENT_MAX of
  * dyn data, DILATE of ro dilations are dyn; UNSORTED_SEGMENT_SUM of constants stays, as does
  * the normalized_dims of a REDUCE_PROD of a constant input over a computed axis.
  */
 static void test_dynamic_edges(void)
 {
 	static const char *const dyn[] = {
-		"prod", "min", "any", "all", "padded_scalar", "topk_values", "topk_indices",
+		"prod", "min", "any", "all", "padded_scalar", "padded_scalar_v2", "sliced_unknown",
+		"topk_values", "topk_indices",
 		"strided", "seg_data", "useg_max", "useg_prod", "useg_min", "uniform", "normal",
 		"multinomial", "embedded", "dilated",
 	};
