@@ -7,8 +7,9 @@
  *
  * "const" below is LiteRT's IsConstantOrPersistentTensor: data in the file, or folded at
  * Prepare (kernels.c makes those ro). A SPLIT rule names the node when its kernel made an
- * output dyn (kernels_alloc.c's dyn rules, the reductions, TRANSPOSE_CONV, each with its
- * Prepare's own test): that much is modelled, but the sizes after it are the file's.
+ * output dyn (kernels_alloc.c's dyn rules, the reductions, TRANSPOSE_CONV and
+ * CONV_3D_TRANSPOSE, each with its Prepare's own test): that much is modelled, but the
+ * sizes after it are the file's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +81,7 @@ static const struct cover {
 	{ 130, SPLIT, 0, "to a computed shape: " LATER },
 	{ 131, ALWAYS, 0, "Prepare's 4 temporaries not modelled" },
 	{ 140, SPLIT, 0, "over a computed axis: " LATER },
-	{ 141, ALWAYS, 0, "col2im and output_shape not modelled" },
+	{ 141, SPLIT, 0, "with a computed output_shape: " LATER },
 	{ 146, SPLIT, 0, "of a computed shape: " LATER },
 	{ 148, SPLIT, 0, "of a computed shape: " LATER },
 	{ 149, SPLIT, 0, "of computed inputs: " LATER },

@@ -190,6 +190,7 @@ static const struct kernel {
 	{ OP_CONV_2D, 0, kt_prep_conv },
 	{ OP_DEPTHWISE_CONV_2D, 0, kt_prep_depthwise_conv },
 	{ OP_CONV_3D, 0, kt_prep_conv3d },
+	{ OP_CONV_3D_TRANSPOSE, 0, kt_prep_conv3d_transpose },
 	{ OP_DEQUANTIZE, 0, kt_prep_dequantize },
 	{ OP_DENSIFY, 0, kt_prep_densify },
 	{ OP_VAR_HANDLE, 0, kt_prep_var_handle },

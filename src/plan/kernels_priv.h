@@ -86,6 +86,7 @@ enum {
 	OP_UNSORTED_SEGMENT_SUM = 155,
 	OP_UNSORTED_SEGMENT_MIN = 157,
 	OP_DILATE = 203,
+	OP_CONV_3D_TRANSPOSE = 141,
 };
 
 /* BuiltinOptions union types (schema.fbs). */
@@ -220,6 +221,7 @@ int kt_new_tmp(struct kctx *k, const char *what, uint8_t type, const int32_t *di
 int kt_prep_conv(struct kctx *k);
 int kt_prep_depthwise_conv(struct kctx *k);
 int kt_prep_conv3d(struct kctx *k);
+int kt_prep_conv3d_transpose(struct kctx *k);
 int kt_prep_transpose_conv(struct kctx *k);
 int kt_prep_fully_connected(struct kctx *k);
 int kt_prep_batch_matmul(struct kctx *k);

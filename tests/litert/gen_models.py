@@ -44,7 +44,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  SLICE of unknown dims, offset STRIDED_SLICE of computed
                                  strides, dyn data into UNSORTED_SEGMENT_MAX, the
                                  random kernels, EMBEDDING_LOOKUP_SPARSE, DILATE
-                                 of ro dilations, the other reductions
+                                 of ro dilations, the other reductions,
+                                 CONV_3D_TRANSPOSE (heap col2im, dyn output)
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -932,6 +933,25 @@ def dynamic_edges(path):
          OPT.ConcatenationOptions, fb.ConcatenationOptionsT())
     g.op(OP.DILATE, [a, dil, const("dil_pad", 0.0, np.float32, f32)],
          [out("dilated", [1, 15, 15, 4])])
+    # CONV_3D_TRANSPOSE: col2im on the heap (none when dilated), the output dyn with a
+    # computed output_shape; a MEAN after them numbers its temporaries after col2im
+    c3 = cmp("c3_in", np.ones((1, 2, 4, 4, 2)), np.float32, f32)
+    w3 = const("c3_filter", np.ones((2, 2, 2, 3, 2)) / 16, np.float32, f32)
+    c3o = fb.Conv3DOptionsT()
+    c3o.padding, c3o.strideD, c3o.strideH, c3o.strideW = fb.Padding.SAME, 2, 2, 2
+    shape3 = [1, 4, 8, 8, 3]
+    g.op(OP.CONV_3D_TRANSPOSE, [const("c3_shape", shape3), w3, c3],
+         [out("c3t", shape3)], OPT.Conv3DOptions, c3o)
+    g.op(OP.CONV_3D_TRANSPOSE, [cmp("c3_shape_c", shape3), w3, c3],
+         [out("c3t_computed", shape3)], OPT.Conv3DOptions, c3o)
+    c3d = fb.Conv3DOptionsT()
+    c3d.padding, c3d.strideD, c3d.strideH, c3d.strideW = fb.Padding.SAME, 2, 2, 2
+    c3d.dilationDFactor = c3d.dilationHFactor = c3d.dilationWFactor = 2
+    c3t_dil = g.tensor("c3t_dilated", shape3, f32)
+    g.op(OP.CONV_3D_TRANSPOSE, [const("c3_shape_d", shape3), w3, c3], [c3t_dil],
+         OPT.Conv3DOptions, c3d)
+    g.op(OP.MEAN, [c3t_dil, const("c3_axis", [1, 2, 3])], [out("c3_mean", [1, 3])],
+         OPT.ReducerOptions, fb.ReducerOptionsT())
     finish(m, g, [x], outs, path)
 
 

@@ -310,6 +310,8 @@ static void test_dynamic_ops(void)
  * scalar, TOPK_V2 and SLICE of unknown dims, an offset STRIDED_SLICE of computed strides, UNSORTED_SEGMENT_MAX of
  * dyn data, DILATE of ro dilations are dyn; UNSORTED_SEGMENT_SUM of constants stays, as does
  * the normalized_dims of a REDUCE_PROD of a constant input over a computed axis.
+ * CONV_3D_TRANSPOSE: col2im on the heap, none when dilated (the MEAN at node 39 numbers its
+ * temporaries after two), the output dyn with a computed output_shape.
  */
 static void test_dynamic_edges(void)
 {
@@ -317,11 +319,13 @@ static void test_dynamic_edges(void)
 		"prod", "min", "any", "all", "padded_scalar", "padded_scalar_v2", "sliced_unknown",
 		"topk_values", "topk_indices",
 		"strided", "seg_data", "useg_max", "useg_prod", "useg_min", "uniform", "normal",
-		"multinomial", "embedded", "dilated",
+		"multinomial", "embedded", "dilated", "c3t_computed",
+		"<col2im node=35 CONV_3D_TRANSPOSE>", "<col2im node=37 CONV_3D_TRANSPOSE>",
 	};
 	static const char *const stay[] = {
 		"useg_sum_static", "<temp_index node=2 REDUCE_PROD>",
-		"<normalized_dims node=2 REDUCE_PROD>",
+		"<normalized_dims node=2 REDUCE_PROD>", "c3t", "c3t_dilated",
+		"<temp_index node=39 MEAN>",
 	};
 	check_dyn("gen_dynamic_edges", dyn, N(dyn), stay, N(stay));
 }
