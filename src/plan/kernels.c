@@ -238,6 +238,7 @@ static const struct kernel {
 	{ OP_DILATE, 0, kt_prep_dyn },
 	{ OP_UNIQUE, 0, kt_prep_dyn },
 	{ OP_EMBEDDING_LOOKUP_SPARSE, 0, kt_prep_dyn },
+	{ OP_READ_VARIABLE, 0, kt_prep_dyn },
 	{ OP_FULLY_CONNECTED, 0, kt_prep_fully_connected },
 	{ OP_UNIDIRECTIONAL_SEQUENCE_LSTM, 12, kt_prep_unidirectional_sequence_lstm },
 	{ OP_BATCH_MATMUL, 0, kt_prep_batch_matmul },

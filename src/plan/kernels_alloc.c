@@ -126,6 +126,7 @@ enum dyn_how {
 	DYN_SLICE,	/* slice.cc: never when the model gives a static output shape */
 	DYN_OFFSET,	/* strided_slice.cc: begin and end do not count with the offset option */
 	DYN_DATA_DYN,	/* unsorted_segment.cc: a dyn data input too */
+	DYN_OUT_SCALAR,	/* read_variable.cc: only an output of rank 0 (scalar or unranked) */
 };
 
 static const struct dyn_rule {
@@ -160,6 +161,7 @@ static const struct dyn_rule {
 	{ OP_DILATE, 0x02, 0xff, DYN_FILE },
 	/* the unique values; the index output is sized */
 	{ OP_UNIQUE, 0, 0x01, DYN_ALWAYS }, { OP_EMBEDDING_LOOKUP_SPARSE, 0, 0xff, DYN_ALWAYS },
+	{ OP_READ_VARIABLE, 0, 0xff, DYN_OUT_SCALAR },
 };
 
 /* A shape with an unknown dimension: HasUnspecifiedDimension (dims_signature -1). */
@@ -209,6 +211,9 @@ static int dyn_special(const struct kctx *k, const struct dyn_rule *r, uint8_t *
 	case DYN_DATA_DYN:
 		return d >= 0 && (uint32_t)d < k->g->n_tensors &&
 		       k->g->t[d].alloc == AP_ALLOC_DYNAMIC ? 1 : -1;
+	case DYN_OUT_SCALAR:
+		out = k->mo->n_outputs ? mt(k, k->mo->outputs[0]) : NULL;
+		return out && out->rank == 0;
 	default:
 		return -1;
 	}

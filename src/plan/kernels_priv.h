@@ -87,6 +87,7 @@ enum {
 	OP_UNSORTED_SEGMENT_MIN = 157,
 	OP_DILATE = 203,
 	OP_CONV_3D_TRANSPOSE = 141,
+	OP_READ_VARIABLE = 143,
 };
 
 /* BuiltinOptions union types (schema.fbs). */

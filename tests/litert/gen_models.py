@@ -45,7 +45,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  strides, dyn data into UNSORTED_SEGMENT_MAX, the
                                  random kernels, EMBEDDING_LOOKUP_SPARSE, DILATE
                                  of ro dilations, the other reductions,
-                                 CONV_3D_TRANSPOSE (heap col2im, dyn output)
+                                 CONV_3D_TRANSPOSE (heap col2im, dyn output),
+                                 READ_VARIABLE of a scalar
     gen_detection_postprocess.tflite
                                  an SSD head ending in the custom operator
                                  TFLite_Detection_PostProcess
@@ -952,6 +953,10 @@ def dynamic_edges(path):
          OPT.Conv3DOptions, c3d)
     g.op(OP.MEAN, [c3t_dil, const("c3_axis", [1, 2, 3])], [out("c3_mean", [1, 3])],
          OPT.ReducerOptions, fb.ReducerOptionsT())
+    # READ_VARIABLE of rank 0: dyn (a scalar cannot be told from an unranked tensor)
+    hv = var_handle(g, "scalar_var")
+    g.op(OP.ASSIGN_VARIABLE, [hv, const("var_init", 5.0, np.float32, f32)], [])
+    g.op(OP.READ_VARIABLE, [hv], [out("var_read", [])])
     finish(m, g, [x], outs, path)
 
 

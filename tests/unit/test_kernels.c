@@ -311,7 +311,8 @@ static void test_dynamic_ops(void)
  * dyn data, DILATE of ro dilations are dyn; UNSORTED_SEGMENT_SUM of constants stays, as does
  * the normalized_dims of a REDUCE_PROD of a constant input over a computed axis.
  * CONV_3D_TRANSPOSE: col2im on the heap, none when dilated (the MEAN at node 39 numbers its
- * temporaries after two), the output dyn with a computed output_shape.
+ * temporaries after two), the output dyn with a computed output_shape. READ_VARIABLE of a
+ * scalar: dyn.
  */
 static void test_dynamic_edges(void)
 {
@@ -321,6 +322,7 @@ static void test_dynamic_edges(void)
 		"strided", "seg_data", "useg_max", "useg_prod", "useg_min", "uniform", "normal",
 		"multinomial", "embedded", "dilated", "c3t_computed",
 		"<col2im node=35 CONV_3D_TRANSPOSE>", "<col2im node=37 CONV_3D_TRANSPOSE>",
+		"var_read",
 	};
 	static const char *const stay[] = {
 		"useg_sum_static", "<temp_index node=2 REDUCE_PROD>",
