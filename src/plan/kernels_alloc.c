@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * kernels_alloc: kernels that move outputs out of the normal arena: into the persistent
- * arena (DEQUANTIZE of a constant, DENSIFY, VAR_HANDLE) or the heap (constant folding).
+ * arena (DEQUANTIZE of a constant, DENSIFY, VAR_HANDLE) or the heap (constant folding, and
+ * the dyn outputs of computed shape inputs).
  */
 #include "kernels_priv.h"
 
