@@ -6,18 +6,21 @@
  * operator; the plan names it so that its numbers are not taken as LiteRT's.
  *
  * "const" below is LiteRT's IsConstantOrPersistentTensor: data in the file, or folded at
- * Prepare (kernels.c makes those ro). DILATE asks IsConstantTensor only; a ro dilations
- * input is not named there.
+ * Prepare (kernels.c makes those ro). A SPLIT rule names the node when its kernel made an
+ * output dyn (kernels_alloc.c's dyn rules, the reductions, TRANSPOSE_CONV and
+ * CONV_3D_TRANSPOSE, each with its Prepare's own test): that much is modelled, but the
+ * sizes after it are the file's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/planner.h"
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
-	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32, OP_PAD = 34,
-	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52, OP_PADV2 = 60, OP_SLICE = 65, OP_READ_VARIABLE = 143,
+	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32,
+	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52,
 };
 
 enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
@@ -29,8 +32,9 @@ enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
 enum rule {
 	ALWAYS,		/* whatever the node's inputs */
 	DYN,		/* output dyn unless every input in mask is const */
-	LATER_SIZES,	/* as DYN, when shapes.c could not give every later shape */
 	SPECIAL,	/* a function below decides */
+	SPLIT,		/* the kernel made an output dyn or its shape unknown (modelled):
+			 * the plan splits */
 };
 
 static const struct cover {
@@ -39,64 +43,62 @@ static const struct cover {
 	uint8_t mask;		/* inputs the rule looks at: bit j = input j */
 	const char *why;
 } covers[] = {
-	{ 22, LATER_SIZES, 0x02, "with a computed shape: shape known in Eval, plan split after "
-				 "it; later sizes are the file's, LiteRT's come from the data" },
-	{ 23, LATER_SIZES, 0x02, "with a computed size: " LATER },
-	{ 33, ALWAYS, 0, "output always dyn" },
-	{ 34, LATER_SIZES, 0x02, "with computed paddings: " LATER },
-	{ 37, DYN, 0x06, "with computed block or crops: output dyn" },
-	{ 38, DYN, 0x06, "with computed block or paddings: output dyn" },
-	{ 39, LATER_SIZES, 0x02, "with a computed perm: " LATER },
-	{ 40, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 45, DYN, 0x0e, "with computed begin, end or strides: output dyn" },
-	{ 48, DYN, 0x02, "with a computed k: outputs dyn" },
-	{ 49, LATER_SIZES, 0x01, "on a computed axis: " LATER },
-	{ 56, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 60, DYN, 0x02, "with computed paddings: output dyn, plan split" },
-	{ 67, DYN, 0x01, "with a computed output_shape: output dyn" },
-	{ 68, DYN, 0x02, "with a computed output_shape: output dyn" },
-	{ 69, LATER_SIZES, 0x02, "with computed multiples: " LATER },
-	{ 70, DYN, 0x02, "on a computed axis: output dyn" },
-	{ 74, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 79, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 81, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 82, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 85, DYN, 0x02, "with a computed depth: output dyn" },
-	{ 89, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 91, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 94, LATER_SIZES, 0x01, "with computed dims: " LATER },
-	{ 96, DYN, 0x07, "of computed bounds: output dyn" },
-	{ 97, DYN, 0x02, "with a computed size: output dyn" },
-	{ 100, DYN, 0x02, "with computed paddings: output dyn" },
-	{ 102, DYN, 0x06, "with computed sizes or axis: outputs dyn" },
-	{ 103, ALWAYS, 0, "output always dyn" },
-	{ 109, DYN, 0x01, "with a computed condition: output dyn" },
-	{ 120, DYN, 0x04, "with a computed max_output_size: dyn" },
-	{ 121, DYN, 0x04, "with a computed max_output_size: dyn" },
-	{ 122, DYN, 0x04, "with a computed shape: output dyn" },
-	{ 125, DYN, 0x03, "of computed data or ids: output dyn" },
-	{ 130, LATER_SIZES, 0x02, "to a computed shape: " LATER },
+	{ 22, SPLIT, 0, "with a computed shape: shape known in Eval only, plan split after it; "
+			"later sizes are the file's, LiteRT's come from the data" },
+	{ 23, SPLIT, 0, "with a computed size: " LATER },
+	{ 33, SPLIT, 0, "always: " LATER },
+	{ 34, SPLIT, 0, "with computed paddings or of a scalar: " LATER },
+	{ 37, SPLIT, 0, "with computed block or crops: " LATER },
+	{ 38, SPLIT, 0, "with computed block or paddings: " LATER },
+	{ 39, SPLIT, 0, "with a computed perm: " LATER },
+	{ 40, SPLIT, 0, "over a computed axis: " LATER },
+	{ 45, SPLIT, 0, "with computed begin, end or strides: " LATER },
+	{ 48, SPLIT, 0, "with a computed k or an input of unknown dims: " LATER },
+	{ 49, SPLIT, 0, "on a computed axis: " LATER },
+	{ 56, SPLIT, 0, "over a computed axis: " LATER },
+	{ 60, SPLIT, 0, "with computed paddings or of a scalar: " LATER },
+	{ 67, SPLIT, 0, "with a computed output_shape: " LATER },
+	{ 68, SPLIT, 0, "with a computed output_shape: " LATER },
+	{ 69, SPLIT, 0, "with computed multiples: " LATER },
+	{ 70, SPLIT, 0, "on a computed axis: " LATER },
+	{ 74, SPLIT, 0, "over a computed axis: " LATER },
+	{ 79, SPLIT, 0, "over a computed axis: " LATER },
+	{ 81, SPLIT, 0, "over a computed axis: " LATER },
+	{ 82, SPLIT, 0, "over a computed axis: " LATER },
+	{ 85, SPLIT, 0, "with a computed depth: " LATER },
+	{ 89, SPLIT, 0, "over a computed axis: " LATER },
+	{ 91, SPLIT, 0, "over a computed axis: " LATER },
+	{ 94, SPLIT, 0, "with computed dims: " LATER },
+	{ 96, SPLIT, 0, "of computed bounds: " LATER },
+	{ 97, SPLIT, 0, "with a computed size: " LATER },
+	{ 100, SPLIT, 0, "with computed paddings: " LATER },
+	{ 102, SPLIT, 0, "with computed sizes or axis: " LATER },
+	{ 103, SPLIT, 0, "always: " LATER },
+	{ 109, SPLIT, 0, "with a computed condition: " LATER },
+	{ 120, SPLIT, 0, "with a computed max_output_size: " LATER },
+	{ 121, SPLIT, 0, "with a computed max_output_size: " LATER },
+	{ 122, SPLIT, 0, "with a computed shape: " LATER },
+	{ 65, SPLIT, 0, "with computed begin or size and no static output shape: " LATER },
+	{ 125, SPLIT, 0, "of computed data or ids: " LATER },
+	{ 130, SPLIT, 0, "to a computed shape: " LATER },
 	{ 131, ALWAYS, 0, "Prepare's 4 temporaries not modelled" },
-	{ 140, DYN, 0x02, "over a computed axis: output dyn" },
-	{ 141, ALWAYS, 0, "col2im and output_shape not modelled" },
-	{ 146, DYN, 0x01, "of a computed shape: output dyn" },
-	{ 148, DYN, 0x01, "of a computed shape: output dyn" },
-	{ 149, DYN, 0x03, "of computed inputs: output dyn" },
-	{ 153, DYN, 0x07, "of computed ids or count: output dyn" },
-	{ 154, DYN, 0x07, "of computed ids or count: output dyn" },
-	{ 155, DYN, 0x07, "of computed ids or count: output dyn" },
-	{ 157, DYN, 0x07, "of computed ids or count: output dyn" },
+	{ 140, SPLIT, 0, "over a computed axis: " LATER },
+	{ 141, SPLIT, 0, "with a computed output_shape: " LATER },
+	{ 143, SPLIT, 0, "of rank 0: " LATER },
+	{ 146, SPLIT, 0, "of a computed shape: " LATER },
+	{ 148, SPLIT, 0, "of a computed shape: " LATER },
+	{ 149, SPLIT, 0, "of computed inputs: " LATER },
+	{ 153, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
+	{ 154, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
+	{ 155, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
+	{ 157, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 198, ALWAYS, 0, "Prepare's 2 temporaries not modelled" },
-	{ 203, DYN, 0x02, "with computed dilations: output dyn" },
+	{ 203, SPLIT, 0, "with computed dilations: " LATER },
 	{ 206, ALWAYS, 0, "decomposition subgraph not planned" },
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "with an int4 or sparse filter: not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "basic or integer kernel: its Prepare is not modelled" },
 	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, SPECIAL, 0, "hybrid: its temporaries are not modelled" },
-	{ OP_PAD, SPECIAL, 0, "of a scalar: output dyn" },
-	{ OP_PADV2, SPECIAL, 0, "of a scalar: output dyn" },
-	{ OP_SLICE, SPECIAL, 0, "with computed begin or size and no static shape: output dyn" },
-	{ OP_READ_VARIABLE, SPECIAL, 0, "of rank 0: output dyn" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
 };
 
@@ -138,20 +140,9 @@ static uint8_t in_type(const struct ap_graph *g, const struct ap_op *op, uint32_
 	return t >= 0 && (uint32_t)t < g->n_tensors ? g->t[t].type : 0xff;
 }
 
-/* A shape with an unknown dimension (shape_signature -1). */
-static bool unknown_dims(const struct ap_model_tensor *t)
-{
-	for (uint32_t d = 0; t && t->shape_signature && d < t->sig_rank; d++)
-		if (t->shape_signature[d] < 0)
-			return true;
-	return false;
-}
-
 static bool special(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_op *op = &g->ops[node];
-	const struct ap_model_tensor *in0 = mtensor(g, op->n_in ? op->in[0] : -1);
-	const struct ap_model_tensor *out0 = mtensor(g, op->n_out ? op->out[0] : -1);
 
 	switch (op->opcode) {
 	case OP_FULLY_CONNECTED: {
@@ -169,13 +160,6 @@ static bool special(const struct ap_graph *g, uint32_t node)
 	case OP_BIDIRECTIONAL_SEQUENCE_LSTM:
 		/* kernels_rnn.c models the float kernel only */
 		return in_type(g, op, 0) != AP_TT_FLOAT32 || in_type(g, op, 4) != AP_TT_FLOAT32;
-	case OP_PAD:
-	case OP_PADV2:
-		return in0 && in0->rank == 0;
-	case OP_SLICE:
-		return !all_const(g, op, 0x06) && (unknown_dims(out0) || !out0);
-	case OP_READ_VARIABLE:
-		return out0 && out0->rank == 0;
 	case OP_CUSTOM:
 		for (size_t i = 0; i < sizeof(plain_customs) / sizeof(plain_customs[0]); i++)
 			if (op->name && !strcmp(op->name, plain_customs[i]))
@@ -225,11 +209,11 @@ static const char *gap_of(const struct ap_graph *g, uint32_t node)
 		case DYN:
 			hit = !all_const(g, op, c->mask);
 			break;
-		case LATER_SIZES:
-			hit = !all_const(g, op, c->mask) && !shapes_known(g);
-			break;
 		case SPECIAL:
 			hit = special(g, node);
+			break;
+		case SPLIT:	/* named while shapes.c leaves a later shape the file's */
+			hit = ap_graph_ends_prepare(g, node) && !shapes_known(g);
 			break;
 		}
 		if (hit)

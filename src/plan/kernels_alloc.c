@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * kernels_alloc: kernels that move outputs out of the normal arena: into the persistent
- * arena (DEQUANTIZE of a constant, DENSIFY, VAR_HANDLE) or the heap (constant folding).
+ * arena (DEQUANTIZE of a constant, DENSIFY, VAR_HANDLE) or the heap (constant folding, and
+ * the dyn outputs of computed shape inputs).
  */
 #include "kernels_priv.h"
 
@@ -73,9 +74,9 @@ int kt_prep_densify(struct kctx *k)
  * RESHAPE of a non-string (reshape.cc; its shape input too when given), STRIDED_SLICE
  * (input, begin, end, strides), TILE, GATHER, MUL, CONCATENATION, RANGE and
  * BROADCAST_ARGS (their Prepare's IsConstantOrPersistentTensor tests). Folded outputs
- * feed the same test downstream, so SHAPE -> STRIDED_SLICE chains fold whole. TILE of
- * computed multiples makes its output kTfLiteDynamic instead, which splits the plan
- * (planner.c).
+ * feed the same test downstream, so SHAPE -> STRIDED_SLICE chains fold whole. TILE,
+ * STRIDED_SLICE and RANGE of computed shapes make their output kTfLiteDynamic instead
+ * (kt_make_dyn below), which splits the plan (planner.c).
  */
 static const struct fold {
 	int32_t opcode;
@@ -97,12 +98,9 @@ int kt_prep_fold(struct kctx *k)
 	if (k->mo->n_outputs != 1 || !mt(k, k->mo->outputs[0]))
 		return 0;
 	o = k->mo->outputs[0];
-	/* tile.cc Prepare: computed multiples leave the output's shape to Eval */
-	if (opc == OP_TILE && in_index(k, 1) >= 0 && !const_or_ro(k, in_index(k, 1)) &&
-	    k->g->t[o].alloc == AP_ALLOC_ARENA) {
-		k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
+	/* TILE, STRIDED_SLICE and RANGE test for a computed shape before they fold */
+	if (kt_make_dyn(k))
 		return 0;
-	}
 	for (uint32_t j = 0; j < k->mo->n_inputs; j++)
 		if ((mask == 0xff || (j < 8 && (mask >> j & 1))) && in_index(k, j) >= 0 &&
 		    !const_or_ro(k, in_index(k, j)))
@@ -140,36 +138,149 @@ int kt_prep_reshape(struct kctx *k)
 
 /*
  * Outputs whose shape a computed input gives (docs/litert-kernels.md, "Outputs that become
- * dyn"): when an input in the mask is not const or ro, Prepare makes every output
- * kTfLiteDynamic (heap, sized in Eval), which splits the plan (planner.c). The operators
- * checked against LiteRT on gen_dynamic_shapes; the others stay in the arena, named.
+ * dyn"): when an input in the mask is not const or ro (IsConstantOrPersistentTensor), Prepare
+ * makes the outputs in outs kTfLiteDynamic (heap, sized in Eval), which splits the plan
+ * (planner.c). how says what else decides, from each kernel's Prepare.
  */
-static const struct dyn_rule {
-	int32_t opcode;
-	uint8_t mask;
-} dyn_rules[] = {
-	{ OP_TRANSPOSE, 0x02 }, { OP_PAD, 0x02 }, { OP_RESIZE_BILINEAR, 0x02 },
-	{ OP_BROADCAST_TO, 0x02 }, { OP_SPLIT, 0x01 }, { OP_FILL, 0x01 },
+enum dyn_how {
+	DYN_MASK,	/* a computed input in the mask */
+	DYN_ALWAYS,	/* whatever the inputs: unique.cc, embedding_lookup_sparse.cc */
+	DYN_FILE,	/* IsConstantTensor only: a ro input counts as computed (dilate.cc) */
+	DYN_SCALAR,	/* pad.cc: a rank-0 input too */
+	DYN_UNKNOWN,	/* topk_v2.cc: input 0 with an unknown dimension too */
+	DYN_SLICE,	/* slice.cc: never when the model gives a static output shape */
+	DYN_OFFSET,	/* strided_slice.cc: begin and end do not count with the offset option */
+	DYN_DATA_DYN,	/* unsorted_segment.cc: a dyn data input too */
+	DYN_OUT_SCALAR,	/* read_variable.cc: only an output of rank 0 (scalar or unranked) */
 };
 
-int kt_prep_dyn(struct kctx *k)
+static const struct dyn_rule {
+	int32_t opcode;
+	uint8_t mask;	/* inputs: bit j = input j */
+	uint8_t outs;	/* outputs made dyn: bit j = output j */
+	enum dyn_how how;
+} dyn_rules[] = {
+	{ OP_TRANSPOSE, 0x02, 0xff, DYN_MASK }, { OP_PAD, 0x02, 0xff, DYN_SCALAR },
+	{ OP_PADV2, 0x02, 0xff, DYN_SCALAR }, { OP_RESIZE_BILINEAR, 0x02, 0xff, DYN_MASK },
+	{ OP_RESIZE_NEAREST_NEIGHBOR, 0x02, 0xff, DYN_MASK },
+	{ OP_BROADCAST_TO, 0x02, 0xff, DYN_MASK }, { OP_SPLIT, 0x01, 0xff, DYN_MASK },
+	{ OP_SPLIT_V, 0x06, 0xff, DYN_MASK }, { OP_FILL, 0x01, 0xff, DYN_MASK },
+	{ OP_TILE, 0x02, 0xff, DYN_MASK }, { OP_RANGE, 0x07, 0xff, DYN_MASK },
+	{ OP_STRIDED_SLICE, 0x0e, 0xff, DYN_OFFSET }, { OP_SLICE, 0x06, 0xff, DYN_SLICE },
+	{ OP_SPACE_TO_BATCH_ND, 0x06, 0xff, DYN_MASK },
+	{ OP_BATCH_TO_SPACE_ND, 0x06, 0xff, DYN_MASK }, { OP_MIRROR_PAD, 0x02, 0xff, DYN_MASK },
+	{ OP_TOPK_V2, 0x02, 0xff, DYN_UNKNOWN }, { OP_ARG_MAX, 0x02, 0xff, DYN_MASK },
+	{ OP_ARG_MIN, 0x02, 0xff, DYN_MASK }, { OP_ONE_HOT, 0x02, 0xff, DYN_MASK },
+	{ OP_EXPAND_DIMS, 0x02, 0xff, DYN_MASK }, { OP_SPARSE_TO_DENSE, 0x02, 0xff, DYN_MASK },
+	{ OP_WHERE, 0x01, 0xff, DYN_MASK }, { OP_SCATTER_ND, 0x04, 0xff, DYN_MASK },
+	/* selected indices, and V5's selected scores; the count stays sized */
+	{ OP_NON_MAX_SUPPRESSION_V4, 0x04, 0x01, DYN_MASK },
+	{ OP_NON_MAX_SUPPRESSION_V5, 0x04, 0x03, DYN_MASK },
+	{ OP_SEGMENT_SUM, 0x03, 0xff, DYN_MASK },
+	{ OP_UNSORTED_SEGMENT_PROD, 0x06, 0xff, DYN_DATA_DYN },
+	{ OP_UNSORTED_SEGMENT_MAX, 0x06, 0xff, DYN_DATA_DYN },
+	{ OP_UNSORTED_SEGMENT_SUM, 0x06, 0xff, DYN_DATA_DYN },
+	{ OP_UNSORTED_SEGMENT_MIN, 0x06, 0xff, DYN_DATA_DYN },
+	{ OP_RANDOM_STANDARD_NORMAL, 0x01, 0xff, DYN_MASK },
+	{ OP_RANDOM_UNIFORM, 0x01, 0xff, DYN_MASK }, { OP_MULTINOMIAL, 0x03, 0xff, DYN_MASK },
+	{ OP_DILATE, 0x02, 0xff, DYN_FILE },
+	/* the unique values; the index output is sized */
+	{ OP_UNIQUE, 0, 0x01, DYN_ALWAYS }, { OP_EMBEDDING_LOOKUP_SPARSE, 0, 0xff, DYN_ALWAYS },
+	{ OP_READ_VARIABLE, 0, 0xff, DYN_OUT_SCALAR },
+};
+
+/* A shape with an unknown dimension: HasUnspecifiedDimension (dims_signature -1). */
+static bool unknown_dims(const struct ap_model_tensor *t)
+{
+	for (uint32_t d = 0; t && t->shape_signature && d < t->sig_rank; d++)
+		if (t->shape_signature[d] < 0)
+			return true;
+	return false;
+}
+
+/* Input j is present and computed: not const or ro (file_only: not in the file). */
+static bool computed(const struct kctx *k, uint32_t j, bool file_only)
+{
+	int32_t t = in_index(k, j);
+
+	if (t < 0 || (uint32_t)t >= k->g->n_tensors)
+		return false;
+	return file_only ? k->g->t[t].alloc != AP_ALLOC_WEIGHTS : !const_or_ro(k, t);
+}
+
+/* What the rule's special case decides before its mask: 1 dyn, 0 static, -1 the mask
+ * decides (*mask: the inputs it looks at). */
+static int dyn_special(const struct kctx *k, const struct dyn_rule *r, uint8_t *mask)
+{
+	const struct ap_model_tensor *in0 = input(k, 0), *out;
+	int32_t d = in_index(k, 0);
+
+	switch (r->how) {
+	case DYN_ALWAYS:
+		return 1;
+	case DYN_SCALAR:
+		return in0 && in0->rank == 0 ? 1 : -1;
+	case DYN_UNKNOWN:
+		return unknown_dims(in0) ? 1 : -1;
+	case DYN_SLICE:
+		/* a fully specified output of some rank is kept as the model gives it */
+		out = k->mo->n_outputs ? mt(k, k->mo->outputs[0]) : NULL;
+		if (out && out->rank > 0 && !unknown_dims(out))
+			return 0;
+		return unknown_dims(in0) ? 1 : -1;
+	case DYN_OFFSET:
+		/* StridedSliceOptions.offset: end is a size, only the strides must be known */
+		if (k->mo->options_type == OPT_STRIDED_SLICE && option(k, 5, 1, 0))
+			*mask = 0x08;
+		return -1;
+	case DYN_DATA_DYN:
+		return d >= 0 && (uint32_t)d < k->g->n_tensors &&
+		       k->g->t[d].alloc == AP_ALLOC_DYNAMIC ? 1 : -1;
+	case DYN_OUT_SCALAR:
+		out = k->mo->n_outputs ? mt(k, k->mo->outputs[0]) : NULL;
+		return out && out->rank == 0;
+	default:
+		return -1;
+	}
+}
+
+/* The rule's inputs make the outputs dyn, as the kernel's Prepare tests them. */
+static bool dyn_test(const struct kctx *k, const struct dyn_rule *r)
+{
+	uint8_t mask = r->mask;
+	int special = dyn_special(k, r, &mask);
+
+	if (special >= 0)
+		return special;
+	for (uint32_t j = 0; j < k->mo->n_inputs && j < 8; j++)
+		if ((mask >> j & 1) && computed(k, j, r->how == DYN_FILE))
+			return true;
+	return false;
+}
+
+bool kt_make_dyn(struct kctx *k)
 {
 	int32_t opc = k->g->ops[k->node].opcode;
-	uint8_t mask = 0;
-	bool computed = false;
+	const struct dyn_rule *r = NULL;
 
 	for (size_t i = 0; i < sizeof(dyn_rules) / sizeof(dyn_rules[0]); i++)
 		if (dyn_rules[i].opcode == opc)
-			mask = dyn_rules[i].mask;
-	for (uint32_t j = 0; j < k->mo->n_inputs && j < 8; j++)
-		if ((mask >> j & 1) && in_index(k, j) >= 0 && !const_or_ro(k, in_index(k, j)))
-			computed = true;
-	for (uint32_t j = 0; computed && j < k->mo->n_outputs; j++) {
+			r = &dyn_rules[i];
+	if (!r || !dyn_test(k, r))
+		return false;
+	for (uint32_t j = 0; j < k->mo->n_outputs; j++) {
 		int32_t o = k->mo->outputs[j];
 
-		if (mt(k, o) && k->g->t[o].alloc == AP_ALLOC_ARENA)
+		if ((j >= 8 || (r->outs >> j & 1)) && mt(k, o) &&
+		    k->g->t[o].alloc == AP_ALLOC_ARENA)
 			k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
 	}
+	return true;
+}
+
+int kt_prep_dyn(struct kctx *k)
+{
+	kt_make_dyn(k);
 	return 0;
 }
 

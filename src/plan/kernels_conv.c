@@ -176,6 +176,41 @@ int kt_prep_conv3d(struct kctx *k)
 }
 
 /*
+ * CONV_3D_TRANSPOSE: conv3d_transpose.cc, Prepare<kGenericOptimized> and
+ * ResizeOutputAndTemporaryTensors. Float32 input, filter [kd, kh, kw, cout, cin] and
+ * output; int32 output_shape of 5 elements. Unless a dilation factor is above 1 (then the
+ * reference kernel, no temporary), AddTensors(1) on the first Prepare: col2im, float32
+ * [in_d * in_h * in_w, kd * kh * kw * cout], kTfLiteDynamic (heap). An output_shape that
+ * is not const or ro makes the output dynamic and leaves col2im unsized.
+ */
+int kt_prep_conv3d_transpose(struct kctx *k)
+{
+	const struct ap_model_tensor *os = input(k, 0), *f = input(k, 1), *in = input(k, 2);
+	int32_t o = k->mo->n_outputs == 1 ? k->mo->outputs[0] : -1, col[2];
+	bool known, dilated = k->mo->options_type == OPT_CONV_3D &&
+			      (option(k, 5, 4, 1) > 1 || option(k, 6, 4, 1) > 1 ||
+			       option(k, 7, 4, 1) > 1);
+
+	if (!os || !f || !in || (k->mo->n_inputs != 3 && k->mo->n_inputs != 4) || !mt(k, o) ||
+	    os->rank != 1 || numel(os) != 5 || in->rank != 5 || f->rank != 5 ||
+	    dim(in, 4) != dim(f, 4) || ttype(k, in_index(k, 0)) != AP_TT_INT32 ||
+	    ttype(k, in_index(k, 1)) != AP_TT_FLOAT32 ||
+	    ttype(k, in_index(k, 2)) != AP_TT_FLOAT32 || ttype(k, o) != AP_TT_FLOAT32)
+		return 0;
+	known = const_or_ro(k, in_index(k, 0));
+	if (!known && k->g->t[o].alloc == AP_ALLOC_ARENA)
+		k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
+	if (dilated)
+		return 0;
+	col[0] = mul(mul(dim(in, 1), dim(in, 2)), dim(in, 3));
+	col[1] = mul(mul(mul(dim(f, 0), dim(f, 1)), dim(f, 2)), dim(f, 3));
+	/* too many rows or columns fail Prepare after AddTensors */
+	if (col[0] < 0 || col[1] < 0)
+		return kt_add_tensors(k, 1, "kernel tensor") < 0 ? -1 : 0;
+	return kt_new_tmp(k, "col2im", AP_TT_FLOAT32, known ? col : NULL, 2, AP_ALLOC_DYNAMIC);
+}
+
+/*
  * DEPTHWISE_CONV_2D: depthwise_conv.cc, Prepare. Temporaries only when hybrid (float32
  * input, int8 filter): AddTensors(1) each for input_quantized int8 [input shape],
  * scaling_factors float32 [batch], input_offsets int32 [batch], all kTfLiteArenaRw.
@@ -205,9 +240,9 @@ int kt_prep_depthwise_conv(struct kctx *k)
  * float32 (else int32) [in_h * in_w, weights dims 0*1*2], the weights' type and size when
  * they are constant (else unsized), scratch int32 (int16 input: int64, or the
  * quantized_bias_type option) of the output shape. The hybrid ones are kTfLiteArenaRw:
- * int8 [input shape], float32 and int32 [input elements / input channels]. With a
- * non-constant output_shape the output becomes dynamic: not modelled, the tensors are
- * only reserved.
+ * int8 [input shape], float32 and int32 [input elements / input channels]. An
+ * output_shape not in the file (IsConstantTensor: a ro one counts as computed) makes the
+ * output dynamic and leaves col2im and scratch unsized.
  */
 int kt_prep_transpose_conv(struct kctx *k)
 {
@@ -215,7 +250,7 @@ int kt_prep_transpose_conv(struct kctx *k)
 	const struct ap_model_tensor *out;
 	int32_t wi = in_index(k, 1), n, col[2], h[1];
 	uint8_t it, wt, st;
-	bool quant, hybrid;
+	bool quant, hybrid, known;
 
 	if (!os || !w || !in || (k->mo->n_inputs != 3 && k->mo->n_inputs != 4) ||
 	    k->mo->n_outputs != 1 || !(out = mt(k, k->mo->outputs[0])) || os->rank != 1 ||
@@ -232,14 +267,15 @@ int kt_prep_transpose_conv(struct kctx *k)
 	quant = is_quantized_8_16(it);
 	hybrid = it == AP_TT_FLOAT32 && wt == AP_TT_INT8;
 	n = 2 + (quant ? 1 : 0) + (hybrid ? 3 : 0);
-	if (!const_or_ro(k, in_index(k, 0)))
-		return kt_add_tensors(k, (uint32_t)n, "kernel tensor") < 0 ? -1 : 0;
+	known = k->g->t[in_index(k, 0)].alloc == AP_ALLOC_WEIGHTS;
+	if (!known && k->g->t[k->mo->outputs[0]].alloc == AP_ALLOC_ARENA)
+		k->g->t[k->mo->outputs[0]].alloc = AP_ALLOC_DYNAMIC;
 	col[0] = mul(dim(in, 1), dim(in, 2));
 	col[1] = mul(mul(dim(w, 0), dim(w, 1)), dim(w, 2));
 	if (col[0] < 0 || col[1] < 0 || numel(in) < 0)
 		return kt_add_tensors(k, (uint32_t)n, "kernel tensor") < 0 ? -1 : 0;
-	if (kt_new_tmp(k, "col2im", it == AP_TT_FLOAT32 ? AP_TT_FLOAT32 : AP_TT_INT32, col, 2,
-		       AP_ALLOC_DYNAMIC) ||
+	if (kt_new_tmp(k, "col2im", it == AP_TT_FLOAT32 ? AP_TT_FLOAT32 : AP_TT_INT32,
+		       known ? col : NULL, 2, AP_ALLOC_DYNAMIC) ||
 	    kt_new_tmp(k, "transposed_weights", wt,
 		       k->g->t[wi].alloc == AP_ALLOC_WEIGHTS ? w->shape : NULL, w->rank,
 		    AP_ALLOC_DYNAMIC))
@@ -250,7 +286,8 @@ int kt_prep_transpose_conv(struct kctx *k)
 		st = AP_TT_INT32;
 		if (it == AP_TT_INT16)
 			st = qb == AP_TT_INT32 || qb == AP_TT_INT64 ? (uint8_t)qb : AP_TT_INT64;
-		if (kt_new_tmp(k, "scratch", st, out->shape, out->rank, AP_ALLOC_DYNAMIC))
+		if (kt_new_tmp(k, "scratch", st, known ? out->shape : NULL, out->rank,
+			       AP_ALLOC_DYNAMIC))
 			return -1;
 	}
 	if (hybrid) {

@@ -57,6 +57,37 @@ enum {
 	OP_VAR_HANDLE = 142,
 	OP_BROADCAST_ARGS = 145,
 	OP_STABLEHLO_REDUCE_WINDOW = 198,
+	/* outputs made dyn by a computed shape input (kernels_alloc.c) */
+	OP_EMBEDDING_LOOKUP_SPARSE = 33,
+	OP_BATCH_TO_SPACE_ND = 37,
+	OP_SPACE_TO_BATCH_ND = 38,
+	OP_TOPK_V2 = 48,
+	OP_ARG_MAX = 56,
+	OP_PADV2 = 60,
+	OP_SLICE = 65,
+	OP_SPARSE_TO_DENSE = 68,
+	OP_EXPAND_DIMS = 70,
+	OP_ARG_MIN = 79,
+	OP_ONE_HOT = 85,
+	OP_RESIZE_NEAREST_NEIGHBOR = 97,
+	OP_MIRROR_PAD = 100,
+	OP_SPLIT_V = 102,
+	OP_UNIQUE = 103,
+	OP_WHERE = 109,
+	OP_NON_MAX_SUPPRESSION_V4 = 120,
+	OP_NON_MAX_SUPPRESSION_V5 = 121,
+	OP_SCATTER_ND = 122,
+	OP_SEGMENT_SUM = 125,
+	OP_RANDOM_STANDARD_NORMAL = 146,
+	OP_RANDOM_UNIFORM = 148,
+	OP_MULTINOMIAL = 149,
+	OP_UNSORTED_SEGMENT_PROD = 153,
+	OP_UNSORTED_SEGMENT_MAX = 154,
+	OP_UNSORTED_SEGMENT_SUM = 155,
+	OP_UNSORTED_SEGMENT_MIN = 157,
+	OP_DILATE = 203,
+	OP_CONV_3D_TRANSPOSE = 141,
+	OP_READ_VARIABLE = 143,
 };
 
 /* BuiltinOptions union types (schema.fbs). */
@@ -71,6 +102,7 @@ enum {
 	OPT_TRANSPOSE_CONV = 49,
 	OPT_UNIDIRECTIONAL_SEQUENCE_LSTM = 71,
 	OPT_BATCH_MATMUL = 101,
+	OPT_STRIDED_SLICE = 32,
 };
 
 #define MAX_TMP 16
@@ -190,6 +222,7 @@ int kt_new_tmp(struct kctx *k, const char *what, uint8_t type, const int32_t *di
 int kt_prep_conv(struct kctx *k);
 int kt_prep_depthwise_conv(struct kctx *k);
 int kt_prep_conv3d(struct kctx *k);
+int kt_prep_conv3d_transpose(struct kctx *k);
 int kt_prep_transpose_conv(struct kctx *k);
 int kt_prep_fully_connected(struct kctx *k);
 int kt_prep_batch_matmul(struct kctx *k);
@@ -206,6 +239,9 @@ int kt_prep_densify(struct kctx *k);
 int kt_prep_fold(struct kctx *k);
 int kt_prep_reshape(struct kctx *k);
 int kt_prep_dyn(struct kctx *k);
+/* Makes the node's outputs dyn as its Prepare does with a computed shape input; true when
+ * it did (kernels_alloc.c). */
+bool kt_make_dyn(struct kctx *k);
 int kt_prep_var_handle(struct kctx *k);
 int kt_prep_detection_postprocess(struct kctx *k);
 

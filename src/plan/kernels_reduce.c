@@ -23,6 +23,27 @@ static uint8_t reduce_accum_type(uint8_t t)
 }
 
 /*
+ * A reduction over a computed axis: the output and resolved_axis dynamic and unsized,
+ * temp_accum too for MEAN, SUM and PROD (else typed only, as with a const axis); temp_index
+ * and normalized_dims as with a const axis.
+ */
+static int reduce_dyn(struct kctx *k, int32_t base, uint8_t acc, bool sum_like, bool in_const)
+{
+	int32_t rank[1] = { (int32_t)input(k, 0)->rank }, o = k->mo->outputs[0];
+
+	if (k->g->t[o].alloc == AP_ALLOC_ARENA)
+		k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
+	if (kt_set_tmp(k, 0, base, "temp_index", AP_TT_INT32, rank, 1, AP_ALLOC_ARENA) ||
+	    kt_set_tmp(k, 1, base + 1, "resolved_axis", AP_TT_INT32, NULL, 1, AP_ALLOC_DYNAMIC) ||
+	    kt_set_tmp(k, 2, base + 2, "temp_accum", acc, NULL, 1,
+		       sum_like ? AP_ALLOC_DYNAMIC : AP_ALLOC_ARENA) ||
+	    kt_set_tmp(k, 3, base + 3, "normalized_dims", AP_TT_INT32, in_const ? rank : NULL, 1,
+		       in_const ? AP_ALLOC_ARENA : AP_ALLOC_DYNAMIC))
+		return -1;
+	return 0;
+}
+
+/*
  * MEAN, SUM, REDUCE_PROD, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL: reduce.cc,
  * PrepareSimple (+ PrepareMeanOrSum, PrepareProd, PrepareAllOrAny). Prepare calls
  * AddTensors(4) on its first run; the 4 temporaries: temp_index int32 [input rank]
@@ -32,8 +53,9 @@ static uint8_t reduce_accum_type(uint8_t t)
  * SUM and PROD, never sized for the others; normalized_dims int32 [input rank],
  * kTfLiteArenaRw when the input is const or ro, else dynamic. A REDUCE_PROD of a const or
  * ro input and axis with at most 8 output elements is folded at Prepare: its output is ro,
- * temp_index is planned and the other three are dynamic. Not modelled (only the 4
- * reserved tensors are added): a non-constant axis (the output becomes dynamic).
+ * temp_index is planned and the other three are dynamic. With an axis that is not const
+ * or ro, PrepareSimple makes the output and resolved_axis dynamic, unsized, and
+ * PrepareMeanOrSum and PrepareProd temp_accum too (reduce_dyn).
  */
 int kt_prep_reduce(struct kctx *k)
 {
@@ -49,14 +71,15 @@ int kt_prep_reduce(struct kctx *k)
 	if (base < 0)
 		return -1;
 	out = k->mo->n_outputs == 1 ? mt(k, k->mo->outputs[0]) : NULL;
-	if (k->mo->n_inputs != 2 || !out || ttype(k, in_index(k, 1)) != AP_TT_INT32 ||
-	    !const_or_ro(k, in_index(k, 1)))
+	if (k->mo->n_inputs != 2 || !out || ttype(k, in_index(k, 1)) != AP_TT_INT32)
 		return 0;
 	acc = reduce_accum_type(ttype(k, in_index(k, 0)));
 	if (acc == 0xff || ((opc == OP_REDUCE_ANY || opc == OP_REDUCE_ALL) && acc != AP_TT_BOOL))
 		return 0;
 	in_const = const_or_ro(k, in_index(k, 0));
 	rank[0] = (int32_t)in->rank;
+	if (!const_or_ro(k, in_index(k, 1)))
+		return reduce_dyn(k, base, acc, sum_like, in_const);
 	na[0] = numel(axis);
 	no[0] = numel(out);
 	if (na[0] < 0 || no[0] < 0)

@@ -9,6 +9,7 @@
  * arena's tensors (count and total bytes).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/prepare.h"
@@ -243,6 +244,94 @@ static void test_densify(void)
 	unload(&m, &g);
 }
 
+/* The tensor named name, -1 when none is. */
+static int32_t by_name(const struct ap_graph *g, const char *name)
+{
+	for (uint32_t i = 0; i < g->n_tensors; i++)
+		if (g->t[i].name && !strcmp(g->t[i].name, name))
+			return (int32_t)i;
+	return -1;
+}
+
+/* In model, the tensors named in dyn are dynamic, those in stay sized in the arena. */
+static void check_dyn(const char *model, const char *const *dyn, size_t n_dyn,
+		      const char *const *stay, size_t n_stay)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g;
+
+	if (load(model, 1, &m, &g, err)) {
+		CHECK("dyn: load", 0, "%s: %s", model, err);
+		return;
+	}
+	for (size_t i = 0; i < n_dyn; i++) {
+		int32_t t = by_name(&g, dyn[i]);
+
+		CHECK("dyn: dynamic", t >= 0 && g.t[t].alloc == AP_ALLOC_DYNAMIC, "%s %s: %d",
+		      model, dyn[i], t >= 0 ? (int)g.t[t].alloc : -1);
+	}
+	for (size_t i = 0; i < n_stay; i++) {
+		int32_t t = by_name(&g, stay[i]);
+
+		CHECK("dyn: arena", t >= 0 && g.t[t].alloc == AP_ALLOC_ARENA && g.t[t].bytes > 0,
+		      "%s %s: %d", model, stay[i], t >= 0 ? (int)g.t[t].alloc : -1);
+	}
+	unload(&m, &g);
+}
+
+/*
+ * Outputs a computed shape input makes dyn, and those that stay (LiteRT 2.3.0 on
+ * gen_dynamic_ops, litert_plan.py --invoke --details: the "# dynamic t<index>" lines): an
+ * offset STRIDED_SLICE and a SLICE of a given shape stay, as do the NMS counts and UNIQUE's
+ * index; a ro output_shape still makes TRANSPOSE_CONV's output dyn (IsConstantTensor).
+ * MEAN over a computed axis: temp_index 16 bytes in the arena, the other three dyn.
+ */
+static void test_dynamic_ops(void)
+{
+	static const char *const dyn[] = {
+		"strided", "range", "sliced", "space_to_batch", "batch_to_space", "mean", "sum",
+		"max", "topk_values", "topk_indices", "split_v0", "split_v1", "padded_v2",
+		"mirror_padded", "resized_nn", "argmax", "argmin", "one_hot", "expanded", "dense",
+		"where", "scattered", "nms4_indices", "nms5_indices", "nms5_scores",
+		"segment_sum", "unsorted_sum", "tconv", "tconv_ro", "unique",
+		"<resolved_axis node=17 MEAN>", "<temp_accum node=17 MEAN>",
+		"<normalized_dims node=17 MEAN>",
+	};
+	static const char *const stay[] = {
+		"strided_offset", "sliced_static", "nms4_valid", "nms5_valid", "unique_idx",
+		"<temp_index node=17 MEAN>",
+	};
+	check_dyn("gen_dynamic_ops", dyn, N(dyn), stay, N(stay));
+}
+
+/*
+ * The special cases (LiteRT 2.3.0 on gen_dynamic_edges, as above): PAD and PADV2 of a
+ * scalar, TOPK_V2 and SLICE of unknown dims, an offset STRIDED_SLICE of computed strides, UNSORTED_SEGMENT_MAX of
+ * dyn data, DILATE of ro dilations are dyn; UNSORTED_SEGMENT_SUM of constants stays, as does
+ * the normalized_dims of a REDUCE_PROD of a constant input over a computed axis.
+ * CONV_3D_TRANSPOSE: col2im on the heap, none when dilated (the MEAN at node 39 numbers its
+ * temporaries after two), the output dyn with a computed output_shape. READ_VARIABLE of a
+ * scalar: dyn.
+ */
+static void test_dynamic_edges(void)
+{
+	static const char *const dyn[] = {
+		"prod", "min", "any", "all", "padded_scalar", "padded_scalar_v2", "sliced_unknown",
+		"topk_values", "topk_indices",
+		"strided", "seg_data", "useg_max", "useg_prod", "useg_min", "uniform", "normal",
+		"multinomial", "embedded", "dilated", "c3t_computed",
+		"<col2im node=35 CONV_3D_TRANSPOSE>", "<col2im node=37 CONV_3D_TRANSPOSE>",
+		"var_read",
+	};
+	static const char *const stay[] = {
+		"useg_sum_static", "<temp_index node=2 REDUCE_PROD>",
+		"<normalized_dims node=2 REDUCE_PROD>", "c3t", "c3t_dilated",
+		"<temp_index node=39 MEAN>",
+	};
+	check_dyn("gen_dynamic_edges", dyn, N(dyn), stay, N(stay));
+}
+
 /* Applying twice, or to a graph not built from its model, is refused. */
 static void test_errors(void)
 {
@@ -265,6 +354,8 @@ int main(void)
 		check_model(&wants[i]);
 	test_names();
 	test_densify();
+	test_dynamic_ops();
+	test_dynamic_edges();
 	test_errors();
 	TEST_EXIT();
 }
