@@ -20,7 +20,7 @@
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
 	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32,
-	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52,
+	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52, OP_RFFT2D = 131, OP_STABLEHLO_REDUCE_WINDOW = 198,
 };
 
 enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
@@ -81,7 +81,7 @@ static const struct cover {
 	{ 65, SPLIT, 0, "with computed begin or size and no static output shape: " LATER },
 	{ 125, SPLIT, 0, "of computed data or ids: " LATER },
 	{ 130, SPLIT, 0, "to a computed shape: " LATER },
-	{ 131, ALWAYS, 0, "Prepare's 4 temporaries not modelled" },
+	{ 131, SPLIT, 0, "with a computed fft_length: " LATER },
 	{ 140, SPLIT, 0, "over a computed axis: " LATER },
 	{ 141, SPLIT, 0, "with a computed output_shape: " LATER },
 	{ 143, SPLIT, 0, "of rank 0: " LATER },
@@ -92,13 +92,14 @@ static const struct cover {
 	{ 154, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 155, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 157, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
-	{ 198, ALWAYS, 0, "Prepare's 2 temporaries not modelled" },
 	{ 203, SPLIT, 0, "with computed dilations: " LATER },
 	{ 206, ALWAYS, 0, "decomposition subgraph not planned" },
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "with an int4 or sparse filter: not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "basic or integer kernel: its Prepare is not modelled" },
 	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, SPECIAL, 0, "hybrid: its temporaries are not modelled" },
+	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
+	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
 };
 
@@ -106,7 +107,7 @@ static const struct cover {
  * kernels_custom.c models. */
 static const char *const plain_customs[] = { "Mfcc", "AudioSpectrogram",
 					     "aeq.hadamard_rotation",
-					     "TFLite_Detection_PostProcess" };
+					     "TFLite_Detection_PostProcess", "NumericVerify" };
 
 static const struct ap_model_tensor *mtensor(const struct ap_graph *g, int32_t t)
 {
@@ -160,6 +161,20 @@ static bool special(const struct ap_graph *g, uint32_t node)
 	case OP_BIDIRECTIONAL_SEQUENCE_LSTM:
 		/* kernels_rnn.c models the float kernel only */
 		return in_type(g, op, 0) != AP_TT_FLOAT32 || in_type(g, op, 4) != AP_TT_FLOAT32;
+	case OP_RFFT2D: {
+		/* kernels_fft.c reads fft_length from the file; a folded one has no values
+		 * there */
+		int32_t t = op->n_in > 1 ? op->in[1] : -1;
+
+		return t >= 0 && (uint32_t)t < g->n_tensors && g->t[t].alloc == AP_ALLOC_RO;
+	}
+	case OP_STABLEHLO_REDUCE_WINDOW: {
+		/* LiteRT reads the options' arrays to the input's rank */
+		const struct ap_model_op_vecs *v = g->model->subgraphs[g->subgraph].ops[node].vecs;
+		const struct ap_model_tensor *in0 = mtensor(g, op->n_in ? op->in[0] : -1);
+
+		return in0 && (!v || v->longs[0].n != in0->rank);
+	}
 	case OP_CUSTOM:
 		for (size_t i = 0; i < sizeof(plain_customs) / sizeof(plain_customs[0]); i++)
 			if (op->name && !strcmp(op->name, plain_customs[i]))

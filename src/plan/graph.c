@@ -181,8 +181,19 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 			t->alloc = AP_ALLOC_ARENA;
 		}
 	}
-	for (uint32_t i = 0; i < g->n_tensors; i++)
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		const struct ap_file_shape *fs = sg->file_shapes ? &sg->file_shapes[i] : NULL;
+		uint8_t type = sg->tensors[i].type;
+
 		g->t[i].read_alloc = g->t[i].alloc;
+		g->t[i].read_bytes = g->t[i].bytes;
+		if (!fs || !fs->d || g->t[i].alloc != AP_ALLOC_ARENA)
+			continue;
+		if (opts->as_float32 && is_activation_type(type))
+			type = AP_TT_FLOAT32;
+		if (ap_tensor_bytes(type, fs->d, fs->rank, &g->t[i].read_bytes) < 0)
+			g->t[i].read_bytes = g->t[i].bytes;	/* the inferred one is plausible */
+	}
 	mark(g, sg->inputs, sg->n_inputs, AP_TF_INPUT);
 	mark(g, sg->outputs, sg->n_outputs, AP_TF_OUTPUT);
 

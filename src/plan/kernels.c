@@ -3,8 +3,8 @@
  * kernels: the tensors LiteRT's builtin kernels add to a subgraph, as LiteRT 2.3 on
  * x86-64 Linux does (google-ai-edge/LiteRT tflite/kernels/<op>.cc). This file holds the
  * two passes, the tensor bookkeeping and the table; each operator family's Prepare is in
- * kernels_conv.c, kernels_rnn.c, kernels_reduce.c, kernels_alloc.c or kernels_custom.c,
- * with its rule in the comment above its function.
+ * kernels_conv.c, kernels_rnn.c, kernels_reduce.c, kernels_alloc.c, kernels_custom.c or
+ * kernels_fft.c, with its rule in the comment above its function.
  *
  * Two passes, like the interpreter. InterpreterBuilder calls every node's Init in
  * execution order; a kernel that calls context->AddTensors there reserves tensors at the
@@ -257,7 +257,8 @@ static const struct kernel {
 	{ OP_UNIDIRECTIONAL_SEQUENCE_RNN, 6, kt_prep_rnn },
 	{ OP_SVDF, 6, kt_prep_svdf },
 	{ OP_ADD_N, 1, kt_prep_add_n },
-	{ OP_STABLEHLO_REDUCE_WINDOW, 2, NULL },
+	{ OP_RFFT2D, 0, kt_prep_rfft2d },
+	{ OP_STABLEHLO_REDUCE_WINDOW, 2, kt_prep_stablehlo_reduce_window },
 };
 
 /* Custom operators, by name (LiteRT's default resolver registers them with AddCustom). */
@@ -266,6 +267,7 @@ static const struct custom {
 	struct kernel k;
 } customs[] = {
 	{ "TFLite_Detection_PostProcess", { OP_CUSTOM, 2, kt_prep_detection_postprocess } },
+	{ "NumericVerify", { OP_CUSTOM, 0, kt_prep_numeric_verify } },
 };
 
 static const struct kernel *find_kernel(const struct ap_op *op)

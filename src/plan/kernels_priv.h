@@ -52,6 +52,7 @@ enum {
 	OP_RANK = 110,
 	OP_DENSIFY = 124,
 	OP_BATCH_MATMUL = 126,
+	OP_RFFT2D = 131,
 	OP_CONV_3D = 132,
 	OP_REDUCE_ALL = 140,
 	OP_VAR_HANDLE = 142,
@@ -244,5 +245,8 @@ int kt_prep_dyn(struct kctx *k);
 bool kt_make_dyn(struct kctx *k);
 int kt_prep_var_handle(struct kctx *k);
 int kt_prep_detection_postprocess(struct kctx *k);
+int kt_prep_numeric_verify(struct kctx *k);
+int kt_prep_rfft2d(struct kctx *k);
+int kt_prep_stablehlo_reduce_window(struct kctx *k);
 
 #endif

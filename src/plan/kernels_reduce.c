@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * kernels_reduce: the reductions' temporaries and REDUCE_PROD's fold (reduce.cc), and
- * ADD_N's scratch (add_n.cc).
+ * kernels_reduce: the reductions' temporaries and REDUCE_PROD's fold (reduce.cc), ADD_N's
+ * scratch (add_n.cc), and STABLEHLO_REDUCE_WINDOW's dilated and padded copies
+ * (stablehlo_reduce_window.cc).
  */
 #include "kernels_priv.h"
 
@@ -126,4 +127,72 @@ int kt_prep_add_n(struct kctx *k)
 		return 0;
 	return kt_set_tmp(k, 0, base, "scratch", ttype(k, in_index(k, 0)), e, 1,
 			  AP_ALLOC_ARENA);
+}
+
+enum { RW_MAX_RANK = 6 };	/* kMaxReduceWindowRank */
+
+/* StablehloReduceWindowOptions vector f (AP_MODEL_OPT2_LONGS order) at d, or def when the
+ * field is absent (ParseStablehloReduceWindow's fill value). */
+static int64_t rw_attr(const struct kctx *k, unsigned int f, uint32_t d, int64_t def)
+{
+	const struct ap_model_longs *l = &k->mo->vecs->longs[f];	/* checked non-NULL */
+
+	return l->v ? l->v[d] : def;
+}
+
+/* An int64 shape dimension as ResizeTensor's int32 gets it; -1 when negative or beyond. */
+static int32_t rw_dim(int64_t v)
+{
+	return v < 0 || v > INT32_MAX ? -1 : (int32_t)v;
+}
+
+/*
+ * STABLEHLO_REDUCE_WINDOW: stablehlo_reduce_window.cc, StablehloInit and
+ * Prepare<StablehloData> (Check, Initialize, Setup). Init reserves 2 tensors; Prepare
+ * makes them the temporaries dilated and padded, both the input's type and
+ * kTfLiteArenaRw, whether or not Eval uses them: dilated [(d - 1) * base_dilation + 1],
+ * padded [dilated + low + high padding]. The output is resized to the windows over
+ * padded: [(padded - ((window - 1) * window_dilation + 1)) / stride + 1], 0 when the
+ * window is larger. The options' rank must be the input's (LiteRT reads the rest of its
+ * arrays uninitialised otherwise): coverage.c names that case.
+ */
+int kt_prep_stablehlo_reduce_window(struct kctx *k)
+{
+	const struct ap_model_tensor *in = input(k, 0);
+	int32_t base = k->init_base[k->node], o, dil[RW_MAX_RANK], pad[RW_MAX_RANK];
+	int32_t out[RW_MAX_RANK];
+	uint8_t it;
+	uint32_t rank;
+
+	if (base < 0 || k->mo->n_inputs != 2 || k->mo->n_outputs != 1 || !in || !input(k, 1) ||
+	    !mt(k, k->mo->outputs[0]) || !in->rank || in->rank > RW_MAX_RANK ||
+	    !k->mo->vecs || k->mo->vecs->longs[0].n != in->rank)
+		return 0;
+	o = k->mo->outputs[0];
+	it = ttype(k, in_index(k, 0));
+	rank = in->rank;
+	if (ttype(k, o) != it || ttype(k, in_index(k, 1)) != it)
+		return 0;
+	for (unsigned int f = 1; f < AP_MODEL_OPT2_LONGS; f++)
+		if (k->mo->vecs->longs[f].v &&
+		    k->mo->vecs->longs[f].n != (f == 4 ? 2 * rank : rank))
+			return 0;
+	for (uint32_t d = 0; d < rank; d++) {
+		int64_t bd = rw_attr(k, 2, d, 1), w = rw_attr(k, 0, d, 1);
+		int64_t s = rw_attr(k, 1, d, 1), wd = rw_attr(k, 3, d, 1), dw;
+
+		if (bd <= 0 || w <= 0 || s <= 0 || wd <= 0 || in->shape[d] < 0)
+			return 0;
+		dil[d] = rw_dim(((int64_t)in->shape[d] - 1) * bd + 1);
+		pad[d] = rw_dim((int64_t)dil[d] + rw_attr(k, 4, 2 * d, 0) +
+				rw_attr(k, 4, 2 * d + 1, 0));
+		dw = (w - 1) * wd + 1;
+		out[d] = pad[d] < dw ? 0 : rw_dim((pad[d] - dw) / s + 1);
+		if (dil[d] < 0 || pad[d] < 0 || out[d] < 0)
+			return 0;
+	}
+	if (kt_set_tmp(k, 0, base, "dilated", it, dil, rank, AP_ALLOC_ARENA) ||
+	    kt_set_tmp(k, 1, base + 1, "padded", it, pad, rank, AP_ALLOC_ARENA))
+		return -1;
+	return kt_bytes_of(k, "output", it, out, rank, &k->g->t[o].bytes);
 }

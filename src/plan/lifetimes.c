@@ -59,15 +59,22 @@ static enum ap_alloc planned_alloc(const struct ap_tensor *t, int32_t first_step
 	return first_step_end >= 0 && t->producer > first_step_end ? t->read_alloc : t->alloc;
 }
 
+/* Its size then: the file's for a node past the first step (shapes.c may have changed it). */
+static uint64_t planned_bytes(const struct ap_tensor *t, int32_t first_step_end)
+{
+	return first_step_end >= 0 && t->producer > first_step_end ? t->read_bytes : t->bytes;
+}
+
 /* InputTensorCanBeShared. */
 static bool can_share(const struct ap_graph *g, const int *refs, int32_t in, int32_t out,
 		      bool changed, int32_t first_step_end)
 {
 	const struct ap_tensor *ti = &g->t[in], *to = &g->t[out];
 	enum ap_alloc ai = planned_alloc(ti, first_step_end);
+	uint64_t bi = planned_bytes(ti, first_step_end);
 
 	if (changed) {
-		if (ti->bytes != to->bytes || ti->bytes <= SCALAR_TENSOR_BYTES)
+		if (bi != planned_bytes(to, first_step_end) || bi <= SCALAR_TENSOR_BYTES)
 			return false;
 		if (refs[in] > 1)
 			return false;

@@ -34,12 +34,13 @@ enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
 	TENSOR_SHAPE_SIGNATURE = 7 };
 enum { QUANT_SCALE = 2 };
 enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4,
-	OP_INTERMEDIATES = 8 };
+	OP_INTERMEDIATES = 8, OP_OPTIONS_2_TYPE = 11, OP_OPTIONS_2 = 12 };
 enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM_CODE = 1, OPCODE_VERSION = 2,
 	OPCODE_BUILTIN = 3 };
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
 enum { OPT_RESHAPE = 17, OPT_SQUEEZE = 30 };	/* BuiltinOptions union types */
+enum { OPT2_STABLEHLO_REDUCE_WINDOW = 13 };	/* BuiltinOptions2 */
 
 #define BUILTIN_CUSTOM		32
 #define OFFLINE_PLAN_NAME	"OfflineMemoryAllocation"
@@ -202,9 +203,53 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 	}
 	memcpy(b + 4 + 2 * n, r->p + o.pos, o.obj_len);
 	/* field 0 of both is the shape vector shapes.c needs */
-	if (op->options_type == OPT_RESHAPE || op->options_type == OPT_SQUEEZE)
-		return fb_ints_field(r, &o, 0, "options int vector", &op->option_ints,
-				     &op->n_option_ints) < 0 ? -1 : 0;
+	if (op->options_type != OPT_RESHAPE && op->options_type != OPT_SQUEEZE)
+		return 0;
+	if (!op->vecs && !(op->vecs = fb_ralloc(r, 1, sizeof(*op->vecs), "options vectors")))
+		return -1;
+	return fb_ints_field(r, &o, 0, "options int vector", &op->vecs->ints,
+			     &op->vecs->n_ints) < 0 ? -1 : 0;
+}
+
+/*
+ * StablehloReduceWindowOptions' [long] vectors, copied: its Prepare sizes two temporaries
+ * from them (kernels_reduce.c). Other BuiltinOptions2 tables are not read.
+ */
+static int read_options2(struct rd *r, const struct tbl *t, struct ap_model_op *op)
+{
+	static const char *const what[AP_MODEL_OPT2_LONGS] = {
+		"window_dimensions vector", "window_strides vector", "base_dilations vector",
+		"window_dilations vector", "padding vector",
+	};
+	struct tbl o;
+	uint64_t at;
+	int rc;
+
+	if (op->options2_type != OPT2_STABLEHLO_REDUCE_WINDOW)
+		return 0;
+	rc = fb_field(r, t, OP_OPTIONS_2, 4, "builtin_options_2", &at);
+	if (rc <= 0)
+		return rc;
+	if (fb_table_at(r, at, &o, "builtin_options_2 table"))
+		return -1;
+	if (!op->vecs && !(op->vecs = fb_ralloc(r, 1, sizeof(*op->vecs), "options vectors")))
+		return -1;
+	for (unsigned int i = 0; i < AP_MODEL_OPT2_LONGS; i++) {
+		struct ap_model_longs *l = &op->vecs->longs[i];
+		struct vec v;
+
+		rc = fb_vec_field(r, &o, i, 8, what[i], &v);
+		if (rc < 0)
+			return -1;
+		if (!rc || !v.n)
+			continue;
+		l->v = fb_ralloc(r, v.n, sizeof(*l->v), what[i]);
+		if (!l->v)
+			return -1;
+		for (uint32_t j = 0; j < v.n; j++)
+			l->v[j] = (int64_t)ld64(r->p + v.pos + 8 * (uint64_t)j);
+		l->n = v.n;
+	}
 	return 0;
 }
 
@@ -243,7 +288,7 @@ int64_t ap_model_op_option(const struct ap_model *m, const struct ap_model_op *o
 
 static int read_op(struct rd *r, uint64_t ref, struct ap_model_op *op)
 {
-	uint64_t idx, otype;
+	uint64_t idx, otype, otype2;
 	struct tbl t;
 
 	if (fb_table_at(r, ref, &t, "table") ||
@@ -252,10 +297,14 @@ static int read_op(struct rd *r, uint64_t ref, struct ap_model_op *op)
 	    fb_ints_field(r, &t, OP_INPUTS, "inputs vector", &op->inputs, &op->n_inputs) ||
 	    fb_ints_field(r, &t, OP_OUTPUTS, "outputs vector", &op->outputs, &op->n_outputs) ||
 	    fb_ints_field(r, &t, OP_INTERMEDIATES, "intermediates vector", &op->intermediates,
-			  &op->n_intermediates))
+			  &op->n_intermediates) ||
+	    fb_scalar(r, &t, OP_OPTIONS_2_TYPE, 1, 0, "builtin_options_2_type", &otype2))
 		return -1;
 	op->opcode_index = (uint32_t)idx;
 	op->options_type = (uint8_t)otype;
+	op->options2_type = (uint8_t)otype2;
+	if (read_options2(r, &t, op))
+		return -1;
 	return otype ? read_options(r, &t, op) : 0;
 }
 
@@ -733,6 +782,16 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 	return 0;
 }
 
+static void free_vecs(struct ap_model_op_vecs *v)
+{
+	if (!v)
+		return;
+	free(v->ints);
+	for (unsigned int k = 0; k < AP_MODEL_OPT2_LONGS; k++)
+		free(v->longs[k].v);
+	free(v);
+}
+
 void ap_model_free(struct ap_model *m)
 {
 	uint32_t i, j;
@@ -763,10 +822,13 @@ void ap_model_free(struct ap_model *m)
 					free(sg->ops[j].outputs);
 					free(sg->ops[j].intermediates);
 					free(sg->ops[j].options);
-					free(sg->ops[j].option_ints);
+					free_vecs(sg->ops[j].vecs);
 				}
 			}
 			free(sg->name);
+			for (j = 0; sg->file_shapes && j < sg->n_tensors; j++)
+				free(sg->file_shapes[j].d);
+			free(sg->file_shapes);
 			free(sg->tensors);
 			free(sg->ops);
 			free(sg->inputs);
@@ -794,6 +856,23 @@ bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer)
 		return false;
 	b = &m->buffers[buffer];
 	return b->has_data || b->offset > 1;
+}
+
+uint32_t ap_model_tensor_i32(const struct ap_model *m, const struct ap_model_tensor *t,
+			     int32_t *v, uint32_t max)
+{
+	const struct ap_model_buffer *b;
+	uint64_t n;
+
+	if (!m || !t || t->type != AP_TT_INT32 || !t->buffer || t->buffer >= m->n_buffers)
+		return 0;
+	b = &m->buffers[t->buffer];
+	n = b->data_len / 4;
+	if (!b->small || !n || n > max || b->data_len % 4)
+		return 0;
+	for (uint64_t i = 0; i < n; i++)
+		v[i] = (int32_t)ld32(b->small + 4 * i);
+	return (uint32_t)n;
 }
 
 bool ap_model_buffer_range(const struct ap_model_buffer *b, uint64_t *off, uint64_t *len)

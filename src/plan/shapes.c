@@ -222,8 +222,18 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 		d = malloc((s->rank ? s->rank : 1) * sizeof(*d));
 		if (!d)
 			return -1;
+		if (!sg->file_shapes &&
+		    !(sg->file_shapes = calloc(sg->n_tensors, sizeof(*sg->file_shapes)))) {
+			free(d);
+			return -1;
+		}
 		memcpy(d, s->d, s->rank * sizeof(*d));
-		free(mt->shape);
+		if (!sg->file_shapes[i].d) {	/* inferred twice: the first is the file's */
+			sg->file_shapes[i].d = mt->shape;
+			sg->file_shapes[i].rank = mt->rank;
+		} else {
+			free(mt->shape);
+		}
 		mt->shape = d;
 		mt->rank = s->rank;
 		rep->changed++;

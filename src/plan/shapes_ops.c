@@ -222,18 +222,18 @@ static bool to_dims(const struct sv *s, int64_t total, int64_t *d, uint32_t *ran
 static int reshape(struct sctx *c)
 {
 	struct sv *a = sh_in(c, 0), *s = c->op->n_inputs > 1 ? sh_val(c, 1) : NULL, o;
+	uint32_t nv = c->op->vecs ? c->op->vecs->n_ints : 0;
 	int64_t v[R];
 	int64_t d[R];
 	uint32_t rank;
 	int rc;
 
 	/* reshape.cc GetOutputShape: a 1-D shape tensor, else the new_shape option */
-	if (!s && c->op->n_option_ints <= R && !(c->op->n_inputs > 1 && sh_in(c, 1) &&
-						 sh_in(c, 1)->rank == 1)) {
-		for (uint32_t k = 0; k < c->op->n_option_ints; k++)
-			v[k] = c->op->option_ints[k];
+	if (!s && nv <= R && !(c->op->n_inputs > 1 && sh_in(c, 1) && sh_in(c, 1)->rank == 1)) {
+		for (uint32_t k = 0; k < nv; k++)
+			v[k] = c->op->vecs->ints[k];
 		o.v = v;
-		o.n = c->op->n_option_ints;
+		o.n = nv;
 		if (o.n == 1 && !v[0])
 			o.n = 0;	/* legacy models write [0] for a scalar */
 		s = &o;
@@ -285,20 +285,21 @@ static int squeeze(struct sctx *c)
 {
 	struct sv *a = sh_in(c, 0);
 	bool drop[R] = { false };
+	uint32_t nd = c->op->vecs ? c->op->vecs->n_ints : 0;
 	int64_t d[R];
 	uint32_t n = 0;
 
 	if (!a)
 		return SH_UNKNOWN;
-	for (uint32_t i = 0; i < c->op->n_option_ints; i++) {
-		int k = norm_axis(c->op->option_ints[i], a->rank);
+	for (uint32_t i = 0; i < nd; i++) {
+		int k = norm_axis(c->op->vecs->ints[i], a->rank);
 
 		if (k < 0 || a->d[k] != 1)
 			return SH_UNKNOWN;
 		drop[k] = true;
 	}
 	for (uint32_t k = 0; k < a->rank; k++)
-		if (!(c->op->n_option_ints ? drop[k] : a->d[k] == 1))
+		if (!(nd ? drop[k] : a->d[k] == 1))
 			d[n++] = a->d[k];
 	return sh_out(c, 0, d, n);
 }

@@ -241,9 +241,9 @@ expect_bad "--input-shape that is no shape: exit 2" plan "$os" --input-shape 0=1
 expect_bad "--input-shape with --import: exit 2" plan --import "$TMP/body.csv" --input-shape 1
 # the open shapes follow the input as LiteRT gives them (test_litert_plan compares them)
 out=$("$ARENAPROF" plan "$os" --input-shape 0=1,20,8 --json)
-MSG="$(echo "$out" | head -c 300)" check "--input-shape: 8 open shapes, all inferred, 8 unlike the file" \
+MSG="$(echo "$out" | head -c 300)" check "--input-shape: 12 open shapes, all inferred, 12 unlike the file" \
 	sh -c 'echo "$1" | python3 -c "import json,sys; s=json.load(sys.stdin)[\"shapes\"]
-sys.exit(not (s[\"open\"] == 8 and s[\"inferred\"] == 8 and s[\"changed\"] == 8 and
+sys.exit(not (s[\"open\"] == 12 and s[\"inferred\"] == 12 and s[\"changed\"] == 12 and
               s[\"unresolved_node\"] is None and s[\"input_shapes_given\"] == 1))"' _ "$out"
 # LiteRT's conv.cc refuses an input of height 0 at node 7 (its first invoke stops there)
 out=$("$ARENAPROF" plan "$os" --input-shape 0=1,0,8 --json)

@@ -54,6 +54,15 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  SHAPE, RANK, STRIDED_SLICE of a shape, GATHER,
                                  CONCATENATION and RESHAPE of constants, a small
                                  REDUCE_PROD of constants
+    gen_dynamic_reshape.tflite   RESHAPE of computed shapes: shared, or an arena slot
+                                 that turns dynamic; and to a scalar by an empty shape
+    gen_open_shapes.tflite       shapes the file leaves open (signature -1), given by
+                                 the input shape and computed shape values
+    gen_rfft2d.tflite            RFFT2D of a constant fft_length (4 arena working
+                                 areas) and of a computed one (dynamic)
+    gen_numeric_verify.tflite    the custom NumericVerify: a persistent output
+    gen_stablehlo_reduce_window.tflite
+                                 STABLEHLO_REDUCE_WINDOW: padded and dilated copies
 """
 
 import os
@@ -730,7 +739,19 @@ def open_shapes(path):
     out = t("output", [1, 3], [1, 3])
     g.op(OP.FULLY_CONNECTED, [mean, w, -1], [out], OPT.FullyConnectedOptions,
          fb.FullyConnectedOptionsT())
-    finish(m, g, [x], [out, cat], path)
+    # flattened to [-1], written [1]: LiteRT decided MUL's in-place sharing on those 4
+    # bytes (no sharing at 4 bytes or less), before its Prepare gave the real size
+    ng = t("negated", [1, 1, 6], [1, -1, 6])
+    g.op(OP.NEG, [sq], [ng])
+    flat = t("flat", [1], [-1])
+    g.op(OP.RESHAPE, [ng, const_i32("minus_one", [-1])], [flat], OPT.ReshapeOptions,
+         fb.ReshapeOptionsT())
+    sc = t("scaled", [1], [-1])
+    g.op(OP.MUL, [flat, g.tensor("two_f", [], TT.FLOAT32, np.array(2.0, dtype=np.float32))],
+         [sc], OPT.MulOptions, fb.MulOptionsT())
+    rl = t("relu", [1], [-1])
+    g.op(OP.RELU, [sc], [rl])
+    finish(m, g, [x], [out, cat, rl], path)
 
 
 def dynamic_tile(path):
@@ -1073,6 +1094,85 @@ def dynamic_edges(path):
     finish(m, g, [x], outs, path)
 
 
+def rfft2d(path):
+    m, g = main_graph("arenaprof generated: RFFT2D of constant and of computed fft_length")
+    x = g.tensor("input", [1, 3, 16, 32], TT.FLOAT32)
+    a = g.tensor("a", [1, 3, 16, 32], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    # constant fft_length: 4 arena temporaries; the input is cut to 8x16
+    n0 = g.tensor("fft_length0", [2], TT.INT32, np.array([8, 16], dtype=np.int32))
+    f0 = g.tensor("rfft0", [1, 3, 8, 9], TT.COMPLEX64)
+    g.op(OP.RFFT2D, [a, n0], [f0])
+    # fft_length ADD computes from two constants (not folded): output and temporaries
+    # dynamic; the input is padded to 32x64
+    z = g.tensor("fft_length1/zero", [2], TT.INT32, np.zeros([2], dtype=np.int32))
+    c = g.tensor("fft_length1/const", [2], TT.INT32, np.array([32, 64], dtype=np.int32))
+    n1 = g.tensor("fft_length1", [2], TT.INT32)
+    g.op(OP.ADD, [c, z], [n1], OPT.AddOptions, fb.AddOptionsT())
+    f1 = g.tensor("rfft1", [1, 3, 32, 33], TT.COMPLEX64)
+    g.op(OP.RFFT2D, [a, n1], [f1])
+    out = g.tensor("output", [1, 3, 16, 32], TT.FLOAT32)
+    g.op(OP.MUL, [a, a], [out], OPT.MulOptions, fb.MulOptionsT())
+    finish(m, g, [x], [f0, f1, out], path)
+
+
+def numeric_verify(path):
+    m, g = main_graph("arenaprof generated: NumericVerify of an int8 tensor against float")
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    a = g.tensor("a", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    q = g.tensor("a/quantized", [1, 64], TT.INT8, scales=[0.1])
+    g.op(OP.QUANTIZE, [a], [q])
+    d = g.tensor("a/dequantized", [1, 64], TT.FLOAT32)
+    g.op(OP.DEQUANTIZE, [q], [d])
+    # the output is float32 in the persistent arena, its dequantized scratch heap
+    v = g.tensor("verify", [1, 64], TT.FLOAT32)
+    opts = flexbuffers.Dumps({"tolerance": 5.0, "log_if_failed": False})
+    g.op(OP.CUSTOM, [q, a], [v], custom="NumericVerify", custom_opts=list(opts))
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [d, a], [out], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, [x], [out, v], path)
+
+
+def stablehlo_reduce_window(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_REDUCE_WINDOW, dilated and padded copies")
+    body = Graph(m, "body")
+    p = body.tensor("lhs", [], TT.FLOAT32)
+    q = body.tensor("rhs", [], TT.FLOAT32)
+    r = body.tensor("sum", [], TT.FLOAT32)
+    body.op(OP.ADD, [p, q], [r], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [p, q]
+    body.g.outputs = [r]
+    x = g.tensor("input", [1, 8, 8, 3], TT.FLOAT32)
+    a = g.tensor("a", [1, 8, 8, 3], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    zero = g.tensor("zero", [], TT.FLOAT32, np.array(0.0, dtype=np.float32))
+
+    def reduce_window(name, shape, window, strides, base_dil, window_dil, padding):
+        o = fb.StablehloReduceWindowOptionsT()
+        o.windowDimensions = window
+        o.windowStrides = strides
+        o.baseDilations = base_dil
+        o.windowDilations = window_dil
+        o.padding = padding
+        o.bodySubgraphIndex = 1
+        y = g.tensor(name, shape, TT.FLOAT32)
+        g.op(OP.STABLEHLO_REDUCE_WINDOW, [a, zero], [y])
+        g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StablehloReduceWindowOptions
+        g.g.operators[-1].builtinOptions2 = o
+        return y
+
+    # padded to [1, 10, 10, 3], 3x3 windows at stride 2
+    y0 = reduce_window("pooled", [1, 4, 4, 3], [1, 3, 3, 1], [1, 2, 2, 1], None, None,
+                       [0, 0, 1, 1, 1, 1, 0, 0])
+    # dilated to [1, 15, 15, 3], 2x2 windows dilated by 2
+    y1 = reduce_window("dilated", [1, 13, 13, 3], [1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 2, 1],
+                       [1, 2, 2, 1], None)
+    out = g.tensor("output", [1, 4, 4, 3], TT.FLOAT32)
+    g.op(OP.MUL, [y0, y0], [out], OPT.MulOptions, fb.MulOptionsT())
+    finish(m, g, [x], [out, y1], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1094,6 +1194,9 @@ MODELS = {
     "gen_dynamic_shapes.tflite": dynamic_shapes,
     "gen_dynamic_ops.tflite": dynamic_ops,
     "gen_dynamic_edges.tflite": dynamic_edges,
+    "gen_rfft2d.tflite": rfft2d,
+    "gen_numeric_verify.tflite": numeric_verify,
+    "gen_stablehlo_reduce_window.tflite": stablehlo_reduce_window,
 }
 
 

@@ -14,6 +14,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/kernels.h"
+#include "arenaprof/plan/coverage.h"
 #include "test.h"
 
 struct want_tmp {
@@ -35,6 +36,7 @@ struct want {
 
 #define A AP_ALLOC_ARENA
 #define P AP_ALLOC_PERSISTENT
+#define D AP_ALLOC_DYNAMIC
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* n0 CONV_2D temporaries=[186]: t186 kTfLiteArenaRw 1783323 (uint8 im2col 257*257*27) */
@@ -62,6 +64,20 @@ static const struct want_tmp lstm[] = {
 static const struct want_tmp mnv1[] = { { 89, 0, 110592, A } };
 /* n0 CONV_2D temporaries=[174]: t174 kTfLiteArenaRw 338688 (112*112*27) */
 static const struct want_tmp mnv2[] = { { 174, 0, 338688, A } };
+/* n1 RFFT2D, fft_length 8x16: temporaries=[9..12] kTfLiteArenaRw 16, 64, 64, 1152 B; n3, a
+ * computed fft_length: [13..16] kTfLiteDynamic (sized by Eval; Prepare leaves them 0 B) */
+static const struct want_tmp rfft[] = {
+	{ 9, 1, 16, A }, { 10, 1, 64, A }, { 11, 1, 64, A }, { 12, 1, 1152, A },
+	{ 13, 3, 0, D }, { 14, 3, 0, D }, { 15, 3, 0, D }, { 16, 3, 0, D },
+};
+/* n3 NumericVerify temporaries=[6]: kTfLiteDynamic 256 B; "# persistent t4 verify
+ * offset=0 bytes=256" */
+static const struct want_tmp verify[] = { { 6, 3, 256, D } };
+/* n1 STABLEHLO_REDUCE_WINDOW temporaries=[6, 7]: kTfLiteArenaRw 768 B (dilated: the input's
+ * shape), 1200 B (padded [1, 10, 10, 3]); n2 [8, 9]: 2700 B each ([1, 15, 15, 3]) */
+static const struct want_tmp reduce_window[] = {
+	{ 6, 1, 768, A }, { 7, 1, 1200, A }, { 8, 2, 2700, A }, { 9, 2, 2700, A },
+};
 
 static const struct want wants[] = {
 	{ "deeplabv3_mnv2_dm05_pascal_quant", 1, 186, 187, deeplab, N(deeplab), 0, 0 },
@@ -74,6 +90,9 @@ static const struct want wants[] = {
 	{ "mobilenet_v1_0.25_128_quant", 1, 89, 90, mnv1, N(mnv1), 0, 0 },
 	{ "mobilenet_v2_1.0_224_quant", 1, 174, 175, mnv2, N(mnv2), 0, 0 },
 	{ "split_concat", 1, 12, 12, NULL, 0, 0, 0 },
+	{ "gen_rfft2d", 1, 9, 17, rfft, N(rfft), 0, 0 },
+	{ "gen_numeric_verify", 1, 6, 7, verify, N(verify), 1, 256 },
+	{ "gen_stablehlo_reduce_window", 1, 6, 10, reduce_window, N(reduce_window), 0, 0 },
 };
 
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,
@@ -332,6 +351,57 @@ static void test_dynamic_edges(void)
 	check_dyn("gen_dynamic_edges", dyn, N(dyn), stay, N(stay));
 }
 
+/*
+ * RFFT2D (rfft2d.cc): the output becomes complex64, [1, 3, 8, 9] from a constant fft_length
+ * 8x16 (t3, 1728 B arena); of a computed one it is dynamic with the file's shape (t7
+ * [1, 3, 32, 33], 25344 B after LiteRT's Eval).
+ */
+static void test_rfft2d(void)
+{
+	char err[AP_ERR_LEN];
+	struct ap_model m;
+	struct ap_graph g;
+
+	if (load("gen_rfft2d", 1, &m, &g, err)) {
+		CHECK("rfft2d: load", 0, "%s", err);
+		return;
+	}
+	CHECK("rfft2d: t3 complex64 1728 bytes in the arena", g.t[3].alloc == A &&
+	      g.t[3].type == AP_TT_COMPLEX64 && g.t[3].bytes == 1728,
+	      "alloc %d type %u bytes %llu", g.t[3].alloc, g.t[3].type,
+	      (unsigned long long)g.t[3].bytes);
+	CHECK("rfft2d: t7 complex64 dynamic", g.t[7].alloc == D &&
+	      g.t[7].type == AP_TT_COMPLEX64 && g.t[7].bytes == 25344,
+	      "alloc %d type %u bytes %llu", g.t[7].alloc, g.t[7].type,
+	      (unsigned long long)g.t[7].bytes);
+	unload(&m, &g);
+}
+
+/*
+ * An fft_length folded at Prepare (ro) has no values in the file: coverage.c names the
+ * node (the kernel leaves it unsized), only that node.
+ */
+static void test_rfft2d_folded_named(void)
+{
+	char err[AP_ERR_LEN];
+	struct ap_gap *gaps = NULL;
+	struct ap_model m;
+	struct ap_graph g;
+	int n;
+
+	if (load("gen_rfft2d", 1, &m, &g, err)) {
+		CHECK("rfft2d folded: load", 0, "%s", err);
+		return;
+	}
+	g.t[2].alloc = AP_ALLOC_RO;
+	n = ap_kernel_gaps(&g, &gaps);
+	CHECK("rfft2d: a folded fft_length (t2) names node 1", n >= 1 && gaps[0].node == 1 &&
+	      strstr(gaps[0].why, "folded"), "%d gaps, first node %u: %s", n,
+	      n > 0 ? gaps[0].node : 0, n > 0 ? gaps[0].why : "-");
+	free(gaps);
+	unload(&m, &g);
+}
+
 /* Applying twice, or to a graph not built from its model, is refused. */
 static void test_errors(void)
 {
@@ -356,6 +426,8 @@ int main(void)
 	test_densify();
 	test_dynamic_ops();
 	test_dynamic_edges();
+	test_rfft2d();
+	test_rfft2d_folded_named();
 	test_errors();
 	TEST_EXIT();
 }

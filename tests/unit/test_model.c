@@ -285,6 +285,47 @@ out:
 	ap_model_free(&m);
 }
 
+/* StablehloReduceWindowOptions (builtin_options_2): its [long] vectors are kept. */
+static void test_reduce_window_options(void)
+{
+	const struct ap_model_op *op;
+	struct ap_model m;
+
+	if (!load("gen_stablehlo_reduce_window.tflite", &m))
+		return;
+	op = m.subgraphs[0].n_ops > 2 ? &m.subgraphs[0].ops[1] : NULL;
+	CHECK("reduce window: options_2 type 13", op && op->options2_type == 13 && op->vecs,
+	      "type %d", op ? op->options2_type : -1);
+	if (!op || !op->vecs || !m.subgraphs[0].ops[2].vecs) {
+		ap_model_free(&m);
+		return;
+	}
+	CHECK("reduce window: window [1, 3, 3, 1], padding 8 values, no base dilations",
+	      op->vecs->longs[0].n == 4 && op->vecs->longs[0].v[1] == 3 &&
+	      op->vecs->longs[4].n == 8 && op->vecs->longs[4].v[2] == 1 && !op->vecs->longs[2].v,
+	      "window %u, padding %u", op->vecs->longs[0].n, op->vecs->longs[4].n);
+	op = &m.subgraphs[0].ops[2];
+	CHECK("reduce window: base dilations [1, 2, 2, 1]", op->vecs->longs[2].n == 4 &&
+	      op->vecs->longs[2].v[1] == 2, "%u values", op->vecs->longs[2].n);
+	ap_model_free(&m);
+}
+
+/* ReshapeOptions.new_shape and SqueezeOptions.squeeze_dims are kept (shapes.c). */
+static void test_option_ints(void)
+{
+	const struct ap_model_op *sq = NULL;
+	struct ap_model m;
+
+	if (!load("gen_open_shapes.tflite", &m))
+		return;
+	for (uint32_t i = 0; i < m.subgraphs[0].n_ops; i++)
+		if (m.subgraphs[0].ops[i].options_type == 30)	/* SqueezeOptions */
+			sq = &m.subgraphs[0].ops[i];
+	CHECK("squeeze_dims [2] kept", sq && sq->vecs && sq->vecs->n_ints == 1 &&
+	      sq->vecs->ints[0] == 2, "%s", sq ? "wrong values" : "no SQUEEZE");
+	ap_model_free(&m);
+}
+
 static void test_lstm(void)
 {
 	const struct ap_model_subgraph *sg;
@@ -1440,6 +1481,8 @@ int main(void)
 	test_names();
 	test_mobilenet_v2();
 	test_split_concat();
+	test_reduce_window_options();
+	test_option_ints();
 	test_lstm();
 	test_posenet();
 	test_face_detection();

@@ -44,6 +44,7 @@ struct ap_tensor {
 	enum ap_alloc alloc;
 	enum ap_alloc read_alloc;	/* before any Prepare: what LiteRT's planner sees of
 					 * a node past the first dynamic output (lifetimes.c) */
+	uint64_t read_bytes;		/* the same, of its size: the file's shape */
 	unsigned flags;		/* enum ap_tensor_flag */
 	int32_t producer;	/* execution index of the op writing it, -1 if none */
 	/* LiteRT lifetime, execution-plan indices, closed interval; AP_NODE_NONE when

@@ -35,21 +35,42 @@ struct ap_model_tensor {
 	bool scales_differ;		/* not all of them equal */
 };
 
+/* The [long] fields of StablehloReduceWindowOptions (builtin_options_2), in schema order:
+ * window_dimensions, window_strides, base_dilations, window_dilations, padding. */
+#define AP_MODEL_OPT2_LONGS 5
+
+struct ap_model_longs {
+	int64_t *v;			/* NULL when absent or empty */
+	uint32_t n;
+};
+
+/*
+ * Vector fields of an operator's options, which the table copy leaves out; allocated only
+ * for the operators that have one.
+ */
+struct ap_model_op_vecs {
+	/* ReshapeOptions.new_shape or SqueezeOptions.squeeze_dims (shapes.c) */
+	int32_t *ints;
+	uint32_t n_ints;
+	/* StablehloReduceWindowOptions' vectors (kernels_reduce.c); n 0 when absent */
+	struct ap_model_longs longs[AP_MODEL_OPT2_LONGS];
+};
+
+/* Pointers first, then the narrower fields: the reader's memory budget is charged per
+ * operator (hostile files share one operator table among many). */
 struct ap_model_op {
-	uint32_t opcode_index;		/* index into ap_model.opcodes */
 	int32_t *inputs;		/* -1 = optional input not given */
-	uint32_t n_inputs;
 	int32_t *outputs;
-	uint32_t n_outputs;
 	int32_t *intermediates;
-	uint32_t n_intermediates;
-	uint8_t options_type;		/* BuiltinOptions union type (schema.fbs); 0 = none */
 	uint8_t *options;		/* private copy of builtin_options: ap_model_op_option */
+	struct ap_model_op_vecs *vecs;	/* NULL when the options have no vector read */
+	uint32_t opcode_index;		/* index into ap_model.opcodes */
+	uint32_t n_inputs;
+	uint32_t n_outputs;
+	uint32_t n_intermediates;
 	uint32_t options_len;
-	/* the int vector of ReshapeOptions (new_shape) or SqueezeOptions (squeeze_dims),
-	 * which the table copy above leaves out; NULL when absent */
-	int32_t *option_ints;
-	uint32_t n_option_ints;
+	uint8_t options_type;		/* BuiltinOptions union type (schema.fbs); 0 = none */
+	uint8_t options2_type;		/* BuiltinOptions2 union type (schema.fbs); 0 = none */
 };
 
 struct ap_model_opcode {
@@ -71,6 +92,12 @@ struct ap_model_buffer {
 	uint64_t size;
 };
 
+/* A tensor's shape as the file wrote it, where shapes.c rewrote it. */
+struct ap_file_shape {
+	int32_t *d;			/* NULL: not rewritten */
+	uint32_t rank;
+};
+
 struct ap_model_subgraph {
 	char *name;
 	struct ap_model_tensor *tensors;
@@ -81,6 +108,9 @@ struct ap_model_subgraph {
 	uint32_t n_inputs;
 	int32_t *outputs;
 	uint32_t n_outputs;
+	/* n_tensors entries once shapes.c rewrote a shape, else NULL: LiteRT's planner
+	 * sees the file's sizes of the tensors its first step does not prepare */
+	struct ap_file_shape *file_shapes;
 };
 
 struct ap_model_metadata {
@@ -129,6 +159,12 @@ void ap_model_free(struct ap_model *m);
  * InterpreterBuilder makes such a tensor kTfLiteMmapRo of 0 bytes), or the >2 GB offset
  * form. */
 bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
+/*
+ * The values of a constant int32 tensor of at most max elements, from the reader's copy of
+ * small buffers, into v: how many, or 0 when it is not such a constant.
+ */
+uint32_t ap_model_tensor_i32(const struct ap_model *m, const struct ap_model_tensor *t,
+			     int32_t *v, uint32_t max);
 /*
  * Where a buffer's bytes lie in the model file: its inline data, else its external
  * offset and size (offset > 1: 0 and 1 mean none). false when it holds none.
