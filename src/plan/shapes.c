@@ -12,91 +12,6 @@
 #include "arenaprof/util/err.h"
 #include "shapes_priv.h"
 
-static bool valid(const struct sctx *c, int32_t t)
-{
-	return t >= 0 && (uint32_t)t < c->sg->n_tensors;
-}
-
-static bool open_sig(const struct ap_model_tensor *t)
-{
-	for (uint32_t k = 0; t->shape_signature && k < t->sig_rank; k++)
-		if (t->shape_signature[k] < 0)
-			return true;
-	return false;
-}
-
-struct sv *sh_in(struct sctx *c, uint32_t j)
-{
-	int32_t t = j < c->op->n_inputs ? c->op->inputs[j] : -1;
-
-	return valid(c, t) && c->t[t].known ? &c->t[t] : NULL;
-}
-
-struct sv *sh_val(struct sctx *c, uint32_t j)
-{
-	struct sv *s = sh_in(c, j);
-
-	return s && s->has_val ? s : NULL;
-}
-
-uint8_t sh_out_type(struct sctx *c, uint32_t j)
-{
-	int32_t t = j < c->op->n_outputs ? c->op->outputs[j] : -1;
-
-	return valid(c, t) ? c->sg->tensors[t].type : 0xff;
-}
-
-int sh_out(struct sctx *c, uint32_t j, const int64_t *d, uint32_t rank)
-{
-	int32_t t = j < c->op->n_outputs ? c->op->outputs[j] : -1;
-
-	if (!valid(c, t) || rank > AP_SHAPE_MAX_RANK)
-		return SH_UNKNOWN;
-	for (uint32_t k = 0; k < rank; k++)
-		if (d[k] < 0 || d[k] > INT32_MAX)
-			return SH_UNKNOWN;
-	if (!open_sig(&c->sg->tensors[t])) {	/* a static tensor keeps the file's shape */
-		c->t[t].known = true;
-		return SH_DONE;
-	}
-	for (uint32_t k = 0; k < rank; k++)
-		c->t[t].d[k] = (int32_t)d[k];
-	c->t[t].rank = rank;
-	c->t[t].known = true;
-	return SH_DONE;
-}
-
-static bool int_type(uint8_t type)
-{
-	return type == AP_TT_INT32 || type == AP_TT_INT64;
-}
-
-int sh_out_val(struct sctx *c, uint32_t j, const int64_t *v, uint32_t n)
-{
-	int32_t t = j < c->op->n_outputs ? c->op->outputs[j] : -1;
-	struct sv *s;
-
-	if (!valid(c, t) || n > SV_MAX_VALS || !int_type(c->sg->tensors[t].type))
-		return SH_DONE;	/* the shape stands; the values are not needed */
-	for (uint32_t i = 0; i < n; i++)
-		if (v[i] > SV_MAX_ABS || v[i] < -SV_MAX_ABS)
-			return SH_DONE;	/* no shape is that large: arithmetic stays in range */
-	s = &c->t[t];
-	free(s->v);
-	s->v = malloc((n ? n : 1) * sizeof(*s->v));
-	if (!s->v)
-		return SH_OOM;
-	memcpy(s->v, v, n * sizeof(*v));
-	s->n = n;
-	s->has_val = true;
-	return SH_DONE;
-}
-
-int64_t sh_opt(struct sctx *c, unsigned field, unsigned size, int64_t def)
-{
-	return ap_model_op_option(c->m, c->op, field, size, def);
-}
-
 /* A constant int32/int64 tensor's values, from the model's copy of small buffers. */
 static void const_values(const struct ap_model *m, const struct ap_model_tensor *mt,
 			 struct sv *s)
@@ -104,7 +19,7 @@ static void const_values(const struct ap_model *m, const struct ap_model_tensor 
 	const struct ap_model_buffer *b;
 	uint64_t n = 1, w = mt->type == AP_TT_INT32 ? 4 : 8;
 
-	if (!int_type(mt->type) || !mt->buffer || mt->buffer >= m->n_buffers)
+	if (!sh_int_type(mt->type) || !mt->buffer || mt->buffer >= m->n_buffers)
 		return;
 	b = &m->buffers[mt->buffer];
 	for (uint32_t k = 0; k < mt->rank; k++)
@@ -145,19 +60,19 @@ static int seed(struct sctx *c, const struct ap_shape_override *ov, uint32_t n_o
 		if (mt->rank)
 			memcpy(s->d, mt->shape, mt->rank * sizeof(*s->d));
 		s->rank = mt->rank;
-		s->known = !open_sig(mt) || ap_model_buffer_is_constant(c->m, mt->buffer);
+		s->known = !sh_open_sig(mt) || ap_model_buffer_is_constant(c->m, mt->buffer);
 		if (ap_model_buffer_is_constant(c->m, mt->buffer))
 			const_values(c->m, mt, s);
 	}
 	for (uint32_t k = 0; k < sg->n_inputs; k++)
-		if (valid(c, sg->inputs[k]) && sg->tensors[sg->inputs[k]].rank <= AP_SHAPE_MAX_RANK)
+		if (sh_valid(c, sg->inputs[k]) && sg->tensors[sg->inputs[k]].rank <= AP_SHAPE_MAX_RANK)
 			c->t[sg->inputs[k]].known = true;
 	for (uint32_t k = 0; k < n_ov; k++) {
 		const struct ap_model_tensor *mt;
 		struct sv *s;
 
 		if (ov[k].input < 0 || (uint32_t)ov[k].input >= sg->n_inputs ||
-		    !valid(c, sg->inputs[ov[k].input])) {
+		    !sh_valid(c, sg->inputs[ov[k].input])) {
 			ap_seterr(err, "--input-shape %d: the model has %u input%s", ov[k].input,
 				  sg->n_inputs, sg->n_inputs == 1 ? "" : "s");
 			return -1;
@@ -206,7 +121,7 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 		const struct sv *s = &c->t[i];
 		int32_t *d;
 
-		if (!open_sig(mt))
+		if (!sh_open_sig(mt))
 			continue;
 		rep->open++;
 		if (!s->known || !fits(mt, s)) {
@@ -270,10 +185,10 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 		c.opcode = c.op->opcode_index < m->n_opcodes ?
 			   m->opcodes[c.op->opcode_index].builtin : -1;
 		for (uint32_t k = 0; k < c.op->n_outputs; k++)
-			if (valid(&c, c.op->outputs[k])) {
+			if (sh_valid(&c, c.op->outputs[k])) {
 				writer[c.op->outputs[k]] = (int32_t)i;
 				/* open outputs are unknown until this node says otherwise */
-				if (open_sig(&sg->tensors[c.op->outputs[k]]))
+				if (sh_open_sig(&sg->tensors[c.op->outputs[k]]))
 					c.t[c.op->outputs[k]].known = false;
 			}
 		switch (sh_infer_op(&c)) {
