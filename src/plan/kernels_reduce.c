@@ -180,12 +180,15 @@ int kt_prep_stablehlo_reduce_window(struct kctx *k)
 	for (uint32_t d = 0; d < rank; d++) {
 		int64_t bd = rw_attr(k, 2, d, 1), w = rw_attr(k, 0, d, 1);
 		int64_t s = rw_attr(k, 1, d, 1), wd = rw_attr(k, 3, d, 1), dw;
+		int64_t lo = rw_attr(k, 4, 2 * d, 0), hi = rw_attr(k, 4, 2 * d + 1, 0);
 
-		if (bd <= 0 || w <= 0 || s <= 0 || wd <= 0 || in->shape[d] < 0)
+		/* int32 attributes keep every product below 2^63 (the file may say more) */
+		if (bd <= 0 || w <= 0 || s <= 0 || wd <= 0 || in->shape[d] < 0 ||
+		    bd > INT32_MAX || w > INT32_MAX || wd > INT32_MAX || lo < INT32_MIN ||
+		    lo > INT32_MAX || hi < INT32_MIN || hi > INT32_MAX)
 			return 0;
 		dil[d] = rw_dim(((int64_t)in->shape[d] - 1) * bd + 1);
-		pad[d] = rw_dim((int64_t)dil[d] + rw_attr(k, 4, 2 * d, 0) +
-				rw_attr(k, 4, 2 * d + 1, 0));
+		pad[d] = rw_dim((int64_t)dil[d] + lo + hi);
 		dw = (w - 1) * wd + 1;
 		out[d] = pad[d] < dw ? 0 : rw_dim((pad[d] - dw) / s + 1);
 		if (dil[d] < 0 || pad[d] < 0 || out[d] < 0)
