@@ -93,7 +93,6 @@ static const struct cover {
 	{ 155, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 157, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 203, SPLIT, 0, "with computed dilations: " LATER },
-	{ 206, ALWAYS, 0, "decomposition subgraph not planned" },
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "with an int4 or sparse filter: not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "basic or integer kernel: its Prepare is not modelled" },

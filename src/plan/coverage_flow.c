@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * coverage_flow: when WHILE, IF and CALL_ONCE do something to the plan that subgraphs.c
- * does not model (coverage.h). Their subgraphs are planned from the model's shapes; LiteRT
+ * coverage_flow: when WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE do something to the
+ * plan that subgraphs.c does not model (coverage.h). Their subgraphs are planned from the model's shapes; LiteRT
  * copies the caller's input shapes into them and resizes the caller's outputs to theirs,
  * so a model whose shapes disagree is named, as is a subgraph with a dynamic tensor
  * (the caller's outputs become dyn) and WHILE's dropped read-only outputs.
@@ -14,7 +14,7 @@
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 
-enum { OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129 };
+enum { OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206 };
 
 static const struct ap_model_tensor *mt(const struct ap_model *m, uint32_t sg, int32_t t)
 {
@@ -111,6 +111,23 @@ static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
 	return NULL;
 }
 
+/* stablehlo_composite.cc Prepare: copies the inputs' shapes in, resizes the outputs. */
+static const char *composite_gap(const struct ap_graph *g, const struct ap_op *op,
+				 const struct ap_model_subgraph *dec, uint32_t di)
+{
+	const struct ap_model *m = g->model;
+
+	if (!op->n_in || dec->n_inputs != op->n_in || dec->n_outputs != op->n_out)
+		return "the decomposition does not match its inputs: LiteRT refuses it";
+	if (!shapes_agree(m, g->subgraph, op->in, di, dec->inputs, op->n_in) ||
+	    !shapes_agree(m, g->subgraph, op->out, di, dec->outputs, op->n_out))
+		return "decomposition shapes differ from the caller's: outputs resized, not "
+		       "modelled";
+	if (has_dynamic(m, di) != 0)
+		return "decomposition with a dynamic tensor: outputs dyn, not modelled";
+	return NULL;
+}
+
 const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_model *m = g->model;
@@ -120,7 +137,8 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	const char *why = NULL;
 	uint32_t n = 0;
 
-	if (op->opcode != OP_WHILE && op->opcode != OP_IF && op->opcode != OP_CALL_ONCE)
+	if (op->opcode != OP_WHILE && op->opcode != OP_IF && op->opcode != OP_CALL_ONCE &&
+	    op->opcode != OP_STABLEHLO_COMPOSITE)
 		return NULL;
 	roles = malloc(m->n_subgraphs * sizeof(*roles));
 	if (!roles)
@@ -132,7 +150,8 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 			kids[n++] = (int32_t)s;
 	if (roles[g->subgraph].role == AP_SG_OTHER || roles[g->subgraph].role == AP_SG_UNCALLED)
 		why = "in a subgraph LiteRT does not plan as modelled";
-	else if (n != (op->opcode == OP_CALL_ONCE ? 1u : 2u))
+	else if (n != (op->opcode == OP_CALL_ONCE || op->opcode == OP_STABLEHLO_COMPOSITE ?
+		       1u : 2u))
 		why = "its subgraphs are missing or shared: not modelled";
 	for (uint32_t k = 0; !why && k < n; k++)
 		if (ap_sg_not_modelled(roles[kids[k]].role))
@@ -149,6 +168,8 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 							  &m->subgraphs[bi[1]] };
 
 		why = if_gap(g, op, br, bi);
+	} else if (!why && op->opcode == OP_STABLEHLO_COMPOSITE) {
+		why = composite_gap(g, op, &m->subgraphs[kids[0]], (uint32_t)kids[0]);
 	}
 	free(roles);
 	return why;

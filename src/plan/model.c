@@ -40,7 +40,7 @@ enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM_CODE = 1, OPCODE_VERSION = 2
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
 enum { OPT_RESHAPE = 17, OPT_SQUEEZE = 30 };	/* BuiltinOptions union types */
-enum { OPT2_STABLEHLO_REDUCE_WINDOW = 13 };	/* BuiltinOptions2 */
+enum { OPT2_STABLEHLO_REDUCE_WINDOW = 13, OPT2_STABLEHLO_COMPOSITE = 21 };	/* BuiltinOptions2 */
 
 #define BUILTIN_CUSTOM		32
 #define OFFLINE_PLAN_NAME	"OfflineMemoryAllocation"
@@ -170,6 +170,18 @@ static int read_tensor(struct rd *r, uint64_t ref, struct ap_model_tensor *tn)
 	return 0;
 }
 
+/* The operator's options vectors, allocated on first use. */
+static int new_vecs(struct rd *r, struct ap_model_op *op)
+{
+	if (op->vecs)
+		return 0;
+	op->vecs = fb_ralloc(r, 1, sizeof(*op->vecs), "options vectors");
+	if (!op->vecs)
+		return -1;
+	op->vecs->composite_subgraph = -1;
+	return 0;
+}
+
 /*
  * The builtin_options table, copied so that the model does not point into the file:
  * u16 n_fields, u16 table_len, n_fields u16 field offsets (0 = absent), then the table's
@@ -205,7 +217,7 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 	/* field 0 of both is the shape vector shapes.c needs */
 	if (op->options_type != OPT_RESHAPE && op->options_type != OPT_SQUEEZE)
 		return 0;
-	if (!op->vecs && !(op->vecs = fb_ralloc(r, 1, sizeof(*op->vecs), "options vectors")))
+	if (new_vecs(r, op))
 		return -1;
 	return fb_ints_field(r, &o, 0, "options int vector", &op->vecs->ints,
 			     &op->vecs->n_ints) < 0 ? -1 : 0;
@@ -213,7 +225,8 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 
 /*
  * StablehloReduceWindowOptions' [long] vectors, copied: its Prepare sizes two temporaries
- * from them (kernels_reduce.c). Other BuiltinOptions2 tables are not read.
+ * from them (kernels_reduce.c); StableHLOCompositeOptions' subgraph (subgraphs.c). Other
+ * BuiltinOptions2 tables are not read.
  */
 static int read_options2(struct rd *r, const struct tbl *t, struct ap_model_op *op)
 {
@@ -225,15 +238,23 @@ static int read_options2(struct rd *r, const struct tbl *t, struct ap_model_op *
 	uint64_t at;
 	int rc;
 
-	if (op->options2_type != OPT2_STABLEHLO_REDUCE_WINDOW)
+	if (op->options2_type != OPT2_STABLEHLO_REDUCE_WINDOW &&
+	    op->options2_type != OPT2_STABLEHLO_COMPOSITE)
 		return 0;
 	rc = fb_field(r, t, OP_OPTIONS_2, 4, "builtin_options_2", &at);
 	if (rc <= 0)
 		return rc;
-	if (fb_table_at(r, at, &o, "builtin_options_2 table"))
+	if (fb_table_at(r, at, &o, "builtin_options_2 table") || new_vecs(r, op))
 		return -1;
-	if (!op->vecs && !(op->vecs = fb_ralloc(r, 1, sizeof(*op->vecs), "options vectors")))
-		return -1;
+	if (op->options2_type == OPT2_STABLEHLO_COMPOSITE) {
+		uint64_t sg;
+
+		/* field 1: decomposition_subgraph_index */
+		if (fb_scalar(r, &o, 1, 4, (uint64_t)-1, "decomposition_subgraph_index", &sg))
+			return -1;
+		op->vecs->composite_subgraph = (int32_t)(uint32_t)sg;
+		return 0;
+	}
 	for (unsigned int i = 0; i < AP_MODEL_OPT2_LONGS; i++) {
 		struct ap_model_longs *l = &op->vecs->longs[i];
 		struct vec v;

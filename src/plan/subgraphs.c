@@ -2,8 +2,9 @@
 /*
  * subgraphs: the caller of every subgraph and what its kernel does to it before LiteRT
  * plans it (include/arenaprof/plan/subgraphs.h). WHILE and IF plan their subgraphs in
- * their Prepare (while.cc, if.cc); CALL_ONCE plans its init subgraph in its first Eval
- * (call_once.cc). Each of those has an ArenaPlanner of its own.
+ * their Prepare (while.cc, if.cc), and so does STABLEHLO_COMPOSITE its decomposition
+ * (stablehlo_composite.cc, which releases that arena after every Eval); CALL_ONCE plans
+ * its init subgraph in its first Eval (call_once.cc). Each has an ArenaPlanner of its own.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -11,14 +12,15 @@
 #include "arenaprof/plan/subgraphs.h"
 
 enum {
-	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129,
+	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206,
 	OPT_IF = 92, OPT_WHILE = 93, OPT_CALL_ONCE = 103,
 };
 
 static const char *const role_names[] = {
 	[AP_SG_PRIMARY] = "primary", [AP_SG_WHILE_COND] = "WHILE cond",
 	[AP_SG_WHILE_BODY] = "WHILE body", [AP_SG_IF_BRANCH] = "IF branch",
-	[AP_SG_CALL_ONCE] = "CALL_ONCE init", [AP_SG_UNCALLED] = "not called",
+	[AP_SG_CALL_ONCE] = "CALL_ONCE init", [AP_SG_COMPOSITE] = "COMPOSITE decomposition",
+	[AP_SG_UNCALLED] = "not called",
 	[AP_SG_OTHER] = "other caller",
 };
 
@@ -42,8 +44,9 @@ const char *ap_sg_planned_at(const struct ap_sg_info *info)
 const char *ap_sg_not_modelled(enum ap_sg_role r)
 {
 	if (r == AP_SG_OTHER)
-		return "run by an operator other than WHILE, IF and CALL_ONCE, or by more "
-		       "than one: how LiteRT plans it is not modelled";
+		return "run by an operator other than WHILE, IF, CALL_ONCE and "
+		       "STABLEHLO_COMPOSITE, or by more than one: how LiteRT plans it is not "
+		       "modelled";
 	return NULL;
 }
 
@@ -83,6 +86,9 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
 			} else if (code == OP_CALL_ONCE && op->options_type == OPT_CALL_ONCE) {
 				claim(m, out, ap_model_op_option(m, op, 0, 4, -1),
 				      AP_SG_CALL_ONCE, s, i);
+			} else if (code == OP_STABLEHLO_COMPOSITE && op->vecs) {
+				claim(m, out, op->vecs->composite_subgraph, AP_SG_COMPOSITE, s,
+				      i);
 			}
 		}
 	}
@@ -124,8 +130,9 @@ static bool read_by_an_op(const struct ap_graph *g, int32_t t)
 
 void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info)
 {
-	bool trim = info->role == AP_SG_WHILE_COND || info->role == AP_SG_IF_BRANCH;
-	bool custom = info->role == AP_SG_WHILE_BODY || info->role == AP_SG_IF_BRANCH;
+	bool branch = info->role == AP_SG_IF_BRANCH || info->role == AP_SG_COMPOSITE;
+	bool trim = info->role == AP_SG_WHILE_COND || branch;
+	bool custom = info->role == AP_SG_WHILE_BODY || branch;
 
 	for (uint32_t k = 0; k < g->n_inputs; k++) {
 		int32_t t = g->inputs[k];

@@ -63,6 +63,9 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_numeric_verify.tflite    the custom NumericVerify: a persistent output
     gen_stablehlo_reduce_window.tflite
                                  STABLEHLO_REDUCE_WINDOW: padded and dilated copies
+    gen_stablehlo_composite.tflite
+                                 STABLEHLO_COMPOSITE: its decomposition planned as
+                                 an IF branch is
 """
 
 import os
@@ -1173,6 +1176,39 @@ def stablehlo_reduce_window(path):
     finish(m, g, [x], [out, y1], path)
 
 
+def stablehlo_composite(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE, its decomposition planned "
+                      "in arenas of its own")
+    dec = Graph(m, "decomposition")
+    a = dec.tensor("in", [1, 64], TT.FLOAT32)
+    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
+    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    c = dec.tensor("relu", [1, 64], TT.FLOAT32)
+    dec.op(OP.RELU, [b], [c])
+    # an input no operator reads: RemoveUnusedInputs drops it before the plan
+    unused = dec.tensor("unused", [1, 8], TT.FLOAT32)
+    dec.g.inputs = [a, unused]
+    dec.g.outputs = [c]
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    u = g.tensor("u", [1, 8], TT.FLOAT32, np.zeros((1, 8), dtype=np.float32))
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    g.op(OP.STABLEHLO_COMPOSITE, [x2, u], [y])
+    o = fb.StableHLOCompositeOptionsT()
+    o.name = "arenaprof.double_relu"
+    o.decompositionSubgraphIndex = 1
+    o.version = 1
+    # LiteRT's reader requires the attributes, even empty ones
+    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
+    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
+    g.g.operators[-1].builtinOptions2 = o
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [y], [out])
+    finish(m, g, [x], [out], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1197,6 +1233,7 @@ MODELS = {
     "gen_rfft2d.tflite": rfft2d,
     "gen_numeric_verify.tflite": numeric_verify,
     "gen_stablehlo_reduce_window.tflite": stablehlo_reduce_window,
+    "gen_stablehlo_composite.tflite": stablehlo_composite,
 }
 
 

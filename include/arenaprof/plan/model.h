@@ -54,6 +54,8 @@ struct ap_model_op_vecs {
 	uint32_t n_ints;
 	/* StablehloReduceWindowOptions' vectors (kernels_reduce.c); n 0 when absent */
 	struct ap_model_longs longs[AP_MODEL_OPT2_LONGS];
+	/* StableHLOCompositeOptions.decomposition_subgraph_index (subgraphs.c), else -1 */
+	int32_t composite_subgraph;
 };
 
 /* Pointers first, then the narrower fields: the reader's memory budget is charged per

@@ -19,6 +19,8 @@ enum ap_sg_role {
 	AP_SG_WHILE_BODY,	/* planned in WHILE's Prepare, inputs custom */
 	AP_SG_IF_BRANCH,	/* planned in IF's Prepare, unused inputs removed, inputs custom */
 	AP_SG_CALL_ONCE,	/* planned in CALL_ONCE's first Eval, then released */
+	AP_SG_COMPOSITE,	/* STABLEHLO_COMPOSITE's decomposition: as an IF branch,
+				 * its arena released after every Eval */
 	AP_SG_UNCALLED,		/* no operator runs it: LiteRT never plans it */
 	AP_SG_OTHER,		/* run by another operator, or by more than one: not modelled */
 };
