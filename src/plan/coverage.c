@@ -97,7 +97,6 @@ static const struct cover {
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "with an int4 or sparse filter: not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "basic or integer kernel: its Prepare is not modelled" },
-	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, SPECIAL, 0, "hybrid: its temporaries are not modelled" },
 	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
 	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
@@ -158,9 +157,6 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		return mo->options_type != OPT_LSTM || in_type(g, op, 0) != AP_TT_FLOAT32 ||
 		       ap_model_op_option(g->model, mo, 3, 1, 0) != 0;
 	}
-	case OP_BIDIRECTIONAL_SEQUENCE_LSTM:
-		/* kernels_rnn.c models the float kernel only */
-		return in_type(g, op, 0) != AP_TT_FLOAT32 || in_type(g, op, 4) != AP_TT_FLOAT32;
 	case OP_RFFT2D: {
 		/* kernels_fft.c reads fft_length from the file; a folded one has no values
 		 * there */

@@ -29,6 +29,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  and hybrid (two outputs)
     gen_bidi_lstm.tflite         BIDIRECTIONAL_SEQUENCE_LSTM, float, time major and
                                  not, with CIFG on one side
+    gen_bidi_lstm_hybrid.tflite  BIDIRECTIONAL_SEQUENCE_LSTM, hybrid (int8 weights),
+                                 projected, without and with an aux input
     gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
                                  one: im2col both times
     gen_dynamic_tile.tflite      TILE of computed multiples: a dynamic output that
@@ -456,9 +458,11 @@ def rnn(path):
     finish(m, g, [x], [r1], path)
 
 
-def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg):
+def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg, n_out=None):
     """One LSTM cell's 18 inputs from input_to_input weights on: no peepholes or
-    projection."""
+    projection; recurrent weights [n_cell, n_out] (n_out defaults to n_cell)."""
+    n_rec = n_cell if n_out is None else n_out
+
     def w(part, shape, i):
         return const_weights(g, "%s/%s" % (name, part), shape, wtype, seed + i)
 
@@ -468,10 +472,10 @@ def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg):
     return [-1 if cifg else w("input_to_input", [n_cell, n_in], 0),
             w("input_to_forget", [n_cell, n_in], 1), w("input_to_cell", [n_cell, n_in], 2),
             w("input_to_output", [n_cell, n_in], 3),
-            -1 if cifg else w("recurrent_to_input", [n_cell, n_cell], 4),
-            w("recurrent_to_forget", [n_cell, n_cell], 5),
-            w("recurrent_to_cell", [n_cell, n_cell], 6),
-            w("recurrent_to_output", [n_cell, n_cell], 7),
+            -1 if cifg else w("recurrent_to_input", [n_cell, n_rec], 4),
+            w("recurrent_to_forget", [n_cell, n_rec], 5),
+            w("recurrent_to_cell", [n_cell, n_rec], 6),
+            w("recurrent_to_output", [n_cell, n_rec], 7),
             -1, -1, -1,
             -1 if cifg else bias("input_gate", 0), bias("forget_gate", 1),
             bias("cell_gate", 2), bias("output_gate", 3),
@@ -565,6 +569,53 @@ def bidi_lstm(path):
     g.op(OP.TRANSPOSE, [cat, perm], [bm])
     outs = bidi_lstm_layer(g, "bidi1", bm, 6, 2, 20, 6, 6, 240, False)
     finish(m, g, [x], outs, path)
+
+
+def projected_gates(g, name, n_in, n_cell, n_out, seed, cifg):
+    """lstm_gates in int8 with a projection to n_out: recurrent weights [n_cell, n_out]."""
+    ins = lstm_gates(g, name, n_in, n_cell, TT.INT8, seed, cifg, n_out)
+    ins[15] = const_weights(g, name + "/projection", [n_out, n_cell], TT.INT8, seed + 40)
+    return ins
+
+
+def bidi_lstm_hybrid_layer(g, name, x, batch, n_in, n_cell, n_out, seed, aux=None):
+    """A hybrid BIDIRECTIONAL_SEQUENCE_LSTM node (int8 weights, float activations), time
+    major, both sides projected to n_out (LiteRT checks both sides against the forward
+    side's sizes), the backward side with CIFG; aux (a tensor of n_in features) adds an
+    auxiliary input and both sides' aux weights."""
+    steps = g.g.tensors[x].shape[0]
+    ins = [x]
+    for side, cifg, s in (("fw", False, 0), ("bw", True, 50)):
+        ins += projected_gates(g, "%s/%s" % (name, side), n_in, n_cell, n_out, seed + s, cifg)
+    for side in ("fw", "bw"):
+        ins += [g.tensor("%s/%s/output_state" % (name, side), [batch, n_out], TT.FLOAT32,
+                         variable=True),
+                g.tensor("%s/%s/cell_state" % (name, side), [batch, n_cell], TT.FLOAT32,
+                         variable=True)]
+    if aux is None:
+        ins += [-1] * 9
+    else:
+        ins += [aux]
+        for side, cifg, s in (("fw", False, 100), ("bw", True, 110)):
+            ins += [-1 if cifg and j == 0 else
+                    const_weights(g, "%s/%s/aux_%d" % (name, side, j), [n_cell, n_in],
+                                  TT.INT8, seed + s + j) for j in range(4)]
+    o = fb.BidirectionalSequenceLSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    o.timeMajor = True
+    outs = [g.tensor(name + "/fw_out", [steps, batch, n_out], TT.FLOAT32),
+            g.tensor(name + "/bw_out", [steps, batch, n_out], TT.FLOAT32)]
+    g.op(OP.BIDIRECTIONAL_SEQUENCE_LSTM, ins, outs, OPT.BidirectionalSequenceLSTMOptions, o)
+    return outs
+
+
+def bidi_lstm_hybrid(path):
+    m, g = main_graph("arenaprof generated: BIDIRECTIONAL_SEQUENCE_LSTM, hybrid")
+    x = g.tensor("input", [5, 3, 12], TT.FLOAT32)     # time major
+    xa = g.tensor("aux_input", [5, 3, 10], TT.FLOAT32)
+    fw, _ = bidi_lstm_hybrid_layer(g, "bidi0", x, 3, 12, 6, 10, 300)
+    outs = bidi_lstm_hybrid_layer(g, "bidi1", fw, 3, 10, 8, 20, 500, aux=xa)
+    finish(m, g, [x, xa], outs, path)
 
 
 def conv3d(path):
@@ -1186,6 +1237,7 @@ MODELS = {
     "gen_lstm.tflite": lstm,
     "gen_bidi_rnn.tflite": bidi_rnn,
     "gen_bidi_lstm.tflite": bidi_lstm,
+    "gen_bidi_lstm_hybrid.tflite": bidi_lstm_hybrid,
     "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
     "gen_dynamic_tile.tflite": dynamic_tile,
