@@ -96,16 +96,46 @@ int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
 }
 
 /*
+ * LSTM of the basic kernel (lstm.cc basic::Prepare): 5 inputs, 4 outputs, no temporaries.
+ * Its outputs are resized to shapes the file gives (activation and state as the previous
+ * ones, concat_temp [batch, input + activation depth], activation_temp [batch, 4 * depth]);
+ * the previous activation and state (inputs 1 and 4) become kTfLiteArenaRwPersistent,
+ * wherever they come from. A constant state keeps its place here: LiteRT would mark it
+ * too, a case not measured against it.
+ */
+static int lstm_basic(struct kctx *k)
+{
+	static const uint32_t states[2] = { 1, 4 };
+	const struct ap_model_tensor *in = input(k, 0), *act = input(k, 1);
+	const struct ap_model_tensor *w = input(k, 2), *b = input(k, 3), *st = input(k, 4);
+
+	if (k->mo->n_inputs != 5 || k->mo->n_outputs != 4 || !in || !act || !w || !b || !st ||
+	    in->rank != 2 || act->rank != 2 || w->rank != 2 || b->rank != 1 || st->rank != 2)
+		return 0;
+	for (uint32_t i = 0; i < 2; i++) {
+		int32_t t = in_index(k, states[i]);
+
+		if (!const_or_ro(k, t))
+			k->g->t[t].alloc = AP_ALLOC_PERSISTENT;
+	}
+	return 0;
+}
+
+/*
  * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default) with a
  * float32 input, float or hybrid: as the sequence kernel, for one step: n_batch is
- * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel and
- * the integer one (8 temporaries of other shapes) are named as not modelled.
+ * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel
+ * (kernel_type BASIC) in lstm_basic. The integer full kernel (8 temporaries of other
+ * shapes) is named as not modelled.
  */
 int kt_prep_lstm(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0);
+	int64_t kind = option(k, 3, 1, 0);
 
-	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || option(k, 3, 1, 0) != 0 ||
+	if (k->mo->options_type == OPT_LSTM && kind == 1)
+		return lstm_basic(k);
+	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || kind != 0 ||
 	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
 		return 0;
 	return lstm_temporaries(k, dim(in, 0), 0);

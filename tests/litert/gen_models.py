@@ -31,6 +31,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  not, with CIFG on one side
     gen_bidi_lstm_hybrid.tflite  BIDIRECTIONAL_SEQUENCE_LSTM, hybrid (int8 weights),
                                  projected, without and with an aux input
+    gen_lstm_basic.tflite        LSTM, the basic kernel: its state inputs made
+                                 persistent
     gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
                                  one: im2col both times
     gen_dynamic_tile.tflite      TILE of computed multiples: a dynamic output that
@@ -505,6 +507,40 @@ def lstm(path):
     b = lstm_layer(g, "lstm1", a, 2, 20, 16, TT.FLOAT32, 120, cifg=True)
     c = lstm_layer(g, "lstm2", b, 2, 16, 12, TT.INT8, 140)
     finish(m, g, [x], [c], path)
+
+
+def lstm_basic_layer(g, name, x, act, state, seed):
+    """An LSTM node of the basic kernel (LSTMOptions.kernel_type BASIC): 5 inputs (input,
+    previous activation, weights, bias, previous state) and 4 outputs (activation, state,
+    concat_temp, activation_temp)."""
+    batch, n_in = g.g.tensors[x].shape
+    depth = g.g.tensors[act].shape[1]
+    w = const_weights(g, name + "/weights", [4 * depth, n_in + depth], TT.FLOAT32, seed)
+    b = g.tensor(name + "/bias", [4 * depth], TT.FLOAT32,
+                 weights([4 * depth], np.float32, seed + 1))
+    outs = [g.tensor(name + "/activation", [batch, depth], TT.FLOAT32),
+            g.tensor(name + "/state", [batch, depth], TT.FLOAT32),
+            g.tensor(name + "/concat_temp", [batch, n_in + depth], TT.FLOAT32),
+            g.tensor(name + "/activation_temp", [batch, 4 * depth], TT.FLOAT32)]
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    o.kernelType = fb.LSTMKernelType.BASIC
+    g.op(OP.LSTM, [x, act, w, b, state], outs, OPT.LSTMOptions, o)
+    return outs
+
+
+def lstm_basic(path):
+    """Two basic LSTM steps: the first's previous activation and state are graph inputs,
+    the second's the first's outputs; Prepare moves all four to the persistent arena."""
+    m, g = main_graph("arenaprof generated: LSTM, the basic kernel")
+    x = g.tensor("input", [2, 8], TT.FLOAT32)
+    act = g.tensor("activation0", [2, 6], TT.FLOAT32)
+    state = g.tensor("state0", [2, 6], TT.FLOAT32)
+    a1, s1, _, _ = lstm_basic_layer(g, "lstm0", x, act, state, 600)
+    a2, s2, _, _ = lstm_basic_layer(g, "lstm1", x, a1, s1, 610)
+    y = g.tensor("output", [2, 6], TT.FLOAT32)
+    g.op(OP.ADD, [a2, s2], [y], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, [x, act, state], [y], path)
 
 
 def bidi_rnn_layer(g, name, x, batch, steps, n_in, fw_units, bw_units, wtype, seed,
@@ -1238,6 +1274,7 @@ MODELS = {
     "gen_bidi_rnn.tflite": bidi_rnn,
     "gen_bidi_lstm.tflite": bidi_lstm,
     "gen_bidi_lstm_hybrid.tflite": bidi_lstm_hybrid,
+    "gen_lstm_basic.tflite": lstm_basic,
     "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
     "gen_dynamic_tile.tflite": dynamic_tile,

@@ -111,6 +111,9 @@ static const struct want wants[] = {
 	{ "gen_stablehlo_reduce_window", 1, 6, 10, reduce_window, N(reduce_window), 0, 0 },
 	/* the 8 state variables (1056 B) and the 4 row_sums */
 	{ "gen_bidi_lstm_hybrid", 1, 67, 105, bidi_hybrid, N(bidi_hybrid), 12, 2352 },
+	/* basic LSTM kernel: no temporaries; "# persistent" t1, t2 (graph inputs) and t5, t6
+	 * (the first node's outputs), the states Prepare moves there, 48 B each */
+	{ "gen_lstm_basic", 1, 16, 16, NULL, 0, 4, 192 },
 };
 
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,
