@@ -122,11 +122,32 @@ static int lstm_basic(struct kctx *k)
 }
 
 /*
- * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default) with a
- * float32 input, float or hybrid: as the sequence kernel, for one step: n_batch is
- * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel
- * (kernel_type BASIC) in lstm_basic. The integer full kernel (8 temporaries of other
- * shapes) is named as not modelled.
+ * The full LSTM kernel with an int8 input: 5 intermediates (8x8_16) make the sequence
+ * kernel's 6 temporaries; 12 (8x8_8) make 8 of [n_batch, n_cell]: int8 x 2, int16 x 6
+ * (kTfLiteArenaRw). Prepare refuses any other count.
+ */
+static int lstm_integer(struct kctx *k, int32_t nb)
+{
+	const struct ap_model_tensor *w = input(k, 4);
+	int32_t base = k->init_base[k->node], d[2] = { nb, w ? dim(w, 0) : 0 };
+
+	if (k->mo->n_intermediates == 5)
+		return lstm_temporaries(k, nb, 0);
+	if (k->mo->n_intermediates != 12 || base < 0 || !w || w->rank != 2)
+		return 0;
+	for (uint32_t j = 0; j < 8; j++)
+		if (kt_set_tmp(k, j, base + (int32_t)j, j < 2 ? "scratch_int8" : "scratch_int16",
+			       j < 2 ? AP_TT_INT8 : AP_TT_INT16, d, 2, AP_ALLOC_ARENA))
+			return -1;
+	return 0;
+}
+
+/*
+ * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default), float or
+ * hybrid: as the sequence kernel, for one step: n_batch is input dim 0 and the
+ * scratch_buffer has no 16 elements of padding; with an int8 input lstm_integer. The
+ * basic kernel (kernel_type BASIC) in lstm_basic. The sparse hybrid's 9 ledgers are not
+ * sized.
  */
 int kt_prep_lstm(struct kctx *k)
 {
@@ -135,9 +156,10 @@ int kt_prep_lstm(struct kctx *k)
 
 	if (k->mo->options_type == OPT_LSTM && kind == 1)
 		return lstm_basic(k);
-	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || kind != 0 ||
-	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
+	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || kind != 0)
 		return 0;
+	if (ttype(k, in_index(k, 0)) == AP_TT_INT8)
+		return lstm_integer(k, dim(in, 0));
 	return lstm_temporaries(k, dim(in, 0), 0);
 }
 

@@ -33,6 +33,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  projected, without and with an aux input
     gen_lstm_basic.tflite        LSTM, the basic kernel: its state inputs made
                                  persistent
+    gen_lstm_integer.tflite      LSTM, the full kernel, int8 input: 5 and 12
+                                 intermediates
     gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
                                  one: im2col both times
     gen_dynamic_tile.tflite      TILE of computed multiples: a dynamic output that
@@ -460,17 +462,21 @@ def rnn(path):
     finish(m, g, [x], [r1], path)
 
 
-def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg, n_out=None):
+def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg, n_out=None, btype=TT.FLOAT32):
     """One LSTM cell's 18 inputs from input_to_input weights on: no peepholes or
-    projection; recurrent weights [n_cell, n_out] (n_out defaults to n_cell)."""
+    projection; recurrent weights [n_cell, n_out] (n_out defaults to n_cell); biases
+    float32, or int32 for the integer kernel."""
     n_rec = n_cell if n_out is None else n_out
 
     def w(part, shape, i):
         return const_weights(g, "%s/%s" % (name, part), shape, wtype, seed + i)
 
     def bias(part, i):
-        return g.tensor("%s/%s_bias" % (name, part), [n_cell], TT.FLOAT32,
-                        weights([n_cell], np.float32, seed + 10 + i))
+        b = weights([n_cell], np.float32, seed + 10 + i)
+        if btype == TT.INT32:
+            return g.tensor("%s/%s_bias" % (name, part), [n_cell], btype,
+                            (b * 1000).astype(np.int32), scales=[1e-4])
+        return g.tensor("%s/%s_bias" % (name, part), [n_cell], btype, b)
     return [-1 if cifg else w("input_to_input", [n_cell, n_in], 0),
             w("input_to_forget", [n_cell, n_in], 1), w("input_to_cell", [n_cell, n_in], 2),
             w("input_to_output", [n_cell, n_in], 3),
@@ -541,6 +547,34 @@ def lstm_basic(path):
     y = g.tensor("output", [2, 6], TT.FLOAT32)
     g.op(OP.ADD, [a2, s2], [y], OPT.AddOptions, fb.AddOptionsT())
     finish(m, g, [x, act, state], [y], path)
+
+
+def lstm_integer_layer(g, name, x, batch, n_in, n_cell, seed, n_inter, cell_scale):
+    """An LSTM node of the full kernel with an int8 input: int8 weights, int32 biases, an
+    int8 output state and an int16 cell state; 5 intermediates (8x8_16, only the hidden
+    one's scale read) or 12 (8x8_8, every scale read)."""
+    ins = [x] + lstm_gates(g, name, n_in, n_cell, TT.INT8, seed, False, btype=TT.INT32)
+    ins += [g.tensor(name + "/output_state", [batch, n_cell], TT.INT8, variable=True,
+                     scales=[1.0 / 128]),
+            g.tensor(name + "/cell_state", [batch, n_cell], TT.INT16, variable=True,
+                     scales=[cell_scale]),
+            -1, -1, -1, -1]
+    inter = [g.tensor("%s/intermediate%d" % (name, i), [], TT.INT16 if n_inter == 12 and
+                      i < 4 else TT.INT8, scales=[2.0 ** -10]) for i in range(n_inter)]
+    y = g.tensor(name, [batch, n_cell], TT.INT8, scales=[1.0 / 128])
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    g.g.operators[-1].intermediates = inter
+    return y
+
+
+def lstm_integer(path):
+    m, g = main_graph("arenaprof generated: LSTM, the full kernel, integer")
+    x = g.tensor("input", [3, 16], TT.INT8, scales=[0.05])
+    a = lstm_integer_layer(g, "lstm0", x, 3, 16, 12, 700, 5, 2.0 ** -11)
+    b = lstm_integer_layer(g, "lstm1", a, 3, 12, 10, 720, 12, 1.0 / 32768)
+    finish(m, g, [x], [b], path)
 
 
 def bidi_rnn_layer(g, name, x, batch, steps, n_in, fw_units, bw_units, wtype, seed,
@@ -1275,6 +1309,7 @@ MODELS = {
     "gen_bidi_lstm.tflite": bidi_lstm,
     "gen_bidi_lstm_hybrid.tflite": bidi_lstm_hybrid,
     "gen_lstm_basic.tflite": lstm_basic,
+    "gen_lstm_integer.tflite": lstm_integer,
     "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
     "gen_dynamic_tile.tflite": dynamic_tile,

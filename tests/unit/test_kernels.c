@@ -94,6 +94,15 @@ static const struct want_tmp bidi_hybrid[] = {
 	{ 98, 1, 96, A }, { 99, 1, 12, A }, { 100, 1, 12, A }, { 101, 1, 12, A },
 	{ 102, 1, 480, P }, { 103, 1, 384, P }, { 104, 1, 150, A },
 };
+/* gen_lstm_integer: n0 LSTM, int8 input, 5 intermediates: temporaries=[48..53] int16 x 4
+ * 72 B, int8 36 B, int32 144 B ([3, 12]); n1, 12 intermediates: [69..76] int8 x 2 30 B,
+ * int16 x 6 60 B ([3, 10]); the other 15 and 13 of the 21 reserved are not temporaries */
+static const struct want_tmp lstm_int[] = {
+	{ 48, 0, 72, A }, { 49, 0, 72, A }, { 50, 0, 72, A }, { 51, 0, 72, A },
+	{ 52, 0, 36, A }, { 53, 0, 144, A },
+	{ 69, 1, 30, A }, { 70, 1, 30, A }, { 71, 1, 60, A }, { 72, 1, 60, A },
+	{ 73, 1, 60, A }, { 74, 1, 60, A }, { 75, 1, 60, A }, { 76, 1, 60, A },
+};
 
 static const struct want wants[] = {
 	{ "deeplabv3_mnv2_dm05_pascal_quant", 1, 186, 187, deeplab, N(deeplab), 0, 0 },
@@ -114,6 +123,8 @@ static const struct want wants[] = {
 	/* basic LSTM kernel: no temporaries; "# persistent" t1, t2 (graph inputs) and t5, t6
 	 * (the first node's outputs), the states Prepare moves there, 48 B each */
 	{ "gen_lstm_basic", 1, 16, 16, NULL, 0, 4, 192 },
+	/* the 4 state variables */
+	{ "gen_lstm_integer", 1, 48, 90, lstm_int, N(lstm_int), 4, 198 },
 };
 
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,
