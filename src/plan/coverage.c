@@ -95,8 +95,7 @@ static const struct cover {
 	{ 203, SPLIT, 0, "with computed dilations: " LATER },
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "with an int4 or sparse filter: not modelled" },
-	{ OP_LSTM, SPECIAL, 0, "basic or integer kernel: its Prepare is not modelled" },
-	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, SPECIAL, 0, "hybrid: its temporaries are not modelled" },
+	{ OP_LSTM, SPECIAL, 0, "sparse hybrid: its 9 weight ledgers are not modelled" },
 	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
 	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
@@ -151,15 +150,16 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		return in_type(g, op, 1) == AP_TT_INT4 || (f && f->sparse);
 	}
 	case OP_LSTM: {
-		/* kernels_rnn.c models the full kernel (LSTMOptions.kernel_type 0), float input */
+		/* kernels_rnn.c models both kernels but the sparse hybrid's ledgers (LiteRT
+		 * refuses an LSTM without LSTMOptions or of another kernel_type) */
 		const struct ap_model_op *mo = &g->model->subgraphs[g->subgraph].ops[node];
+		const struct ap_model_tensor *w = mtensor(g, op->n_in > 4 ? op->in[4] : -1);
+		uint8_t wt = in_type(g, op, 4);
 
-		return mo->options_type != OPT_LSTM || in_type(g, op, 0) != AP_TT_FLOAT32 ||
-		       ap_model_op_option(g->model, mo, 3, 1, 0) != 0;
+		return mo->options_type == OPT_LSTM && !ap_model_op_option(g->model, mo, 3, 1, 0) &&
+		       w && w->sparse && in_type(g, op, 0) == AP_TT_FLOAT32 &&
+		       (wt == AP_TT_INT8 || wt == AP_TT_UINT8);
 	}
-	case OP_BIDIRECTIONAL_SEQUENCE_LSTM:
-		/* kernels_rnn.c models the float kernel only */
-		return in_type(g, op, 0) != AP_TT_FLOAT32 || in_type(g, op, 4) != AP_TT_FLOAT32;
 	case OP_RFFT2D: {
 		/* kernels_fft.c reads fft_length from the file; a folded one has no values
 		 * there */

@@ -106,7 +106,7 @@ enum {
 	OPT_STRIDED_SLICE = 32,
 };
 
-#define MAX_TMP 16
+#define MAX_TMP 24		/* the most: hybrid BIDIRECTIONAL_SEQUENCE_LSTM, 19 */
 
 struct kctx {
 	struct ap_graph *g;

@@ -96,18 +96,70 @@ int kt_prep_unidirectional_sequence_lstm(struct kctx *k)
 }
 
 /*
- * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default) with a
- * float32 input, float or hybrid: as the sequence kernel, for one step: n_batch is
- * input dim 0 and the scratch_buffer has no 16 elements of padding. The basic kernel and
- * the integer one (8 temporaries of other shapes) are named as not modelled.
+ * LSTM of the basic kernel (lstm.cc basic::Prepare): 5 inputs, 4 outputs, no temporaries.
+ * Its outputs are resized to shapes the file gives (activation and state as the previous
+ * ones, concat_temp [batch, input + activation depth], activation_temp [batch, 4 * depth]);
+ * the previous activation and state (inputs 1 and 4) become kTfLiteArenaRwPersistent,
+ * wherever they come from. A constant state keeps its place here: LiteRT would mark it
+ * too, a case not measured against it.
+ */
+static int lstm_basic(struct kctx *k)
+{
+	static const uint32_t states[2] = { 1, 4 };
+	const struct ap_model_tensor *in = input(k, 0), *act = input(k, 1);
+	const struct ap_model_tensor *w = input(k, 2), *b = input(k, 3), *st = input(k, 4);
+
+	if (k->mo->n_inputs != 5 || k->mo->n_outputs != 4 || !in || !act || !w || !b || !st ||
+	    in->rank != 2 || act->rank != 2 || w->rank != 2 || b->rank != 1 || st->rank != 2)
+		return 0;
+	for (uint32_t i = 0; i < 2; i++) {
+		int32_t t = in_index(k, states[i]);
+
+		if (!const_or_ro(k, t))
+			k->g->t[t].alloc = AP_ALLOC_PERSISTENT;
+	}
+	return 0;
+}
+
+/*
+ * The full LSTM kernel with an int8 input: 5 intermediates (8x8_16) make the sequence
+ * kernel's 6 temporaries; 12 (8x8_8) make 8 of [n_batch, n_cell]: int8 x 2, int16 x 6
+ * (kTfLiteArenaRw). Prepare refuses any other count.
+ */
+static int lstm_integer(struct kctx *k, int32_t nb)
+{
+	const struct ap_model_tensor *w = input(k, 4);
+	int32_t base = k->init_base[k->node], d[2] = { nb, w ? dim(w, 0) : 0 };
+
+	if (k->mo->n_intermediates == 5)
+		return lstm_temporaries(k, nb, 0);
+	if (k->mo->n_intermediates != 12 || base < 0 || !w || w->rank != 2)
+		return 0;
+	for (uint32_t j = 0; j < 8; j++)
+		if (kt_set_tmp(k, j, base + (int32_t)j, j < 2 ? "scratch_int8" : "scratch_int16",
+			       j < 2 ? AP_TT_INT8 : AP_TT_INT16, d, 2, AP_ALLOC_ARENA))
+			return -1;
+	return 0;
+}
+
+/*
+ * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default), float or
+ * hybrid: as the sequence kernel, for one step: n_batch is input dim 0 and the
+ * scratch_buffer has no 16 elements of padding; with an int8 input lstm_integer. The
+ * basic kernel (kernel_type BASIC) in lstm_basic. The sparse hybrid's 9 ledgers are not
+ * sized.
  */
 int kt_prep_lstm(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0);
+	int64_t kind = option(k, 3, 1, 0);
 
-	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || option(k, 3, 1, 0) != 0 ||
-	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
+	if (k->mo->options_type == OPT_LSTM && kind == 1)
+		return lstm_basic(k);
+	if (!in || in->rank != 2 || k->mo->options_type != OPT_LSTM || kind != 0)
 		return 0;
+	if (ttype(k, in_index(k, 0)) == AP_TT_INT8)
+		return lstm_integer(k, dim(in, 0));
 	return lstm_temporaries(k, dim(in, 0), 0);
 }
 
@@ -251,25 +303,95 @@ int kt_prep_bidirectional_sequence_rnn(struct kctx *k)
 	}
 }
 
+/* Row sums rows of one side: 8, or 6 with CIFG; the aux weights add 4 (3); a projection
+ * adds ceil(n_output / n_cell). 0 when beyond int32 (the tensor is then refused). */
+static int32_t row_sums_rows(const struct kctx *k, bool cifg, bool aux, uint32_t proj,
+			     int32_t nc, int32_t no)
+{
+	int64_t rows = (cifg ? 6 : 8) + (aux ? (cifg ? 3 : 4) : 0);
+
+	if (input(k, proj) && nc > 0 && no > 0)
+		rows += ((int64_t)no + nc - 1) / nc;
+	return rows > INT32_MAX ? 0 : (int32_t)rows;
+}
+
+/*
+ * The hybrid BIDIRECTIONAL_SEQUENCE_LSTM's temporaries 2 on (kTfLiteArenaRw unless said):
+ * input_quantized (the weights' type, input shape); fw and bw activation and cell states
+ * quantized (their shapes); input, aux_input, output_state and product scaling factors
+ * float32 [n_batch]; recovered_cell_weights float32 [n_fw_cell]; accum_scratch int32
+ * [max(n_fw_cell, n_bw_cell, the aux input_to_output weights' dim 0s), n_batch]; input,
+ * aux_input and output_state zero points float32 [n_batch]; fw and bw row_sums int32
+ * [rows, n_cell] kTfLiteArenaRwPersistent; with an aux input (its fw input_to_forget
+ * weights given) aux_input_quantized (aux input shape), the 19th.
+ */
+static int bidi_lstm_hybrid(struct kctx *k, int32_t base, int32_t nb, uint8_t wt)
+{
+	const struct ap_model_tensor *in = input(k, 0), *fw = input(k, 4), *bw = input(k, 21);
+	const struct ap_model_tensor *fo = input(k, 8), *bo = input(k, 25);
+	const struct ap_model_tensor *fa = input(k, 35), *fc = input(k, 36);
+	const struct ap_model_tensor *ba = input(k, 37), *bc = input(k, 38);
+	const struct ap_model_tensor *aux = input(k, 39), *fao = input(k, 43), *bao = input(k, 47);
+	bool has_aux = input(k, 41);
+	int32_t nfc = dim(fw, 0), nbc = dim(bw, 0), acc, frows, brows;
+
+	if (!fo || !bo || !fa || !fc || !ba || !bc || (has_aux && (!aux || !fao || !bao)))
+		return 0;
+	acc = nfc > nbc ? nfc : nbc;
+	if (has_aux) {
+		acc = dim(fao, 0) > acc ? dim(fao, 0) : acc;
+		acc = dim(bao, 0) > acc ? dim(bao, 0) : acc;
+	}
+	frows = row_sums_rows(k, !input(k, 1), has_aux, 16, nfc, dim(fo, 1));
+	brows = row_sums_rows(k, !input(k, 18), has_aux, 33, nbc, dim(bo, 1));
+	{
+		int32_t b[1] = { nb }, c[1] = { nfc }, ad[2] = { acc, nb };
+		int32_t frs[2] = { frows, nfc }, brs[2] = { brows, nbc };
+		const struct kt_tmp t[] = {
+			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
+			{ "fw_activation_state_quantized", wt, fa->shape, fa->rank, AP_ALLOC_ARENA },
+			{ "bw_activation_state_quantized", wt, ba->shape, ba->rank, AP_ALLOC_ARENA },
+			{ "fw_cell_state_quantized", wt, fc->shape, fc->rank, AP_ALLOC_ARENA },
+			{ "bw_cell_state_quantized", wt, bc->shape, bc->rank, AP_ALLOC_ARENA },
+			{ "input_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "aux_input_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "output_state_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "product_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "recovered_cell_weights", AP_TT_FLOAT32, c, 1, AP_ALLOC_ARENA },
+			{ "accum_scratch", AP_TT_INT32, ad, 2, AP_ALLOC_ARENA },
+			{ "input_zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "aux_input_zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "output_state_zero_points", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
+			{ "fw_row_sums", AP_TT_INT32, frs, 2, AP_ALLOC_PERSISTENT },
+			{ "bw_row_sums", AP_TT_INT32, brs, 2, AP_ALLOC_PERSISTENT },
+			{ "aux_input_quantized", wt, aux ? aux->shape : NULL, aux ? aux->rank : 0,
+			  AP_ALLOC_ARENA },
+		};
+
+		return kt_set_tmps(k, 2, base + 2, t, has_aux ? 17 : 16);
+	}
+}
+
 /*
  * BIDIRECTIONAL_SEQUENCE_LSTM: bidirectional_sequence_lstm.cc. Init reserves 19 tensors;
- * a float Prepare makes the first two the scratch buffers, of the input type: forward
- * [n_batch, n_fw_cell * (cifg ? 4 : 5) + 16], backward [n_batch, n_bw_cell * (cifg ? 4 :
- * 5)] (no padding on that side), each side's cifg its own input_to_input weights being
- * absent. n_batch is input dim 1 when time major (the option's default), else dim 0;
- * n_cell is each side's input_to_output weights dim 0. The hybrid kernel (18 or 19
- * temporaries) is named as not modelled.
+ * Prepare makes the first two the scratch buffers, of the input type: forward [n_batch,
+ * n_fw_cell * (cifg ? 4 : 5) + 16], backward [n_batch, n_bw_cell * (cifg ? 4 : 5)] (no
+ * padding on that side), each side's cifg its own input_to_input weights being absent.
+ * n_batch is input dim 1 when time major (the option's default), else dim 0; n_cell is
+ * each side's input_to_output weights dim 0. The hybrid kernel (uint8/int8 weights) adds
+ * 16 or 17 more (bidi_lstm_hybrid). Prepare refuses any input but float32.
  */
 int kt_prep_bidirectional_sequence_lstm(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0), *fw = input(k, 4), *bw = input(k, 21);
 	int32_t base = k->init_base[k->node], nb, f, b;
+	uint8_t wt;
 	bool tm;
 
 	if (base < 0 || !in || !fw || !bw || k->mo->n_inputs != 48 || in->rank != 3 ||
-	    fw->rank != 2 || bw->rank != 2 || ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 ||
-	    ttype(k, in_index(k, 4)) != AP_TT_FLOAT32)
+	    fw->rank != 2 || bw->rank != 2 || ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
 		return 0;
+	wt = ttype(k, in_index(k, 4));
 	tm = k->mo->options_type != OPT_BIDIRECTIONAL_SEQUENCE_LSTM || option(k, 4, 1, 1);
 	nb = dim(in, tm ? 1 : 0);
 	f = mul(dim(fw, 0), input(k, 1) ? 5 : 4);
@@ -278,12 +400,14 @@ int kt_prep_bidirectional_sequence_lstm(struct kctx *k)
 		return 0;
 	{
 		int32_t fd[2] = { nb, f + 16 }, bd[2] = { nb, b };
-		uint8_t it = ttype(k, in_index(k, 0));
 		const struct kt_tmp t[] = {
-			{ "fw_scratch_buffer", it, fd, 2, AP_ALLOC_ARENA },
-			{ "bw_scratch_buffer", it, bd, 2, AP_ALLOC_ARENA },
+			{ "fw_scratch_buffer", AP_TT_FLOAT32, fd, 2, AP_ALLOC_ARENA },
+			{ "bw_scratch_buffer", AP_TT_FLOAT32, bd, 2, AP_ALLOC_ARENA },
 		};
 
-		return kt_set_tmps(k, 0, base, t, 2);
+		if (kt_set_tmps(k, 0, base, t, 2))
+			return -1;
 	}
+	/* IsHybridOp: any other weight type gets the float kernel's Prepare */
+	return wt == AP_TT_UINT8 || wt == AP_TT_INT8 ? bidi_lstm_hybrid(k, base, nb, wt) : 0;
 }

@@ -29,6 +29,12 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  and hybrid (two outputs)
     gen_bidi_lstm.tflite         BIDIRECTIONAL_SEQUENCE_LSTM, float, time major and
                                  not, with CIFG on one side
+    gen_bidi_lstm_hybrid.tflite  BIDIRECTIONAL_SEQUENCE_LSTM, hybrid (int8 weights),
+                                 projected, without and with an aux input
+    gen_lstm_basic.tflite        LSTM, the basic kernel: its state inputs made
+                                 persistent
+    gen_lstm_integer.tflite      LSTM, the full kernel, int8 input: 5 and 12
+                                 intermediates
     gen_conv3d.tflite            CONV_3D with a 3x3x3 filter and a strided 1x1x1
                                  one: im2col both times
     gen_dynamic_tile.tflite      TILE of computed multiples: a dynamic output that
@@ -459,22 +465,28 @@ def rnn(path):
     finish(m, g, [x], [r1], path)
 
 
-def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg):
+def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg, n_out=None, btype=TT.FLOAT32):
     """One LSTM cell's 18 inputs from input_to_input weights on: no peepholes or
-    projection."""
+    projection; recurrent weights [n_cell, n_out] (n_out defaults to n_cell); biases
+    float32, or int32 for the integer kernel."""
+    n_rec = n_cell if n_out is None else n_out
+
     def w(part, shape, i):
         return const_weights(g, "%s/%s" % (name, part), shape, wtype, seed + i)
 
     def bias(part, i):
-        return g.tensor("%s/%s_bias" % (name, part), [n_cell], TT.FLOAT32,
-                        weights([n_cell], np.float32, seed + 10 + i))
+        b = weights([n_cell], np.float32, seed + 10 + i)
+        if btype == TT.INT32:
+            return g.tensor("%s/%s_bias" % (name, part), [n_cell], btype,
+                            (b * 1000).astype(np.int32), scales=[1e-4])
+        return g.tensor("%s/%s_bias" % (name, part), [n_cell], btype, b)
     return [-1 if cifg else w("input_to_input", [n_cell, n_in], 0),
             w("input_to_forget", [n_cell, n_in], 1), w("input_to_cell", [n_cell, n_in], 2),
             w("input_to_output", [n_cell, n_in], 3),
-            -1 if cifg else w("recurrent_to_input", [n_cell, n_cell], 4),
-            w("recurrent_to_forget", [n_cell, n_cell], 5),
-            w("recurrent_to_cell", [n_cell, n_cell], 6),
-            w("recurrent_to_output", [n_cell, n_cell], 7),
+            -1 if cifg else w("recurrent_to_input", [n_cell, n_rec], 4),
+            w("recurrent_to_forget", [n_cell, n_rec], 5),
+            w("recurrent_to_cell", [n_cell, n_rec], 6),
+            w("recurrent_to_output", [n_cell, n_rec], 7),
             -1, -1, -1,
             -1 if cifg else bias("input_gate", 0), bias("forget_gate", 1),
             bias("cell_gate", 2), bias("output_gate", 3),
@@ -504,6 +516,68 @@ def lstm(path):
     b = lstm_layer(g, "lstm1", a, 2, 20, 16, TT.FLOAT32, 120, cifg=True)
     c = lstm_layer(g, "lstm2", b, 2, 16, 12, TT.INT8, 140)
     finish(m, g, [x], [c], path)
+
+
+def lstm_basic_layer(g, name, x, act, state, seed):
+    """An LSTM node of the basic kernel (LSTMOptions.kernel_type BASIC): 5 inputs (input,
+    previous activation, weights, bias, previous state) and 4 outputs (activation, state,
+    concat_temp, activation_temp)."""
+    batch, n_in = g.g.tensors[x].shape
+    depth = g.g.tensors[act].shape[1]
+    w = const_weights(g, name + "/weights", [4 * depth, n_in + depth], TT.FLOAT32, seed)
+    b = g.tensor(name + "/bias", [4 * depth], TT.FLOAT32,
+                 weights([4 * depth], np.float32, seed + 1))
+    outs = [g.tensor(name + "/activation", [batch, depth], TT.FLOAT32),
+            g.tensor(name + "/state", [batch, depth], TT.FLOAT32),
+            g.tensor(name + "/concat_temp", [batch, n_in + depth], TT.FLOAT32),
+            g.tensor(name + "/activation_temp", [batch, 4 * depth], TT.FLOAT32)]
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    o.kernelType = fb.LSTMKernelType.BASIC
+    g.op(OP.LSTM, [x, act, w, b, state], outs, OPT.LSTMOptions, o)
+    return outs
+
+
+def lstm_basic(path):
+    """Two basic LSTM steps: the first's previous activation and state are graph inputs,
+    the second's the first's outputs; Prepare moves all four to the persistent arena."""
+    m, g = main_graph("arenaprof generated: LSTM, the basic kernel")
+    x = g.tensor("input", [2, 8], TT.FLOAT32)
+    act = g.tensor("activation0", [2, 6], TT.FLOAT32)
+    state = g.tensor("state0", [2, 6], TT.FLOAT32)
+    a1, s1, _, _ = lstm_basic_layer(g, "lstm0", x, act, state, 600)
+    a2, s2, _, _ = lstm_basic_layer(g, "lstm1", x, a1, s1, 610)
+    y = g.tensor("output", [2, 6], TT.FLOAT32)
+    g.op(OP.ADD, [a2, s2], [y], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, [x, act, state], [y], path)
+
+
+def lstm_integer_layer(g, name, x, batch, n_in, n_cell, seed, n_inter, cell_scale):
+    """An LSTM node of the full kernel with an int8 input: int8 weights, int32 biases, an
+    int8 output state and an int16 cell state; 5 intermediates (8x8_16, only the hidden
+    one's scale read) or 12 (8x8_8, every scale read)."""
+    ins = [x] + lstm_gates(g, name, n_in, n_cell, TT.INT8, seed, False, btype=TT.INT32)
+    ins += [g.tensor(name + "/output_state", [batch, n_cell], TT.INT8, variable=True,
+                     scales=[1.0 / 128]),
+            g.tensor(name + "/cell_state", [batch, n_cell], TT.INT16, variable=True,
+                     scales=[cell_scale]),
+            -1, -1, -1, -1]
+    inter = [g.tensor("%s/intermediate%d" % (name, i), [], TT.INT16 if n_inter == 12 and
+                      i < 4 else TT.INT8, scales=[2.0 ** -10]) for i in range(n_inter)]
+    y = g.tensor(name, [batch, n_cell], TT.INT8, scales=[1.0 / 128])
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    g.g.operators[-1].intermediates = inter
+    return y
+
+
+def lstm_integer(path):
+    m, g = main_graph("arenaprof generated: LSTM, the full kernel, integer")
+    x = g.tensor("input", [3, 16], TT.INT8, scales=[0.05])
+    a = lstm_integer_layer(g, "lstm0", x, 3, 16, 12, 700, 5, 2.0 ** -11)
+    b = lstm_integer_layer(g, "lstm1", a, 3, 12, 10, 720, 12, 1.0 / 32768)
+    finish(m, g, [x], [b], path)
 
 
 def bidi_rnn_layer(g, name, x, batch, steps, n_in, fw_units, bw_units, wtype, seed,
@@ -568,6 +642,53 @@ def bidi_lstm(path):
     g.op(OP.TRANSPOSE, [cat, perm], [bm])
     outs = bidi_lstm_layer(g, "bidi1", bm, 6, 2, 20, 6, 6, 240, False)
     finish(m, g, [x], outs, path)
+
+
+def projected_gates(g, name, n_in, n_cell, n_out, seed, cifg):
+    """lstm_gates in int8 with a projection to n_out: recurrent weights [n_cell, n_out]."""
+    ins = lstm_gates(g, name, n_in, n_cell, TT.INT8, seed, cifg, n_out)
+    ins[15] = const_weights(g, name + "/projection", [n_out, n_cell], TT.INT8, seed + 40)
+    return ins
+
+
+def bidi_lstm_hybrid_layer(g, name, x, batch, n_in, n_cell, n_out, seed, aux=None):
+    """A hybrid BIDIRECTIONAL_SEQUENCE_LSTM node (int8 weights, float activations), time
+    major, both sides projected to n_out (LiteRT checks both sides against the forward
+    side's sizes), the backward side with CIFG; aux (a tensor of n_in features) adds an
+    auxiliary input and both sides' aux weights."""
+    steps = g.g.tensors[x].shape[0]
+    ins = [x]
+    for side, cifg, s in (("fw", False, 0), ("bw", True, 50)):
+        ins += projected_gates(g, "%s/%s" % (name, side), n_in, n_cell, n_out, seed + s, cifg)
+    for side in ("fw", "bw"):
+        ins += [g.tensor("%s/%s/output_state" % (name, side), [batch, n_out], TT.FLOAT32,
+                         variable=True),
+                g.tensor("%s/%s/cell_state" % (name, side), [batch, n_cell], TT.FLOAT32,
+                         variable=True)]
+    if aux is None:
+        ins += [-1] * 9
+    else:
+        ins += [aux]
+        for side, cifg, s in (("fw", False, 100), ("bw", True, 110)):
+            ins += [-1 if cifg and j == 0 else
+                    const_weights(g, "%s/%s/aux_%d" % (name, side, j), [n_cell, n_in],
+                                  TT.INT8, seed + s + j) for j in range(4)]
+    o = fb.BidirectionalSequenceLSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    o.timeMajor = True
+    outs = [g.tensor(name + "/fw_out", [steps, batch, n_out], TT.FLOAT32),
+            g.tensor(name + "/bw_out", [steps, batch, n_out], TT.FLOAT32)]
+    g.op(OP.BIDIRECTIONAL_SEQUENCE_LSTM, ins, outs, OPT.BidirectionalSequenceLSTMOptions, o)
+    return outs
+
+
+def bidi_lstm_hybrid(path):
+    m, g = main_graph("arenaprof generated: BIDIRECTIONAL_SEQUENCE_LSTM, hybrid")
+    x = g.tensor("input", [5, 3, 12], TT.FLOAT32)     # time major
+    xa = g.tensor("aux_input", [5, 3, 10], TT.FLOAT32)
+    fw, _ = bidi_lstm_hybrid_layer(g, "bidi0", x, 3, 12, 6, 10, 300)
+    outs = bidi_lstm_hybrid_layer(g, "bidi1", fw, 3, 10, 8, 20, 500, aux=xa)
+    finish(m, g, [x, xa], outs, path)
 
 
 def conv3d(path):
@@ -1222,6 +1343,9 @@ MODELS = {
     "gen_lstm.tflite": lstm,
     "gen_bidi_rnn.tflite": bidi_rnn,
     "gen_bidi_lstm.tflite": bidi_lstm,
+    "gen_bidi_lstm_hybrid.tflite": bidi_lstm_hybrid,
+    "gen_lstm_basic.tflite": lstm_basic,
+    "gen_lstm_integer.tflite": lstm_integer,
     "gen_conv3d.tflite": conv3d,
     "gen_detection_postprocess.tflite": detection_postprocess,
     "gen_dynamic_tile.tflite": dynamic_tile,

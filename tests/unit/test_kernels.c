@@ -78,6 +78,31 @@ static const struct want_tmp verify[] = { { 6, 3, 256, D } };
 static const struct want_tmp reduce_window[] = {
 	{ 6, 1, 768, A }, { 7, 1, 1200, A }, { 8, 2, 2700, A }, { 9, 2, 2700, A },
 };
+/* gen_bidi_lstm_hybrid: n0 BIDIRECTIONAL_SEQUENCE_LSTM temporaries=[67..84] (18, no aux
+ * input), t83, t84 the fw/bw row_sums kTfLiteArenaRwPersistent 240, 192 B ([10, 6], [8, 6]:
+ * a projection adds ceil(10 / 6) rows); t85 not a temporary; n1 temporaries=[86..104] (19,
+ * an aux input), row_sums t102, t103 480, 384 B ([15, 8], [12, 8]) */
+static const struct want_tmp bidi_hybrid[] = {
+	{ 67, 0, 552, A }, { 68, 0, 288, A }, { 69, 0, 180, A }, { 70, 0, 30, A },
+	{ 71, 0, 30, A }, { 72, 0, 18, A }, { 73, 0, 18, A }, { 74, 0, 12, A },
+	{ 75, 0, 12, A }, { 76, 0, 12, A }, { 77, 0, 12, A }, { 78, 0, 24, A },
+	{ 79, 0, 72, A }, { 80, 0, 12, A }, { 81, 0, 12, A }, { 82, 0, 12, A },
+	{ 83, 0, 240, P }, { 84, 0, 192, P },
+	{ 86, 1, 672, A }, { 87, 1, 384, A }, { 88, 1, 150, A }, { 89, 1, 60, A },
+	{ 90, 1, 60, A }, { 91, 1, 24, A }, { 92, 1, 24, A }, { 93, 1, 12, A },
+	{ 94, 1, 12, A }, { 95, 1, 12, A }, { 96, 1, 12, A }, { 97, 1, 32, A },
+	{ 98, 1, 96, A }, { 99, 1, 12, A }, { 100, 1, 12, A }, { 101, 1, 12, A },
+	{ 102, 1, 480, P }, { 103, 1, 384, P }, { 104, 1, 150, A },
+};
+/* gen_lstm_integer: n0 LSTM, int8 input, 5 intermediates: temporaries=[48..53] int16 x 4
+ * 72 B, int8 36 B, int32 144 B ([3, 12]); n1, 12 intermediates: [69..76] int8 x 2 30 B,
+ * int16 x 6 60 B ([3, 10]); the other 15 and 13 of the 21 reserved are not temporaries */
+static const struct want_tmp lstm_int[] = {
+	{ 48, 0, 72, A }, { 49, 0, 72, A }, { 50, 0, 72, A }, { 51, 0, 72, A },
+	{ 52, 0, 36, A }, { 53, 0, 144, A },
+	{ 69, 1, 30, A }, { 70, 1, 30, A }, { 71, 1, 60, A }, { 72, 1, 60, A },
+	{ 73, 1, 60, A }, { 74, 1, 60, A }, { 75, 1, 60, A }, { 76, 1, 60, A },
+};
 
 static const struct want wants[] = {
 	{ "deeplabv3_mnv2_dm05_pascal_quant", 1, 186, 187, deeplab, N(deeplab), 0, 0 },
@@ -93,6 +118,13 @@ static const struct want wants[] = {
 	{ "gen_rfft2d", 1, 9, 17, rfft, N(rfft), 0, 0 },
 	{ "gen_numeric_verify", 1, 6, 7, verify, N(verify), 1, 256 },
 	{ "gen_stablehlo_reduce_window", 1, 6, 10, reduce_window, N(reduce_window), 0, 0 },
+	/* the 8 state variables (1056 B) and the 4 row_sums */
+	{ "gen_bidi_lstm_hybrid", 1, 67, 105, bidi_hybrid, N(bidi_hybrid), 12, 2352 },
+	/* basic LSTM kernel: no temporaries; "# persistent" t1, t2 (graph inputs) and t5, t6
+	 * (the first node's outputs), the states Prepare moves there, 48 B each */
+	{ "gen_lstm_basic", 1, 16, 16, NULL, 0, 4, 192 },
+	/* the 4 state variables */
+	{ "gen_lstm_integer", 1, 48, 90, lstm_int, N(lstm_int), 4, 198 },
 };
 
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,
