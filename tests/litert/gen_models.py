@@ -63,6 +63,10 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_numeric_verify.tflite    the custom NumericVerify: a persistent output
     gen_stablehlo_reduce_window.tflite
                                  STABLEHLO_REDUCE_WINDOW: padded and dilated copies
+    gen_fc_int4.tflite           FULLY_CONNECTED with int4 filters: the 4-bit path and
+                                 the standard hybrid one (cols < 32)
+    gen_fc_sparse.tflite         FULLY_CONNECTED with sparse (CSR) filters, float and
+                                 hybrid (its ledger)
 """
 
 import os
@@ -1173,6 +1177,81 @@ def stablehlo_reduce_window(path):
     finish(m, g, [x], [out, y1], path)
 
 
+def pack_int4(q):
+    """int4 values, two per byte, the first in the low nibble (LiteRT's packing)."""
+    q = np.asarray(q, dtype=np.int8).reshape(-1)
+    if q.size % 2:
+        q = np.append(q, np.int8(0))
+    return ((q[0::2] & 0x0F) | ((q[1::2] & 0x0F) << 4)).astype(np.uint8)
+
+
+def fc_int4_layer(g, name, x, batch, cols, units, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-7, 8, size=[units, cols], dtype=np.int8)
+    w = g.tensor(name + "/weights", [units, cols], TT.INT4, pack_int4(q), scales=[0.05])
+    y = g.tensor(name, [batch, units], TT.FLOAT32)
+    g.op(OP.FULLY_CONNECTED, [x, w, -1], [y], OPT.FullyConnectedOptions,
+         fb.FullyConnectedOptionsT())
+    return y
+
+
+def fc_int4(path):
+    m, g = main_graph("arenaprof generated: FULLY_CONNECTED with int4 filters")
+    x = g.tensor("input", [3, 40], TT.FLOAT32)
+    # the 4-bit path: 40 cols padded to 64, 18 units to 20, 3 rows to 4 (2 at a time)
+    y0 = fc_int4_layer(g, "fc4bit", x, 3, 40, 18, 110)
+    # 18 cols (< 32): the standard hybrid temporaries
+    y1 = fc_int4_layer(g, "fchybrid", y0, 3, 18, 8, 111)
+    finish(m, g, [x], [y1], path)
+
+
+def csr_sparsity(dense):
+    """SparsityParameters of a 2-D matrix: dim 0 dense, dim 1 CSR; and its values."""
+    segments, indices = [0], []
+    for row in dense:
+        nz = np.nonzero(row)[0]
+        indices.extend(int(i) for i in nz)
+        segments.append(len(indices))
+    s = fb.SparsityParametersT()
+    s.traversalOrder = [0, 1]
+    d0 = fb.DimensionMetadataT()
+    d0.format = fb.DimensionType.DENSE
+    d0.denseSize = dense.shape[0]
+    d1 = fb.DimensionMetadataT()
+    d1.format = fb.DimensionType.SPARSE_CSR
+    d1.arraySegmentsType = fb.SparseIndexVector.Int32Vector
+    d1.arraySegments = fb.Int32VectorT()
+    d1.arraySegments.values = segments
+    d1.arrayIndicesType = fb.SparseIndexVector.Int32Vector
+    d1.arrayIndices = fb.Int32VectorT()
+    d1.arrayIndices.values = indices
+    s.dimMetadata = [d0, d1]
+    return s, dense[dense != 0]
+
+
+def fc_sparse_layer(g, name, x, batch, cols, units, wtype, seed):
+    dense = weights([units, cols], np.int8 if wtype == TT.INT8 else np.float32, seed)
+    rng = np.random.default_rng(seed + 1)
+    dense[rng.random([units, cols]) < 0.7] = 0
+    s, values = csr_sparsity(dense)
+    w = g.tensor(name + "/weights", [units, cols], wtype, values,
+                 scales=[0.02] if wtype == TT.INT8 else None)
+    g.g.tensors[w].sparsity = s
+    y = g.tensor(name, [batch, units], TT.FLOAT32)
+    g.op(OP.FULLY_CONNECTED, [x, w, -1], [y], OPT.FullyConnectedOptions,
+         fb.FullyConnectedOptionsT())
+    return y
+
+
+def fc_sparse(path):
+    m, g = main_graph("arenaprof generated: FULLY_CONNECTED with sparse filters")
+    x = g.tensor("input", [2, 32], TT.FLOAT32)
+    y0 = fc_sparse_layer(g, "fcfloat", x, 2, 32, 24, TT.FLOAT32, 120)
+    # hybrid: the 6th temporary, the ledger, is persistent
+    y1 = fc_sparse_layer(g, "fchybrid", y0, 2, 24, 16, TT.INT8, 122)
+    finish(m, g, [x], [y1], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1197,6 +1276,8 @@ MODELS = {
     "gen_rfft2d.tflite": rfft2d,
     "gen_numeric_verify.tflite": numeric_verify,
     "gen_stablehlo_reduce_window.tflite": stablehlo_reduce_window,
+    "gen_fc_int4.tflite": fc_int4,
+    "gen_fc_sparse.tflite": fc_sparse,
 }
 
 
