@@ -95,7 +95,8 @@ static const struct cover {
 	{ 203, SPLIT, 0, "with computed dilations: " LATER },
 	{ 206, ALWAYS, 0, "decomposition subgraph not planned" },
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
-	{ OP_FULLY_CONNECTED, SPECIAL, 0, "with an int4 or sparse filter: not modelled" },
+	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
+	  "its ledger is not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "basic or integer kernel: its Prepare is not modelled" },
 	{ OP_BIDIRECTIONAL_SEQUENCE_LSTM, SPECIAL, 0, "hybrid: its temporaries are not modelled" },
 	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
@@ -147,9 +148,14 @@ static bool special(const struct ap_graph *g, uint32_t node)
 
 	switch (op->opcode) {
 	case OP_FULLY_CONNECTED: {
+		/* kernels_conv.c sizes the hybrid ledger from dim 1's CSR index vectors */
 		const struct ap_model_tensor *f = mtensor(g, op->n_in > 1 ? op->in[1] : -1);
+		uint8_t ft = in_type(g, op, 1);
 
-		return in_type(g, op, 1) == AP_TT_INT4 || (f && f->sparse);
+		return f && f->sparse && in_type(g, op, 0) == AP_TT_FLOAT32 &&
+		       (ft == AP_TT_UINT8 || ft == AP_TT_INT8 || ft == AP_TT_INT4 ||
+			ft == AP_TT_INT2) &&
+		       ap_model_sparse_ledger(&g->model->subgraphs[g->subgraph], op->in[1]) < 0;
 	}
 	case OP_LSTM: {
 		/* kernels_rnn.c models the full kernel (LSTMOptions.kernel_type 0), float input */

@@ -78,6 +78,19 @@ static const struct want_tmp verify[] = { { 6, 3, 256, D } };
 static const struct want_tmp reduce_window[] = {
 	{ 6, 1, 768, A }, { 7, 1, 1200, A }, { 8, 2, 2700, A }, { 9, 2, 2700, A },
 };
+/* gen_fc_int4: n0, the 4-bit path, temporaries=[5..9]: [4, 64] int8 256 B, [4] 16 B, [4, 20]
+ * int32 320 B, [4] 16 B (kTfLiteArenaRw), t9 kTfLiteMemNone 0 B; n1, 18 cols: [11..15]:
+ * 54, 12, 96, 12 B, t15 row_sums kTfLiteArenaRwPersistent 32 B */
+static const struct want_tmp fc_int4[] = {
+	{ 5, 0, 256, A }, { 6, 0, 16, A }, { 7, 0, 320, A }, { 8, 0, 16, A }, { 9, 0, 0, A },
+	{ 11, 1, 54, A }, { 12, 1, 12, A }, { 13, 1, 96, A }, { 14, 1, 12, A }, { 15, 1, 32, P },
+};
+/* gen_fc_sparse: n0 (float) none; n1 (hybrid) temporaries=[11..16]: 48, 8, 128, 8 B, then
+ * kTfLiteArenaRwPersistent row_sums 64 B and the ledger 130 B (114 values + 16 rows) */
+static const struct want_tmp fc_sparse[] = {
+	{ 11, 1, 48, A }, { 12, 1, 8, A }, { 13, 1, 128, A }, { 14, 1, 8, A },
+	{ 15, 1, 64, P }, { 16, 1, 130, P },
+};
 
 static const struct want wants[] = {
 	{ "deeplabv3_mnv2_dm05_pascal_quant", 1, 186, 187, deeplab, N(deeplab), 0, 0 },
@@ -93,6 +106,8 @@ static const struct want wants[] = {
 	{ "gen_rfft2d", 1, 9, 17, rfft, N(rfft), 0, 0 },
 	{ "gen_numeric_verify", 1, 6, 7, verify, N(verify), 1, 256 },
 	{ "gen_stablehlo_reduce_window", 1, 6, 10, reduce_window, N(reduce_window), 0, 0 },
+	{ "gen_fc_int4", 1, 5, 17, fc_int4, N(fc_int4), 1, 32 },
+	{ "gen_fc_sparse", 1, 5, 17, fc_sparse, N(fc_sparse), 2, 194 },
 };
 
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,
