@@ -1202,7 +1202,17 @@ def fc_int4(path):
     y0 = fc_int4_layer(g, "fc4bit", x, 3, 40, 18, 110)
     # 18 cols (< 32): the standard hybrid temporaries
     y1 = fc_int4_layer(g, "fchybrid", y0, 3, 18, 8, 111)
-    finish(m, g, [x], [y1], path)
+    # 5 rows: 4 at a time, padded to 8; 6 units to 8
+    x5 = g.tensor("input5", [5, 64], TT.FLOAT32)
+    y5 = fc_int4_layer(g, "fc4bit5", x5, 5, 64, 6, 112)
+    # 1 row, 32 cols, 4 units: nothing rounded
+    x1 = g.tensor("input1", [1, 32], TT.FLOAT32)
+    y2 = fc_int4_layer(g, "fc4bit1", x1, 1, 32, 4, 113)
+    # misses the 4-bit path: odd cols, then 3 units
+    x3 = g.tensor("input3", [1, 33], TT.FLOAT32)
+    y3 = fc_int4_layer(g, "fcodd", x3, 1, 33, 4, 114)
+    y4 = fc_int4_layer(g, "fcnarrow", x1, 1, 32, 3, 115)
+    finish(m, g, [x, x5, x1, x3], [y1, y5, y2, y3, y4], path)
 
 
 def csr_sparsity(dense):

@@ -78,12 +78,18 @@ static const struct want_tmp verify[] = { { 6, 3, 256, D } };
 static const struct want_tmp reduce_window[] = {
 	{ 6, 1, 768, A }, { 7, 1, 1200, A }, { 8, 2, 2700, A }, { 9, 2, 2700, A },
 };
-/* gen_fc_int4: n0, the 4-bit path, temporaries=[5..9]: [4, 64] int8 256 B, [4] 16 B, [4, 20]
- * int32 320 B, [4] 16 B (kTfLiteArenaRw), t9 kTfLiteMemNone 0 B; n1, 18 cols: [11..15]:
- * 54, 12, 96, 12 B, t15 row_sums kTfLiteArenaRwPersistent 32 B */
+/* gen_fc_int4 (temporaries listed 5 per node, the 4-bit path's 5th kTfLiteMemNone 0 B):
+ * n0, 4-bit, 3 rows: [4, 64] int8 256 B, [4] 16 B, [4, 20] int32 320 B, [4] 16 B; n1, 18
+ * cols: 54, 12, 96, 12 B, row_sums kTfLiteArenaRwPersistent 32 B; n2, 4-bit, 5 rows: [8,
+ * 64] 512 B, 32, [8, 8] 256 B, 32; n3, 4-bit, 1 row: 32, 4, 16, 4 B; n4, 33 cols (odd):
+ * 33, 4, 16, 4 B, row_sums 16 B; n5, 3 units: 32, 4, 12, 4 B, row_sums 12 B */
 static const struct want_tmp fc_int4[] = {
-	{ 5, 0, 256, A }, { 6, 0, 16, A }, { 7, 0, 320, A }, { 8, 0, 16, A }, { 9, 0, 0, A },
-	{ 11, 1, 54, A }, { 12, 1, 12, A }, { 13, 1, 96, A }, { 14, 1, 12, A }, { 15, 1, 32, P },
+	{ 16, 0, 256, A }, { 17, 0, 16, A }, { 18, 0, 320, A }, { 19, 0, 16, A }, { 20, 0, 0, A },
+	{ 22, 1, 54, A }, { 23, 1, 12, A }, { 24, 1, 96, A }, { 25, 1, 12, A }, { 26, 1, 32, P },
+	{ 28, 2, 512, A }, { 29, 2, 32, A }, { 30, 2, 256, A }, { 31, 2, 32, A }, { 32, 2, 0, A },
+	{ 34, 3, 32, A }, { 35, 3, 4, A }, { 36, 3, 16, A }, { 37, 3, 4, A }, { 38, 3, 0, A },
+	{ 40, 4, 33, A }, { 41, 4, 4, A }, { 42, 4, 16, A }, { 43, 4, 4, A }, { 44, 4, 16, P },
+	{ 46, 5, 32, A }, { 47, 5, 4, A }, { 48, 5, 12, A }, { 49, 5, 4, A }, { 50, 5, 12, P },
 };
 /* gen_fc_sparse: n0 (float) none; n1 (hybrid) temporaries=[11..16]: 48, 8, 128, 8 B, then
  * kTfLiteArenaRwPersistent row_sums 64 B and the ledger 130 B (114 values + 16 rows) */
@@ -106,7 +112,7 @@ static const struct want wants[] = {
 	{ "gen_rfft2d", 1, 9, 17, rfft, N(rfft), 0, 0 },
 	{ "gen_numeric_verify", 1, 6, 7, verify, N(verify), 1, 256 },
 	{ "gen_stablehlo_reduce_window", 1, 6, 10, reduce_window, N(reduce_window), 0, 0 },
-	{ "gen_fc_int4", 1, 5, 17, fc_int4, N(fc_int4), 1, 32 },
+	{ "gen_fc_int4", 1, 16, 52, fc_int4, N(fc_int4), 3, 60 },
 	{ "gen_fc_sparse", 1, 5, 17, fc_sparse, N(fc_sparse), 2, 194 },
 };
 
