@@ -1215,7 +1215,19 @@ def fc_int4(path):
     finish(m, g, [x, x5, x1, x3], [y1, y5, y2, y3, y4], path)
 
 
-def csr_sparsity(dense):
+def index_vector(values, small):
+    """A SparseIndexVector: Uint8Vector or Uint16Vector when small, else Int32Vector."""
+    if not small:
+        v, t = fb.Int32VectorT(), fb.SparseIndexVector.Int32Vector
+    elif max(values, default=0) < 256:
+        v, t = fb.Uint8VectorT(), fb.SparseIndexVector.Uint8Vector
+    else:
+        v, t = fb.Uint16VectorT(), fb.SparseIndexVector.Uint16Vector
+    v.values = values
+    return v, t
+
+
+def csr_sparsity(dense, small=False):
     """SparsityParameters of a 2-D matrix: dim 0 dense, dim 1 CSR; and its values."""
     segments, indices = [0], []
     for row in dense:
@@ -1229,21 +1241,17 @@ def csr_sparsity(dense):
     d0.denseSize = dense.shape[0]
     d1 = fb.DimensionMetadataT()
     d1.format = fb.DimensionType.SPARSE_CSR
-    d1.arraySegmentsType = fb.SparseIndexVector.Int32Vector
-    d1.arraySegments = fb.Int32VectorT()
-    d1.arraySegments.values = segments
-    d1.arrayIndicesType = fb.SparseIndexVector.Int32Vector
-    d1.arrayIndices = fb.Int32VectorT()
-    d1.arrayIndices.values = indices
+    d1.arraySegments, d1.arraySegmentsType = index_vector(segments, small)
+    d1.arrayIndices, d1.arrayIndicesType = index_vector(indices, small)
     s.dimMetadata = [d0, d1]
     return s, dense[dense != 0]
 
 
-def fc_sparse_layer(g, name, x, batch, cols, units, wtype, seed):
+def fc_sparse_layer(g, name, x, batch, cols, units, wtype, seed, small=False):
     dense = weights([units, cols], np.int8 if wtype == TT.INT8 else np.float32, seed)
     rng = np.random.default_rng(seed + 1)
     dense[rng.random([units, cols]) < 0.7] = 0
-    s, values = csr_sparsity(dense)
+    s, values = csr_sparsity(dense, small)
     w = g.tensor(name + "/weights", [units, cols], wtype, values,
                  scales=[0.02] if wtype == TT.INT8 else None)
     g.g.tensors[w].sparsity = s
@@ -1259,7 +1267,10 @@ def fc_sparse(path):
     y0 = fc_sparse_layer(g, "fcfloat", x, 2, 32, 24, TT.FLOAT32, 120)
     # hybrid: the 6th temporary, the ledger, is persistent
     y1 = fc_sparse_layer(g, "fchybrid", y0, 2, 24, 16, TT.INT8, 122)
-    finish(m, g, [x], [y1], path)
+    # the index vectors as Uint16Vector segments (> 255 values) and Uint8Vector indices
+    x2 = g.tensor("input2", [1, 40], TT.FLOAT32)
+    y2 = fc_sparse_layer(g, "fcsmall", x2, 1, 40, 24, TT.INT8, 124, small=True)
+    finish(m, g, [x, x2], [y1, y2], path)
 
 
 MODELS = {

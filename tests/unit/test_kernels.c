@@ -91,11 +91,15 @@ static const struct want_tmp fc_int4[] = {
 	{ 40, 4, 33, A }, { 41, 4, 4, A }, { 42, 4, 16, A }, { 43, 4, 4, A }, { 44, 4, 16, P },
 	{ 46, 5, 32, A }, { 47, 5, 4, A }, { 48, 5, 12, A }, { 49, 5, 4, A }, { 50, 5, 12, P },
 };
-/* gen_fc_sparse: n0 (float) none; n1 (hybrid) temporaries=[11..16]: 48, 8, 128, 8 B, then
- * kTfLiteArenaRwPersistent row_sums 64 B and the ledger 130 B (114 values + 16 rows) */
+/* gen_fc_sparse: n0 (float) none; n1 (hybrid) temporaries=[14..19]: 48, 8, 128, 8 B, then
+ * kTfLiteArenaRwPersistent row_sums 64 B and the ledger 130 B (114 values + 16 rows); n2
+ * (Uint16Vector segments, Uint8Vector indices) [20..25]: 40, 4, 96, 4 B, row_sums 96 B,
+ * the ledger 320 B (296 values + 24 rows) */
 static const struct want_tmp fc_sparse[] = {
-	{ 11, 1, 48, A }, { 12, 1, 8, A }, { 13, 1, 128, A }, { 14, 1, 8, A },
-	{ 15, 1, 64, P }, { 16, 1, 130, P },
+	{ 14, 1, 48, A }, { 15, 1, 8, A }, { 16, 1, 128, A }, { 17, 1, 8, A },
+	{ 18, 1, 64, P }, { 19, 1, 130, P },
+	{ 20, 2, 40, A }, { 21, 2, 4, A }, { 22, 2, 96, A }, { 23, 2, 4, A },
+	{ 24, 2, 96, P }, { 25, 2, 320, P },
 };
 
 static const struct want wants[] = {
@@ -113,7 +117,7 @@ static const struct want wants[] = {
 	{ "gen_numeric_verify", 1, 6, 7, verify, N(verify), 1, 256 },
 	{ "gen_stablehlo_reduce_window", 1, 6, 10, reduce_window, N(reduce_window), 0, 0 },
 	{ "gen_fc_int4", 1, 16, 52, fc_int4, N(fc_int4), 3, 60 },
-	{ "gen_fc_sparse", 1, 5, 17, fc_sparse, N(fc_sparse), 2, 194 },
+	{ "gen_fc_sparse", 1, 8, 26, fc_sparse, N(fc_sparse), 4, 610 },
 };
 
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,

@@ -336,9 +336,11 @@ static void test_sparse(void)
 	if (!load("gen_fc_sparse.tflite", &m))
 		return;
 	sg = &m.subgraphs[0];
-	CHECK_EQ_I64("fc_sparse: 2 sparse tensors", sg->n_sparse, 2);
+	CHECK_EQ_I64("fc_sparse: 3 sparse tensors", sg->n_sparse, 3);
 	CHECK_EQ_I64("fc_sparse: float filter ledger", ap_model_sparse_ledger(sg, 1), 249);
 	CHECK_EQ_I64("fc_sparse: int8 filter ledger", ap_model_sparse_ledger(sg, 3), 130);
+	CHECK_EQ_I64("fc_sparse: uint16 segments, uint8 indices", ap_model_sparse_ledger(sg, 6),
+		     320);
 	CHECK_EQ_I64("fc_sparse: a dense tensor has none", ap_model_sparse_ledger(sg, 0), -1);
 	CHECK_EQ_I64("fc_sparse: nor does tensor -1", ap_model_sparse_ledger(sg, -1), -1);
 	ap_model_free(&m);
