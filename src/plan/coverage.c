@@ -94,7 +94,8 @@ static const struct cover {
 	{ 157, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 203, SPLIT, 0, "with computed dilations: " LATER },
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
-	{ OP_FULLY_CONNECTED, SPECIAL, 0, "with an int4 or sparse filter: not modelled" },
+	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
+	  "its ledger is not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "sparse hybrid: its 9 weight ledgers are not modelled" },
 	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
 	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
@@ -145,9 +146,14 @@ static bool special(const struct ap_graph *g, uint32_t node)
 
 	switch (op->opcode) {
 	case OP_FULLY_CONNECTED: {
+		/* kernels_conv.c sizes the hybrid ledger from dim 1's CSR index vectors */
 		const struct ap_model_tensor *f = mtensor(g, op->n_in > 1 ? op->in[1] : -1);
+		uint8_t ft = in_type(g, op, 1);
 
-		return in_type(g, op, 1) == AP_TT_INT4 || (f && f->sparse);
+		return f && f->sparse && in_type(g, op, 0) == AP_TT_FLOAT32 &&
+		       (ft == AP_TT_UINT8 || ft == AP_TT_INT8 || ft == AP_TT_INT4 ||
+			ft == AP_TT_INT2) &&
+		       ap_model_sparse_ledger(&g->model->subgraphs[g->subgraph], op->in[1]) < 0;
 	}
 	case OP_LSTM: {
 		/* kernels_rnn.c models both kernels but the sparse hybrid's ledgers (LiteRT

@@ -301,19 +301,60 @@ int kt_prep_transpose_conv(struct kctx *k)
 	return 0;
 }
 
+/* x rounded up to a multiple of m, a power of two (PrepareImpl4Bit's layouts). */
+static int32_t round_up(int32_t x, int32_t m)
+{
+	return x > INT32_MAX - (m - 1) ? -1 : (x + m - 1) & ~(m - 1);
+}
+
+/*
+ * The 4-bit path (PrepareImpl4Bit): 5 temporaries listed, 4 configured, all arena:
+ * input_quantized int8 [R, C], scaling_factors float32 [R], accum_scratch int32 [R, U],
+ * input_offsets int32 [R]; the 5th stays none-type. C = cols rounded up to FilterDepth
+ * 32, U = units rounded up to FilterWidth 4, R = batch rounded up to rr, the largest of
+ * GetMaxSupportedRows() (4 with SSSE3 on x86-64, and on aarch64), 2, 1 not above batch.
+ */
+static int fc_4bit(struct kctx *k, int32_t base, int32_t batch, int32_t cols, int32_t units)
+{
+	int32_t rr = batch >= 4 ? 4 : batch >= 2 ? 2 : 1;
+	int32_t r[1] = { round_up(batch, rr) }, c = round_up(cols, 32), u = round_up(units, 4);
+	int32_t in[2] = { r[0], c }, acc[2] = { r[0], u };
+	const struct kt_tmp t[] = {
+		{ "input_quantized", AP_TT_INT8, in, 2, AP_ALLOC_ARENA },
+		{ "scaling_factors", AP_TT_FLOAT32, r, 1, AP_ALLOC_ARENA },
+		{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
+		{ "input_offsets", AP_TT_INT32, r, 1, AP_ALLOC_ARENA },
+		{ "kernel tensor", AP_TT_INT8, NULL, 0, AP_ALLOC_ARENA },
+	};
+
+	if (r[0] < 0 || c < 0 || u < 0)
+		return 0;
+	return kt_set_tmps(k, 0, base, t, 5);
+}
+
+/* fully_connected.cc's condition for PrepareImpl4Bit (kGenericOptimized). */
+static bool fc_takes_4bit(struct kctx *k, int32_t batch, int32_t units, int32_t cols)
+{
+	return ttype(k, in_index(k, 1)) == AP_TT_INT4 &&
+	       k->g->t[in_index(k, 1)].alloc == AP_ALLOC_WEIGHTS && batch && cols % 2 == 0 &&
+	       units >= 4 && cols >= 32;
+}
+
 /*
  * FULLY_CONNECTED: fully_connected.cc. Init reserves nothing; Prepare<kGenericOptimized>
  * calls AddTensors(6) on its first run, for every FULLY_CONNECTED. Only the hybrid path
- * (float32 input, uint8/int8/int2 filter) uses them, as 5 temporaries: input_quantized
- * int8 [input shape], scaling_factors float32 [batch], accum_scratch int32 [units, batch],
- * input_offsets int32 [batch] (kTfLiteArenaRw), row_sums int32 [units]
- * (kTfLiteArenaRwPersistent); batch = elements(input) / filter dim 1. Not modelled: the
- * int4 filter path (PrepareImpl4Bit) and sparse filters (a 6th, ledger temporary).
+ * (float32 input, uint8/int8/int4/int2 filter) uses them. An int4 constant filter may
+ * take the 4-bit path (fc_4bit); else 5 temporaries: input_quantized int8 [input shape],
+ * scaling_factors float32 [batch], accum_scratch int32 [units, batch], input_offsets int32
+ * [batch] (kTfLiteArenaRw), row_sums int32 [units] (kTfLiteArenaRwPersistent), and for a
+ * sparse filter a 6th, ledger uint8 [len(array_indices) + len(array_segments) - 1] of its
+ * dim 1 (kTfLiteArenaRwPersistent; coverage.c names a dim 1 that is not CSR). batch =
+ * elements(input) / filter dim 1. A float sparse filter adds nothing at Prepare.
  */
 int kt_prep_fully_connected(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0), *f = input(k, 1);
-	int32_t base = kt_add_tensors(k, 6, "kernel tensor"), units, batch;
+	int32_t base = kt_add_tensors(k, 6, "kernel tensor"), units, batch, ledger;
 	uint8_t ft;
 
 	if (base < 0)
@@ -321,22 +362,27 @@ int kt_prep_fully_connected(struct kctx *k)
 	if (!in || !f || f->rank != 2 || ttype(k, in_index(k, 0)) != AP_TT_FLOAT32)
 		return 0;
 	ft = ttype(k, in_index(k, 1));
-	if ((ft != AP_TT_UINT8 && ft != AP_TT_INT8 && ft != AP_TT_INT2) || dim(f, 1) <= 0 ||
-	    numel(in) < 0)
+	if ((ft != AP_TT_UINT8 && ft != AP_TT_INT8 && ft != AP_TT_INT4 && ft != AP_TT_INT2) ||
+	    dim(f, 1) <= 0 || numel(in) < 0)
 		return 0;
 	units = dim(f, 0);
 	batch = numel(in) / dim(f, 1);
+	if (fc_takes_4bit(k, batch, units, numel(in) / (batch ? batch : 1)))
+		return fc_4bit(k, base, batch, numel(in) / batch, units);
+	ledger = f->sparse ? ap_model_sparse_ledger(k->sg, in_index(k, 1)) : -1;
 	{
 		int32_t b[1] = { batch }, acc[2] = { units, batch }, u[1] = { units };
+		int32_t l[1] = { ledger };
 		const struct kt_tmp t[] = {
 			{ "input_quantized", AP_TT_INT8, in->shape, in->rank, AP_ALLOC_ARENA },
 			{ "scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },
 			{ "accum_scratch", AP_TT_INT32, acc, 2, AP_ALLOC_ARENA },
 			{ "input_offsets", AP_TT_INT32, b, 1, AP_ALLOC_ARENA },
 			{ "row_sums", AP_TT_INT32, u, 1, AP_ALLOC_PERSISTENT },
+			{ "ledger", AP_TT_UINT8, l, 1, AP_ALLOC_PERSISTENT },
 		};
 
-		return kt_set_tmps(k, 0, base, t, 5);
+		return kt_set_tmps(k, 0, base, t, ledger >= 0 ? 6 : 5);
 	}
 }
 

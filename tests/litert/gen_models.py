@@ -72,6 +72,10 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_stablehlo_composite.tflite
                                  STABLEHLO_COMPOSITE: its decomposition planned as
                                  an IF branch is
+    gen_fc_int4.tflite           FULLY_CONNECTED with int4 filters: the 4-bit path and
+                                 the standard hybrid one (cols < 32)
+    gen_fc_sparse.tflite         FULLY_CONNECTED with sparse (CSR) filters, float and
+                                 hybrid (its ledger)
 """
 
 import os
@@ -1330,6 +1334,102 @@ def stablehlo_composite(path):
     finish(m, g, [x], [out], path)
 
 
+def pack_int4(q):
+    """int4 values, two per byte, the first in the low nibble (LiteRT's packing)."""
+    q = np.asarray(q, dtype=np.int8).reshape(-1)
+    if q.size % 2:
+        q = np.append(q, np.int8(0))
+    return ((q[0::2] & 0x0F) | ((q[1::2] & 0x0F) << 4)).astype(np.uint8)
+
+
+def fc_int4_layer(g, name, x, batch, cols, units, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.integers(-7, 8, size=[units, cols], dtype=np.int8)
+    w = g.tensor(name + "/weights", [units, cols], TT.INT4, pack_int4(q), scales=[0.05])
+    y = g.tensor(name, [batch, units], TT.FLOAT32)
+    g.op(OP.FULLY_CONNECTED, [x, w, -1], [y], OPT.FullyConnectedOptions,
+         fb.FullyConnectedOptionsT())
+    return y
+
+
+def fc_int4(path):
+    m, g = main_graph("arenaprof generated: FULLY_CONNECTED with int4 filters")
+    x = g.tensor("input", [3, 40], TT.FLOAT32)
+    # the 4-bit path: 40 cols padded to 64, 18 units to 20, 3 rows to 4 (2 at a time)
+    y0 = fc_int4_layer(g, "fc4bit", x, 3, 40, 18, 110)
+    # 18 cols (< 32): the standard hybrid temporaries
+    y1 = fc_int4_layer(g, "fchybrid", y0, 3, 18, 8, 111)
+    # 5 rows: 4 at a time, padded to 8; 6 units to 8
+    x5 = g.tensor("input5", [5, 64], TT.FLOAT32)
+    y5 = fc_int4_layer(g, "fc4bit5", x5, 5, 64, 6, 112)
+    # 1 row, 32 cols, 4 units: nothing rounded
+    x1 = g.tensor("input1", [1, 32], TT.FLOAT32)
+    y2 = fc_int4_layer(g, "fc4bit1", x1, 1, 32, 4, 113)
+    # misses the 4-bit path: odd cols, then 3 units
+    x3 = g.tensor("input3", [1, 33], TT.FLOAT32)
+    y3 = fc_int4_layer(g, "fcodd", x3, 1, 33, 4, 114)
+    y4 = fc_int4_layer(g, "fcnarrow", x1, 1, 32, 3, 115)
+    finish(m, g, [x, x5, x1, x3], [y1, y5, y2, y3, y4], path)
+
+
+def index_vector(values, small):
+    """A SparseIndexVector: Uint8Vector or Uint16Vector when small, else Int32Vector."""
+    if not small:
+        v, t = fb.Int32VectorT(), fb.SparseIndexVector.Int32Vector
+    elif max(values, default=0) < 256:
+        v, t = fb.Uint8VectorT(), fb.SparseIndexVector.Uint8Vector
+    else:
+        v, t = fb.Uint16VectorT(), fb.SparseIndexVector.Uint16Vector
+    v.values = values
+    return v, t
+
+
+def csr_sparsity(dense, small=False):
+    """SparsityParameters of a 2-D matrix: dim 0 dense, dim 1 CSR; and its values."""
+    segments, indices = [0], []
+    for row in dense:
+        nz = np.nonzero(row)[0]
+        indices.extend(int(i) for i in nz)
+        segments.append(len(indices))
+    s = fb.SparsityParametersT()
+    s.traversalOrder = [0, 1]
+    d0 = fb.DimensionMetadataT()
+    d0.format = fb.DimensionType.DENSE
+    d0.denseSize = dense.shape[0]
+    d1 = fb.DimensionMetadataT()
+    d1.format = fb.DimensionType.SPARSE_CSR
+    d1.arraySegments, d1.arraySegmentsType = index_vector(segments, small)
+    d1.arrayIndices, d1.arrayIndicesType = index_vector(indices, small)
+    s.dimMetadata = [d0, d1]
+    return s, dense[dense != 0]
+
+
+def fc_sparse_layer(g, name, x, batch, cols, units, wtype, seed, small=False):
+    dense = weights([units, cols], np.int8 if wtype == TT.INT8 else np.float32, seed)
+    rng = np.random.default_rng(seed + 1)
+    dense[rng.random([units, cols]) < 0.7] = 0
+    s, values = csr_sparsity(dense, small)
+    w = g.tensor(name + "/weights", [units, cols], wtype, values,
+                 scales=[0.02] if wtype == TT.INT8 else None)
+    g.g.tensors[w].sparsity = s
+    y = g.tensor(name, [batch, units], TT.FLOAT32)
+    g.op(OP.FULLY_CONNECTED, [x, w, -1], [y], OPT.FullyConnectedOptions,
+         fb.FullyConnectedOptionsT())
+    return y
+
+
+def fc_sparse(path):
+    m, g = main_graph("arenaprof generated: FULLY_CONNECTED with sparse filters")
+    x = g.tensor("input", [2, 32], TT.FLOAT32)
+    y0 = fc_sparse_layer(g, "fcfloat", x, 2, 32, 24, TT.FLOAT32, 120)
+    # hybrid: the 6th temporary, the ledger, is persistent
+    y1 = fc_sparse_layer(g, "fchybrid", y0, 2, 24, 16, TT.INT8, 122)
+    # the index vectors as Uint16Vector segments (> 255 values) and Uint8Vector indices
+    x2 = g.tensor("input2", [1, 40], TT.FLOAT32)
+    y2 = fc_sparse_layer(g, "fcsmall", x2, 1, 40, 24, TT.INT8, 124, small=True)
+    finish(m, g, [x, x2], [y1, y2], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1358,6 +1458,8 @@ MODELS = {
     "gen_numeric_verify.tflite": numeric_verify,
     "gen_stablehlo_reduce_window.tflite": stablehlo_reduce_window,
     "gen_stablehlo_composite.tflite": stablehlo_composite,
+    "gen_fc_int4.tflite": fc_int4,
+    "gen_fc_sparse.tflite": fc_sparse,
 }
 
 

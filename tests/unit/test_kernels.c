@@ -103,6 +103,29 @@ static const struct want_tmp lstm_int[] = {
 	{ 69, 1, 30, A }, { 70, 1, 30, A }, { 71, 1, 60, A }, { 72, 1, 60, A },
 	{ 73, 1, 60, A }, { 74, 1, 60, A }, { 75, 1, 60, A }, { 76, 1, 60, A },
 };
+/* gen_fc_int4 (temporaries listed 5 per node, the 4-bit path's 5th kTfLiteMemNone 0 B):
+ * n0, 4-bit, 3 rows: [4, 64] int8 256 B, [4] 16 B, [4, 20] int32 320 B, [4] 16 B; n1, 18
+ * cols: 54, 12, 96, 12 B, row_sums kTfLiteArenaRwPersistent 32 B; n2, 4-bit, 5 rows: [8,
+ * 64] 512 B, 32, [8, 8] 256 B, 32; n3, 4-bit, 1 row: 32, 4, 16, 4 B; n4, 33 cols (odd):
+ * 33, 4, 16, 4 B, row_sums 16 B; n5, 3 units: 32, 4, 12, 4 B, row_sums 12 B */
+static const struct want_tmp fc_int4[] = {
+	{ 16, 0, 256, A }, { 17, 0, 16, A }, { 18, 0, 320, A }, { 19, 0, 16, A }, { 20, 0, 0, A },
+	{ 22, 1, 54, A }, { 23, 1, 12, A }, { 24, 1, 96, A }, { 25, 1, 12, A }, { 26, 1, 32, P },
+	{ 28, 2, 512, A }, { 29, 2, 32, A }, { 30, 2, 256, A }, { 31, 2, 32, A }, { 32, 2, 0, A },
+	{ 34, 3, 32, A }, { 35, 3, 4, A }, { 36, 3, 16, A }, { 37, 3, 4, A }, { 38, 3, 0, A },
+	{ 40, 4, 33, A }, { 41, 4, 4, A }, { 42, 4, 16, A }, { 43, 4, 4, A }, { 44, 4, 16, P },
+	{ 46, 5, 32, A }, { 47, 5, 4, A }, { 48, 5, 12, A }, { 49, 5, 4, A }, { 50, 5, 12, P },
+};
+/* gen_fc_sparse: n0 (float) none; n1 (hybrid) temporaries=[14..19]: 48, 8, 128, 8 B, then
+ * kTfLiteArenaRwPersistent row_sums 64 B and the ledger 130 B (114 values + 16 rows); n2
+ * (Uint16Vector segments, Uint8Vector indices) [20..25]: 40, 4, 96, 4 B, row_sums 96 B,
+ * the ledger 320 B (296 values + 24 rows) */
+static const struct want_tmp fc_sparse[] = {
+	{ 14, 1, 48, A }, { 15, 1, 8, A }, { 16, 1, 128, A }, { 17, 1, 8, A },
+	{ 18, 1, 64, P }, { 19, 1, 130, P },
+	{ 20, 2, 40, A }, { 21, 2, 4, A }, { 22, 2, 96, A }, { 23, 2, 4, A },
+	{ 24, 2, 96, P }, { 25, 2, 320, P },
+};
 
 static const struct want wants[] = {
 	{ "deeplabv3_mnv2_dm05_pascal_quant", 1, 186, 187, deeplab, N(deeplab), 0, 0 },
@@ -125,6 +148,8 @@ static const struct want wants[] = {
 	{ "gen_lstm_basic", 1, 16, 16, NULL, 0, 4, 192 },
 	/* the 4 state variables */
 	{ "gen_lstm_integer", 1, 48, 90, lstm_int, N(lstm_int), 4, 198 },
+	{ "gen_fc_int4", 1, 16, 52, fc_int4, N(fc_int4), 3, 60 },
+	{ "gen_fc_sparse", 1, 8, 26, fc_sparse, N(fc_sparse), 4, 610 },
 };
 
 static int load(const char *model, int threads, struct ap_model *m, struct ap_graph *g,

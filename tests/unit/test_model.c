@@ -326,6 +326,35 @@ static void test_option_ints(void)
 	ap_model_free(&m);
 }
 
+/* Sparse tensors and their FULLY_CONNECTED ledger lengths (the schema module counted
+ * len(array_segments) + len(array_indices) - 1 of dim 1). */
+static void test_sparse(void)
+{
+	const struct ap_model_subgraph *sg;
+	struct ap_model m;
+
+	if (!load("gen_fc_sparse.tflite", &m))
+		return;
+	sg = &m.subgraphs[0];
+	CHECK_EQ_I64("fc_sparse: 3 sparse tensors", sg->n_sparse, 3);
+	CHECK_EQ_I64("fc_sparse: float filter ledger", ap_model_sparse_ledger(sg, 1), 249);
+	CHECK_EQ_I64("fc_sparse: int8 filter ledger", ap_model_sparse_ledger(sg, 3), 130);
+	CHECK_EQ_I64("fc_sparse: uint16 segments, uint8 indices", ap_model_sparse_ledger(sg, 6),
+		     320);
+	CHECK_EQ_I64("fc_sparse: a dense tensor has none", ap_model_sparse_ledger(sg, 0), -1);
+	CHECK_EQ_I64("fc_sparse: nor does tensor -1", ap_model_sparse_ledger(sg, -1), -1);
+	ap_model_free(&m);
+	/* 46 DENSIFY inputs, dims dense, dense, dense, CSR: dim 1 is not CSR */
+	if (!load("face_detection_full_range_sparse.tflite", &m))
+		return;
+	sg = &m.subgraphs[0];
+	CHECK_EQ_I64("face sparse: 46 sparse tensors", sg->n_sparse, 46);
+	CHECK_EQ_I64("face sparse: first t14", sg->n_sparse ? sg->sparse[0].tensor : 0, 14);
+	CHECK_EQ_I64("face sparse: t14's dim 1 dense, no ledger", ap_model_sparse_ledger(sg, 14),
+		     -1);
+	ap_model_free(&m);
+}
+
 static void test_lstm(void)
 {
 	const struct ap_model_subgraph *sg;
@@ -1483,6 +1512,7 @@ int main(void)
 	test_split_concat();
 	test_reduce_window_options();
 	test_option_ints();
+	test_sparse();
 	test_lstm();
 	test_posenet();
 	test_face_detection();

@@ -100,6 +100,16 @@ struct ap_file_shape {
 	uint32_t rank;
 };
 
+/*
+ * A tensor with SparsityParameters and the length of the ledger FULLY_CONNECTED keeps for
+ * it (CreateLedgerTensor): len(array_indices) + len(array_segments) - 1 of dim 1, or -1
+ * when dim 1 is not CSR. Kept per subgraph, not per tensor: few tensors are sparse.
+ */
+struct ap_model_sparse {
+	uint32_t tensor;
+	int32_t ledger;
+};
+
 struct ap_model_subgraph {
 	char *name;
 	struct ap_model_tensor *tensors;
@@ -113,6 +123,8 @@ struct ap_model_subgraph {
 	/* n_tensors entries once shapes.c rewrote a shape, else NULL: LiteRT's planner
 	 * sees the file's sizes of the tensors its first step does not prepare */
 	struct ap_file_shape *file_shapes;
+	struct ap_model_sparse *sparse;	/* the sparse tensors, by index; NULL when none */
+	uint32_t n_sparse;
 };
 
 struct ap_model_metadata {
@@ -167,6 +179,9 @@ bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
  */
 uint32_t ap_model_tensor_i32(const struct ap_model *m, const struct ap_model_tensor *t,
 			     int32_t *v, uint32_t max);
+/* The FULLY_CONNECTED ledger length of sparse tensor t (struct ap_model_sparse), -1 when
+ * t is not sparse or its dim 1 is not CSR. */
+int32_t ap_model_sparse_ledger(const struct ap_model_subgraph *sg, int32_t t);
 /*
  * Where a buffer's bytes lie in the model file: its inline data, else its external
  * offset and size (offset > 1: 0 and 1 mean none). false when it holds none.
