@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * coverage_flow: when WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE do something to the
- * plan that subgraphs.c does not model (coverage.h). Their subgraphs are planned from the model's shapes; LiteRT
- * copies the caller's input shapes into them and resizes the caller's outputs to theirs,
- * so a model whose shapes disagree is named, as is a subgraph with a dynamic tensor
- * (the caller's outputs become dyn) and WHILE's dropped read-only outputs.
+ * plan that subgraphs.c does not model (coverage.h). Their subgraphs are planned from the
+ * model's shapes; LiteRT copies the caller's input shapes into them and resizes the
+ * caller's outputs to theirs, so a model whose shapes disagree is named, as is a subgraph
+ * with a dynamic tensor (the caller's outputs become dyn) and WHILE's dropped read-only
+ * outputs.
  */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -210,7 +210,8 @@ static void print_shapes(FILE *f, const struct ap_plan_set *s)
 	}
 	if (r->refused_op >= 0)
 		fprintf(f, "            refused: LiteRT's Prepare of #%d %s fails on these shapes: "
-			"allocate_tensors, or the invoke that reaches it, stops there\n", r->refused_op, TS(op_name(&s->plan, r->refused_op)));
+			"allocate_tensors, or the invoke that reaches it, stops there\n",
+			r->refused_op, TS(op_name(&s->plan, r->refused_op)));
 	if (r->first_unresolved >= 0)
 		fprintf(f, "            not inferred: \"%s\"%s%s keeps the file's shape, and the "
 			"shapes after it too\n", TS(sg->tensors[r->first_unresolved].name),

@@ -383,8 +383,8 @@ static void test_dynamic_ops(void)
 
 /*
  * The special cases (LiteRT 2.3.0 on gen_dynamic_edges, as above): PAD and PADV2 of a
- * scalar, TOPK_V2 and SLICE of unknown dims, an offset STRIDED_SLICE of computed strides, UNSORTED_SEGMENT_MAX of
- * dyn data, DILATE of ro dilations are dyn; UNSORTED_SEGMENT_SUM of constants stays, as does
+ * scalar, TOPK_V2 and SLICE of unknown dims, an offset STRIDED_SLICE of computed strides,
+ * UNSORTED_SEGMENT_MAX of dyn data, DILATE of ro dilations are dyn; UNSORTED_SEGMENT_SUM of constants stays, as does
  * the normalized_dims of a REDUCE_PROD of a constant input over a computed axis.
  * CONV_3D_TRANSPOSE: col2im on the heap, none when dilated (the MEAN at node 39 numbers its
  * temporaries after two), the output dyn with a computed output_shape. READ_VARIABLE of a

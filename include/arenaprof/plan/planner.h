@@ -50,8 +50,9 @@ void ap_order_micro(struct ap_rec *r, size_t n);
 /* Plans graph g with strategy s into p (allocated). 0, or -1 with err. */
 /*
  * Whether LiteRT's Prepare stops after node (PrepareOpsStartingAt): one of its outputs is
- * dynamic, or its Prepare could not know its output's shape. AllocateTensors then plans the nodes up to it; the first invoke plans the rest,
- * a step at a time, each around what the steps before placed.
+ * dynamic, or its Prepare could not know its output's shape. AllocateTensors then plans the
+ * nodes up to it; the first invoke plans the rest, a step at a time, each around what the
+ * steps before placed.
  */
 bool ap_graph_ends_prepare(const struct ap_graph *g, uint32_t node);
 
