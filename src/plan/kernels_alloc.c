@@ -189,15 +189,6 @@ static const struct dyn_rule {
 	{ OP_READ_VARIABLE, 0, 0xff, DYN_OUT_SCALAR },
 };
 
-/* A shape with an unknown dimension: HasUnspecifiedDimension (dims_signature -1). */
-static bool unknown_dims(const struct ap_model_tensor *t)
-{
-	for (uint32_t d = 0; t && t->shape_signature && d < t->sig_rank; d++)
-		if (t->shape_signature[d] < 0)
-			return true;
-	return false;
-}
-
 /* Input j is present and computed: not const or ro (file_only: not in the file). */
 static bool computed(const struct kctx *k, uint32_t j, bool file_only)
 {
@@ -221,13 +212,13 @@ static int dyn_special(const struct kctx *k, const struct dyn_rule *r, uint8_t *
 	case DYN_SCALAR:
 		return in0 && in0->rank == 0 ? 1 : -1;
 	case DYN_UNKNOWN:
-		return unknown_dims(in0) ? 1 : -1;
+		return ap_model_tensor_open(in0) ? 1 : -1;
 	case DYN_SLICE:
 		/* a fully specified output of some rank is kept as the model gives it */
 		out = k->mo->n_outputs ? mt(k, k->mo->outputs[0]) : NULL;
-		if (out && out->rank > 0 && !unknown_dims(out))
+		if (out && out->rank > 0 && !ap_model_tensor_open(out))
 			return 0;
-		return unknown_dims(in0) ? 1 : -1;
+		return ap_model_tensor_open(in0) ? 1 : -1;
 	case DYN_OFFSET:
 		/* StridedSliceOptions.offset: end is a size, only the strides must be known */
 		if (k->mo->options_type == OPT_STRIDED_SLICE && option(k, 5, 1, 0))

@@ -75,7 +75,8 @@ static int rfft2d_sized(struct kctx *k, int32_t base, int32_t o, int32_t h, int3
 int kt_prep_rfft2d(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0), *len = input(k, 1);
-	int32_t li = in_index(k, 1), o, base, hw[2];
+	int32_t li = in_index(k, 1), o, base;
+	int64_t hw[2];
 
 	if (k->mo->n_inputs != 2 || k->mo->n_outputs != 1 || !in || !len ||
 	    !mt(k, k->mo->outputs[0]) || in->rank < 2 ||
@@ -96,8 +97,8 @@ int kt_prep_rfft2d(struct kctx *k)
 		return rfft2d_dyn(k, base);
 	}
 	if (k->g->t[li].alloc != AP_ALLOC_WEIGHTS ||
-	    ap_model_tensor_i32(k->g->model, len, hw, 2) != 2 || !power_of_two(hw[0]) ||
-	    !power_of_two(hw[1]))
+	    ap_model_tensor_ints(k->g->model, len, hw, 2) != 2 || hw[0] > INT32_MAX ||
+	    hw[1] > INT32_MAX || !power_of_two((int32_t)hw[0]) || !power_of_two((int32_t)hw[1]))
 		return 0;
-	return rfft2d_sized(k, base, o, hw[0], hw[1]);
+	return rfft2d_sized(k, base, o, (int32_t)hw[0], (int32_t)hw[1]);
 }

@@ -988,21 +988,32 @@ bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer)
 	return b->has_data || b->offset > 1;
 }
 
-uint32_t ap_model_tensor_i32(const struct ap_model *m, const struct ap_model_tensor *t,
-			     int32_t *v, uint32_t max)
+uint32_t ap_model_tensor_ints(const struct ap_model *m, const struct ap_model_tensor *t,
+			      int64_t *v, uint32_t max)
 {
 	const struct ap_model_buffer *b;
-	uint64_t n;
+	uint64_t w, n;
 
-	if (!m || !t || t->type != AP_TT_INT32 || !t->buffer || t->buffer >= m->n_buffers)
+	if (!m || !t || (t->type != AP_TT_INT32 && t->type != AP_TT_INT64) || !t->buffer ||
+	    t->buffer >= m->n_buffers)
 		return 0;
 	b = &m->buffers[t->buffer];
-	n = b->data_len / 4;
-	if (!b->small || !n || n > max || b->data_len % 4)
+	w = t->type == AP_TT_INT32 ? 4 : 8;
+	n = b->data_len / w;
+	if (!b->small || !n || n > max || b->data_len % w)
 		return 0;
 	for (uint64_t i = 0; i < n; i++)
-		v[i] = (int32_t)ld32(b->small + 4 * i);
+		v[i] = w == 4 ? (int64_t)(int32_t)ld32(b->small + 4 * i) :
+				(int64_t)ld64(b->small + 8 * i);
 	return (uint32_t)n;
+}
+
+bool ap_model_tensor_open(const struct ap_model_tensor *t)
+{
+	for (uint32_t k = 0; t && t->shape_signature && k < t->sig_rank; k++)
+		if (t->shape_signature[k] < 0)
+			return true;
+	return false;
 }
 
 bool ap_model_buffer_range(const struct ap_model_buffer *b, uint64_t *off, uint64_t *len)

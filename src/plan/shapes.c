@@ -12,36 +12,26 @@
 #include "arenaprof/util/err.h"
 #include "shapes_priv.h"
 
-/* A constant int32/int64 tensor's values, from the model's copy of small buffers. */
+/* A constant int32/int64 tensor's values (an empty one has none, and is known). */
 static void const_values(const struct ap_model *m, const struct ap_model_tensor *mt,
 			 struct sv *s)
 {
-	const struct ap_model_buffer *b;
-	uint64_t n = 1, w = mt->type == AP_TT_INT32 ? 4 : 8;
+	int64_t v[SV_MAX_VALS];
+	uint64_t n = 1;
 
-	if (!sh_int_type(mt->type) || !mt->buffer || mt->buffer >= m->n_buffers)
+	if (!sh_int_type(mt->type))
 		return;
-	b = &m->buffers[mt->buffer];
-	for (uint32_t k = 0; k < mt->rank; k++)
+	for (uint32_t k = 0; k < mt->rank && n <= SV_MAX_VALS; k++)
 		n *= (uint64_t)(mt->shape[k] < 0 ? 0 : mt->shape[k]);
-	if (n > SV_MAX_VALS || (n && (!b->small || b->data_len < n * w)))
+	if (n > SV_MAX_VALS || (n && ap_model_tensor_ints(m, mt, v, SV_MAX_VALS) != n))
 		return;
+	for (uint64_t i = 0; i < n; i++)
+		if (v[i] > SV_MAX_ABS || v[i] < -SV_MAX_ABS)
+			return;
 	s->v = malloc((n ? n : 1) * sizeof(*s->v));
 	if (!s->v)
 		return;		/* values unknown: the shapes that need them stay open */
-	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *p = b->small + i * w;
-		uint64_t x = 0;
-
-		for (uint64_t k = 0; k < w; k++)
-			x |= (uint64_t)p[k] << (8 * k);
-		s->v[i] = w == 4 ? (int64_t)(int32_t)(uint32_t)x : (int64_t)x;
-		if (s->v[i] > SV_MAX_ABS || s->v[i] < -SV_MAX_ABS) {
-			free(s->v);
-			s->v = NULL;
-			return;
-		}
-	}
+	memcpy(s->v, v, n * sizeof(*v));
 	s->n = (uint32_t)n;
 	s->has_val = true;
 }
@@ -60,7 +50,7 @@ static int seed(struct sctx *c, const struct ap_shape_override *ov, uint32_t n_o
 		if (mt->rank)
 			memcpy(s->d, mt->shape, mt->rank * sizeof(*s->d));
 		s->rank = mt->rank;
-		s->known = !sh_open_sig(mt) || ap_model_buffer_is_constant(c->m, mt->buffer);
+		s->known = !ap_model_tensor_open(mt) || ap_model_buffer_is_constant(c->m, mt->buffer);
 		if (ap_model_buffer_is_constant(c->m, mt->buffer))
 			const_values(c->m, mt, s);
 	}
@@ -121,7 +111,7 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 		const struct sv *s = &c->t[i];
 		int32_t *d;
 
-		if (!sh_open_sig(mt))
+		if (!ap_model_tensor_open(mt))
 			continue;
 		rep->open++;
 		if (!s->known || !fits(mt, s)) {
@@ -188,7 +178,7 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 			if (sh_valid(&c, c.op->outputs[k])) {
 				writer[c.op->outputs[k]] = (int32_t)i;
 				/* open outputs are unknown until this node says otherwise */
-				if (sh_open_sig(&sg->tensors[c.op->outputs[k]]))
+				if (ap_model_tensor_open(&sg->tensors[c.op->outputs[k]]))
 					c.t[c.op->outputs[k]].known = false;
 			}
 		switch (sh_infer_op(&c)) {

@@ -35,8 +35,6 @@ enum { SH_DONE = 0, SH_UNKNOWN = 1, SH_REFUSED = 2, SH_OOM = -1 };
 
 /* t is a tensor of the subgraph walked. */
 bool sh_valid(const struct sctx *c, int32_t t);
-/* The tensor's signature has an unknown dimension (-1): the file's shape is a placeholder. */
-bool sh_open_sig(const struct ap_model_tensor *t);
 /* int32 or int64: the types whose values inference keeps. */
 bool sh_int_type(uint8_t type);
 /* Input j, NULL when absent or its shape is unknown. */

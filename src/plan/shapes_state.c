@@ -15,14 +15,6 @@ bool sh_valid(const struct sctx *c, int32_t t)
 	return t >= 0 && (uint32_t)t < c->sg->n_tensors;
 }
 
-bool sh_open_sig(const struct ap_model_tensor *t)
-{
-	for (uint32_t k = 0; t->shape_signature && k < t->sig_rank; k++)
-		if (t->shape_signature[k] < 0)
-			return true;
-	return false;
-}
-
 struct sv *sh_in(struct sctx *c, uint32_t j)
 {
 	int32_t t = j < c->op->n_inputs ? c->op->inputs[j] : -1;
@@ -53,7 +45,7 @@ int sh_out(struct sctx *c, uint32_t j, const int64_t *d, uint32_t rank)
 	for (uint32_t k = 0; k < rank; k++)
 		if (d[k] < 0 || d[k] > INT32_MAX)
 			return SH_UNKNOWN;
-	if (!sh_open_sig(&c->sg->tensors[t])) {	/* a static tensor keeps the file's shape */
+	if (!ap_model_tensor_open(&c->sg->tensors[t])) {	/* a static tensor keeps the file's shape */
 		c->t[t].known = true;
 		return SH_DONE;
 	}

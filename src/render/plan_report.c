@@ -164,14 +164,6 @@ static void print_subgraphs(FILE *f, const struct ap_plan_set *s)
 	}
 }
 
-static bool open_dims(const struct ap_model_tensor *t)
-{
-	for (uint32_t k = 0; t->shape_signature && k < t->sig_rank; k++)
-		if (t->shape_signature[k] < 0)
-			return true;
-	return false;
-}
-
 static const char *dims_text(const int32_t *d, uint32_t rank, char *buf, size_t n)
 {
 	size_t at = 0;
@@ -202,7 +194,7 @@ static void print_shapes(FILE *f, const struct ap_plan_set *s)
 		if (sg->inputs[k] < 0 || (uint32_t)sg->inputs[k] >= sg->n_tensors)
 			continue;
 		t = &sg->tensors[sg->inputs[k]];
-		if (open_dims(t))
+		if (ap_model_tensor_open(t))
 			fprintf(f, "            input %u \"%s\" planned at %s (signature %s; "
 				"--input-shape %u=D,D,... sets it)\n", k, TS(t->name),
 				dims_text(t->shape, t->rank, a, sizeof(a)),

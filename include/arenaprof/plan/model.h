@@ -174,11 +174,14 @@ void ap_model_free(struct ap_model *m);
  * form. */
 bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
 /*
- * The values of a constant int32 tensor of at most max elements, from the reader's copy of
- * small buffers, into v: how many, or 0 when it is not such a constant.
+ * The values of a constant int32 or int64 tensor of at most max elements, from the reader's
+ * copy of small buffers, into v: how many, or 0 when it is not such a constant.
  */
-uint32_t ap_model_tensor_i32(const struct ap_model *m, const struct ap_model_tensor *t,
-			     int32_t *v, uint32_t max);
+uint32_t ap_model_tensor_ints(const struct ap_model *m, const struct ap_model_tensor *t,
+			      int64_t *v, uint32_t max);
+/* Its shape_signature has an unknown dimension (-1): LiteRT's HasUnspecifiedDimension, and
+ * the file's shape is a placeholder there. false for NULL. */
+bool ap_model_tensor_open(const struct ap_model_tensor *t);
 /* The FULLY_CONNECTED ledger length of sparse tensor t (struct ap_model_sparse), -1 when
  * t is not sparse or its dim 1 is not CSR. */
 int32_t ap_model_sparse_ledger(const struct ap_model_subgraph *sg, int32_t t);
