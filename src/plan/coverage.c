@@ -246,20 +246,19 @@ int ap_kernel_gaps(const struct ap_graph *g, struct ap_gap **gaps)
 {
 	uint32_t n = 0;
 
-	*gaps = NULL;
-	for (uint32_t i = 0; i < g->n_ops; i++)
-		n += gap_of(g, i) != NULL;
-	if (!n)
-		return 0;
-	*gaps = malloc(n * sizeof(**gaps));
+	/* one pass: a control-flow node's reason builds its subgraphs' graphs */
+	*gaps = malloc((g->n_ops ? g->n_ops : 1) * sizeof(**gaps));
 	if (!*gaps)
 		return -1;
-	n = 0;
 	for (uint32_t i = 0; i < g->n_ops; i++) {
 		const char *why = gap_of(g, i);
 
 		if (why)
 			(*gaps)[n++] = (struct ap_gap){ .node = i, .why = why };
+	}
+	if (!n) {
+		free(*gaps);
+		*gaps = NULL;
 	}
 	return (int)n;
 }
