@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The TFLite model reader: a bounds-checked walk of the TFL3 flatbuffer. It copies what
- * the planner needs into plain C structs, so nothing outside model.c and flatbuf.c knows
- * flatbuffers.
+ * the planner needs into plain C structs, so nothing outside model.c, model_sparse.c and
+ * flatbuf.c knows flatbuffers.
  */
 #ifndef ARENAPROF_MODEL_H
 #define ARENAPROF_MODEL_H
