@@ -17,46 +17,18 @@
 
 enum { OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206 };
 
-static const struct ap_model_tensor *mt(const struct ap_model *m, uint32_t sg, int32_t t)
-{
-	const struct ap_model_subgraph *s = &m->subgraphs[sg];
-
-	return t >= 0 && (uint32_t)t < s->n_tensors ? &s->tensors[t] : NULL;
-}
-
-static bool same_shape(const struct ap_model_tensor *a, const struct ap_model_tensor *b)
-{
-	if (!a || !b || a->rank != b->rank || a->type != b->type)
-		return false;
-	for (uint32_t d = 0; d < a->rank; d++)
-		if (a->shape[d] != b->shape[d])
-			return false;
-	return true;
-}
-
 /* Tensors a[k] of subgraph sa and b[k] of sb (k < n) have the same type and shape. */
 static bool shapes_agree(const struct ap_model *m, uint32_t sa, const int32_t *a,
 			 uint32_t sb, const int32_t *b, uint32_t n)
 {
-	for (uint32_t k = 0; k < n; k++)
-		if (a[k] >= 0 && b[k] >= 0 && !same_shape(mt(m, sa, a[k]), mt(m, sb, b[k])))
+	for (uint32_t k = 0; k < n; k++) {
+		const struct ap_model_tensor *x = ap_sg_tensor(m, sa, a[k]);
+		const struct ap_model_tensor *y = ap_sg_tensor(m, sb, b[k]);
+
+		if (a[k] >= 0 && b[k] >= 0 && (!ap_sg_same_dims(x, y) || x->type != y->type))
 			return false;
+	}
 	return true;
-}
-
-/* A tensor of the prepared subgraph is dynamic: LiteRT's HasDynamicTensors. */
-static int has_dynamic(const struct ap_model *m, uint32_t sg)
-{
-	struct ap_graph g;
-	char err[AP_ERR_LEN];
-	int dyn = 0;
-
-	if (ap_graph_build(m, sg, NULL, &g, err))
-		return -1;
-	for (uint32_t t = 0; t < g.n_tensors; t++)
-		dyn |= g.t[t].alloc == AP_ALLOC_DYNAMIC;
-	ap_graph_free(&g);
-	return dyn;
 }
 
 static bool read_in(const struct ap_graph *g, int32_t t)
@@ -68,11 +40,23 @@ static bool read_in(const struct ap_graph *g, int32_t t)
 	return false;
 }
 
+#define INPUTS_DIFFER "the caller's input shapes differ from the subgraph's: LiteRT " \
+	"prepares it again from them, not modelled"
+#define UNPLANNED "a subgraph it runs cannot be planned: not modelled"
+
+/* 1: the kid is dynamic, and the caller's outputs with it (modelled); 0: static; -1 error. */
+static int kid_dynamic(const struct ap_model *m, uint32_t kid, const struct ap_sg_info *roles)
+{
+	return ap_subgraph_dynamic(m, kid, NULL, roles);
+}
+
+/* The cond's dynamic tensors change no output of WHILE (while.cc). */
 static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
-			     const struct ap_model_subgraph *cond, uint32_t ci,
-			     const struct ap_model_subgraph *body, uint32_t bi)
+			     const struct ap_sg_info *roles, uint32_t ci, uint32_t bi)
 {
 	const struct ap_model *m = g->model;
+	const struct ap_model_subgraph *cond = &m->subgraphs[ci], *body = &m->subgraphs[bi];
+	int dyn;
 
 	if (cond->n_inputs != op->n_in || body->n_inputs != op->n_in ||
 	    body->n_outputs != op->n_in || op->n_out != op->n_in)
@@ -82,51 +66,76 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
 			return "a loop variable the body passes through and nobody reads: "
 			       "LiteRT drops its output, not modelled";
 	if (!shapes_agree(m, g->subgraph, op->in, ci, cond->inputs, op->n_in) ||
-	    !shapes_agree(m, g->subgraph, op->in, bi, body->inputs, op->n_in) ||
-	    !shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in) ||
-	    !shapes_agree(m, g->subgraph, op->out, bi, body->outputs, op->n_in))
-		return "loop shapes differ between the caller and its subgraphs: outputs "
-		       "dyn or resized, not modelled";
-	if (has_dynamic(m, bi) != 0)
-		return "body with a dynamic tensor: outputs dyn, not modelled";
+	    !shapes_agree(m, g->subgraph, op->in, bi, body->inputs, op->n_in))
+		return INPUTS_DIFFER;
+	dyn = kid_dynamic(m, bi, roles);
+	if (dyn < 0)
+		return UNPLANNED;
+	/* a dynamic body makes the outputs dyn whatever their shapes (while.cc) */
+	if (!dyn && (!shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in) ||
+		     !shapes_agree(m, g->subgraph, op->out, bi, body->outputs, op->n_in)))
+		return "the body's output shapes differ from its inputs' or the caller's: "
+		       "outputs dyn or resized, not modelled";
 	return NULL;
 }
 
 static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
-			  const struct ap_model_subgraph *br[2], const uint32_t bi[2])
+			  const struct ap_sg_info *roles, const uint32_t bi[2])
 {
 	const struct ap_model *m = g->model;
+	bool dyn = ap_sg_branches_differ(m, bi[0], bi[1]);
 
 	for (int b = 0; b < 2; b++) {
-		if (op->n_in < 1 || br[b]->n_inputs != op->n_in - 1 ||
-		    br[b]->n_outputs != op->n_out)
+		const struct ap_model_subgraph *br = &m->subgraphs[bi[b]];
+		int d;
+
+		if (op->n_in < 1 || br->n_inputs != op->n_in - 1 || br->n_outputs != op->n_out)
 			return "a branch does not match its inputs: LiteRT refuses it";
-		if (!shapes_agree(m, g->subgraph, op->in + 1, bi[b], br[b]->inputs,
-				  op->n_in - 1) ||
-		    !shapes_agree(m, g->subgraph, op->out, bi[b], br[b]->outputs, op->n_out))
-			return "branch shapes differ from the caller's: outputs dyn or "
-			       "resized, not modelled";
-		if (has_dynamic(m, bi[b]) != 0)
-			return "branch with a dynamic tensor: outputs dyn, not modelled";
+		if (!shapes_agree(m, g->subgraph, op->in + 1, bi[b], br->inputs, op->n_in - 1))
+			return INPUTS_DIFFER;
+		d = kid_dynamic(m, bi[b], roles);
+		if (d < 0)
+			return UNPLANNED;
+		dyn |= d;
 	}
+	/* dyn outputs take no shape from the branches (if.cc) */
+	if (!dyn && !shapes_agree(m, g->subgraph, op->out, bi[0], m->subgraphs[bi[0]].outputs,
+				  op->n_out))
+		return "the branches' output shapes differ from the caller's: outputs "
+		       "resized, not modelled";
 	return NULL;
 }
 
 /* stablehlo_composite.cc Prepare: copies the inputs' shapes in, resizes the outputs. */
 static const char *composite_gap(const struct ap_graph *g, const struct ap_op *op,
-				 const struct ap_model_subgraph *dec, uint32_t di)
+				 const struct ap_sg_info *roles, uint32_t di)
 {
 	const struct ap_model *m = g->model;
+	const struct ap_model_subgraph *dec = &m->subgraphs[di];
+	int dyn;
 
 	if (!op->n_in || dec->n_inputs != op->n_in || dec->n_outputs != op->n_out)
 		return "the decomposition does not match its inputs: LiteRT refuses it";
-	if (!shapes_agree(m, g->subgraph, op->in, di, dec->inputs, op->n_in) ||
-	    !shapes_agree(m, g->subgraph, op->out, di, dec->outputs, op->n_out))
-		return "decomposition shapes differ from the caller's: outputs resized, not "
-		       "modelled";
-	if (has_dynamic(m, di) != 0)
-		return "decomposition with a dynamic tensor: outputs dyn, not modelled";
+	if (!shapes_agree(m, g->subgraph, op->in, di, dec->inputs, op->n_in))
+		return INPUTS_DIFFER;
+	dyn = kid_dynamic(m, di, roles);
+	if (dyn < 0)
+		return UNPLANNED;
+	if (!dyn && !shapes_agree(m, g->subgraph, op->out, di, dec->outputs, op->n_out))
+		return "the decomposition's output shapes differ from the caller's: outputs "
+		       "resized, not modelled";
 	return NULL;
+}
+
+/* A planned subgraph lies deeper than prepare.c follows: the dynamic tensors there are not
+ * seen by the WHILE, IF or STABLEHLO_COMPOSITE above, nor by theirs. */
+static bool too_deep(const struct ap_model *m, const struct ap_sg_info *roles)
+{
+	for (uint32_t s = 1; s < m->n_subgraphs; s++)
+		if (roles[s].role != AP_SG_UNCALLED && roles[s].role != AP_SG_OTHER &&
+		    ap_subgraph_depth(m, roles, s) > AP_SG_MAX_DEPTH)
+			return true;
+	return false;
 }
 
 const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
@@ -157,20 +166,20 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	for (uint32_t k = 0; !why && k < n; k++)
 		if (ap_sg_not_modelled(roles[kids[k]].role))
 			why = "a subgraph it runs is run by another operator too: not modelled";
+	if (!why && too_deep(m, roles))
+		why = "the model nests subgraphs deeper than arenaprof follows LiteRT's "
+		      "Prepares (AP_SG_MAX_DEPTH): not modelled";
 	if (!why && op->opcode == OP_WHILE) {
 		bool cond_first = roles[kids[0]].role == AP_SG_WHILE_COND;
-		uint32_t ci = (uint32_t)kids[cond_first ? 0 : 1];
-		uint32_t bi = (uint32_t)kids[cond_first ? 1 : 0];
 
-		why = while_gap(g, op, &m->subgraphs[ci], ci, &m->subgraphs[bi], bi);
+		why = while_gap(g, op, roles, (uint32_t)kids[cond_first ? 0 : 1],
+				(uint32_t)kids[cond_first ? 1 : 0]);
 	} else if (!why && op->opcode == OP_IF) {
 		const uint32_t bi[2] = { (uint32_t)kids[0], (uint32_t)kids[1] };
-		const struct ap_model_subgraph *br[2] = { &m->subgraphs[bi[0]],
-							  &m->subgraphs[bi[1]] };
 
-		why = if_gap(g, op, br, bi);
+		why = if_gap(g, op, roles, bi);
 	} else if (!why && op->opcode == OP_STABLEHLO_COMPOSITE) {
-		why = composite_gap(g, op, &m->subgraphs[kids[0]], (uint32_t)kids[0]);
+		why = composite_gap(g, op, roles, (uint32_t)kids[0]);
 	}
 	free(roles);
 	return why;

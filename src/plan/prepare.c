@@ -2,36 +2,144 @@
 /*
  * prepare: the graph, the kernels' additions and the lifetimes, in LiteRT's order
  * (include/arenaprof/plan/prepare.h). Kept apart from graph.c so that the kernels, which
- * read the graph, are not called by it.
+ * read the graph, are not called by it. WHILE, IF and STABLEHLO_COMPOSITE prepare their
+ * subgraphs in their own Prepare, so a graph's build builds those of the subgraphs they
+ * run, down to AP_SG_MAX_DEPTH.
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 
-int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
-		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err)
-{
-	static const struct ap_graph_opts defaults;
+static const struct ap_graph_opts no_opts;
 
-	if (!opts)
-		opts = &defaults;
+/* The subgraphs' roles, and each subgraph's callees: list[start[c] .. start[c + 1]) are the
+ * subgraphs that subgraph c's operators run, so that a build looks at its own only. */
+struct sg_index {
+	const struct ap_sg_info *roles;
+	uint32_t *start, *list;
+};
+
+static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
+		 const struct sg_index *ix, struct ap_graph *g, char *err);
+
+/* Counting sort of the called subgraphs by caller. -1 on OOM. */
+static int index_init(const struct ap_model *m, const struct ap_sg_info *roles,
+		      struct sg_index *ix)
+{
+	uint32_t n = m->n_subgraphs;
+
+	ix->roles = roles;
+	ix->start = calloc(n + 2, sizeof(*ix->start));
+	ix->list = malloc((n + 1) * sizeof(*ix->list));
+	if (!ix->start || !ix->list) {
+		free(ix->start);
+		free(ix->list);
+		return -1;
+	}
+	for (uint32_t s = 1; s < n; s++)
+		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
+			ix->start[roles[s].caller + 2]++;
+	for (uint32_t c = 0; c < n; c++)
+		ix->start[c + 2] += ix->start[c + 1];
+	for (uint32_t s = 1; s < n; s++)
+		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
+			ix->list[ix->start[roles[s].caller + 1]++] = s;
+	return 0;
+}
+
+static void index_free(struct sg_index *ix)
+{
+	free(ix->start);
+	free(ix->list);
+}
+
+static int dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
+		   const struct sg_index *ix)
+{
+	struct ap_graph g;
+	char err[AP_ERR_LEN];
+	int dyn = 0;
+
+	if (build(m, sg, opts, ix, &g, err))
+		return -1;
+	for (uint32_t t = 0; t < g.n_tensors; t++)
+		dyn |= g.t[t].alloc == AP_ALLOC_DYNAMIC;
+	ap_graph_free(&g);
+	return dyn;
+}
+
+int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
+			const struct ap_sg_info *roles)
+{
+	struct sg_index ix;
+	int dyn;
+
+	if (index_init(m, roles, &ix))
+		return -1;
+	dyn = dynamic(m, sg, opts ? opts : &no_opts, &ix);
+	index_free(&ix);
+	return dyn;
+}
+
+/* The other branch of IF branch b, or 0 (never a branch) when there is none. */
+static uint32_t other_branch(const struct sg_index *ix, uint32_t b)
+{
+	const struct ap_sg_info *r = &ix->roles[b];
+
+	for (uint32_t k = ix->start[r->caller]; k < ix->start[r->caller + 1]; k++) {
+		uint32_t s = ix->list[k];
+
+		if (s != b && ix->roles[s].role == AP_SG_IF_BRANCH && ix->roles[s].node == r->node)
+			return s;
+	}
+	return 0;
+}
+
+/*
+ * The outputs of g's WHILE, IF and STABLEHLO_COMPOSITE nodes that their Prepare makes
+ * kTfLiteDynamic (SetTensorToDynamic, which splits the plan after the node, planner.c):
+ * WHILE's when its body holds a dynamic tensor (while.cc), IF's when a branch does or the
+ * branches' outputs differ in shape (if.cc), STABLEHLO_COMPOSITE's when its decomposition
+ * does (stablehlo_composite.cc). A cond's dynamic tensors change no output.
+ */
+static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
+			 const struct ap_graph_opts *opts, const struct sg_index *ix)
+{
+	for (uint32_t k = ix->start[g->subgraph]; k < ix->start[g->subgraph + 1]; k++) {
+		uint32_t s = ix->list[k], other;
+		const struct ap_sg_info *r = &ix->roles[s];
+		const struct ap_op *op;
+
+		if ((r->role != AP_SG_WHILE_BODY && r->role != AP_SG_IF_BRANCH &&
+		     r->role != AP_SG_COMPOSITE) || r->node >= g->n_ops ||
+		    ap_subgraph_depth(m, ix->roles, s) > AP_SG_MAX_DEPTH)
+			continue;
+		other = r->role == AP_SG_IF_BRANCH ? other_branch(ix, s) : 0;
+		if (!(other && ap_sg_branches_differ(m, s, other)) &&
+		    dynamic(m, s, opts, ix) != 1)
+			continue;
+		op = &g->ops[r->node];
+		for (uint32_t j = 0; j < op->n_out; j++)
+			if (op->out[j] >= 0 && (uint32_t)op->out[j] < g->n_tensors &&
+			    g->t[op->out[j]].alloc == AP_ALLOC_ARENA)
+				g->t[op->out[j]].alloc = AP_ALLOC_DYNAMIC;
+	}
+}
+
+static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
+		 const struct sg_index *ix, struct ap_graph *g, char *err)
+{
 	if (ap_graph_read(m, subgraph, opts, g, err))
 		return -1;
-	if (subgraph > 0) {
-		struct ap_sg_info *roles = malloc(m->n_subgraphs * sizeof(*roles));
-
-		if (!roles) {
-			ap_graph_free(g);
-			ap_seterr(err, "out of memory reading the subgraphs' callers");
-			return -1;
-		}
-		ap_subgraph_roles(m, roles);
-		ap_subgraph_prepare(g, &roles[subgraph]);
-		free(roles);
+	if (ix) {
+		if (subgraph > 0)
+			ap_subgraph_prepare(g, &ix->roles[subgraph]);
+		flow_outputs(m, g, opts, ix);
 	}
 	if (!opts->no_kernels) {
 		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1,
@@ -48,6 +156,36 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 	}
 	ap_lifetimes_tflite(g, !opts->no_inplace);
 	return 0;
+}
+
+int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
+		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err)
+{
+	struct ap_sg_info *roles = NULL;
+	struct sg_index ix;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if (!opts)
+		opts = &no_opts;
+	if (m->n_subgraphs > 1) {
+		roles = malloc(m->n_subgraphs * sizeof(*roles));
+		if (!roles) {
+			ap_seterr(err, "out of memory reading the subgraphs' callers");
+			return -1;
+		}
+		ap_subgraph_roles(m, roles);
+		if (index_init(m, roles, &ix)) {
+			free(roles);
+			ap_seterr(err, "out of memory reading the subgraphs' callers");
+			return -1;
+		}
+	}
+	rc = build(m, subgraph, opts, roles ? &ix : NULL, g, err);
+	if (roles)
+		index_free(&ix);
+	free(roles);
+	return rc;
 }
 
 void ap_graph_free(struct ap_graph *g)

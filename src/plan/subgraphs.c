@@ -119,6 +119,48 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
 	}
 }
 
+uint32_t ap_subgraph_depth(const struct ap_model *m, const struct ap_sg_info *roles,
+			   uint32_t sg)
+{
+	uint32_t d = 0;
+
+	while (sg && sg < m->n_subgraphs && d <= AP_SG_MAX_DEPTH) {
+		if (roles[sg].role == AP_SG_UNCALLED || roles[sg].role == AP_SG_OTHER)
+			return AP_SG_MAX_DEPTH + 1;
+		sg = roles[sg].caller;
+		d++;
+	}
+	return d;
+}
+
+const struct ap_model_tensor *ap_sg_tensor(const struct ap_model *m, uint32_t sg, int32_t t)
+{
+	const struct ap_model_subgraph *s = &m->subgraphs[sg];
+
+	return t >= 0 && (uint32_t)t < s->n_tensors ? &s->tensors[t] : NULL;
+}
+
+bool ap_sg_same_dims(const struct ap_model_tensor *a, const struct ap_model_tensor *b)
+{
+	if (!a || !b || a->rank != b->rank)
+		return false;
+	for (uint32_t d = 0; d < a->rank; d++)
+		if (a->shape[d] != b->shape[d])
+			return false;
+	return true;
+}
+
+bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b)
+{
+	const struct ap_model_subgraph *x = &m->subgraphs[a], *y = &m->subgraphs[b];
+
+	for (uint32_t k = 0; k < x->n_outputs && k < y->n_outputs; k++)
+		if (!ap_sg_same_dims(ap_sg_tensor(m, a, x->outputs[k]),
+				     ap_sg_tensor(m, b, y->outputs[k])))
+			return true;
+	return false;
+}
+
 static bool read_by_an_op(const struct ap_graph *g, int32_t t)
 {
 	for (uint32_t i = 0; i < g->n_ops; i++)

@@ -3,13 +3,19 @@
 
 Usage: flow_variants.py MODELS_DIR OUTDIR
 
-Rewrites two bundled models (tests/models, written by gen_models.py) into OUTDIR:
-    while_grows.tflite  gen_while_loop whose body's x_next is [1, 33]: the loop
-                        grows its variable, so LiteRT makes WHILE's outputs dyn
+Rewrites bundled models (tests/models, written by gen_models.py) into OUTDIR:
+    while_grows.tflite  gen_while_loop whose body's x_next says [1, 33], unlike its
+                        input: LiteRT's ADD sizes it [1, 32] again in the body's
+                        Prepare, arenaprof plans subgraphs from the file's shapes
     if_shared.tflite    gen_if_else whose IF runs subgraph 1 as both branches
+    composite_deep.tflite
+                        gen_composite_dynamic with 40 more decompositions nested between
+                        the caller and the one with the dynamic tensor: deeper than
+                        arenaprof follows (AP_SG_MAX_DEPTH)
 Needs the Python that has ai-edge-litert (its schema module), as gen_models.py.
 """
 
+import copy
 import os
 import sys
 
@@ -42,6 +48,15 @@ def main(argv):
     m = load(os.path.join(src, "gen_if_else.tflite"))
     m.subgraphs[0].operators[1].builtinOptions.elseSubgraphIndex = 1
     write(m, os.path.join(out, "if_shared.tflite"))
+    m = load(os.path.join(src, "gen_composite_dynamic.tflite"))
+    dec = m.subgraphs.pop()
+    # subgraph k runs k + 1 through a copy of subgraph 0's composite, 40 deep
+    for k in range(1, 41):
+        sg = copy.deepcopy(m.subgraphs[0])
+        sg.operators[1].builtinOptions2.decompositionSubgraphIndex = k + 1
+        m.subgraphs.append(sg)
+    m.subgraphs.append(dec)
+    write(m, os.path.join(out, "composite_deep.tflite"))
     return 0
 
 

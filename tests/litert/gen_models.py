@@ -76,6 +76,14 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  the standard hybrid one (cols < 32)
     gen_fc_sparse.tflite         FULLY_CONNECTED with sparse (CSR) filters, float and
                                  hybrid (its ledger)
+    gen_if_dynamic.tflite        IF whose then branch holds a dynamic tensor: its
+                                 output dynamic
+    gen_while_dynamic.tflite     WHILE whose body holds a dynamic tensor: its outputs
+                                 dynamic
+    gen_composite_dynamic.tflite STABLEHLO_COMPOSITE whose decomposition holds a
+                                 dynamic tensor: its output dynamic
+    gen_if_shapes.tflite         IF whose branches give other static shapes: its
+                                 output dynamic
 """
 
 import os
@@ -1430,6 +1438,161 @@ def fc_sparse(path):
     finish(m, g, [x, x2], [y1, y2], path)
 
 
+def tile_dyn(g, x, shape):
+    """TILE of x by computed ones: a dynamic output of x's shape (a dynamic subgraph)."""
+    mult = computed_in(g, "multiples", [1] * len(shape))
+    t = g.tensor("tiled", shape, TT.FLOAT32)
+    g.op(OP.TILE, [x, mult], [t], OPT.TileOptions, fb.TileOptionsT())
+    return t
+
+
+def if_dynamic(path):
+    m, g = main_graph("arenaprof generated: IF whose then branch holds a dynamic tensor")
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    # a constant condition: the first invoke runs then, which plans the rest of its graph
+    flag = g.tensor("flag", [], TT.BOOL, np.array(True))
+    x = g.tensor("input", [1, 48], TT.FLOAT32)
+    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    y = g.tensor("branch", [1, 48], TT.FLOAT32)
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = 1
+    io.elseSubgraphIndex = 2
+    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    a = g.tensor("after", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [y, x], [a], OPT.AddOptions, fb.AddOptionsT())
+    out = g.tensor("output", [1, 48], TT.FLOAT32)
+    g.op(OP.MUL, [a, pre], [out], OPT.MulOptions, fb.MulOptionsT())
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+    a = then.tensor("x", [1, 48], TT.FLOAT32)
+    b = then.tensor("sum", [1, 48], TT.FLOAT32)
+    then.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    t = tile_dyn(then, b, [1, 48])
+    c = then.tensor("y", [1, 48], TT.FLOAT32)
+    then.op(OP.RELU, [t], [c])
+    then.g.inputs = [a]
+    then.g.outputs = [c]
+    a = other.tensor("x", [1, 48], TT.FLOAT32)
+    b = other.tensor("y", [1, 48], TT.FLOAT32)
+    other.op(OP.MUL, [a, a], [b], OPT.MulOptions, fb.MulOptionsT())
+    other.g.inputs = [a]
+    other.g.outputs = [b]
+    m.write(path)
+
+
+def while_dynamic(path):
+    m, g = main_graph("arenaprof generated: WHILE whose body holds a dynamic tensor")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    x = g.tensor("input", [1, 32], TT.FLOAT32)
+    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
+    pre = g.tensor("pre", [1, 32], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    i_out = g.tensor("i_out", [], TT.INT32)
+    y = g.tensor("loop", [1, 32], TT.FLOAT32)
+    wo = fb.WhileOptionsT()
+    wo.condSubgraphIndex = 1
+    wo.bodySubgraphIndex = 2
+    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    a = g.tensor("after", [1, 32], TT.FLOAT32)
+    g.op(OP.MUL, [y, y], [a], OPT.MulOptions, fb.MulOptionsT())
+    out = g.tensor("output", [1, 32], TT.FLOAT32)
+    g.op(OP.ADD, [a, pre], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+
+    ci = cond.tensor("i", [], TT.INT32)
+    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
+    lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
+    c = cond.tensor("more", [], TT.BOOL)
+    cond.op(OP.LESS, [ci, lim], [c])
+    cond.g.inputs = [ci, cx]
+    cond.g.outputs = [c]
+
+    bi = body.tensor("i", [], TT.INT32)
+    bx = body.tensor("x", [1, 32], TT.FLOAT32)
+    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
+    bi2 = body.tensor("i_next", [], TT.INT32)
+    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    s = body.tensor("sum", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bx, bx], [s], OPT.AddOptions, fb.AddOptionsT())
+    t = tile_dyn(body, s, [1, 32])
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.RELU, [t], [bx2])
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+    m.write(path)
+
+
+def composite_dynamic(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE whose decomposition holds "
+                      "a dynamic tensor")
+    dec = Graph(m, "decomposition")
+    a = dec.tensor("in", [1, 64], TT.FLOAT32)
+    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
+    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    t = tile_dyn(dec, b, [1, 64])
+    c = dec.tensor("relu", [1, 64], TT.FLOAT32)
+    dec.op(OP.RELU, [t], [c])
+    dec.g.inputs = [a]
+    dec.g.outputs = [c]
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    g.op(OP.STABLEHLO_COMPOSITE, [x2], [y])
+    o = fb.StableHLOCompositeOptionsT()
+    o.name = "arenaprof.tile_relu"
+    o.decompositionSubgraphIndex = 1
+    o.version = 1
+    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
+    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
+    g.g.operators[-1].builtinOptions2 = o
+    a2 = g.tensor("after", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [y], [a2])
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [a2, x2], [out], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, [x], [out], path)
+
+
+def if_shapes(path):
+    m, g = main_graph("arenaprof generated: IF whose branches give different static shapes")
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    flag = g.tensor("flag", [], TT.BOOL)
+    x = g.tensor("input", [1, 48], TT.FLOAT32)
+    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    y = g.tensor("branch", [1, 48], TT.FLOAT32)
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = 1
+    io.elseSubgraphIndex = 2
+    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    a = g.tensor("after", [1, 48], TT.FLOAT32)
+    g.op(OP.RELU, [y], [a])
+    out = g.tensor("output", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [pre, pre], [out], OPT.AddOptions, fb.AddOptionsT())
+    g.g.inputs = [flag, x]
+    g.g.outputs = [out, a]
+    a = then.tensor("x", [1, 48], TT.FLOAT32)
+    b = then.tensor("y", [1, 48], TT.FLOAT32)
+    then.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    then.g.inputs = [a]
+    then.g.outputs = [b]
+    a = other.tensor("x", [1, 48], TT.FLOAT32)
+    b = other.tensor("sq", [1, 48], TT.FLOAT32)
+    other.op(OP.MUL, [a, a], [b], OPT.MulOptions, fb.MulOptionsT())
+    shp = other.tensor("shape", [2], TT.INT32, np.array([2, 24], dtype=np.int32))
+    c = other.tensor("y", [2, 24], TT.FLOAT32)
+    other.op(OP.RESHAPE, [b, shp], [c])
+    other.g.inputs = [a]
+    other.g.outputs = [c]
+    m.write(path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1460,6 +1623,10 @@ MODELS = {
     "gen_stablehlo_composite.tflite": stablehlo_composite,
     "gen_fc_int4.tflite": fc_int4,
     "gen_fc_sparse.tflite": fc_sparse,
+    "gen_if_dynamic.tflite": if_dynamic,
+    "gen_while_dynamic.tflite": while_dynamic,
+    "gen_composite_dynamic.tflite": composite_dynamic,
+    "gen_if_shapes.tflite": if_shapes,
 }
 
 

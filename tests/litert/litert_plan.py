@@ -17,7 +17,9 @@ of a CALL_ONCE: LiteRT plans that one in CALL_ONCE's first Eval, so the
 model is invoked once first (the comment line says planned_at=first_invoke),
 and --invoke, which reads the plan after one invoke: LiteRT plans the nodes
 after a dynamic output in the first invoke (a comment line names the arena
-tensors allocate_tensors() left unplaced).
+tensors allocate_tensors() left unplaced). WHILE, IF and STABLEHLO_COMPOSITE
+release their subgraphs' normal arenas after each Eval: for such a subgraph,
+--invoke takes the offsets from its ArenaPlanner's allocs_, which keep the plan.
 Every subgraph has an ArenaPlanner and arenas of its own; WHILE and IF plan
 their subgraphs in their Prepare, that is within allocate_tensors().  The plan depends on num_threads for float
 models: with N > 1 float CONV_2D uses the multithreaded Eigen kernel, whose
@@ -82,6 +84,7 @@ import os
 import sys
 
 INT32_MAX = 2**31 - 1
+RELEASED_BASE = 1 << 48     # stands for a released arena's base (allocs_ offsets)
 
 ALLOC_TYPES = [
     "kTfLiteMemNone", "kTfLiteMmapRo", "kTfLiteArenaRw",
@@ -627,9 +630,10 @@ class Runtime:
                                               for k in range(5))
             except MemoryError:
                 return None
-            if align == 64 and (aptr == ptr == 0 or (
-                    ptr <= aptr < ptr + 64 and aptr % 64 == 0)) \
-                    and dsz >= hwm and dsz < 1 << 40:
+            # a released arena (ReleaseBuffer) has no buffer and no size
+            if align == 64 and (aptr == ptr == dsz == 0 or (
+                    ptr <= aptr < ptr + 64 and aptr % 64 == 0
+                    and dsz >= hwm)) and hwm < 1 << 40 and dsz < 1 << 40:
                 arenas.append({"hwm": hwm, "base": aptr, "buffer_size": dsz,
                                "at": pos})
                 pos += 40
@@ -814,8 +818,20 @@ def main(argv=None):
     pl = rt.planner
 
     arena = [t for t in rt.tensors if t["alloc_type"] == K_ARENA_RW]
+    released = invoked and args.subgraph and not model["planned_at_invoke"] \
+        and all(not t["data"] for t in arena)
+    if released and pl and pl["shared"] is not None:
+        # WHILE, IF and STABLEHLO_COMPOSITE release their subgraphs' normal
+        # arenas after Eval (ReleaseMemory); the planner keeps its allocs_,
+        # which hold the plan the invoke made: offsets from there
+        for t in arena:
+            a = pl["allocs"][pl["shared"].get(t["index"], t["index"])]
+            if a["size"]:
+                t["data"] = RELEASED_BASE + a["offset"]
+        pl["arena"]["base"] = RELEASED_BASE
     placed = [t for t in arena if t["data"]]
-    if invoked and any(not t["data"] and t["bytes"] for t in arena):
+    if invoked and not released and \
+            any(not t["data"] and t["bytes"] for t in arena):
         # CALL_ONCE releases the init subgraph's normal arena after running it
         print("litert_plan: subgraph %d's normal arena was released after the "
               "invoke that planned it: its offsets are not readable here"
@@ -872,8 +888,9 @@ def main(argv=None):
           "invoke (--invoke)" % (len(unplaced_after), unplaced_after))
     c("source=%s offsets_relative_to=%s" % (
         "heuristic" if rt.heuristic else "TfLiteTensor.allocation_type",
-        "planner arena base" if base_from == "planner"
-        else "lowest normal-arena data pointer"))
+        "planner allocs_ (the arena was released after the invoke)" if released
+        and base == RELEASED_BASE else "planner arena base"
+        if base_from == "planner" else "lowest normal-arena data pointer"))
     for note in rt.notes:
         c("note: " + note)
     if lowest != base:

@@ -35,6 +35,27 @@ struct ap_sg_info {
 /* The role of every subgraph of m, into out[m->n_subgraphs]. */
 void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out);
 
+/*
+ * How far down LiteRT's Prepares are followed: a WHILE, IF or STABLEHLO_COMPOSITE whose
+ * subgraphs sit deeper than this below subgraph 0 is not looked into (its outputs are taken
+ * as static, and coverage names it), which bounds the work and the recursion of a hostile
+ * model's chains of subgraphs.
+ */
+#define AP_SG_MAX_DEPTH 16
+
+/* The calls from subgraph 0 down to sg (0 for 0), by roles from ap_subgraph_roles; more
+ * than AP_SG_MAX_DEPTH (not counted further) for a subgraph that is not planned. */
+uint32_t ap_subgraph_depth(const struct ap_model *m, const struct ap_sg_info *roles,
+			   uint32_t sg);
+
+/* Tensor t of subgraph sg in the model, NULL when out of range. */
+const struct ap_model_tensor *ap_sg_tensor(const struct ap_model *m, uint32_t sg, int32_t t);
+/* Both tensors exist and have the same dims (TfLiteIntArrayEqual). */
+bool ap_sg_same_dims(const struct ap_model_tensor *a, const struct ap_model_tensor *b);
+/* The outputs of IF branches a and b differ in dims (if.cc then makes the IF's outputs
+ * dyn). Compares the file's shapes. */
+bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b);
+
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
 /* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (a CALL_ONCE init
