@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * coverage_flow: when WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE do something to the
- * plan that subgraphs.c does not model (coverage.h). Their subgraphs are planned from the
- * model's shapes; LiteRT copies the caller's input shapes into them and resizes the
- * caller's outputs to theirs, so a model whose shapes disagree is named, as is a subgraph
- * with a dynamic tensor (the caller's outputs become dyn) and WHILE's dropped read-only
- * outputs.
+ * plan that subgraphs.c, prepare.c and shapes.c do not model (coverage.h). Their subgraphs
+ * are planned from the model's shapes; LiteRT copies the caller's input shapes into them,
+ * so a caller whose input shapes differ is named. Dyn outputs (prepare.c) and outputs
+ * resized to the subgraph's in subgraph 0 (shapes.c) are modelled; resized outputs of a
+ * caller in another subgraph, WHILE's dropped read-only outputs and subgraphs nested
+ * deeper than AP_SG_MAX_DEPTH are named.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -74,8 +75,9 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
 	/* a dynamic body makes the outputs dyn whatever their shapes (while.cc) */
 	if (!dyn && (!shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in) ||
 		     !shapes_agree(m, g->subgraph, op->out, bi, body->outputs, op->n_in)))
-		return "the body's output shapes differ from its inputs' or the caller's: "
-		       "outputs dyn or resized, not modelled";
+		return "the body's output shapes differ from its inputs' (a file shape its "
+		       "Prepares may not give), or from the caller's outside subgraph 0 "
+		       "(resized, shapes not inferred there): not modelled";
 	return NULL;
 }
 
@@ -101,8 +103,8 @@ static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
 	/* dyn outputs take no shape from the branches (if.cc) */
 	if (!dyn && !shapes_agree(m, g->subgraph, op->out, bi[0], m->subgraphs[bi[0]].outputs,
 				  op->n_out))
-		return "the branches' output shapes differ from the caller's: outputs "
-		       "resized, not modelled";
+		return "the branches' output shapes differ from the caller's outside "
+		       "subgraph 0: outputs resized, shapes not inferred there, not modelled";
 	return NULL;
 }
 
@@ -122,8 +124,8 @@ static const char *composite_gap(const struct ap_graph *g, const struct ap_op *o
 	if (dyn < 0)
 		return UNPLANNED;
 	if (!dyn && !shapes_agree(m, g->subgraph, op->out, di, dec->outputs, op->n_out))
-		return "the decomposition's output shapes differ from the caller's: outputs "
-		       "resized, not modelled";
+		return "the decomposition's output shapes differ from the caller's outside "
+		       "subgraph 0: outputs resized, shapes not inferred there, not modelled";
 	return NULL;
 }
 

@@ -3,12 +3,14 @@
  * shapes: subgraph 0's shapes as LiteRT computes them where the file leaves them open
  * (include/arenaprof/plan/shapes.h). The walk follows the execution order; each operator's
  * shape function is in shapes_ops.c. Only tensors whose signature has an unknown dimension
- * are rewritten, so a model with static shapes plans exactly as its file says.
+ * are rewritten, and those downstream of a control-flow output resized to its subgraph's
+ * (flow_shapes), so a model with static, consistent shapes plans exactly as its file says.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 #include "shapes_priv.h"
 
@@ -102,7 +104,7 @@ static bool fits(const struct ap_model_tensor *mt, const struct sv *s)
 	return true;
 }
 
-/* Rewrites the open tensors' shapes in the model. -1 on OOM. */
+/* Rewrites the open and the resized tensors' shapes in the model. -1 on OOM. */
 static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *writer,
 		 struct ap_shapes_report *rep)
 {
@@ -111,18 +113,21 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 		const struct sv *s = &c->t[i];
 		int32_t *d;
 
-		if (!ap_model_tensor_open(mt))
+		bool open = ap_model_tensor_open(mt);
+
+		if (!open && !s->resized)
 			continue;
-		rep->open++;
-		if (!s->known || !fits(mt, s)) {
+		rep->open += open;
+		if (!s->known || (open && !fits(mt, s))) {
 			if (rep->first_unresolved < 0) {
 				rep->first_unresolved = (int32_t)i;
 				rep->first_unresolved_op = writer[i];
 			}
 			continue;
 		}
-		rep->resolved++;
-		if (s->rank == mt->rank && !memcmp(s->d, mt->shape, s->rank * sizeof(*s->d)))
+		rep->resolved += open;
+		if (s->rank == mt->rank &&
+		    (!s->rank || !memcmp(s->d, mt->shape, s->rank * sizeof(*s->d))))
 			continue;
 		d = malloc((s->rank ? s->rank : 1) * sizeof(*d));
 		if (!d)
@@ -134,8 +139,13 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 		}
 		memcpy(d, s->d, s->rank * sizeof(*d));
 		if (!sg->file_shapes[i].d) {	/* inferred twice: the first is the file's */
-			sg->file_shapes[i].d = mt->shape;
+			/* a scalar's file shape is kept too (it may have no dims array) */
+			sg->file_shapes[i].d = mt->shape ? mt->shape : calloc(1, sizeof(*d));
 			sg->file_shapes[i].rank = mt->rank;
+			if (!sg->file_shapes[i].d) {
+				free(d);
+				return -1;
+			}
 		} else {
 			free(mt->shape);
 		}
@@ -146,12 +156,86 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 	return 0;
 }
 
+/*
+ * The subgraph whose outputs give a WHILE's, IF's or STABLEHLO_COMPOSITE's output shapes,
+ * for every node of subgraph 0 (-1 for the others): its body, then branch or decomposition,
+ * of those subgraphs.c plans. -1 for an IF whose branches give other dims, and for a WHILE
+ * whose body changes a shape: their outputs are dyn (prepare.c), shaped in Eval.
+ */
+static int shape_kids(const struct ap_model *m, int32_t *kid)
+{
+	struct ap_sg_info *roles = malloc(m->n_subgraphs * sizeof(*roles));
+
+	for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++)
+		kid[i] = -1;
+	if (!roles)
+		return -1;
+	ap_subgraph_roles(m, roles);
+	for (uint32_t s = 1; s < m->n_subgraphs; s++) {
+		const struct ap_sg_info *r = &roles[s];
+		const struct ap_model_subgraph *k = &m->subgraphs[s];
+		bool dyn = false;
+
+		if ((r->role != AP_SG_WHILE_BODY && r->role != AP_SG_IF_BRANCH &&
+		     r->role != AP_SG_COMPOSITE) || r->caller != 0 ||
+		    r->node >= m->subgraphs[0].n_ops)
+			continue;
+		if (r->role == AP_SG_IF_BRANCH && kid[r->node] >= 0)
+			dyn = ap_sg_branches_differ(m, (uint32_t)kid[r->node], s);
+		for (uint32_t j = 0; r->role == AP_SG_WHILE_BODY && j < k->n_inputs &&
+		     j < k->n_outputs; j++)
+			dyn |= !ap_sg_same_dims(ap_sg_tensor(m, s, k->inputs[j]),
+						ap_sg_tensor(m, s, k->outputs[j]));
+		kid[r->node] = dyn ? -1 : (int32_t)s;
+	}
+	free(roles);
+	return 0;
+}
+
+/*
+ * WHILE, IF and STABLEHLO_COMPOSITE: Prepare resizes each output to the subgraph's output
+ * (while.cc, if.cc, stablehlo_composite.cc). Subgraphs are planned from the file's shapes,
+ * so only when the caller's inputs have the subgraph's input shapes; an output whose shape
+ * changes is resized, and so is what is computed from it (the walk below).
+ */
+static int flow_shapes(struct sctx *c, uint32_t kid)
+{
+	const struct ap_model_subgraph *k = &c->m->subgraphs[kid];
+	uint32_t skip = c->op->n_inputs > k->n_inputs ? c->op->n_inputs - k->n_inputs : 0;
+
+	if (skip > 1 || c->op->n_outputs != k->n_outputs)
+		return SH_UNKNOWN;	/* LiteRT refuses it */
+	for (uint32_t j = skip; j < c->op->n_inputs; j++) {
+		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, kid, k->inputs[j - skip]);
+		const struct sv *in = sh_in(c, j);
+
+		if (!kt || !in || in->rank != kt->rank ||
+		    (in->rank && memcmp(in->d, kt->shape, in->rank * sizeof(*in->d))))
+			return SH_UNKNOWN;	/* its Prepares run on other shapes */
+	}
+	for (uint32_t j = 0; j < k->n_outputs; j++) {
+		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, kid, k->outputs[j]);
+		int32_t t = c->op->outputs[j];
+		int64_t d[AP_SHAPE_MAX_RANK];
+
+		if (!kt || kt->rank > AP_SHAPE_MAX_RANK || !sh_valid(c, t))
+			continue;
+		for (uint32_t r = 0; r < kt->rank; r++)
+			d[r] = kt->shape[r];
+		c->t[t].resized |= c->t[t].rank != kt->rank || (kt->rank &&
+				   memcmp(c->t[t].d, kt->shape, kt->rank * sizeof(*kt->shape)));
+		if (sh_out(c, j, d, kt->rank) != SH_DONE)
+			return SH_UNKNOWN;
+	}
+	return SH_DONE;
+}
+
 int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
 		    struct ap_shapes_report *rep, char *err)
 {
 	struct ap_model_subgraph *sg;
 	struct sctx c = { .m = m };
-	int32_t *writer = NULL;
+	int32_t *writer = NULL, *kid = NULL;
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
@@ -162,7 +246,8 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 	c.sg = sg;
 	c.t = calloc(sg->n_tensors + 1, sizeof(*c.t));
 	writer = malloc((sg->n_tensors + 1) * sizeof(*writer));
-	if (!c.t || !writer) {
+	kid = malloc((sg->n_ops + 1) * sizeof(*kid));
+	if (!c.t || !writer || !kid || shape_kids(m, kid)) {
 		ap_seterr(err, "out of memory inferring shapes");
 		goto out;
 	}
@@ -174,14 +259,23 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 		c.op = &sg->ops[i];
 		c.opcode = c.op->opcode_index < m->n_opcodes ?
 			   m->opcodes[c.op->opcode_index].builtin : -1;
+		bool resized = false;
+
+		for (uint32_t k = 0; k < c.op->n_inputs; k++)
+			resized |= sh_valid(&c, c.op->inputs[k]) && c.t[c.op->inputs[k]].resized;
 		for (uint32_t k = 0; k < c.op->n_outputs; k++)
 			if (sh_valid(&c, c.op->outputs[k])) {
+				struct sv *o = &c.t[c.op->outputs[k]];
+
 				writer[c.op->outputs[k]] = (int32_t)i;
-				/* open outputs are unknown until this node says otherwise */
-				if (ap_model_tensor_open(&sg->tensors[c.op->outputs[k]]))
-					c.t[c.op->outputs[k]].known = false;
+				o->resized |= resized;
+				/* open and resized outputs are unknown until this node says
+				 * otherwise */
+				if (ap_model_tensor_open(&sg->tensors[c.op->outputs[k]]) ||
+				    o->resized)
+					o->known = false;
 			}
-		switch (sh_infer_op(&c)) {
+		switch (kid[i] >= 0 ? flow_shapes(&c, (uint32_t)kid[i]) : sh_infer_op(&c)) {
 		case SH_OOM:
 			ap_seterr(err, "out of memory inferring shapes");
 			goto out;
@@ -204,6 +298,7 @@ out:
 		free(c.t[i].v);
 	free(c.t);
 	free(writer);
+	free(kid);
 	return rc;
 }
 

@@ -16,6 +16,9 @@ struct sv {
 	int32_t d[AP_SHAPE_MAX_RANK];
 	uint32_t rank;
 	bool known;
+	/* a WHILE, IF or STABLEHLO_COMPOSITE output resized to its subgraph's, or a tensor
+	 * computed from one: inferred even where the file's signature is static */
+	bool resized;
 	bool has_val;
 	uint32_t n;		/* values in v */
 	int64_t *v;

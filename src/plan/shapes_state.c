@@ -45,7 +45,8 @@ int sh_out(struct sctx *c, uint32_t j, const int64_t *d, uint32_t rank)
 	for (uint32_t k = 0; k < rank; k++)
 		if (d[k] < 0 || d[k] > INT32_MAX)
 			return SH_UNKNOWN;
-	if (!ap_model_tensor_open(&c->sg->tensors[t])) {	/* a static tensor keeps the file's shape */
+	/* a static tensor keeps the file's shape */
+	if (!ap_model_tensor_open(&c->sg->tensors[t]) && !c->t[t].resized) {
 		c->t[t].known = true;
 		return SH_DONE;
 	}

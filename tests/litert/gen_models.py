@@ -84,6 +84,9 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  dynamic tensor: its output dynamic
     gen_if_shapes.tflite         IF whose branches give other static shapes: its
                                  output dynamic
+    gen_if_resize.tflite         IF, WHILE and STABLEHLO_COMPOSITE whose subgraphs give
+    gen_while_resize.tflite      other output shapes than the caller's file says: the
+    gen_composite_resize.tflite  outputs resized, and what is computed from them
 """
 
 import os
@@ -1593,6 +1596,122 @@ def if_shapes(path):
     m.write(path)
 
 
+def concat_self(g, x, shape):
+    """CONCATENATION of x with itself on its last axis: a tensor twice as wide."""
+    o = fb.ConcatenationOptionsT()
+    o.axis = len(shape) - 1
+    y = g.tensor("wide", shape[:-1] + [2 * shape[-1]], TT.FLOAT32)
+    g.op(OP.CONCATENATION, [x, x], [y], OPT.ConcatenationOptions, o)
+    return y
+
+
+def if_resize(path):
+    m, g = main_graph("arenaprof generated: IF whose branches give an output wider than "
+                      "the caller's tensor says")
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    flag = g.tensor("flag", [], TT.BOOL)
+    x = g.tensor("input", [1, 48], TT.FLOAT32)
+    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    # the file says [1, 48]; IF's Prepare resizes it to the branches' [1, 96]
+    y = g.tensor("branch", [1, 48], TT.FLOAT32)
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = 1
+    io.elseSubgraphIndex = 2
+    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    a = g.tensor("after", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [y, y], [a], OPT.AddOptions, fb.AddOptionsT())
+    b = g.tensor("relu", [1, 48], TT.FLOAT32)
+    g.op(OP.RELU, [a], [b])
+    out = g.tensor("output", [1, 48], TT.FLOAT32)
+    g.op(OP.MUL, [pre, x], [out], OPT.MulOptions, fb.MulOptionsT())
+    g.g.inputs = [flag, x]
+    g.g.outputs = [b, out]
+    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
+                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
+        a = sg.tensor("x", [1, 48], TT.FLOAT32)
+        b = sg.tensor("y", [1, 48], TT.FLOAT32)
+        sg.op(code, [a, a], [b], opt_type, opt)
+        sg.g.inputs = [a]
+        sg.g.outputs = [concat_self(sg, b, [1, 48])]
+    m.write(path)
+
+
+def while_resize(path):
+    m, g = main_graph("arenaprof generated: WHILE whose outputs the caller's file gives "
+                      "other shapes than the body's")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    x = g.tensor("input", [1, 32], TT.FLOAT32)
+    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
+    pre = g.tensor("pre", [1, 32], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    i_out = g.tensor("i_out", [], TT.INT32)
+    # the file says [1, 8]; WHILE's Prepare resizes it to the body's [1, 32]
+    y = g.tensor("loop", [1, 8], TT.FLOAT32)
+    wo = fb.WhileOptionsT()
+    wo.condSubgraphIndex = 1
+    wo.bodySubgraphIndex = 2
+    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    a = g.tensor("after", [1, 8], TT.FLOAT32)
+    g.op(OP.MUL, [y, y], [a], OPT.MulOptions, fb.MulOptionsT())
+    w = concat_self(g, a, [1, 8])
+    out = g.tensor("output", [1, 16], TT.FLOAT32)
+    g.op(OP.RELU, [w], [out])
+    g.g.inputs = [x]
+    g.g.outputs = [out, i_out]
+
+    ci = cond.tensor("i", [], TT.INT32)
+    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
+    lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
+    c = cond.tensor("more", [], TT.BOOL)
+    cond.op(OP.LESS, [ci, lim], [c])
+    cond.g.inputs = [ci, cx]
+    cond.g.outputs = [c]
+
+    bi = body.tensor("i", [], TT.INT32)
+    bx = body.tensor("x", [1, 32], TT.FLOAT32)
+    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
+    bi2 = body.tensor("i_next", [], TT.INT32)
+    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+    m.write(path)
+
+
+def composite_resize(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE whose decomposition gives "
+                      "an output wider than the caller's tensor says")
+    dec = Graph(m, "decomposition")
+    a = dec.tensor("in", [1, 64], TT.FLOAT32)
+    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
+    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    dec.g.inputs = [a]
+    dec.g.outputs = [concat_self(dec, b, [1, 64])]
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    # the file says [1, 64]; the composite's Prepare resizes it to [1, 128]
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    g.op(OP.STABLEHLO_COMPOSITE, [x2], [y])
+    o = fb.StableHLOCompositeOptionsT()
+    o.name = "arenaprof.widen"
+    o.decompositionSubgraphIndex = 1
+    o.version = 1
+    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
+    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
+    g.g.operators[-1].builtinOptions2 = o
+    a2 = g.tensor("after", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [y], [a2])
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x2, x], [out], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, [x], [a2, out], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1627,6 +1746,9 @@ MODELS = {
     "gen_while_dynamic.tflite": while_dynamic,
     "gen_composite_dynamic.tflite": composite_dynamic,
     "gen_if_shapes.tflite": if_shapes,
+    "gen_if_resize.tflite": if_resize,
+    "gen_while_resize.tflite": while_resize,
+    "gen_composite_resize.tflite": composite_resize,
 }
 
 

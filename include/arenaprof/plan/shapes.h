@@ -34,9 +34,10 @@ struct ap_shapes_report {
 
 /*
  * Infers subgraph 0's shapes from its input shapes (the file's, or ov) and rewrites the
- * shapes of the tensors whose signature has an unknown dimension. Tensors with a fully
- * known signature keep the file's shape. 0, or -1 with err (an override that does not fit
- * the input's signature, or out of memory).
+ * shapes of the tensors whose signature has an unknown dimension, and of those a WHILE, IF
+ * or STABLEHLO_COMPOSITE resizes to its subgraph's outputs, with every tensor computed
+ * from them. Other tensors keep the file's shape. 0, or -1 with err (an override that
+ * does not fit the input's signature, or out of memory).
  */
 int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
 		    struct ap_shapes_report *rep, char *err);
