@@ -2,11 +2,10 @@
 /*
  * coverage_flow: when WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE do something to the
  * plan that subgraphs.c, prepare.c and shapes.c do not model (coverage.h). Their subgraphs
- * are planned from the model's shapes; LiteRT copies the caller's input shapes into them,
- * so a caller whose input shapes differ is named. Dyn outputs (prepare.c) and outputs
- * resized to the subgraph's in subgraph 0 (shapes.c) are modelled; resized outputs of a
- * caller in another subgraph, WHILE's dropped read-only outputs and subgraphs nested
- * deeper than AP_SG_MAX_DEPTH are named.
+ * are planned from the model's shapes; LiteRT copies the caller's input shapes into them
+ * and resizes the caller's outputs to theirs: shapes.c infers both from subgraph 0 down,
+ * and what it cannot infer is named. Dyn outputs (prepare.c) are modelled; WHILE's
+ * dropped read-only outputs and subgraphs nested deeper than AP_SG_MAX_DEPTH are named.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -41,8 +40,11 @@ static bool read_in(const struct ap_graph *g, int32_t t)
 	return false;
 }
 
-#define INPUTS_DIFFER "the caller's input shapes differ from the subgraph's: LiteRT " \
-	"prepares it again from them, not modelled"
+#define INPUTS_DIFFER "the caller's input shapes differ from the subgraph's, and its shapes " \
+	"on them are not all inferred (an operator without a shape function, a shape the data " \
+	"gives, nesting past AP_SG_MAX_DEPTH): not modelled"
+#define RESIZED "outputs resized to the subgraph's, and the caller's shapes are not all " \
+	"inferred from them: not modelled"
 #define UNPLANNED "a subgraph it runs cannot be planned: not modelled"
 
 /* 1: the kid is dynamic, and the caller's outputs with it (modelled); 0: static; -1 error. */
@@ -73,12 +75,11 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
 	if (dyn < 0)
 		return UNPLANNED;
 	/* a dynamic body makes the outputs dyn whatever their shapes (while.cc) */
-	if (!dyn && (!shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in) ||
-		     !shapes_agree(m, g->subgraph, op->out, bi, body->outputs, op->n_in)))
-		return "the body's output shapes differ from its inputs' (a file shape its "
-		       "Prepares may not give), or from the caller's outside subgraph 0 "
-		       "(resized, shapes not inferred there): not modelled";
-	return NULL;
+	if (!dyn && !shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in))
+		return "the body's output shapes differ from its inputs' (outputs dyn), or its "
+		       "file shapes are not the ones its Prepares give: not modelled";
+	return !dyn && !shapes_agree(m, g->subgraph, op->out, bi, body->outputs, op->n_in) ?
+	       RESIZED : NULL;
 }
 
 static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
@@ -103,8 +104,7 @@ static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
 	/* dyn outputs take no shape from the branches (if.cc) */
 	if (!dyn && !shapes_agree(m, g->subgraph, op->out, bi[0], m->subgraphs[bi[0]].outputs,
 				  op->n_out))
-		return "the branches' output shapes differ from the caller's outside "
-		       "subgraph 0: outputs resized, shapes not inferred there, not modelled";
+		return RESIZED;
 	return NULL;
 }
 
@@ -124,8 +124,7 @@ static const char *composite_gap(const struct ap_graph *g, const struct ap_op *o
 	if (dyn < 0)
 		return UNPLANNED;
 	if (!dyn && !shapes_agree(m, g->subgraph, op->out, di, dec->outputs, op->n_out))
-		return "the decomposition's output shapes differ from the caller's outside "
-		       "subgraph 0: outputs resized, shapes not inferred there, not modelled";
+		return RESIZED;
 	return NULL;
 }
 

@@ -17,45 +17,20 @@
 
 static const struct ap_graph_opts no_opts;
 
-/* The subgraphs' roles, and each subgraph's callees: list[start[c] .. start[c + 1]) are the
- * subgraphs that subgraph c's operators run, so that a build looks at its own only. */
+/* The subgraphs' roles and callees (subgraphs.h), computed once for a build. */
 struct sg_index {
 	const struct ap_sg_info *roles;
-	uint32_t *start, *list;
+	struct ap_sg_callees cl;
 };
 
 static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
 		 const struct sg_index *ix, struct ap_graph *g, char *err);
 
-/* Counting sort of the called subgraphs by caller. -1 on OOM. */
 static int index_init(const struct ap_model *m, const struct ap_sg_info *roles,
 		      struct sg_index *ix)
 {
-	uint32_t n = m->n_subgraphs;
-
 	ix->roles = roles;
-	ix->start = calloc(n + 2, sizeof(*ix->start));
-	ix->list = malloc((n + 1) * sizeof(*ix->list));
-	if (!ix->start || !ix->list) {
-		free(ix->start);
-		free(ix->list);
-		return -1;
-	}
-	for (uint32_t s = 1; s < n; s++)
-		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
-			ix->start[roles[s].caller + 2]++;
-	for (uint32_t c = 0; c < n; c++)
-		ix->start[c + 2] += ix->start[c + 1];
-	for (uint32_t s = 1; s < n; s++)
-		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
-			ix->list[ix->start[roles[s].caller + 1]++] = s;
-	return 0;
-}
-
-static void index_free(struct sg_index *ix)
-{
-	free(ix->start);
-	free(ix->list);
+	return ap_sg_callees_init(m, roles, &ix->cl);
 }
 
 static int dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
@@ -82,7 +57,7 @@ int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_g
 	if (index_init(m, roles, &ix))
 		return -1;
 	dyn = dynamic(m, sg, opts ? opts : &no_opts, &ix);
-	index_free(&ix);
+	ap_sg_callees_free(&ix.cl);
 	return dyn;
 }
 
@@ -91,8 +66,8 @@ static uint32_t other_branch(const struct sg_index *ix, uint32_t b)
 {
 	const struct ap_sg_info *r = &ix->roles[b];
 
-	for (uint32_t k = ix->start[r->caller]; k < ix->start[r->caller + 1]; k++) {
-		uint32_t s = ix->list[k];
+	for (uint32_t k = ix->cl.start[r->caller]; k < ix->cl.start[r->caller + 1]; k++) {
+		uint32_t s = ix->cl.list[k];
 
 		if (s != b && ix->roles[s].role == AP_SG_IF_BRANCH && ix->roles[s].node == r->node)
 			return s;
@@ -110,8 +85,8 @@ static uint32_t other_branch(const struct sg_index *ix, uint32_t b)
 static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 			 const struct ap_graph_opts *opts, const struct sg_index *ix)
 {
-	for (uint32_t k = ix->start[g->subgraph]; k < ix->start[g->subgraph + 1]; k++) {
-		uint32_t s = ix->list[k], other;
+	for (uint32_t k = ix->cl.start[g->subgraph]; k < ix->cl.start[g->subgraph + 1]; k++) {
+		uint32_t s = ix->cl.list[k], other;
 		const struct ap_sg_info *r = &ix->roles[s];
 		const struct ap_op *op;
 
@@ -183,7 +158,7 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 	}
 	rc = build(m, subgraph, opts, roles ? &ix : NULL, g, err);
 	if (roles)
-		index_free(&ix);
+		ap_sg_callees_free(&ix.cl);
 	free(roles);
 	return rc;
 }

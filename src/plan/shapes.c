@@ -6,6 +6,7 @@
  * are rewritten, and those downstream of a control-flow output resized to its subgraph's
  * (flow_shapes), so a model with static, consistent shapes plans exactly as its file says.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,65 +157,118 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 	return 0;
 }
 
-/*
- * The subgraph whose outputs give a WHILE's, IF's or STABLEHLO_COMPOSITE's output shapes,
- * for every node of subgraph 0 (-1 for the others): its body, then branch or decomposition,
- * of those subgraphs.c plans. -1 for an IF whose branches give other dims, and for a WHILE
- * whose body changes a shape: their outputs are dyn (prepare.c), shaped in Eval.
- */
-static int shape_kids(const struct ap_model *m, int32_t *kid)
+/* The subgraphs' roles and callees, for a walk that prepares subgraphs as LiteRT does. */
+struct walk {
+	struct ap_model *m;
+	const struct ap_sg_info *roles;	/* NULL for a model of one subgraph */
+	struct ap_sg_callees cl;
+};
+
+static int walk_sg(struct walk *w, struct sctx *c, struct ap_shapes_report *rep,
+		   uint32_t depth, bool kid);
+
+/* Every open and resized tensor is known: a subgraph's shapes are all inferred. */
+static bool all_known(const struct sctx *c)
 {
-	struct ap_sg_info *roles = malloc(m->n_subgraphs * sizeof(*roles));
-
-	for (uint32_t i = 0; i < m->subgraphs[0].n_ops; i++)
-		kid[i] = -1;
-	if (!roles)
-		return -1;
-	ap_subgraph_roles(m, roles);
-	for (uint32_t s = 1; s < m->n_subgraphs; s++) {
-		const struct ap_sg_info *r = &roles[s];
-		const struct ap_model_subgraph *k = &m->subgraphs[s];
-		bool dyn = false;
-
-		if ((r->role != AP_SG_WHILE_BODY && r->role != AP_SG_IF_BRANCH &&
-		     r->role != AP_SG_COMPOSITE) || r->caller != 0 ||
-		    r->node >= m->subgraphs[0].n_ops)
-			continue;
-		if (r->role == AP_SG_IF_BRANCH && kid[r->node] >= 0)
-			dyn = ap_sg_branches_differ(m, (uint32_t)kid[r->node], s);
-		for (uint32_t j = 0; r->role == AP_SG_WHILE_BODY && j < k->n_inputs &&
-		     j < k->n_outputs; j++)
-			dyn |= !ap_sg_same_dims(ap_sg_tensor(m, s, k->inputs[j]),
-						ap_sg_tensor(m, s, k->outputs[j]));
-		kid[r->node] = dyn ? -1 : (int32_t)s;
-	}
-	free(roles);
-	return 0;
+	for (uint32_t i = 0; i < c->sg->n_tensors; i++)
+		if ((ap_model_tensor_open(&c->sg->tensors[i]) || c->t[i].resized) &&
+		    !c->t[i].known)
+			return false;
+	return true;
 }
 
 /*
- * WHILE, IF and STABLEHLO_COMPOSITE: Prepare resizes each output to the subgraph's output
- * (while.cc, if.cc, stablehlo_composite.cc). Subgraphs are planned from the file's shapes,
- * so only when the caller's inputs have the subgraph's input shapes; an output whose shape
- * changes is resized, and so is what is computed from it (the walk below).
+ * CopyTensorsShapeAndType then AllocateTensors (control_flow_common.h): subgraph kid
+ * prepared on the caller's input shapes of node c->op (past IF's condition: skip), and its
+ * shapes rewritten when every one is inferred; SH_UNKNOWN leaves it as the file says.
  */
-static int flow_shapes(struct sctx *c, uint32_t kid)
+static int infer_kid(struct walk *w, struct sctx *c, uint32_t kid, uint32_t skip,
+		     uint32_t depth)
 {
-	const struct ap_model_subgraph *k = &c->m->subgraphs[kid];
+	struct ap_model_subgraph *k = &w->m->subgraphs[kid];
+	struct sctx kc = { .m = w->m, .sg = k };
+	struct ap_shapes_report r;
+	int rc = SH_UNKNOWN;
+
+	kc.t = calloc(k->n_tensors + 1, sizeof(*kc.t));
+	if (!kc.t)
+		return SH_OOM;
+	seed(&kc, NULL, 0, NULL);
+	for (uint32_t j = 0; j < k->n_inputs; j++) {
+		struct sv *in = sh_in(c, j + skip), *s;
+
+		if (!sh_valid(&kc, k->inputs[j]))
+			continue;
+		if (!in)
+			goto out;
+		s = &kc.t[k->inputs[j]];
+		s->resized = s->rank != in->rank ||
+			     (in->rank && memcmp(s->d, in->d, in->rank * sizeof(*in->d)));
+		memcpy(s->d, in->d, sizeof(s->d));
+		s->rank = in->rank;
+		s->known = true;
+	}
+	rc = walk_sg(w, &kc, &r, depth, true);
+out:
+	for (uint32_t i = 0; i < k->n_tensors; i++)
+		free(kc.t[i].v);
+	free(kc.t);
+	return rc;
+}
+
+/*
+ * WHILE, IF and STABLEHLO_COMPOSITE (while.cc, if.cc, stablehlo_composite.cc Prepare):
+ * their subgraphs are prepared on the caller's input shapes (infer_kid, when those differ
+ * from the file's), and each output is resized to the matching output of the body, the
+ * then branch or the decomposition: out is that subgraph, other the cond or the else
+ * branch (-1 if none). An output whose shape changes is resized, and so is what is
+ * computed from it (the walk below). IF's branches of other dims and a WHILE body that
+ * changes a shape make the outputs dyn (prepare.c, coverage_flow.c): SH_UNKNOWN.
+ */
+static int flow_shapes(struct walk *w, struct sctx *c, uint32_t out, int32_t other,
+		       uint32_t depth)
+{
+	const struct ap_model_subgraph *k = &c->m->subgraphs[out];
 	uint32_t skip = c->op->n_inputs > k->n_inputs ? c->op->n_inputs - k->n_inputs : 0;
+	bool differ = false;
+	int rc;
 
 	if (skip > 1 || c->op->n_outputs != k->n_outputs)
 		return SH_UNKNOWN;	/* LiteRT refuses it */
 	for (uint32_t j = skip; j < c->op->n_inputs; j++) {
-		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, kid, k->inputs[j - skip]);
+		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, out, k->inputs[j - skip]);
 		const struct sv *in = sh_in(c, j);
 
-		if (!kt || !in || in->rank != kt->rank ||
-		    (in->rank && memcmp(in->d, kt->shape, in->rank * sizeof(*in->d))))
-			return SH_UNKNOWN;	/* its Prepares run on other shapes */
+		if (!kt || !in)
+			return SH_UNKNOWN;
+		differ |= in->rank != kt->rank ||
+			  (in->rank && memcmp(in->d, kt->shape, in->rank * sizeof(*in->d)));
 	}
+	/* on the file's input shapes the subgraphs keep the file's, unless a control-flow
+	 * output of theirs is resized: walked too, rewritten when all is inferred */
+	rc = depth < AP_SG_MAX_DEPTH ? infer_kid(w, c, out, skip, depth + 1) : SH_UNKNOWN;
+	if (rc == SH_DONE && other >= 0)
+		rc = infer_kid(w, c, (uint32_t)other, skip, depth + 1);
+	if (rc == SH_OOM)
+		return rc;
+	if (rc != SH_DONE && differ) {
+		/* LiteRT's outputs take shapes not inferred here: unknown, as what follows */
+		for (uint32_t j = 0; j < c->op->n_outputs; j++)
+			if (sh_valid(c, c->op->outputs[j])) {
+				c->t[c->op->outputs[j]].resized = true;
+				c->t[c->op->outputs[j]].known = false;
+			}
+		return SH_UNKNOWN;
+	}
+	if (w->roles[out].role == AP_SG_IF_BRANCH && other >= 0 &&
+	    ap_sg_branches_differ(c->m, out, (uint32_t)other))
+		return SH_UNKNOWN;
+	for (uint32_t j = 0; w->roles[out].role == AP_SG_WHILE_BODY && j < k->n_inputs; j++)
+		if (!ap_sg_same_dims(ap_sg_tensor(c->m, out, k->inputs[j]),
+				     ap_sg_tensor(c->m, out, k->outputs[j])))
+			return SH_UNKNOWN;
 	for (uint32_t j = 0; j < k->n_outputs; j++) {
-		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, kid, k->outputs[j]);
+		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, out, k->outputs[j]);
 		int32_t t = c->op->outputs[j];
 		int64_t d[AP_SHAPE_MAX_RANK];
 
@@ -230,62 +284,113 @@ static int flow_shapes(struct sctx *c, uint32_t kid)
 	return SH_DONE;
 }
 
+/* The subgraphs node i of subgraph sg runs, of those subgraphs.c plans: into out the one
+ * whose outputs give its outputs' shapes, into other the cond or the else branch. */
+static void node_kids(const struct walk *w, uint32_t sg, int32_t *out, int32_t *other)
+{
+	for (uint32_t i = 0; i < w->m->subgraphs[sg].n_ops; i++)
+		out[i] = other[i] = -1;
+	for (uint32_t k = 0; w->roles && k < w->cl.start[sg + 1] - w->cl.start[sg]; k++) {
+		uint32_t s = w->cl.list[w->cl.start[sg] + k], n = w->roles[s].node;
+		enum ap_sg_role r = w->roles[s].role;
+
+		if (n >= w->m->subgraphs[sg].n_ops)
+			continue;
+		if (r == AP_SG_WHILE_BODY || r == AP_SG_COMPOSITE ||
+		    (r == AP_SG_IF_BRANCH && out[n] < 0))
+			out[n] = (int32_t)s;
+		else if (r == AP_SG_WHILE_COND || r == AP_SG_IF_BRANCH)
+			other[n] = (int32_t)s;
+	}
+}
+
+/*
+ * Walks c->sg in execution order from the state in c->t, then rewrites its open and
+ * resized shapes in the model: all of them, or for a subgraph a caller prepares (kid)
+ * none unless every one is inferred (SH_UNKNOWN then). SH_DONE, SH_UNKNOWN or SH_OOM.
+ */
+static int walk_sg(struct walk *w, struct sctx *c, struct ap_shapes_report *rep,
+		   uint32_t depth, bool kid)
+{
+	struct ap_model_subgraph *sg = &w->m->subgraphs[c->sg - w->m->subgraphs];
+	uint32_t n = sg->n_ops + 1;
+	int32_t *writer = malloc((sg->n_tensors + 1) * sizeof(*writer));
+	int32_t *out = malloc(n * sizeof(*out)), *other = malloc(n * sizeof(*other));
+	int rc = SH_OOM;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->first_unresolved = rep->first_unresolved_op = rep->refused_op = -1;
+	if (!writer || !out || !other)
+		goto done;
+	for (uint32_t i = 0; i < sg->n_tensors; i++)
+		writer[i] = -1;
+	node_kids(w, (uint32_t)(c->sg - w->m->subgraphs), out, other);
+	for (uint32_t i = 0; i < sg->n_ops; i++) {
+		bool resized = false;
+
+		c->op = &sg->ops[i];
+		c->opcode = c->op->opcode_index < w->m->n_opcodes ?
+			    w->m->opcodes[c->op->opcode_index].builtin : -1;
+		for (uint32_t k = 0; k < c->op->n_inputs; k++)
+			resized |= sh_valid(c, c->op->inputs[k]) && c->t[c->op->inputs[k]].resized;
+		for (uint32_t k = 0; k < c->op->n_outputs; k++) {
+			struct sv *o;
+
+			if (!sh_valid(c, c->op->outputs[k]))
+				continue;
+			o = &c->t[c->op->outputs[k]];
+			writer[c->op->outputs[k]] = (int32_t)i;
+			o->resized |= resized;
+			/* open and resized outputs are unknown until this node says otherwise */
+			if (ap_model_tensor_open(&sg->tensors[c->op->outputs[k]]) || o->resized)
+				o->known = false;
+		}
+		rc = out[i] >= 0 ? flow_shapes(w, c, (uint32_t)out[i], other[i], depth) :
+		     sh_infer_op(c);
+		if (rc == SH_OOM)
+			goto done;
+		if (rc == SH_REFUSED && rep->refused_op < 0)
+			rep->refused_op = (int32_t)i;
+	}
+	rc = SH_UNKNOWN;
+	if (kid && (rep->refused_op >= 0 || !all_known(c)))
+		goto done;
+	rc = apply(c, sg, writer, rep) ? SH_OOM : SH_DONE;
+done:
+	free(writer);
+	free(out);
+	free(other);
+	return rc;
+}
+
 int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
 		    struct ap_shapes_report *rep, char *err)
 {
-	struct ap_model_subgraph *sg;
+	struct walk w = { .m = m };
+	struct ap_sg_info *roles = NULL;
 	struct sctx c = { .m = m };
-	int32_t *writer = NULL, *kid = NULL;
 	int rc = -1;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->first_unresolved = rep->first_unresolved_op = rep->refused_op = -1;
 	if (!m->n_subgraphs)
 		return 0;
-	sg = &m->subgraphs[0];
-	c.sg = sg;
-	c.t = calloc(sg->n_tensors + 1, sizeof(*c.t));
-	writer = malloc((sg->n_tensors + 1) * sizeof(*writer));
-	kid = malloc((sg->n_ops + 1) * sizeof(*kid));
-	if (!c.t || !writer || !kid || shape_kids(m, kid)) {
+	c.sg = &m->subgraphs[0];
+	c.t = calloc(c.sg->n_tensors + 1, sizeof(*c.t));
+	if (m->n_subgraphs > 1) {
+		roles = malloc(m->n_subgraphs * sizeof(*roles));
+		if (roles) {
+			ap_subgraph_roles(m, roles);
+			w.roles = roles;
+		}
+	}
+	if (!c.t || (m->n_subgraphs > 1 && (!roles || ap_sg_callees_init(m, roles, &w.cl)))) {
 		ap_seterr(err, "out of memory inferring shapes");
 		goto out;
 	}
-	for (uint32_t i = 0; i < sg->n_tensors; i++)
-		writer[i] = -1;
 	if (seed(&c, ov, n_ov, err))
 		goto out;
-	for (uint32_t i = 0; i < sg->n_ops; i++) {
-		c.op = &sg->ops[i];
-		c.opcode = c.op->opcode_index < m->n_opcodes ?
-			   m->opcodes[c.op->opcode_index].builtin : -1;
-		bool resized = false;
-
-		for (uint32_t k = 0; k < c.op->n_inputs; k++)
-			resized |= sh_valid(&c, c.op->inputs[k]) && c.t[c.op->inputs[k]].resized;
-		for (uint32_t k = 0; k < c.op->n_outputs; k++)
-			if (sh_valid(&c, c.op->outputs[k])) {
-				struct sv *o = &c.t[c.op->outputs[k]];
-
-				writer[c.op->outputs[k]] = (int32_t)i;
-				o->resized |= resized;
-				/* open and resized outputs are unknown until this node says
-				 * otherwise */
-				if (ap_model_tensor_open(&sg->tensors[c.op->outputs[k]]) ||
-				    o->resized)
-					o->known = false;
-			}
-		switch (kid[i] >= 0 ? flow_shapes(&c, (uint32_t)kid[i]) : sh_infer_op(&c)) {
-		case SH_OOM:
-			ap_seterr(err, "out of memory inferring shapes");
-			goto out;
-		case SH_REFUSED:
-			if (rep->refused_op < 0)
-				rep->refused_op = (int32_t)i;
-			break;
-		}
-	}
-	if (apply(&c, sg, writer, rep)) {
+	if (walk_sg(&w, &c, rep, 0, false) == SH_OOM) {
 		ap_seterr(err, "out of memory inferring shapes");
 		goto out;
 	}
@@ -294,11 +399,11 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 	m->shapes_refused_op = rep->refused_op;
 	rc = 0;
 out:
-	for (uint32_t i = 0; c.t && i < sg->n_tensors; i++)
+	for (uint32_t i = 0; c.t && i < c.sg->n_tensors; i++)
 		free(c.t[i].v);
 	free(c.t);
-	free(writer);
-	free(kid);
+	ap_sg_callees_free(&w.cl);
+	free(roles);
 	return rc;
 }
 

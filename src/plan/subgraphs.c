@@ -161,6 +161,36 @@ bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b)
 	return false;
 }
 
+/* A counting sort of the called subgraphs by caller. */
+int ap_sg_callees_init(const struct ap_model *m, const struct ap_sg_info *roles,
+		       struct ap_sg_callees *cl)
+{
+	uint32_t n = m->n_subgraphs;
+
+	cl->start = calloc(n + 2, sizeof(*cl->start));
+	cl->list = malloc((n + 1) * sizeof(*cl->list));
+	if (!cl->start || !cl->list) {
+		ap_sg_callees_free(cl);
+		return -1;
+	}
+	for (uint32_t s = 1; s < n; s++)
+		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
+			cl->start[roles[s].caller + 2]++;
+	for (uint32_t c = 0; c < n; c++)
+		cl->start[c + 2] += cl->start[c + 1];
+	for (uint32_t s = 1; s < n; s++)
+		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
+			cl->list[cl->start[roles[s].caller + 1]++] = s;
+	return 0;
+}
+
+void ap_sg_callees_free(struct ap_sg_callees *cl)
+{
+	free(cl->start);
+	free(cl->list);
+	cl->start = cl->list = NULL;
+}
+
 static bool read_by_an_op(const struct ap_graph *g, int32_t t)
 {
 	for (uint32_t i = 0; i < g->n_ops; i++)

@@ -8,6 +8,10 @@ Rewrites bundled models (tests/models, written by gen_models.py) into OUTDIR:
                         input: LiteRT's ADD sizes it [1, 32] again in the body's
                         Prepare, arenaprof plans subgraphs from the file's shapes
     if_shared.tflite    gen_if_else whose IF runs subgraph 1 as both branches
+    if_inputs_unknown.tflite
+                        gen_flow_inputs whose then branch runs SPACE_TO_DEPTH, which has
+                        no shape function: the branch's shapes on the caller's inputs
+                        are not inferred
     composite_deep.tflite
                         gen_composite_dynamic with 40 more decompositions nested between
                         the caller and the one with the dynamic tensor: deeper than
@@ -48,6 +52,13 @@ def main(argv):
     m = load(os.path.join(src, "gen_if_else.tflite"))
     m.subgraphs[0].operators[1].builtinOptions.elseSubgraphIndex = 1
     write(m, os.path.join(out, "if_shared.tflite"))
+    m = load(os.path.join(src, "gen_flow_inputs.tflite"))
+    code = fb.OperatorCodeT()
+    code.builtinCode = code.deprecatedBuiltinCode = fb.BuiltinOperator.SPACE_TO_DEPTH
+    code.version = 1
+    m.operatorCodes.append(code)
+    m.subgraphs[1].operators[0].opcodeIndex = len(m.operatorCodes) - 1
+    write(m, os.path.join(out, "if_inputs_unknown.tflite"))
     m = load(os.path.join(src, "gen_composite_dynamic.tflite"))
     dec = m.subgraphs.pop()
     # subgraph k runs k + 1 through a copy of subgraph 0's composite, 40 deep

@@ -87,6 +87,8 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_if_resize.tflite         IF, WHILE and STABLEHLO_COMPOSITE whose subgraphs give
     gen_while_resize.tflite      other output shapes than the caller's file says: the
     gen_composite_resize.tflite  outputs resized, and what is computed from them
+    gen_flow_inputs.tflite       IF, WHILE and STABLEHLO_COMPOSITE whose subgraphs' file
+                                 shapes are not the caller's: prepared on the caller's
 """
 
 import os
@@ -1712,6 +1714,80 @@ def composite_resize(path):
     finish(m, g, [x], [a2, out], path)
 
 
+def flow_inputs(path):
+    m, g = main_graph("arenaprof generated: IF, WHILE and STABLEHLO_COMPOSITE whose "
+                      "subgraphs' file shapes differ from the caller's inputs")
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    dec = Graph(m, "decomposition")
+    flag = g.tensor("flag", [], TT.BOOL, np.array(False))
+    x = g.tensor("input", [1, 40], TT.FLOAT32)
+    pre = g.tensor("pre", [1, 40], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    # the branches say [1, 24]: LiteRT prepares them on [1, 40], and the IF gives [1, 80]
+    y = g.tensor("branch", [1, 48], TT.FLOAT32)
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = 1
+    io.elseSubgraphIndex = 2
+    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
+                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
+        a = sg.tensor("x", [1, 24], TT.FLOAT32)
+        b = sg.tensor("y", [1, 24], TT.FLOAT32)
+        sg.op(code, [a, a], [b], opt_type, opt)
+        sg.g.inputs = [a]
+        sg.g.outputs = [concat_self(sg, b, [1, 24])]
+    # the loop says [1, 32]: it runs on [1, 80]
+    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
+    i_out = g.tensor("i_out", [], TT.INT32)
+    lp = g.tensor("loop", [1, 48], TT.FLOAT32)
+    wo = fb.WhileOptionsT()
+    wo.condSubgraphIndex = 3
+    wo.bodySubgraphIndex = 4
+    g.op(OP.WHILE, [i0, y], [i_out, lp], OPT.WhileOptions, wo)
+    ci = cond.tensor("i", [], TT.INT32)
+    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
+    lim = cond.tensor("limit", [], TT.INT32, np.array(2, dtype=np.int32))
+    c = cond.tensor("more", [], TT.BOOL)
+    cond.op(OP.LESS, [ci, lim], [c])
+    cond.g.inputs = [ci, cx]
+    cond.g.outputs = [c]
+    bi = body.tensor("i", [], TT.INT32)
+    bx = body.tensor("x", [1, 32], TT.FLOAT32)
+    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
+    bi2 = body.tensor("i_next", [], TT.INT32)
+    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    bs = body.tensor("sq", [1, 32], TT.FLOAT32)
+    body.op(OP.MUL, [bx, bx], [bs], OPT.MulOptions, fb.MulOptionsT())
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bs, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+    # the decomposition says [1, 16]: it runs on [1, 80] and gives [1, 160]
+    a = dec.tensor("in", [1, 16], TT.FLOAT32)
+    b = dec.tensor("doubled", [1, 16], TT.FLOAT32)
+    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    r = dec.tensor("relu", [1, 16], TT.FLOAT32)
+    dec.op(OP.RELU, [b], [r])
+    dec.g.inputs = [a]
+    dec.g.outputs = [concat_self(dec, r, [1, 16])]
+    z = g.tensor("z", [1, 48], TT.FLOAT32)
+    g.op(OP.STABLEHLO_COMPOSITE, [lp], [z])
+    o = fb.StableHLOCompositeOptionsT()
+    o.name = "arenaprof.relu_widen"
+    o.decompositionSubgraphIndex = 5
+    o.version = 1
+    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
+    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
+    g.g.operators[-1].builtinOptions2 = o
+    out = g.tensor("output", [1, 48], TT.FLOAT32)
+    g.op(OP.RELU, [z], [out])
+    finish(m, g, [x], [out, i_out], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1749,6 +1825,7 @@ MODELS = {
     "gen_if_resize.tflite": if_resize,
     "gen_while_resize.tflite": while_resize,
     "gen_composite_resize.tflite": composite_resize,
+    "gen_flow_inputs.tflite": flow_inputs,
 }
 
 

@@ -56,6 +56,17 @@ bool ap_sg_same_dims(const struct ap_model_tensor *a, const struct ap_model_tens
  * dyn). Compares the file's shapes. */
 bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b);
 
+/* The subgraphs each subgraph's operators run: list[start[c] .. start[c + 1]) are those
+ * whose caller is c (by ap_subgraph_roles), so that a walk looks at its own only. */
+struct ap_sg_callees {
+	uint32_t *start, *list;
+};
+
+/* 0, or -1 when out of memory; free with ap_sg_callees_free. */
+int ap_sg_callees_init(const struct ap_model *m, const struct ap_sg_info *roles,
+		       struct ap_sg_callees *cl);
+void ap_sg_callees_free(struct ap_sg_callees *cl);
+
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
 /* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (a CALL_ONCE init
