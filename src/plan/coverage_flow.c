@@ -4,13 +4,15 @@
  * plan that subgraphs.c, prepare.c and shapes.c do not model (coverage.h). Their subgraphs
  * are planned from the model's shapes; LiteRT copies the caller's input shapes into them
  * and resizes the caller's outputs to theirs: shapes.c infers both from subgraph 0 down,
- * and what it cannot infer is named. Dyn outputs (prepare.c) are modelled; WHILE's
- * dropped read-only outputs and subgraphs nested deeper than AP_SG_MAX_DEPTH are named.
+ * and what it cannot infer is named. Dyn outputs (prepare.c) are modelled; a node
+ * prepared in the first invoke (after a dynamic output), WHILE's dropped read-only outputs
+ * and subgraphs nested deeper than AP_SG_MAX_DEPTH are named.
  */
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
@@ -167,6 +169,10 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	for (uint32_t k = 0; !why && k < n; k++)
 		if (ap_sg_not_modelled(roles[kids[k]].role))
 			why = "a subgraph it runs is run by another operator too: not modelled";
+	for (uint32_t i = 0; !why && i < node; i++)
+		if (ap_graph_ends_prepare(g, i))
+			why = "prepared in the first invoke, after a dynamic output: its subgraphs "
+			      "are planned then, not modelled";
 	if (!why && too_deep(m, roles))
 		why = "the model nests subgraphs deeper than arenaprof follows LiteRT's "
 		      "Prepares (AP_SG_MAX_DEPTH): not modelled";

@@ -171,13 +171,13 @@ MSG="$(head -8 "$TMP/cond.txt")" check "plan's text marks the subgraph it shows"
 
 # control flow it cannot plan as LiteRT does stays named: a body whose file shapes differ
 # from its inputs' (LiteRT prepares them again), an IF that runs one subgraph as both
-# branches, decompositions nested deeper than arenaprof follows, and a branch whose shapes
-# on the caller's inputs are not inferred
+# branches, decompositions nested deeper than arenaprof follows, a branch whose shapes on
+# the caller's inputs are not inferred, and an IF prepared in the first invoke
 VPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
 if "$VPY" tests/litert/flow_variants.py "$MODELS" "$TMP" 2>"$TMP/variants.err"; then
 	for pair in "while_grows:WHILE:output shapes differ" "if_shared:IF:missing or shared" \
 		"composite_deep:STABLEHLO_COMPOSITE:nests subgraphs deeper" \
-		"if_inputs_unknown:IF:input shapes differ"; do
+		"if_inputs_unknown:IF:input shapes differ" "if_late:IF:first invoke"; do
 		model=${pair%%:*} want=${pair#*:}
 		r=$("$ARENAPROF" plan "$TMP/$model.tflite" --json | python3 -c 'import json, sys
 print(" ".join("%s:%s" % (g["opcode"], g["reason"]) for g in json.load(sys.stdin)["not_modelled"]))')
