@@ -16,6 +16,7 @@
 
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/planner.h"
+#include "arenaprof/plan/shapes.h"
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
@@ -97,7 +98,8 @@ static const struct cover {
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
 	  "its ledger is not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "sparse hybrid: its 9 weight ledgers are not modelled" },
-	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
+	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare whose values are not "
+	  "inferred: temporaries not sized" },
 	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
 };
@@ -167,11 +169,12 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		       (wt == AP_TT_INT8 || wt == AP_TT_UINT8);
 	}
 	case OP_RFFT2D: {
-		/* kernels_fft.c reads fft_length from the file; a folded one has no values
-		 * there */
+		/* kernels_fft.c reads a folded fft_length from shapes.c (subgraph 0) */
 		int32_t t = op->n_in > 1 ? op->in[1] : -1;
+		int64_t hw[2];
 
-		return t >= 0 && (uint32_t)t < g->n_tensors && g->t[t].alloc == AP_ALLOC_RO;
+		return t >= 0 && (uint32_t)t < g->n_tensors && g->t[t].alloc == AP_ALLOC_RO &&
+		       ap_shapes_values(&g->model->subgraphs[g->subgraph], t, hw, 2) != 2;
 	}
 	case OP_STABLEHLO_REDUCE_WINDOW: {
 		/* LiteRT reads the options' arrays to the input's rank */

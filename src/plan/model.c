@@ -853,6 +853,9 @@ void ap_model_free(struct ap_model *m)
 				free(sg->file_shapes[j].d);
 			free(sg->file_shapes);
 			free(sg->sparse);
+			for (j = 0; j < sg->n_values; j++)
+				free(sg->values[j].v);
+			free(sg->values);
 			free(sg->tensors);
 			free(sg->ops);
 			free(sg->inputs);

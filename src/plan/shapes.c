@@ -146,6 +146,54 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 	return 0;
 }
 
+/* Keeps the values computed for int tensors the file holds none of (SHAPE -> ... chains),
+ * for the kernels whose Prepare reads a folded input. -1 on OOM. */
+static int keep_values(const struct sctx *c, struct ap_model_subgraph *sg)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < sg->n_values; i++)
+		free(sg->values[i].v);
+	free(sg->values);
+	sg->values = NULL;
+	sg->n_values = 0;
+	for (uint32_t i = 0; i < sg->n_tensors; i++)
+		n += c->t[i].has_val && !ap_model_buffer_is_constant(c->m, sg->tensors[i].buffer);
+	if (!n)
+		return 0;
+	sg->values = calloc(n, sizeof(*sg->values));
+	if (!sg->values)
+		return -1;
+	for (uint32_t i = 0; i < sg->n_tensors; i++) {
+		const struct sv *s = &c->t[i];
+		struct ap_model_values *kv = &sg->values[sg->n_values];
+
+		if (!s->has_val || ap_model_buffer_is_constant(c->m, sg->tensors[i].buffer))
+			continue;
+		kv->v = malloc((s->n ? s->n : 1) * sizeof(*kv->v));
+		if (!kv->v)
+			return -1;
+		memcpy(kv->v, s->v, s->n * sizeof(*kv->v));
+		kv->tensor = i;
+		kv->n = s->n;
+		sg->n_values++;
+	}
+	return 0;
+}
+
+uint32_t ap_shapes_values(const struct ap_model_subgraph *sg, int32_t t, int64_t *v,
+			  uint32_t max)
+{
+	for (uint32_t i = 0; t >= 0 && i < sg->n_values; i++)
+		if (sg->values[i].tensor == (uint32_t)t) {
+			if (!sg->values[i].n || sg->values[i].n > max)
+				return 0;
+			memcpy(v, sg->values[i].v, sg->values[i].n * sizeof(*v));
+			return sg->values[i].n;
+		}
+	return 0;
+}
+
 int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
 		    struct ap_shapes_report *rep, char *err)
 {
@@ -191,7 +239,7 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 			break;
 		}
 	}
-	if (apply(&c, sg, writer, rep)) {
+	if (apply(&c, sg, writer, rep) || keep_values(&c, sg)) {
 		ap_seterr(err, "out of memory inferring shapes");
 		goto out;
 	}

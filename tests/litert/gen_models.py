@@ -1223,7 +1223,8 @@ def dynamic_edges(path):
 
 
 def rfft2d(path):
-    m, g = main_graph("arenaprof generated: RFFT2D of constant and of computed fft_length")
+    m, g = main_graph("arenaprof generated: RFFT2D of constant, computed and folded "
+                      "fft_length")
     x = g.tensor("input", [1, 3, 16, 32], TT.FLOAT32)
     a = g.tensor("a", [1, 3, 16, 32], TT.FLOAT32)
     g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
@@ -1239,9 +1240,23 @@ def rfft2d(path):
     g.op(OP.ADD, [c, z], [n1], OPT.AddOptions, fb.AddOptionsT())
     f1 = g.tensor("rfft1", [1, 3, 32, 33], TT.COMPLEX64)
     g.op(OP.RFFT2D, [a, n1], [f1])
+    # fft_length folded at Prepare: SHAPE(a)[2:4] = [16, 32], values only LiteRT computes;
+    # output and temporaries in the arena, sized from them
+    shp = g.tensor("fft_length2/shape", [4], TT.INT32)
+    so = fb.ShapeOptionsT()
+    so.outType = TT.INT32
+    g.op(OP.SHAPE, [a], [shp], OPT.ShapeOptions, so)
+    begin = g.tensor("fft_length2/begin", [1], TT.INT32, np.array([2], dtype=np.int32))
+    end = g.tensor("fft_length2/end", [1], TT.INT32, np.array([4], dtype=np.int32))
+    strides = g.tensor("fft_length2/strides", [1], TT.INT32, np.array([1], dtype=np.int32))
+    n2 = g.tensor("fft_length2", [2], TT.INT32)
+    g.op(OP.STRIDED_SLICE, [shp, begin, end, strides], [n2], OPT.StridedSliceOptions,
+         fb.StridedSliceOptionsT())
+    f2 = g.tensor("rfft2", [1, 3, 16, 17], TT.COMPLEX64)
+    g.op(OP.RFFT2D, [a, n2], [f2])
     out = g.tensor("output", [1, 3, 16, 32], TT.FLOAT32)
     g.op(OP.MUL, [a, a], [out], OPT.MulOptions, fb.MulOptionsT())
-    finish(m, g, [x], [f0, f1, out], path)
+    finish(m, g, [x], [f0, f1, f2, out], path)
 
 
 def numeric_verify(path):

@@ -110,6 +110,14 @@ struct ap_model_sparse {
 	int32_t ledger;
 };
 
+/* An int tensor's values that LiteRT computes at Prepare (SHAPE's output and what is
+ * folded from it), as shapes.c computed them: the file holds none. */
+struct ap_model_values {
+	uint32_t tensor;
+	uint32_t n;
+	int64_t *v;
+};
+
 struct ap_model_subgraph {
 	char *name;
 	struct ap_model_tensor *tensors;
@@ -125,6 +133,9 @@ struct ap_model_subgraph {
 	struct ap_file_shape *file_shapes;
 	struct ap_model_sparse *sparse;	/* the sparse tensors, by index; NULL when none */
 	uint32_t n_sparse;
+	struct ap_model_values *values;	/* by index, from shapes.c (subgraph 0); NULL
+					 * when none */
+	uint32_t n_values;
 };
 
 struct ap_model_metadata {
