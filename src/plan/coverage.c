@@ -97,7 +97,7 @@ static const struct cover {
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
 	  "its ledger is not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "sparse hybrid without projection weights, or with a sparse "
-	  "weight whose dim 1 is not CSR: LiteRT's Prepare reads what is not there" },
+	  "weight whose dim 1 is not CSR: LiteRT crashes preparing its ledgers" },
 	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
 	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
