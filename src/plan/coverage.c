@@ -97,7 +97,8 @@ static const struct cover {
 	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
 	  "its ledger is not modelled" },
-	{ OP_LSTM, SPECIAL, 0, "sparse hybrid: its 9 weight ledgers are not modelled" },
+	{ OP_LSTM, SPECIAL, 0, "sparse hybrid without projection weights, or with a sparse "
+	  "weight whose dim 1 is not CSR: LiteRT crashes preparing its ledgers" },
 	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare whose values are not "
 	  "inferred: temporaries not sized" },
 	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
@@ -158,15 +159,29 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		       ap_model_sparse_ledger(&g->model->subgraphs[g->subgraph], op->in[1]) < 0;
 	}
 	case OP_LSTM: {
-		/* kernels_rnn.c models both kernels but the sparse hybrid's ledgers (LiteRT
-		 * refuses an LSTM without LSTMOptions or of another kernel_type) */
-		const struct ap_model_op *mo = &g->model->subgraphs[g->subgraph].ops[node];
+		/* kernels_rnn.c sizes the sparse hybrid's ledgers from each sparse weight's
+		 * dim 1, and LiteRT's make_ledger reads that dim and the projection weights
+		 * unchecked (LiteRT refuses an LSTM without LSTMOptions or of another
+		 * kernel_type) */
+		static const uint32_t weights[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 16 };
+		const struct ap_model_subgraph *sg = &g->model->subgraphs[g->subgraph];
 		const struct ap_model_tensor *w = mtensor(g, op->n_in > 4 ? op->in[4] : -1);
 		uint8_t wt = in_type(g, op, 4);
 
-		return mo->options_type == OPT_LSTM && !ap_model_op_option(g->model, mo, 3, 1, 0) &&
-		       w && w->sparse && in_type(g, op, 0) == AP_TT_FLOAT32 &&
-		       (wt == AP_TT_INT8 || wt == AP_TT_UINT8);
+		if (sg->ops[node].options_type != OPT_LSTM ||
+		    ap_model_op_option(g->model, &sg->ops[node], 3, 1, 0) || !w || !w->sparse ||
+		    in_type(g, op, 0) != AP_TT_FLOAT32 || (wt != AP_TT_INT8 && wt != AP_TT_UINT8))
+			return false;
+		if (!mtensor(g, op->n_in > 16 ? op->in[16] : -1))
+			return true;
+		for (uint32_t j = 0; j < 9; j++) {
+			int32_t t = weights[j] < op->n_in ? op->in[weights[j]] : -1;
+
+			w = mtensor(g, t);
+			if (w && w->sparse && ap_model_sparse_ledger(sg, t) < 0)
+				return true;
+		}
+		return false;
 	}
 	case OP_RFFT2D: {
 		/* kernels_fft.c reads a folded fft_length from shapes.c (subgraph 0) */

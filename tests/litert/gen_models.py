@@ -76,6 +76,8 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  the standard hybrid one (cols < 32)
     gen_fc_sparse.tflite         FULLY_CONNECTED with sparse (CSR) filters, float and
                                  hybrid (its ledger)
+    gen_lstm_sparse.tflite       LSTM, the full kernel, hybrid with 1x16 block-sparse
+                                 weights: its 9 ledgers, with and without CIFG
 """
 
 import os
@@ -1445,6 +1447,84 @@ def fc_sparse(path):
     finish(m, g, [x, x2], [y1, y2], path)
 
 
+def block_sparsity(dense):
+    """SparsityParameters of a 2-D matrix in blocks of 1x16, the layout the sparse hybrid
+    LSTM multiplies: dim 0 dense, dim 1 CSR over the blocks, the block dense; and the
+    values of its nonzero blocks."""
+    rows, cols = dense.shape
+    blocks = dense.reshape(rows, cols // 16, 16)
+    segments, indices, values = [0], [], []
+    for row in blocks:
+        for i, block in enumerate(row):
+            if block.any():
+                indices.append(i)
+                values.append(block)
+        segments.append(len(indices))
+    s = fb.SparsityParametersT()
+    s.traversalOrder = [0, 1, 2]
+    s.blockMap = [1]
+    d0, d1, d2 = (fb.DimensionMetadataT() for _ in range(3))
+    d0.format = d2.format = fb.DimensionType.DENSE
+    d0.denseSize = rows
+    d2.denseSize = 16
+    d1.format = fb.DimensionType.SPARSE_CSR
+    d1.arraySegments, d1.arraySegmentsType = index_vector(segments, False)
+    d1.arrayIndices, d1.arrayIndicesType = index_vector(indices, True)
+    s.dimMetadata = [d0, d1, d2]
+    return s, np.concatenate(values)
+
+
+def sparse_weights(g, name, shape, seed, sparse):
+    """int8 weights, half their 1x16 blocks zero; block sparse unless sparse is False."""
+    dense = weights(shape, np.int8, seed)
+    rng = np.random.default_rng(seed + 1)
+    dense.reshape(shape[0], -1, 16)[rng.random([shape[0], shape[1] // 16]) < 0.5] = 0
+    if not sparse:
+        return g.tensor(name, shape, TT.INT8, dense, scales=[0.02])
+    s, values = block_sparsity(dense)
+    w = g.tensor(name, shape, TT.INT8, values, scales=[0.02])
+    g.g.tensors[w].sparsity = s
+    return w
+
+
+def lstm_sparse_layer(g, name, x, batch, n_in, n_cell, n_out, seed, cifg, dense=()):
+    """A hybrid LSTM node (the full kernel) projected to n_out, its int8 weights block
+    sparse but those named in dense; no peepholes or layer norm. Every matrix's columns
+    are a multiple of 16 (the kernel's block)."""
+    parts = [(p, [n_cell, n_in]) for p in ("input_to_input", "input_to_forget",
+                                           "input_to_cell", "input_to_output")]
+    parts += [(p, [n_cell, n_out]) for p in ("recurrent_to_input", "recurrent_to_forget",
+                                             "recurrent_to_cell", "recurrent_to_output")]
+    parts += [("projection", [n_out, n_cell])]
+    ws = [-1 if cifg and part.endswith("to_input") else
+          sparse_weights(g, "%s/%s" % (name, part), shape, seed + 2 * i, part not in dense)
+          for i, (part, shape) in enumerate(parts)]
+    bias = [-1 if cifg and gate == "input" else
+            g.tensor("%s/%s_gate_bias" % (name, gate), [n_cell], TT.FLOAT32,
+                     weights([n_cell], np.float32, seed + 30 + i))
+            for i, gate in enumerate(("input", "forget", "cell", "output"))]
+    ins = ([x] + ws[:8] + [-1, -1, -1] + bias + [ws[8], -1] +
+           [g.tensor(name + "/output_state", [batch, n_out], TT.FLOAT32, variable=True),
+            g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True)] +
+           [-1] * 4)
+    y = g.tensor(name, [batch, n_out], TT.FLOAT32)
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    return y
+
+
+def lstm_sparse(path):
+    m, g = main_graph("arenaprof generated: LSTM, sparse hybrid")
+    x = g.tensor("input", [2, 32], TT.FLOAT32)
+    # all 9 weights sparse: 9 ledgers sized
+    a = lstm_sparse_layer(g, "lstm0", x, 2, 32, 32, 16, 800, False)
+    # CIFG, two weights dense: their ledgers, and the input gate's, never sized
+    b = lstm_sparse_layer(g, "lstm1", a, 2, 16, 16, 32, 850, True,
+                          dense=("input_to_forget", "recurrent_to_cell"))
+    finish(m, g, [x], [b], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1475,6 +1555,7 @@ MODELS = {
     "gen_stablehlo_composite.tflite": stablehlo_composite,
     "gen_fc_int4.tflite": fc_int4,
     "gen_fc_sparse.tflite": fc_sparse,
+    "gen_lstm_sparse.tflite": lstm_sparse,
 }
 
 

@@ -101,9 +101,10 @@ struct ap_file_shape {
 };
 
 /*
- * A tensor with SparsityParameters and the length of the ledger FULLY_CONNECTED keeps for
- * it (CreateLedgerTensor): len(array_indices) + len(array_segments) - 1 of dim 1, or -1
- * when dim 1 is not CSR. Kept per subgraph, not per tensor: few tensors are sparse.
+ * A tensor with SparsityParameters and the length of the ledger the hybrid FULLY_CONNECTED
+ * and LSTM keep for it (CreateLedgerTensor, make_ledger): len(array_indices) +
+ * len(array_segments) - 1 of dim 1, or -1 when dim 1 is not CSR. Kept per subgraph, not
+ * per tensor: few tensors are sparse.
  */
 struct ap_model_sparse {
 	uint32_t tensor;
@@ -193,8 +194,8 @@ uint32_t ap_model_tensor_ints(const struct ap_model *m, const struct ap_model_te
 /* Its shape_signature has an unknown dimension (-1): LiteRT's HasUnspecifiedDimension, and
  * the file's shape is a placeholder there. false for NULL. */
 bool ap_model_tensor_open(const struct ap_model_tensor *t);
-/* The FULLY_CONNECTED ledger length of sparse tensor t (struct ap_model_sparse), -1 when
- * t is not sparse or its dim 1 is not CSR. */
+/* The ledger length of sparse tensor t (struct ap_model_sparse), -1 when t is not sparse
+ * or its dim 1 is not CSR. */
 int32_t ap_model_sparse_ledger(const struct ap_model_subgraph *sg, int32_t t);
 /*
  * Where a buffer's bytes lie in the model file: its inline data, else its external
