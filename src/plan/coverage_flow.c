@@ -4,8 +4,7 @@
  * plan that subgraphs.c does not model (coverage.h). Their subgraphs are planned from the
  * model's shapes; LiteRT copies the caller's input shapes into them and resizes the
  * caller's outputs to theirs, so a model whose shapes disagree is named, as is a subgraph
- * with a dynamic tensor (the caller's outputs become dyn) and WHILE's dropped read-only
- * outputs.
+ * with a dynamic tensor (the caller's outputs become dyn).
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -59,15 +58,6 @@ static int has_dynamic(const struct ap_model *m, uint32_t sg)
 	return dyn;
 }
 
-static bool read_in(const struct ap_graph *g, int32_t t)
-{
-	for (uint32_t i = 0; i < g->n_ops; i++)
-		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
-			if (g->ops[i].in[k] == t)
-				return true;
-	return false;
-}
-
 static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
 			     const struct ap_model_subgraph *cond, uint32_t ci,
 			     const struct ap_model_subgraph *body, uint32_t bi)
@@ -77,10 +67,6 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
 	if (cond->n_inputs != op->n_in || body->n_inputs != op->n_in ||
 	    body->n_outputs != op->n_in || op->n_out != op->n_in)
 		return "cond or body does not match its inputs: LiteRT refuses it";
-	for (uint32_t k = 0; k < op->n_in; k++)
-		if (body->inputs[k] == body->outputs[k] && !read_in(g, op->out[k]))
-			return "a loop variable the body passes through and nobody reads: "
-			       "LiteRT drops its output, not modelled";
 	if (!shapes_agree(m, g->subgraph, op->in, ci, cond->inputs, op->n_in) ||
 	    !shapes_agree(m, g->subgraph, op->in, bi, body->inputs, op->n_in) ||
 	    !shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in) ||
