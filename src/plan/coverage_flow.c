@@ -161,3 +161,39 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	free(roles);
 	return why;
 }
+
+int ap_caller_gap(const struct ap_model *m, uint32_t sg, struct ap_caller_gap *out)
+{
+	struct ap_sg_info *roles;
+	int found = 0;
+
+	if (!sg || sg >= m->n_subgraphs)
+		return 0;
+	roles = malloc(m->n_subgraphs * sizeof(*roles));
+	if (!roles)
+		return -1;
+	ap_subgraph_roles(m, roles);
+	/* roles lead back to 0 for every subgraph LiteRT plans: at most n_subgraphs hops */
+	for (uint32_t s = sg, hops = 0; s && hops < m->n_subgraphs && !found; hops++) {
+		struct ap_graph g;
+		char err[AP_ERR_LEN];
+		const char *why;
+
+		if (roles[s].role == AP_SG_UNCALLED || roles[s].role == AP_SG_OTHER)
+			break;
+		if (ap_graph_build(m, roles[s].caller, NULL, &g, err))
+			break;	/* the caller's own plan reports it */
+		why = roles[s].node < g.n_ops ? ap_flow_gap(&g, roles[s].node) : NULL;
+		if (why) {
+			*out = (struct ap_caller_gap){ .subgraph = roles[s].caller,
+						       .node = roles[s].node,
+						       .opcode = g.ops[roles[s].node].name,
+						       .why = why };
+			found = 1;
+		}
+		ap_graph_free(&g);
+		s = roles[s].caller;
+	}
+	free(roles);
+	return found;
+}

@@ -12,22 +12,25 @@ static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_
 {
 	struct ap_graph g;
 	struct ap_tplan p;
+	struct ap_caller_gap cg;
 	struct ap_gap *gaps;
 	char e[AP_ERR_LEN];
-	int n;
+	int n, up;
 
 	if (ap_graph_build(m, i, o, &g, e)) {
 		ap_seterr(err, "subgraph %u: %s", i, e);
 		return -1;
 	}
 	n = ap_kernel_gaps(&g, &gaps);
-	if (n < 0 || ap_plan_graph(&g, s, &p, e)) {
-		ap_seterr(err, "subgraph %u: %s", i, n < 0 ? "out of memory" : e);
+	up = ap_caller_gap(m, i, &cg);
+	if (n < 0 || up < 0 || ap_plan_graph(&g, s, &p, e)) {
+		ap_seterr(err, "subgraph %u: %s", i, n < 0 || up < 0 ? "out of memory" : e);
+		free(gaps);
 		ap_graph_free(&g);
 		return -1;
 	}
 	free(gaps);
-	sp->n_gaps = (uint32_t)n;
+	sp->n_gaps = (uint32_t)(n + up);	/* a caller not modelled counts as one */
 	sp->arena_bytes = p.arena_bytes;
 	sp->persistent_bytes = p.persistent_bytes;
 	ap_tplan_free(&p);

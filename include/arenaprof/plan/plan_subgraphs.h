@@ -13,7 +13,8 @@ struct ap_sg_plan {
 	struct ap_sg_info info;
 	bool planned;		/* LiteRT plans it (role other than UNCALLED and OTHER) */
 	uint64_t arena_bytes, persistent_bytes;
-	uint32_t n_gaps;	/* its operators that are not modelled (coverage.h) */
+	uint32_t n_gaps;	/* its operators that are not modelled, and 1 for a caller
+				 * not modelled (coverage.h) */
 };
 
 /*
