@@ -54,6 +54,9 @@ struct ap_model_op_vecs {
 	uint32_t n_ints;
 	/* StablehloReduceWindowOptions' vectors (kernels_reduce.c); n 0 when absent */
 	struct ap_model_longs longs[AP_MODEL_OPT2_LONGS];
+	/* StablehloCaseOptions.branch_subgraph_indices (subgraphs.c); NULL when absent */
+	int32_t *branches;
+	uint32_t n_branches;
 	/* StableHLOCompositeOptions.decomposition_subgraph_index (subgraphs.c), else -1 */
 	int32_t composite_subgraph;
 };
