@@ -94,7 +94,6 @@ static const struct cover {
 	{ 155, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 157, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 203, SPLIT, 0, "with computed dilations: " LATER },
-	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
 	  "its ledger is not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "sparse hybrid without projection weights, or with a sparse "

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * coverage_flow: when WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE do something to the
- * plan that subgraphs.c does not model (coverage.h). Their subgraphs are planned from the
- * model's shapes; LiteRT copies the caller's input shapes into them and resizes the
- * caller's outputs to theirs, so a model whose shapes disagree is named, as is a subgraph
- * with a dynamic tensor (the caller's outputs become dyn).
+ * coverage_flow: when WHILE, IF, CALL_ONCE, STABLEHLO_COMPOSITE and STABLEHLO_CASE do
+ * something to the plan that subgraphs.c does not model (coverage.h). Their subgraphs are
+ * planned from the model's shapes; LiteRT copies the caller's input shapes into them and
+ * resizes the caller's outputs to theirs, so a model whose shapes disagree is named, as is
+ * a subgraph with a dynamic tensor (the caller's outputs become dyn).
  */
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 
-enum { OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206 };
+enum {
+	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206,
+	OP_STABLEHLO_CASE = 209,
+};
 
 static const struct ap_model_tensor *mt(const struct ap_model *m, uint32_t sg, int32_t t)
 {
@@ -115,6 +119,104 @@ static const char *composite_gap(const struct ap_graph *g, const struct ap_op *o
 	return NULL;
 }
 
+/*
+ * stablehlo_case.cc Prepare reads branch_subgraph_indices[j] for j up to the number of
+ * subgraphs - 2 (the reference 0 and the ones its dyn test compares) and trusts them.
+ */
+static const char *case_indices_gap(const struct ap_model *m, const struct ap_model_op *mo)
+{
+	const struct ap_model_op_vecs *v = mo->vecs;
+
+	if (!v || !v->n_branches)
+		return "no branch subgraphs: LiteRT refuses it";
+	if (v->n_branches < m->n_subgraphs - 1)
+		return "fewer branch indices than subgraphs after 0: LiteRT's Prepare reads past "
+		       "them, not modelled";
+	for (uint32_t j = 0; j < v->n_branches; j++)
+		if (v->branches[j] < 1 || (uint32_t)v->branches[j] >= m->n_subgraphs)
+			return "a branch index that is not a subgraph after 0: not modelled";
+	return NULL;
+}
+
+/* Every output of every subgraph after 0 has one type, or LiteRT refuses the model. */
+static bool case_types_agree(const struct ap_model *m)
+{
+	const struct ap_model_tensor *first = NULL;
+
+	for (uint32_t k = 1; k < m->n_subgraphs; k++) {
+		const struct ap_model_subgraph *sg = &m->subgraphs[k];
+
+		for (uint32_t j = 0; j < sg->n_outputs; j++) {
+			const struct ap_model_tensor *t = mt(m, k, sg->outputs[j]);
+
+			if (!t || (first && t->type != first->type))
+				return false;
+			first = first ? first : t;
+		}
+	}
+	return true;
+}
+
+/*
+ * The Prepare copies the caller's input shapes into every subgraph after 0, plans it, and
+ * makes the outputs dyn when one has a dynamic tensor or when a branch its test compares
+ * (branch_subgraph_indices[1 .. subgraphs - 2]) has outputs other than the reference's,
+ * branch_subgraph_indices[0], which size them.
+ */
+static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op *op,
+				   const struct ap_model_op *mo)
+{
+	const struct ap_model *m = g->model;
+
+	for (uint32_t k = 1; k < m->n_subgraphs; k++) {
+		const struct ap_model_subgraph *sg = &m->subgraphs[k];
+
+		if (op->n_in < 1 || sg->n_inputs != op->n_in - 1 || sg->n_outputs != op->n_out)
+			return "a subgraph does not match its inputs: LiteRT refuses it";
+	}
+	if (!case_types_agree(m))
+		return "subgraph outputs of different types: LiteRT refuses it";
+	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+		if (!shapes_agree(m, g->subgraph, op->in + 1, k, m->subgraphs[k].inputs,
+				  op->n_in - 1))
+			return "subgraph input shapes differ from the caller's: resized, not "
+			       "modelled";
+	for (uint32_t j = 0; j + 1 < m->n_subgraphs; j++) {
+		uint32_t b = (uint32_t)mo->vecs->branches[j];
+
+		if (!shapes_agree(m, g->subgraph, op->out, b, m->subgraphs[b].outputs, op->n_out))
+			return "branch output shapes differ from the caller's: outputs dyn or "
+			       "resized, not modelled";
+	}
+	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+		if (has_dynamic(m, k) != 0)
+			return "a subgraph with a dynamic tensor: outputs dyn, not modelled";
+	return NULL;
+}
+
+/* stablehlo_case.cc: one CASE in subgraph 0, prepared before subgraph 0 is planned. */
+static const char *case_gap(const struct ap_graph *g, uint32_t node,
+			    const struct ap_sg_info *roles)
+{
+	const struct ap_model *m = g->model;
+	const struct ap_model_op *mo = &m->subgraphs[g->subgraph].ops[node];
+	const char *why;
+
+	if (g->subgraph != 0)
+		return "in a subgraph after 0: its Prepare plans its own subgraph, not modelled";
+	for (uint32_t i = 0; i < node; i++)
+		if (ap_graph_ends_prepare(g, i))
+			return "after a dynamic output: prepared at the first invoke, after "
+			       "subgraph 0's plan, not modelled";
+	why = case_indices_gap(m, mo);
+	if (why)
+		return why;
+	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+		if (roles[k].role != AP_SG_CASE_BRANCH)
+			return "a subgraph it plans is run by another operator too: not modelled";
+	return case_shapes_gap(g, &g->ops[node], mo);
+}
+
 const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_model *m = g->model;
@@ -125,12 +227,17 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	uint32_t n = 0;
 
 	if (op->opcode != OP_WHILE && op->opcode != OP_IF && op->opcode != OP_CALL_ONCE &&
-	    op->opcode != OP_STABLEHLO_COMPOSITE)
+	    op->opcode != OP_STABLEHLO_COMPOSITE && op->opcode != OP_STABLEHLO_CASE)
 		return NULL;
 	roles = malloc(m->n_subgraphs * sizeof(*roles));
 	if (!roles)
 		return "subgraphs not planned (out of memory)";
 	ap_subgraph_roles(m, roles);
+	if (op->opcode == OP_STABLEHLO_CASE) {
+		why = case_gap(g, node, roles);
+		free(roles);
+		return why;
+	}
 	for (uint32_t s = 1; s < m->n_subgraphs && n < 2; s++)
 		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller == g->subgraph &&
 		    roles[s].node == node)

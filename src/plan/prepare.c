@@ -21,7 +21,7 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		opts = &defaults;
 	if (ap_graph_read(m, subgraph, opts, g, err))
 		return -1;
-	if (subgraph > 0) {
+	if (subgraph > 0 || m->n_subgraphs > 1) {	/* a STABLEHLO_CASE trims subgraph 0 */
 		struct ap_sg_info *roles = malloc(m->n_subgraphs * sizeof(*roles));
 
 		if (!roles) {

@@ -154,7 +154,8 @@ MSG="$r" check "sparse hybrid LSTMs without projection, with a dense dim 1: #0 a
 
 # control flow is planned subgraph by subgraph (test_litert_plan compares every one with
 # LiteRT); folded outputs are modelled
-for pair in "gen_while_loop:" "gen_if_else:" "gen_resource_vars:" "gen_const_fold:"; do
+for pair in "gen_while_loop:" "gen_if_else:" "gen_resource_vars:" "gen_const_fold:" \
+	"gen_stablehlo_case:"; do
 	model=${pair%%:*} want=${pair#*:}
 	r=$("$ARENAPROF" plan "$MODELS/$model.tflite" --json | python3 -c 'import json, sys
 print(" ".join(g["opcode"] for g in json.load(sys.stdin)["not_modelled"]))')
@@ -170,6 +171,16 @@ r=$("$ARENAPROF" plan "$MODELS/gen_resource_vars.tflite" --json | python3 -c 'im
 print(json.load(sys.stdin)["subgraph_plans"][1]["planned_at"])')
 MSG="$r" check "gen_resource_vars: CALL_ONCE's init subgraph is planned at the first invoke" \
 	test "$r" = "first invoke"
+# STABLEHLO_CASE plans every subgraph, listed as a branch (1, 2, 3) or not (4), and drops
+# subgraph 0's unused input before subgraph 0 is planned
+r=$("$ARENAPROF" plan "$MODELS/gen_stablehlo_case.tflite" --json | python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(" ".join("%d:%s:%s" % (s["index"], s["role"], s["planned_at"]) for s in d["subgraph_plans"]),
+      [t["kind"] for t in d["tensor_plan"] if t["name"] == "unused"])')
+MSG="$r" check "gen_stablehlo_case: every subgraph a CASE branch; subgraph 0's unused input out" \
+	test "$r" = "0:primary:allocate_tensors 1:CASE branch:allocate_tensors \
+2:CASE branch:allocate_tensors 3:CASE branch:allocate_tensors \
+4:CASE branch:allocate_tensors ['unplanned']"
 "$ARENAPROF" plan "$MODELS/gen_while_loop.tflite" --subgraph 2 --csv >"$TMP/body.csv"
 MSG="$(cat "$TMP/body.csv")" check "the WHILE body's inputs use the caller's buffers" \
 	test "$(grep -c ',parent,' "$TMP/body.csv")" = 2
@@ -181,7 +192,9 @@ MSG="$(head -8 "$TMP/cond.txt")" check "plan's text marks the subgraph it shows"
 # (LiteRT makes WHILE's outputs dyn) and an IF that runs one subgraph as both branches
 VPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
 if "$VPY" tests/litert/flow_variants.py "$MODELS" "$TMP" 2>"$TMP/variants.err"; then
-	for pair in "while_grows:WHILE:loop shapes differ" "if_shared:IF:missing or shared"; do
+	for pair in "while_grows:WHILE:loop shapes differ" "if_shared:IF:missing or shared" \
+		"case_short:STABLEHLO_CASE:fewer branch indices" \
+		"case_grows:STABLEHLO_CASE:branch output shapes differ"; do
 		model=${pair%%:*} want=${pair#*:}
 		r=$("$ARENAPROF" plan "$TMP/$model.tflite" --json | python3 -c 'import json, sys
 print(" ".join("%s:%s" % (g["opcode"], g["reason"]) for g in json.load(sys.stdin)["not_modelled"]))')

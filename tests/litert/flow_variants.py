@@ -7,6 +7,10 @@ Rewrites two bundled models (tests/models, written by gen_models.py) into OUTDIR
     while_grows.tflite  gen_while_loop whose body's x_next is [1, 33]: the loop
                         grows its variable, so LiteRT makes WHILE's outputs dyn
     if_shared.tflite    gen_if_else whose IF runs subgraph 1 as both branches
+    case_short.tflite   gen_stablehlo_case with branch indices [1, 2, 3]: its Prepare
+                        reads index 3, past them (both LiteRTs crash)
+    case_grows.tflite   gen_stablehlo_case whose listed branch 2 writes its output
+                        [1, 65]: shapes other than the caller's
 Needs the Python that has ai-edge-litert (its schema module), as gen_models.py.
 """
 
@@ -42,6 +46,12 @@ def main(argv):
     m = load(os.path.join(src, "gen_if_else.tflite"))
     m.subgraphs[0].operators[1].builtinOptions.elseSubgraphIndex = 1
     write(m, os.path.join(out, "if_shared.tflite"))
+    m = load(os.path.join(src, "gen_stablehlo_case.tflite"))
+    m.subgraphs[0].operators[1].builtinOptions2.branchSubgraphIndices = [1, 2, 3]
+    write(m, os.path.join(out, "case_short.tflite"))
+    m = load(os.path.join(src, "gen_stablehlo_case.tflite"))
+    m.subgraphs[2].tensors[2].shape = [1, 65]
+    write(m, os.path.join(out, "case_grows.tflite"))
     return 0
 
 

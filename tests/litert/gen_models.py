@@ -78,6 +78,9 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  hybrid (its ledger)
     gen_lstm_sparse.tflite       LSTM, the full kernel, hybrid with 1x16 block-sparse
                                  weights: its 9 ledgers, with and without CIFG
+    gen_stablehlo_case.tflite    STABLEHLO_CASE: every subgraph planned in its Prepare,
+                                 listed as a branch or not; subgraph 0's unused input
+                                 dropped
 """
 
 import os
@@ -1525,6 +1528,60 @@ def lstm_sparse(path):
     finish(m, g, [x], [b], path)
 
 
+def case_branch(sg, k):
+    """Subgraph k of gen_stablehlo_case: (x, bias) -> y, each with arenas of other sizes."""
+    a = sg.tensor("x", [1, 64], TT.FLOAT32)
+    b = sg.tensor("bias", [1, 64], TT.FLOAT32)
+    y = sg.tensor("y", [1, 64], TT.FLOAT32)
+    if k == 1:      # bias unused: RemoveUnusedInputs drops it
+        t = sg.tensor("doubled", [1, 64], TT.FLOAT32)
+        sg.op(OP.ADD, [a, a], [t], OPT.AddOptions, fb.AddOptionsT())
+        sg.op(OP.RELU, [t], [y])
+    elif k == 2:
+        t = sg.tensor("squared", [1, 64], TT.FLOAT32)
+        sg.op(OP.MUL, [a, a], [t], OPT.MulOptions, fb.MulOptionsT())
+        sg.op(OP.ADD, [t, b], [y], OPT.AddOptions, fb.AddOptionsT())
+    elif k == 3:    # x unused; three tensors live at once
+        t1 = sg.tensor("b2", [1, 64], TT.FLOAT32)
+        sg.op(OP.ADD, [b, b], [t1], OPT.AddOptions, fb.AddOptionsT())
+        t2 = sg.tensor("bb", [1, 64], TT.FLOAT32)
+        sg.op(OP.MUL, [b, b], [t2], OPT.MulOptions, fb.MulOptionsT())
+        t3 = sg.tensor("sum", [1, 64], TT.FLOAT32)
+        sg.op(OP.ADD, [t1, t2], [t3], OPT.AddOptions, fb.AddOptionsT())
+        sg.op(OP.MUL, [t3, t1], [y], OPT.MulOptions, fb.MulOptionsT())
+    else:
+        t = sg.tensor("tanh", [1, 64], TT.FLOAT32)
+        sg.op(OP.TANH, [a], [t])
+        sg.op(OP.SUB, [t, b], [y], OPT.SubOptions, fb.SubOptionsT())
+    sg.g.inputs = [a, b]
+    sg.g.outputs = [y]
+
+
+def stablehlo_case(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_CASE, every subgraph planned in its "
+                      "Prepare")
+    for k, name in enumerate(("double", "square_plus", "three_ways", "unlisted"), 1):
+        case_branch(Graph(m, name), k)
+    idx = g.tensor("index", [1], TT.INT32)
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    bias = g.tensor("bias", [1, 64], TT.FLOAT32, np.full((1, 64), 0.5, dtype=np.float32))
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    g.op(OP.STABLEHLO_CASE, [idx, x2, bias], [y])
+    o = fb.StablehloCaseOptionsT()
+    # subgraph 4 is not listed, yet planned; the Prepare reads indices [0, subgraphs - 2]
+    # (one past the last with [1, 2, 3]: both LiteRTs crash), so 3 is listed twice
+    o.branchSubgraphIndices = [1, 2, 3, 3]
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StablehloCaseOptions
+    g.g.operators[-1].builtinOptions2 = o
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [y], [out])
+    # an input nothing reads: the CASE's Prepare drops it before subgraph 0 is planned
+    unused = g.tensor("unused", [1, 32], TT.FLOAT32)
+    finish(m, g, [idx, unused, x], [out], path)
+
+
 MODELS = {
     "gen_hybrid_conv.tflite": hybrid_conv,
     "gen_float16_weights.tflite": float16_weights,
@@ -1556,6 +1613,7 @@ MODELS = {
     "gen_fc_int4.tflite": fc_int4,
     "gen_fc_sparse.tflite": fc_sparse,
     "gen_lstm_sparse.tflite": lstm_sparse,
+    "gen_stablehlo_case.tflite": stablehlo_case,
 }
 
 
