@@ -189,7 +189,8 @@ MSG="$(head -8 "$TMP/cond.txt")" check "plan's text marks the subgraph it shows"
 	grep -Eq '^ +\*1 +cond +WHILE cond of #1 in subgraph 0' "$TMP/cond.txt"
 
 # control flow it cannot plan as LiteRT does stays named: a loop that grows its variable
-# (LiteRT makes WHILE's outputs dyn) and an IF that runs one subgraph as both branches
+# (LiteRT makes WHILE's outputs dyn), an IF that runs one subgraph as both branches, a
+# STABLEHLO_CASE with too few branch indices and one whose branch shapes differ
 VPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
 if "$VPY" tests/litert/flow_variants.py "$MODELS" "$TMP" 2>"$TMP/variants.err"; then
 	for pair in "while_grows:WHILE:loop shapes differ" "if_shared:IF:missing or shared" \

@@ -3,7 +3,7 @@
 
 Usage: flow_variants.py MODELS_DIR OUTDIR
 
-Rewrites two bundled models (tests/models, written by gen_models.py) into OUTDIR:
+Rewrites bundled models (tests/models, written by gen_models.py) into OUTDIR:
     while_grows.tflite  gen_while_loop whose body's x_next is [1, 33]: the loop
                         grows its variable, so LiteRT makes WHILE's outputs dyn
     if_shared.tflite    gen_if_else whose IF runs subgraph 1 as both branches
