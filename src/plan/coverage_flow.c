@@ -194,6 +194,12 @@ static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op 
 	return NULL;
 }
 
+static bool index_ok(const struct ap_graph *g, int32_t t)
+{
+	return t >= 0 && (uint32_t)t < g->n_tensors && g->t[t].type == AP_TT_INT32 &&
+	       g->t[t].bytes == 4;
+}
+
 /* stablehlo_case.cc: one CASE in subgraph 0, prepared before subgraph 0 is planned. */
 static const char *case_gap(const struct ap_graph *g, uint32_t node,
 			    const struct ap_sg_info *roles)
@@ -204,6 +210,8 @@ static const char *case_gap(const struct ap_graph *g, uint32_t node,
 
 	if (g->subgraph != 0)
 		return "in a subgraph after 0: its Prepare plans its own subgraph, not modelled";
+	if (!g->ops[node].n_in || !index_ok(g, g->ops[node].in[0]))
+		return "an index that is not one int32: LiteRT refuses it";
 	for (uint32_t i = 0; i < node; i++)
 		if (ap_graph_ends_prepare(g, i))
 			return "after a dynamic output: prepared at the first invoke, after "
