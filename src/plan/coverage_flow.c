@@ -8,6 +8,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/planner.h"
@@ -229,7 +230,7 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_model *m = g->model;
 	const struct ap_op *op = &g->ops[node];
-	struct ap_sg_info *roles;
+	const struct ap_sg_info *roles;
 	int32_t kids[2] = { -1, -1 };
 	const char *why = NULL;
 	uint32_t n = 0;
@@ -237,15 +238,11 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	if (op->opcode != OP_WHILE && op->opcode != OP_IF && op->opcode != OP_CALL_ONCE &&
 	    op->opcode != OP_STABLEHLO_COMPOSITE && op->opcode != OP_STABLEHLO_CASE)
 		return NULL;
-	roles = malloc(m->n_subgraphs * sizeof(*roles));
+	roles = ap_subgraph_roles(m);
 	if (!roles)
 		return "subgraphs not planned (out of memory)";
-	ap_subgraph_roles(m, roles);
-	if (op->opcode == OP_STABLEHLO_CASE) {
-		why = case_gap(g, node, roles);
-		free(roles);
-		return why;
-	}
+	if (op->opcode == OP_STABLEHLO_CASE)
+		return case_gap(g, node, roles);
 	for (uint32_t s = 1; s < m->n_subgraphs && n < 2; s++)
 		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller == g->subgraph &&
 		    roles[s].node == node)
@@ -273,42 +270,90 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	} else if (!why && op->opcode == OP_STABLEHLO_COMPOSITE) {
 		why = composite_gap(g, op, &m->subgraphs[kids[0]], (uint32_t)kids[0]);
 	}
-	free(roles);
 	return why;
 }
 
-int ap_caller_gap(const struct ap_model *m, uint32_t sg, struct ap_caller_gap *out)
+/* Subgraph s is planned as its caller's operator plans it (not UNCALLED, not OTHER). */
+static bool planned_child(const struct ap_sg_info *roles, uint32_t s)
 {
-	struct ap_sg_info *roles;
-	int found = 0;
+	return s && roles[s].role != AP_SG_UNCALLED && roles[s].role != AP_SG_OTHER;
+}
 
-	if (!sg || sg >= m->n_subgraphs)
-		return 0;
-	roles = malloc(m->n_subgraphs * sizeof(*roles));
-	if (!roles)
-		return -1;
-	ap_subgraph_roles(m, roles);
-	/* roles lead back to 0 for every subgraph LiteRT plans: at most n_subgraphs hops */
-	for (uint32_t s = sg, hops = 0; s && hops < m->n_subgraphs && !found; hops++) {
+/* The direct gaps: each caller's graph built once, its flow gap for each subgraph it runs. */
+static int direct_gaps(const struct ap_model *m, const struct ap_sg_info *roles,
+		       struct ap_caller_gap *out)
+{
+	uint32_t n = m->n_subgraphs;
+	uint32_t *start = calloc(n + 1, sizeof(*start)), *pos = malloc(n * sizeof(*pos));
+	uint32_t *kids = malloc(n * sizeof(*kids));
+	int rc = -1;
+
+	if (!start || !pos || !kids)
+		goto out;
+	/* the subgraphs grouped by caller (a counting sort): kids[start[c] .. start[c + 1]) */
+	for (uint32_t s = 1; s < n; s++)
+		if (planned_child(roles, s))
+			start[roles[s].caller + 1]++;
+	for (uint32_t c = 0; c < n; c++)
+		start[c + 1] += start[c];
+	memcpy(pos, start, n * sizeof(*pos));
+	for (uint32_t s = 1; s < n; s++)
+		if (planned_child(roles, s))
+			kids[pos[roles[s].caller]++] = s;
+	for (uint32_t c = 0; c < n; c++) {
 		struct ap_graph g;
 		char err[AP_ERR_LEN];
-		const char *why;
 
-		if (roles[s].role == AP_SG_UNCALLED || roles[s].role == AP_SG_OTHER)
-			break;
-		if (ap_graph_build(m, roles[s].caller, NULL, &g, err))
-			break;	/* the caller's own plan reports it */
-		why = roles[s].node < g.n_ops ? ap_flow_gap(&g, roles[s].node) : NULL;
-		if (why) {
-			*out = (struct ap_caller_gap){ .subgraph = roles[s].caller,
-						       .node = roles[s].node,
-						       .opcode = g.ops[roles[s].node].name,
-						       .why = why };
-			found = 1;
+		if (start[c] == start[c + 1] || ap_graph_build(m, c, NULL, &g, err))
+			continue;	/* none, or the caller's own plan reports it */
+		for (uint32_t k = start[c]; k < start[c + 1]; k++) {
+			uint32_t s = kids[k], node = roles[s].node;
+			const char *why = node < g.n_ops ? ap_flow_gap(&g, node) : NULL;
+
+			if (why)
+				out[s] = (struct ap_caller_gap){ .subgraph = c, .node = node,
+								 .opcode = g.ops[node].name,
+								 .why = why };
 		}
 		ap_graph_free(&g);
-		s = roles[s].caller;
 	}
-	free(roles);
-	return found;
+	rc = 0;
+out:
+	free(start);
+	free(pos);
+	free(kids);
+	return rc;
+}
+
+int ap_caller_gaps(const struct ap_model *m, struct ap_caller_gap *out)
+{
+	const struct ap_sg_info *roles = ap_subgraph_roles(m);
+	uint32_t n = m->n_subgraphs;
+	bool *done;
+
+	memset(out, 0, n * sizeof(*out));
+	if (!n)
+		return 0;
+	done = calloc(n, sizeof(*done));
+	if (!roles || !done || direct_gaps(m, roles, out)) {
+		free(done);
+		return -1;
+	}
+	/* down the chains: a subgraph under a caller not modelled is not either; each
+	 * subgraph is walked past once (planned chains lead back to 0) */
+	for (uint32_t s = 1; s < n; s++) {
+		uint32_t c = s;
+		const struct ap_caller_gap *src;
+
+		while (planned_child(roles, c) && !out[c].why && !done[c])
+			c = roles[c].caller;
+		src = planned_child(roles, c) && out[c].why ? &out[c] : NULL;
+		for (uint32_t d = s; planned_child(roles, d) && d != c; d = roles[d].caller) {
+			if (src)
+				out[d] = *src;
+			done[d] = true;
+		}
+	}
+	free(done);
+	return 0;
 }

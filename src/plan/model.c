@@ -830,6 +830,7 @@ void ap_model_free(struct ap_model *m)
 		return;
 	free(m->path);
 	free(m->description);
+	free(m->sg_roles);
 	if (m->opcodes) {
 		for (i = 0; i < m->n_opcodes; i++)
 			free(m->opcodes[i].custom_name);

@@ -22,16 +22,14 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 	if (ap_graph_read(m, subgraph, opts, g, err))
 		return -1;
 	if (subgraph > 0 || m->n_subgraphs > 1) {	/* a STABLEHLO_CASE trims subgraph 0 */
-		struct ap_sg_info *roles = malloc(m->n_subgraphs * sizeof(*roles));
+		const struct ap_sg_info *roles = ap_subgraph_roles(m);
 
 		if (!roles) {
 			ap_graph_free(g);
 			ap_seterr(err, "out of memory reading the subgraphs' callers");
 			return -1;
 		}
-		ap_subgraph_roles(m, roles);
 		ap_subgraph_prepare(g, &roles[subgraph]);
-		free(roles);
 	}
 	if (!opts->no_kernels) {
 		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1,

@@ -81,7 +81,7 @@ static void claim_case(const struct ap_model *m, struct ap_sg_info *out, uint32_
 		claim(m, out, k, AP_SG_CASE_BRANCH, caller, node);
 }
 
-void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
+static void find_roles(const struct ap_model *m, struct ap_sg_info *out)
 {
 	uint32_t cases = 0;
 
@@ -141,6 +141,21 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
 			c = out[c].caller;
 		}
 	}
+}
+
+const struct ap_sg_info *ap_subgraph_roles(const struct ap_model *m)
+{
+	struct ap_sg_info *out;
+
+	if (m->sg_roles || !m->n_subgraphs)
+		return m->sg_roles;
+	out = malloc(m->n_subgraphs * sizeof(*out));
+	if (!out)
+		return NULL;
+	find_roles(m, out);
+	/* a cache of what the file says, not a change to it: m is otherwise read-only */
+	((struct ap_model *)m)->sg_roles = out;
+	return out;
 }
 
 static bool read_by_an_op(const struct ap_graph *g, int32_t t)

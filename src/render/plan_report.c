@@ -232,7 +232,7 @@ static void print_gaps(FILE *f, const struct ap_plan_set *s)
 {
 	const struct ap_caller_gap *c = &s->caller_gap;
 
-	if (s->have_caller_gap)
+	if (c->why)
 		fprintf(f, "\nnot modelled: this subgraph runs under #%u %s in subgraph %u, which "
 			"LiteRT runs otherwise:\n  %s;\n  its plan here is from the model's "
 			"shapes, LiteRT's may differ\n", c->node, TS(c->opcode ? c->opcode : ""),
@@ -439,7 +439,7 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 			ap_json_end_obj(&j);
 		}
 		ap_json_end_arr(&j);
-		if (s->have_caller_gap) {
+		if (s->caller_gap.why) {
 			ap_json_obj(&j, "caller_not_modelled");
 			ap_json_u64(&j, "subgraph", s->caller_gap.subgraph);
 			ap_json_u64(&j, "index", s->caller_gap.node);

@@ -31,15 +31,16 @@ struct ap_caller_gap {
 	uint32_t subgraph;	/* the caller's subgraph and node */
 	uint32_t node;
 	const char *opcode;	/* its name: static or in the model */
-	const char *why;	/* ap_flow_gap's text */
+	const char *why;	/* ap_flow_gap's text; NULL: none */
 };
 
 /*
- * Subgraph sg is planned from the model's shapes, as its caller's operator would plan it;
- * when that operator, or one further up, is named by ap_flow_gap, LiteRT's plan of sg is
- * not this one either. 1 with *out set, 0 when none (subgraph 0, every caller modelled, a
- * caller that cannot be built), -1 when out of memory.
+ * A subgraph is planned from the model's shapes, as its caller's operator would plan it;
+ * when that operator, or one further up, is named by ap_flow_gap, LiteRT's plan of the
+ * subgraph is not this one either. out[m->n_subgraphs]: out[s].why is NULL when none
+ * (subgraph 0, one LiteRT does not plan, every caller modelled, a caller that cannot be
+ * built). Each caller's graph is built once. 0, or -1 when out of memory.
  */
-int ap_caller_gap(const struct ap_model *m, uint32_t sg, struct ap_caller_gap *out);
+int ap_caller_gaps(const struct ap_model *m, struct ap_caller_gap *out);
 
 #endif

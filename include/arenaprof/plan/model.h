@@ -147,6 +147,8 @@ struct ap_model_metadata {
 	uint32_t buffer;
 };
 
+struct ap_sg_info;
+
 struct ap_model {
 	char *path;			/* as given to ap_model_load; NULL for ap_model_parse */
 	uint64_t file_size;
@@ -170,6 +172,9 @@ struct ap_model {
 	bool shapes_inferred;
 	int32_t shapes_unresolved_op;
 	int32_t shapes_refused_op;	/* whose Prepare refuses its shapes, -1: none */
+	/* subgraphs.c's roles of the subgraphs, a function of the file alone: computed on
+	 * first use and kept, as every subgraph's build asks for them */
+	struct ap_sg_info *sg_roles;
 };
 
 /*

@@ -36,8 +36,9 @@ struct ap_sg_info {
 				 * subgraph 0's unused inputs before its plan too */
 };
 
-/* The role of every subgraph of m, into out[m->n_subgraphs]. */
-void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out);
+/* The role of every subgraph of m, m->n_subgraphs of them, computed once and kept in m
+ * (freed by ap_model_free); NULL when out of memory or m has no subgraph. */
+const struct ap_sg_info *ap_subgraph_roles(const struct ap_model *m);
 
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
