@@ -108,7 +108,7 @@ void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *t)
 		al->quiet_ns = ts_ns;
 	if (!strncmp(t, "allocation probe: ", 18) && strstr(t, " in /"))
 		al->probe_noted = true;
-	if (strstr(t, "mapped no C library"))
+	if (strstr(t, "(a static binary?)"))	/* record's note, old and new wording */
 		al->static_noted = true;
 }
 
@@ -222,8 +222,8 @@ void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_ar
 	id->block = -1;
 	if (!al->n) {
 		snprintf(id->why, sizeof(id->why), "%s", al->static_noted ?
-			 "the target mapped no C library (a static binary?): its allocations "
-			 "cannot be caught" : al->probe_noted ? "no allocation of a page or more "
+			 "no C library seen in the target and no allocation call caught (a "
+			 "static binary?): its allocations cannot be caught" : al->probe_noted ? "no allocation of a page or more "
 			 "was reported" : "the trace has no allocation records (recorded with "
 			 "--arena off, or by an older arenaprof)");
 		return;

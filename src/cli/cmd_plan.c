@@ -104,6 +104,7 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 		goto out;
 	}
 	s->n_gaps = (uint32_t)rc;
+	s->caller_gap = s->sgs[sg].caller_gap;
 	s->split_after = malloc((g.n_ops + 1) * sizeof(*s->split_after));
 	if (!s->split_after) {
 		ap_cli_say("plan", "out of memory");

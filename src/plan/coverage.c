@@ -16,6 +16,7 @@
 
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/planner.h"
+#include "arenaprof/plan/shapes.h"
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
 enum {
@@ -93,11 +94,12 @@ static const struct cover {
 	{ 155, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 157, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
 	{ 203, SPLIT, 0, "with computed dilations: " LATER },
-	{ 209, ALWAYS, 0, "branch subgraphs not planned" },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
 	  "its ledger is not modelled" },
-	{ OP_LSTM, SPECIAL, 0, "sparse hybrid: its 9 weight ledgers are not modelled" },
-	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare: temporaries not sized" },
+	{ OP_LSTM, SPECIAL, 0, "sparse hybrid without projection weights, or with a sparse "
+	  "weight whose dim 1 is not CSR: LiteRT crashes preparing its ledgers" },
+	{ OP_RFFT2D, SPECIAL, 0, "with an fft_length folded at Prepare whose values are not "
+	  "inferred: temporaries not sized" },
 	{ OP_STABLEHLO_REDUCE_WINDOW, SPECIAL, 0, "window rank not the input's: not modelled" },
 	{ OP_CUSTOM, SPECIAL, 0, "custom operator: its kernel is not modelled" },
 };
@@ -156,22 +158,37 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		       ap_model_sparse_ledger(&g->model->subgraphs[g->subgraph], op->in[1]) < 0;
 	}
 	case OP_LSTM: {
-		/* kernels_rnn.c models both kernels but the sparse hybrid's ledgers (LiteRT
-		 * refuses an LSTM without LSTMOptions or of another kernel_type) */
-		const struct ap_model_op *mo = &g->model->subgraphs[g->subgraph].ops[node];
+		/* kernels_rnn.c sizes the sparse hybrid's ledgers from each sparse weight's
+		 * dim 1, and LiteRT's make_ledger reads that dim and the projection weights
+		 * unchecked (LiteRT refuses an LSTM without LSTMOptions or of another
+		 * kernel_type) */
+		static const uint32_t weights[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 16 };
+		const struct ap_model_subgraph *sg = &g->model->subgraphs[g->subgraph];
 		const struct ap_model_tensor *w = mtensor(g, op->n_in > 4 ? op->in[4] : -1);
 		uint8_t wt = in_type(g, op, 4);
 
-		return mo->options_type == OPT_LSTM && !ap_model_op_option(g->model, mo, 3, 1, 0) &&
-		       w && w->sparse && in_type(g, op, 0) == AP_TT_FLOAT32 &&
-		       (wt == AP_TT_INT8 || wt == AP_TT_UINT8);
+		if (sg->ops[node].options_type != OPT_LSTM ||
+		    ap_model_op_option(g->model, &sg->ops[node], 3, 1, 0) || !w || !w->sparse ||
+		    in_type(g, op, 0) != AP_TT_FLOAT32 || (wt != AP_TT_INT8 && wt != AP_TT_UINT8))
+			return false;
+		if (!mtensor(g, op->n_in > 16 ? op->in[16] : -1))
+			return true;
+		for (uint32_t j = 0; j < 9; j++) {
+			int32_t t = weights[j] < op->n_in ? op->in[weights[j]] : -1;
+
+			w = mtensor(g, t);
+			if (w && w->sparse && ap_model_sparse_ledger(sg, t) < 0)
+				return true;
+		}
+		return false;
 	}
 	case OP_RFFT2D: {
-		/* kernels_fft.c reads fft_length from the file; a folded one has no values
-		 * there */
+		/* kernels_fft.c reads a folded fft_length from shapes.c (subgraph 0) */
 		int32_t t = op->n_in > 1 ? op->in[1] : -1;
+		int64_t hw[2];
 
-		return t >= 0 && (uint32_t)t < g->n_tensors && g->t[t].alloc == AP_ALLOC_RO;
+		return t >= 0 && (uint32_t)t < g->n_tensors && g->t[t].alloc == AP_ALLOC_RO &&
+		       ap_shapes_values(&g->model->subgraphs[g->subgraph], t, hw, 2) != 2;
 	}
 	case OP_STABLEHLO_REDUCE_WINDOW: {
 		/* LiteRT reads the options' arrays to the input's rank */

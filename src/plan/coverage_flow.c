@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * coverage_flow: when WHILE, IF, CALL_ONCE and STABLEHLO_COMPOSITE do something to the
- * plan that subgraphs.c, prepare.c and shapes.c do not model (coverage.h). Their subgraphs
- * are planned from the model's shapes; LiteRT copies the caller's input shapes into them
- * and resizes the caller's outputs to theirs: shapes.c infers both from subgraph 0 down,
- * and what it cannot infer is named. Dyn outputs (prepare.c) are modelled; a node
- * prepared in the first invoke (after a dynamic output), WHILE's dropped read-only outputs
- * and subgraphs nested deeper than AP_SG_MAX_DEPTH are named.
+ * coverage_flow: when WHILE, IF, CALL_ONCE, STABLEHLO_COMPOSITE and STABLEHLO_CASE do
+ * something to the plan that subgraphs.c, prepare.c and shapes.c do not model
+ * (coverage.h). Their subgraphs are planned from the model's shapes; LiteRT copies the
+ * caller's input shapes into them and resizes the caller's outputs to theirs. For WHILE, IF
+ * and STABLEHLO_COMPOSITE, shapes.c infers both from subgraph 0 down and prepare.c makes
+ * the outputs dyn as their Prepare does; what is not inferred is named, as are a node
+ * prepared in the first invoke and subgraphs nested deeper than AP_SG_MAX_DEPTH. For
+ * STABLEHLO_CASE, shapes that disagree and a subgraph with a dynamic tensor are named.
  */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/planner.h"
@@ -17,7 +19,10 @@
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 
-enum { OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206 };
+enum {
+	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206,
+	OP_STABLEHLO_CASE = 209,
+};
 
 /* Tensors a[k] of subgraph sa and b[k] of sb (k < n) have the same type and shape. */
 static bool shapes_agree(const struct ap_model *m, uint32_t sa, const int32_t *a,
@@ -33,13 +38,11 @@ static bool shapes_agree(const struct ap_model *m, uint32_t sa, const int32_t *a
 	return true;
 }
 
-static bool read_in(const struct ap_graph *g, int32_t t)
+/* A tensor of the prepared subgraph is dynamic: LiteRT's HasDynamicTensors (-1: it cannot
+ * be built). */
+static int has_dynamic(const struct ap_model *m, uint32_t sg)
 {
-	for (uint32_t i = 0; i < g->n_ops; i++)
-		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
-			if (g->ops[i].in[k] == t)
-				return true;
-	return false;
+	return ap_subgraph_dynamic(m, sg, NULL);
 }
 
 #define INPUTS_DIFFER "the caller's input shapes differ from the subgraph's, and its shapes " \
@@ -49,15 +52,9 @@ static bool read_in(const struct ap_graph *g, int32_t t)
 	"inferred from them: not modelled"
 #define UNPLANNED "a subgraph it runs cannot be planned: not modelled"
 
-/* 1: the kid is dynamic, and the caller's outputs with it (modelled); 0: static; -1 error. */
-static int kid_dynamic(const struct ap_model *m, uint32_t kid, const struct ap_sg_info *roles)
-{
-	return ap_subgraph_dynamic(m, kid, NULL, roles);
-}
-
 /* The cond's dynamic tensors change no output of WHILE (while.cc). */
-static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
-			     const struct ap_sg_info *roles, uint32_t ci, uint32_t bi)
+static const char *while_gap(const struct ap_graph *g, const struct ap_op *op, uint32_t ci,
+			     uint32_t bi)
 {
 	const struct ap_model *m = g->model;
 	const struct ap_model_subgraph *cond = &m->subgraphs[ci], *body = &m->subgraphs[bi];
@@ -66,14 +63,10 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
 	if (cond->n_inputs != op->n_in || body->n_inputs != op->n_in ||
 	    body->n_outputs != op->n_in || op->n_out != op->n_in)
 		return "cond or body does not match its inputs: LiteRT refuses it";
-	for (uint32_t k = 0; k < op->n_in; k++)
-		if (body->inputs[k] == body->outputs[k] && !read_in(g, op->out[k]))
-			return "a loop variable the body passes through and nobody reads: "
-			       "LiteRT drops its output, not modelled";
 	if (!shapes_agree(m, g->subgraph, op->in, ci, cond->inputs, op->n_in) ||
 	    !shapes_agree(m, g->subgraph, op->in, bi, body->inputs, op->n_in))
 		return INPUTS_DIFFER;
-	dyn = kid_dynamic(m, bi, roles);
+	dyn = has_dynamic(m, bi);
 	if (dyn < 0)
 		return UNPLANNED;
 	/* a dynamic body makes the outputs dyn whatever their shapes (while.cc) */
@@ -85,7 +78,7 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op,
 }
 
 static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
-			  const struct ap_sg_info *roles, const uint32_t bi[2])
+			  const uint32_t bi[2])
 {
 	const struct ap_model *m = g->model;
 	bool dyn = ap_sg_branches_differ(m, bi[0], bi[1]);
@@ -98,7 +91,7 @@ static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
 			return "a branch does not match its inputs: LiteRT refuses it";
 		if (!shapes_agree(m, g->subgraph, op->in + 1, bi[b], br->inputs, op->n_in - 1))
 			return INPUTS_DIFFER;
-		d = kid_dynamic(m, bi[b], roles);
+		d = has_dynamic(m, bi[b]);
 		if (d < 0)
 			return UNPLANNED;
 		dyn |= d;
@@ -112,7 +105,7 @@ static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
 
 /* stablehlo_composite.cc Prepare: copies the inputs' shapes in, resizes the outputs. */
 static const char *composite_gap(const struct ap_graph *g, const struct ap_op *op,
-				 const struct ap_sg_info *roles, uint32_t di)
+				 uint32_t di)
 {
 	const struct ap_model *m = g->model;
 	const struct ap_model_subgraph *dec = &m->subgraphs[di];
@@ -122,7 +115,7 @@ static const char *composite_gap(const struct ap_graph *g, const struct ap_op *o
 		return "the decomposition does not match its inputs: LiteRT refuses it";
 	if (!shapes_agree(m, g->subgraph, op->in, di, dec->inputs, op->n_in))
 		return INPUTS_DIFFER;
-	dyn = kid_dynamic(m, di, roles);
+	dyn = has_dynamic(m, di);
 	if (dyn < 0)
 		return UNPLANNED;
 	if (!dyn && !shapes_agree(m, g->subgraph, op->out, di, dec->outputs, op->n_out))
@@ -130,13 +123,123 @@ static const char *composite_gap(const struct ap_graph *g, const struct ap_op *o
 	return NULL;
 }
 
-/* A planned subgraph lies deeper than prepare.c follows: the dynamic tensors there are not
- * seen by the WHILE, IF or STABLEHLO_COMPOSITE above, nor by theirs. */
-static bool too_deep(const struct ap_model *m, const struct ap_sg_info *roles)
+/*
+ * stablehlo_case.cc Prepare reads branch_subgraph_indices[j] for j up to the number of
+ * subgraphs - 2 (the reference 0 and the ones its dyn test compares) and trusts them.
+ */
+static const char *case_indices_gap(const struct ap_model *m, const struct ap_model_op *mo)
 {
-	for (uint32_t s = 1; s < m->n_subgraphs; s++)
-		if (roles[s].role != AP_SG_UNCALLED && roles[s].role != AP_SG_OTHER &&
-		    ap_subgraph_depth(m, roles, s) > AP_SG_MAX_DEPTH)
+	const struct ap_model_op_vecs *v = mo->vecs;
+
+	if (!v || !v->n_branches)
+		return "no branch subgraphs: LiteRT refuses it";
+	if (v->n_branches < m->n_subgraphs - 1)
+		return "fewer branch indices than subgraphs after 0: LiteRT's Prepare reads past "
+		       "them, not modelled";
+	for (uint32_t j = 0; j < v->n_branches; j++)
+		if (v->branches[j] < 1 || (uint32_t)v->branches[j] >= m->n_subgraphs)
+			return "a branch index that is not a subgraph after 0: not modelled";
+	return NULL;
+}
+
+/* Every output of every subgraph after 0 has one type, or LiteRT refuses the model. */
+static bool case_types_agree(const struct ap_model *m)
+{
+	const struct ap_model_tensor *first = NULL;
+
+	for (uint32_t k = 1; k < m->n_subgraphs; k++) {
+		const struct ap_model_subgraph *sg = &m->subgraphs[k];
+
+		for (uint32_t j = 0; j < sg->n_outputs; j++) {
+			const struct ap_model_tensor *t = ap_sg_tensor(m, k, sg->outputs[j]);
+
+			if (!t || (first && t->type != first->type))
+				return false;
+			first = first ? first : t;
+		}
+	}
+	return true;
+}
+
+/*
+ * The Prepare copies the caller's input shapes into every subgraph after 0, plans it, and
+ * makes the outputs dyn when one has a dynamic tensor or when a branch its test compares
+ * (branch_subgraph_indices[1 .. subgraphs - 2]) has outputs other than the reference's,
+ * branch_subgraph_indices[0], which size them.
+ */
+static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op *op,
+				   const struct ap_model_op *mo)
+{
+	const struct ap_model *m = g->model;
+
+	for (uint32_t k = 1; k < m->n_subgraphs; k++) {
+		const struct ap_model_subgraph *sg = &m->subgraphs[k];
+
+		if (op->n_in < 1 || sg->n_inputs != op->n_in - 1 || sg->n_outputs != op->n_out)
+			return "a subgraph does not match its inputs: LiteRT refuses it";
+	}
+	if (!case_types_agree(m))
+		return "subgraph outputs of different types: LiteRT refuses it";
+	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+		if (!shapes_agree(m, g->subgraph, op->in + 1, k, m->subgraphs[k].inputs,
+				  op->n_in - 1))
+			return "subgraph input shapes differ from the caller's: resized, not "
+			       "modelled";
+	for (uint32_t j = 0; j + 1 < m->n_subgraphs; j++) {
+		uint32_t b = (uint32_t)mo->vecs->branches[j];
+
+		if (!shapes_agree(m, g->subgraph, op->out, b, m->subgraphs[b].outputs, op->n_out))
+			return "branch output shapes differ from the caller's: outputs dyn or "
+			       "resized, not modelled";
+	}
+	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+		if (has_dynamic(m, k) != 0)
+			return "a subgraph with a dynamic tensor: outputs dyn, not modelled";
+	return NULL;
+}
+
+static bool index_ok(const struct ap_graph *g, int32_t t)
+{
+	return t >= 0 && (uint32_t)t < g->n_tensors && g->t[t].type == AP_TT_INT32 &&
+	       g->t[t].bytes == 4;
+}
+
+/* stablehlo_case.cc: one CASE in subgraph 0, prepared before subgraph 0 is planned. */
+static const char *case_gap(const struct ap_graph *g, uint32_t node,
+			    const struct ap_sg_info *roles)
+{
+	const struct ap_model *m = g->model;
+	const struct ap_model_op *mo = &m->subgraphs[g->subgraph].ops[node];
+	const char *why;
+
+	if (g->subgraph != 0)
+		return "in a subgraph after 0: its Prepare plans its own subgraph, not modelled";
+	if (!g->ops[node].n_in || !index_ok(g, g->ops[node].in[0]))
+		return "an index that is not one int32: LiteRT refuses it";
+	for (uint32_t i = 0; i < node; i++)
+		if (ap_graph_ends_prepare(g, i))
+			return "after a dynamic output: prepared at the first invoke, after "
+			       "subgraph 0's plan, not modelled";
+	why = case_indices_gap(m, mo);
+	if (why)
+		return why;
+	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+		if (roles[k].role != AP_SG_CASE_BRANCH)
+			return "a subgraph it plans is run by another operator too: not modelled";
+	return case_shapes_gap(g, &g->ops[node], mo);
+}
+
+/* Subgraph sg, depth calls below subgraph 0, or one it runs lies deeper than prepare.c
+ * follows: their dynamic tensors are not seen by the nodes above. Walks at most
+ * AP_SG_MAX_DEPTH levels. */
+static bool too_deep(const struct ap_sg_info *roles, const struct ap_sg_callees *cl,
+		     uint32_t sg, uint32_t depth)
+{
+	if (depth > AP_SG_MAX_DEPTH)
+		return true;
+	for (uint32_t k = cl->start[sg]; k < cl->start[sg + 1]; k++)
+		if (roles[cl->list[k]].role != AP_SG_OTHER &&
+		    too_deep(roles, cl, cl->list[k], depth + 1))
 			return true;
 	return false;
 }
@@ -145,18 +248,20 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 {
 	const struct ap_model *m = g->model;
 	const struct ap_op *op = &g->ops[node];
-	struct ap_sg_info *roles;
+	const struct ap_sg_info *roles;
+	struct ap_sg_callees cl;
 	int32_t kids[2] = { -1, -1 };
 	const char *why = NULL;
 	uint32_t n = 0;
 
 	if (op->opcode != OP_WHILE && op->opcode != OP_IF && op->opcode != OP_CALL_ONCE &&
-	    op->opcode != OP_STABLEHLO_COMPOSITE)
+	    op->opcode != OP_STABLEHLO_COMPOSITE && op->opcode != OP_STABLEHLO_CASE)
 		return NULL;
-	roles = malloc(m->n_subgraphs * sizeof(*roles));
+	roles = ap_subgraph_roles(m);
 	if (!roles)
 		return "subgraphs not planned (out of memory)";
-	ap_subgraph_roles(m, roles);
+	if (op->opcode == OP_STABLEHLO_CASE)
+		return case_gap(g, node, roles);
 	for (uint32_t s = 1; s < m->n_subgraphs && n < 2; s++)
 		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller == g->subgraph &&
 		    roles[s].node == node)
@@ -173,21 +278,108 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 		if (ap_graph_ends_prepare(g, i))
 			why = "prepared in the first invoke, after a dynamic output: its subgraphs "
 			      "are planned then, not modelled";
-	if (!why && too_deep(m, roles))
-		why = "the model nests subgraphs deeper than arenaprof follows LiteRT's "
-		      "Prepares (AP_SG_MAX_DEPTH): not modelled";
+	for (uint32_t k = 0; !why && k < n; k++)
+		if (ap_sg_callees(m, &cl) ||
+		    too_deep(roles, &cl, (uint32_t)kids[k],
+			     ap_subgraph_depth(m, roles, (uint32_t)kids[k])))
+			why = "it nests subgraphs deeper than arenaprof follows LiteRT's "
+			      "Prepares (AP_SG_MAX_DEPTH): not modelled";
 	if (!why && op->opcode == OP_WHILE) {
 		bool cond_first = roles[kids[0]].role == AP_SG_WHILE_COND;
 
-		why = while_gap(g, op, roles, (uint32_t)kids[cond_first ? 0 : 1],
+		why = while_gap(g, op, (uint32_t)kids[cond_first ? 0 : 1],
 				(uint32_t)kids[cond_first ? 1 : 0]);
 	} else if (!why && op->opcode == OP_IF) {
 		const uint32_t bi[2] = { (uint32_t)kids[0], (uint32_t)kids[1] };
 
-		why = if_gap(g, op, roles, bi);
+		why = if_gap(g, op, bi);
 	} else if (!why && op->opcode == OP_STABLEHLO_COMPOSITE) {
-		why = composite_gap(g, op, roles, (uint32_t)kids[0]);
+		why = composite_gap(g, op, (uint32_t)kids[0]);
 	}
-	free(roles);
 	return why;
+}
+
+/* Subgraph s is planned as its caller's operator plans it (not UNCALLED, not OTHER). */
+static bool planned_child(const struct ap_sg_info *roles, uint32_t s)
+{
+	return s && roles[s].role != AP_SG_UNCALLED && roles[s].role != AP_SG_OTHER;
+}
+
+/* The direct gaps: each caller's graph built once, its flow gap for each subgraph it runs. */
+static int direct_gaps(const struct ap_model *m, const struct ap_sg_info *roles,
+		       struct ap_caller_gap *out)
+{
+	uint32_t n = m->n_subgraphs;
+	uint32_t *start = calloc(n + 1, sizeof(*start)), *pos = malloc(n * sizeof(*pos));
+	uint32_t *kids = malloc(n * sizeof(*kids));
+	int rc = -1;
+
+	if (!start || !pos || !kids)
+		goto out;
+	/* the subgraphs grouped by caller (a counting sort): kids[start[c] .. start[c + 1]) */
+	for (uint32_t s = 1; s < n; s++)
+		if (planned_child(roles, s))
+			start[roles[s].caller + 1]++;
+	for (uint32_t c = 0; c < n; c++)
+		start[c + 1] += start[c];
+	memcpy(pos, start, n * sizeof(*pos));
+	for (uint32_t s = 1; s < n; s++)
+		if (planned_child(roles, s))
+			kids[pos[roles[s].caller]++] = s;
+	for (uint32_t c = 0; c < n; c++) {
+		struct ap_graph g;
+		char err[AP_ERR_LEN];
+
+		if (start[c] == start[c + 1] || ap_graph_build(m, c, NULL, &g, err))
+			continue;	/* none, or the caller's own plan reports it */
+		for (uint32_t k = start[c]; k < start[c + 1]; k++) {
+			uint32_t s = kids[k], node = roles[s].node;
+			const char *why = node < g.n_ops ? ap_flow_gap(&g, node) : NULL;
+
+			if (why)
+				out[s] = (struct ap_caller_gap){ .subgraph = c, .node = node,
+								 .opcode = g.ops[node].name,
+								 .why = why };
+		}
+		ap_graph_free(&g);
+	}
+	rc = 0;
+out:
+	free(start);
+	free(pos);
+	free(kids);
+	return rc;
+}
+
+int ap_caller_gaps(const struct ap_model *m, struct ap_caller_gap *out)
+{
+	const struct ap_sg_info *roles = ap_subgraph_roles(m);
+	uint32_t n = m->n_subgraphs;
+	bool *done;
+
+	memset(out, 0, n * sizeof(*out));
+	if (!n)
+		return 0;
+	done = calloc(n, sizeof(*done));
+	if (!roles || !done || direct_gaps(m, roles, out)) {
+		free(done);
+		return -1;
+	}
+	/* down the chains: a subgraph under a caller not modelled is not either; each
+	 * subgraph is walked past once (planned chains lead back to 0) */
+	for (uint32_t s = 1; s < n; s++) {
+		uint32_t c = s;
+		const struct ap_caller_gap *src;
+
+		while (planned_child(roles, c) && !out[c].why && !done[c])
+			c = roles[c].caller;
+		src = planned_child(roles, c) && out[c].why ? &out[c] : NULL;
+		for (uint32_t d = s; planned_child(roles, d) && d != c; d = roles[d].caller) {
+			if (src)
+				out[d] = *src;
+			done[d] = true;
+		}
+	}
+	free(done);
+	return 0;
 }

@@ -259,6 +259,7 @@ static const struct kernel {
 	{ OP_ADD_N, 1, kt_prep_add_n },
 	{ OP_RFFT2D, 0, kt_prep_rfft2d },
 	{ OP_STABLEHLO_REDUCE_WINDOW, 2, kt_prep_stablehlo_reduce_window },
+	{ OP_WHILE, 0, kt_prep_while },
 };
 
 /* Custom operators, by name (LiteRT's default resolver registers them with AddCustom). */

@@ -2,13 +2,15 @@
 /*
  * kernels_fft: RFFT2D's output and working areas (rfft2d.cc).
  */
+#include "arenaprof/plan/shapes.h"
 #include "kernels_priv.h"
 
 enum { RFFT_TMP = 4 };		/* kTemporaryTensorCount (2 before LiteRT 2.3.0) */
 
-static bool power_of_two(int32_t v)
+/* A power of two that fits an int32 (fft_length's type) */
+static bool power_of_two(int64_t v)
 {
-	return v > 0 && !(v & (v - 1));
+	return v > 0 && v <= INT32_MAX && !(v & (v - 1));
 }
 
 /* The 4 temporaries, unsized and dynamic: Eval sizes them from a computed fft_length. */
@@ -69,8 +71,8 @@ static int rfft2d_sized(struct kctx *k, int32_t base, int32_t o, int32_t h, int3
  * the plan splits after the node). Otherwise, with fft_length h x w and W = max(h, w / 2):
  * the output is the input's shape with [h, w / 2 + 1] last; the temporaries are
  * [2 + floor(sqrt(W))], [W / 2 + w / 4], [h] and [h, w + 2]. An fft_length folded at
- * Prepare (ro) has no values in the file: its temporaries stay unsized (coverage.c names
- * it).
+ * Prepare (ro) has no values in the file: shapes.c's are used, and without them the
+ * temporaries stay unsized (coverage.c names it).
  */
 int kt_prep_rfft2d(struct kctx *k)
 {
@@ -96,9 +98,10 @@ int kt_prep_rfft2d(struct kctx *k)
 			k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
 		return rfft2d_dyn(k, base);
 	}
-	if (k->g->t[li].alloc != AP_ALLOC_WEIGHTS ||
-	    ap_model_tensor_ints(k->g->model, len, hw, 2) != 2 || hw[0] > INT32_MAX ||
-	    hw[1] > INT32_MAX || !power_of_two((int32_t)hw[0]) || !power_of_two((int32_t)hw[1]))
+	if ((k->g->t[li].alloc == AP_ALLOC_WEIGHTS ?
+	     ap_model_tensor_ints(k->g->model, len, hw, 2) :
+	     ap_shapes_values(&k->g->model->subgraphs[k->g->subgraph], li, hw, 2)) != 2 ||
+	    !power_of_two(hw[0]) || !power_of_two(hw[1]))
 		return 0;
 	return rfft2d_sized(k, base, o, (int32_t)hw[0], (int32_t)hw[1]);
 }

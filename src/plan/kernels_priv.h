@@ -58,6 +58,7 @@ enum {
 	OP_VAR_HANDLE = 142,
 	OP_BROADCAST_ARGS = 145,
 	OP_STABLEHLO_REDUCE_WINDOW = 198,
+	OP_WHILE = 119,
 	/* outputs made dyn by a computed shape input (kernels_alloc.c) */
 	OP_EMBEDDING_LOOKUP_SPARSE = 33,
 	OP_BATCH_TO_SPACE_ND = 37,
@@ -248,5 +249,6 @@ int kt_prep_detection_postprocess(struct kctx *k);
 int kt_prep_numeric_verify(struct kctx *k);
 int kt_prep_rfft2d(struct kctx *k);
 int kt_prep_stablehlo_reduce_window(struct kctx *k);
+int kt_prep_while(struct kctx *k);
 
 #endif

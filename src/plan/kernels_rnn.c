@@ -143,11 +143,45 @@ static int lstm_integer(struct kctx *k, int32_t nb)
 }
 
 /*
+ * The sparse hybrid LSTM (lstm.cc make_ledger): when the input_to_output weights have
+ * sparsity, temporaries 12 to 20 are the 9 tensors Init reserved after the 12, one ledger
+ * per weight (input_to_input, _forget, _cell, _output, recurrent_to_input, _forget,
+ * _cell, _output, projection), uint8 kTfLiteArenaRwPersistent, sized len(array_indices) +
+ * len(array_segments) - 1 of the weight's dim 1 when it is sparse, else never sized (0
+ * bytes). coverage.c names what LiteRT does not survive: no projection, or a sparse weight
+ * whose dim 1 is not CSR.
+ */
+static int lstm_ledgers(struct kctx *k)
+{
+	static const uint32_t weights[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 16 };
+	static const char *const what[9] = {
+		"input_to_input_ledger", "input_to_forget_ledger", "input_to_cell_ledger",
+		"input_to_output_ledger", "recurrent_to_input_ledger",
+		"recurrent_to_forget_ledger", "recurrent_to_cell_ledger",
+		"recurrent_to_output_ledger", "projection_ledger" };
+	const struct ap_model_tensor *io = input(k, 4);
+	int32_t base = k->init_base[k->node] + 12;
+
+	/* 12 temporaries: the hybrid kernel's */
+	if (k->n_tmp != 12 || !io || !io->sparse)
+		return 0;
+	for (uint32_t j = 0; j < 9; j++) {
+		const struct ap_model_tensor *w = input(k, weights[j]);
+		int32_t l[1] = { w && w->sparse ?
+				 ap_model_sparse_ledger(k->sg, in_index(k, weights[j])) : -1 };
+
+		if (kt_set_tmp(k, 12 + j, base + (int32_t)j, what[j], AP_TT_UINT8,
+			       l[0] >= 0 ? l : NULL, 1, AP_ALLOC_PERSISTENT))
+			return -1;
+	}
+	return 0;
+}
+
+/*
  * LSTM: lstm.cc, the full kernel (LSTMOptions.kernel_type FULL, the default), float or
  * hybrid: as the sequence kernel, for one step: n_batch is input dim 0 and the
- * scratch_buffer has no 16 elements of padding; with an int8 input lstm_integer. The
- * basic kernel (kernel_type BASIC) in lstm_basic. The sparse hybrid's 9 ledgers are not
- * sized.
+ * scratch_buffer has no 16 elements of padding; the sparse hybrid adds lstm_ledgers. With
+ * an int8 input lstm_integer. The basic kernel (kernel_type BASIC) in lstm_basic.
  */
 int kt_prep_lstm(struct kctx *k)
 {
@@ -160,7 +194,9 @@ int kt_prep_lstm(struct kctx *k)
 		return 0;
 	if (ttype(k, in_index(k, 0)) == AP_TT_INT8)
 		return lstm_integer(k, dim(in, 0));
-	return lstm_temporaries(k, dim(in, 0), 0);
+	if (lstm_temporaries(k, dim(in, 0), 0))
+		return -1;
+	return lstm_ledgers(k);
 }
 
 

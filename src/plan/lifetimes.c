@@ -195,7 +195,7 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 		const struct ap_op *op = &g->ops[i];
 
 		for (uint32_t k = 0; k < op->n_out; k++)
-			if (valid(g, op->out[k]))
+			if (valid(g, op->out[k]) && !(g->t[op->out[k]].flags & AP_TF_DROPPED))
 				allocate(g, (int32_t)i, op->out[k]);
 		for (uint32_t k = 0; k < op->n_in; k++) {
 			int32_t t;

@@ -40,7 +40,9 @@ enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM_CODE = 1, OPCODE_VERSION = 2
 enum { BUFFER_DATA = 0, BUFFER_OFFSET = 1, BUFFER_SIZE = 2 };
 enum { METADATA_NAME = 0, METADATA_BUFFER = 1 };
 enum { OPT_RESHAPE = 17, OPT_SQUEEZE = 30 };	/* BuiltinOptions union types */
-enum { OPT2_STABLEHLO_REDUCE_WINDOW = 13, OPT2_STABLEHLO_COMPOSITE = 21 };	/* BuiltinOptions2 */
+enum {	/* BuiltinOptions2 */
+	OPT2_STABLEHLO_REDUCE_WINDOW = 13, OPT2_STABLEHLO_COMPOSITE = 21, OPT2_STABLEHLO_CASE = 23,
+};
 
 #define BUILTIN_CUSTOM		32
 #define OFFLINE_PLAN_NAME	"OfflineMemoryAllocation"
@@ -225,8 +227,8 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 
 /*
  * StablehloReduceWindowOptions' [long] vectors, copied: its Prepare sizes two temporaries
- * from them (kernels_reduce.c); StableHLOCompositeOptions' subgraph (subgraphs.c). Other
- * BuiltinOptions2 tables are not read.
+ * from them (kernels_reduce.c); StableHLOCompositeOptions' subgraph and StablehloCaseOptions'
+ * branch subgraphs (subgraphs.c). Other BuiltinOptions2 tables are not read.
  */
 static int read_options2(struct rd *r, const struct tbl *t, struct ap_model_op *op)
 {
@@ -239,7 +241,8 @@ static int read_options2(struct rd *r, const struct tbl *t, struct ap_model_op *
 	int rc;
 
 	if (op->options2_type != OPT2_STABLEHLO_REDUCE_WINDOW &&
-	    op->options2_type != OPT2_STABLEHLO_COMPOSITE)
+	    op->options2_type != OPT2_STABLEHLO_COMPOSITE &&
+	    op->options2_type != OPT2_STABLEHLO_CASE)
 		return 0;
 	rc = fb_field(r, t, OP_OPTIONS_2, 4, "builtin_options_2", &at);
 	if (rc <= 0)
@@ -255,6 +258,9 @@ static int read_options2(struct rd *r, const struct tbl *t, struct ap_model_op *
 		op->vecs->composite_subgraph = (int32_t)(uint32_t)sg;
 		return 0;
 	}
+	if (op->options2_type == OPT2_STABLEHLO_CASE)	/* field 0: branch_subgraph_indices */
+		return fb_ints_field(r, &o, 0, "branch_subgraph_indices", &op->vecs->branches,
+				     &op->vecs->n_branches) < 0 ? -1 : 0;
 	for (unsigned int i = 0; i < AP_MODEL_OPT2_LONGS; i++) {
 		struct ap_model_longs *l = &op->vecs->longs[i];
 		struct vec v;
@@ -810,6 +816,7 @@ static void free_vecs(struct ap_model_op_vecs *v)
 	if (!v)
 		return;
 	free(v->ints);
+	free(v->branches);
 	for (unsigned int k = 0; k < AP_MODEL_OPT2_LONGS; k++)
 		free(v->longs[k].v);
 	free(v);
@@ -823,6 +830,8 @@ void ap_model_free(struct ap_model *m)
 		return;
 	free(m->path);
 	free(m->description);
+	free(m->sg_roles);
+	free(m->sg_callees);
 	if (m->opcodes) {
 		for (i = 0; i < m->n_opcodes; i++)
 			free(m->opcodes[i].custom_name);
@@ -853,6 +862,9 @@ void ap_model_free(struct ap_model *m)
 				free(sg->file_shapes[j].d);
 			free(sg->file_shapes);
 			free(sg->sparse);
+			for (j = 0; j < sg->n_values; j++)
+				free(sg->values[j].v);
+			free(sg->values);
 			free(sg->tensors);
 			free(sg->ops);
 			free(sg->inputs);

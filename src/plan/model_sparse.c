@@ -2,7 +2,7 @@
 /*
  * model_sparse: the SparsityParameters the model reader keeps (model.h, struct
  * ap_model_sparse): per sparse tensor, the length of the ledger a hybrid FULLY_CONNECTED
- * builds from its CSR dimension. The rest of the table is not read.
+ * or LSTM builds from its CSR dimension. The rest of the table is not read.
  */
 #include <stdint.h>
 

@@ -23,11 +23,12 @@ static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_
 	n = ap_kernel_gaps(&g, &gaps);
 	if (n < 0 || ap_plan_graph(&g, s, &p, e)) {
 		ap_seterr(err, "subgraph %u: %s", i, n < 0 ? "out of memory" : e);
+		free(gaps);
 		ap_graph_free(&g);
 		return -1;
 	}
 	free(gaps);
-	sp->n_gaps = (uint32_t)n;
+	sp->n_gaps = (uint32_t)n + !!sp->caller_gap.why;	/* a caller counts as one */
 	sp->arena_bytes = p.arena_bytes;
 	sp->persistent_bytes = p.persistent_bytes;
 	ap_tplan_free(&p);
@@ -38,27 +39,28 @@ static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_
 int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
 		      enum ap_strategy s, struct ap_sg_plan **out, char *err)
 {
-	struct ap_sg_info *roles = malloc((m->n_subgraphs + 1) * sizeof(*roles));
+	const struct ap_sg_info *roles = ap_subgraph_roles(m);
+	struct ap_caller_gap *up = calloc(m->n_subgraphs + 1, sizeof(*up));
 	struct ap_sg_plan *sp = calloc(m->n_subgraphs + 1, sizeof(*sp));
 
 	*out = NULL;
-	if (!roles || !sp) {
-		free(roles);
+	if (!roles || !up || !sp || ap_caller_gaps(m, up)) {
+		free(up);
 		free(sp);
 		ap_seterr(err, "out of memory planning the subgraphs");
 		return -1;
 	}
-	ap_subgraph_roles(m, roles);
 	for (uint32_t i = 0; i < m->n_subgraphs; i++) {
 		sp[i].info = roles[i];
+		sp[i].caller_gap = up[i];
 		sp[i].planned = roles[i].role != AP_SG_UNCALLED && roles[i].role != AP_SG_OTHER;
 		if (sp[i].planned && plan_one(m, i, o, s, &sp[i], err)) {
-			free(roles);
+			free(up);
 			free(sp);
 			return -1;
 		}
 	}
-	free(roles);
+	free(up);
 	*out = sp;
 	return 0;
 }

@@ -17,7 +17,7 @@
 
 static const struct ap_graph_opts no_opts;
 
-/* The subgraphs' roles and callees (subgraphs.h), computed once for a build. */
+/* The subgraphs' roles and callees (subgraphs.h), kept in the model. */
 struct sg_index {
 	const struct ap_sg_info *roles;
 	struct ap_sg_callees cl;
@@ -26,11 +26,11 @@ struct sg_index {
 static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
 		 const struct sg_index *ix, struct ap_graph *g, char *err);
 
-static int index_init(const struct ap_model *m, const struct ap_sg_info *roles,
-		      struct sg_index *ix)
+/* 0, or -1 when out of memory. */
+static int index_get(const struct ap_model *m, struct sg_index *ix)
 {
-	ix->roles = roles;
-	return ap_sg_callees_init(m, roles, &ix->cl);
+	ix->roles = ap_subgraph_roles(m);
+	return ix->roles && !ap_sg_callees(m, &ix->cl) ? 0 : -1;
 }
 
 static int dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
@@ -48,17 +48,13 @@ static int dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_
 	return dyn;
 }
 
-int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
-			const struct ap_sg_info *roles)
+int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts)
 {
 	struct sg_index ix;
-	int dyn;
 
-	if (index_init(m, roles, &ix))
+	if (sg == 0 || sg >= m->n_subgraphs || index_get(m, &ix))
 		return -1;
-	dyn = dynamic(m, sg, opts ? opts : &no_opts, &ix);
-	ap_sg_callees_free(&ix.cl);
-	return dyn;
+	return dynamic(m, sg, opts ? opts : &no_opts, &ix);
 }
 
 /* The other branch of IF branch b, or 0 (never a branch) when there is none. */
@@ -111,9 +107,8 @@ static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_gr
 {
 	if (ap_graph_read(m, subgraph, opts, g, err))
 		return -1;
-	if (ix) {
-		if (subgraph > 0)
-			ap_subgraph_prepare(g, &ix->roles[subgraph]);
+	if (ix) {	/* a STABLEHLO_CASE trims subgraph 0 too */
+		ap_subgraph_prepare(g, &ix->roles[subgraph]);
 		flow_outputs(m, g, opts, ix);
 	}
 	if (!opts->no_kernels) {
@@ -136,31 +131,15 @@ static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_gr
 int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err)
 {
-	struct ap_sg_info *roles = NULL;
 	struct sg_index ix;
-	int rc;
 
 	memset(g, 0, sizeof(*g));
-	if (!opts)
-		opts = &no_opts;
-	if (m->n_subgraphs > 1) {
-		roles = malloc(m->n_subgraphs * sizeof(*roles));
-		if (!roles) {
-			ap_seterr(err, "out of memory reading the subgraphs' callers");
-			return -1;
-		}
-		ap_subgraph_roles(m, roles);
-		if (index_init(m, roles, &ix)) {
-			free(roles);
-			ap_seterr(err, "out of memory reading the subgraphs' callers");
-			return -1;
-		}
+	if (m->n_subgraphs > 1 && index_get(m, &ix)) {
+		ap_seterr(err, "out of memory reading the subgraphs' callers");
+		return -1;
 	}
-	rc = build(m, subgraph, opts, roles ? &ix : NULL, g, err);
-	if (roles)
-		ap_sg_callees_free(&ix.cl);
-	free(roles);
-	return rc;
+	return build(m, subgraph, opts ? opts : &no_opts, m->n_subgraphs > 1 ? &ix : NULL, g,
+		     err);
 }
 
 void ap_graph_free(struct ap_graph *g)

@@ -157,6 +157,54 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 	return 0;
 }
 
+/* Keeps the values computed for int tensors the file holds none of (SHAPE -> ... chains),
+ * for the kernels whose Prepare reads a folded input. -1 on OOM. */
+static int keep_values(const struct sctx *c, struct ap_model_subgraph *sg)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < sg->n_values; i++)
+		free(sg->values[i].v);
+	free(sg->values);
+	sg->values = NULL;
+	sg->n_values = 0;
+	for (uint32_t i = 0; i < sg->n_tensors; i++)
+		n += c->t[i].has_val && !ap_model_buffer_is_constant(c->m, sg->tensors[i].buffer);
+	if (!n)
+		return 0;
+	sg->values = calloc(n, sizeof(*sg->values));
+	if (!sg->values)
+		return -1;
+	for (uint32_t i = 0; i < sg->n_tensors; i++) {
+		const struct sv *s = &c->t[i];
+		struct ap_model_values *kv = &sg->values[sg->n_values];
+
+		if (!s->has_val || ap_model_buffer_is_constant(c->m, sg->tensors[i].buffer))
+			continue;
+		kv->v = malloc((s->n ? s->n : 1) * sizeof(*kv->v));
+		if (!kv->v)
+			return -1;
+		memcpy(kv->v, s->v, s->n * sizeof(*kv->v));
+		kv->tensor = i;
+		kv->n = s->n;
+		sg->n_values++;
+	}
+	return 0;
+}
+
+uint32_t ap_shapes_values(const struct ap_model_subgraph *sg, int32_t t, int64_t *v,
+			  uint32_t max)
+{
+	for (uint32_t i = 0; t >= 0 && i < sg->n_values; i++)
+		if (sg->values[i].tensor == (uint32_t)t) {
+			if (!sg->values[i].n || sg->values[i].n > max)
+				return 0;
+			memcpy(v, sg->values[i].v, sg->values[i].n * sizeof(*v));
+			return sg->values[i].n;
+		}
+	return 0;
+}
+
 /* The subgraphs' roles and callees, for a walk that prepares subgraphs as LiteRT does. */
 struct walk {
 	struct ap_model *m;
@@ -355,7 +403,7 @@ static int walk_sg(struct walk *w, struct sctx *c, struct ap_shapes_report *rep,
 	rc = SH_UNKNOWN;
 	if (kid && (rep->refused_op >= 0 || !all_known(c)))
 		goto done;
-	rc = apply(c, sg, writer, rep) ? SH_OOM : SH_DONE;
+	rc = apply(c, sg, writer, rep) || (!kid && keep_values(c, sg)) ? SH_OOM : SH_DONE;
 done:
 	free(writer);
 	free(out);
@@ -367,7 +415,6 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 		    struct ap_shapes_report *rep, char *err)
 {
 	struct walk w = { .m = m };
-	struct ap_sg_info *roles = NULL;
 	struct sctx c = { .m = m };
 	int rc = -1;
 
@@ -377,14 +424,9 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 		return 0;
 	c.sg = &m->subgraphs[0];
 	c.t = calloc(c.sg->n_tensors + 1, sizeof(*c.t));
-	if (m->n_subgraphs > 1) {
-		roles = malloc(m->n_subgraphs * sizeof(*roles));
-		if (roles) {
-			ap_subgraph_roles(m, roles);
-			w.roles = roles;
-		}
-	}
-	if (!c.t || (m->n_subgraphs > 1 && (!roles || ap_sg_callees_init(m, roles, &w.cl)))) {
+	if (m->n_subgraphs > 1)
+		w.roles = ap_subgraph_roles(m);
+	if (!c.t || (m->n_subgraphs > 1 && (!w.roles || ap_sg_callees(m, &w.cl)))) {
 		ap_seterr(err, "out of memory inferring shapes");
 		goto out;
 	}
@@ -402,8 +444,6 @@ out:
 	for (uint32_t i = 0; c.t && i < c.sg->n_tensors; i++)
 		free(c.t[i].v);
 	free(c.t);
-	ap_sg_callees_free(&w.cl);
-	free(roles);
 	return rc;
 }
 

@@ -4,7 +4,9 @@
  * plans it (include/arenaprof/plan/subgraphs.h). WHILE and IF plan their subgraphs in
  * their Prepare (while.cc, if.cc), and so does STABLEHLO_COMPOSITE its decomposition
  * (stablehlo_composite.cc, which releases that arena after every Eval); CALL_ONCE plans
- * its init subgraph in its first Eval (call_once.cc). Each has an ArenaPlanner of its own.
+ * its init subgraph in its first Eval (call_once.cc). STABLEHLO_CASE's Prepare plans every
+ * subgraph but 0, listed as its branch or not, and trims subgraph 0's inputs before
+ * subgraph 0 is planned (stablehlo_case.cc). Each has an ArenaPlanner of its own.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 enum {
 	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206,
+	OP_STABLEHLO_CASE = 209,
 	OPT_IF = 92, OPT_WHILE = 93, OPT_CALL_ONCE = 103,
 };
 
@@ -20,7 +23,7 @@ static const char *const role_names[] = {
 	[AP_SG_PRIMARY] = "primary", [AP_SG_WHILE_COND] = "WHILE cond",
 	[AP_SG_WHILE_BODY] = "WHILE body", [AP_SG_IF_BRANCH] = "IF branch",
 	[AP_SG_CALL_ONCE] = "CALL_ONCE init", [AP_SG_COMPOSITE] = "COMPOSITE decomposition",
-	[AP_SG_UNCALLED] = "not called",
+	[AP_SG_CASE_BRANCH] = "CASE branch", [AP_SG_UNCALLED] = "not called",
 	[AP_SG_OTHER] = "other caller",
 };
 
@@ -44,9 +47,9 @@ const char *ap_sg_planned_at(const struct ap_sg_info *info)
 const char *ap_sg_not_modelled(enum ap_sg_role r)
 {
 	if (r == AP_SG_OTHER)
-		return "run by an operator other than WHILE, IF, CALL_ONCE and "
-		       "STABLEHLO_COMPOSITE, or by more than one: how LiteRT plans it is not "
-		       "modelled";
+		return "run by an operator other than WHILE, IF, CALL_ONCE, "
+		       "STABLEHLO_COMPOSITE and STABLEHLO_CASE, or by more than one: how LiteRT "
+		       "plans it is not modelled";
 	return NULL;
 }
 
@@ -61,8 +64,27 @@ static void claim(const struct ap_model *m, struct ap_sg_info *out, int64_t sg,
 	out[sg] = (struct ap_sg_info){ .role = r, .caller = caller, .node = node };
 }
 
-void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
+/*
+ * STABLEHLO_CASE's Prepare plans every subgraph but 0, whichever its branch indices list,
+ * after removing the unused inputs of every subgraph, subgraph 0 included: in subgraph 0's
+ * first Prepare pass, before subgraph 0's ArenaPlanner exists. A second CASE makes them
+ * all OTHER; the ones after it change nothing, and cost nothing in a hostile file.
+ */
+static void claim_case(const struct ap_model *m, struct ap_sg_info *out, uint32_t caller,
+		       uint32_t node, uint32_t nth)
 {
+	if (nth == 1 && caller == 0)
+		out[0].case_trims = true;
+	if (nth > 2)
+		return;
+	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+		claim(m, out, k, AP_SG_CASE_BRANCH, caller, node);
+}
+
+static void find_roles(const struct ap_model *m, struct ap_sg_info *out)
+{
+	uint32_t cases = 0;
+
 	for (uint32_t s = 0; s < m->n_subgraphs; s++)
 		out[s] = (struct ap_sg_info){ .role = s ? AP_SG_UNCALLED : AP_SG_PRIMARY };
 	for (uint32_t s = 0; s < m->n_subgraphs; s++) {
@@ -89,6 +111,8 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
 			} else if (code == OP_STABLEHLO_COMPOSITE && op->vecs) {
 				claim(m, out, op->vecs->composite_subgraph, AP_SG_COMPOSITE, s,
 				      i);
+			} else if (code == OP_STABLEHLO_CASE) {
+				claim_case(m, out, s, i, ++cases);
 			}
 		}
 	}
@@ -117,6 +141,21 @@ void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out)
 			c = out[c].caller;
 		}
 	}
+}
+
+const struct ap_sg_info *ap_subgraph_roles(const struct ap_model *m)
+{
+	struct ap_sg_info *out;
+
+	if (m->sg_roles || !m->n_subgraphs)
+		return m->sg_roles;
+	out = malloc(m->n_subgraphs * sizeof(*out));
+	if (!out)
+		return NULL;
+	find_roles(m, out);
+	/* a cache of what the file says, not a change to it: m is otherwise read-only */
+	((struct ap_model *)m)->sg_roles = out;
+	return out;
 }
 
 uint32_t ap_subgraph_depth(const struct ap_model *m, const struct ap_sg_info *roles,
@@ -161,34 +200,33 @@ bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b)
 	return false;
 }
 
-/* A counting sort of the called subgraphs by caller. */
-int ap_sg_callees_init(const struct ap_model *m, const struct ap_sg_info *roles,
-		       struct ap_sg_callees *cl)
+/* A counting sort of the called subgraphs by caller, in one block: start, then list. */
+int ap_sg_callees(const struct ap_model *m, struct ap_sg_callees *cl)
 {
-	uint32_t n = m->n_subgraphs;
+	const struct ap_sg_info *roles = ap_subgraph_roles(m);
+	uint32_t n = m->n_subgraphs, *start, *list;
 
-	cl->start = calloc(n + 2, sizeof(*cl->start));
-	cl->list = malloc((n + 1) * sizeof(*cl->list));
-	if (!cl->start || !cl->list) {
-		ap_sg_callees_free(cl);
+	if (!roles)
 		return -1;
+	if (!m->sg_callees) {
+		start = calloc(2 * (size_t)n + 3, sizeof(*start));
+		if (!start)
+			return -1;
+		list = start + n + 2;
+		for (uint32_t s = 1; s < n; s++)
+			if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
+				start[roles[s].caller + 2]++;
+		for (uint32_t c = 0; c < n; c++)
+			start[c + 2] += start[c + 1];
+		for (uint32_t s = 1; s < n; s++)
+			if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
+				list[start[roles[s].caller + 1]++] = s;
+		/* a cache, as the roles are */
+		((struct ap_model *)m)->sg_callees = start;
 	}
-	for (uint32_t s = 1; s < n; s++)
-		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
-			cl->start[roles[s].caller + 2]++;
-	for (uint32_t c = 0; c < n; c++)
-		cl->start[c + 2] += cl->start[c + 1];
-	for (uint32_t s = 1; s < n; s++)
-		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)
-			cl->list[cl->start[roles[s].caller + 1]++] = s;
+	cl->start = m->sg_callees;
+	cl->list = m->sg_callees + n + 2;
 	return 0;
-}
-
-void ap_sg_callees_free(struct ap_sg_callees *cl)
-{
-	free(cl->start);
-	free(cl->list);
-	cl->start = cl->list = NULL;
 }
 
 static bool read_by_an_op(const struct ap_graph *g, int32_t t)
@@ -200,12 +238,48 @@ static bool read_by_an_op(const struct ap_graph *g, int32_t t)
 	return false;
 }
 
+static bool graph_output(const struct ap_graph *g, int32_t t)
+{
+	for (uint32_t k = 0; k < g->n_outputs; k++)
+		if (g->outputs[k] == t)
+			return true;
+	return false;
+}
+
+/*
+ * stablehlo_case.cc's Prepare on subgraph 0 (trim only) or a CASE branch: RemoveUnusedInputs
+ * (an input no operator reads and no graph output is), then the branch's other inputs custom.
+ */
+static void case_prepare(struct ap_graph *g, bool custom)
+{
+	for (uint32_t k = 0; k < g->n_inputs; k++) {
+		int32_t t = g->inputs[k];
+		struct ap_tensor *tt;
+
+		if (t < 0 || (uint32_t)t >= g->n_tensors)
+			continue;
+		tt = &g->t[t];
+		if (!read_by_an_op(g, t) && !graph_output(g, t)) {
+			g->owned_inputs[k] = -1;
+			tt->flags &= ~AP_TF_INPUT;
+			tt->bytes = 0;
+		} else if (custom && tt->type != AP_TT_RESOURCE && tt->type != AP_TT_VARIANT &&
+			   tt->alloc != AP_ALLOC_WEIGHTS) {
+			tt->alloc = tt->read_alloc = AP_ALLOC_CUSTOM;
+		}
+	}
+}
+
 void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info)
 {
 	bool branch = info->role == AP_SG_IF_BRANCH || info->role == AP_SG_COMPOSITE;
 	bool trim = info->role == AP_SG_WHILE_COND || branch;
 	bool custom = info->role == AP_SG_WHILE_BODY || branch;
 
+	if (info->role == AP_SG_CASE_BRANCH || info->case_trims) {
+		case_prepare(g, info->role == AP_SG_CASE_BRANCH);
+		return;
+	}
 	for (uint32_t k = 0; k < g->n_inputs; k++) {
 		int32_t t = g->inputs[k];
 		struct ap_tensor *tt;

@@ -186,13 +186,18 @@ void ap_alloc_probe_stop(struct ap_alloc_probe *a, bool have_maps)
 	}
 	if (a->mode != AP_ARENA_AUTO || !a->probe)
 		return;
-	if (!a->libc_seen && have_maps) {
-		note(a, 1, "allocation probe: the target mapped no C library (a "
+	ap_probe_alloc_counters(a->probe, &c);
+	/* No C library in its maps, or none read (gone within milliseconds, or seen
+	 * before ld.so mapped one): a target using ours makes calls before it exits, and a
+	 * static binary makes none. */
+	if (!a->libc_seen && !c.calls) {
+		note(a, 1, "allocation probe: %s, and no allocation call was seen (a "
 				"static binary?): its allocations cannot be caught; report "
-				"identifies the arena by its mapping, or give --arena ADDR");
+				"identifies the arena by its mapping, or give --arena ADDR",
+				have_maps ? "no C library in the target's mappings" :
+				"the target exited before its mappings were read");
 		return;
 	}
-	ap_probe_alloc_counters(a->probe, &c);
 	note(a, 0, "allocation probe: %llu allocation calls, %llu blocks of %"
 			PRIu64 " bytes or more reported (%llu freed)%s",
 			(unsigned long long)c.calls, (unsigned long long)c.events,

@@ -230,6 +230,13 @@ static void print_split(FILE *f, const struct ap_plan_set *s)
 /* The operators whose LiteRT kernel the plan does not model, one line per operator. */
 static void print_gaps(FILE *f, const struct ap_plan_set *s)
 {
+	const struct ap_caller_gap *c = &s->caller_gap;
+
+	if (c->why)
+		fprintf(f, "\nnot modelled: this subgraph runs under #%u %s in subgraph %u, which "
+			"LiteRT runs otherwise:\n  %s;\n  its plan here is from the model's "
+			"shapes, LiteRT's may differ\n", c->node, TS(c->opcode ? c->opcode : ""),
+			c->subgraph, c->why);
 	if (!s->n_gaps)
 		return;
 	fprintf(f, "\nnot modelled: %u operator%s whose LiteRT kernel changes the plan in a way "
@@ -432,6 +439,14 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 			ap_json_end_obj(&j);
 		}
 		ap_json_end_arr(&j);
+		if (s->caller_gap.why) {
+			ap_json_obj(&j, "caller_not_modelled");
+			ap_json_u64(&j, "subgraph", s->caller_gap.subgraph);
+			ap_json_u64(&j, "index", s->caller_gap.node);
+			ap_json_str(&j, "opcode", s->caller_gap.opcode ? s->caller_gap.opcode : "");
+			ap_json_str(&j, "reason", s->caller_gap.why);
+			ap_json_end_obj(&j);
+		}
 	}
 	if (s->have_shapes) {
 		const struct ap_shapes_report *r = &s->shapes;

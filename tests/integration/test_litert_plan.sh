@@ -26,10 +26,14 @@ for py in "$PY" "$NPY"; do
 done
 [ "${#runtimes[@]}" -gt 0 ] || exit 1
 
-# the not_modelled operators plan --json names for subgraph $2, "#index opcode" each
+# the not_modelled operators plan --json names for subgraph $2, "#index opcode" each, and
+# the caller up its chain that LiteRT runs otherwise, "#index opcode in subgraph S"
 not_modelled() {
 	"$ARENAPROF" plan "$1" "${SHAPE_ARGS[@]}" --subgraph "$2" --json | python3 -c 'import json, sys
-print(" ".join("#%d %s" % (g["index"], g["opcode"]) for g in json.load(sys.stdin)["not_modelled"]))'
+d = json.load(sys.stdin)
+c = d.get("caller_not_modelled")
+print(" ".join(["#%d %s" % (g["index"], g["opcode"]) for g in d["not_modelled"]] +
+               (["#%d %s in subgraph %d" % (c["index"], c["opcode"], c["subgraph"])] if c else [])))'
 }
 
 # the subgraphs plan plans as LiteRT does (at allocate_tensors or the first invoke; not

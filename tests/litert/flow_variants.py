@@ -18,6 +18,10 @@ Rewrites bundled models (tests/models, written by gen_models.py) into OUTDIR:
                         gen_composite_dynamic with 40 more decompositions nested between
                         the caller and the one with the dynamic tensor: deeper than
                         arenaprof follows (AP_SG_MAX_DEPTH)
+    case_short.tflite   gen_stablehlo_case with branch indices [1, 2, 3]: its Prepare
+                        reads index 3, past them (both LiteRTs crash)
+    case_grows.tflite   gen_stablehlo_case whose listed branch 2 writes its output
+                        [1, 65]: shapes other than the caller's
 Needs the Python that has ai-edge-litert (its schema module), as gen_models.py.
 """
 
@@ -103,6 +107,12 @@ def main(argv):
         m.subgraphs.append(sg)
     m.subgraphs.append(dec)
     write(m, os.path.join(out, "composite_deep.tflite"))
+    m = load(os.path.join(src, "gen_stablehlo_case.tflite"))
+    m.subgraphs[0].operators[1].builtinOptions2.branchSubgraphIndices = [1, 2, 3]
+    write(m, os.path.join(out, "case_short.tflite"))
+    m = load(os.path.join(src, "gen_stablehlo_case.tflite"))
+    m.subgraphs[2].tensors[2].shape = [1, 65]
+    write(m, os.path.join(out, "case_grows.tflite"))
     return 0
 
 

@@ -76,6 +76,11 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  the standard hybrid one (cols < 32)
     gen_fc_sparse.tflite         FULLY_CONNECTED with sparse (CSR) filters, float and
                                  hybrid (its ledger)
+    gen_lstm_sparse.tflite       LSTM, the full kernel, hybrid with 1x16 block-sparse
+                                 weights: its 9 ledgers, with and without CIFG
+    gen_stablehlo_case.tflite    STABLEHLO_CASE: every subgraph planned in its Prepare,
+                                 listed as a branch or not; subgraph 0's unused input
+                                 dropped
     gen_if_dynamic.tflite        IF whose then branch holds a dynamic tensor: its
                                  output dynamic
     gen_while_dynamic.tflite     WHILE whose body holds a dynamic tensor: its outputs
@@ -1236,7 +1241,8 @@ def dynamic_edges(path):
 
 
 def rfft2d(path):
-    m, g = main_graph("arenaprof generated: RFFT2D of constant and of computed fft_length")
+    m, g = main_graph("arenaprof generated: RFFT2D of constant, computed and folded "
+                      "fft_length")
     x = g.tensor("input", [1, 3, 16, 32], TT.FLOAT32)
     a = g.tensor("a", [1, 3, 16, 32], TT.FLOAT32)
     g.op(OP.ADD, [x, x], [a], OPT.AddOptions, fb.AddOptionsT())
@@ -1252,9 +1258,23 @@ def rfft2d(path):
     g.op(OP.ADD, [c, z], [n1], OPT.AddOptions, fb.AddOptionsT())
     f1 = g.tensor("rfft1", [1, 3, 32, 33], TT.COMPLEX64)
     g.op(OP.RFFT2D, [a, n1], [f1])
+    # fft_length folded at Prepare: SHAPE(a)[2:4] = [16, 32], values only LiteRT computes;
+    # output and temporaries in the arena, sized from them
+    shp = g.tensor("fft_length2/shape", [4], TT.INT32)
+    so = fb.ShapeOptionsT()
+    so.outType = TT.INT32
+    g.op(OP.SHAPE, [a], [shp], OPT.ShapeOptions, so)
+    begin = g.tensor("fft_length2/begin", [1], TT.INT32, np.array([2], dtype=np.int32))
+    end = g.tensor("fft_length2/end", [1], TT.INT32, np.array([4], dtype=np.int32))
+    strides = g.tensor("fft_length2/strides", [1], TT.INT32, np.array([1], dtype=np.int32))
+    n2 = g.tensor("fft_length2", [2], TT.INT32)
+    g.op(OP.STRIDED_SLICE, [shp, begin, end, strides], [n2], OPT.StridedSliceOptions,
+         fb.StridedSliceOptionsT())
+    f2 = g.tensor("rfft2", [1, 3, 16, 17], TT.COMPLEX64)
+    g.op(OP.RFFT2D, [a, n2], [f2])
     out = g.tensor("output", [1, 3, 16, 32], TT.FLOAT32)
     g.op(OP.MUL, [a, a], [out], OPT.MulOptions, fb.MulOptionsT())
-    finish(m, g, [x], [f0, f1, out], path)
+    finish(m, g, [x], [f0, f1, f2, out], path)
 
 
 def numeric_verify(path):
@@ -1441,6 +1461,138 @@ def fc_sparse(path):
     x2 = g.tensor("input2", [1, 40], TT.FLOAT32)
     y2 = fc_sparse_layer(g, "fcsmall", x2, 1, 40, 24, TT.INT8, 124, small=True)
     finish(m, g, [x, x2], [y1, y2], path)
+
+
+def block_sparsity(dense):
+    """SparsityParameters of a 2-D matrix in blocks of 1x16, the layout the sparse hybrid
+    LSTM multiplies: dim 0 dense, dim 1 CSR over the blocks, the block dense; and the
+    values of its nonzero blocks."""
+    rows, cols = dense.shape
+    blocks = dense.reshape(rows, cols // 16, 16)
+    segments, indices, values = [0], [], []
+    for row in blocks:
+        for i, block in enumerate(row):
+            if block.any():
+                indices.append(i)
+                values.append(block)
+        segments.append(len(indices))
+    s = fb.SparsityParametersT()
+    s.traversalOrder = [0, 1, 2]
+    s.blockMap = [1]
+    d0, d1, d2 = (fb.DimensionMetadataT() for _ in range(3))
+    d0.format = d2.format = fb.DimensionType.DENSE
+    d0.denseSize = rows
+    d2.denseSize = 16
+    d1.format = fb.DimensionType.SPARSE_CSR
+    d1.arraySegments, d1.arraySegmentsType = index_vector(segments, False)
+    d1.arrayIndices, d1.arrayIndicesType = index_vector(indices, True)
+    s.dimMetadata = [d0, d1, d2]
+    return s, np.concatenate(values)
+
+
+def sparse_weights(g, name, shape, seed, sparse):
+    """int8 weights, half their 1x16 blocks zero; block sparse unless sparse is False."""
+    dense = weights(shape, np.int8, seed)
+    rng = np.random.default_rng(seed + 1)
+    dense.reshape(shape[0], -1, 16)[rng.random([shape[0], shape[1] // 16]) < 0.5] = 0
+    if not sparse:
+        return g.tensor(name, shape, TT.INT8, dense, scales=[0.02])
+    s, values = block_sparsity(dense)
+    w = g.tensor(name, shape, TT.INT8, values, scales=[0.02])
+    g.g.tensors[w].sparsity = s
+    return w
+
+
+def lstm_sparse_layer(g, name, x, batch, n_in, n_cell, n_out, seed, cifg, dense=()):
+    """A hybrid LSTM node (the full kernel) projected to n_out, its int8 weights block
+    sparse but those named in dense; no peepholes or layer norm. Every matrix's columns
+    are a multiple of 16 (the kernel's block)."""
+    parts = [(p, [n_cell, n_in]) for p in ("input_to_input", "input_to_forget",
+                                           "input_to_cell", "input_to_output")]
+    parts += [(p, [n_cell, n_out]) for p in ("recurrent_to_input", "recurrent_to_forget",
+                                             "recurrent_to_cell", "recurrent_to_output")]
+    parts += [("projection", [n_out, n_cell])]
+    ws = [-1 if cifg and part.endswith("to_input") else
+          sparse_weights(g, "%s/%s" % (name, part), shape, seed + 2 * i, part not in dense)
+          for i, (part, shape) in enumerate(parts)]
+    bias = [-1 if cifg and gate == "input" else
+            g.tensor("%s/%s_gate_bias" % (name, gate), [n_cell], TT.FLOAT32,
+                     weights([n_cell], np.float32, seed + 30 + i))
+            for i, gate in enumerate(("input", "forget", "cell", "output"))]
+    ins = ([x] + ws[:8] + [-1, -1, -1] + bias + [ws[8], -1] +
+           [g.tensor(name + "/output_state", [batch, n_out], TT.FLOAT32, variable=True),
+            g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True)] +
+           [-1] * 4)
+    y = g.tensor(name, [batch, n_out], TT.FLOAT32)
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    return y
+
+
+def lstm_sparse(path):
+    m, g = main_graph("arenaprof generated: LSTM, sparse hybrid")
+    x = g.tensor("input", [2, 32], TT.FLOAT32)
+    # all 9 weights sparse: 9 ledgers sized
+    a = lstm_sparse_layer(g, "lstm0", x, 2, 32, 32, 16, 800, False)
+    # CIFG, two weights dense: their ledgers, and the input gate's, never sized
+    b = lstm_sparse_layer(g, "lstm1", a, 2, 16, 16, 32, 850, True,
+                          dense=("input_to_forget", "recurrent_to_cell"))
+    finish(m, g, [x], [b], path)
+
+
+def case_branch(sg, k):
+    """Subgraph k of gen_stablehlo_case: (x, bias) -> y, each with arenas of other sizes."""
+    a = sg.tensor("x", [1, 64], TT.FLOAT32)
+    b = sg.tensor("bias", [1, 64], TT.FLOAT32)
+    y = sg.tensor("y", [1, 64], TT.FLOAT32)
+    if k == 1:      # bias unused: RemoveUnusedInputs drops it
+        t = sg.tensor("doubled", [1, 64], TT.FLOAT32)
+        sg.op(OP.ADD, [a, a], [t], OPT.AddOptions, fb.AddOptionsT())
+        sg.op(OP.RELU, [t], [y])
+    elif k == 2:
+        t = sg.tensor("squared", [1, 64], TT.FLOAT32)
+        sg.op(OP.MUL, [a, a], [t], OPT.MulOptions, fb.MulOptionsT())
+        sg.op(OP.ADD, [t, b], [y], OPT.AddOptions, fb.AddOptionsT())
+    elif k == 3:    # x unused; three tensors live at once
+        t1 = sg.tensor("b2", [1, 64], TT.FLOAT32)
+        sg.op(OP.ADD, [b, b], [t1], OPT.AddOptions, fb.AddOptionsT())
+        t2 = sg.tensor("bb", [1, 64], TT.FLOAT32)
+        sg.op(OP.MUL, [b, b], [t2], OPT.MulOptions, fb.MulOptionsT())
+        t3 = sg.tensor("sum", [1, 64], TT.FLOAT32)
+        sg.op(OP.ADD, [t1, t2], [t3], OPT.AddOptions, fb.AddOptionsT())
+        sg.op(OP.MUL, [t3, t1], [y], OPT.MulOptions, fb.MulOptionsT())
+    else:
+        t = sg.tensor("tanh", [1, 64], TT.FLOAT32)
+        sg.op(OP.TANH, [a], [t])
+        sg.op(OP.SUB, [t, b], [y], OPT.SubOptions, fb.SubOptionsT())
+    sg.g.inputs = [a, b]
+    sg.g.outputs = [y]
+
+
+def stablehlo_case(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_CASE, every subgraph planned in its "
+                      "Prepare")
+    for k, name in enumerate(("double", "square_plus", "three_ways", "unlisted"), 1):
+        case_branch(Graph(m, name), k)
+    idx = g.tensor("index", [1], TT.INT32)
+    x = g.tensor("input", [1, 64], TT.FLOAT32)
+    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    bias = g.tensor("bias", [1, 64], TT.FLOAT32, np.full((1, 64), 0.5, dtype=np.float32))
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    g.op(OP.STABLEHLO_CASE, [idx, x2, bias], [y])
+    o = fb.StablehloCaseOptionsT()
+    # subgraph 4 is not listed, yet planned; the Prepare reads indices [0, subgraphs - 2]
+    # (one past the last with [1, 2, 3]: both LiteRTs crash), so 3 is listed twice
+    o.branchSubgraphIndices = [1, 2, 3, 3]
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StablehloCaseOptions
+    g.g.operators[-1].builtinOptions2 = o
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [y], [out])
+    # an input nothing reads: the CASE's Prepare drops it before subgraph 0 is planned
+    unused = g.tensor("unused", [1, 32], TT.FLOAT32)
+    finish(m, g, [idx, unused, x], [out], path)
 
 
 def tile_dyn(g, x, shape):
@@ -1818,6 +1970,8 @@ MODELS = {
     "gen_stablehlo_composite.tflite": stablehlo_composite,
     "gen_fc_int4.tflite": fc_int4,
     "gen_fc_sparse.tflite": fc_sparse,
+    "gen_lstm_sparse.tflite": lstm_sparse,
+    "gen_stablehlo_case.tflite": stablehlo_case,
     "gen_if_dynamic.tflite": if_dynamic,
     "gen_while_dynamic.tflite": while_dynamic,
     "gen_composite_dynamic.tflite": composite_dynamic,

@@ -15,6 +15,7 @@
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/shapes.h"
 #include "test.h"
 
 struct want_tmp {
@@ -64,11 +65,14 @@ static const struct want_tmp lstm[] = {
 static const struct want_tmp mnv1[] = { { 89, 0, 110592, A } };
 /* n0 CONV_2D temporaries=[174]: t174 kTfLiteArenaRw 338688 (112*112*27) */
 static const struct want_tmp mnv2[] = { { 174, 0, 338688, A } };
-/* n1 RFFT2D, fft_length 8x16: temporaries=[9..12] kTfLiteArenaRw 16, 64, 64, 1152 B; n3, a
- * computed fft_length: [13..16] kTfLiteDynamic (sized by Eval; Prepare leaves them 0 B) */
+/* n1 RFFT2D, fft_length 8x16: temporaries=[15..18] kTfLiteArenaRw 16, 64, 64, 1152 B; n3, a
+ * computed fft_length: [19..22] kTfLiteDynamic (sized by Eval; Prepare leaves them 0 B); n6,
+ * fft_length SHAPE(a)[2:4] = 16x32 folded at Prepare: [23..26] kTfLiteArenaRw 24, 128, 128,
+ * 4352 B (litert_plan.py --details --invoke: tensors_in_runtime=27) */
 static const struct want_tmp rfft[] = {
-	{ 9, 1, 16, A }, { 10, 1, 64, A }, { 11, 1, 64, A }, { 12, 1, 1152, A },
-	{ 13, 3, 0, D }, { 14, 3, 0, D }, { 15, 3, 0, D }, { 16, 3, 0, D },
+	{ 15, 1, 16, A }, { 16, 1, 64, A }, { 17, 1, 64, A }, { 18, 1, 1152, A },
+	{ 19, 3, 0, D }, { 20, 3, 0, D }, { 21, 3, 0, D }, { 22, 3, 0, D },
+	{ 23, 6, 24, A }, { 24, 6, 128, A }, { 25, 6, 128, A }, { 26, 6, 4352, A },
 };
 /* n3 NumericVerify temporaries=[6]: kTfLiteDynamic 256 B; "# persistent t4 verify
  * offset=0 bytes=256" */
@@ -138,7 +142,7 @@ static const struct want wants[] = {
 	{ "mobilenet_v1_0.25_128_quant", 1, 89, 90, mnv1, N(mnv1), 0, 0 },
 	{ "mobilenet_v2_1.0_224_quant", 1, 174, 175, mnv2, N(mnv2), 0, 0 },
 	{ "split_concat", 1, 12, 12, NULL, 0, 0, 0 },
-	{ "gen_rfft2d", 1, 9, 17, rfft, N(rfft), 0, 0 },
+	{ "gen_rfft2d", 1, 15, 27, rfft, N(rfft), 0, 0 },
 	{ "gen_numeric_verify", 1, 6, 7, verify, N(verify), 1, 256 },
 	{ "gen_stablehlo_reduce_window", 1, 6, 10, reduce_window, N(reduce_window), 0, 0 },
 	/* the 8 state variables (1056 B) and the 4 row_sums */
@@ -158,12 +162,14 @@ static int load(const char *model, int threads, struct ap_model *m, struct ap_gr
 	/* ap_graph_build applies the kernels with these threads, for the x86-64 wheel the
 	 * measurements come from (on an arm64 build too) */
 	struct ap_graph_opts o = { .threads = threads, .arch = AP_ARCH_X86_64 };
+	struct ap_shapes_report shapes;
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s.tflite", TEST_MODELS, model);
 	if (ap_model_load(path, m, err))
 		return -1;
-	if (ap_graph_build(m, 0, &o, g, err)) {
+	/* as plan does: shapes and folded values first */
+	if (ap_shapes_infer(m, NULL, 0, &shapes, err) || ap_graph_build(m, 0, &o, g, err)) {
 		ap_model_free(m);
 		return -1;
 	}
@@ -411,7 +417,8 @@ static void test_dynamic_edges(void)
 /*
  * RFFT2D (rfft2d.cc): the output becomes complex64, [1, 3, 8, 9] from a constant fft_length
  * 8x16 (t3, 1728 B arena); of a computed one it is dynamic with the file's shape (t7
- * [1, 3, 32, 33], 25344 B after LiteRT's Eval).
+ * [1, 3, 32, 33], 25344 B after LiteRT's Eval); of a folded one (t12, SHAPE sliced, values
+ * from shape inference) [1, 3, 16, 17] in the arena (t13).
  */
 static void test_rfft2d(void)
 {
@@ -431,6 +438,10 @@ static void test_rfft2d(void)
 	      g.t[7].type == AP_TT_COMPLEX64 && g.t[7].bytes == 25344,
 	      "alloc %d type %u bytes %llu", g.t[7].alloc, g.t[7].type,
 	      (unsigned long long)g.t[7].bytes);
+	CHECK("rfft2d: t13 of a folded fft_length complex64 6528 bytes in the arena",
+	      g.t[13].alloc == A && g.t[13].type == AP_TT_COMPLEX64 && g.t[13].bytes == 6528,
+	      "alloc %d type %u bytes %llu", g.t[13].alloc, g.t[13].type,
+	      (unsigned long long)g.t[13].bytes);
 	unload(&m, &g);
 }
 

@@ -26,4 +26,21 @@ int ap_kernel_gaps(const struct ap_graph *g, struct ap_gap **gaps);
  * for every other operator (coverage_flow.c). */
 const char *ap_flow_gap(const struct ap_graph *g, uint32_t node);
 
+/* An operator up a subgraph's chain of callers that LiteRT runs otherwise than modelled. */
+struct ap_caller_gap {
+	uint32_t subgraph;	/* the caller's subgraph and node */
+	uint32_t node;
+	const char *opcode;	/* its name: static or in the model */
+	const char *why;	/* ap_flow_gap's text; NULL: none */
+};
+
+/*
+ * A subgraph is planned from the model's shapes, as its caller's operator would plan it;
+ * when that operator, or one further up, is named by ap_flow_gap, LiteRT's plan of the
+ * subgraph is not this one either. out[m->n_subgraphs]: out[s].why is NULL when none
+ * (subgraph 0, one LiteRT does not plan, every caller modelled, a caller that cannot be
+ * built). Each caller's graph is built once. 0, or -1 when out of memory.
+ */
+int ap_caller_gaps(const struct ap_model *m, struct ap_caller_gap *out);
+
 #endif

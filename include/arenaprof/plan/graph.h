@@ -35,6 +35,9 @@ enum ap_tensor_flag {
 	/* a RESHAPE of a computed shape that shares no buffer: LiteRT placed it in the
 	 * arena at its step, and its Eval made it dyn; the slot stays reserved, unused */
 	AP_TF_DYN_IN_EVAL = 1 << 3,
+	/* a WHILE output its Prepare took off the node (a loop variable passed through
+	 * that nobody reads): LiteRT never allocates it (kernels_flow.c) */
+	AP_TF_DROPPED = 1 << 4,
 };
 
 struct ap_tensor {

@@ -54,6 +54,9 @@ struct ap_model_op_vecs {
 	uint32_t n_ints;
 	/* StablehloReduceWindowOptions' vectors (kernels_reduce.c); n 0 when absent */
 	struct ap_model_longs longs[AP_MODEL_OPT2_LONGS];
+	/* StablehloCaseOptions.branch_subgraph_indices (subgraphs.c); NULL when absent */
+	int32_t *branches;
+	uint32_t n_branches;
 	/* StableHLOCompositeOptions.decomposition_subgraph_index (subgraphs.c), else -1 */
 	int32_t composite_subgraph;
 };
@@ -101,13 +104,22 @@ struct ap_file_shape {
 };
 
 /*
- * A tensor with SparsityParameters and the length of the ledger FULLY_CONNECTED keeps for
- * it (CreateLedgerTensor): len(array_indices) + len(array_segments) - 1 of dim 1, or -1
- * when dim 1 is not CSR. Kept per subgraph, not per tensor: few tensors are sparse.
+ * A tensor with SparsityParameters and the length of the ledger the hybrid FULLY_CONNECTED
+ * and LSTM keep for it (CreateLedgerTensor, make_ledger): len(array_indices) +
+ * len(array_segments) - 1 of dim 1, or -1 when dim 1 is not CSR. Kept per subgraph, not
+ * per tensor: few tensors are sparse.
  */
 struct ap_model_sparse {
 	uint32_t tensor;
 	int32_t ledger;
+};
+
+/* An int tensor's values that LiteRT computes at Prepare (SHAPE's output and what is
+ * folded from it), as shapes.c computed them: the file holds none. */
+struct ap_model_values {
+	uint32_t tensor;
+	uint32_t n;
+	int64_t *v;
 };
 
 struct ap_model_subgraph {
@@ -125,12 +137,17 @@ struct ap_model_subgraph {
 	struct ap_file_shape *file_shapes;
 	struct ap_model_sparse *sparse;	/* the sparse tensors, by index; NULL when none */
 	uint32_t n_sparse;
+	struct ap_model_values *values;	/* by index, from shapes.c (subgraph 0); NULL
+					 * when none */
+	uint32_t n_values;
 };
 
 struct ap_model_metadata {
 	char *name;
 	uint32_t buffer;
 };
+
+struct ap_sg_info;
 
 struct ap_model {
 	char *path;			/* as given to ap_model_load; NULL for ap_model_parse */
@@ -155,6 +172,10 @@ struct ap_model {
 	bool shapes_inferred;
 	int32_t shapes_unresolved_op;
 	int32_t shapes_refused_op;	/* whose Prepare refuses its shapes, -1: none */
+	/* subgraphs.c's roles of the subgraphs, a function of the file alone: computed on
+	 * first use and kept, as every subgraph's build asks for them */
+	struct ap_sg_info *sg_roles;
+	uint32_t *sg_callees;	/* and the subgraphs each one runs (ap_sg_callees) */
 };
 
 /*
@@ -182,8 +203,8 @@ uint32_t ap_model_tensor_ints(const struct ap_model *m, const struct ap_model_te
 /* Its shape_signature has an unknown dimension (-1): LiteRT's HasUnspecifiedDimension, and
  * the file's shape is a placeholder there. false for NULL. */
 bool ap_model_tensor_open(const struct ap_model_tensor *t);
-/* The FULLY_CONNECTED ledger length of sparse tensor t (struct ap_model_sparse), -1 when
- * t is not sparse or its dim 1 is not CSR. */
+/* The ledger length of sparse tensor t (struct ap_model_sparse), -1 when t is not sparse
+ * or its dim 1 is not CSR. */
 int32_t ap_model_sparse_ledger(const struct ap_model_subgraph *sg, int32_t t);
 /*
  * Where a buffer's bytes lie in the model file: its inline data, else its external

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 
+#include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/graph.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/subgraphs.h"
@@ -13,7 +14,9 @@ struct ap_sg_plan {
 	struct ap_sg_info info;
 	bool planned;		/* LiteRT plans it (role other than UNCALLED and OTHER) */
 	uint64_t arena_bytes, persistent_bytes;
-	uint32_t n_gaps;	/* its operators that are not modelled (coverage.h) */
+	uint32_t n_gaps;	/* its operators that are not modelled, and 1 for a caller
+				 * not modelled (coverage.h) */
+	struct ap_caller_gap caller_gap;	/* why NULL: its callers are modelled */
 };
 
 /*

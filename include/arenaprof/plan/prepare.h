@@ -8,7 +8,6 @@
 #define ARENAPROF_PREPARE_H
 
 #include "arenaprof/plan/graph.h"
-#include "arenaprof/plan/subgraphs.h"
 
 /* Builds the graph of one subgraph and computes LiteRT lifetimes. opts may be NULL (the
  * defaults). 0 or -1 with err; free with ap_graph_free in either case. */
@@ -16,9 +15,8 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err);
 void ap_graph_free(struct ap_graph *g);
 
-/* Subgraph sg (of the roles ap_subgraph_roles gives) holds a dynamic tensor once its
- * caller's Prepare has prepared it (HasDynamicTensors): 1 or 0; -1 when it cannot be built. */
-int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
-			const struct ap_sg_info *roles);
+/* Subgraph sg holds a dynamic tensor once its caller's Prepare has prepared it
+ * (HasDynamicTensors): 1 or 0; -1 when it cannot be built. opts may be NULL. */
+int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts);
 
 #endif

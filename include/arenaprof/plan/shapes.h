@@ -42,6 +42,14 @@ struct ap_shapes_report {
 int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
 		    struct ap_shapes_report *rep, char *err);
 
+/*
+ * The values ap_shapes_infer computed for int tensor t of sg, which the file holds none of
+ * (LiteRT computes them at Prepare when it folds the tensor): how many, into v, or 0 (none
+ * known, or more than max).
+ */
+uint32_t ap_shapes_values(const struct ap_model_subgraph *sg, int32_t t, int64_t *v,
+			  uint32_t max);
+
 /* "1,16000" into o->dims; 0, or -1 (not a list of 1 to AP_SHAPE_MAX_RANK dims >= 0). */
 int ap_shape_parse(const char *s, struct ap_shape_override *o);
 

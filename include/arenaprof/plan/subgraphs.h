@@ -21,6 +21,8 @@ enum ap_sg_role {
 	AP_SG_CALL_ONCE,	/* planned in CALL_ONCE's first Eval, then released */
 	AP_SG_COMPOSITE,	/* STABLEHLO_COMPOSITE's decomposition: as an IF branch,
 				 * its arena released after every Eval */
+	AP_SG_CASE_BRANCH,	/* every subgraph but 0 of a model with a STABLEHLO_CASE, listed
+				 * as its branch or not: planned in its Prepare as an IF branch */
 	AP_SG_UNCALLED,		/* no operator runs it: LiteRT never plans it */
 	AP_SG_OTHER,		/* run by another operator, or by more than one: not modelled */
 };
@@ -30,10 +32,13 @@ struct ap_sg_info {
 	uint32_t caller;	/* the calling subgraph and its operator (not for 0, UNCALLED) */
 	uint32_t node;
 	bool at_invoke;		/* it or a caller up the chain is a CALL_ONCE init subgraph */
+	bool case_trims;	/* subgraph 0 runs a STABLEHLO_CASE, whose Prepare removes
+				 * subgraph 0's unused inputs before its plan too */
 };
 
-/* The role of every subgraph of m, into out[m->n_subgraphs]. */
-void ap_subgraph_roles(const struct ap_model *m, struct ap_sg_info *out);
+/* The role of every subgraph of m, m->n_subgraphs of them, computed once and kept in m
+ * (freed by ap_model_free); NULL when out of memory or m has no subgraph. */
+const struct ap_sg_info *ap_subgraph_roles(const struct ap_model *m);
 
 /*
  * How far down LiteRT's Prepares are followed: a WHILE, IF or STABLEHLO_COMPOSITE whose
@@ -59,13 +64,12 @@ bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b);
 /* The subgraphs each subgraph's operators run: list[start[c] .. start[c + 1]) are those
  * whose caller is c (by ap_subgraph_roles), so that a walk looks at its own only. */
 struct ap_sg_callees {
-	uint32_t *start, *list;
+	const uint32_t *start, *list;
 };
 
-/* 0, or -1 when out of memory; free with ap_sg_callees_free. */
-int ap_sg_callees_init(const struct ap_model *m, const struct ap_sg_info *roles,
-		       struct ap_sg_callees *cl);
-void ap_sg_callees_free(struct ap_sg_callees *cl);
+/* m's callees, computed on first use and kept in m with its roles: 0, or -1 when out of
+ * memory (or m has no subgraph). */
+int ap_sg_callees(const struct ap_model *m, struct ap_sg_callees *cl);
 
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
@@ -79,7 +83,8 @@ const char *ap_sg_not_modelled(enum ap_sg_role r);
  * What the caller's Prepare does to g (subgraph g->subgraph, read but not yet prepared)
  * before it plans it: inputs no operator reads stop being inputs (RemoveUnusedInputs),
  * and the remaining inputs of a WHILE body or IF branch become custom (they use the
- * caller's buffers), unless they are resources or variants.
+ * caller's buffers), unless they are resources or variants. STABLEHLO_CASE does the first
+ * to subgraph 0 as well.
  */
 void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info);
 

@@ -28,6 +28,8 @@ struct ap_plan_set {
 	unsigned top;
 	struct ap_gap *gaps;		/* operators kernels.c does not model (coverage.h) */
 	uint32_t n_gaps;
+	struct ap_caller_gap caller_gap;	/* why set: a caller up the subgraph's chain is
+						 * not modelled */
 	uint32_t subgraph;		/* the one plan shows */
 	enum ap_arch arch;		/* the CPU the plan is for (resolved) */
 	int32_t *split_after;		/* nodes whose dynamic output ends a planning step */
