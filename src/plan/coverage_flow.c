@@ -309,32 +309,20 @@ static bool planned_child(const struct ap_sg_info *roles, uint32_t s)
 static int direct_gaps(const struct ap_model *m, const struct ap_sg_info *roles,
 		       struct ap_caller_gap *out)
 {
-	uint32_t n = m->n_subgraphs;
-	uint32_t *start = calloc(n + 1, sizeof(*start)), *pos = malloc(n * sizeof(*pos));
-	uint32_t *kids = malloc(n * sizeof(*kids));
-	int rc = -1;
+	struct ap_sg_callees cl;
 
-	if (!start || !pos || !kids)
-		goto out;
-	/* the subgraphs grouped by caller (a counting sort): kids[start[c] .. start[c + 1]) */
-	for (uint32_t s = 1; s < n; s++)
-		if (planned_child(roles, s))
-			start[roles[s].caller + 1]++;
-	for (uint32_t c = 0; c < n; c++)
-		start[c + 1] += start[c];
-	memcpy(pos, start, n * sizeof(*pos));
-	for (uint32_t s = 1; s < n; s++)
-		if (planned_child(roles, s))
-			kids[pos[roles[s].caller]++] = s;
-	for (uint32_t c = 0; c < n; c++) {
+	if (ap_sg_callees(m, &cl))
+		return -1;
+	for (uint32_t c = 0; c < m->n_subgraphs; c++) {
 		struct ap_graph g;
 		char err[AP_ERR_LEN];
 
-		if (start[c] == start[c + 1] || ap_graph_build(m, c, NULL, &g, err))
+		if (cl.start[c] == cl.start[c + 1] || ap_graph_build(m, c, NULL, &g, err))
 			continue;	/* none, or the caller's own plan reports it */
-		for (uint32_t k = start[c]; k < start[c + 1]; k++) {
-			uint32_t s = kids[k], node = roles[s].node;
-			const char *why = node < g.n_ops ? ap_flow_gap(&g, node) : NULL;
+		for (uint32_t k = cl.start[c]; k < cl.start[c + 1]; k++) {
+			uint32_t s = cl.list[k], node = roles[s].node;
+			const char *why = planned_child(roles, s) && node < g.n_ops ?
+					  ap_flow_gap(&g, node) : NULL;
 
 			if (why)
 				out[s] = (struct ap_caller_gap){ .subgraph = c, .node = node,
@@ -343,12 +331,7 @@ static int direct_gaps(const struct ap_model *m, const struct ap_sg_info *roles,
 		}
 		ap_graph_free(&g);
 	}
-	rc = 0;
-out:
-	free(start);
-	free(pos);
-	free(kids);
-	return rc;
+	return 0;
 }
 
 int ap_caller_gaps(const struct ap_model *m, struct ap_caller_gap *out)

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * shapes: subgraph 0's shapes as LiteRT computes them where the file leaves them open
+ * shapes: the shapes LiteRT computes where the file leaves them open or its control flow
+ * resizes them, in subgraph 0 and the subgraphs its WHILE, IF and STABLEHLO_COMPOSITE run
  * (include/arenaprof/plan/shapes.h). The walk follows the execution order; each operator's
  * shape function is in shapes_ops.c. Only tensors whose signature has an unknown dimension
- * are rewritten, and those downstream of a control-flow output resized to its subgraph's
- * (flow_shapes), so a model with static, consistent shapes plans exactly as its file says.
+ * are rewritten, and those downstream of a control-flow output or subgraph input resized
+ * to other dims (flow_shapes, infer_kid), so a model with static, consistent shapes plans
+ * exactly as its file says.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -112,9 +114,8 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 	for (uint32_t i = 0; i < sg->n_tensors; i++) {
 		struct ap_model_tensor *mt = &sg->tensors[i];
 		const struct sv *s = &c->t[i];
-		int32_t *d;
-
 		bool open = ap_model_tensor_open(mt);
+		int32_t *d;
 
 		if (!open && !s->resized)
 			continue;

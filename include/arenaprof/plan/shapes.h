@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Shape inference: the shapes LiteRT's Prepares and Evals give the tensors of subgraph 0,
- * where the model file only holds placeholders. A converter writes 1 for every unknown
+ * Shape inference: the shapes LiteRT's Prepares and Evals give the tensors of subgraph 0
+ * (and of the subgraphs its control flow runs), where the model file only holds
+ * placeholders or its control flow resizes them. A converter writes 1 for every unknown
  * dimension and marks it -1 in shape_signature; LiteRT computes the real one from the
  * input shapes and the values of shape-giving tensors (SHAPE -> STRIDED_SLICE -> PACK ->
  * RESHAPE chains, RANGE bounds, paddings). docs/design.md, "Shapes the file leaves open".
