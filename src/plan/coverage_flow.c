@@ -216,10 +216,9 @@ static const char *case_gap(const struct ap_graph *g, uint32_t node,
 		return "in a subgraph after 0: its Prepare plans its own subgraph, not modelled";
 	if (!g->ops[node].n_in || !index_ok(g, g->ops[node].in[0]))
 		return "an index that is not one int32: LiteRT refuses it";
-	for (uint32_t i = 0; i < node; i++)
-		if (ap_graph_ends_prepare(g, i))
-			return "after a dynamic output: prepared at the first invoke, after "
-			       "subgraph 0's plan, not modelled";
+	if (g->first_split >= 0 && (uint32_t)g->first_split < node)
+		return "after a dynamic output: prepared at the first invoke, after "
+		       "subgraph 0's plan, not modelled";
 	why = case_indices_gap(m, mo);
 	if (why)
 		return why;
@@ -252,6 +251,7 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	struct ap_sg_callees cl;
 	int32_t kids[2] = { -1, -1 };
 	const char *why = NULL;
+	int64_t runs[2];
 	uint32_t n = 0;
 
 	if (op->opcode != OP_WHILE && op->opcode != OP_IF && op->opcode != OP_CALL_ONCE &&
@@ -262,10 +262,16 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 		return "subgraphs not planned (out of memory)";
 	if (op->opcode == OP_STABLEHLO_CASE)
 		return case_gap(g, node, roles);
-	for (uint32_t s = 1; s < m->n_subgraphs && n < 2; s++)
-		if (roles[s].role != AP_SG_UNCALLED && roles[s].caller == g->subgraph &&
+	/* the subgraphs its options name that it runs (a repeated one counts once) */
+	for (uint32_t k = 0, nr = ap_op_runs(m, &m->subgraphs[g->subgraph].ops[node], runs);
+	     k < nr; k++) {
+		int64_t s = runs[k];
+
+		if (s > 0 && s < m->n_subgraphs && s != kids[0] &&
+		    roles[s].role != AP_SG_UNCALLED && roles[s].caller == g->subgraph &&
 		    roles[s].node == node)
 			kids[n++] = (int32_t)s;
+	}
 	if (roles[g->subgraph].role == AP_SG_OTHER || roles[g->subgraph].role == AP_SG_UNCALLED)
 		why = "in a subgraph LiteRT does not plan as modelled";
 	else if (n != (op->opcode == OP_CALL_ONCE || op->opcode == OP_STABLEHLO_COMPOSITE ?
@@ -274,10 +280,9 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	for (uint32_t k = 0; !why && k < n; k++)
 		if (ap_sg_not_modelled(roles[kids[k]].role))
 			why = "a subgraph it runs is run by another operator too: not modelled";
-	for (uint32_t i = 0; !why && i < node; i++)
-		if (ap_graph_ends_prepare(g, i))
-			why = "prepared in the first invoke, after a dynamic output: its subgraphs "
-			      "are planned then, not modelled";
+	if (!why && g->first_split >= 0 && (uint32_t)g->first_split < node)
+		why = "prepared in the first invoke, after a dynamic output: its subgraphs "
+		      "are planned then, not modelled";
 	for (uint32_t k = 0; !why && k < n; k++)
 		if (ap_sg_callees(m, &cl) ||
 		    too_deep(roles, &cl, (uint32_t)kids[k],

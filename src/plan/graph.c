@@ -114,6 +114,7 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 	const struct ap_model_subgraph *sg;
 
 	memset(g, 0, sizeof(*g));
+	g->first_split = -1;	/* until ap_lifetimes_tflite looks */
 	if (subgraph >= m->n_subgraphs) {
 		ap_seterr(err, "model has %u subgraphs, no subgraph %u", m->n_subgraphs,
 			  subgraph);

@@ -151,6 +151,10 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 	int *count = calloc(g->n_tensors + 1, sizeof(*count));
 	int32_t first_step_end = -1;
 
+	g->first_split = -1;
+	for (uint32_t i = 0; i < g->n_ops && g->first_split < 0; i++)
+		if (ap_graph_ends_prepare(g, i))
+			g->first_split = (int32_t)i;
 	if (!refs || !count)
 		goto out;	/* lifetimes stay AP_NODE_NONE: nothing is planned */
 	for (uint32_t t = 0; t < g->n_tensors; t++) {
@@ -181,9 +185,7 @@ void ap_lifetimes_tflite(struct ap_graph *g, bool inplace)
 		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
 			if (valid(g, g->ops[i].in[k]))
 				refs[g->ops[i].in[k]]++;
-	for (uint32_t i = 0; i < g->n_ops && first_step_end < 0; i++)
-		if (ap_graph_ends_prepare(g, i))
-			first_step_end = (int32_t)i;
+	first_step_end = g->first_split;
 	if (inplace)
 		identify_inplace(g, refs, first_step_end);
 	/* Input occurrences are credited to the tensor that owns the buffer. */

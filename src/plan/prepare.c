@@ -58,15 +58,19 @@ int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_g
 }
 
 /* The other branch of IF branch b, or 0 (never a branch) when there is none. */
-static uint32_t other_branch(const struct sg_index *ix, uint32_t b)
+static uint32_t other_branch(const struct ap_model *m, const struct sg_index *ix, uint32_t b)
 {
 	const struct ap_sg_info *r = &ix->roles[b];
+	int64_t runs[2];
+	uint32_t n = ap_op_runs(m, &m->subgraphs[r->caller].ops[r->node], runs);
 
-	for (uint32_t k = ix->cl.start[r->caller]; k < ix->cl.start[r->caller + 1]; k++) {
-		uint32_t s = ix->cl.list[k];
+	for (uint32_t k = 0; k < n; k++) {
+		int64_t s = runs[k];
 
-		if (s != b && ix->roles[s].role == AP_SG_IF_BRANCH && ix->roles[s].node == r->node)
-			return s;
+		if (s > 0 && s < m->n_subgraphs && s != b &&
+		    ix->roles[s].role == AP_SG_IF_BRANCH && ix->roles[s].caller == r->caller &&
+		    ix->roles[s].node == r->node)
+			return (uint32_t)s;
 	}
 	return 0;
 }
@@ -90,7 +94,7 @@ static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 		     r->role != AP_SG_COMPOSITE) || r->node >= g->n_ops ||
 		    ap_subgraph_depth(m, ix->roles, s) > AP_SG_MAX_DEPTH)
 			continue;
-		other = r->role == AP_SG_IF_BRANCH ? other_branch(ix, s) : 0;
+		other = r->role == AP_SG_IF_BRANCH ? other_branch(m, ix, s) : 0;
 		if (!(other && ap_sg_branches_differ(m, s, other)) &&
 		    dynamic(m, s, opts, ix) != 1)
 			continue;

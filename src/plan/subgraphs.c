@@ -81,6 +81,27 @@ static void claim_case(const struct ap_model *m, struct ap_sg_info *out, uint32_
 		claim(m, out, k, AP_SG_CASE_BRANCH, caller, node);
 }
 
+uint32_t ap_op_runs(const struct ap_model *m, const struct ap_model_op *op, int64_t runs[2])
+{
+	int32_t code = op->opcode_index < m->n_opcodes ? m->opcodes[op->opcode_index].builtin : -1;
+
+	if ((code == OP_WHILE && op->options_type == OPT_WHILE) ||
+	    (code == OP_IF && op->options_type == OPT_IF)) {
+		runs[0] = ap_model_op_option(m, op, 0, 4, -1);
+		runs[1] = ap_model_op_option(m, op, 1, 4, -1);
+		return 2;
+	}
+	if (code == OP_CALL_ONCE && op->options_type == OPT_CALL_ONCE) {
+		runs[0] = ap_model_op_option(m, op, 0, 4, -1);
+		return 1;
+	}
+	if (code == OP_STABLEHLO_COMPOSITE && op->vecs) {
+		runs[0] = op->vecs->composite_subgraph;
+		return 1;
+	}
+	return 0;
+}
+
 static void find_roles(const struct ap_model *m, struct ap_sg_info *out)
 {
 	uint32_t cases = 0;
@@ -95,22 +116,19 @@ static void find_roles(const struct ap_model *m, struct ap_sg_info *out)
 			int32_t code = op->opcode_index < m->n_opcodes ?
 				       m->opcodes[op->opcode_index].builtin : -1;
 
-			if (code == OP_WHILE && op->options_type == OPT_WHILE) {
-				claim(m, out, ap_model_op_option(m, op, 0, 4, -1),
-				      AP_SG_WHILE_COND, s, i);
-				claim(m, out, ap_model_op_option(m, op, 1, 4, -1),
-				      AP_SG_WHILE_BODY, s, i);
-			} else if (code == OP_IF && op->options_type == OPT_IF) {
-				claim(m, out, ap_model_op_option(m, op, 0, 4, -1),
-				      AP_SG_IF_BRANCH, s, i);
-				claim(m, out, ap_model_op_option(m, op, 1, 4, -1),
-				      AP_SG_IF_BRANCH, s, i);
-			} else if (code == OP_CALL_ONCE && op->options_type == OPT_CALL_ONCE) {
-				claim(m, out, ap_model_op_option(m, op, 0, 4, -1),
-				      AP_SG_CALL_ONCE, s, i);
-			} else if (code == OP_STABLEHLO_COMPOSITE && op->vecs) {
-				claim(m, out, op->vecs->composite_subgraph, AP_SG_COMPOSITE, s,
-				      i);
+			int64_t runs[2];
+			uint32_t n = ap_op_runs(m, op, runs);
+
+			if (code == OP_WHILE && n == 2) {
+				claim(m, out, runs[0], AP_SG_WHILE_COND, s, i);
+				claim(m, out, runs[1], AP_SG_WHILE_BODY, s, i);
+			} else if (code == OP_IF && n == 2) {
+				claim(m, out, runs[0], AP_SG_IF_BRANCH, s, i);
+				claim(m, out, runs[1], AP_SG_IF_BRANCH, s, i);
+			} else if (code == OP_CALL_ONCE && n == 1) {
+				claim(m, out, runs[0], AP_SG_CALL_ONCE, s, i);
+			} else if (code == OP_STABLEHLO_COMPOSITE && n == 1) {
+				claim(m, out, runs[0], AP_SG_COMPOSITE, s, i);
 			} else if (code == OP_STABLEHLO_CASE) {
 				claim_case(m, out, s, i, ++cases);
 			}

@@ -106,6 +106,9 @@ struct ap_graph {
 	 * tensor n_tensors - n_owned_names + k. Freed by ap_kernels_free. */
 	char **owned_names;
 	uint32_t n_owned_names;
+	/* the first node that ends LiteRT's first planning step (ap_graph_ends_prepare), -1:
+	 * none; set by ap_lifetimes_tflite, so that every control-flow node need not look */
+	int32_t first_split;
 };
 
 /*

@@ -71,6 +71,11 @@ struct ap_sg_callees {
  * memory (or m has no subgraph). */
 int ap_sg_callees(const struct ap_model *m, struct ap_sg_callees *cl);
 
+/* The subgraphs a WHILE (cond, body), IF (then, else), CALL_ONCE or STABLEHLO_COMPOSITE
+ * names in its options, as the file gives them (unchecked): how many, 0 for other operators
+ * and for STABLEHLO_CASE (it runs every subgraph but 0). */
+uint32_t ap_op_runs(const struct ap_model *m, const struct ap_model_op *op, int64_t runs[2]);
+
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
 /* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (a CALL_ONCE init
