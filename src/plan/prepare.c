@@ -42,8 +42,13 @@ static int dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_
 
 	if (build(m, sg, opts, ix, &g, err))
 		return -1;
-	for (uint32_t t = 0; t < g.n_tensors; t++)
-		dyn |= g.t[t].alloc == AP_ALLOC_DYNAMIC;
+	/* Subgraph::HasDynamicTensors: a dynamic graph output, or a node whose Prepare made
+	 * an output dynamic or its shape unknown; dynamic temporaries (a reduction's
+	 * normalized_dims) do not count */
+	dyn = g.first_split >= 0;
+	for (uint32_t k = 0; k < g.n_outputs; k++)
+		dyn |= g.outputs[k] >= 0 && (uint32_t)g.outputs[k] < g.n_tensors &&
+		       g.t[g.outputs[k]].alloc == AP_ALLOC_DYNAMIC;
 	ap_graph_free(&g);
 	return dyn;
 }

@@ -830,8 +830,14 @@ def main(argv=None):
                 t["data"] = RELEASED_BASE + a["offset"]
         pl["arena"]["base"] = RELEASED_BASE
     placed = [t for t in arena if t["data"]]
+    # a tensor the planner never allocates (WHILE's dropped pass-through output:
+    # its alloc node is unassigned) has no data after an invoke either
+    def never_allocated(t):
+        return pl is not None and pl["alloc_node"][t["index"]] == INT32_MAX
+
     if invoked and not released and \
-            any(not t["data"] and t["bytes"] for t in arena):
+            any(not t["data"] and t["bytes"] and not never_allocated(t)
+                for t in arena):
         # CALL_ONCE releases the init subgraph's normal arena after running it
         print("litert_plan: subgraph %d's normal arena was released after the "
               "invoke that planned it: its offsets are not readable here"
