@@ -8,7 +8,9 @@ Needs tensorflow-cpu (2.21.0 wrote the committed files; pip install tensorflow-c
 venv of its own). CI does not run it: TensorFlow is too large to install there, so the
 files are committed and LiteRT judges them like the others (test_litert_plan.sh). Unlike
 gen_models.py, which writes flatbuffers by hand, these are what users' models look like:
-WHILE and IF as the converter lowers tf.while_loop, tf.cond and a Keras GRU.
+WHILE and IF as the converter lowers tf.while_loop, tf.cond and Keras recurrent layers.
+tf_while_grow is written too but not committed: its body's file shapes grow the loop
+variable, which arenaprof names and does not plan (LiteRT's plan is then not matched).
 """
 import os
 import sys
@@ -79,6 +81,27 @@ def gru_model():
     return gru
 
 
+def keras_fn(layer, shape):
+    """A one-layer Keras model as a tf.function, seeded."""
+    tf.keras.utils.set_random_seed(0)
+    inp = tf.keras.Input(shape, batch_size=1)
+    model = tf.keras.Model(inp, layer(inp))
+
+    @tf.function
+    def fn(x):
+        return model(x)
+    return fn
+
+
+def save_dr(outdir, name, fn, specs):
+    """Dynamic-range quantized: int8 weights, float activations."""
+    conc = fn.get_concrete_function(*specs)
+    conv = tf.lite.TFLiteConverter.from_concrete_functions([conc], fn)
+    conv.optimizations = [tf.lite.Optimize.DEFAULT]
+    with open(os.path.join(outdir, name + ".tflite"), "wb") as f:
+        f.write(conv.convert())
+
+
 def main(argv):
     if len(argv) != 2:
         sys.stderr.write("usage: tf_models.py OUTDIR\n")
@@ -92,6 +115,14 @@ def main(argv):
     save(out, "tf_cond_diff", cond_diff, [tf.TensorSpec([1], f32), tf.TensorSpec([1, 32], f32)])
     save(out, "tf_cond_same", cond_same, [tf.TensorSpec([1], f32), tf.TensorSpec([1, 32], f32)])
     save(out, "tf_gru", gru_model(), [tf.TensorSpec([1, 10, 6], f32)])
+    # return_sequences: the body writes a tensor list, a dynamic tensor, so WHILE's
+    # outputs are dyn and LiteRT plans the rest of subgraph 0 in the first invoke
+    save(out, "tf_simplernn_seq",
+         keras_fn(tf.keras.layers.SimpleRNN(8, return_sequences=True), [15, 4]),
+         [tf.TensorSpec([1, 15, 4], f32)])
+    save_dr(out, "tf_gru_seq_dr",
+            keras_fn(tf.keras.layers.GRU(16, return_sequences=True), [20, 8]),
+            [tf.TensorSpec([1, 20, 8], f32)])
     return 0
 
 
