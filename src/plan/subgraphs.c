@@ -305,8 +305,9 @@ void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info)
 		if (t < 0 || (uint32_t)t >= g->n_tensors)
 			continue;
 		tt = &g->t[t];
-		/* RemoveUnusedInputs: counts operator inputs and variables only */
-		if (trim && !read_by_an_op(g, t) && !(tt->flags & AP_TF_VARIABLE)) {
+		/* RemoveUnusedInputs (GetInputTensorsCount): operator inputs and graph
+		 * outputs count, so an input a branch returns as it is stays */
+		if (trim && !read_by_an_op(g, t) && !graph_output(g, t)) {
 			g->owned_inputs[k] = -1;
 			tt->flags &= ~AP_TF_INPUT;
 			tt->bytes = 0;	/* no shape is copied into it either */

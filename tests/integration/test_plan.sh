@@ -188,6 +188,12 @@ MSG="$(cat "$TMP/body.csv")" check "the WHILE body's inputs use the caller's buf
 MSG="$(head -8 "$TMP/cond.txt")" check "plan's text marks the subgraph it shows" \
 	grep -Eq '^ +\*1 +cond +WHILE cond of #1 in subgraph 0' "$TMP/cond.txt"
 
+# RemoveUnusedInputs counts graph outputs: an input a branch returns as it is stays its
+r=$("$ARENAPROF" plan "$MODELS/tf_cond_pass.tflite" --subgraph 1 --csv | awk -F, 'NR > 1 &&
+	$1 < 2 { printf "%s ", $7 }')
+MSG="$r" check "tf_cond_pass: a branch keeps the input it returns (both inputs parent)" \
+	test "$r" = "parent parent "
+
 # control flow it cannot plan as LiteRT does stays named: a body whose file shapes differ
 # from its inputs' (LiteRT prepares them again), an IF that runs one subgraph as both
 # branches, decompositions nested deeper than arenaprof follows, a branch whose shapes on

@@ -68,6 +68,12 @@ def cond_same(p, x):
     return tf.cond(p[0] > 0, tiled, lambda: x * 3.0)
 
 
+@tf.function
+def cond_pass(p, x, y):
+    """Each branch returns one of its inputs as it is: RemoveUnusedInputs keeps it."""
+    return tf.cond(p[0] > 0, lambda: (x, y * 2.0), lambda: (x * 3.0, y))
+
+
 def gru_model():
     """A Keras GRU: the converter writes a WHILE whose body passes loop variables
     through that nobody reads after the loop."""
@@ -114,6 +120,8 @@ def main(argv):
     save(out, "tf_while_batch", while_batch, [tf.TensorSpec([None, 8], f32)])
     save(out, "tf_cond_diff", cond_diff, [tf.TensorSpec([1], f32), tf.TensorSpec([1, 32], f32)])
     save(out, "tf_cond_same", cond_same, [tf.TensorSpec([1], f32), tf.TensorSpec([1, 32], f32)])
+    save(out, "tf_cond_pass", cond_pass, [tf.TensorSpec([1], f32), tf.TensorSpec([1, 32], f32),
+                                          tf.TensorSpec([1, 16], f32)])
     save(out, "tf_gru", gru_model(), [tf.TensorSpec([1, 10, 6], f32)])
     # return_sequences: the body writes a tensor list, a dynamic tensor, so WHILE's
     # outputs are dyn and LiteRT plans the rest of subgraph 0 in the first invoke
