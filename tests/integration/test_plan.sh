@@ -216,6 +216,16 @@ print(" ".join("%s:%s" % (g["opcode"], g["reason"]) for g in json.load(sys.stdin
 print(" ".join(s["planned_at"] for s in json.load(sys.stdin)["subgraph_plans"]))')
 	MSG="$r" check "if_shared: the shared branch is not planned" \
 		test "$r" = "allocate_tensors unknown never"
+	# the body's own plan says that its caller is not modelled, in text and JSON
+	r=$("$ARENAPROF" plan "$TMP/while_grows.tflite" --subgraph 2 --json | python3 -c '
+import json, sys
+c = json.load(sys.stdin).get("caller_not_modelled") or {}
+print(c.get("subgraph"), c.get("index"), c.get("opcode"))')
+	MSG="$r" check "while_grows: the body's plan names its WHILE (caller_not_modelled)" \
+		test "$r" = "0 1 WHILE"
+	check "while_grows: the body's text says it runs under a WHILE not modelled" grep -q \
+		"this subgraph runs under #1 WHILE in subgraph 0" \
+		<("$ARENAPROF" plan "$TMP/while_grows.tflite" --subgraph 2)
 else
 	fail "flow_variants.py writes the control-flow variants" "$(head -3 "$TMP/variants.err")"
 fi
