@@ -264,40 +264,14 @@ static bool graph_output(const struct ap_graph *g, int32_t t)
 	return false;
 }
 
-/*
- * stablehlo_case.cc's Prepare on subgraph 0 (trim only) or a CASE branch: RemoveUnusedInputs
- * (an input no operator reads and no graph output is), then the branch's other inputs custom.
- */
-static void case_prepare(struct ap_graph *g, bool custom)
-{
-	for (uint32_t k = 0; k < g->n_inputs; k++) {
-		int32_t t = g->inputs[k];
-		struct ap_tensor *tt;
-
-		if (t < 0 || (uint32_t)t >= g->n_tensors)
-			continue;
-		tt = &g->t[t];
-		if (!read_by_an_op(g, t) && !graph_output(g, t)) {
-			g->owned_inputs[k] = -1;
-			tt->flags &= ~AP_TF_INPUT;
-			tt->bytes = 0;
-		} else if (custom && tt->type != AP_TT_RESOURCE && tt->type != AP_TT_VARIANT &&
-			   tt->alloc != AP_ALLOC_WEIGHTS) {
-			tt->alloc = tt->read_alloc = AP_ALLOC_CUSTOM;
-		}
-	}
-}
-
 void ap_subgraph_prepare(struct ap_graph *g, const struct ap_sg_info *info)
 {
-	bool branch = info->role == AP_SG_IF_BRANCH || info->role == AP_SG_COMPOSITE;
-	bool trim = info->role == AP_SG_WHILE_COND || branch;
+	bool branch = info->role == AP_SG_IF_BRANCH || info->role == AP_SG_COMPOSITE ||
+		      info->role == AP_SG_CASE_BRANCH;
+	/* stablehlo_case.cc trims subgraph 0 too, before subgraph 0 is planned */
+	bool trim = info->role == AP_SG_WHILE_COND || branch || info->case_trims;
 	bool custom = info->role == AP_SG_WHILE_BODY || branch;
 
-	if (info->role == AP_SG_CASE_BRANCH || info->case_trims) {
-		case_prepare(g, info->role == AP_SG_CASE_BRANCH);
-		return;
-	}
 	for (uint32_t k = 0; k < g->n_inputs; k++) {
 		int32_t t = g->inputs[k];
 		struct ap_tensor *tt;
