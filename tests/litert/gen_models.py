@@ -314,10 +314,8 @@ def resource_vars(path):
     m.write(path)
 
 
-def while_loop(path):
-    m, g = main_graph("arenaprof generated: a WHILE loop with cond and body subgraphs")
-    cond = Graph(m, "cond")
-    body = Graph(m, "body")
+def while_caller(g):
+    """input -> ADD -> WHILE(i0 = 0, pre) with cond subgraph 1 and body 2: x, pre, loop."""
     x = g.tensor("input", [1, 32], TT.FLOAT32)
     i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
     pre = g.tensor("pre", [1, 32], TT.FLOAT32)
@@ -328,11 +326,11 @@ def while_loop(path):
     wo.condSubgraphIndex = 1
     wo.bodySubgraphIndex = 2
     g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
-    out = g.tensor("output", [1, 32], TT.FLOAT32)
-    g.op(OP.MUL, [y, y], [out], OPT.MulOptions, fb.MulOptionsT())
-    g.g.inputs = [x]
-    g.g.outputs = [out]
+    return x, pre, y
 
+
+def while_cond_counter(cond, body):
+    """The cond (i < 3) and the body's counter (i + 1): the body's i, x and i_next."""
     ci = cond.tensor("i", [], TT.INT32)
     cx = cond.tensor("x", [1, 32], TT.FLOAT32)
     lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
@@ -346,6 +344,20 @@ def while_loop(path):
     one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
     bi2 = body.tensor("i_next", [], TT.INT32)
     body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    return bi, bx, bi2
+
+
+def while_loop(path):
+    m, g = main_graph("arenaprof generated: a WHILE loop with cond and body subgraphs")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    x, pre, y = while_caller(g)
+    out = g.tensor("output", [1, 32], TT.FLOAT32)
+    g.op(OP.MUL, [y, y], [out], OPT.MulOptions, fb.MulOptionsT())
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+
+    bi, bx, bi2 = while_cond_counter(cond, body)
     bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
     body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
     body.g.inputs = [bi, bx]
@@ -1643,16 +1655,7 @@ def while_dynamic(path):
     m, g = main_graph("arenaprof generated: WHILE whose body holds a dynamic tensor")
     cond = Graph(m, "cond")
     body = Graph(m, "body")
-    x = g.tensor("input", [1, 32], TT.FLOAT32)
-    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
-    pre = g.tensor("pre", [1, 32], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
-    i_out = g.tensor("i_out", [], TT.INT32)
-    y = g.tensor("loop", [1, 32], TT.FLOAT32)
-    wo = fb.WhileOptionsT()
-    wo.condSubgraphIndex = 1
-    wo.bodySubgraphIndex = 2
-    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    x, pre, y = while_caller(g)
     a = g.tensor("after", [1, 32], TT.FLOAT32)
     g.op(OP.MUL, [y, y], [a], OPT.MulOptions, fb.MulOptionsT())
     out = g.tensor("output", [1, 32], TT.FLOAT32)
@@ -1660,19 +1663,7 @@ def while_dynamic(path):
     g.g.inputs = [x]
     g.g.outputs = [out]
 
-    ci = cond.tensor("i", [], TT.INT32)
-    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
-    lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
-    c = cond.tensor("more", [], TT.BOOL)
-    cond.op(OP.LESS, [ci, lim], [c])
-    cond.g.inputs = [ci, cx]
-    cond.g.outputs = [c]
-
-    bi = body.tensor("i", [], TT.INT32)
-    bx = body.tensor("x", [1, 32], TT.FLOAT32)
-    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
-    bi2 = body.tensor("i_next", [], TT.INT32)
-    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    bi, bx, bi2 = while_cond_counter(cond, body)
     s = body.tensor("sum", [1, 32], TT.FLOAT32)
     body.op(OP.ADD, [bx, bx], [s], OPT.AddOptions, fb.AddOptionsT())
     t = tile_dyn(body, s, [1, 32])
@@ -1816,19 +1807,7 @@ def while_resize(path):
     g.g.inputs = [x]
     g.g.outputs = [out, i_out]
 
-    ci = cond.tensor("i", [], TT.INT32)
-    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
-    lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
-    c = cond.tensor("more", [], TT.BOOL)
-    cond.op(OP.LESS, [ci, lim], [c])
-    cond.g.inputs = [ci, cx]
-    cond.g.outputs = [c]
-
-    bi = body.tensor("i", [], TT.INT32)
-    bx = body.tensor("x", [1, 32], TT.FLOAT32)
-    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
-    bi2 = body.tensor("i_next", [], TT.INT32)
-    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
+    bi, bx, bi2 = while_cond_counter(cond, body)
     bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
     body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
     body.g.inputs = [bi, bx]
