@@ -107,6 +107,12 @@ static bool fits(const struct ap_model_tensor *mt, const struct sv *s)
 	return true;
 }
 
+/* Shapes a (rank ra) and b (rank rb) differ; a scalar's dims may be NULL. */
+static bool dims_differ(const int32_t *a, uint32_t ra, const int32_t *b, uint32_t rb)
+{
+	return ra != rb || (ra && memcmp(a, b, ra * sizeof(*a)));
+}
+
 /* Rewrites the open and the resized tensors' shapes in the model. -1 on OOM. */
 static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *writer,
 		 struct ap_shapes_report *rep)
@@ -128,8 +134,7 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 			continue;
 		}
 		rep->resolved += open;
-		if (s->rank == mt->rank &&
-		    (!s->rank || !memcmp(s->d, mt->shape, s->rank * sizeof(*s->d))))
+		if (!dims_differ(s->d, s->rank, mt->shape, mt->rank))
 			continue;
 		d = malloc((s->rank ? s->rank : 1) * sizeof(*d));
 		if (!d)
@@ -251,8 +256,7 @@ static int infer_kid(struct walk *w, struct sctx *c, uint32_t kid, uint32_t skip
 		if (!in)
 			goto out;
 		s = &kc.t[k->inputs[j]];
-		s->resized = s->rank != in->rank ||
-			     (in->rank && memcmp(s->d, in->d, in->rank * sizeof(*in->d)));
+		s->resized = dims_differ(s->d, s->rank, in->d, in->rank);
 		memcpy(s->d, in->d, sizeof(s->d));
 		s->rank = in->rank;
 		s->known = true;
@@ -290,8 +294,7 @@ static int flow_shapes(struct walk *w, struct sctx *c, uint32_t out, int32_t oth
 
 		if (!kt || !in)
 			return SH_UNKNOWN;
-		differ |= in->rank != kt->rank ||
-			  (in->rank && memcmp(in->d, kt->shape, in->rank * sizeof(*in->d)));
+		differ |= dims_differ(in->d, in->rank, kt->shape, kt->rank);
 	}
 	/* on the file's input shapes the subgraphs keep the file's, unless a control-flow
 	 * output of theirs is resized: walked too, rewritten when all is inferred */
@@ -325,8 +328,7 @@ static int flow_shapes(struct walk *w, struct sctx *c, uint32_t out, int32_t oth
 			continue;
 		for (uint32_t r = 0; r < kt->rank; r++)
 			d[r] = kt->shape[r];
-		c->t[t].resized |= c->t[t].rank != kt->rank || (kt->rank &&
-				   memcmp(c->t[t].d, kt->shape, kt->rank * sizeof(*kt->shape)));
+		c->t[t].resized |= dims_differ(c->t[t].d, c->t[t].rank, kt->shape, kt->rank);
 		if (sh_out(c, j, d, kt->rank) != SH_DONE)
 			return SH_UNKNOWN;
 	}
