@@ -272,7 +272,7 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 		    roles[s].node == node)
 			kids[n++] = (int32_t)s;
 	}
-	if (roles[g->subgraph].role == AP_SG_OTHER || roles[g->subgraph].role == AP_SG_UNCALLED)
+	if (!ap_sg_planned(roles[g->subgraph].role))
 		why = "in a subgraph LiteRT does not plan as modelled";
 	else if (n != (op->opcode == OP_CALL_ONCE || op->opcode == OP_STABLEHLO_COMPOSITE ?
 		       1u : 2u))
@@ -307,7 +307,7 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 /* Subgraph s is planned as its caller's operator plans it (not UNCALLED, not OTHER). */
 static bool planned_child(const struct ap_sg_info *roles, uint32_t s)
 {
-	return s && roles[s].role != AP_SG_UNCALLED && roles[s].role != AP_SG_OTHER;
+	return s && ap_sg_planned(roles[s].role);
 }
 
 /* The direct gaps: each caller's graph built once, its flow gap for each subgraph it runs. */

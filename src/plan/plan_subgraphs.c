@@ -53,7 +53,7 @@ int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
 	for (uint32_t i = 0; i < m->n_subgraphs; i++) {
 		sp[i].info = roles[i];
 		sp[i].caller_gap = up[i];
-		sp[i].planned = roles[i].role != AP_SG_UNCALLED && roles[i].role != AP_SG_OTHER;
+		sp[i].planned = ap_sg_planned(roles[i].role);
 		if (sp[i].planned && plan_one(m, i, o, s, &sp[i], err)) {
 			free(up);
 			free(sp);

@@ -139,10 +139,9 @@ static void find_roles(const struct ap_model *m, struct ap_sg_info *out)
 	for (uint32_t s = 1; s < m->n_subgraphs; s++) {
 		uint32_t c = s, hops = 0;
 
-		if (out[s].role == AP_SG_UNCALLED || out[s].role == AP_SG_OTHER)
+		if (!ap_sg_planned(out[s].role))
 			continue;
-		while (c && hops++ < m->n_subgraphs && out[c].role != AP_SG_UNCALLED &&
-		       out[c].role != AP_SG_OTHER)
+		while (c && hops++ < m->n_subgraphs && ap_sg_planned(out[c].role))
 			c = out[c].caller;
 		if (c)
 			out[s].role = AP_SG_OTHER;
@@ -154,7 +153,7 @@ static void find_roles(const struct ap_model *m, struct ap_sg_info *out)
 		for (uint32_t hops = 0; c && hops < m->n_subgraphs; hops++) {
 			if (out[c].role == AP_SG_CALL_ONCE)
 				out[s].at_invoke = true;
-			if (out[c].role == AP_SG_UNCALLED || out[c].role == AP_SG_OTHER)
+			if (!ap_sg_planned(out[c].role))
 				break;
 			c = out[c].caller;
 		}
@@ -182,7 +181,7 @@ uint32_t ap_subgraph_depth(const struct ap_model *m, const struct ap_sg_info *ro
 	uint32_t d = 0;
 
 	while (sg && sg < m->n_subgraphs && d <= AP_SG_MAX_DEPTH) {
-		if (roles[sg].role == AP_SG_UNCALLED || roles[sg].role == AP_SG_OTHER)
+		if (!ap_sg_planned(roles[sg].role))
 			return AP_SG_MAX_DEPTH + 1;
 		sg = roles[sg].caller;
 		d++;

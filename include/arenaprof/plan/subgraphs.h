@@ -81,6 +81,13 @@ const char *ap_sg_role_name(enum ap_sg_role r);
 /* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (a CALL_ONCE init
  * subgraph, or one that such a subgraph runs), "never", or "unknown" (OTHER). */
 const char *ap_sg_planned_at(const struct ap_sg_info *info);
+/* LiteRT plans a subgraph of this role as subgraphs.c models it: not UNCALLED (never
+ * planned), not OTHER (planned otherwise). */
+static inline bool ap_sg_planned(enum ap_sg_role r)
+{
+	return r != AP_SG_UNCALLED && r != AP_SG_OTHER;
+}
+
 /* Why a role is not modelled, or NULL when it is. */
 const char *ap_sg_not_modelled(enum ap_sg_role r);
 
