@@ -38,13 +38,6 @@ static bool shapes_agree(const struct ap_model *m, uint32_t sa, const int32_t *a
 	return true;
 }
 
-/* A tensor of the prepared subgraph is dynamic: LiteRT's HasDynamicTensors (-1: it cannot
- * be built). */
-static int has_dynamic(const struct ap_model *m, uint32_t sg)
-{
-	return ap_subgraph_dynamic(m, sg, NULL);
-}
-
 #define INPUTS_DIFFER "the caller's input shapes differ from the subgraph's, and its shapes " \
 	"on them are not all inferred (an operator without a shape function, a shape the data " \
 	"gives, nesting past AP_SG_MAX_DEPTH): not modelled"
@@ -66,7 +59,7 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op, u
 	if (!shapes_agree(m, g->subgraph, op->in, ci, cond->inputs, op->n_in) ||
 	    !shapes_agree(m, g->subgraph, op->in, bi, body->inputs, op->n_in))
 		return INPUTS_DIFFER;
-	dyn = has_dynamic(m, bi);
+	dyn = ap_subgraph_dynamic(m, bi, NULL);
 	if (dyn < 0)
 		return UNPLANNED;
 	/* a dynamic body makes the outputs dyn whatever their shapes (while.cc) */
@@ -91,7 +84,7 @@ static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
 			return "a branch does not match its inputs: LiteRT refuses it";
 		if (!shapes_agree(m, g->subgraph, op->in + 1, bi[b], br->inputs, op->n_in - 1))
 			return INPUTS_DIFFER;
-		d = has_dynamic(m, bi[b]);
+		d = ap_subgraph_dynamic(m, bi[b], NULL);
 		if (d < 0)
 			return UNPLANNED;
 		dyn |= d;
@@ -115,7 +108,7 @@ static const char *composite_gap(const struct ap_graph *g, const struct ap_op *o
 		return "the decomposition does not match its inputs: LiteRT refuses it";
 	if (!shapes_agree(m, g->subgraph, op->in, di, dec->inputs, op->n_in))
 		return INPUTS_DIFFER;
-	dyn = has_dynamic(m, di);
+	dyn = ap_subgraph_dynamic(m, di, NULL);
 	if (dyn < 0)
 		return UNPLANNED;
 	if (!dyn && !shapes_agree(m, g->subgraph, op->out, di, dec->outputs, op->n_out))
@@ -193,7 +186,7 @@ static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op 
 			       "resized, not modelled";
 	}
 	for (uint32_t k = 1; k < m->n_subgraphs; k++)
-		if (has_dynamic(m, k) != 0)
+		if (ap_subgraph_dynamic(m, k, NULL) != 0)
 			return "a subgraph with a dynamic tensor: outputs dyn, not modelled";
 	return NULL;
 }
