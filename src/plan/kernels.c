@@ -366,6 +366,7 @@ oom:
 		ap_seterr(err, "out of memory adding kernel tensors");
 out:
 	free(k.init_base);
+	free(k.read);
 	return rc;
 }
 

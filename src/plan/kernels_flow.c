@@ -3,21 +3,29 @@
  * kernels_flow: what WHILE's Prepare does to its own node in the caller's plan (while.cc).
  * Its subgraphs are subgraphs.c's business; coverage_flow.c names what is not modelled.
  */
+#include <stdlib.h>
+
 #include "kernels_priv.h"
 
 enum { OPT_WHILE = 93 };	/* BuiltinOptions: WhileOptions */
 
-/* LiteRT's GetInputTensorsCount: t is an input of a node or an output of the graph. */
-static bool read_in_caller(const struct kctx *k, int32_t t)
+/* LiteRT's GetInputTensorsCount: which tensors are an input of a node or an output of the
+ * graph, found once per graph (a file of many WHILEs asks for each). false on OOM. */
+static bool mark_read(struct kctx *k)
 {
+	if (k->read)
+		return true;
+	k->read = calloc(k->sg->n_tensors + 1, sizeof(*k->read));
+	if (!k->read)
+		return false;
 	for (uint32_t i = 0; i < k->sg->n_ops; i++)
 		for (uint32_t j = 0; j < k->sg->ops[i].n_inputs; j++)
-			if (k->sg->ops[i].inputs[j] == t)
-				return true;
+			if (mt(k, k->sg->ops[i].inputs[j]))
+				k->read[k->sg->ops[i].inputs[j]] = true;
 	for (uint32_t j = 0; j < k->sg->n_outputs; j++)
-		if (k->sg->outputs[j] == t)
-			return true;
-	return false;
+		if (mt(k, k->sg->outputs[j]))
+			k->read[k->sg->outputs[j]] = true;
+	return true;
 }
 
 /*
@@ -46,7 +54,11 @@ int kt_prep_while(struct kctx *k)
 		uint8_t type;
 
 		if (bin != body->outputs[i] || !mt(k, o) || bin < 0 ||
-		    (uint32_t)bin >= body->n_tensors || read_in_caller(k, o))
+		    (uint32_t)bin >= body->n_tensors)
+			continue;
+		if (!mark_read(k))
+			return -1;
+		if (k->read[o])
 			continue;
 		type = body->tensors[bin].type;
 		if (type == AP_TT_STRING || type == AP_TT_RESOURCE || type == AP_TT_VARIANT)

@@ -123,6 +123,8 @@ struct kctx {
 	bool failed;
 	uint64_t max_added;		/* tensors the kernels may add (KT_FILE_BYTES) */
 	uint32_t t_cap, names_cap;	/* room in g->t and g->owned_names */
+	bool *read;			/* per model tensor: a node input or graph output
+					 * (GetInputTensorsCount > 0); made on first use */
 };
 
 /* ---- tensors ---- */
