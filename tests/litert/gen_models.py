@@ -1346,6 +1346,20 @@ def stablehlo_reduce_window(path):
     finish(m, g, [x], [out, y1], path)
 
 
+def composite_op(g, inputs, outputs, name, decomposition):
+    """A STABLEHLO_COMPOSITE node running subgraph `decomposition` (options in
+    builtin_options_2; LiteRT's reader requires the attributes, even empty ones)."""
+    g.op(OP.STABLEHLO_COMPOSITE, inputs, outputs)
+    o = fb.StableHLOCompositeOptionsT()
+    o.name = name
+    o.decompositionSubgraphIndex = decomposition
+    o.version = 1
+    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
+    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
+    g.g.operators[-1].builtinOptions2 = o
+
+
 def stablehlo_composite(path):
     m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE, its decomposition planned "
                       "in arenas of its own")
@@ -1364,16 +1378,7 @@ def stablehlo_composite(path):
     g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
     u = g.tensor("u", [1, 8], TT.FLOAT32, np.zeros((1, 8), dtype=np.float32))
     y = g.tensor("y", [1, 64], TT.FLOAT32)
-    g.op(OP.STABLEHLO_COMPOSITE, [x2, u], [y])
-    o = fb.StableHLOCompositeOptionsT()
-    o.name = "arenaprof.double_relu"
-    o.decompositionSubgraphIndex = 1
-    o.version = 1
-    # LiteRT's reader requires the attributes, even empty ones
-    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
-    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
-    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
-    g.g.operators[-1].builtinOptions2 = o
+    composite_op(g, [x2, u], [y], "arenaprof.double_relu", 1)
     out = g.tensor("output", [1, 64], TT.FLOAT32)
     g.op(OP.RELU, [y], [out])
     finish(m, g, [x], [out], path)
@@ -1690,15 +1695,7 @@ def composite_dynamic(path):
     x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
     g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
     y = g.tensor("y", [1, 64], TT.FLOAT32)
-    g.op(OP.STABLEHLO_COMPOSITE, [x2], [y])
-    o = fb.StableHLOCompositeOptionsT()
-    o.name = "arenaprof.tile_relu"
-    o.decompositionSubgraphIndex = 1
-    o.version = 1
-    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
-    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
-    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
-    g.g.operators[-1].builtinOptions2 = o
+    composite_op(g, [x2], [y], "arenaprof.tile_relu", 1)
     a2 = g.tensor("after", [1, 64], TT.FLOAT32)
     g.op(OP.RELU, [y], [a2])
     out = g.tensor("output", [1, 64], TT.FLOAT32)
@@ -1829,15 +1826,7 @@ def composite_resize(path):
     g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
     # the file says [1, 64]; the composite's Prepare resizes it to [1, 128]
     y = g.tensor("y", [1, 64], TT.FLOAT32)
-    g.op(OP.STABLEHLO_COMPOSITE, [x2], [y])
-    o = fb.StableHLOCompositeOptionsT()
-    o.name = "arenaprof.widen"
-    o.decompositionSubgraphIndex = 1
-    o.version = 1
-    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
-    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
-    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
-    g.g.operators[-1].builtinOptions2 = o
+    composite_op(g, [x2], [y], "arenaprof.widen", 1)
     a2 = g.tensor("after", [1, 64], TT.FLOAT32)
     g.op(OP.RELU, [y], [a2])
     out = g.tensor("output", [1, 64], TT.FLOAT32)
@@ -1905,15 +1894,7 @@ def flow_inputs(path):
     dec.g.inputs = [a]
     dec.g.outputs = [concat_self(dec, r, [1, 16])]
     z = g.tensor("z", [1, 48], TT.FLOAT32)
-    g.op(OP.STABLEHLO_COMPOSITE, [lp], [z])
-    o = fb.StableHLOCompositeOptionsT()
-    o.name = "arenaprof.relu_widen"
-    o.decompositionSubgraphIndex = 5
-    o.version = 1
-    o.compositeAttributes = list(flexbuffers.Dumps({"k": 1}))
-    o.compositeAttributesFormat = fb.CustomOptionsFormat.FLEXBUFFERS
-    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StableHLOCompositeOptions
-    g.g.operators[-1].builtinOptions2 = o
+    composite_op(g, [lp], [z], "arenaprof.relu_widen", 5)
     out = g.tensor("output", [1, 48], TT.FLOAT32)
     g.op(OP.RELU, [z], [out])
     finish(m, g, [x], [out, i_out], path)
