@@ -62,10 +62,12 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op, u
 	dyn = ap_subgraph_dynamic(m, bi, NULL);
 	if (dyn < 0)
 		return UNPLANNED;
-	/* a dynamic body makes the outputs dyn whatever their shapes (while.cc) */
-	if (!dyn && !shapes_agree(m, bi, body->inputs, bi, body->outputs, op->n_in))
-		return "the body's output shapes differ from its inputs' (outputs dyn), or its "
-		       "file shapes are not the ones its Prepares give: not modelled";
+	/* a dynamic body makes the outputs dyn whatever their shapes, and so does one that
+	 * changes a shape: when shapes.c settled the body's shapes, they are its Prepares' */
+	if (!dyn && ap_sg_body_changes_shape(m, bi))
+		return body->shapes_settled ? NULL :
+		       "the body's output shapes in the file differ from its inputs' (outputs "
+		       "dyn), and its Prepares' shapes are not all inferred: not modelled";
 	return !dyn && !shapes_agree(m, g->subgraph, op->out, bi, body->outputs, op->n_in) ?
 	       RESIZED : NULL;
 }

@@ -83,7 +83,8 @@ static uint32_t other_branch(const struct ap_model *m, const struct sg_index *ix
 /*
  * The outputs of g's WHILE, IF and STABLEHLO_COMPOSITE nodes that their Prepare makes
  * kTfLiteDynamic (SetTensorToDynamic, which splits the plan after the node, planner.c):
- * WHILE's when its body holds a dynamic tensor (while.cc), IF's when a branch does or the
+ * WHILE's when its body holds a dynamic tensor or changes a shape (while.cc), IF's when a
+ * branch does or the
  * branches' outputs differ in shape (if.cc), STABLEHLO_COMPOSITE's when its decomposition
  * does (stablehlo_composite.cc). A cond's dynamic tensors change no output.
  */
@@ -101,6 +102,7 @@ static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 			continue;
 		other = r->role == AP_SG_IF_BRANCH ? other_branch(m, ix, s) : 0;
 		if (!(other && ap_sg_branches_differ(m, s, other)) &&
+		    !(r->role == AP_SG_WHILE_BODY && ap_sg_body_changes_shape(m, s)) &&
 		    dynamic(m, s, opts, ix) != 1)
 			continue;
 		op = &g->ops[r->node];

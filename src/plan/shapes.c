@@ -127,7 +127,7 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 			continue;
 		rep->open += open;
 		if (!s->known || (open && !fits(mt, s))) {
-			if (rep->first_unresolved < 0) {
+			if (rep->first_unresolved < 0 && !s->dyn) {
 				rep->first_unresolved = (int32_t)i;
 				rep->first_unresolved_op = writer[i];
 			}
@@ -231,6 +231,24 @@ static bool all_known(const struct sctx *c)
 	return true;
 }
 
+/* Each output of the subgraph walked is an input, a constant, or a shape function's. */
+static bool outputs_checked(const struct sctx *c)
+{
+	for (uint32_t j = 0; j < c->sg->n_outputs; j++) {
+		int32_t t = c->sg->outputs[j];
+		bool input = false;
+
+		if (!sh_valid(c, t) || c->t[t].checked ||
+		    ap_model_buffer_is_constant(c->m, c->sg->tensors[t].buffer))
+			continue;
+		for (uint32_t k = 0; k < c->sg->n_inputs && !input; k++)
+			input = c->sg->inputs[k] == t;
+		if (!input)
+			return false;
+	}
+	return true;
+}
+
 /*
  * CopyTensorsShapeAndType then AllocateTensors (control_flow_common.h): subgraph kid
  * prepared on the caller's input shapes of node c->op (past IF's condition: skip), and its
@@ -262,6 +280,7 @@ static int infer_kid(struct walk *w, struct sctx *c, uint32_t kid, uint32_t skip
 		s->known = true;
 	}
 	rc = walk_sg(w, &kc, &r, depth, true);
+	k->shapes_settled = rc == SH_DONE && !kc.mismatch && outputs_checked(&kc);
 out:
 	for (uint32_t i = 0; i < k->n_tensors; i++)
 		free(kc.t[i].v);
@@ -312,13 +331,15 @@ static int flow_shapes(struct walk *w, struct sctx *c, uint32_t out, int32_t oth
 			}
 		return SH_UNKNOWN;
 	}
-	if (w->roles[out].role == AP_SG_IF_BRANCH && other >= 0 &&
-	    ap_sg_branches_differ(c->m, out, (uint32_t)other))
+	if ((w->roles[out].role == AP_SG_IF_BRANCH && other >= 0 &&
+	     ap_sg_branches_differ(c->m, out, (uint32_t)other)) ||
+	    (w->roles[out].role == AP_SG_WHILE_BODY && ap_sg_body_changes_shape(c->m, out))) {
+		/* the outputs are dyn: sized by the data in the invoke, as what follows */
+		for (uint32_t j = 0; j < c->op->n_outputs; j++)
+			if (sh_valid(c, c->op->outputs[j]))
+				c->t[c->op->outputs[j]].dyn = true;
 		return SH_UNKNOWN;
-	for (uint32_t j = 0; w->roles[out].role == AP_SG_WHILE_BODY && j < k->n_inputs; j++)
-		if (!ap_sg_same_dims(ap_sg_tensor(c->m, out, k->inputs[j]),
-				     ap_sg_tensor(c->m, out, k->outputs[j])))
-			return SH_UNKNOWN;
+	}
 	for (uint32_t j = 0; j < k->n_outputs; j++) {
 		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, out, k->outputs[j]);
 		int32_t t = c->op->outputs[j];

@@ -19,6 +19,10 @@ struct sv {
 	/* a WHILE, IF or STABLEHLO_COMPOSITE output resized to its subgraph's, or a tensor
 	 * computed from one: inferred even where the file's signature is static */
 	bool resized;
+	bool checked;	/* an operator's shape function gave this shape */
+	/* a WHILE or IF output LiteRT makes kTfLiteDynamic: its shape is the data's, and
+	 * no arena holds it, so leaving it unknown is no gap */
+	bool dyn;
 	bool has_val;
 	uint32_t n;		/* values in v */
 	int64_t *v;
@@ -30,6 +34,7 @@ struct sctx {
 	const struct ap_model_op *op;
 	int32_t opcode;
 	struct sv *t;		/* one per tensor of sg */
+	bool mismatch;		/* a static shape is not the one its kernel gives */
 };
 
 /* SH_REFUSED: the kernel's Prepare fails on these shapes (LiteRT's AllocateTensors or

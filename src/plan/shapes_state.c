@@ -45,8 +45,12 @@ int sh_out(struct sctx *c, uint32_t j, const int64_t *d, uint32_t rank)
 	for (uint32_t k = 0; k < rank; k++)
 		if (d[k] < 0 || d[k] > INT32_MAX)
 			return SH_UNKNOWN;
-	/* a static tensor keeps the file's shape */
+	c->t[t].checked = true;
+	/* a static tensor keeps the file's shape; one unlike the kernel's is noted */
 	if (!ap_model_tensor_open(&c->sg->tensors[t]) && !c->t[t].resized) {
+		for (uint32_t k = 0; k < rank; k++)
+			c->mismatch |= c->t[t].d[k] != d[k];
+		c->mismatch |= c->t[t].rank != rank;
 		c->t[t].known = true;
 		return SH_DONE;
 	}

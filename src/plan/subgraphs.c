@@ -217,6 +217,25 @@ bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b)
 	return false;
 }
 
+bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body)
+{
+	const struct ap_model_subgraph *b = &m->subgraphs[body];
+
+	for (uint32_t k = 0; k < b->n_inputs && k < b->n_outputs; k++) {
+		const struct ap_model_tensor *x = ap_sg_tensor(m, body, b->inputs[k]);
+		const struct ap_model_tensor *y = ap_sg_tensor(m, body, b->outputs[k]);
+
+		if (!x || !y || ap_sg_same_dims(x, y))
+			continue;
+		/* while.cc lets a scalar pass for a tensor of one element, by adding the
+		 * first dims (a scalar counts 0) and comparing the sum with 1 */
+		if ((x->rank ? (int64_t)x->shape[0] : 0) + (y->rank ? (int64_t)y->shape[0] : 0) == 1)
+			continue;
+		return true;
+	}
+	return false;
+}
+
 /* A counting sort of the called subgraphs by caller, in one block: start, then list. */
 int ap_sg_callees(const struct ap_model *m, struct ap_sg_callees *cl)
 {

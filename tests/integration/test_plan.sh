@@ -201,7 +201,7 @@ MSG="$r" check "tf_cond_pass: a branch keeps the input it returns (both inputs p
 # STABLEHLO_CASE with too few branch indices and one whose branch shapes differ
 VPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
 if "$VPY" tests/litert/flow_variants.py "$MODELS" "$TMP" 2>"$TMP/variants.err"; then
-	for pair in "while_grows:WHILE:output shapes differ" "if_shared:IF:missing or shared" \
+	for pair in "while_grows:WHILE:Prepares. shapes are not all inferred" "if_shared:IF:missing or shared" \
 		"composite_deep:STABLEHLO_COMPOSITE:nests subgraphs deeper" \
 		"if_inputs_unknown:IF:input shapes differ" "if_late:IF:first invoke" \
 		"case_short:STABLEHLO_CASE:fewer branch indices" \

@@ -94,6 +94,8 @@ that this script still writes them. LiteRT itself judges every one of them.
     gen_composite_resize.tflite  outputs resized, and what is computed from them
     gen_flow_inputs.tflite       IF, WHILE and STABLEHLO_COMPOSITE whose subgraphs' file
                                  shapes are not the caller's: prepared on the caller's
+    gen_while_scalar.tflite      WHILE whose body turns its scalar counter into [1]:
+                                 while.cc lets it pass, its outputs stay in the arena
 """
 
 import os
@@ -329,8 +331,9 @@ def while_caller(g):
     return x, pre, y
 
 
-def while_cond_counter(cond, body):
-    """The cond (i < 3) and the body's counter (i + 1): the body's i, x and i_next."""
+def while_cond_counter(cond, body, step=()):
+    """The cond (i < 3) and the body's counter (i + 1, of the step's shape): the body's i,
+    x and i_next."""
     ci = cond.tensor("i", [], TT.INT32)
     cx = cond.tensor("x", [1, 32], TT.FLOAT32)
     lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
@@ -341,8 +344,8 @@ def while_cond_counter(cond, body):
 
     bi = body.tensor("i", [], TT.INT32)
     bx = body.tensor("x", [1, 32], TT.FLOAT32)
-    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
-    bi2 = body.tensor("i_next", [], TT.INT32)
+    one = body.tensor("one", list(step), TT.INT32, np.full(step, 1, dtype=np.int32))
+    bi2 = body.tensor("i_next", list(step), TT.INT32)
     body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
     return bi, bx, bi2
 
@@ -1780,6 +1783,27 @@ def if_resize(path):
     m.write(path)
 
 
+def while_scalar(path):
+    m, g = main_graph("arenaprof generated: WHILE whose body gives its scalar counter "
+                      "back as [1]")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    x, pre, y = while_caller(g)
+    out = g.tensor("output", [1, 32], TT.FLOAT32)
+    g.op(OP.MUL, [y, y], [out], OPT.MulOptions, fb.MulOptionsT())
+    g.g.inputs = [x]
+    g.g.outputs = [out]
+
+    # i [] and i_next [1] differ in dims, but while.cc adds their first dims (a scalar
+    # counts 0) and lets a sum of 1 pass: the outputs are not made dyn
+    bi, bx, bi2 = while_cond_counter(cond, body, step=(1,))
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+    m.write(path)
+
+
 def while_resize(path):
     m, g = main_graph("arenaprof generated: WHILE whose outputs the caller's file gives "
                       "other shapes than the body's")
@@ -1940,6 +1964,7 @@ MODELS = {
     "gen_while_resize.tflite": while_resize,
     "gen_composite_resize.tflite": composite_resize,
     "gen_flow_inputs.tflite": flow_inputs,
+    "gen_while_scalar.tflite": while_scalar,
 }
 
 

@@ -9,8 +9,6 @@ venv of its own). CI does not run it: TensorFlow is too large to install there, 
 files are committed and LiteRT judges them like the others (test_litert_plan.sh). Unlike
 gen_models.py, which writes flatbuffers by hand, these are what users' models look like:
 WHILE and IF as the converter lowers tf.while_loop, tf.cond and Keras recurrent layers.
-tf_while_grow is written too but not committed: its body's file shapes grow the loop
-variable, which arenaprof names and does not plan (LiteRT's plan is then not matched).
 """
 import os
 import sys

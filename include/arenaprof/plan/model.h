@@ -140,6 +140,10 @@ struct ap_model_subgraph {
 	struct ap_model_values *values;	/* by index, from shapes.c (subgraph 0); NULL
 					 * when none */
 	uint32_t n_values;
+	/* Set by shapes.c when it walked this subgraph on its caller's shapes, as LiteRT's
+	 * control-flow Prepare does, and every output's shape is one its Prepares give: each
+	 * open or resized shape inferred, no static shape unlike its kernel's */
+	bool shapes_settled;
 };
 
 struct ap_model_metadata {

@@ -60,6 +60,10 @@ bool ap_sg_same_dims(const struct ap_model_tensor *a, const struct ap_model_tens
 /* The outputs of IF branches a and b differ in dims (if.cc then makes the IF's outputs
  * dyn). Compares the file's shapes. */
 bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b);
+/* WHILE body `body` gives an output whose dims are not its input's, as while.cc tests
+ * them after the body's Prepares: the WHILE's outputs are dyn. Compares the model's
+ * shapes, which shapes.c rewrites to the Prepares' (shapes_settled). */
+bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body);
 
 /* The subgraphs each subgraph's operators run: list[start[c] .. start[c + 1]) are those
  * whose caller is c (by ap_subgraph_roles), so that a walk looks at its own only. */
