@@ -72,9 +72,10 @@ static const char *while_gap(const struct ap_graph *g, const struct ap_op *op, u
 	       RESIZED : NULL;
 }
 
-static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
-			  const uint32_t bi[2])
+static const char *if_gap(const struct ap_graph *g, uint32_t node, const uint32_t bi[2],
+			  bool late)
 {
+	const struct ap_op *op = &g->ops[node];
 	const struct ap_model *m = g->model;
 	bool dyn = ap_sg_branches_differ(m, bi[0], bi[1]);
 
@@ -95,6 +96,13 @@ static const char *if_gap(const struct ap_graph *g, const struct ap_op *op,
 	if (!dyn && !shapes_agree(m, g->subgraph, op->out, bi[0], m->subgraphs[bi[0]].outputs,
 				  op->n_out))
 		return RESIZED;
+	/* prepare.c's run_outputs: the plan LiteRT keeps is the one the first Eval_static
+	 * leaves, which depends on the branch it runs */
+	if (late && !dyn && ap_if_taken(m, g->subgraph, node) < 0)
+		return "prepared in the first invoke (after a dynamic output, or under a "
+		       "CALL_ONCE): the branch the data picks gives its outputs to the caller "
+		       "(if.cc Eval_static), and its plan is made again without them: not "
+		       "modelled";
 	return NULL;
 }
 
@@ -275,9 +283,6 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	for (uint32_t k = 0; !why && k < n; k++)
 		if (ap_sg_not_modelled(roles[kids[k]].role))
 			why = "a subgraph it runs is run by another operator too: not modelled";
-	if (!why && g->first_split >= 0 && (uint32_t)g->first_split < node)
-		why = "prepared in the first invoke, after a dynamic output: its subgraphs "
-		      "are planned then, not modelled";
 	for (uint32_t k = 0; !why && k < n; k++)
 		if (ap_sg_callees(m, &cl) ||
 		    too_deep(roles, &cl, (uint32_t)kids[k],
@@ -292,7 +297,9 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 	} else if (!why && op->opcode == OP_IF) {
 		const uint32_t bi[2] = { (uint32_t)kids[0], (uint32_t)kids[1] };
 
-		why = if_gap(g, op, bi);
+		const bool *late = ap_subgraph_late(m);
+
+		why = late ? if_gap(g, node, bi, late[bi[0]]) : "subgraphs not planned (out of memory)";
 	} else if (!why && op->opcode == OP_STABLEHLO_COMPOSITE) {
 		why = composite_gap(g, op, (uint32_t)kids[0]);
 	}

@@ -832,6 +832,7 @@ void ap_model_free(struct ap_model *m)
 	free(m->description);
 	free(m->sg_roles);
 	free(m->sg_callees);
+	free(m->sg_late);
 	if (m->opcodes) {
 		for (i = 0; i < m->n_opcodes; i++)
 			free(m->opcodes[i].custom_name);

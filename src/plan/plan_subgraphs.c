@@ -40,11 +40,12 @@ int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
 		      enum ap_strategy s, struct ap_sg_plan **out, char *err)
 {
 	const struct ap_sg_info *roles = ap_subgraph_roles(m);
+	const bool *late = ap_subgraph_late(m);
 	struct ap_caller_gap *up = calloc(m->n_subgraphs + 1, sizeof(*up));
 	struct ap_sg_plan *sp = calloc(m->n_subgraphs + 1, sizeof(*sp));
 
 	*out = NULL;
-	if (!roles || !up || !sp || ap_caller_gaps(m, up)) {
+	if (!roles || !late || !up || !sp || ap_caller_gaps(m, up)) {
 		free(up);
 		free(sp);
 		ap_seterr(err, "out of memory planning the subgraphs");
@@ -52,6 +53,7 @@ int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
 	}
 	for (uint32_t i = 0; i < m->n_subgraphs; i++) {
 		sp[i].info = roles[i];
+		sp[i].info.at_invoke = late[i];	/* and after a dynamic output (prepare.c) */
 		sp[i].caller_gap = up[i];
 		sp[i].planned = ap_sg_planned(roles[i].role);
 		if (sp[i].planned && plan_one(m, i, o, s, &sp[i], err)) {

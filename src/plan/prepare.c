@@ -11,16 +11,19 @@
 #include <string.h>
 
 #include "arenaprof/plan/kernels.h"
+#include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 
 static const struct ap_graph_opts no_opts;
 
-/* The subgraphs' roles and callees (subgraphs.h), kept in the model. */
+/* The subgraphs' roles and callees (subgraphs.h), kept in the model, and which are
+ * planned in the first invoke (NULL while that is being found). */
 struct sg_index {
 	const struct ap_sg_info *roles;
 	struct ap_sg_callees cl;
+	const bool *late;
 };
 
 static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
@@ -30,27 +33,106 @@ static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_gr
 static int index_get(const struct ap_model *m, struct sg_index *ix)
 {
 	ix->roles = ap_subgraph_roles(m);
+	ix->late = NULL;
 	return ix->roles && !ap_sg_callees(m, &ix->cl) ? 0 : -1;
+}
+
+/* Subgraph::HasDynamicTensors: a dynamic graph output, or a node whose Prepare made an
+ * output dynamic or its shape unknown; dynamic temporaries (a reduction's
+ * normalized_dims) do not count. g's kernels are applied. */
+static bool graph_dynamic(const struct ap_graph *g)
+{
+	for (uint32_t i = 0; i < g->n_ops; i++)
+		if (ap_graph_ends_prepare(g, i))
+			return true;
+	for (uint32_t k = 0; k < g->n_outputs; k++)
+		if (g->outputs[k] >= 0 && (uint32_t)g->outputs[k] < g->n_tensors &&
+		    g->t[g->outputs[k]].alloc == AP_ALLOC_DYNAMIC)
+			return true;
+	return false;
 }
 
 static int dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
 		   const struct sg_index *ix)
 {
+	/* what Eval leaves of a plan (run_outputs) changes no dynamic tensor */
+	struct sg_index plain = { .roles = ix->roles, .cl = ix->cl };
 	struct ap_graph g;
 	char err[AP_ERR_LEN];
-	int dyn = 0;
+	int dyn;
 
-	if (build(m, sg, opts, ix, &g, err))
+	if (build(m, sg, opts, &plain, &g, err))
 		return -1;
-	/* Subgraph::HasDynamicTensors: a dynamic graph output, or a node whose Prepare made
-	 * an output dynamic or its shape unknown; dynamic temporaries (a reduction's
-	 * normalized_dims) do not count */
-	dyn = g.first_split >= 0;
-	for (uint32_t k = 0; k < g.n_outputs; k++)
-		dyn |= g.outputs[k] >= 0 && (uint32_t)g.outputs[k] < g.n_tensors &&
-		       g.t[g.outputs[k]].alloc == AP_ALLOC_DYNAMIC;
+	dyn = graph_dynamic(&g);
 	ap_graph_free(&g);
 	return dyn;
+}
+
+/*
+ * The subgraphs LiteRT plans in the first invoke: those under a CALL_ONCE (subgraphs.c),
+ * those run by a node after its graph's first dynamic output (the interpreter prepares
+ * the rest of the graph, and so plans what the node runs, in the invoke), and every
+ * subgraph below one of them. Each caller is built once, callers before their callees
+ * (by depth); subgraphs past AP_SG_MAX_DEPTH are not looked at (coverage names them).
+ */
+static int find_late(const struct ap_model *m, const struct sg_index *ix, bool *late)
+{
+	uint32_t n = m->n_subgraphs;
+	int32_t *split = malloc(n * sizeof(*split));
+	uint8_t *depth = malloc(n);
+
+	if (!split || !depth) {
+		free(split);
+		free(depth);
+		return -1;
+	}
+	for (uint32_t s = 0; s < n; s++) {
+		uint32_t d = s ? ap_subgraph_depth(m, ix->roles, s) : 0;
+
+		depth[s] = d > AP_SG_MAX_DEPTH ? 0 : (uint8_t)d;
+		split[s] = INT32_MIN;	/* not built yet */
+		late[s] = ix->roles[s].at_invoke;
+	}
+	for (uint32_t d = 1; d <= AP_SG_MAX_DEPTH; d++) {
+		for (uint32_t s = 1; s < n; s++) {
+			uint32_t c = ix->roles[s].caller;
+			struct ap_graph g;
+			char err[AP_ERR_LEN];
+
+			if (depth[s] != d)
+				continue;
+			if (split[c] == INT32_MIN) {
+				split[c] = -1;
+				if (!build(m, c, &no_opts, ix, &g, err)) {
+					split[c] = g.first_split;
+					ap_graph_free(&g);
+				}
+			}
+			late[s] |= late[c] || (split[c] >= 0 && ix->roles[s].node > (uint32_t)split[c]);
+		}
+	}
+	free(split);
+	free(depth);
+	return 0;
+}
+
+const bool *ap_subgraph_late(const struct ap_model *m)
+{
+	struct sg_index ix;
+	bool *late;
+
+	if (m->sg_late || !m->n_subgraphs)
+		return m->sg_late;
+	late = calloc(m->n_subgraphs, sizeof(*late));
+	if (!late)
+		return NULL;
+	if (m->n_subgraphs > 1 && (index_get(m, &ix) || find_late(m, &ix, late))) {
+		free(late);
+		return NULL;
+	}
+	/* a cache, as the roles are (model.h) */
+	((struct ap_model *)m)->sg_late = late;
+	return late;
 }
 
 int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts)
@@ -113,6 +195,41 @@ static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 	}
 }
 
+/*
+ * Eval_static of IF and STABLEHLO_COMPOSITE (if.cc, stablehlo_composite.cc) turns the
+ * outputs of the subgraph it runs kTfLiteCustom, pointed at the caller's, and that
+ * subgraph's next plan leaves them out. For a subgraph first planned in the first invoke
+ * that is the plan LiteRT keeps: a decomposition's, and the branch a constant condition
+ * picks. Eval_dynamic (a dynamic subgraph, IF branches of other dims) keeps them.
+ */
+static void run_outputs(const struct ap_model *m, struct ap_graph *g,
+			const struct ap_graph_opts *opts, const struct sg_index *ix)
+{
+	const struct ap_sg_info *r = &ix->roles[g->subgraph];
+
+	if (!ix->late[g->subgraph] || (r->role != AP_SG_COMPOSITE && r->role != AP_SG_IF_BRANCH) ||
+	    graph_dynamic(g))
+		return;
+	if (r->role == AP_SG_IF_BRANCH) {
+		uint32_t other = other_branch(m, ix, g->subgraph);
+
+		if (!other || ap_sg_branches_differ(m, g->subgraph, other) ||
+		    ap_if_taken(m, r->caller, r->node) != g->subgraph ||
+		    dynamic(m, other, opts, ix) != 0)
+			return;
+	}
+	for (uint32_t k = 0; k < g->n_outputs; k++) {
+		struct ap_tensor *t;
+
+		if (g->outputs[k] < 0 || (uint32_t)g->outputs[k] >= g->n_tensors)
+			continue;
+		t = &g->t[g->outputs[k]];
+		if (t->type != AP_TT_RESOURCE && t->type != AP_TT_VARIANT &&
+		    t->alloc != AP_ALLOC_WEIGHTS)
+			t->alloc = AP_ALLOC_CUSTOM;
+	}
+}
+
 static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
 		 const struct sg_index *ix, struct ap_graph *g, char *err)
 {
@@ -131,6 +248,8 @@ static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_gr
 			return -1;
 		}
 	}
+	if (ix && ix->late)
+		run_outputs(m, g, opts, ix);
 	if (ap_graph_check_bytes(g, err)) {
 		ap_graph_free(g);
 		return -1;
@@ -145,7 +264,7 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 	struct sg_index ix;
 
 	memset(g, 0, sizeof(*g));
-	if (m->n_subgraphs > 1 && index_get(m, &ix)) {
+	if (m->n_subgraphs > 1 && (index_get(m, &ix) || !(ix.late = ap_subgraph_late(m)))) {
 		ap_seterr(err, "out of memory reading the subgraphs' callers");
 		return -1;
 	}

@@ -461,6 +461,8 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 		goto out;
 	}
 	m->shapes_inferred = true;
+	free(m->sg_late);	/* computed from the file's shapes, if at all */
+	m->sg_late = NULL;
 	m->shapes_unresolved_op = rep->first_unresolved_op;
 	m->shapes_refused_op = rep->refused_op;
 	rc = 0;

@@ -236,6 +236,24 @@ bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body)
 	return false;
 }
 
+int64_t ap_if_taken(const struct ap_model *m, uint32_t caller, uint32_t node)
+{
+	const struct ap_model_op *op = &m->subgraphs[caller].ops[node];
+	const struct ap_model_tensor *c;
+	const struct ap_model_buffer *b;
+	int64_t runs[2];
+
+	if (ap_op_runs(m, op, runs) != 2 || !op->n_inputs)
+		return -1;
+	c = ap_sg_tensor(m, caller, op->inputs[0]);
+	if (!c || c->type != AP_TT_BOOL || !c->buffer || c->buffer >= m->n_buffers)
+		return -1;
+	b = &m->buffers[c->buffer];
+	if (b->data_len != 1 || !b->small)
+		return -1;
+	return b->small[0] ? runs[0] : runs[1];	/* if.cc reads cond->data.b[0] */
+}
+
 /* A counting sort of the called subgraphs by caller, in one block: start, then list. */
 int ap_sg_callees(const struct ap_model *m, struct ap_sg_callees *cl)
 {

@@ -63,9 +63,12 @@ compare_sg() {
 	name="$RT: $(basename "$m" .tflite) threads=$threads${SHAPE_ARGS[*]:+ ${SHAPE_ARGS[*]}}"
 	[ "$k" = 0 ] || name="$name subgraph $k"
 	[ "$k" = 0 ] && sg_loaded=0
-	# a plan split by dynamic outputs is whole only after the first invoke
+	# a plan split by dynamic outputs is whole only after the first invoke, and a
+	# subgraph run after a dynamic output is planned in it
 	invoke=$("$ARENAPROF" plan "$m" "${SHAPE_ARGS[@]}" --subgraph "$k" --json | python3 -c 'import json, sys
-print("--invoke" if json.load(sys.stdin)["split_after"] else "")')
+d = json.load(sys.stdin)
+late = d["subgraph_plans"][int(sys.argv[1])]["planned_at"] == "first invoke"
+print("--invoke" if d["split_after"] or late else "")' "$k")
 	# shellcheck disable=SC2086
 	"$RT_PY" tests/litert/litert_plan.py --lifetimes --threads "$threads" $invoke \
 		"${SHAPE_ARGS[@]}" --subgraph "$k" "$m" >"$TMP/lr.csv" 2>"$TMP/lr.err"

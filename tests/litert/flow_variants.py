@@ -12,8 +12,9 @@ Rewrites bundled models (tests/models, written by gen_models.py) into OUTDIR:
                         gen_flow_inputs whose then branch runs SPACE_TO_DEPTH, which has
                         no shape function: the branch's shapes on the caller's inputs
                         are not inferred
-    if_late.tflite      an IF after a dynamic output: LiteRT prepares it, and plans its
-                        branches, in the first invoke
+    if_late.tflite      gen_if_late whose condition is an input: which branch the first
+                        invoke runs, and so which plan Eval_static makes again without
+                        its output, is the data's
     composite_deep.tflite
                         gen_composite_dynamic with 40 more decompositions nested between
                         the caller and the one with the dynamic tensor: deeper than
@@ -47,38 +48,6 @@ def write(m, path):
         f.write(b.Output())
 
 
-def if_late(path):
-    m, g = G.main_graph("arenaprof generated: IF after a dynamic output: its branches "
-                        "are prepared in the first invoke")
-    then = G.Graph(m, "then")
-    other = G.Graph(m, "else")
-    flag = g.tensor("flag", [], G.TT.BOOL, G.np.array(True))
-    x = g.tensor("input", [1, 48], G.TT.FLOAT32)
-    pre = g.tensor("pre", [1, 48], G.TT.FLOAT32)
-    g.op(G.OP.ADD, [x, x], [pre], G.OPT.AddOptions, fb.AddOptionsT())
-    t = G.tile_dyn(g, pre, [1, 48])
-    y = g.tensor("branch", [1, 48], G.TT.FLOAT32)
-    io = fb.IfOptionsT()
-    io.thenSubgraphIndex = 1
-    io.elseSubgraphIndex = 2
-    g.op(G.OP.IF, [flag, pre], [y], G.OPT.IfOptions, io)
-    out = g.tensor("output", [1, 48], G.TT.FLOAT32)
-    g.op(G.OP.ADD, [y, t], [out], G.OPT.AddOptions, fb.AddOptionsT())
-    g.g.inputs = [x]
-    g.g.outputs = [out]
-    for sg, code, opt_type, opt in (
-            (then, G.OP.ADD, G.OPT.AddOptions, fb.AddOptionsT()),
-            (other, G.OP.MUL, G.OPT.MulOptions, fb.MulOptionsT())):
-        a = sg.tensor("x", [1, 48], G.TT.FLOAT32)
-        b = sg.tensor("y", [1, 48], G.TT.FLOAT32)
-        sg.op(code, [a, a], [b], opt_type, opt)
-        c = sg.tensor("z", [1, 48], G.TT.FLOAT32)
-        sg.op(G.OP.RELU, [b], [c])
-        sg.g.inputs = [a]
-        sg.g.outputs = [c]
-    m.write(path)
-
-
 def main(argv):
     if len(argv) != 3:
         sys.stderr.write("usage: flow_variants.py MODELS_DIR OUTDIR\n")
@@ -97,7 +66,12 @@ def main(argv):
     m.operatorCodes.append(code)
     m.subgraphs[1].operators[0].opcodeIndex = len(m.operatorCodes) - 1
     write(m, os.path.join(out, "if_inputs_unknown.tflite"))
-    if_late(os.path.join(out, "if_late.tflite"))
+    m = load(os.path.join(src, "gen_if_late.tflite"))
+    flag = next(o for o in m.subgraphs[0].operators
+                if isinstance(o.builtinOptions, fb.IfOptionsT)).inputs[0]
+    m.subgraphs[0].tensors[flag].buffer = 0
+    m.subgraphs[0].inputs = [flag] + list(m.subgraphs[0].inputs)
+    write(m, os.path.join(out, "if_late.tflite"))
     m = load(os.path.join(src, "gen_composite_dynamic.tflite"))
     dec = m.subgraphs.pop()
     # subgraph k runs k + 1 through a copy of subgraph 0's composite, 40 deep

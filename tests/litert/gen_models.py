@@ -96,6 +96,9 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  shapes are not the caller's: prepared on the caller's
     gen_while_scalar.tflite      WHILE whose body turns its scalar counter into [1]:
                                  while.cc lets it pass, its outputs stay in the arena
+    gen_while_late.tflite        WHILE, IF (a constant condition) and
+    gen_if_late.tflite           STABLEHLO_COMPOSITE after a dynamic output: prepared,
+    gen_composite_late.tflite    and their subgraphs planned, in the first invoke
 """
 
 import os
@@ -1623,6 +1626,90 @@ def tile_dyn(g, x, shape):
     return t
 
 
+def after_dynamic(g, shape):
+    """input -> ADD -> pre, and a TILE of pre by computed multiples: the dynamic output
+    after which LiteRT prepares the rest of the graph, and the subgraphs it runs, in the
+    first invoke. Returns input, pre and the tiled tensor."""
+    x = g.tensor("input", shape, TT.FLOAT32)
+    pre = g.tensor("pre", shape, TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    return x, pre, tile_dyn(g, pre, shape)
+
+
+def while_late(path):
+    m, g = main_graph("arenaprof generated: WHILE after a dynamic output")
+    cond = Graph(m, "cond")
+    body = Graph(m, "body")
+    x, pre, t = after_dynamic(g, [1, 32])
+    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
+    i_out = g.tensor("i_out", [], TT.INT32)
+    y = g.tensor("loop", [1, 32], TT.FLOAT32)
+    wo = fb.WhileOptionsT()
+    wo.condSubgraphIndex = 1
+    wo.bodySubgraphIndex = 2
+    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    out = g.tensor("output", [1, 32], TT.FLOAT32)
+    g.op(OP.ADD, [y, t], [out], OPT.AddOptions, fb.AddOptionsT())
+
+    bi, bx, bi2 = while_cond_counter(cond, body)
+    bs = body.tensor("sq", [1, 32], TT.FLOAT32)
+    body.op(OP.MUL, [bx, bx], [bs], OPT.MulOptions, fb.MulOptionsT())
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bs, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+    finish(m, g, [x], [out], path)
+
+
+def if_late(path):
+    m, g = main_graph("arenaprof generated: IF after a dynamic output, its condition a "
+                      "constant")
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    # the first invoke runs then, whose output Eval_static makes the caller's: then's
+    # plan is made again without it (flow_variants.py makes the condition an input)
+    flag = g.tensor("flag", [], TT.BOOL, np.array(True))
+    x, pre, t = after_dynamic(g, [1, 48])
+    y = g.tensor("branch", [1, 48], TT.FLOAT32)
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = 1
+    io.elseSubgraphIndex = 2
+    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    out = g.tensor("output", [1, 48], TT.FLOAT32)
+    g.op(OP.ADD, [y, t], [out], OPT.AddOptions, fb.AddOptionsT())
+    for sg, code, opt_type, opt in (
+            (then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
+            (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
+        a = sg.tensor("x", [1, 48], TT.FLOAT32)
+        b = sg.tensor("y", [1, 48], TT.FLOAT32)
+        sg.op(code, [a, a], [b], opt_type, opt)
+        c = sg.tensor("z", [1, 48], TT.FLOAT32)
+        sg.op(OP.RELU, [b], [c])
+        sg.g.inputs = [a]
+        sg.g.outputs = [c]
+    finish(m, g, [x], [out], path)
+
+
+def composite_late(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE after a dynamic output")
+    dec = Graph(m, "decomposition")
+    a = dec.tensor("in", [1, 64], TT.FLOAT32)
+    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
+    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    c = dec.tensor("relu", [1, 64], TT.FLOAT32)
+    dec.op(OP.RELU, [b], [c])
+    dec.g.inputs = [a]
+    dec.g.outputs = [c]
+    x, pre, t = after_dynamic(g, [1, 64])
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    # Eval_static makes the decomposition's output the caller's y: its plan, made in
+    # the first invoke, is made again without it
+    composite_op(g, [pre], [y], "arenaprof.double_relu", 1)
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [y, t], [out], OPT.AddOptions, fb.AddOptionsT())
+    finish(m, g, [x], [out], path)
+
+
 def if_dynamic(path):
     m, g = main_graph("arenaprof generated: IF whose then branch holds a dynamic tensor")
     then = Graph(m, "then")
@@ -1965,6 +2052,9 @@ MODELS = {
     "gen_composite_resize.tflite": composite_resize,
     "gen_flow_inputs.tflite": flow_inputs,
     "gen_while_scalar.tflite": while_scalar,
+    "gen_while_late.tflite": while_late,
+    "gen_if_late.tflite": if_late,
+    "gen_composite_late.tflite": composite_late,
 }
 
 

@@ -180,6 +180,9 @@ struct ap_model {
 	 * first use and kept, as every subgraph's build asks for them */
 	struct ap_sg_info *sg_roles;
 	uint32_t *sg_callees;	/* and the subgraphs each one runs (ap_sg_callees) */
+	/* prepare.c's subgraphs planned in the first invoke (ap_subgraph_late): a function
+	 * of the shapes too, so ap_shapes_infer drops it */
+	bool *sg_late;
 };
 
 /*

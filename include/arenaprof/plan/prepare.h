@@ -7,6 +7,8 @@
 #ifndef ARENAPROF_PREPARE_H
 #define ARENAPROF_PREPARE_H
 
+#include <stdbool.h>
+
 #include "arenaprof/plan/graph.h"
 
 /* Builds the graph of one subgraph and computes LiteRT lifetimes. opts may be NULL (the
@@ -18,5 +20,11 @@ void ap_graph_free(struct ap_graph *g);
 /* Subgraph sg holds a dynamic tensor once its caller's Prepare has prepared it
  * (HasDynamicTensors): 1 or 0; -1 when it cannot be built. opts may be NULL. */
 int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts);
+
+/* For each subgraph of m, whether LiteRT plans it in the first invoke rather than in
+ * AllocateTensors: under a CALL_ONCE, or run by a node after a dynamic output, or below
+ * such a subgraph. Computed once and kept in m (dropped when shapes.c rewrites shapes);
+ * NULL when out of memory or m has no subgraph. */
+const bool *ap_subgraph_late(const struct ap_model *m);
 
 #endif

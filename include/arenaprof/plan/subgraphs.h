@@ -64,6 +64,9 @@ bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b);
  * them after the body's Prepares: the WHILE's outputs are dyn. Compares the model's
  * shapes, which shapes.c rewrites to the Prepares' (shapes_settled). */
 bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body);
+/* The subgraph IF node `node` of subgraph `caller` runs when its condition is a constant
+ * in the file (then for true, else for false), or -1 when the data decides. */
+int64_t ap_if_taken(const struct ap_model *m, uint32_t caller, uint32_t node);
 
 /* The subgraphs each subgraph's operators run: list[start[c] .. start[c + 1]) are those
  * whose caller is c (by ap_subgraph_roles), so that a walk looks at its own only. */
