@@ -319,82 +319,129 @@ def resource_vars(path):
     m.write(path)
 
 
-def while_caller(g):
-    """input -> ADD -> WHILE(i0 = 0, pre) with cond subgraph 1 and body 2: x, pre, loop."""
+def while_caller(g, loop=(1, 32)):
+    """input -> ADD -> WHILE(i0 = 0, pre) with cond subgraph 1 and body 2, its output of
+    the shape loop in the file: x, pre, loop and the counter's output i_out."""
     x = g.tensor("input", [1, 32], TT.FLOAT32)
     i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
     pre = g.tensor("pre", [1, 32], TT.FLOAT32)
     g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
     i_out = g.tensor("i_out", [], TT.INT32)
-    y = g.tensor("loop", [1, 32], TT.FLOAT32)
-    wo = fb.WhileOptionsT()
-    wo.condSubgraphIndex = 1
-    wo.bodySubgraphIndex = 2
-    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
-    return x, pre, y
+    y = g.tensor("loop", list(loop), TT.FLOAT32)
+    while_op(g, [i0, pre], [i_out, y])
+    return x, pre, y, i_out
 
 
-def while_cond_counter(cond, body, step=()):
-    """The cond (i < 3) and the body's counter (i + 1, of the step's shape): the body's i,
-    x and i_next."""
+def while_cond_counter(cond, body, step=(), limit=3, shape=(1, 32)):
+    """The cond (i < limit) and the body's counter (i + 1, of the step's shape), with a
+    loop variable x of the shape: the body's i, x and i_next."""
     ci = cond.tensor("i", [], TT.INT32)
-    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
-    lim = cond.tensor("limit", [], TT.INT32, np.array(3, dtype=np.int32))
+    cx = cond.tensor("x", list(shape), TT.FLOAT32)
+    lim = cond.tensor("limit", [], TT.INT32, np.array(limit, dtype=np.int32))
     c = cond.tensor("more", [], TT.BOOL)
     cond.op(OP.LESS, [ci, lim], [c])
     cond.g.inputs = [ci, cx]
     cond.g.outputs = [c]
 
     bi = body.tensor("i", [], TT.INT32)
-    bx = body.tensor("x", [1, 32], TT.FLOAT32)
+    bx = body.tensor("x", list(shape), TT.FLOAT32)
     one = body.tensor("one", list(step), TT.INT32, np.full(step, 1, dtype=np.int32))
     bi2 = body.tensor("i_next", list(step), TT.INT32)
     body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
     return bi, bx, bi2
 
 
-def while_loop(path):
-    m, g = main_graph("arenaprof generated: a WHILE loop with cond and body subgraphs")
+def while_op(g, inputs, outputs, cond=1, body=2):
+    """A WHILE node running subgraphs cond and body."""
+    wo = fb.WhileOptionsT()
+    wo.condSubgraphIndex = cond
+    wo.bodySubgraphIndex = body
+    g.op(OP.WHILE, inputs, outputs, OPT.WhileOptions, wo)
+
+
+def if_op(g, flag, inputs, outputs, then=1, other=2):
+    """An IF node on flag running subgraphs then and other."""
+    io = fb.IfOptionsT()
+    io.thenSubgraphIndex = then
+    io.elseSubgraphIndex = other
+    g.op(OP.IF, [flag] + inputs, outputs, OPT.IfOptions, io)
+
+
+def input_pre(g, shape):
+    """input -> ADD (input + input) -> pre: what the control-flow callers run on."""
+    x = g.tensor("input", shape, TT.FLOAT32)
+    pre = g.tensor("pre", shape, TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    return x, pre
+
+
+def add_mul_branches(then, other, shape, tail=None):
+    """IF branches x -> y = x + x (then) or x * x (else), and tail(sg, y) when given (its
+    result is the branch's output, else y is)."""
+    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
+                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
+        a = sg.tensor("x", shape, TT.FLOAT32)
+        b = sg.tensor("y", shape, TT.FLOAT32)
+        sg.op(code, [a, a], [b], opt_type, opt)
+        sg.g.inputs = [a]
+        sg.g.outputs = [tail(sg, b) if tail else b]
+
+
+def if_main(description, flag=None, branch=(1, 48)):
+    """Subgraph 0 of an IF model: input -> pre -> IF(flag, pre) -> branch, running then
+    (subgraph 1) and else (2). flag: the condition's constant value, None for an input.
+    Returns the model, its graphs main, then and else, and flag, input, pre, branch."""
+    m, g = main_graph(description)
+    then = Graph(m, "then")
+    other = Graph(m, "else")
+    c = g.tensor("flag", [], TT.BOOL, None if flag is None else np.array(flag))
+    x, pre = input_pre(g, [1, 48])
+    y = g.tensor("branch", list(branch), TT.FLOAT32)
+    if_op(g, c, [pre], [y])
+    return m, g, then, other, c, x, pre, y
+
+
+def square_plus(body, x, shape):
+    """x * x + x, the loop bodies' work: returns the result, x_next."""
+    sq = body.tensor("sq", shape, TT.FLOAT32)
+    body.op(OP.MUL, [x, x], [sq], OPT.MulOptions, fb.MulOptionsT())
+    nxt = body.tensor("x_next", shape, TT.FLOAT32)
+    body.op(OP.ADD, [sq, x], [nxt], OPT.AddOptions, fb.AddOptionsT())
+    return nxt
+
+
+def doubling_body(cond, body, step=()):
+    """The cond (i < 3) and a body of i + 1 (of the step's shape) and x + x."""
+    bi, bx, bi2 = while_cond_counter(cond, body, step=step)
+    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
+    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    body.g.inputs = [bi, bx]
+    body.g.outputs = [bi2, bx2]
+
+
+def while_loop(path, step=(), what="a WHILE loop with cond and body subgraphs"):
+    """gen_while_loop, and with step (1,) gen_while_scalar: the body's counter step."""
+    m, g = main_graph("arenaprof generated: " + what)
     cond = Graph(m, "cond")
     body = Graph(m, "body")
-    x, pre, y = while_caller(g)
+    x, pre, y, _ = while_caller(g)
     out = g.tensor("output", [1, 32], TT.FLOAT32)
     g.op(OP.MUL, [y, y], [out], OPT.MulOptions, fb.MulOptionsT())
     g.g.inputs = [x]
     g.g.outputs = [out]
 
-    bi, bx, bi2 = while_cond_counter(cond, body)
-    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
-    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
-    body.g.inputs = [bi, bx]
-    body.g.outputs = [bi2, bx2]
+    doubling_body(cond, body, step)
     m.write(path)
 
 
 def if_else(path):
-    m, g = main_graph("arenaprof generated: IF with then and else subgraphs")
-    then = Graph(m, "then")
-    other = Graph(m, "else")
-    flag = g.tensor("flag", [], TT.BOOL)
-    x = g.tensor("input", [1, 48], TT.FLOAT32)
-    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
-    y = g.tensor("branch", [1, 48], TT.FLOAT32)
-    io = fb.IfOptionsT()
-    io.thenSubgraphIndex = 1
-    io.elseSubgraphIndex = 2
-    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    m, g, then, other, flag, x, pre, y = if_main(
+        "arenaprof generated: IF with then and else subgraphs")
     out = g.tensor("output", [1, 48], TT.FLOAT32)
     g.op(OP.ADD, [y, x], [out], OPT.AddOptions, fb.AddOptionsT())
     g.g.inputs = [flag, x]
     g.g.outputs = [out]
-    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
-                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
-        a = sg.tensor("x", [1, 48], TT.FLOAT32)
-        b = sg.tensor("y", [1, 48], TT.FLOAT32)
-        sg.op(code, [a, a], [b], opt_type, opt)
-        sg.g.inputs = [a]
-        sg.g.outputs = [b]
+    add_mul_branches(then, other, [1, 48])
     m.write(path)
 
 
@@ -1366,15 +1413,27 @@ def composite_op(g, inputs, outputs, name, decomposition):
     g.g.operators[-1].builtinOptions2 = o
 
 
+def doubled_in(dec):
+    """A decomposition's input "in" [1, 64] and its ADD to itself, "doubled": in, doubled."""
+    a = dec.tensor("in", [1, 64], TT.FLOAT32)
+    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
+    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    return a, b
+
+
+def double_relu(dec):
+    """doubled_in, then its RELU, "relu": in, relu."""
+    a, b = doubled_in(dec)
+    c = dec.tensor("relu", [1, 64], TT.FLOAT32)
+    dec.op(OP.RELU, [b], [c])
+    return a, c
+
+
 def stablehlo_composite(path):
     m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE, its decomposition planned "
                       "in arenas of its own")
     dec = Graph(m, "decomposition")
-    a = dec.tensor("in", [1, 64], TT.FLOAT32)
-    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
-    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
-    c = dec.tensor("relu", [1, 64], TT.FLOAT32)
-    dec.op(OP.RELU, [b], [c])
+    a, c = double_relu(dec)
     # an input no operator reads: RemoveUnusedInputs drops it before the plan
     unused = dec.tensor("unused", [1, 8], TT.FLOAT32)
     dec.g.inputs = [a, unused]
@@ -1630,9 +1689,7 @@ def after_dynamic(g, shape):
     """input -> ADD -> pre, and a TILE of pre by computed multiples: the dynamic output
     after which LiteRT prepares the rest of the graph, and the subgraphs it runs, in the
     first invoke. Returns input, pre and the tiled tensor."""
-    x = g.tensor("input", shape, TT.FLOAT32)
-    pre = g.tensor("pre", shape, TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    x, pre = input_pre(g, shape)
     return x, pre, tile_dyn(g, pre, shape)
 
 
@@ -1644,21 +1701,22 @@ def while_late(path):
     i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
     i_out = g.tensor("i_out", [], TT.INT32)
     y = g.tensor("loop", [1, 32], TT.FLOAT32)
-    wo = fb.WhileOptionsT()
-    wo.condSubgraphIndex = 1
-    wo.bodySubgraphIndex = 2
-    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    while_op(g, [i0, pre], [i_out, y])
     out = g.tensor("output", [1, 32], TT.FLOAT32)
     g.op(OP.ADD, [y, t], [out], OPT.AddOptions, fb.AddOptionsT())
 
     bi, bx, bi2 = while_cond_counter(cond, body)
-    bs = body.tensor("sq", [1, 32], TT.FLOAT32)
-    body.op(OP.MUL, [bx, bx], [bs], OPT.MulOptions, fb.MulOptionsT())
-    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
-    body.op(OP.ADD, [bs, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    bx2 = square_plus(body, bx, [1, 32])
     body.g.inputs = [bi, bx]
     body.g.outputs = [bi2, bx2]
     finish(m, g, [x], [out], path)
+
+
+def relu_z(sg, y):
+    """RELU of y into z: a second tensor in each of gen_if_late's branches."""
+    z = sg.tensor("z", [1, 48], TT.FLOAT32)
+    sg.op(OP.RELU, [y], [z])
+    return z
 
 
 def if_late(path):
@@ -1671,33 +1729,17 @@ def if_late(path):
     flag = g.tensor("flag", [], TT.BOOL, np.array(True))
     x, pre, t = after_dynamic(g, [1, 48])
     y = g.tensor("branch", [1, 48], TT.FLOAT32)
-    io = fb.IfOptionsT()
-    io.thenSubgraphIndex = 1
-    io.elseSubgraphIndex = 2
-    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    if_op(g, flag, [pre], [y])
     out = g.tensor("output", [1, 48], TT.FLOAT32)
     g.op(OP.ADD, [y, t], [out], OPT.AddOptions, fb.AddOptionsT())
-    for sg, code, opt_type, opt in (
-            (then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
-            (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
-        a = sg.tensor("x", [1, 48], TT.FLOAT32)
-        b = sg.tensor("y", [1, 48], TT.FLOAT32)
-        sg.op(code, [a, a], [b], opt_type, opt)
-        c = sg.tensor("z", [1, 48], TT.FLOAT32)
-        sg.op(OP.RELU, [b], [c])
-        sg.g.inputs = [a]
-        sg.g.outputs = [c]
+    add_mul_branches(then, other, [1, 48], relu_z)
     finish(m, g, [x], [out], path)
 
 
 def composite_late(path):
     m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE after a dynamic output")
     dec = Graph(m, "decomposition")
-    a = dec.tensor("in", [1, 64], TT.FLOAT32)
-    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
-    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
-    c = dec.tensor("relu", [1, 64], TT.FLOAT32)
-    dec.op(OP.RELU, [b], [c])
+    a, c = double_relu(dec)
     dec.g.inputs = [a]
     dec.g.outputs = [c]
     x, pre, t = after_dynamic(g, [1, 64])
@@ -1711,19 +1753,9 @@ def composite_late(path):
 
 
 def if_dynamic(path):
-    m, g = main_graph("arenaprof generated: IF whose then branch holds a dynamic tensor")
-    then = Graph(m, "then")
-    other = Graph(m, "else")
     # a constant condition: the first invoke runs then, which plans the rest of its graph
-    flag = g.tensor("flag", [], TT.BOOL, np.array(True))
-    x = g.tensor("input", [1, 48], TT.FLOAT32)
-    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
-    y = g.tensor("branch", [1, 48], TT.FLOAT32)
-    io = fb.IfOptionsT()
-    io.thenSubgraphIndex = 1
-    io.elseSubgraphIndex = 2
-    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    m, g, then, other, flag, x, pre, y = if_main(
+        "arenaprof generated: IF whose then branch holds a dynamic tensor", flag=True)
     a = g.tensor("after", [1, 48], TT.FLOAT32)
     g.op(OP.ADD, [y, x], [a], OPT.AddOptions, fb.AddOptionsT())
     out = g.tensor("output", [1, 48], TT.FLOAT32)
@@ -1750,7 +1782,7 @@ def while_dynamic(path):
     m, g = main_graph("arenaprof generated: WHILE whose body holds a dynamic tensor")
     cond = Graph(m, "cond")
     body = Graph(m, "body")
-    x, pre, y = while_caller(g)
+    x, pre, y, _ = while_caller(g)
     a = g.tensor("after", [1, 32], TT.FLOAT32)
     g.op(OP.MUL, [y, y], [a], OPT.MulOptions, fb.MulOptionsT())
     out = g.tensor("output", [1, 32], TT.FLOAT32)
@@ -1773,9 +1805,7 @@ def composite_dynamic(path):
     m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE whose decomposition holds "
                       "a dynamic tensor")
     dec = Graph(m, "decomposition")
-    a = dec.tensor("in", [1, 64], TT.FLOAT32)
-    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
-    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    a, b = doubled_in(dec)
     t = tile_dyn(dec, b, [1, 64])
     c = dec.tensor("relu", [1, 64], TT.FLOAT32)
     dec.op(OP.RELU, [t], [c])
@@ -1794,18 +1824,8 @@ def composite_dynamic(path):
 
 
 def if_shapes(path):
-    m, g = main_graph("arenaprof generated: IF whose branches give different static shapes")
-    then = Graph(m, "then")
-    other = Graph(m, "else")
-    flag = g.tensor("flag", [], TT.BOOL)
-    x = g.tensor("input", [1, 48], TT.FLOAT32)
-    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
-    y = g.tensor("branch", [1, 48], TT.FLOAT32)
-    io = fb.IfOptionsT()
-    io.thenSubgraphIndex = 1
-    io.elseSubgraphIndex = 2
-    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    m, g, then, other, flag, x, pre, y = if_main(
+        "arenaprof generated: IF whose branches give different static shapes")
     a = g.tensor("after", [1, 48], TT.FLOAT32)
     g.op(OP.RELU, [y], [a])
     out = g.tensor("output", [1, 48], TT.FLOAT32)
@@ -1838,20 +1858,10 @@ def concat_self(g, x, shape):
 
 
 def if_resize(path):
-    m, g = main_graph("arenaprof generated: IF whose branches give an output wider than "
-                      "the caller's tensor says")
-    then = Graph(m, "then")
-    other = Graph(m, "else")
-    flag = g.tensor("flag", [], TT.BOOL)
-    x = g.tensor("input", [1, 48], TT.FLOAT32)
-    pre = g.tensor("pre", [1, 48], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
     # the file says [1, 48]; IF's Prepare resizes it to the branches' [1, 96]
-    y = g.tensor("branch", [1, 48], TT.FLOAT32)
-    io = fb.IfOptionsT()
-    io.thenSubgraphIndex = 1
-    io.elseSubgraphIndex = 2
-    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
+    m, g, then, other, flag, x, pre, y = if_main(
+        "arenaprof generated: IF whose branches give an output wider than the caller's "
+        "tensor says")
     a = g.tensor("after", [1, 48], TT.FLOAT32)
     g.op(OP.ADD, [y, y], [a], OPT.AddOptions, fb.AddOptionsT())
     b = g.tensor("relu", [1, 48], TT.FLOAT32)
@@ -1860,35 +1870,15 @@ def if_resize(path):
     g.op(OP.MUL, [pre, x], [out], OPT.MulOptions, fb.MulOptionsT())
     g.g.inputs = [flag, x]
     g.g.outputs = [b, out]
-    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
-                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
-        a = sg.tensor("x", [1, 48], TT.FLOAT32)
-        b = sg.tensor("y", [1, 48], TT.FLOAT32)
-        sg.op(code, [a, a], [b], opt_type, opt)
-        sg.g.inputs = [a]
-        sg.g.outputs = [concat_self(sg, b, [1, 48])]
+    add_mul_branches(then, other, [1, 48], lambda sg, b: concat_self(sg, b, [1, 48]))
     m.write(path)
 
 
 def while_scalar(path):
-    m, g = main_graph("arenaprof generated: WHILE whose body gives its scalar counter "
-                      "back as [1]")
-    cond = Graph(m, "cond")
-    body = Graph(m, "body")
-    x, pre, y = while_caller(g)
-    out = g.tensor("output", [1, 32], TT.FLOAT32)
-    g.op(OP.MUL, [y, y], [out], OPT.MulOptions, fb.MulOptionsT())
-    g.g.inputs = [x]
-    g.g.outputs = [out]
-
     # i [] and i_next [1] differ in dims, but while.cc adds their first dims (a scalar
     # counts 0) and lets a sum of 1 pass: the outputs are not made dyn
-    bi, bx, bi2 = while_cond_counter(cond, body, step=(1,))
-    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
-    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
-    body.g.inputs = [bi, bx]
-    body.g.outputs = [bi2, bx2]
-    m.write(path)
+    while_loop(path, step=(1,),
+               what="WHILE whose body gives its scalar counter back as [1]")
 
 
 def while_resize(path):
@@ -1896,17 +1886,8 @@ def while_resize(path):
                       "other shapes than the body's")
     cond = Graph(m, "cond")
     body = Graph(m, "body")
-    x = g.tensor("input", [1, 32], TT.FLOAT32)
-    i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
-    pre = g.tensor("pre", [1, 32], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
-    i_out = g.tensor("i_out", [], TT.INT32)
     # the file says [1, 8]; WHILE's Prepare resizes it to the body's [1, 32]
-    y = g.tensor("loop", [1, 8], TT.FLOAT32)
-    wo = fb.WhileOptionsT()
-    wo.condSubgraphIndex = 1
-    wo.bodySubgraphIndex = 2
-    g.op(OP.WHILE, [i0, pre], [i_out, y], OPT.WhileOptions, wo)
+    x, pre, y, i_out = while_caller(g, loop=(1, 8))
     a = g.tensor("after", [1, 8], TT.FLOAT32)
     g.op(OP.MUL, [y, y], [a], OPT.MulOptions, fb.MulOptionsT())
     w = concat_self(g, a, [1, 8])
@@ -1914,12 +1895,7 @@ def while_resize(path):
     g.op(OP.RELU, [w], [out])
     g.g.inputs = [x]
     g.g.outputs = [out, i_out]
-
-    bi, bx, bi2 = while_cond_counter(cond, body)
-    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
-    body.op(OP.ADD, [bx, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
-    body.g.inputs = [bi, bx]
-    body.g.outputs = [bi2, bx2]
+    doubling_body(cond, body)
     m.write(path)
 
 
@@ -1927,9 +1903,7 @@ def composite_resize(path):
     m, g = main_graph("arenaprof generated: STABLEHLO_COMPOSITE whose decomposition gives "
                       "an output wider than the caller's tensor says")
     dec = Graph(m, "decomposition")
-    a = dec.tensor("in", [1, 64], TT.FLOAT32)
-    b = dec.tensor("doubled", [1, 64], TT.FLOAT32)
-    dec.op(OP.ADD, [a, a], [b], OPT.AddOptions, fb.AddOptionsT())
+    a, b = doubled_in(dec)
     dec.g.inputs = [a]
     dec.g.outputs = [concat_self(dec, b, [1, 64])]
     x = g.tensor("input", [1, 64], TT.FLOAT32)
@@ -1954,46 +1928,18 @@ def flow_inputs(path):
     body = Graph(m, "body")
     dec = Graph(m, "decomposition")
     flag = g.tensor("flag", [], TT.BOOL, np.array(False))
-    x = g.tensor("input", [1, 40], TT.FLOAT32)
-    pre = g.tensor("pre", [1, 40], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
+    x, pre = input_pre(g, [1, 40])
     # the branches say [1, 24]: LiteRT prepares them on [1, 40], and the IF gives [1, 80]
     y = g.tensor("branch", [1, 48], TT.FLOAT32)
-    io = fb.IfOptionsT()
-    io.thenSubgraphIndex = 1
-    io.elseSubgraphIndex = 2
-    g.op(OP.IF, [flag, pre], [y], OPT.IfOptions, io)
-    for sg, code, opt_type, opt in ((then, OP.ADD, OPT.AddOptions, fb.AddOptionsT()),
-                                    (other, OP.MUL, OPT.MulOptions, fb.MulOptionsT())):
-        a = sg.tensor("x", [1, 24], TT.FLOAT32)
-        b = sg.tensor("y", [1, 24], TT.FLOAT32)
-        sg.op(code, [a, a], [b], opt_type, opt)
-        sg.g.inputs = [a]
-        sg.g.outputs = [concat_self(sg, b, [1, 24])]
+    if_op(g, flag, [pre], [y])
+    add_mul_branches(then, other, [1, 24], lambda sg, b: concat_self(sg, b, [1, 24]))
     # the loop says [1, 32]: it runs on [1, 80]
     i0 = g.tensor("i0", [], TT.INT32, np.array(0, dtype=np.int32))
     i_out = g.tensor("i_out", [], TT.INT32)
     lp = g.tensor("loop", [1, 48], TT.FLOAT32)
-    wo = fb.WhileOptionsT()
-    wo.condSubgraphIndex = 3
-    wo.bodySubgraphIndex = 4
-    g.op(OP.WHILE, [i0, y], [i_out, lp], OPT.WhileOptions, wo)
-    ci = cond.tensor("i", [], TT.INT32)
-    cx = cond.tensor("x", [1, 32], TT.FLOAT32)
-    lim = cond.tensor("limit", [], TT.INT32, np.array(2, dtype=np.int32))
-    c = cond.tensor("more", [], TT.BOOL)
-    cond.op(OP.LESS, [ci, lim], [c])
-    cond.g.inputs = [ci, cx]
-    cond.g.outputs = [c]
-    bi = body.tensor("i", [], TT.INT32)
-    bx = body.tensor("x", [1, 32], TT.FLOAT32)
-    one = body.tensor("one", [], TT.INT32, np.array(1, dtype=np.int32))
-    bi2 = body.tensor("i_next", [], TT.INT32)
-    body.op(OP.ADD, [bi, one], [bi2], OPT.AddOptions, fb.AddOptionsT())
-    bs = body.tensor("sq", [1, 32], TT.FLOAT32)
-    body.op(OP.MUL, [bx, bx], [bs], OPT.MulOptions, fb.MulOptionsT())
-    bx2 = body.tensor("x_next", [1, 32], TT.FLOAT32)
-    body.op(OP.ADD, [bs, bx], [bx2], OPT.AddOptions, fb.AddOptionsT())
+    while_op(g, [i0, y], [i_out, lp], 3, 4)
+    bi, bx, bi2 = while_cond_counter(cond, body, limit=2)
+    bx2 = square_plus(body, bx, [1, 32])
     body.g.inputs = [bi, bx]
     body.g.outputs = [bi2, bx2]
     # the decomposition says [1, 16]: it runs on [1, 80] and gives [1, 160]
