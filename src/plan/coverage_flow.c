@@ -7,7 +7,7 @@
  * and STABLEHLO_COMPOSITE, shapes.c infers both from subgraph 0 down and prepare.c makes
  * the outputs dyn as their Prepare does; what is not inferred is named, as are a node
  * prepared in the first invoke and subgraphs nested deeper than AP_SG_MAX_DEPTH. For
- * STABLEHLO_CASE, shapes that disagree and a subgraph with a dynamic tensor are named.
+ * STABLEHLO_CASE, as for them; what it refuses or reads past is named.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -174,6 +174,8 @@ static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op 
 				   const struct ap_model_op *mo)
 {
 	const struct ap_model *m = g->model;
+	uint32_t ref = (uint32_t)mo->vecs->branches[0];
+	bool dyn = false, settled = true;
 
 	for (uint32_t k = 1; k < m->n_subgraphs; k++) {
 		const struct ap_model_subgraph *sg = &m->subgraphs[k];
@@ -183,22 +185,25 @@ static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op 
 	}
 	if (!case_types_agree(m))
 		return "subgraph outputs of different types: LiteRT refuses it";
-	for (uint32_t k = 1; k < m->n_subgraphs; k++)
+	/* shapes.c prepared every subgraph on the caller's shapes when it could */
+	for (uint32_t k = 1; k < m->n_subgraphs; k++) {
+		int d;
+
 		if (!shapes_agree(m, g->subgraph, op->in + 1, k, m->subgraphs[k].inputs,
 				  op->n_in - 1))
-			return "subgraph input shapes differ from the caller's: resized, not "
-			       "modelled";
-	for (uint32_t j = 0; j + 1 < m->n_subgraphs; j++) {
-		uint32_t b = (uint32_t)mo->vecs->branches[j];
-
-		if (!shapes_agree(m, g->subgraph, op->out, b, m->subgraphs[b].outputs, op->n_out))
-			return "branch output shapes differ from the caller's: outputs dyn or "
-			       "resized, not modelled";
+			return INPUTS_DIFFER;
+		d = ap_subgraph_dynamic(m, k, NULL);
+		if (d < 0)
+			return UNPLANNED;
+		dyn |= d;
+		settled &= m->subgraphs[k].shapes_settled;
 	}
-	for (uint32_t k = 1; k < m->n_subgraphs; k++)
-		if (ap_subgraph_dynamic(m, k, NULL) != 0)
-			return "a subgraph with a dynamic tensor: outputs dyn, not modelled";
-	return NULL;
+	if (!dyn && ap_case_outputs_differ(m, mo))
+		return settled ? NULL :
+		       "branch output shapes in the file differ (outputs dyn), and their "
+		       "Prepares' shapes are not all inferred: not modelled";
+	return !dyn && !shapes_agree(m, g->subgraph, op->out, ref, m->subgraphs[ref].outputs,
+				     op->n_out) ? RESIZED : NULL;
 }
 
 static bool index_ok(const struct ap_graph *g, int32_t t)

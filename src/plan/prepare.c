@@ -163,12 +163,13 @@ static uint32_t other_branch(const struct ap_model *m, const struct sg_index *ix
 }
 
 /*
- * The outputs of g's WHILE, IF and STABLEHLO_COMPOSITE nodes that their Prepare makes
- * kTfLiteDynamic (SetTensorToDynamic, which splits the plan after the node, planner.c):
- * WHILE's when its body holds a dynamic tensor or changes a shape (while.cc), IF's when a
- * branch does or the
- * branches' outputs differ in shape (if.cc), STABLEHLO_COMPOSITE's when its decomposition
- * does (stablehlo_composite.cc). A cond's dynamic tensors change no output.
+ * The outputs of g's WHILE, IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE nodes that their
+ * Prepare makes kTfLiteDynamic (SetTensorToDynamic, which splits the plan after the node,
+ * planner.c): WHILE's when its body holds a dynamic tensor or changes a shape (while.cc),
+ * IF's when a branch does or the branches' outputs differ in shape (if.cc),
+ * STABLEHLO_COMPOSITE's when its decomposition holds one (stablehlo_composite.cc),
+ * STABLEHLO_CASE's when one of its subgraphs does or a branch it compares gives other
+ * dims (stablehlo_case.cc). A cond's dynamic tensors change no output.
  */
 static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 			 const struct ap_graph_opts *opts, const struct sg_index *ix)
@@ -179,12 +180,14 @@ static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 		const struct ap_op *op;
 
 		if ((r->role != AP_SG_WHILE_BODY && r->role != AP_SG_IF_BRANCH &&
-		     r->role != AP_SG_COMPOSITE) || r->node >= g->n_ops ||
-		    ap_subgraph_depth(m, ix->roles, s) > AP_SG_MAX_DEPTH)
+		     r->role != AP_SG_COMPOSITE && r->role != AP_SG_CASE_BRANCH) ||
+		    r->node >= g->n_ops || ap_subgraph_depth(m, ix->roles, s) > AP_SG_MAX_DEPTH)
 			continue;
 		other = r->role == AP_SG_IF_BRANCH ? other_branch(m, ix, s) : 0;
 		if (!(other && ap_sg_branches_differ(m, s, other)) &&
 		    !(r->role == AP_SG_WHILE_BODY && ap_sg_body_changes_shape(m, s)) &&
+		    !(r->role == AP_SG_CASE_BRANCH &&
+		      ap_case_outputs_differ(m, &m->subgraphs[g->subgraph].ops[r->node])) &&
 		    dynamic(m, s, opts, ix) != 1)
 			continue;
 		op = &g->ops[r->node];

@@ -211,6 +211,8 @@ uint32_t ap_shapes_values(const struct ap_model_subgraph *sg, int32_t t, int64_t
 	return 0;
 }
 
+enum { OP_STABLEHLO_CASE = 209 };
+
 /* The subgraphs' roles and callees, for a walk that prepares subgraphs as LiteRT does. */
 struct walk {
 	struct ap_model *m;
@@ -288,6 +290,28 @@ out:
 	return rc;
 }
 
+static int take_outputs(struct sctx *c, uint32_t out);
+
+/* LiteRT's outputs take shapes not inferred here: unknown, as what follows. */
+static int unknown_outputs(struct sctx *c)
+{
+	for (uint32_t j = 0; j < c->op->n_outputs; j++)
+		if (sh_valid(c, c->op->outputs[j])) {
+			c->t[c->op->outputs[j]].resized = true;
+			c->t[c->op->outputs[j]].known = false;
+		}
+	return SH_UNKNOWN;
+}
+
+/* The outputs are dyn: sized by the data in the invoke, as what follows. */
+static int dyn_outputs(struct sctx *c)
+{
+	for (uint32_t j = 0; j < c->op->n_outputs; j++)
+		if (sh_valid(c, c->op->outputs[j]))
+			c->t[c->op->outputs[j]].dyn = true;
+	return SH_UNKNOWN;
+}
+
 /*
  * WHILE, IF and STABLEHLO_COMPOSITE (while.cc, if.cc, stablehlo_composite.cc Prepare):
  * their subgraphs are prepared on the caller's input shapes (infer_kid, when those differ
@@ -322,24 +346,65 @@ static int flow_shapes(struct walk *w, struct sctx *c, uint32_t out, int32_t oth
 		rc = infer_kid(w, c, (uint32_t)other, skip, depth + 1);
 	if (rc == SH_OOM)
 		return rc;
-	if (rc != SH_DONE && differ) {
-		/* LiteRT's outputs take shapes not inferred here: unknown, as what follows */
-		for (uint32_t j = 0; j < c->op->n_outputs; j++)
-			if (sh_valid(c, c->op->outputs[j])) {
-				c->t[c->op->outputs[j]].resized = true;
-				c->t[c->op->outputs[j]].known = false;
-			}
-		return SH_UNKNOWN;
-	}
+	if (rc != SH_DONE && differ)
+		return unknown_outputs(c);
 	if ((w->roles[out].role == AP_SG_IF_BRANCH && other >= 0 &&
 	     ap_sg_branches_differ(c->m, out, (uint32_t)other)) ||
-	    (w->roles[out].role == AP_SG_WHILE_BODY && ap_sg_body_changes_shape(c->m, out))) {
-		/* the outputs are dyn: sized by the data in the invoke, as what follows */
-		for (uint32_t j = 0; j < c->op->n_outputs; j++)
-			if (sh_valid(c, c->op->outputs[j]))
-				c->t[c->op->outputs[j]].dyn = true;
+	    (w->roles[out].role == AP_SG_WHILE_BODY && ap_sg_body_changes_shape(c->m, out)))
+		return dyn_outputs(c);
+	return take_outputs(c, out);
+}
+
+/*
+ * STABLEHLO_CASE (stablehlo_case.cc Prepare): every subgraph after 0 is prepared on the
+ * caller's inputs past the index (infer_kid), and the outputs take the shapes of
+ * branch_subgraph_indices[0]'s, or are dyn when a branch its Prepare compares gives other
+ * dims (and when a subgraph holds a dynamic tensor: prepare.c). coverage_flow.c names
+ * the rest: a second CASE, indices it refuses, shapes not inferred.
+ */
+static int case_shapes(struct walk *w, struct sctx *c, uint32_t node, uint32_t depth)
+{
+	const struct ap_model_op_vecs *v = c->op->vecs;
+	uint32_t sg = (uint32_t)(c->sg - w->m->subgraphs), n = w->m->n_subgraphs;
+	bool differ = false;
+	int rc = SH_DONE;
+
+	if (!w->roles || !v || !v->n_branches || v->branches[0] < 1 ||
+	    (uint32_t)v->branches[0] >= n || depth >= AP_SG_MAX_DEPTH)
 		return SH_UNKNOWN;
+	for (uint32_t k = 1; k < n; k++) {
+		const struct ap_model_subgraph *kg = &w->m->subgraphs[k];
+		int r;
+
+		if (w->roles[k].role != AP_SG_CASE_BRANCH || w->roles[k].caller != sg ||
+		    w->roles[k].node != node || kg->n_inputs + 1 != c->op->n_inputs ||
+		    kg->n_outputs != c->op->n_outputs)
+			return SH_UNKNOWN;	/* coverage_flow.c names it */
+		for (uint32_t j = 0; j < kg->n_inputs; j++) {
+			const struct ap_model_tensor *kt = ap_sg_tensor(c->m, k, kg->inputs[j]);
+			const struct sv *in = sh_in(c, j + 1);
+
+			differ |= kt && in && dims_differ(in->d, in->rank, kt->shape, kt->rank);
+		}
+		r = infer_kid(w, c, k, 1, depth + 1);
+		if (r == SH_OOM)
+			return r;
+		rc = r == SH_DONE ? rc : SH_UNKNOWN;
 	}
+	if (rc != SH_DONE && differ)
+		return unknown_outputs(c);
+	if (ap_case_outputs_differ(c->m, &c->sg->ops[node]))
+		return dyn_outputs(c);
+	return take_outputs(c, (uint32_t)v->branches[0]);
+}
+
+/* Node c->op's outputs take the shapes of subgraph out's outputs (resized where they
+ * differ from the caller's), as WHILE, IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE resize
+ * them in their Prepare. */
+static int take_outputs(struct sctx *c, uint32_t out)
+{
+	const struct ap_model_subgraph *k = &c->m->subgraphs[out];
+
 	for (uint32_t j = 0; j < k->n_outputs; j++) {
 		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, out, k->outputs[j]);
 		int32_t t = c->op->outputs[j];
@@ -417,8 +482,11 @@ static int walk_sg(struct walk *w, struct sctx *c, struct ap_shapes_report *rep,
 			if (ap_model_tensor_open(&sg->tensors[c->op->outputs[k]]) || o->resized)
 				o->known = false;
 		}
-		rc = out[i] >= 0 ? flow_shapes(w, c, (uint32_t)out[i], other[i], depth) :
-		     sh_infer_op(c);
+		if (c->opcode == OP_STABLEHLO_CASE)
+			rc = case_shapes(w, c, i, depth);
+		else
+			rc = out[i] >= 0 ? flow_shapes(w, c, (uint32_t)out[i], other[i], depth) :
+			     sh_infer_op(c);
 		if (rc == SH_OOM)
 			goto done;
 		if (rc == SH_REFUSED && rep->refused_op < 0)

@@ -236,6 +236,23 @@ bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body)
 	return false;
 }
 
+bool ap_case_outputs_differ(const struct ap_model *m, const struct ap_model_op *op)
+{
+	const struct ap_model_op_vecs *v = op->vecs;
+
+	if (!v || !v->n_branches || v->branches[0] < 1 ||
+	    (uint32_t)v->branches[0] >= m->n_subgraphs)
+		return false;
+	/* stablehlo_case.cc compares branch_subgraph_indices[1 .. subgraphs - 2] */
+	for (uint32_t j = 1; j + 1 < m->n_subgraphs && j < v->n_branches; j++) {
+		if (v->branches[j] < 1 || (uint32_t)v->branches[j] >= m->n_subgraphs)
+			continue;
+		if (ap_sg_branches_differ(m, (uint32_t)v->branches[0], (uint32_t)v->branches[j]))
+			return true;
+	}
+	return false;
+}
+
 int64_t ap_if_taken(const struct ap_model *m, uint32_t caller, uint32_t node)
 {
 	const struct ap_model_op *op = &m->subgraphs[caller].ops[node];

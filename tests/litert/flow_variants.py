@@ -22,7 +22,8 @@ Rewrites bundled models (tests/models, written by gen_models.py) into OUTDIR:
     case_short.tflite   gen_stablehlo_case with branch indices [1, 2, 3]: its Prepare
                         reads index 3, past them (both LiteRTs crash)
     case_grows.tflite   gen_stablehlo_case whose listed branch 2 writes its output
-                        [1, 65]: shapes other than the caller's
+                        [1, 65], which its ADD's Prepare sizes [1, 64] again: the file's
+                        static shape is not its kernel's, so the dyn test is not settled
 Needs the Python that has ai-edge-litert (its schema module), as gen_models.py.
 """
 

@@ -96,6 +96,10 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  shapes are not the caller's: prepared on the caller's
     gen_while_scalar.tflite      WHILE whose body turns its scalar counter into [1]:
                                  while.cc lets it pass, its outputs stay in the arena
+    gen_case_resize.tflite       STABLEHLO_CASE prepared on caller shapes other than its
+                                 subgraphs' file: its output resized
+    gen_case_dynamic.tflite      STABLEHLO_CASE with a dynamic subgraph, and one whose
+    gen_case_shapes.tflite       compared branch gives other dims: its output dynamic
     gen_while_late.tflite        WHILE, IF (a constant condition) and
     gen_if_late.tflite           STABLEHLO_COMPOSITE after a dynamic output: prepared,
     gen_composite_late.tflite    and their subgraphs planned, in the first invoke
@@ -1677,6 +1681,69 @@ def stablehlo_case(path):
     finish(m, g, [idx, unused, x], [out], path)
 
 
+def case_op(g, inputs, outputs, branches):
+    """A STABLEHLO_CASE node (options in builtin_options_2) choosing among branches."""
+    g.op(OP.STABLEHLO_CASE, inputs, outputs)
+    o = fb.StablehloCaseOptionsT()
+    o.branchSubgraphIndices = branches
+    g.g.operators[-1].builtinOptions2Type = fb.BuiltinOptions2.StablehloCaseOptions
+    g.g.operators[-1].builtinOptions2 = o
+
+
+def case_model(path, what, bodies, shape=(1, 64)):
+    """index, input (of shape) -> x2 -> STABLEHLO_CASE -> y -> RELU, its subgraphs 1.. one
+    per body: body(sg, x) gives the output of a branch whose input x is [1, 64] in the
+    file. Every subgraph is listed, so the Prepare's test compares them all."""
+    m, g = main_graph("arenaprof generated: " + what)
+    for k, body in enumerate(bodies, 1):
+        sg = Graph(m, "branch%d" % k)
+        a = sg.tensor("x", [1, 64], TT.FLOAT32)
+        sg.g.inputs = [a]
+        sg.g.outputs = [body(sg, a)]
+    idx = g.tensor("index", [1], TT.INT32)
+    x = g.tensor("input", list(shape), TT.FLOAT32)
+    x2 = g.tensor("x2", list(shape), TT.FLOAT32)
+    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    case_op(g, [idx, x2], [y], list(range(1, len(bodies) + 1)))
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.RELU, [y], [out])
+    finish(m, g, [idx, x], [out], path)
+
+
+def add_relu(sg, x):
+    """x + x, then RELU: a branch of two arena tensors."""
+    t = sg.tensor("doubled", [1, 64], TT.FLOAT32)
+    sg.op(OP.ADD, [x, x], [t], OPT.AddOptions, fb.AddOptionsT())
+    y = sg.tensor("y", [1, 64], TT.FLOAT32)
+    sg.op(OP.RELU, [t], [y])
+    return y
+
+
+def square(sg, x):
+    """x * x."""
+    y = sg.tensor("y", [1, 64], TT.FLOAT32)
+    sg.op(OP.MUL, [x, x], [y], OPT.MulOptions, fb.MulOptionsT())
+    return y
+
+
+def case_resize(path):
+    # the caller's [1, 80] is copied in: both branches give [1, 80], and so does the CASE
+    case_model(path, "STABLEHLO_CASE prepared on shapes other than its subgraphs' file",
+               [add_relu, square], shape=(1, 80))
+
+
+def case_dynamic(path):
+    case_model(path, "STABLEHLO_CASE whose second branch holds a dynamic tensor",
+               [add_relu, lambda sg, x: tile_dyn(sg, x, [1, 64]), square])
+
+
+def case_shapes(path):
+    # the Prepare compares branch 2's [1, 128] with branch 1's [1, 64]: dyn
+    case_model(path, "STABLEHLO_CASE whose branches give outputs of other dims",
+               [add_relu, lambda sg, x: concat_self(sg, x, [1, 64])])
+
+
 def tile_dyn(g, x, shape):
     """TILE of x by computed ones: a dynamic output of x's shape (a dynamic subgraph)."""
     mult = computed_in(g, "multiples", [1] * len(shape))
@@ -1998,6 +2065,9 @@ MODELS = {
     "gen_composite_resize.tflite": composite_resize,
     "gen_flow_inputs.tflite": flow_inputs,
     "gen_while_scalar.tflite": while_scalar,
+    "gen_case_resize.tflite": case_resize,
+    "gen_case_dynamic.tflite": case_dynamic,
+    "gen_case_shapes.tflite": case_shapes,
     "gen_while_late.tflite": while_late,
     "gen_if_late.tflite": if_late,
     "gen_composite_late.tflite": composite_late,

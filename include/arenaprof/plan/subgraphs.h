@@ -64,6 +64,10 @@ bool ap_sg_branches_differ(const struct ap_model *m, uint32_t a, uint32_t b);
  * them after the body's Prepares: the WHILE's outputs are dyn. Compares the model's
  * shapes, which shapes.c rewrites to the Prepares' (shapes_settled). */
 bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body);
+/* STABLEHLO_CASE node op (in subgraph 0) has a branch its Prepare compares whose outputs
+ * differ in dims from branch_subgraph_indices[0]'s, which size the node's: its outputs
+ * are dyn. Compares the model's shapes, as ap_sg_body_changes_shape. */
+bool ap_case_outputs_differ(const struct ap_model *m, const struct ap_model_op *op);
 /* The subgraph IF node `node` of subgraph `caller` runs when its condition is a constant
  * in the file (then for true, else for false), or -1 when the data decides. */
 int64_t ap_if_taken(const struct ap_model *m, uint32_t caller, uint32_t node);
