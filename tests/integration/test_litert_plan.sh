@@ -170,6 +170,18 @@ for d in ("ai-edge-litert", "ai-edge-litert-nightly"):
 	SHAPE_ARGS=(--input-shape 0=1,20,8)
 	compare "$MODELS/gen_open_shapes.tflite" 1
 	SHAPE_ARGS=()
+	# what plan says is planned at the first invoke, LiteRT has not placed after
+	# allocate_tensors (a subgraph run after a dynamic output)
+	for pair in gen_while_late:2 gen_if_late:1 gen_composite_late:1; do
+		m=$MODELS/${pair%%:*}.tflite k=${pair#*:}
+		at=$("$ARENAPROF" plan "$m" --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["subgraph_plans"][int(sys.argv[1])]["planned_at"])' "$k")
+		"$RT_PY" tests/litert/litert_plan.py --subgraph "$k" "$m" >"$TMP/lr.csv" 2>&1
+		unplaced=$(grep -c 'not placed by allocate_tensors' "$TMP/lr.csv")
+		MSG="plan: '$at'; LiteRT's notes of tensors not placed: $unplaced" \
+			check "$RT: ${pair%%:*} subgraph $k planned at the first invoke" \
+			test "$at" = "first invoke" -a "$unplaced" = 1
+	done
 done
 [ -z "$LITERT_MODELS" ] || exit 0
 skip "LiteRT PrintInterpreterState through --import" \
