@@ -98,7 +98,7 @@ static const char *if_gap(const struct ap_graph *g, uint32_t node, const uint32_
 		return RESIZED;
 	/* prepare.c's run_outputs: the plan LiteRT keeps is the one the first Eval_static
 	 * leaves, which depends on the branch it runs */
-	if (late && !dyn && ap_if_taken(m, g->subgraph, node) < 0)
+	if (late && !dyn && ap_flow_taken(m, g->subgraph, node) < 0)
 		return "prepared in the first invoke (after a dynamic output, or under a "
 		       "CALL_ONCE): the branch the data picks gives its outputs to the caller "
 		       "(if.cc Eval_static), and its plan is made again without them: not "
@@ -170,10 +170,12 @@ static bool case_types_agree(const struct ap_model *m)
  * (branch_subgraph_indices[1 .. subgraphs - 2]) has outputs other than the reference's,
  * branch_subgraph_indices[0], which size them.
  */
-static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op *op,
+static const char *case_shapes_gap(const struct ap_graph *g, uint32_t node,
 				   const struct ap_model_op *mo)
 {
 	const struct ap_model *m = g->model;
+	const struct ap_op *op = &g->ops[node];
+	const bool *late = ap_subgraph_late(m);
 	uint32_t ref = (uint32_t)mo->vecs->branches[0];
 	bool dyn = false, settled = true;
 
@@ -202,8 +204,17 @@ static const char *case_shapes_gap(const struct ap_graph *g, const struct ap_op 
 		return settled ? NULL :
 		       "branch output shapes in the file differ (outputs dyn), and their "
 		       "Prepares' shapes are not all inferred: not modelled";
-	return !dyn && !shapes_agree(m, g->subgraph, op->out, ref, m->subgraphs[ref].outputs,
-				     op->n_out) ? RESIZED : NULL;
+	if (!dyn && !shapes_agree(m, g->subgraph, op->out, ref, m->subgraphs[ref].outputs,
+				  op->n_out))
+		return RESIZED;
+	/* after a dynamic output: prepare.c's run_outputs, as for IF */
+	if (!late)
+		return "subgraphs not planned (out of memory)";
+	if (late[ref] && !dyn && ap_flow_taken(m, g->subgraph, node) < 0)
+		return "prepared in the first invoke, after a dynamic output: the branch the "
+		       "index picks gives its outputs to the caller (stablehlo_case.cc "
+		       "Eval_static), and its plan is made again without them: not modelled";
+	return NULL;
 }
 
 static bool index_ok(const struct ap_graph *g, int32_t t)
@@ -224,16 +235,13 @@ static const char *case_gap(const struct ap_graph *g, uint32_t node,
 		return "in a subgraph after 0: its Prepare plans its own subgraph, not modelled";
 	if (!g->ops[node].n_in || !index_ok(g, g->ops[node].in[0]))
 		return "an index that is not one int32: LiteRT refuses it";
-	if (g->first_split >= 0 && (uint32_t)g->first_split < node)
-		return "after a dynamic output: prepared at the first invoke, after "
-		       "subgraph 0's plan, not modelled";
 	why = case_indices_gap(m, mo);
 	if (why)
 		return why;
 	for (uint32_t k = 1; k < m->n_subgraphs; k++)
 		if (roles[k].role != AP_SG_CASE_BRANCH)
 			return "a subgraph it plans is run by another operator too: not modelled";
-	return case_shapes_gap(g, &g->ops[node], mo);
+	return case_shapes_gap(g, node, mo);
 }
 
 /* Subgraph sg, depth calls below subgraph 0, or one it runs lies deeper than prepare.c
@@ -328,14 +336,19 @@ static int direct_gaps(const struct ap_model *m, const struct ap_sg_info *roles,
 	for (uint32_t c = 0; c < m->n_subgraphs; c++) {
 		struct ap_graph g;
 		char err[AP_ERR_LEN];
+		int64_t last = -1;	/* a CASE's subgraphs share its node: one gap */
+		const char *why = NULL;
 
 		if (cl.start[c] == cl.start[c + 1] || ap_graph_build(m, c, NULL, &g, err))
 			continue;	/* none, or the caller's own plan reports it */
 		for (uint32_t k = cl.start[c]; k < cl.start[c + 1]; k++) {
 			uint32_t s = cl.list[k], node = roles[s].node;
-			const char *why = planned_child(roles, s) && node < g.n_ops ?
-					  ap_flow_gap(&g, node) : NULL;
 
+			if (!planned_child(roles, s) || node >= g.n_ops)
+				continue;
+			if (node != last)
+				why = ap_flow_gap(&g, node);
+			last = node;
 			if (why)
 				out[s] = (struct ap_caller_gap){ .subgraph = c, .node = node,
 								 .opcode = g.ops[node].name,

@@ -171,9 +171,23 @@ static uint32_t other_branch(const struct ap_model *m, const struct sg_index *ix
  * STABLEHLO_CASE's when one of its subgraphs does or a branch it compares gives other
  * dims (stablehlo_case.cc). A cond's dynamic tensors change no output.
  */
+/* Node op's outputs are already dyn (or none is in the arena): nothing left to decide. */
+static bool outputs_decided(const struct ap_graph *g, const struct ap_op *op)
+{
+	for (uint32_t j = 0; j < op->n_out; j++)
+		if (op->out[j] >= 0 && (uint32_t)op->out[j] < g->n_tensors &&
+		    g->t[op->out[j]].alloc == AP_ALLOC_ARENA)
+			return false;
+	return true;
+}
+
 static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 			 const struct ap_graph_opts *opts, const struct sg_index *ix)
 {
+	/* a CASE's branches all have its node: its comparison is made once */
+	int64_t case_node = -1;
+	bool case_differ = false;
+
 	for (uint32_t k = ix->cl.start[g->subgraph]; k < ix->cl.start[g->subgraph + 1]; k++) {
 		uint32_t s = ix->cl.list[k], other;
 		const struct ap_sg_info *r = &ix->roles[s];
@@ -181,13 +195,18 @@ static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 
 		if ((r->role != AP_SG_WHILE_BODY && r->role != AP_SG_IF_BRANCH &&
 		     r->role != AP_SG_COMPOSITE && r->role != AP_SG_CASE_BRANCH) ||
-		    r->node >= g->n_ops || ap_subgraph_depth(m, ix->roles, s) > AP_SG_MAX_DEPTH)
+		    r->node >= g->n_ops || outputs_decided(g, &g->ops[r->node]) ||
+		    ap_subgraph_depth(m, ix->roles, s) > AP_SG_MAX_DEPTH)
 			continue;
+		if (r->role == AP_SG_CASE_BRANCH && case_node != r->node) {
+			case_node = r->node;
+			case_differ = ap_case_outputs_differ(m,
+							     &m->subgraphs[g->subgraph].ops[r->node]);
+		}
 		other = r->role == AP_SG_IF_BRANCH ? other_branch(m, ix, s) : 0;
 		if (!(other && ap_sg_branches_differ(m, s, other)) &&
 		    !(r->role == AP_SG_WHILE_BODY && ap_sg_body_changes_shape(m, s)) &&
-		    !(r->role == AP_SG_CASE_BRANCH &&
-		      ap_case_outputs_differ(m, &m->subgraphs[g->subgraph].ops[r->node])) &&
+		    !(r->role == AP_SG_CASE_BRANCH && case_differ) &&
 		    dynamic(m, s, opts, ix) != 1)
 			continue;
 		op = &g->ops[r->node];
@@ -198,28 +217,51 @@ static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 	}
 }
 
+/* STABLEHLO_CASE's subgraphs other than sg hold no dynamic tensor, and the branches it
+ * compares agree in dims: its Eval runs Eval_static (stablehlo_case.cc). */
+static bool case_static(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts,
+			const struct sg_index *ix)
+{
+	const struct ap_sg_info *r = &ix->roles[sg];
+
+	if (ap_case_outputs_differ(m, &m->subgraphs[r->caller].ops[r->node]))
+		return false;
+	for (uint32_t k = ix->cl.start[r->caller]; k < ix->cl.start[r->caller + 1]; k++) {
+		uint32_t s = ix->cl.list[k];
+
+		if (s != sg && ix->roles[s].role == AP_SG_CASE_BRANCH &&
+		    ix->roles[s].node == r->node && dynamic(m, s, opts, ix) != 0)
+			return false;
+	}
+	return true;
+}
+
 /*
- * Eval_static of IF and STABLEHLO_COMPOSITE (if.cc, stablehlo_composite.cc) turns the
- * outputs of the subgraph it runs kTfLiteCustom, pointed at the caller's, and that
- * subgraph's next plan leaves them out. For a subgraph first planned in the first invoke
- * that is the plan LiteRT keeps: a decomposition's, and the branch a constant condition
- * picks. Eval_dynamic (a dynamic subgraph, IF branches of other dims) keeps them.
+ * Eval_static of IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE (if.cc, stablehlo_composite.cc,
+ * stablehlo_case.cc) turns the outputs of the subgraph it runs kTfLiteCustom, pointed at
+ * the caller's, and that subgraph's next plan leaves them out. For a subgraph first planned
+ * in the first invoke that is the plan LiteRT keeps: a decomposition's, and the branch a
+ * constant condition or index picks. Eval_dynamic (a dynamic subgraph, branches of other
+ * dims) keeps them. The cheap tests come first: only the branch that runs builds others.
  */
 static void run_outputs(const struct ap_model *m, struct ap_graph *g,
 			const struct ap_graph_opts *opts, const struct sg_index *ix)
 {
 	const struct ap_sg_info *r = &ix->roles[g->subgraph];
+	bool branch = r->role == AP_SG_IF_BRANCH || r->role == AP_SG_CASE_BRANCH;
 
-	if (!ix->late[g->subgraph] || (r->role != AP_SG_COMPOSITE && r->role != AP_SG_IF_BRANCH) ||
-	    graph_dynamic(g))
+	if (!ix->late[g->subgraph] || (r->role != AP_SG_COMPOSITE && !branch) ||
+	    graph_dynamic(g) ||
+	    (branch && ap_flow_taken(m, r->caller, r->node) != g->subgraph))
 		return;
 	if (r->role == AP_SG_IF_BRANCH) {
 		uint32_t other = other_branch(m, ix, g->subgraph);
 
 		if (!other || ap_sg_branches_differ(m, g->subgraph, other) ||
-		    ap_if_taken(m, r->caller, r->node) != g->subgraph ||
 		    dynamic(m, other, opts, ix) != 0)
 			return;
+	} else if (r->role == AP_SG_CASE_BRANCH && !case_static(m, g->subgraph, opts, ix)) {
+		return;
 	}
 	for (uint32_t k = 0; k < g->n_outputs; k++) {
 		struct ap_tensor *t;
@@ -233,13 +275,28 @@ static void run_outputs(const struct ap_model *m, struct ap_graph *g,
 	}
 }
 
+/* Subgraph 0's STABLEHLO_CASE is prepared in the first invoke. */
+static bool case_late(const struct sg_index *ix)
+{
+	for (uint32_t k = ix->cl.start[0]; ix->late && k < ix->cl.start[1]; k++)
+		if (ix->roles[ix->cl.list[k]].role == AP_SG_CASE_BRANCH)
+			return ix->late[ix->cl.list[k]];
+	return false;
+}
+
 static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
 		 const struct sg_index *ix, struct ap_graph *g, char *err)
 {
 	if (ap_graph_read(m, subgraph, opts, g, err))
 		return -1;
-	if (ix) {	/* a STABLEHLO_CASE trims subgraph 0 too */
-		ap_subgraph_prepare(g, &ix->roles[subgraph]);
+	if (ix) {
+		struct ap_sg_info info = ix->roles[subgraph];
+
+		/* a STABLEHLO_CASE trims subgraph 0 too, unless it is prepared after subgraph
+		 * 0's first plan, in the first invoke (its branches are late) */
+		if (info.case_trims)
+			info.case_trims = !case_late(ix);
+		ap_subgraph_prepare(g, &info);
 		flow_outputs(m, g, opts, ix);
 	}
 	if (!opts->no_kernels) {

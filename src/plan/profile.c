@@ -9,7 +9,8 @@
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 
-/* Lifetimes as closed intervals over operators; -1 (before op 0) counts as op 0. */
+/* Lifetimes as closed intervals over operators; a first of -1 (before op 0) counts as
+ * op 0. */
 static int32_t lo(const struct ap_ptensor *t)
 {
 	return t->first < 0 ? 0 : t->first;
@@ -48,7 +49,9 @@ int ap_profile_compute(const struct ap_tplan *p, struct ap_profile *pr)
 	for (uint32_t i = 0; i < p->n; i++) {
 		const struct ap_ptensor *t = &p->t[i];
 
-		if (!ap_ptensor_in_arena(t))
+		/* dead before op 0 (micro: an input no operator reads) is live at none, as
+		 * ap_ptensor_live_at says */
+		if (!ap_ptensor_in_arena(t) || (t->last != AP_LAST_END && t->last < 0))
 			continue;
 		delta[lo(t)] += (int64_t)t->bytes;
 		delta[hi(t, p->n_ops) + 1] -= (int64_t)t->bytes;

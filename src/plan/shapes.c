@@ -514,6 +514,8 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 	rep->first_unresolved = rep->first_unresolved_op = rep->refused_op = -1;
 	if (!m->n_subgraphs)
 		return 0;
+	for (uint32_t k = 0; k < m->n_subgraphs; k++)
+		m->subgraphs[k].shapes_settled = false;	/* until this walk settles it */
 	c.sg = &m->subgraphs[0];
 	c.t = calloc(c.sg->n_tensors + 1, sizeof(*c.t));
 	if (m->n_subgraphs > 1)

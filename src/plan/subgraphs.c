@@ -253,20 +253,30 @@ bool ap_case_outputs_differ(const struct ap_model *m, const struct ap_model_op *
 	return false;
 }
 
-int64_t ap_if_taken(const struct ap_model *m, uint32_t caller, uint32_t node)
+int64_t ap_flow_taken(const struct ap_model *m, uint32_t caller, uint32_t node)
 {
 	const struct ap_model_op *op = &m->subgraphs[caller].ops[node];
+	int32_t code = op->opcode_index < m->n_opcodes ? m->opcodes[op->opcode_index].builtin : -1;
 	const struct ap_model_tensor *c;
 	const struct ap_model_buffer *b;
-	int64_t runs[2];
+	int64_t runs[2], i;
 
-	if (ap_op_runs(m, op, runs) != 2 || !op->n_inputs)
+	if (!op->n_inputs)
 		return -1;
 	c = ap_sg_tensor(m, caller, op->inputs[0]);
-	if (!c || c->type != AP_TT_BOOL || !c->buffer || c->buffer >= m->n_buffers)
+	if (!c || !c->buffer || c->buffer >= m->n_buffers)
 		return -1;
 	b = &m->buffers[c->buffer];
-	if (b->data_len != 1 || !b->small)
+	if (code == OP_STABLEHLO_CASE) {
+		if (!op->vecs || !op->vecs->n_branches || ap_model_tensor_ints(m, c, &i, 1) != 1)
+			return -1;
+		/* stablehlo_case.cc runs the last listed for an index out of range */
+		if (i < 0 || i >= op->vecs->n_branches)
+			i = op->vecs->n_branches - 1;
+		return op->vecs->branches[i];
+	}
+	if (code != OP_IF || ap_op_runs(m, op, runs) != 2 || c->type != AP_TT_BOOL ||
+	    b->data_len != 1 || !b->small)
 		return -1;
 	return b->small[0] ? runs[0] : runs[1];	/* if.cc reads cond->data.b[0] */
 }

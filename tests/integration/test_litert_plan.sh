@@ -172,7 +172,7 @@ for d in ("ai-edge-litert", "ai-edge-litert-nightly"):
 	SHAPE_ARGS=()
 	# what plan says is planned at the first invoke, LiteRT has not placed after
 	# allocate_tensors (a subgraph run after a dynamic output)
-	for pair in gen_while_late:2 gen_if_late:1 gen_composite_late:1; do
+	for pair in gen_while_late:2 gen_if_late:1 gen_composite_late:1 gen_case_late:2; do
 		m=$MODELS/${pair%%:*}.tflite k=${pair#*:}
 		at=$("$ARENAPROF" plan "$m" --json | python3 -c 'import json, sys
 print(json.load(sys.stdin)["subgraph_plans"][int(sys.argv[1])]["planned_at"])' "$k")

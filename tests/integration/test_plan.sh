@@ -205,6 +205,7 @@ if "$VPY" tests/litert/flow_variants.py "$MODELS" "$TMP" 2>"$TMP/variants.err"; 
 		"composite_deep:STABLEHLO_COMPOSITE:nests subgraphs deeper" \
 		"if_inputs_unknown:IF:input shapes differ" "if_late:IF:first invoke" \
 		"case_short:STABLEHLO_CASE:fewer branch indices" \
+		"case_late:STABLEHLO_CASE:the branch the index picks" \
 		"case_grows:STABLEHLO_CASE:shapes in the file differ"; do
 		model=${pair%%:*} want=${pair#*:}
 		r=$("$ARENAPROF" plan "$TMP/$model.tflite" --json | python3 -c 'import json, sys

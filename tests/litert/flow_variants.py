@@ -21,6 +21,8 @@ Rewrites bundled models (tests/models, written by gen_models.py) into OUTDIR:
                         arenaprof follows (AP_SG_MAX_DEPTH)
     case_short.tflite   gen_stablehlo_case with branch indices [1, 2, 3]: its Prepare
                         reads index 3, past them (both LiteRTs crash)
+    case_late.tflite    gen_case_late whose index is an input: which branch the first
+                        invoke runs is the data's, as for if_late
     case_grows.tflite   gen_stablehlo_case whose listed branch 2 writes its output
                         [1, 65], which its ADD's Prepare sizes [1, 64] again: the file's
                         static shape is not its kernel's, so the dyn test is not settled
@@ -73,6 +75,12 @@ def main(argv):
     m.subgraphs[0].tensors[flag].buffer = 0
     m.subgraphs[0].inputs = [flag] + list(m.subgraphs[0].inputs)
     write(m, os.path.join(out, "if_late.tflite"))
+    m = load(os.path.join(src, "gen_case_late.tflite"))
+    idx = next(o for o in m.subgraphs[0].operators
+               if isinstance(o.builtinOptions2, fb.StablehloCaseOptionsT)).inputs[0]
+    m.subgraphs[0].tensors[idx].buffer = 0
+    m.subgraphs[0].inputs = [idx] + list(m.subgraphs[0].inputs)
+    write(m, os.path.join(out, "case_late.tflite"))
     m = load(os.path.join(src, "gen_composite_dynamic.tflite"))
     dec = m.subgraphs.pop()
     # subgraph k runs k + 1 through a copy of subgraph 0's composite, 40 deep

@@ -100,9 +100,10 @@ that this script still writes them. LiteRT itself judges every one of them.
                                  subgraphs' file: its output resized
     gen_case_dynamic.tflite      STABLEHLO_CASE with a dynamic subgraph, and one whose
     gen_case_shapes.tflite       compared branch gives other dims: its output dynamic
-    gen_while_late.tflite        WHILE, IF (a constant condition) and
-    gen_if_late.tflite           STABLEHLO_COMPOSITE after a dynamic output: prepared,
-    gen_composite_late.tflite    and their subgraphs planned, in the first invoke
+    gen_while_late.tflite        WHILE, IF (a constant condition),
+    gen_if_late.tflite           STABLEHLO_COMPOSITE and STABLEHLO_CASE (a constant
+    gen_composite_late.tflite    index) after a dynamic output: prepared, and their
+    gen_case_late.tflite         subgraphs planned, in the first invoke
 """
 
 import os
@@ -1779,6 +1780,28 @@ def while_late(path):
     finish(m, g, [x], [out], path)
 
 
+def case_late(path):
+    m, g = main_graph("arenaprof generated: STABLEHLO_CASE after a dynamic output, its "
+                      "index a constant")
+    for k, body in enumerate((add_relu, square), 1):
+        sg = Graph(m, "branch%d" % k)
+        a = sg.tensor("x", [1, 64], TT.FLOAT32)
+        sg.g.inputs = [a]
+        sg.g.outputs = [body(sg, a)]
+    # index 1 runs branch 2, whose output Eval_static makes the caller's: its plan is
+    # made again without it (flow_variants.py makes the index an input)
+    idx = g.tensor("index", [1], TT.INT32, np.array([1], dtype=np.int32))
+    x, pre, t = after_dynamic(g, [1, 64])
+    y = g.tensor("y", [1, 64], TT.FLOAT32)
+    case_op(g, [idx, pre], [y], [1, 2])
+    out = g.tensor("output", [1, 64], TT.FLOAT32)
+    g.op(OP.ADD, [y, t], [out], OPT.AddOptions, fb.AddOptionsT())
+    # nothing reads it, but the CASE's Prepare drops it only after subgraph 0's first
+    # plan placed it: its slot stays
+    unused = g.tensor("unused", [1, 32], TT.FLOAT32)
+    finish(m, g, [unused, x], [out], path)
+
+
 def relu_z(sg, y):
     """RELU of y into z: a second tensor in each of gen_if_late's branches."""
     z = sg.tensor("z", [1, 48], TT.FLOAT32)
@@ -2071,6 +2094,7 @@ MODELS = {
     "gen_while_late.tflite": while_late,
     "gen_if_late.tflite": if_late,
     "gen_composite_late.tflite": composite_late,
+    "gen_case_late.tflite": case_late,
 }
 
 

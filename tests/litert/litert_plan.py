@@ -865,10 +865,18 @@ def main(argv=None):
     if args.lifetimes:
         hdr += ["first_node", "last_node"]
     out.writerow(hdr)
+    def slot_bytes(t):
+        # RemoveUnusedInputs zeroes the bytes of an input the plan has placed
+        # (a STABLEHLO_CASE prepared in the first invoke): its slot is the
+        # planner's allocation, which it keeps
+        if not t["bytes"] and pl and t["index"] < len(pl["allocs"]):
+            return pl["allocs"][t["index"]]["size"]
+        return t["bytes"]
+
     arena_bytes = 0
     for t in placed:
         off = t["data"] - base
-        row = [t["index"], name_of(t), off, t["bytes"]]
+        row = [t["index"], name_of(t), off, slot_bytes(t)]
         if args.lifetimes:
             if pl:
                 row += [pl["alloc_node"][t["index"]],
@@ -876,7 +884,7 @@ def main(argv=None):
             else:
                 row += ["", ""]
         out.writerow(row)
-        arena_bytes = max(arena_bytes, off + t["bytes"])
+        arena_bytes = max(arena_bytes, off + slot_bytes(t))
     sys.stdout.flush()
 
     def c(line):

@@ -68,9 +68,10 @@ bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body);
  * differ in dims from branch_subgraph_indices[0]'s, which size the node's: its outputs
  * are dyn. Compares the model's shapes, as ap_sg_body_changes_shape. */
 bool ap_case_outputs_differ(const struct ap_model *m, const struct ap_model_op *op);
-/* The subgraph IF node `node` of subgraph `caller` runs when its condition is a constant
- * in the file (then for true, else for false), or -1 when the data decides. */
-int64_t ap_if_taken(const struct ap_model *m, uint32_t caller, uint32_t node);
+/* The subgraph IF or STABLEHLO_CASE node `node` of subgraph `caller` runs when its
+ * condition or index is a constant in the file (then for true, else for false; the
+ * listed branch of that index, the last one past them), or -1 when the data decides. */
+int64_t ap_flow_taken(const struct ap_model *m, uint32_t caller, uint32_t node);
 
 /* The subgraphs each subgraph's operators run: list[start[c] .. start[c + 1]) are those
  * whose caller is c (by ap_subgraph_roles), so that a walk looks at its own only. */
