@@ -51,6 +51,15 @@ def write(m, path):
         f.write(b.Output())
 
 
+def choice_from_input(m, is_node):
+    """Model m with the constant condition or index of its node is_node picks made an
+    input of subgraph 0: which subgraph runs is then the data's."""
+    c = next(o for o in m.subgraphs[0].operators if is_node(o)).inputs[0]
+    m.subgraphs[0].tensors[c].buffer = 0
+    m.subgraphs[0].inputs = [c] + list(m.subgraphs[0].inputs)
+    return m
+
+
 def main(argv):
     if len(argv) != 3:
         sys.stderr.write("usage: flow_variants.py MODELS_DIR OUTDIR\n")
@@ -69,18 +78,11 @@ def main(argv):
     m.operatorCodes.append(code)
     m.subgraphs[1].operators[0].opcodeIndex = len(m.operatorCodes) - 1
     write(m, os.path.join(out, "if_inputs_unknown.tflite"))
-    m = load(os.path.join(src, "gen_if_late.tflite"))
-    flag = next(o for o in m.subgraphs[0].operators
-                if isinstance(o.builtinOptions, fb.IfOptionsT)).inputs[0]
-    m.subgraphs[0].tensors[flag].buffer = 0
-    m.subgraphs[0].inputs = [flag] + list(m.subgraphs[0].inputs)
-    write(m, os.path.join(out, "if_late.tflite"))
-    m = load(os.path.join(src, "gen_case_late.tflite"))
-    idx = next(o for o in m.subgraphs[0].operators
-               if isinstance(o.builtinOptions2, fb.StablehloCaseOptionsT)).inputs[0]
-    m.subgraphs[0].tensors[idx].buffer = 0
-    m.subgraphs[0].inputs = [idx] + list(m.subgraphs[0].inputs)
-    write(m, os.path.join(out, "case_late.tflite"))
+    for name, is_node in (
+            ("if_late", lambda o: isinstance(o.builtinOptions, fb.IfOptionsT)),
+            ("case_late", lambda o: isinstance(o.builtinOptions2, fb.StablehloCaseOptionsT))):
+        write(choice_from_input(load(os.path.join(src, "gen_%s.tflite" % name)), is_node),
+              os.path.join(out, name + ".tflite"))
     m = load(os.path.join(src, "gen_composite_dynamic.tflite"))
     dec = m.subgraphs.pop()
     # subgraph k runs k + 1 through a copy of subgraph 0's composite, 40 deep
