@@ -202,8 +202,7 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 		const struct ap_model_op *mo = &sg->ops[i];
 		struct ap_op *op = &g->ops[i];
 
-		op->opcode = mo->opcode_index < m->n_opcodes ?
-			     m->opcodes[mo->opcode_index].builtin : -1;
+		op->opcode = ap_model_op_code(m, mo);
 		op->name = ap_model_op_name(m, mo);
 		op->in = mo->inputs;
 		op->n_in = mo->n_inputs;

@@ -915,6 +915,11 @@ uint32_t ap_model_tensor_ints(const struct ap_model *m, const struct ap_model_te
 	return (uint32_t)n;
 }
 
+int32_t ap_model_op_code(const struct ap_model *m, const struct ap_model_op *op)
+{
+	return op->opcode_index < m->n_opcodes ? m->opcodes[op->opcode_index].builtin : -1;
+}
+
 bool ap_model_tensor_open(const struct ap_model_tensor *t)
 {
 	for (uint32_t k = 0; t && t->shape_signature && k < t->sig_rank; k++)

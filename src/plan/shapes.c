@@ -466,8 +466,7 @@ static int walk_sg(struct walk *w, struct sctx *c, struct ap_shapes_report *rep,
 		bool resized = false;
 
 		c->op = &sg->ops[i];
-		c->opcode = c->op->opcode_index < w->m->n_opcodes ?
-			    w->m->opcodes[c->op->opcode_index].builtin : -1;
+		c->opcode = ap_model_op_code(w->m, c->op);
 		for (uint32_t k = 0; k < c->op->n_inputs; k++)
 			resized |= sh_valid(c, c->op->inputs[k]) && c->t[c->op->inputs[k]].resized;
 		for (uint32_t k = 0; k < c->op->n_outputs; k++) {

@@ -83,7 +83,7 @@ static void claim_case(const struct ap_model *m, struct ap_sg_info *out, uint32_
 
 uint32_t ap_op_runs(const struct ap_model *m, const struct ap_model_op *op, int64_t runs[2])
 {
-	int32_t code = op->opcode_index < m->n_opcodes ? m->opcodes[op->opcode_index].builtin : -1;
+	int32_t code = ap_model_op_code(m, op);
 
 	if ((code == OP_WHILE && op->options_type == OPT_WHILE) ||
 	    (code == OP_IF && op->options_type == OPT_IF)) {
@@ -113,9 +113,7 @@ static void find_roles(const struct ap_model *m, struct ap_sg_info *out)
 
 		for (uint32_t i = 0; i < sg->n_ops; i++) {
 			const struct ap_model_op *op = &sg->ops[i];
-			int32_t code = op->opcode_index < m->n_opcodes ?
-				       m->opcodes[op->opcode_index].builtin : -1;
-
+			int32_t code = ap_model_op_code(m, op);
 			int64_t runs[2];
 			uint32_t n = ap_op_runs(m, op, runs);
 
@@ -256,7 +254,7 @@ bool ap_case_outputs_differ(const struct ap_model *m, const struct ap_model_op *
 int64_t ap_flow_taken(const struct ap_model *m, uint32_t caller, uint32_t node)
 {
 	const struct ap_model_op *op = &m->subgraphs[caller].ops[node];
-	int32_t code = op->opcode_index < m->n_opcodes ? m->opcodes[op->opcode_index].builtin : -1;
+	int32_t code = ap_model_op_code(m, op);
 	const struct ap_model_tensor *c;
 	const struct ap_model_buffer *b;
 	int64_t runs[2], i;

@@ -207,6 +207,8 @@ bool ap_model_buffer_is_constant(const struct ap_model *m, uint32_t buffer);
  */
 uint32_t ap_model_tensor_ints(const struct ap_model *m, const struct ap_model_tensor *t,
 			      int64_t *v, uint32_t max);
+/* The operator's builtin code (BuiltinOperator), -1 when its opcode index is out of range. */
+int32_t ap_model_op_code(const struct ap_model *m, const struct ap_model_op *op);
 /* Its shape_signature has an unknown dimension (-1): LiteRT's HasUnspecifiedDimension, and
  * the file's shape is a placeholder there. false for NULL. */
 bool ap_model_tensor_open(const struct ap_model_tensor *t);
