@@ -2,9 +2,10 @@
 /*
  * prepare: the graph, the kernels' additions and the lifetimes, in LiteRT's order
  * (include/arenaprof/plan/prepare.h). Kept apart from graph.c so that the kernels, which
- * read the graph, are not called by it. WHILE, IF and STABLEHLO_COMPOSITE prepare their
- * subgraphs in their own Prepare, so a graph's build builds those of the subgraphs they
- * run, down to AP_SG_MAX_DEPTH.
+ * read the graph, are not called by it. WHILE, IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE
+ * prepare their subgraphs in their own Prepare, so a graph's build builds those of the
+ * subgraphs they run, down to AP_SG_MAX_DEPTH; which subgraphs LiteRT plans only in the
+ * first invoke is found once per model (ap_subgraph_late).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -162,15 +163,6 @@ static uint32_t other_branch(const struct ap_model *m, const struct sg_index *ix
 	return 0;
 }
 
-/*
- * The outputs of g's WHILE, IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE nodes that their
- * Prepare makes kTfLiteDynamic (SetTensorToDynamic, which splits the plan after the node,
- * planner.c): WHILE's when its body holds a dynamic tensor or changes a shape (while.cc),
- * IF's when a branch does or the branches' outputs differ in shape (if.cc),
- * STABLEHLO_COMPOSITE's when its decomposition holds one (stablehlo_composite.cc),
- * STABLEHLO_CASE's when one of its subgraphs does or a branch it compares gives other
- * dims (stablehlo_case.cc). A cond's dynamic tensors change no output.
- */
 /* Node op's outputs are already dyn (or none is in the arena): nothing left to decide. */
 static bool outputs_decided(const struct ap_graph *g, const struct ap_op *op)
 {
@@ -181,6 +173,15 @@ static bool outputs_decided(const struct ap_graph *g, const struct ap_op *op)
 	return true;
 }
 
+/*
+ * The outputs of g's WHILE, IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE nodes that their
+ * Prepare makes kTfLiteDynamic (SetTensorToDynamic, which splits the plan after the node,
+ * planner.c): WHILE's when its body holds a dynamic tensor or changes a shape (while.cc),
+ * IF's when a branch does or the branches' outputs differ in shape (if.cc),
+ * STABLEHLO_COMPOSITE's when its decomposition holds one (stablehlo_composite.cc),
+ * STABLEHLO_CASE's when one of its subgraphs does or a branch it compares gives other
+ * dims (stablehlo_case.cc). A cond's dynamic tensors change no output.
+ */
 static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 			 const struct ap_graph_opts *opts, const struct sg_index *ix)
 {

@@ -290,8 +290,6 @@ out:
 	return rc;
 }
 
-static int take_outputs(struct sctx *c, uint32_t out);
-
 /* LiteRT's outputs take shapes not inferred here: unknown, as what follows. */
 static int unknown_outputs(struct sctx *c)
 {
@@ -312,6 +310,50 @@ static int dyn_outputs(struct sctx *c)
 	return SH_UNKNOWN;
 }
 
+/* Node c->op's outputs take the shapes of subgraph out's outputs (resized where they
+ * differ from the caller's), as WHILE, IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE resize
+ * them in their Prepare. */
+static int take_outputs(struct sctx *c, uint32_t out)
+{
+	const struct ap_model_subgraph *k = &c->m->subgraphs[out];
+
+	for (uint32_t j = 0; j < k->n_outputs; j++) {
+		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, out, k->outputs[j]);
+		int32_t t = c->op->outputs[j];
+		int64_t d[AP_SHAPE_MAX_RANK];
+
+		if (!kt || kt->rank > AP_SHAPE_MAX_RANK || !sh_valid(c, t))
+			continue;
+		for (uint32_t r = 0; r < kt->rank; r++)
+			d[r] = kt->shape[r];
+		c->t[t].resized |= dims_differ(c->t[t].d, c->t[t].rank, kt->shape, kt->rank);
+		if (sh_out(c, j, d, kt->rank) != SH_DONE)
+			return SH_UNKNOWN;
+	}
+	return SH_DONE;
+}
+
+/* The caller's inputs of node c->op past `skip` (IF's condition, CASE's index) differ in
+ * dims from subgraph kid's inputs in the file; *missing when one of them is absent or its
+ * shape is unknown. */
+static bool inputs_differ(struct sctx *c, uint32_t kid, uint32_t skip, bool *missing)
+{
+	const struct ap_model_subgraph *k = &c->m->subgraphs[kid];
+	bool differ = false;
+
+	*missing = false;
+	for (uint32_t j = skip; j < c->op->n_inputs && j - skip < k->n_inputs; j++) {
+		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, kid, k->inputs[j - skip]);
+		const struct sv *in = sh_in(c, j);
+
+		if (!kt || !in)
+			*missing = true;
+		else
+			differ |= dims_differ(in->d, in->rank, kt->shape, kt->rank);
+	}
+	return differ;
+}
+
 /*
  * WHILE, IF and STABLEHLO_COMPOSITE (while.cc, if.cc, stablehlo_composite.cc Prepare):
  * their subgraphs are prepared on the caller's input shapes (infer_kid, when those differ
@@ -326,19 +368,14 @@ static int flow_shapes(struct walk *w, struct sctx *c, uint32_t out, int32_t oth
 {
 	const struct ap_model_subgraph *k = &c->m->subgraphs[out];
 	uint32_t skip = c->op->n_inputs > k->n_inputs ? c->op->n_inputs - k->n_inputs : 0;
-	bool differ = false;
+	bool differ, missing;
 	int rc;
 
 	if (skip > 1 || c->op->n_outputs != k->n_outputs)
 		return SH_UNKNOWN;	/* LiteRT refuses it */
-	for (uint32_t j = skip; j < c->op->n_inputs; j++) {
-		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, out, k->inputs[j - skip]);
-		const struct sv *in = sh_in(c, j);
-
-		if (!kt || !in)
-			return SH_UNKNOWN;
-		differ |= dims_differ(in->d, in->rank, kt->shape, kt->rank);
-	}
+	differ = inputs_differ(c, out, skip, &missing);
+	if (missing)
+		return SH_UNKNOWN;
 	/* on the file's input shapes the subgraphs keep the file's, unless a control-flow
 	 * output of theirs is resized: walked too, rewritten when all is inferred */
 	rc = depth < AP_SG_MAX_DEPTH ? infer_kid(w, c, out, skip, depth + 1) : SH_UNKNOWN;
@@ -366,7 +403,7 @@ static int case_shapes(struct walk *w, struct sctx *c, uint32_t node, uint32_t d
 {
 	const struct ap_model_op_vecs *v = c->op->vecs;
 	uint32_t sg = (uint32_t)(c->sg - w->m->subgraphs), n = w->m->n_subgraphs;
-	bool differ = false;
+	bool differ = false, missing;
 	int rc = SH_DONE;
 
 	if (!w->roles || !v || !v->n_branches || v->branches[0] < 1 ||
@@ -380,12 +417,7 @@ static int case_shapes(struct walk *w, struct sctx *c, uint32_t node, uint32_t d
 		    w->roles[k].node != node || kg->n_inputs + 1 != c->op->n_inputs ||
 		    kg->n_outputs != c->op->n_outputs)
 			return SH_UNKNOWN;	/* coverage_flow.c names it */
-		for (uint32_t j = 0; j < kg->n_inputs; j++) {
-			const struct ap_model_tensor *kt = ap_sg_tensor(c->m, k, kg->inputs[j]);
-			const struct sv *in = sh_in(c, j + 1);
-
-			differ |= kt && in && dims_differ(in->d, in->rank, kt->shape, kt->rank);
-		}
+		differ |= inputs_differ(c, k, 1, &missing);
 		r = infer_kid(w, c, k, 1, depth + 1);
 		if (r == SH_OOM)
 			return r;
@@ -398,28 +430,6 @@ static int case_shapes(struct walk *w, struct sctx *c, uint32_t node, uint32_t d
 	return take_outputs(c, (uint32_t)v->branches[0]);
 }
 
-/* Node c->op's outputs take the shapes of subgraph out's outputs (resized where they
- * differ from the caller's), as WHILE, IF, STABLEHLO_COMPOSITE and STABLEHLO_CASE resize
- * them in their Prepare. */
-static int take_outputs(struct sctx *c, uint32_t out)
-{
-	const struct ap_model_subgraph *k = &c->m->subgraphs[out];
-
-	for (uint32_t j = 0; j < k->n_outputs; j++) {
-		const struct ap_model_tensor *kt = ap_sg_tensor(c->m, out, k->outputs[j]);
-		int32_t t = c->op->outputs[j];
-		int64_t d[AP_SHAPE_MAX_RANK];
-
-		if (!kt || kt->rank > AP_SHAPE_MAX_RANK || !sh_valid(c, t))
-			continue;
-		for (uint32_t r = 0; r < kt->rank; r++)
-			d[r] = kt->shape[r];
-		c->t[t].resized |= dims_differ(c->t[t].d, c->t[t].rank, kt->shape, kt->rank);
-		if (sh_out(c, j, d, kt->rank) != SH_DONE)
-			return SH_UNKNOWN;
-	}
-	return SH_DONE;
-}
 
 /* The subgraphs node i of subgraph sg runs, of those subgraphs.c plans: into out the one
  * whose outputs give its outputs' shapes, into other the cond or the else branch. */

@@ -11,7 +11,8 @@
 #include "arenaprof/plan/subgraphs.h"
 
 struct ap_sg_plan {
-	struct ap_sg_info info;
+	struct ap_sg_info info;	/* its role, with at_invoke from ap_subgraph_late (a
+				 * subgraph run after a dynamic output too) */
 	bool planned;		/* LiteRT plans it (role other than UNCALLED and OTHER) */
 	uint64_t arena_bytes, persistent_bytes;
 	uint32_t n_gaps;	/* its operators that are not modelled, and 1 for a caller

@@ -90,8 +90,9 @@ uint32_t ap_op_runs(const struct ap_model *m, const struct ap_model_op *op, int6
 
 /* "primary", "WHILE cond", ... */
 const char *ap_sg_role_name(enum ap_sg_role r);
-/* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (a CALL_ONCE init
- * subgraph, or one that such a subgraph runs), "never", or "unknown" (OTHER). */
+/* When LiteRT plans the subgraph: "allocate_tensors", "first invoke" (at_invoke: from the
+ * roles, a CALL_ONCE init subgraph or one it runs; in ap_sg_plan, every subgraph
+ * ap_subgraph_late gives), "never", or "unknown" (OTHER). */
 const char *ap_sg_planned_at(const struct ap_sg_info *info);
 /* LiteRT plans a subgraph of this role as subgraphs.c models it: not UNCALLED (never
  * planned), not OTHER (planned otherwise). */
