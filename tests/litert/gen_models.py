@@ -372,10 +372,11 @@ def if_op(g, flag, inputs, outputs, then=1, other=2):
     g.op(OP.IF, [flag] + inputs, outputs, OPT.IfOptions, io)
 
 
-def input_pre(g, shape):
-    """input -> ADD (input + input) -> pre: what the control-flow callers run on."""
+def input_pre(g, shape, pre_name="pre"):
+    """input -> ADD (input + input) -> pre (or pre_name): what the control-flow callers
+    run on."""
     x = g.tensor("input", shape, TT.FLOAT32)
-    pre = g.tensor("pre", shape, TT.FLOAT32)
+    pre = g.tensor(pre_name, shape, TT.FLOAT32)
     g.op(OP.ADD, [x, x], [pre], OPT.AddOptions, fb.AddOptionsT())
     return x, pre
 
@@ -585,9 +586,21 @@ def lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg, n_out=None, btype=TT.FL
             -1, -1]
 
 
-def lstm_state(g, name, batch, n_cell):
-    return [g.tensor(name + "/output_state", [batch, n_cell], TT.FLOAT32, variable=True),
+def lstm_state(g, name, batch, n_cell, n_out=None):
+    """The float output state ([batch, n_out], n_out defaulting to n_cell) and cell state
+    of an LSTM node: variables."""
+    return [g.tensor(name + "/output_state", [batch, n_out or n_cell], TT.FLOAT32,
+                     variable=True),
             g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True)]
+
+
+def lstm_op(g, ins, outs, basic=False):
+    """An LSTM node with tanh activation, the full kernel or the basic one."""
+    o = fb.LSTMOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
+    if basic:
+        o.kernelType = fb.LSTMKernelType.BASIC
+    g.op(OP.LSTM, ins, outs, OPT.LSTMOptions, o)
 
 
 def lstm_layer(g, name, x, batch, n_in, n_cell, wtype, seed, cifg=False):
@@ -595,9 +608,7 @@ def lstm_layer(g, name, x, batch, n_in, n_cell, wtype, seed, cifg=False):
     ins = ([x] + lstm_gates(g, name, n_in, n_cell, wtype, seed, cifg) +
            lstm_state(g, name, batch, n_cell) + [-1, -1, -1, -1])
     y = g.tensor(name, [batch, n_cell], TT.FLOAT32)
-    o = fb.LSTMOptionsT()
-    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
-    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    lstm_op(g, ins, [y])
     return y
 
 
@@ -623,10 +634,7 @@ def lstm_basic_layer(g, name, x, act, state, seed):
             g.tensor(name + "/state", [batch, depth], TT.FLOAT32),
             g.tensor(name + "/concat_temp", [batch, n_in + depth], TT.FLOAT32),
             g.tensor(name + "/activation_temp", [batch, 4 * depth], TT.FLOAT32)]
-    o = fb.LSTMOptionsT()
-    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
-    o.kernelType = fb.LSTMKernelType.BASIC
-    g.op(OP.LSTM, [x, act, w, b, state], outs, OPT.LSTMOptions, o)
+    lstm_op(g, [x, act, w, b, state], outs, basic=True)
     return outs
 
 
@@ -657,9 +665,7 @@ def lstm_integer_layer(g, name, x, batch, n_in, n_cell, seed, n_inter, cell_scal
     inter = [g.tensor("%s/intermediate%d" % (name, i), [], TT.INT16 if n_inter == 12 and
                       i < 4 else TT.INT8, scales=[2.0 ** -10]) for i in range(n_inter)]
     y = g.tensor(name, [batch, n_cell], TT.INT8, scales=[1.0 / 128])
-    o = fb.LSTMOptionsT()
-    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
-    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    lstm_op(g, ins, [y])
     g.g.operators[-1].intermediates = inter
     return y
 
@@ -1443,9 +1449,7 @@ def stablehlo_composite(path):
     unused = dec.tensor("unused", [1, 8], TT.FLOAT32)
     dec.g.inputs = [a, unused]
     dec.g.outputs = [c]
-    x = g.tensor("input", [1, 64], TT.FLOAT32)
-    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    x, x2 = input_pre(g, [1, 64], "x2")
     u = g.tensor("u", [1, 8], TT.FLOAT32, np.zeros((1, 8), dtype=np.float32))
     y = g.tensor("y", [1, 64], TT.FLOAT32)
     composite_op(g, [x2, u], [y], "arenaprof.double_relu", 1)
@@ -1550,6 +1554,20 @@ def fc_sparse(path):
     finish(m, g, [x, x2], [y1, y2], path)
 
 
+def dense_sparsity(sizes):
+    """SparsityParameters whose every dim is DENSE (the given sizes, in order): a format
+    LiteRT's sparse kernels read index vectors from that are not there."""
+    s = fb.SparsityParametersT()
+    s.traversalOrder = list(range(len(sizes)))
+    s.dimMetadata = []
+    for size in sizes:
+        d = fb.DimensionMetadataT()
+        d.format = fb.DimensionType.DENSE
+        d.denseSize = size
+        s.dimMetadata.append(d)
+    return s
+
+
 def block_sparsity(dense):
     """SparsityParameters of a 2-D matrix in blocks of 1x16, the layout the sparse hybrid
     LSTM multiplies: dim 0 dense, dim 1 CSR over the blocks, the block dense; and the
@@ -1607,13 +1625,9 @@ def lstm_sparse_layer(g, name, x, batch, n_in, n_cell, n_out, seed, cifg, dense=
                      weights([n_cell], np.float32, seed + 30 + i))
             for i, gate in enumerate(("input", "forget", "cell", "output"))]
     ins = ([x] + ws[:8] + [-1, -1, -1] + bias + [ws[8], -1] +
-           [g.tensor(name + "/output_state", [batch, n_out], TT.FLOAT32, variable=True),
-            g.tensor(name + "/cell_state", [batch, n_cell], TT.FLOAT32, variable=True)] +
-           [-1] * 4)
+           lstm_state(g, name, batch, n_cell, n_out) + [-1] * 4)
     y = g.tensor(name, [batch, n_out], TT.FLOAT32)
-    o = fb.LSTMOptionsT()
-    o.fusedActivationFunction = fb.ActivationFunctionType.TANH
-    g.op(OP.LSTM, ins, [y], OPT.LSTMOptions, o)
+    lstm_op(g, ins, [y])
     return y
 
 
@@ -1663,9 +1677,7 @@ def stablehlo_case(path):
     for k, name in enumerate(("double", "square_plus", "three_ways", "unlisted"), 1):
         case_branch(Graph(m, name), k)
     idx = g.tensor("index", [1], TT.INT32)
-    x = g.tensor("input", [1, 64], TT.FLOAT32)
-    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    x, x2 = input_pre(g, [1, 64], "x2")
     bias = g.tensor("bias", [1, 64], TT.FLOAT32, np.full((1, 64), 0.5, dtype=np.float32))
     y = g.tensor("y", [1, 64], TT.FLOAT32)
     g.op(OP.STABLEHLO_CASE, [idx, x2, bias], [y])
@@ -1702,9 +1714,7 @@ def case_model(path, what, bodies, shape=(1, 64)):
         sg.g.inputs = [a]
         sg.g.outputs = [body(sg, a)]
     idx = g.tensor("index", [1], TT.INT32)
-    x = g.tensor("input", list(shape), TT.FLOAT32)
-    x2 = g.tensor("x2", list(shape), TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    x, x2 = input_pre(g, list(shape), "x2")
     y = g.tensor("y", [1, 64], TT.FLOAT32)
     case_op(g, [idx, x2], [y], list(range(1, len(bodies) + 1)))
     out = g.tensor("output", [1, 64], TT.FLOAT32)
@@ -1901,9 +1911,7 @@ def composite_dynamic(path):
     dec.op(OP.RELU, [t], [c])
     dec.g.inputs = [a]
     dec.g.outputs = [c]
-    x = g.tensor("input", [1, 64], TT.FLOAT32)
-    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    x, x2 = input_pre(g, [1, 64], "x2")
     y = g.tensor("y", [1, 64], TT.FLOAT32)
     composite_op(g, [x2], [y], "arenaprof.tile_relu", 1)
     a2 = g.tensor("after", [1, 64], TT.FLOAT32)
@@ -1996,9 +2004,7 @@ def composite_resize(path):
     a, b = doubled_in(dec)
     dec.g.inputs = [a]
     dec.g.outputs = [concat_self(dec, b, [1, 64])]
-    x = g.tensor("input", [1, 64], TT.FLOAT32)
-    x2 = g.tensor("x2", [1, 64], TT.FLOAT32)
-    g.op(OP.ADD, [x, x], [x2], OPT.AddOptions, fb.AddOptionsT())
+    x, x2 = input_pre(g, [1, 64], "x2")
     # the file says [1, 64]; the composite's Prepare resizes it to [1, 128]
     y = g.tensor("y", [1, 64], TT.FLOAT32)
     composite_op(g, [x2], [y], "arenaprof.widen", 1)
