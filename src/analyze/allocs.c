@@ -223,9 +223,10 @@ void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_ar
 	if (!al->n) {
 		snprintf(id->why, sizeof(id->why), "%s", al->static_noted ?
 			 "no C library seen in the target and no allocation call caught (a "
-			 "static binary?): its allocations cannot be caught" : al->probe_noted ? "no allocation of a page or more "
-			 "was reported" : "the trace has no allocation records (recorded with "
-			 "--arena off, or by an older arenaprof)");
+			 "static binary?): its allocations cannot be caught" :
+			 al->probe_noted ? "no allocation of a page or more was reported" :
+			 "the trace has no allocation records (recorded with --arena off, or "
+			 "by an older arenaprof)");
 		return;
 	}
 	if (arena_bytes) {

@@ -312,7 +312,8 @@ const char *ap_flow_gap(const struct ap_graph *g, uint32_t node)
 
 		const bool *late = ap_subgraph_late(m);
 
-		why = late ? if_gap(g, node, bi, late[bi[0]]) : "subgraphs not planned (out of memory)";
+		why = late ? if_gap(g, node, bi, late[bi[0]]) :
+		      "subgraphs not planned (out of memory)";
 	} else if (!why && op->opcode == OP_STABLEHLO_COMPOSITE) {
 		why = composite_gap(g, op, (uint32_t)kids[0]);
 	}

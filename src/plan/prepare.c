@@ -109,7 +109,8 @@ static int find_late(const struct ap_model *m, const struct sg_index *ix, bool *
 					ap_graph_free(&g);
 				}
 			}
-			late[s] |= late[c] || (split[c] >= 0 && ix->roles[s].node > (uint32_t)split[c]);
+			late[s] |= late[c] ||
+				   (split[c] >= 0 && ix->roles[s].node > (uint32_t)split[c]);
 		}
 	}
 	free(split);
@@ -201,8 +202,8 @@ static void flow_outputs(const struct ap_model *m, struct ap_graph *g,
 			continue;
 		if (r->role == AP_SG_CASE_BRANCH && case_node != r->node) {
 			case_node = r->node;
-			case_differ = ap_case_outputs_differ(m,
-							     &m->subgraphs[g->subgraph].ops[r->node]);
+			case_differ = ap_case_outputs_differ(
+				m, &m->subgraphs[g->subgraph].ops[r->node]);
 		}
 		other = r->role == AP_SG_IF_BRANCH ? other_branch(m, ix, s) : 0;
 		if (!(other && ap_sg_branches_differ(m, s, other)) &&

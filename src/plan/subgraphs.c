@@ -227,7 +227,8 @@ bool ap_sg_body_changes_shape(const struct ap_model *m, uint32_t body)
 			continue;
 		/* while.cc lets a scalar pass for a tensor of one element, by adding the
 		 * first dims (a scalar counts 0) and comparing the sum with 1 */
-		if ((x->rank ? (int64_t)x->shape[0] : 0) + (y->rank ? (int64_t)y->shape[0] : 0) == 1)
+		if ((x->rank ? (int64_t)x->shape[0] : 0) +
+		    (y->rank ? (int64_t)y->shape[0] : 0) == 1)
 			continue;
 		return true;
 	}
