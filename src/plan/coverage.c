@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/shapes.h"
 
@@ -162,7 +163,7 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		 * dim 1, and LiteRT's make_ledger reads that dim and the projection weights
 		 * unchecked (LiteRT refuses an LSTM without LSTMOptions or of another
 		 * kernel_type) */
-		static const uint32_t weights[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 16 };
+		const uint32_t *weights = ap_lstm_ledger_inputs;
 		const struct ap_model_subgraph *sg = &g->model->subgraphs[g->subgraph];
 		const struct ap_model_tensor *w = mtensor(g, op->n_in > 4 ? op->in[4] : -1);
 		uint8_t wt = in_type(g, op, 4);
@@ -171,7 +172,7 @@ static bool special(const struct ap_graph *g, uint32_t node)
 		    ap_model_op_option(g->model, &sg->ops[node], 3, 1, 0) || !w || !w->sparse ||
 		    in_type(g, op, 0) != AP_TT_FLOAT32 || (wt != AP_TT_INT8 && wt != AP_TT_UINT8))
 			return false;
-		if (!mtensor(g, op->n_in > 16 ? op->in[16] : -1))
+		if (!mtensor(g, op->n_in > weights[8] ? op->in[weights[8]] : -1))
 			return true;
 		for (uint32_t j = 0; j < 9; j++) {
 			int32_t t = weights[j] < op->n_in ? op->in[weights[j]] : -1;

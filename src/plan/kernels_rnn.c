@@ -151,9 +151,11 @@ static int lstm_integer(struct kctx *k, int32_t nb)
  * bytes). coverage.c names what LiteRT does not survive: no projection, or a sparse weight
  * whose dim 1 is not CSR.
  */
+const uint32_t ap_lstm_ledger_inputs[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 16 };
+
 static int lstm_ledgers(struct kctx *k)
 {
-	static const uint32_t weights[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 16 };
+	const uint32_t *weights = ap_lstm_ledger_inputs;
 	static const char *const what[9] = {
 		"input_to_input_ledger", "input_to_forget_ledger", "input_to_cell_ledger",
 		"input_to_output_ledger", "recurrent_to_input_ledger",

@@ -22,6 +22,10 @@ struct ap_kernel_opts {
  */
 int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err);
 
+/* The LSTM inputs whose sparsity gives the sparse hybrid kernel a ledger each (lstm.cc
+ * make_ledger): the 8 gate weights, then the projection weights. */
+extern const uint32_t ap_lstm_ledger_inputs[9];
+
 /* Frees what ap_kernels_apply allocated (op tmp lists, owned names); g->t stays. */
 void ap_kernels_free(struct ap_graph *g);
 
