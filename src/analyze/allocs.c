@@ -46,13 +46,59 @@ const char *ap_block_call(const struct ap_block *b, char *buf, size_t len)
 	return buf;
 }
 
+static uint32_t ptr_hash(uint64_t ptr, uint32_t n)
+{
+	return (uint32_t)((ptr >> 4) * 0x9e3779b97f4a7c15ULL >> 32) & (n - 1);
+}
+
+static struct ap_ptr_slot *ptr_slot(struct ap_ptr_slot *slot, uint32_t n, uint64_t ptr)
+{
+	uint32_t h = ptr_hash(ptr, n);
+
+	while (slot[h].idx && slot[h].ptr != ptr)
+		h = (h + 1) & (n - 1);
+	return &slot[h];
+}
+
 /* The newest live block at ptr, or -1. */
 static int32_t live_block(const struct ap_allocs *al, uint64_t ptr)
 {
-	for (uint32_t i = al->n; i-- > 0;)
-		if (al->b[i].ptr == ptr)
-			return al->b[i].t_free ? -1 : (int32_t)i;
-	return -1;
+	const struct ap_ptr_slot *s;
+
+	if (!al->n_slot)
+		return -1;
+	s = ptr_slot(al->slot, al->n_slot, ptr);
+	if (!s->idx)
+		return -1;
+	return al->b[s->idx - 1].t_free ? -1 : (int32_t)(s->idx - 1);
+}
+
+/* Makes block idx the newest at its pointer; the table doubles at half full. */
+static int index_block(struct ap_allocs *al, uint32_t idx)
+{
+	struct ap_ptr_slot *s;
+
+	if ((al->n_ptrs + 1) * 2 > al->n_slot) {
+		uint32_t n = al->n_slot ? al->n_slot * 2 : 256;
+		struct ap_ptr_slot *slot;
+
+		if (al->n_slot > UINT32_MAX / 2)
+			return -1;
+		slot = calloc(n, sizeof(*slot));
+		if (!slot)
+			return -1;
+		for (uint32_t i = 0; i < al->n_slot; i++)
+			if (al->slot[i].idx)
+				*ptr_slot(slot, n, al->slot[i].ptr) = al->slot[i];
+		free(al->slot);
+		al->slot = slot;
+		al->n_slot = n;
+	}
+	s = ptr_slot(al->slot, al->n_slot, al->b[idx].ptr);
+	if (!s->idx)
+		al->n_ptrs++;
+	*s = (struct ap_ptr_slot){ .ptr = al->b[idx].ptr, .idx = idx + 1 };
+	return 0;
 }
 
 int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
@@ -93,10 +139,13 @@ int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
 	}
 	if (ap_grow32(&al->b, &al->cap, al->n, sizeof(*al->b), 256))
 		return -1;
-	b = &al->b[al->n++];
+	b = &al->b[al->n];
 	*b = (struct ap_block){ .ptr = r->ptr, .size = r->size, .align = r->align,
 				.caller = r->caller, .t_alloc = r->ts_ns, .run_alloc = r->run,
 				.run_free = INT32_MAX, .fn = r->fn, .tid = r->tid };
+	if (index_block(al, al->n))
+		return -1;
+	al->n++;
 	return 0;
 }
 
@@ -115,6 +164,7 @@ void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *t)
 void ap_allocs_free(struct ap_allocs *al)
 {
 	free(al->b);
+	free(al->slot);
 	memset(al, 0, sizeof(*al));
 }
 

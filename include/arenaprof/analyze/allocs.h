@@ -44,9 +44,17 @@ struct ap_block {
 	uint32_t tid;
 };
 
+/* The newest block at one pointer (ap_allocs.slot): open addressing, idx + 1, 0 empty. */
+struct ap_ptr_slot {
+	uint64_t ptr;
+	uint32_t idx;
+};
+
 struct ap_allocs {
 	struct ap_block *b;		/* in allocation order */
 	uint32_t n, cap;
+	struct ap_ptr_slot *slot;	/* every pointer's newest block: O(1) a record */
+	uint32_t n_slot, n_ptrs;	/* a power of two, at most half full */
 	uint64_t records;		/* AP_REC_ALLOC records read */
 	bool given;			/* record --arena ADDR */
 	uint64_t given_addr;
