@@ -172,18 +172,21 @@ uint64_t ap_arena_page_table(const struct ap_tplan *p, const int32_t *blk, uint6
  * it. tails: room for every first touch of the mapping.
  */
 uint64_t ap_arena_in_order(const struct ap_analysis *a, int32_t map, const int32_t *op,
-			   uint64_t n_pages, int64_t *tails)
+			   uint64_t n_pages, uint64_t *tails)
 {
 	uint64_t len = 0;
 
 	for (uint64_t i = 0; i < a->n_touches; i++) {
 		const struct ap_touch *t = &a->touches[i];
 		uint64_t lo = 0, hi;
-		int64_t key;
+		uint64_t key;
 
 		if ((int32_t)t->map != map || t->page >= n_pages || op[t->page] == AP_OWNER_NONE)
 			continue;
-		key = (int64_t)t->run * 4294967296LL + (int64_t)op[t->page] + 1;
+		/* (run, op) in one unsigned key: each half with its sign bit flipped keeps the
+		 * order of the signed values, and no value a trace holds can overflow it */
+		key = (uint64_t)((uint32_t)t->run ^ 0x80000000u) << 32 |
+		      ((uint32_t)op[t->page] ^ 0x80000000u);
 		hi = len;
 		while (lo < hi) {	/* first tail > key */
 			uint64_t mid = (lo + hi) / 2;
@@ -216,7 +219,8 @@ struct search {
 	uint64_t ps, n_pages, touches;
 	bool markers;
 	int32_t *op;		/* per page of the mapping, for the candidate scored */
-	int64_t *starts, *tails;
+	int64_t *starts;
+	uint64_t *tails;
 	uint32_t n_starts;
 	int32_t *blk;		/* plan owners per gran bytes */
 	uint64_t n_blk, gran;

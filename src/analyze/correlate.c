@@ -234,7 +234,7 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 	struct ap_profile pr;
 	const struct ap_amap *m;
 	int32_t *blk = NULL;
-	int64_t *tails = NULL;
+	uint64_t *tails = NULL;
 	uint64_t gran;
 	int64_t n_blk;
 

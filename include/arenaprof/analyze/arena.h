@@ -146,7 +146,7 @@ struct ap_analysis;
  * nearly every first touch in it.
  */
 uint64_t ap_arena_in_order(const struct ap_analysis *a, int32_t map, const int32_t *op,
-			   uint64_t n_pages, int64_t *tails);
+			   uint64_t n_pages, uint64_t *tails);
 
 /*
  * The allocation probe's verdict, from the pass's allocation records: id->rule
