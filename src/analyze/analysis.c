@@ -616,6 +616,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	if (ap_trace_open(&r, path, err))
 		return -1;
 	r.salvage = a->salvage = o->salvage;
+	r.fold_map_copies = true;	/* on_mapping: a known mapping is named once */
 	a->hdr = r.hdr;
 	for (int i = 0; i < AP_HS_COUNT; i++)
 		a->strings[i] = strdup(r.strings[i] ? r.strings[i] : "");

@@ -271,6 +271,7 @@ static int count_all(struct counter *k, const struct ap_analysis *a, const char 
 	if (ap_trace_open(&r, trace, err))
 		return -EINVAL;
 	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
+	r.fold_map_copies = true;	/* faults alone are read */
 	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
 		struct ap_rec_fault f;
 

@@ -331,6 +331,7 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		return -EINVAL;
 	ap_pageset_init(&c.seen);
 	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
+	r.fold_map_copies = true;	/* no mapping is exported */
 	ap_json_init(&c.j, f);
 	chrome_head(&c, trace);
 	while (!bad && (rc = ap_trace_next(&r, &rec, err)) == 1)
@@ -367,6 +368,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 	if (ap_trace_open(&r, trace, err))
 		return -EINVAL;
 	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
+	r.fold_map_copies = true;	/* no mapping is exported */
 	ap_pageset_init(&seen);
 	fputs("ts_ns,t_s,tid,addr,group,mapping,first_touch,write,major,run,op_marker,"
 	      "arena_offset,op_plan,opcode_plan,tensor_plan\n", f);

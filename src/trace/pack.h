@@ -96,6 +96,40 @@ struct ap_map_run {
 	struct ap_rec_mapping last;	/* the last mapping copied */
 };
 
+/*
+ * The reader's mapping snapshots (map_rope.c): the same two as struct ap_map_state, but
+ * each a list of segments of one shared pool of mappings, so that a copy of count
+ * mappings costs its segments, not count strdups: a trace of 50,000 copies of a
+ * 100,000-mapping snapshot is read in the time of its records.
+ */
+struct ap_rope_ent {
+	struct ap_rec_mapping m;
+	char *path;
+	uint64_t before;		/* bytes (as ap_map_snap counts them) of the pool before */
+};
+
+struct ap_rope_seg {
+	size_t at;			/* its first pool entry */
+	size_t end;			/* the snapshot's entries up to and with this segment */
+};
+
+struct ap_rope_snap {
+	uint32_t snap;
+	bool bad;			/* as ap_map_snap's */
+	size_t n, bytes;
+	struct ap_rope_seg *seg;
+	size_t n_seg, cap_seg;
+};
+
+struct ap_rope_state {
+	struct ap_rope_snap base, cur;
+	bool started;
+	size_t cursor;			/* in base: copies of cur go forward only */
+	struct ap_rope_ent *pool;	/* what base and cur name, and entries neither does */
+	size_t pool_n, pool_cap;
+	uint64_t pool_bytes;
+};
+
 /* The writer's open block. */
 struct ap_trace_block {
 	struct ap_trace_pack s;
@@ -119,8 +153,9 @@ struct ap_trace_unpack {
 	uint32_t entries;		/* unpacked so far */
 	bool chain;			/* every block since the last key read: s is theirs */
 	bool refused;			/* this block cannot be read (see ap_pack_begin) */
-	struct ap_map_state maps;	/* outlives the block */
+	struct ap_rope_state maps;	/* outlives the block */
 	struct ap_map_run run;		/* a copy being returned: count left */
+	bool fold_copies;		/* a copy is returned as its first mapping alone */
 	const char *paths[AP_PACK_PATHS];
 	uint32_t n_paths;
 	uint8_t z[AP_PACK_BLOCK_MAX];	/* a deflated block's entries */
@@ -185,5 +220,15 @@ int ap_map_add(struct ap_map_state *st, const struct ap_rec_mapping *m, const ch
 /* Whether two mappings are the same but for their time and snapshot number. */
 bool ap_map_same(const struct ap_map_ent *e, const struct ap_rec_mapping *m, const char *path);
 void ap_map_state_free(struct ap_map_state *st);
+
+/* map_rope.c: the reader's snapshots, as pack_map.c's but for copies */
+void ap_rope_begin(struct ap_rope_state *st, uint32_t snap);
+/* As ap_map_add: -1 when st->cur is full (then bad) or out of memory. */
+int ap_rope_add(struct ap_rope_state *st, const struct ap_rec_mapping *m, const char *path);
+/* Appends base mappings [first, first + count) (in range) to cur; -1 as ap_rope_add. */
+int ap_rope_copy(struct ap_rope_state *st, size_t first, size_t count);
+/* The base snapshot's mapping i (< st->base.n). */
+const struct ap_rope_ent *ap_rope_base_at(const struct ap_rope_state *st, size_t i);
+void ap_rope_free(struct ap_rope_state *st);
 
 #endif

@@ -375,6 +375,7 @@ static int start_unpack(struct ap_trace_reader *r, const struct ap_trace_rec *re
 		return -1;
 	}
 	u->offset = r->offset - AP_TRACE_REC_HDR_LEN - rec->len;
+	u->fold_copies = r->fold_map_copies;
 	ap_pack_begin(u, rec->payload, rec->len, r->version);	/* refusal: unpack_next's */
 	return 0;
 }
@@ -495,7 +496,7 @@ void ap_trace_reader_close(struct ap_trace_reader *r)
 		free(r->strings[i]);
 	free(r->buf);
 	if (r->unpack) {
-		ap_map_state_free(&r->unpack->maps);
+		ap_rope_free(&r->unpack->maps);
 		free(r->unpack->x);
 	}
 	free(r->unpack);

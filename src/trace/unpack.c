@@ -312,7 +312,7 @@ static int get_delta(struct ap_trace_unpack *u, const uint8_t **p, uint32_t *typ
 	return 0;
 }
 
-/* A mapping returned: m and its path into u->x, and into the current snapshot. */
+/* A mapping returned: m and its path into u->x. */
 static int map_out(struct ap_trace_unpack *u, const struct ap_rec_mapping *m,
 		   const char *path, size_t plen, uint32_t *len)
 {
@@ -323,27 +323,28 @@ static int map_out(struct ap_trace_unpack *u, const struct ap_rec_mapping *m,
 	u->x[sizeof(*m) + plen] = 0;
 	u->x[sizeof(*m) + plen + 1] = 0;
 	*len = (uint32_t)(sizeof(*m) + plen + 1);
-	ap_map_add(&u->maps, m, (const char *)u->x + sizeof(*m));
 	return 0;
 }
 
-/* The next mapping of the copy being returned. */
+/*
+ * The next mapping of the copy being returned (already in the current snapshot). Folded,
+ * the first alone: the rest repeat mappings returned before, at the same time.
+ */
 static int get_copied(struct ap_trace_unpack *u, uint32_t *len)
 {
 	struct ap_map_run *r = &u->run;
-	struct ap_map_snap *base = &u->maps.base;
+	const struct ap_rope_ent *e;
 	struct ap_rec_mapping m;
-	const char *path;
 
-	if (r->first >= base->n)
+	if (r->first >= u->maps.base.n)
 		return -1;
-	m = base->e[r->first].m;
-	path = base->e[r->first].path;
+	e = ap_rope_base_at(&u->maps, r->first);
+	m = e->m;
 	m.ts_ns = r->ts;
 	m.snapshot = r->snap;
 	r->first++;
-	r->count--;
-	return map_out(u, &m, path, strlen(path), len);
+	r->count = u->fold_copies ? 0 : r->count - 1;
+	return map_out(u, &m, e->path, strlen(e->path), len);
 }
 
 static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, uint32_t *len)
@@ -363,23 +364,26 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 		n.ts = s->ts + unzigzag(z);
 	}
 	if (tag & M_COPY) {
-		struct ap_map_state *st = &u->maps;
+		struct ap_rope_state *st = &u->maps;
 		struct ap_map_run r = { .ts = n.ts, .snap = n.snap };
+		const struct ap_rope_ent *last;
 		uint64_t base_n, first, count;
 
 		if (get_u32_delta(p, end, n.snap, &r.base_snap) ||
 		    get_varint(p, end, &base_n) || get_varint(p, end, &first) ||
 		    get_varint(p, end, &count))
 			return -1;
-		ap_map_begin(st, n.snap);
+		ap_rope_begin(st, n.snap);
 		if (st->base.snap != r.base_snap || st->base.bad || st->base.n != base_n ||
 		    first < st->cursor || !count || count > base_n || first > base_n - count)
 			return -1;
 		st->cursor = first + count;
-		n.m_end = st->base.e[first + count - 1].m.end;
-		n.m_inode = st->base.e[first + count - 1].m.inode;
-		n.m_major = st->base.e[first + count - 1].m.dev_major;
-		n.m_minor = st->base.e[first + count - 1].m.dev_minor;
+		ap_rope_copy(st, first, count);	/* -1: as ap_rope_add below */
+		last = ap_rope_base_at(st, first + count - 1);
+		n.m_end = last->m.end;
+		n.m_inode = last->m.inode;
+		n.m_major = last->m.dev_major;
+		n.m_minor = last->m.dev_minor;
 		r.base_n = base_n;
 		r.first = first;
 		r.count = count;
@@ -394,15 +398,15 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 	if (m.end < m.start || get_varint(p, end, &m.offset) || get_u32(p, end, &m.prot))
 		return -1;
 	if (tag & M_BASE_FILE) {
-		struct ap_map_state *st = &u->maps;
-		const struct ap_map_ent *e;
+		struct ap_rope_state *st = &u->maps;
+		const struct ap_rope_ent *e;
 
 		if ((tag & (M_SAME_FILE | M_PATH_REF)) || get_varint(p, end, &v))
 			return -1;
-		ap_map_begin(st, n.snap);
+		ap_rope_begin(st, n.snap);
 		if (st->base.bad || v >= BASE_LOOKAHEAD || st->cursor + v >= st->base.n)
 			return -1;
-		e = &st->base.e[st->cursor + v];
+		e = ap_rope_base_at(st, st->cursor + v);
 		m.dev_major = e->m.dev_major;
 		m.dev_minor = e->m.dev_minor;
 		m.inode = e->m.inode;
@@ -442,6 +446,8 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 	n.m_minor = m.dev_minor;
 	if (map_out(u, &m, path, plen, len))
 		return -1;
+	/* -1: the snapshot is full, now bad, and never copied from */
+	ap_rope_add(&u->maps, &m, (const char *)u->x + sizeof(m));
 	*s = n;
 	return 0;
 }

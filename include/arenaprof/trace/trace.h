@@ -268,6 +268,13 @@ struct ap_trace_reader {
 	 */
 	bool salvage;
 	uint64_t salvaged_bytes, salvaged_records, salvage_gaps;
+	/*
+	 * Set after opening: a run of mappings a snapshot copies from the one before is
+	 * returned as its first mapping alone (the rest have the same time and repeat
+	 * mappings already returned), for passes that want each mapping once: a trace of
+	 * many copies of a big snapshot is then read in the time of its records.
+	 */
+	bool fold_map_copies;
 	uint64_t good_records, good_bytes;	/* private: read and checked */
 	uint64_t salvage_crc;		/* private: bytes checked while resynchronising */
 	struct ap_trace_unpack *unpack;	/* private: the PACKED record being returned */
