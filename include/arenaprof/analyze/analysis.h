@@ -91,7 +91,7 @@ struct ap_analysis {
 	struct ap_rec_sample *samples;
 	uint32_t n_samples, cap_samples;
 	char **notes;
-	uint32_t n_notes;
+	uint32_t n_notes, cap_notes;
 	struct ap_touch *touches;	/* every first touch, in trace order */
 	uint64_t n_touches, cap_touches;
 	/* internal */
