@@ -10,6 +10,7 @@
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/mapindex.h"
+#include "arenaprof/analyze/overlap.h"
 #include "arenaprof/event.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/util/grow.h"
@@ -509,33 +510,68 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/* The unnamed maps of one kind (anon or not) named after the first named map over them. */
+static int name_kind(struct ap_analysis *a, bool anon)
+{
+	struct ap_span *src = malloc((a->n_maps + 1) * sizeof(*src));
+	struct ap_span *q = malloc((a->n_maps + 1) * sizeof(*q));
+	uint32_t *src_map = malloc((a->n_maps + 1) * sizeof(*src_map));
+	uint32_t *q_map = malloc((a->n_maps + 1) * sizeof(*q_map));
+	int32_t *first = malloc((a->n_maps + 1) * sizeof(*first));
+	uint32_t ns = 0, nq = 0;
+	int rc = -1;
+
+	if (!src || !q || !src_map || !q_map || !first)
+		goto out;
+	for (uint32_t i = 0; i < a->n_maps; i++) {
+		const struct ap_amap *m = &a->maps[i];
+
+		if (m->anon != anon)
+			continue;
+		if (m->named) {
+			src_map[ns] = i;
+			src[ns++] = (struct ap_span){ m->start, m->end };
+		} else {
+			q_map[nq] = i;
+			q[nq++] = (struct ap_span){ m->start, m->end };
+		}
+	}
+	if (!nq || !ns || ap_overlap_first(src, ns, q, nq, first)) {
+		rc = nq && ns ? -1 : 0;
+		goto out;
+	}
+	for (uint32_t j = 0; j < nq; j++) {
+		struct ap_amap *m = &a->maps[q_map[j]];
+		const struct ap_amap *n;
+
+		if (first[j] < 0)
+			continue;
+		n = &a->maps[src_map[first[j]]];
+		free(m->path);
+		m->path = strdup(n->path);
+		if (!m->path)
+			goto out;
+		m->prot = n->prot;
+		m->inode = n->inode;
+	}
+	rc = 0;
+out:
+	free(src);
+	free(q);
+	free(src_map);
+	free(q_map);
+	free(first);
+	return rc;
+}
+
 /*
  * A vma seen only through faults (split by mprotect, grown by brk, or gone before a maps
- * snapshot) takes the name of the snapshot mapping that overlaps it.
+ * snapshot) takes the path, prot and inode of the first snapshot mapping of its kind that
+ * overlaps it: O(n log n) in the mappings (overlap.h).
  */
 static int name_by_overlap(struct ap_analysis *a)
 {
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		struct ap_amap *m = &a->maps[i];
-
-		if (m->named)
-			continue;
-		for (uint32_t k = 0; k < a->n_maps; k++) {
-			const struct ap_amap *n = &a->maps[k];
-
-			if (!n->named || n->end <= m->start || m->end <= n->start ||
-			    n->anon != m->anon)
-				continue;
-			free(m->path);
-			m->path = strdup(n->path);
-			if (!m->path)
-				return -1;
-			m->prot = n->prot;
-			m->inode = n->inode;
-			break;
-		}
-	}
-	return 0;
+	return name_kind(a, true) || name_kind(a, false) ? -1 : 0;
 }
 
 static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o)
