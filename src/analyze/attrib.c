@@ -8,6 +8,7 @@
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/grow.h"
 #include "arenaprof/event.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/plan/plan_load.h"
@@ -236,24 +237,85 @@ static void region_touch(struct ap_attrib *at, const struct owners *ow,
 
 /* ---- mappings and callers outside the arena ---- */
 
-static struct ap_attrib_map *map_group(struct ap_attrib *at, const struct ap_amap *m)
+/*
+ * The groups by (start, path), open addressing: slot holds a group's index + 1, 0 empty.
+ * A trace of 40,000 first touches in vmas of their own took 11 s when each looked through
+ * every group.
+ */
+struct groups {
+	uint32_t *slot;
+	uint32_t n_slot;	/* a power of two, at most half full */
+};
+
+static uint32_t group_hash(uint64_t start, const char *path, uint32_t n)
+{
+	uint64_t h = start * 0x9e3779b97f4a7c15ULL;
+
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		h = (h ^ *c) * 0x100000001b3ULL;
+	return (uint32_t)(h >> 32) & (n - 1);
+}
+
+/* The slot of the group (start, path): its own, or the empty one it would take. */
+static uint32_t *group_slot(const struct ap_attrib *at, const struct groups *gs,
+			    uint64_t start, const char *path)
+{
+	uint32_t h = group_hash(start, path, gs->n_slot);
+
+	for (;; h = (h + 1) & (gs->n_slot - 1)) {
+		const struct ap_attrib_map *g;
+
+		if (!gs->slot[h])
+			return &gs->slot[h];
+		g = &at->maps[gs->slot[h] - 1];
+		if (g->start == start && !strcmp(g->path, path))
+			return &gs->slot[h];
+	}
+}
+
+/* Room for one more group; -1: out of memory. */
+static int groups_room(const struct ap_attrib *at, struct groups *gs)
+{
+	uint32_t n = gs->n_slot ? gs->n_slot * 2 : 64;
+	uint32_t *old = gs->slot, old_n = gs->n_slot;
+
+	if ((at->n_maps + 1) * 2 <= gs->n_slot)
+		return 0;
+	if (gs->n_slot > UINT32_MAX / 4 || !(gs->slot = calloc(n, sizeof(*gs->slot)))) {
+		gs->slot = old;
+		return -1;
+	}
+	gs->n_slot = n;
+	for (uint32_t i = 0; i < old_n; i++)
+		if (old[i]) {
+			const struct ap_attrib_map *g = &at->maps[old[i] - 1];
+
+			*group_slot(at, gs, g->start, g->path) = old[i];
+		}
+	free(old);
+	return 0;
+}
+
+static struct ap_attrib_map *map_group(struct ap_attrib *at, struct groups *gs,
+				       const struct ap_amap *m)
 {
 	struct ap_attrib_map *g;
+	uint32_t *slot;
 
-	for (uint32_t i = 0; i < at->n_maps; i++) {
-		g = &at->maps[i];
-		if (g->start == m->start && !strcmp(g->path, m->path)) {
-			if (m->end > g->end)
-				g->end = m->end;	/* [heap] grows */
-			return g;
-		}
-	}
-	g = realloc(at->maps, (at->n_maps + 1) * sizeof(*g));
-	if (!g)
+	if (groups_room(at, gs))
 		return NULL;
-	at->maps = g;
+	slot = group_slot(at, gs, m->start, m->path);
+	if (*slot) {
+		g = &at->maps[*slot - 1];
+		if (m->end > g->end)
+			g->end = m->end;	/* [heap] grows */
+		return g;
+	}
+	if (ap_grow32(&at->maps, &at->cap_maps, at->n_maps, sizeof(*g), 16))
+		return NULL;
 	g = &at->maps[at->n_maps++];
 	*g = (struct ap_attrib_map){ .start = m->start, .end = m->end, .path = m->path };
+	*slot = at->n_maps;
 	return g;
 }
 
@@ -435,6 +497,7 @@ static void place_region(struct ap_attrib *at, const struct ap_corr_all *x)
 struct walk {
 	const struct owners *ow;
 	struct blocks *bl;
+	struct groups gs;
 	struct ap_pageset seen;
 	struct seq *s;
 	uint64_t ns;
@@ -453,8 +516,8 @@ static bool in_moved_arena(const struct ap_attrib *at, const struct ap_arena_id 
 }
 
 /* A first touch outside the arena: its mapping's group and its block. -1: out of memory. */
-static int outside_touch(struct ap_attrib *at, struct blocks *bl, const struct ap_amap *m,
-			 const struct ap_touch *t, uint64_t addr)
+static int outside_touch(struct ap_attrib *at, struct blocks *bl, struct groups *gs,
+			 const struct ap_amap *m, const struct ap_touch *t, uint64_t addr)
 {
 	struct ap_attrib_map *g;
 	int32_t bi;
@@ -463,7 +526,7 @@ static int outside_touch(struct ap_attrib *at, struct blocks *bl, const struct a
 	if (!m->anon || (m->path[0] == '[' && strcmp(m->path, "[heap]") &&
 			 strncmp(m->path, "[stack", 6)))
 		return 0;
-	g = map_group(at, m);
+	g = map_group(at, gs, m);
 	bi = block_at(bl, addr, t->ts_ns);
 	if (!g)
 		return -1;
@@ -496,14 +559,15 @@ static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struc
 			region_touch(at, w->ow, t, page, i, w->s, &w->ns);
 		else if (in_moved_arena(at, &a->id, page))
 			at->moved_ft_pages++;
-		else if (outside_touch(at, w->bl, m, t, addr))
+		else if (outside_touch(at, w->bl, &w->gs, m, t, addr))
 			return -1;
 	}
 	return 0;
 }
 
 /* Per mapping: the weights' faults, and the faults of the groups outside the arena. */
-static void map_faults(struct ap_attrib *at, const struct ap_analysis *a)
+static void map_faults(struct ap_attrib *at, const struct ap_analysis *a,
+		       const struct groups *gs)
 {
 	for (uint32_t i = 0; i < a->n_maps; i++) {
 		const struct ap_amap *m = &a->maps[i];
@@ -518,35 +582,54 @@ static void map_faults(struct ap_attrib *at, const struct ap_analysis *a)
 			at->w_path = m->path;
 			continue;
 		}
-		for (uint32_t k = 0; m->anon && k < at->n_maps; k++)
-			if (at->maps[k].start == m->start && !strcmp(at->maps[k].path, m->path))
-				at->maps[k].faults += m->faults;
+		if (m->anon && gs->n_slot) {
+			uint32_t k = *group_slot(at, gs, m->start, m->path);
+
+			if (k)
+				at->maps[k - 1].faults += m->faults;
+		}
 	}
 }
 
-/* Per group outside the arena: the blocks inside, the largest first-touched one. */
+/*
+ * Per group outside the arena: the blocks inside, the most first-touched one (the first
+ * allocated of those that tie). The blocks by address from the first at the group's start:
+ * each group costs the blocks it holds, not all of them.
+ */
 static void map_blocks(struct ap_attrib *at, const struct blocks *bl)
 {
 	const struct ap_allocs *al = bl->al;
 
 	for (uint32_t k = 0; k < at->n_maps; k++) {
 		struct ap_attrib_map *g = &at->maps[k];
+		uint32_t lo = 0, hi = al->n, top = UINT32_MAX;
 		uint64_t best = 0;
 
-		for (uint32_t i = 0; i < al->n; i++) {
-			const struct ap_block *b = &al->b[i];
+		while (lo < hi) {	/* the first block at or after the group's start */
+			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (b->ptr < g->start || b->ptr >= g->end)
-				continue;
+			if (al->b[bl->by_ptr[mid]].ptr < g->start)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (uint32_t j = lo; j < al->n && al->b[bl->by_ptr[j]].ptr < g->end; j++) {
+			uint32_t i = bl->by_ptr[j];
+
 			g->blocks++;
-			g->block_bytes += b->size;
-			if (bl->ft[i] > best) {
+			g->block_bytes += al->b[i].size;
+			if (bl->ft[i] > best || (bl->ft[i] && bl->ft[i] == best && i < top)) {
 				best = bl->ft[i];
-				g->top_caller = b->caller;
-				g->top_fn = b->fn;
-				g->top_size = b->size;
-				g->top_align = b->align;
+				top = i;
 			}
+		}
+		if (top != UINT32_MAX) {
+			const struct ap_block *b = &al->b[top];
+
+			g->top_caller = b->caller;
+			g->top_fn = b->fn;
+			g->top_size = b->size;
+			g->top_align = b->align;
 		}
 	}
 }
@@ -583,7 +666,7 @@ int ap_attrib_build(const struct ap_corr_all *x, struct ap_attrib *at, char *err
 		goto oom;
 	if (attribute)
 		consistency(at, p, w.s, w.ns);
-	map_faults(at, a);
+	map_faults(at, a, &w.gs);
 	merge_maps(at);
 	map_blocks(at, &bl);
 	ap_qsort(at->maps, at->n_maps, sizeof(*at->maps), cmp_map);
@@ -597,6 +680,7 @@ oom:
 	ap_seterr(err, "out of memory attributing the trace");
 out:
 	free(w.s);
+	free(w.gs.slot);
 	free(ow.blk);
 	blocks_free(&bl);
 	ap_pageset_free(&w.seen);

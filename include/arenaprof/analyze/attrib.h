@@ -84,7 +84,7 @@ struct ap_attrib {
 	uint64_t moved_ft_pages;	/* first touches in the later arena blocks */
 	/* outside the arena */
 	struct ap_attrib_map *maps;
-	uint32_t n_maps;
+	uint32_t n_maps, cap_maps;
 	uint64_t np_pages;		/* anonymous first-touch pages outside the arena */
 	struct ap_attrib_caller callers[AP_ATTRIB_MAX_CALLERS];
 	uint32_t n_callers;
