@@ -10,6 +10,7 @@
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/mapindex.h"
+#include "arenaprof/analyze/newest.h"
 #include "arenaprof/analyze/overlap.h"
 #include "arenaprof/event.h"
 #include "arenaprof/analyze/pageset.h"
@@ -23,6 +24,7 @@
 struct priv {
 	struct ap_pageset touched;
 	struct ap_mapindex index;	/* maps by their bounds */
+	struct ap_newest newest;	/* the newest map over each address */
 	int32_t last;		/* the mapping of the previous fault */
 	uint32_t page_shift;
 	/*
@@ -164,7 +166,8 @@ static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 	m->anon = true;
 	m->role = "anon";
 	m->first_run = INT32_MAX;
-	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)a->n_maps)) {
+	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)a->n_maps) ||
+	    ap_newest_add(&pv->newest, start, end, (int32_t)a->n_maps)) {
 		free(m->path);
 		return -1;
 	}
@@ -174,10 +177,9 @@ static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 /* The newest known mapping that contains addr, or -1. */
 static int32_t map_containing(const struct ap_analysis *a, uint64_t addr)
 {
-	for (int32_t i = (int32_t)a->n_maps - 1; i >= 0; i--)
-		if (a->maps[i].start <= addr && addr < a->maps[i].end)
-			return i;
-	return -1;
+	const struct priv *pv = a->priv;
+
+	return ap_newest_at(&pv->newest, addr);
 }
 
 static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t *mi_out)
@@ -786,6 +788,7 @@ void ap_analysis_free(struct ap_analysis *a)
 		ap_pageset_free(&pv->touched);
 		free(pv->run_begin);
 		ap_mapindex_free(&pv->index);
+		ap_newest_free(&pv->newest);
 		free(pv);
 	}
 	memset(a, 0, sizeof(*a));
