@@ -157,10 +157,18 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/bpf $(BUILD)/fixtures $(BUILD)/deps:
 
 unit: $(UNIT_BINS)
 
+# The trace generator of the scale table (make bench) and the hostile-scale test.
+SCALE_TRACE := $(BUILD)/bench/scale_trace
+$(SCALE_TRACE): bench/scale_trace.c $(LIB) | $(BUILD)/deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/scale_trace.d -O2 $< $(LIB) \
+		$(AP_LDLIBS) -o $@
+
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(wildcard $(BUILD)/deps/*.d)
 
 # Every test: unit tests, then integration tests; the runner prints one summary line.
-check: all unit $(FIXTURES) arm64
+check: all unit $(FIXTURES) $(SCALE_TRACE) arm64
 	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/run-tests
 
 # The arm64 VM suites alone (both kernels; VMTEST_KERNELS="6.12" for one): the guest
