@@ -188,7 +188,7 @@ check-litert-models: all
 		bash tests/integration/test_litert_plan.sh); echo "$$out"; \
 		! echo "$$out" | grep -q '^FAIL:'
 
-bench: all
+bench: all $(SCALE_TRACE)
 	$(Q)BUILD=$(BUILD) bench/run-bench
 
 # make fuzz FUZZ_SECONDS=60 [FUZZ_TARGETS="report plan"] [FUZZ_MERGE=1]: libFuzzer under ASan

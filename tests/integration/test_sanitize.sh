@@ -63,6 +63,9 @@ for t in hostile export heatmap diff; do
 	one "test_$t" "$S/logs/test_$t.log" env BUILD="$BUILD" ARENAPROF="$S/arenaprof" \
 		bash "tests/integration/test_$t.sh"
 done
+# the hostile-scale suite at a tenth of its size: under ASan time and RSS are not the point
+one test_scale "$S/logs/test_scale.log" env BUILD="$BUILD" ARENAPROF="$S/arenaprof" \
+	SCALE_N=2000 SCALE_NO_RSS=1 bash tests/integration/test_scale.sh
 
 skip "sanitize: test_record" "left out: under ASan 2 of its 85 checks against mininfer's ground truth fail (tp grow: an extra page move; -p: resident pages), not investigated: ASan's allocator and shadow mappings in the traced mininfer are the likely cause; report/heatmap/export on recorded traces run here in test_heatmap, test_export and test_hostile"
 skip "sanitize: test_tui" "left out to keep this step near 2 minutes: it passes under ASan (33 checks) but takes 61 s; its input is a live process, not a file"
