@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""make bench's scale table (bench/run-bench scale): every consumer of a trace on traces
+of each record kind at 10x steps, time and peak RSS, with the growth exponent fitted
+over the last step; then the plan of each graph shape at 10x steps.
+
+Each figure is the median of --reps runs, with [min .. max] beside it: the noise band.
+The exponent is log10(t(N) / t(N / 10)) over the two largest sizes, its band from the
+extremes of both; goal <= 1.1. Kinds and shapes: bench/scale_trace.c and
+bench/scale_model.py. A run past --timeout seconds is shown as >T and ends that row.
+
+usage: bench/scale_table.py [--build DIR] [--max N] [--reps R] [--timeout T]
+                            [--kinds K,K] [--shapes S,S] [--max-ops N]
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+KINDS = ["fault", "alloc", "note", "mapping", "snapmaps", "marker", "sample",
+         "vmas", "unknown", "blocks", "reuse"]
+SHAPES = ["chain", "fanin", "residual", "transformer"]
+MODEL = "tests/models/mobilenet_v1_0.25_128_quant.tflite"	# the heatmap's plan
+
+
+def run(cmd, timeout):
+    """(seconds, peak RSS KiB, rc) of one run; seconds None past the timeout. The RSS from
+    /usr/bin/time (its %M: the child's own), the time from the clock around a blocking
+    wait (Popen.wait with a timeout polls, which would add up to 50 ms)."""
+    with tempfile.NamedTemporaryFile(prefix="arenaprof-time.") as tf:
+        t0 = time.monotonic()
+        p = subprocess.Popen(["/usr/bin/time", "-f", "%M", "-o", tf.name] + cmd,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        killer = threading.Timer(timeout, p.kill)
+        killer.start()
+        rc = p.wait()
+        dt = time.monotonic() - t0
+        killed = not killer.is_alive()
+        killer.cancel()
+        if killed:
+            return None, 0, -1
+        try:
+            kib = int(open(tf.name).read().split()[-1])
+        except (ValueError, IndexError):
+            kib = 0
+    return dt, kib, rc
+
+
+def measure(cmd, reps, timeout):
+    """[(s, KiB)] of reps runs, or None when one timed out or failed."""
+    out = []
+    for _ in range(reps):
+        s, kib, rc = run(cmd, timeout)
+        if s is None or rc != 0:
+            return None if s is None else "rc %d" % rc
+        out.append((s, kib))
+    return out
+
+
+def med(v):
+    v = sorted(v)
+    return v[(len(v) - 1) // 2]
+
+
+def fmt_t(runs):
+    t = [r[0] for r in runs]
+    return "%.3f [%.3f..%.3f]" % (med(t), min(t), max(t))
+
+
+def exponent(a, b):
+    """the growth exponent over one 10x step, and its band, from two sets of runs"""
+    ta, tb = [r[0] for r in a], [r[0] for r in b]
+    floor = 1e-3
+    e = math.log10(max(med(tb), floor) / max(med(ta), floor))
+    lo = math.log10(max(min(tb), floor) / max(max(ta), floor))
+    hi = math.log10(max(max(tb), floor) / max(min(ta), floor))
+    return "%.2f [%.2f..%.2f]" % (e, lo, hi)
+
+
+def table(rows_label, sizes, entries, unit):
+    """entries: label -> {size: runs or None or str}"""
+    head = "%-34s" % rows_label + "".join("%24s" % ("%s %s" % (n, unit)) for n in sizes)
+    print(head + "%12s %20s" % ("peak RSS", "exponent (t)"))
+    for label, by in entries:
+        cells, last, prev = [], None, None
+        for n in sizes:
+            r = by.get(n)
+            if r is None:
+                cells.append("%24s" % "-")
+            elif isinstance(r, str):
+                cells.append("%24s" % r)
+            else:
+                cells.append("%24s" % fmt_t(r))
+                prev, last = last, r
+        rss = "%9.1f MiB" % (max(k for _, k in last) / 1024) if last else "-"
+        ex = exponent(prev, last) if prev and last else "-"
+        print("%-34s" % label + "".join(cells) + "%12s %20s" % (rss, ex))
+
+
+def consumers(ap, trace, other, tmp):
+    """every consumer, its output to stdout (thrown away: the disk is not measured)"""
+    del tmp
+    return [
+        ("report", [ap, "report", trace]),
+        ("report --json", [ap, "report", "--json", trace]),
+        ("heatmap --force --format csv", [ap, "heatmap", trace, "--force", "--plan", MODEL,
+                                          "--format", "csv", "-o", "-"]),
+        ("export chrome", [ap, "export", trace, "--format", "chrome", "-o", "-"]),
+        ("export csv", [ap, "export", trace, "--format", "csv", "-o", "-"]),
+        ("diff (two traces)", [ap, "diff", other, trace]),
+    ]
+
+
+def trace_table(a, tmp):
+    st = os.path.join(a.build, "bench", "scale_trace")
+    ap = os.path.join(a.build, "arenaprof")
+    sizes = [10 ** k for k in range(3, 10) if 10 ** k <= a.max]
+    print("== scale: every consumer on traces of one record kind, N records "
+          "(seconds: median [min..max] of %d)" % a.reps)
+    for kind in a.kinds:
+        entries, sizes_mb = {}, {}
+        stopped = set()
+        small = os.path.join(tmp, "small.trace")
+        subprocess.run([st, kind, "100", small], check=True)
+        for n in sizes:
+            tr = os.path.join(tmp, "%s.trace" % kind)
+            subprocess.run([st, kind, str(n), tr], check=True)
+            sizes_mb[n] = os.path.getsize(tr) / 1e6
+            for label, cmd in consumers(ap, tr, small, tmp):
+                by = entries.setdefault(label, {})
+                if label in stopped:
+                    continue
+                r = measure(cmd, a.reps, a.timeout)
+                if r is None:
+                    by[n] = ">%gs" % a.timeout
+                    stopped.add(label)
+                else:
+                    by[n] = r
+            os.unlink(tr)
+        print("-- %s (file: %s MB)" % (kind, ", ".join("%.2f" % sizes_mb[n]
+                                                     for n in sizes)))
+        table("command", sizes, list(entries.items()), "rec")
+        rep = entries.get("report", {}).get(sizes[-1])
+        if isinstance(rep, list) and sizes_mb[sizes[-1]] >= 1:
+            print("   report: %.2f s per 10 MB of this kind (goal < 2 s)" %
+                  (med([r[0] for r in rep]) * 10 / sizes_mb[sizes[-1]]))
+
+
+def plan_table(a, tmp):
+    ap = os.path.join(a.build, "arenaprof")
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scale_model.py")
+    if not os.path.exists(gen):
+        print("(no bench/scale_model.py: the plan scale table is not measured)")
+        return
+    sizes = [10 ** k for k in range(3, 7) if 10 ** k <= a.max_ops]
+    print("== scale: plan of graphs of N operators (seconds: median [min..max] of %d)"
+          % a.reps)
+    entries = []
+    for shape in a.shapes:
+        by, stop = {}, False
+        for n in sizes:
+            m = os.path.join(tmp, "%s.tflite" % shape)
+            subprocess.run([sys.executable, gen, shape, str(n), m], check=True)
+            if not stop:
+                r = measure([ap, "plan", m], a.reps, a.timeout)
+                by[n] = r if r is not None else ">%gs" % a.timeout
+                stop = r is None or isinstance(r, str)
+            os.unlink(m)
+        entries.append((shape, by))
+    table("shape", sizes, entries, "ops")
+    print("   goal: plan of a 100k-operator graph < 1 s")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    p.add_argument("--max", type=int, default=1000000)
+    p.add_argument("--max-ops", type=int, default=100000)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--timeout", type=float, default=30)
+    p.add_argument("--kinds", default=",".join(KINDS))
+    p.add_argument("--shapes", default=",".join(SHAPES))
+    a = p.parse_args()
+    a.kinds = [k for k in a.kinds.split(",") if k]
+    a.shapes = [s for s in a.shapes.split(",") if s]
+    print("cpu: %s" % next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+                           if l.startswith("model name")), "?"))
+    with tempfile.TemporaryDirectory(prefix="arenaprof-scale.") as tmp:
+        if a.kinds:
+            trace_table(a, tmp)
+        if a.shapes:
+            plan_table(a, tmp)
+
+
+if __name__ == "__main__":
+    main()
