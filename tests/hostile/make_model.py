@@ -143,4 +143,5 @@ def main():
     open(out, 'wb').write(data)
 
 
-main()
+if __name__ == '__main__':
+    main()
