@@ -90,17 +90,26 @@ void ap_order_micro(struct ap_rec *r, size_t n)
 
 /* ---- from a graph ---- */
 
-static int32_t last_use(const struct ap_graph *g, int32_t t)
+/* Each tensor's last reader, AP_LAST_END for none (a graph output: the end too). */
+static int32_t *last_uses(const struct ap_graph *g)
 {
-	int32_t last = -1;
+	int32_t *last = malloc((g->n_tensors + 1) * sizeof(*last));
 
-	if (g->t[t].flags & AP_TF_OUTPUT)
-		return AP_LAST_END;
+	if (!last)
+		return NULL;
+	for (uint32_t t = 0; t < g->n_tensors; t++)
+		last[t] = -1;
 	for (uint32_t i = 0; i < g->n_ops; i++)
-		for (uint32_t k = 0; k < g->ops[i].n_in; k++)
-			if (g->ops[i].in[k] == t)
-				last = (int32_t)i;
-	return last < 0 ? AP_LAST_END : last;
+		for (uint32_t k = 0; k < g->ops[i].n_in; k++) {
+			int32_t t = g->ops[i].in[k];
+
+			if (t >= 0 && (uint32_t)t < g->n_tensors)
+				last[t] = (int32_t)i;
+		}
+	for (uint32_t t = 0; t < g->n_tensors; t++)
+		if (last[t] < 0 || (g->t[t].flags & AP_TF_OUTPUT))
+			last[t] = AP_LAST_END;
+	return last;
 }
 
 static int32_t end_or(int32_t v)
@@ -141,13 +150,16 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 /* The skeleton of a plan: names, kinds, LiteRT lifetimes; offsets still -1. */
 static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
 {
+	int32_t *last = NULL;
+
 	memset(p, 0, sizeof(*p));
 	p->n = g->n_tensors;
 	p->n_ops = g->n_ops;
 	p->t = calloc(p->n ? p->n : 1, sizeof(*p->t));
 	p->ops = calloc(p->n_ops ? p->n_ops : 1, sizeof(*p->ops));
 	p->model = strdup(g->model && g->model->path ? g->model->path : "");
-	if (!p->t || !p->ops || !p->model)
+	last = last_uses(g);
+	if (!p->t || !p->ops || !p->model || !last)
 		goto oom;
 	for (uint32_t i = 0; i < p->n; i++) {
 		const struct ap_tensor *t = &g->t[i];
@@ -165,7 +177,7 @@ static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
 			pt->first = pt->last = -1;
 		} else if (pt->share_root >= 0) {
 			pt->first = t->first;
-			pt->last = last_use(g, (int32_t)i);
+			pt->last = last[i];
 		} else {
 			pt->first = t->first;
 			pt->last = end_or(t->last);
@@ -183,8 +195,10 @@ static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
 		if (!p->ops[i].opname || !p->ops[i].out_name)
 			goto oom;
 	}
+	free(last);
 	return 0;
 oom:
+	free(last);
 	ap_tplan_free(p);
 	ap_seterr(err, "out of memory building the plan");
 	return -1;
@@ -340,93 +354,104 @@ static size_t arena_records(const struct ap_graph *g, struct ap_rec *r, bool sha
 	return n;
 }
 
-/*
- * Operators by breadth (live arena bytes), widest first, then the tensors live at each,
- * largest first. r arrives sorted by size. Per-operator lists hold the tensors with a
- * finite lifetime; the few alive to the end are merged in at every operator, which keeps
- * this O(sum of finite lifetimes + operators x whole-run tensors), not O(ops x tensors).
- */
-static size_t order_by_breadth(const struct ap_graph *g, struct ap_rec *r, size_t n)
+/* A record's operators, clipped to the graph's: [*lo, *hi], empty when *lo > *hi. */
+static void op_range(const struct ap_rec *r, uint32_t n_ops, int64_t *lo, int64_t *hi)
+{
+	*lo = r->first < 0 ? 0 : r->first;
+	*hi = r->last == AP_NODE_NONE || r->last >= (int64_t)n_ops ? (int64_t)n_ops - 1 : r->last;
+}
+
+static int cmp_breadth(const void *pa, const void *pb, void *ctx)
+{
+	const uint64_t *breadth = ctx;
+	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+
+	if (breadth[a] != breadth[b])
+		return breadth[a] > breadth[b] ? -1 : 1;
+	return AP_CMP(a, b);
+}
+
+/* Each operator's rank in breadth order (widest first, ties in execution order). */
+static uint32_t *breadth_ranks(const struct ap_graph *g, const struct ap_rec *r, size_t n)
 {
 	uint32_t n_ops = g->n_ops;
 	uint64_t *breadth = calloc(n_ops + 1, sizeof(*breadth));
-	uint32_t *ops = calloc(n_ops + 1, sizeof(*ops));
-	uint32_t *start = calloc(n_ops + 2, sizeof(*start)), *fill = NULL, *live = NULL;
-	uint32_t *whole = calloc(n + 1, sizeof(*whole)), n_whole = 0;
-	struct ap_rec *out = calloc(n + 1, sizeof(*out));
-	bool *done = calloc(n + 1, sizeof(*done));
-	size_t m = 0, total = 0;
+	uint32_t *ops = NULL, *rank = NULL;
 
-	if (!breadth || !ops || !start || !whole || !out || !done)
-		goto fail;
-	for (size_t k = 0; k < n; k++) {
-		int32_t last = r[k].last == AP_NODE_NONE ? (int32_t)n_ops - 1 : r[k].last;
+	if (!breadth)
+		return NULL;
+	for (size_t k = 0; k < n; k++) {	/* a difference array: O(tensors + operators) */
+		int64_t lo, hi;
 
-		for (int32_t i = r[k].first < 0 ? 0 : r[k].first; i <= last && i < (int32_t)n_ops; i++)
-			breadth[i] += r[k].size;
-		if (r[k].last == AP_NODE_NONE)
-			whole[n_whole++] = (uint32_t)k;
-		else
-			for (int32_t i = r[k].first < 0 ? 0 : r[k].first; i <= last &&
-			     i < (int32_t)n_ops; i++)
-				start[i + 1]++;
+		op_range(&r[k], n_ops, &lo, &hi);
+		if (lo > hi)
+			continue;
+		breadth[lo] += r[k].size;
+		breadth[hi + 1] -= r[k].size;
 	}
-	for (uint32_t i = 0; i < n_ops; i++)
-		start[i + 1] += start[i];
-	total = start[n_ops];
-	fill = malloc((n_ops + 1) * sizeof(*fill));
-	live = malloc((total + 1) * sizeof(*live));
-	if (!fill || !live)
-		goto fail;
-	memcpy(fill, start, n_ops * sizeof(*fill));
-	for (size_t k = 0; k < n; k++)	/* in size order, so each list is too */
-		if (r[k].last != AP_NODE_NONE)
-			for (int32_t i = r[k].first < 0 ? 0 : r[k].first; i <= r[k].last &&
-			     i < (int32_t)n_ops; i++)
-				live[fill[i]++] = (uint32_t)k;
-	for (uint32_t i = 0; i < n_ops; i++)
-		ops[i] = i;
-	/* insertion sort keeps equal breadths in execution order */
-	for (uint32_t i = 1; i < n_ops; i++) {
-		uint32_t v = ops[i], j = i;
-
-		while (j > 0 && breadth[ops[j - 1]] < breadth[v]) {
-			ops[j] = ops[j - 1];
-			j--;
-		}
-		ops[j] = v;
-	}
-	for (uint32_t oi = 0; oi < n_ops; oi++) {
-		uint32_t op = ops[oi], a = start[op], e = start[op + 1], w = 0;
-
-		/* merge the op's list with the live whole-run tensors, both in size order */
-		while (a < e || w < n_whole) {
-			uint32_t k;
-
-			if (w < n_whole && (a == e || whole[w] < live[a]))
-				k = whole[w++];
-			else
-				k = live[a++];
-			if (done[k] || r[k].first > (int32_t)op)
-				continue;
-			done[k] = true;
-			out[m++] = r[k];
-		}
-	}
-	for (size_t k = 0; k < n; k++)	/* live at no operator (no ops at all) */
-		if (!done[k])
-			out[m++] = r[k];
-	memcpy(r, out, n * sizeof(*r));
-fail:
+	for (uint32_t i = 1; i < n_ops; i++)
+		breadth[i] += breadth[i - 1];
+	ops = ap_order_index(n_ops, cmp_breadth, breadth);
+	rank = ops ? malloc((n_ops + 1) * sizeof(*rank)) : NULL;
+	for (uint32_t i = 0; rank && i < n_ops; i++)
+		rank[ops[i]] = i;
 	free(breadth);
 	free(ops);
-	free(start);
-	free(whole);
-	free(fill);
-	free(live);
+	return rank;
+}
+
+/*
+ * Operators by breadth (live arena bytes), widest first, then the tensors live at each,
+ * largest first; r arrives sorted by size. A tensor goes with the widest operator it is
+ * live at: the lowest rank over its lifetime, a range minimum (a segment tree over the
+ * operators), so this is O(n log ops) whatever the lifetimes. Those live at no operator
+ * (no operators at all) come last. 0, or -1 when out of memory.
+ */
+static int order_by_breadth(const struct ap_graph *g, struct ap_rec *r, size_t n)
+{
+	uint32_t n_ops = g->n_ops, *rank = breadth_ranks(g, r, n), *tree = NULL;
+	uint32_t *at = calloc(n_ops + 2, sizeof(*at)), *of = malloc((n + 1) * sizeof(*of));
+	struct ap_rec *out = malloc((n + 1) * sizeof(*out));
+	int rc = -1;
+
+	if (rank)
+		tree = malloc((2 * (size_t)n_ops + 1) * sizeof(*tree));
+	if (!rank || !tree || !at || !of || !out)
+		goto out;
+	for (uint32_t i = 0; i < n_ops; i++)
+		tree[n_ops + i] = rank[i];
+	for (uint32_t i = n_ops - 1; i > 0 && n_ops > 1; i--)
+		tree[i] = tree[2 * i] < tree[2 * i + 1] ? tree[2 * i] : tree[2 * i + 1];
+	for (size_t k = 0; k < n; k++) {
+		int64_t lo, hi;
+		uint32_t best = n_ops;	/* live at none: after every operator */
+
+		op_range(&r[k], n_ops, &lo, &hi);
+		for (size_t a = (size_t)lo + n_ops, b = (size_t)hi + n_ops + 1; lo <= hi && a < b;
+		     a /= 2, b /= 2) {
+			if (a & 1 && tree[a] < best)
+				best = tree[a];
+			if (a & 1)
+				a++;
+			if (b & 1 && tree[b - 1] < best)
+				best = tree[b - 1];
+		}
+		of[k] = best;
+		at[best + 1]++;
+	}
+	for (uint32_t i = 0; i <= n_ops; i++)	/* a counting sort by rank keeps size order */
+		at[i + 1] += at[i];
+	for (size_t k = 0; k < n; k++)
+		out[at[of[k]]++] = r[k];
+	memcpy(r, out, n * sizeof(*r));
+	rc = 0;
+out:
+	free(rank);
+	free(tree);
+	free(at);
+	free(of);
 	free(out);
-	free(done);
-	return m;
+	return rc;
 }
 
 static int cmp_size_desc(const void *pa, const void *pb)
@@ -547,8 +572,8 @@ int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan 
 		break;
 	case AP_STRAT_GREEDY_BREADTH:
 		ap_qsort(r, n, sizeof(*r), cmp_size_desc);
-		n = order_by_breadth(g, r, n);
-		hwm = ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
+		hwm = order_by_breadth(g, r, n) ? UINT64_MAX :
+		      ap_place_best_fit(r, n, AP_TENSOR_ALIGN);
 		break;
 	case AP_STRAT_NAIVE:
 		for (size_t k = 0; k < n; k++) {
