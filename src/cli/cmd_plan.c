@@ -59,12 +59,89 @@ static void usage(FILE *f)
 		"                      PrintMemoryPlan, or CSV tensor,name,offset,size,first_node,last_node\n");
 }
 
+/* The subgraph plan shows: built once, for its own sizes and for every strategy. */
+struct shown {
+	const struct ap_model *m;
+	const struct ap_graph_opts *o;
+	uint32_t sg;
+	enum ap_strategy strat;
+	struct ap_plan_set *s;
+	struct ap_graph g;
+	bool built, planned;	/* the graph and its gaps; s->plan, with strat */
+};
+
+/* The graph and the operators not modelled: 0, -1 with err (ap_graph_build's). */
+static int shown_build(struct shown *c, char *err)
+{
+	int n;
+
+	if (ap_graph_build(c->m, c->sg, c->o, &c->g, err))
+		return -1;
+	c->built = true;
+	n = ap_kernel_gaps(&c->g, &c->s->gaps);
+	if (n < 0) {
+		ap_seterr(err, "out of memory");
+		return -1;
+	}
+	c->s->n_gaps = (uint32_t)n;
+	return 0;
+}
+
+/* ap_sg_hook: what plan_subgraphs.c would do for the shown subgraph, kept. */
+static int shown_hook(void *ctx, struct ap_sg_plan *sp, char *err)
+{
+	struct shown *c = ctx;
+
+	if (shown_build(c, err) || ap_plan_graph(&c->g, c->strat, &c->s->plan, err))
+		return -1;
+	c->planned = true;
+	sp->n_gaps = c->s->n_gaps + !!sp->caller_gap.why;	/* a caller counts as one */
+	sp->arena_bytes = c->s->plan.arena_bytes;
+	sp->persistent_bytes = c->s->plan.persistent_bytes;
+	return 0;
+}
+
+/* Every strategy's plan of the shown subgraph: its sizes, and the chosen one kept. */
+static int plan_strategies(const char *path, struct shown *c)
+{
+	struct ap_plan_set *s = c->s;
+	char err[AP_ERR_LEN];
+
+	for (int i = 0; i < AP_STRAT_COUNT; i++) {
+		struct ap_profile pr;
+		struct ap_tplan other, *p = i == (int)c->strat ? &s->plan : &other;
+
+		if ((p != &s->plan || !c->planned) && ap_plan_graph(&c->g, i, p, err)) {
+			ap_cli_say("plan", "%s: %s", path, err);
+			return AP_EXIT_RUNTIME;
+		}
+		if (p == &s->plan)
+			c->planned = true;
+		s->strat_bytes[i] = p->arena_bytes;
+		if (ap_profile_compute(p, &pr) == 0)
+			s->strat_lb[i] = pr.lower_bound;
+		ap_profile_free(&pr);
+		/* A computed plan that overlaps is a bug here, not bad input. */
+		if (ap_tplan_check(p, err)) {
+			ap_cli_say("plan", "internal error: %s plan of %s is "
+				"inconsistent: %s", ap_strategy_name(i), path, err);
+			ap_tplan_free(p);
+			return AP_EXIT_RUNTIME;
+		}
+		if (p != &s->plan)
+			ap_tplan_free(p);
+	}
+	s->naive_bytes = s->strat_bytes[AP_STRAT_NAIVE];
+	return AP_EXIT_OK;
+}
+
 static int plan_model(const char *path, enum ap_strategy strat, const struct ap_graph_opts *o,
 		      uint32_t sg, const struct ap_shape_override *ov, struct ap_model *m,
 		      struct ap_plan_set *s)
 {
+	struct shown c = { .m = m, .o = o, .sg = sg, .strat = strat, .s = s };
+	struct ap_sg_hook hook = { .subgraph = sg, .plan = shown_hook, .ctx = &c };
 	char err[AP_ERR_LEN];
-	struct ap_graph g;
 	int rc = AP_EXIT_USAGE;
 
 	if (ap_model_load(path, m, err)) {
@@ -85,65 +162,33 @@ static int plan_model(const char *path, enum ap_strategy strat, const struct ap_
 			   m->n_subgraphs, m->n_subgraphs == 1 ? "" : "s");
 		return AP_EXIT_USAGE;
 	}
-	if (ap_plan_subgraphs(m, o, strat, &s->sgs, err)) {
+	if (ap_plan_subgraphs(m, o, strat, &hook, &s->sgs, err)) {
 		ap_cli_say("plan", "%s: %s", path, err);
-		return AP_EXIT_USAGE;
+		goto out;
 	}
 	s->subgraph = sg;
-	if (ap_graph_build(m, sg, o, &g, err)) {
+	if (!c.built && shown_build(&c, err)) {	/* a subgraph LiteRT never plans */
 		ap_cli_say("plan", "%s: %s", path, err);
-		return AP_EXIT_USAGE;
+		rc = c.built ? AP_EXIT_RUNTIME : AP_EXIT_USAGE;
+		goto out;
 	}
 	s->model = m;
 	s->have_strategies = true;
 	s->arch = ap_arch_resolve(o->arch);
-	rc = ap_kernel_gaps(&g, &s->gaps);
-	if (rc < 0) {
-		ap_cli_say("plan", "out of memory");
-		rc = AP_EXIT_RUNTIME;
-		goto out;
-	}
-	s->n_gaps = (uint32_t)rc;
 	s->caller_gap = s->sgs[sg].caller_gap;
-	s->split_after = malloc((g.n_ops + 1) * sizeof(*s->split_after));
+	s->split_after = malloc((c.g.n_ops + 1) * sizeof(*s->split_after));
 	if (!s->split_after) {
 		ap_cli_say("plan", "out of memory");
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}
-	for (uint32_t i = 0; i + 1 < g.n_ops; i++)
-		if (ap_graph_ends_prepare(&g, i))
+	for (uint32_t i = 0; i + 1 < c.g.n_ops; i++)
+		if (ap_graph_ends_prepare(&c.g, i))
 			s->split_after[s->n_split++] = (int32_t)i;
-	for (int i = 0; i < AP_STRAT_COUNT; i++) {
-		struct ap_profile pr;
-		struct ap_tplan p;
-
-		if (ap_plan_graph(&g, (enum ap_strategy)i, &p, err)) {
-			ap_cli_say("plan", "%s: %s", path, err);
-			rc = AP_EXIT_RUNTIME;
-			goto out;
-		}
-		s->strat_bytes[i] = p.arena_bytes;
-		if (ap_profile_compute(&p, &pr) == 0)
-			s->strat_lb[i] = pr.lower_bound;
-		ap_profile_free(&pr);
-		/* A computed plan that overlaps is a bug here, not bad input. */
-		if (ap_tplan_check(&p, err)) {
-			ap_cli_say("plan", "internal error: %s plan of %s is "
-				"inconsistent: %s", ap_strategy_name(i), path, err);
-			ap_tplan_free(&p);
-			rc = AP_EXIT_RUNTIME;
-			goto out;
-		}
-		if (i == (int)strat)
-			s->plan = p;
-		else
-			ap_tplan_free(&p);
-	}
-	s->naive_bytes = s->strat_bytes[AP_STRAT_NAIVE];
-	rc = AP_EXIT_OK;
+	rc = plan_strategies(path, &c);
 out:
-	ap_graph_free(&g);
+	if (c.built)
+		ap_graph_free(&c.g);
 	return rc;
 }
 

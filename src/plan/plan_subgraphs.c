@@ -8,7 +8,8 @@
 #include "arenaprof/util/err.h"
 
 static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_opts *o,
-		    enum ap_strategy s, struct ap_sg_plan *sp, char *err)
+		    enum ap_strategy s, const struct ap_sg_hook *hook, struct ap_sg_plan *sp,
+		    char *err)
 {
 	struct ap_graph g;
 	struct ap_tplan p;
@@ -16,6 +17,12 @@ static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_
 	char e[AP_ERR_LEN];
 	int n;
 
+	if (hook && hook->subgraph == i) {
+		if (!hook->plan(hook->ctx, sp, e))
+			return 0;
+		ap_seterr(err, "subgraph %u: %s", i, e);
+		return -1;
+	}
 	if (ap_graph_build(m, i, o, &g, e)) {
 		ap_seterr(err, "subgraph %u: %s", i, e);
 		return -1;
@@ -37,7 +44,8 @@ static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_
 }
 
 int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
-		      enum ap_strategy s, struct ap_sg_plan **out, char *err)
+		      enum ap_strategy s, const struct ap_sg_hook *hook,
+		      struct ap_sg_plan **out, char *err)
 {
 	const struct ap_sg_info *roles = ap_subgraph_roles(m);
 	const bool *late = ap_subgraph_late(m);
@@ -56,7 +64,7 @@ int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
 		sp[i].info.at_invoke = late[i];	/* and after a dynamic output (prepare.c) */
 		sp[i].caller_gap = up[i];
 		sp[i].planned = ap_sg_planned(roles[i].role);
-		if (sp[i].planned && plan_one(m, i, o, s, &sp[i], err)) {
+		if (sp[i].planned && plan_one(m, i, o, s, hook, &sp[i], err)) {
 			free(up);
 			free(sp);
 			return -1;

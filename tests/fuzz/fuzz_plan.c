@@ -36,7 +36,7 @@ static void plan(const struct ap_model *m, const struct ap_graph_opts *o, uint32
 
 	s.as_float32 = o->as_float32;
 	err[0] = 0;
-	if (ap_plan_subgraphs(m, o, AP_STRAT_TFLITE, &s.sgs, err)) {
+	if (ap_plan_subgraphs(m, o, AP_STRAT_TFLITE, NULL, &s.sgs, err)) {
 		if (!fuzz_one_line(err))
 			__builtin_trap();
 		return;
