@@ -23,7 +23,7 @@ import time
 
 KINDS = ["fault", "alloc", "note", "mapping", "snapmaps", "marker", "sample",
          "vmas", "unknown", "blocks", "reuse"]
-SHAPES = ["chain", "fanin", "residual", "transformer"]
+SHAPES = ["chain", "fanin", "fanin-fc", "residual", "unet", "transformer"]
 MODEL = "tests/models/mobilenet_v1_0.25_128_quant.tflite"	# the heatmap's plan
 
 
