@@ -4,15 +4,7 @@
  * smaps (the entry of one address) and maps, all four on every input. Any input must parse
  * or fail with a one-line message that names the file, never crash, leak or read outside
  * the input; what parses must keep the promises of procfs.h, else we trap.
- *
- * Not wired into a script. Build and run from the repository root (seeds: the fixtures):
- *   mkdir -p build/fuzz-procfs/corpus && cp -r tests/fixtures/procfs/. build/fuzz-procfs/corpus/
- *   clang -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 \
- *     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude \
- *     tests/fuzz/fuzz_procfs.c src/kernel/procfs.c src/util/textparse.c src/util/err.c \
- *     -o build/fuzz-procfs/fuzz_procfs
- *   build/fuzz-procfs/fuzz_procfs -max_total_time=120 -max_len=16384 -timeout=10 \
- *     -artifact_prefix=build/fuzz-procfs/ build/fuzz-procfs/corpus
+ * Built and run by tests/fuzz/run-fuzz (target procfs), seeded with tests/fixtures/procfs/.
  */
 #include <stddef.h>
 #include <stdint.h>
