@@ -145,6 +145,9 @@ static void note(const char *fmt, ...)
 	va_end(ap);
 }
 
+#define GO_ON AP_CMD_GO_ON	/* parse_opts: run; else the exit code */
+
+/* The command line into o: GO_ON, or the exit code (--help, a bad option, said). */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	char err[AP_ERR_LEN];
@@ -179,11 +182,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 			if (o->n_trig == MAX_TRIGGERS) {
 				note("at most %d --psi-trigger options", MAX_TRIGGERS);
-				return -1;
+				return AP_EXIT_USAGE;
 			}
 			if (ap_psi_trigger_parse(optarg, &t, err)) {
 				note("--psi-trigger: %s", err);
-				return -1;
+				return AP_EXIT_USAGE;
 			}
 			o->trig_spec[o->n_trig++] = optarg;
 			break;
@@ -199,30 +202,28 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'C': o->parent = optarg; break;
 		case 'j': o->json = true; break;
 		case 'u': o->user = optarg; break;
-		case 'h': usage(stdout); exit(AP_EXIT_OK);
-		default:
-			ap_cli_bad_option("run", argv);
-			return -1;
+		case 'h': usage(stdout); return AP_EXIT_OK;
+		default: return ap_cli_bad_option("run", argv);
 		}
 		continue;
 bad_value:
 		note("bad value '%s' for %s", optarg, argv[optind - 1]);
-		return -1;
+		return AP_EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		note("no command given: arenaprof run [OPTIONS] -- CMD ARGS... (see --help)");
-		return -1;
+		return AP_EXIT_USAGE;
 	}
 	if (o->high_auto && o->max == AP_NO_VALUE) {
 		note("--memory-high auto is 95%% of --memory-max: give --memory-max too");
-		return -1;
+		return AP_EXIT_USAGE;
 	}
 	if (o->min_weights && !o->plan) {
 		note("--memory-min weights needs --plan MODEL.tflite");
-		return -1;
+		return AP_EXIT_USAGE;
 	}
 	o->argv = argv + optind;
-	return 0;
+	return GO_ON;
 }
 
 static int pidfd_of(pid_t pid)
@@ -852,8 +853,9 @@ int cmd_run(int argc, char **argv)
 	struct opts o = { 0 };
 	int rc;
 
-	if (parse_opts(argc, argv, &o))
-		return AP_EXIT_USAGE;
+	rc = parse_opts(argc, argv, &o);
+	if (rc != GO_ON)
+		return rc;
 	if (o.user && ap_spawn_user_lookup(o.user, &o.u, err)) {
 		note("%s", err);
 		return AP_EXIT_USAGE;

@@ -14,4 +14,7 @@ int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
+/* What a command's option parser returns when the command goes on: not an exit code. */
+#define AP_CMD_GO_ON (-1)
+
 #endif
