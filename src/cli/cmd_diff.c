@@ -26,28 +26,34 @@ static void usage(FILE *f)
 		"trace nor a plan.\n");
 }
 
-int cmd_diff(int argc, char **argv)
-{
-	struct ap_diff_side o, n;
-	struct ap_diff_gate g = { 0 };
-	const char *plan = NULL;
-	char err[AP_ERR_LEN];
-	bool json = false;
-	struct ap_opts op;
-	int c, rc;
+/* The command line: the plan for the traces, the gate, the format. */
+struct args {
+	struct ap_diff_gate g;
+	const char *plan;
+	bool json;
+};
 
+#define GO_ON AP_CMD_GO_ON	/* parse_args: diff; else the exit code */
+
+/* The command line into a: GO_ON, or the exit code (--help, a bad option, said). */
+static int parse_args(struct args *a, int argc, char **argv)
+{
+	struct ap_opts op;
+	int c;
+
+	*a = (struct args){ 0 };
 	ap_opts_init(&op, "p|plan: F=fail-above: j|json h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
-		case 'p': plan = optarg; break;
+		case 'p': a->plan = optarg; break;
 		case 'F':
-			g.on = !ap_parse_f64(optarg, 0, 1e6, &g.pct);
-			if (g.on)
+			a->g.on = !ap_parse_f64(optarg, 0, 1e6, &a->g.pct);
+			if (a->g.on)
 				break;
 			ap_cli_say("diff", "--fail-above '%s' is not a percentage (0 to 1000000)",
 				   optarg);
 			return AP_EXIT_USAGE;
-		case 'j': json = true; break;
+		case 'j': a->json = true; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default: return ap_cli_bad_option("diff", argv);
 		}
@@ -56,9 +62,29 @@ int cmd_diff(int argc, char **argv)
 		ap_cli_say("diff", "expected OLD and NEW (see 'arenaprof diff --help')");
 		return AP_EXIT_USAGE;
 	}
-	rc = ap_diff_open(argv[optind], plan, &o, err);
+	return GO_ON;
+}
+
+int cmd_diff_parse(int argc, char **argv)
+{
+	struct args a;
+
+	return parse_args(&a, argc, argv);
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct ap_diff_side o, n;
+	char err[AP_ERR_LEN];
+	struct args a;
+	struct ap_diff_gate *g = &a.g;
+	int rc = parse_args(&a, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
+	rc = ap_diff_open(argv[optind], a.plan, &o, err);
 	if (!rc) {
-		rc = ap_diff_open(argv[optind + 1], plan, &n, err);
+		rc = ap_diff_open(argv[optind + 1], a.plan, &n, err);
 		if (rc)
 			ap_diff_close(&n);
 	}
@@ -67,13 +93,13 @@ int cmd_diff(int argc, char **argv)
 		ap_diff_close(&o);
 		return ap_cli_exit(rc);
 	}
-	ap_diff_judge(&o, &n, &g);
-	if (json)
-		ap_diff_json(stdout, &o, &n, &g);
+	ap_diff_judge(&o, &n, g);
+	if (a.json)
+		ap_diff_json(stdout, &o, &n, g);
 	else
-		ap_diff_text(stdout, &o, &n, &g);
-	rc = fflush(stdout) ? AP_EXIT_RUNTIME : g.arena_over || g.peak_over ? AP_EXIT_OVER :
-								     AP_EXIT_OK;
+		ap_diff_text(stdout, &o, &n, g);
+	rc = fflush(stdout) ? AP_EXIT_RUNTIME :
+	     g->arena_over || g->peak_over ? AP_EXIT_OVER : AP_EXIT_OK;
 	ap_diff_close(&o);
 	ap_diff_close(&n);
 	return rc;

@@ -50,50 +50,79 @@ static const char *format_of(const char *out)
 	return !strcasecmp(dot, ".csv") ? "csv" : !strcasecmp(dot, ".json") ? "chrome" : NULL;
 }
 
-int cmd_export(int argc, char **argv)
+/* The command line: the trace, how to read it, the format and where it goes. */
+struct args {
+	struct ap_export_opts eo;
+	struct ap_corr_in in;
+	const char *fmt, *out;
+};
+
+#define GO_ON AP_CMD_GO_ON	/* parse_args: export; else the exit code */
+
+/* The command line into a: GO_ON, or the exit code (--help, a bad option, said). */
+static int parse_args(struct args *a, int argc, char **argv)
 {
-	struct ap_export_opts eo = { 0 };
-	struct ap_corr_in in = { 0 };
-	struct ap_corr_all x;
-	const char *fmt = NULL, *out = NULL;
-	char err[AP_ERR_LEN];
-	FILE *f;
 	int c, rc = 0;
 	struct ap_opts op;
 
+	*a = (struct args){ 0 };
 	ap_opts_init(&op, "f|format: o|output: " AP_TRACE_IN_SPEC " m=max-instants: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
-		case 'f': fmt = optarg; break;
-		case 'o': out = optarg; break;
+		case 'f': a->fmt = optarg; break;
+		case 'o': a->out = optarg; break;
 		case 'm':
 			rc = ap_cli_count("export", "max-instants", optarg, 1, UINT64_MAX,
-					  &eo.max_instants);
+					  &a->eo.max_instants);
 			break;
 		case 'h':
 			usage(stdout);
 			return AP_EXIT_OK;
 		default:	/* --plan, --arena, --salvage, or a bad option */
-			rc = ap_trace_in_opt("export", c, optarg, &in, argv);
+			rc = ap_trace_in_opt("export", c, optarg, &a->in, argv);
 		}
 		if (rc)
 			return rc;
 	}
-	rc = ap_trace_in_arg("export", argc, argv, &in);
+	rc = ap_trace_in_arg("export", argc, argv, &a->in);
 	if (rc)
 		return rc;
-	if (!fmt)
-		fmt = format_of(out);
-	if (!fmt || (strcmp(fmt, "chrome") && strcmp(fmt, "csv") && strcmp(fmt, "json"))) {
+	if (!a->fmt)
+		a->fmt = format_of(a->out);
+	if (!a->fmt || (strcmp(a->fmt, "chrome") && strcmp(a->fmt, "csv") &&
+			strcmp(a->fmt, "json"))) {
 		ap_cli_say("export", "needs --format chrome, csv or json (-o NAME.json is chrome, "
 			   "NAME.csv csv)");
 		return AP_EXIT_USAGE;
 	}
-	if (!out) {
+	if (!a->out) {
 		ap_cli_say("export", "needs -o OUT (or - for stdout)");
 		return AP_EXIT_USAGE;
 	}
-	rc = ap_trace_in_load("export", &in, &x);
+	return GO_ON;
+}
+
+int cmd_export_parse(int argc, char **argv)
+{
+	struct args a;
+
+	return parse_args(&a, argc, argv);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct ap_corr_all x;
+	char err[AP_ERR_LEN];
+	struct args a;
+	const char *fmt, *out;
+	FILE *f;
+	int rc = parse_args(&a, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
+	fmt = a.fmt;
+	out = a.out;
+	rc = ap_trace_in_load("export", &a.in, &x);
 	if (rc) {
 		ap_corr_all_free(&x);
 		return rc;
@@ -111,12 +140,12 @@ int cmd_export(int argc, char **argv)
 		return AP_EXIT_USAGE;	/* a refused or unusable path, as record's -o */
 	}
 	if (!strcmp(fmt, "chrome")) {
-		rc = ap_cli_exit(ap_export_chrome(&x, in.trace, f, &eo, err));
+		rc = ap_cli_exit(ap_export_chrome(&x, a.in.trace, f, &a.eo, err));
 	} else if (!strcmp(fmt, "csv")) {
-		rc = ap_cli_exit(ap_export_csv(&x, in.trace, f, err));
+		rc = ap_cli_exit(ap_export_csv(&x, a.in.trace, f, err));
 	} else {
 		/* report's JSON, as report builds it (attrib.h's part included) */
-		struct ap_report r = { .path = in.trace, .x = &x, .pages = true };
+		struct ap_report r = { .path = a.in.trace, .x = &x, .pages = true };
 		struct ap_attrib at;
 
 		if (ap_attrib_build(&x, &at, err)) {
@@ -137,7 +166,7 @@ int cmd_export(int argc, char **argv)
 	if (rc)
 		ap_cli_say("export", "%s", err);
 	if (!rc)
-		rc = ap_trace_in_salvaged("export", &in, &x, "the export", rc);
+		rc = ap_trace_in_salvaged("export", &a.in, &x, "the export", rc);
 	ap_corr_all_free(&x);
 	return rc;
 }

@@ -153,7 +153,7 @@ struct args {
 	bool force;
 };
 
-#define GO_ON (-1)	/* parse_args: draw; else the exit code */
+#define GO_ON AP_CMD_GO_ON	/* parse_args: draw; else the exit code */
 
 /* One option with its value into a: 0, 1 for a bad value, -1 for an unknown option. */
 static int set_option(struct args *a, int c, const char *arg)
@@ -249,6 +249,13 @@ static int parse_args(struct args *a, int argc, char **argv)
 		}
 	}
 	return check_args(a, argc, argv);
+}
+
+int cmd_heatmap_parse(int argc, char **argv)
+{
+	struct args a = { .fmt = F_AUTO };
+
+	return parse_args(&a, argc, argv);
 }
 
 /*

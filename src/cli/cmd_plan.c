@@ -222,152 +222,183 @@ static int input_shape(const char *arg, struct ap_shape_override *o)
 	return 0;
 }
 
-int cmd_plan(int argc, char **argv)
-{
-	struct ap_plan_set s = { .top = 5 };
-	struct ap_graph_opts gopts = { 0 };
-	struct ap_model m = { 0 };
+/* The command line: what to plan, how, and what to print. */
+struct args {
+	struct ap_plan_set s;		/* top, budget, as_float32, n_input_shapes */
+	struct ap_graph_opts gopts;
 	struct ap_shape_override ov[AP_MAX_INPUT_SHAPES];
-	enum ap_strategy strat = AP_STRAT_TFLITE;
-	const char *import = NULL;
-	bool json = false, csv = false, have_sg = false;
-	uint32_t sg = 0;
-	char err[AP_ERR_LEN];
+	enum ap_strategy strat;
+	const char *import;
+	bool json, csv, have_sg;
+	uint32_t sg;
+};
+
+#define GO_ON AP_CMD_GO_ON	/* parse_args: plan; else the exit code */
+
+/* One option with its value into a: 0, 2 for a bad value (said), -1 for an unknown one. */
+static int set_option(struct args *a, int c, const char *arg)
+{
+	uint64_t v = 0;
+
+	switch (c) {
+	case 's':
+		if (ap_strategy_parse(arg, &a->strat)) {
+			ap_cli_say("plan", "unknown strategy '%s' (tflite, "
+				"greedy-size, greedy-breadth, naive, micro)", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case 'b':
+		if (ap_parse_size(arg, &a->s.budget) || !a->s.budget) {
+			ap_cli_say("plan", "--budget '%s' is not a size "
+				"(e.g. 64M, 1.5G, 4194304)", arg);
+			return AP_EXIT_USAGE;
+		}
+		a->s.have_budget = true;
+		break;
+	case 'j': a->json = true; break;
+	case 'c': a->csv = true; break;
+	case 't':
+		if (ap_cli_count("plan", "top", arg, 0, 100000, &v))
+			return AP_EXIT_USAGE;
+		a->s.top = (unsigned)v;
+		break;
+	case 'd':
+		if (strcmp(arg, "float32")) {
+			ap_cli_say("plan", "--as-dtype supports float32 only");
+			return AP_EXIT_USAGE;
+		}
+		a->gopts.as_float32 = a->s.as_float32 = true;
+		break;
+	case 'n': a->gopts.no_inplace = true; break;
+	case 'K': a->gopts.no_kernels = true; break;
+	case 'T':
+		if (ap_parse_u64(arg, 10, 1, 1024, &v)) {
+			ap_cli_say("plan", "--threads '%s' is not a thread count "
+				"(1-1024)", arg);
+			return AP_EXIT_USAGE;
+		}
+		a->gopts.threads = (int)v;
+		break;
+	case 'G':
+		if (ap_parse_u64(arg, 10, 0, UINT32_MAX - 1, &v)) {
+			ap_cli_say("plan", "--subgraph '%s' is not a subgraph index", arg);
+			return AP_EXIT_USAGE;
+		}
+		a->sg = (uint32_t)v;
+		a->have_sg = true;
+		break;
+	case 'A':
+		if (ap_arch_parse(arg, &a->gopts.arch)) {
+			ap_cli_say("plan", "--arch '%s': arm64 or x86-64", arg);
+			return AP_EXIT_USAGE;
+		}
+		break;
+	case 'I':
+		if (a->s.n_input_shapes == AP_MAX_INPUT_SHAPES) {
+			ap_cli_say("plan", "--input-shape: at most %d", AP_MAX_INPUT_SHAPES);
+			return AP_EXIT_USAGE;
+		}
+		if (input_shape(arg, &a->ov[a->s.n_input_shapes]))
+			return AP_EXIT_USAGE;
+		a->s.n_input_shapes++;
+		break;
+	case 'i': a->import = arg; break;
+	default: return -1;
+	}
+	return 0;
+}
+
+/* The command line into a: GO_ON, or the exit code (--help, a bad option, said). */
+static int parse_args(struct args *a, int argc, char **argv)
+{
 	int c, rc;
 	struct ap_opts op;
 
+	*a = (struct args){ .s = { .top = 5 }, .strat = AP_STRAT_TFLITE };
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
 		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: I|input-shape: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
-		switch (c) {
-		case 's':
-			if (ap_strategy_parse(optarg, &strat)) {
-				ap_cli_say("plan", "unknown strategy '%s' (tflite, "
-					"greedy-size, greedy-breadth, naive, micro)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case 'b':
-			if (ap_parse_size(optarg, &s.budget) || !s.budget) {
-				ap_cli_say("plan", "--budget '%s' is not a size "
-					"(e.g. 64M, 1.5G, 4194304)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			s.have_budget = true;
-			break;
-		case 'j': json = true; break;
-		case 'c': csv = true; break;
-		case 't': {
-			uint64_t v = 0;
-
-			if (ap_cli_count("plan", "top", optarg, 0, 100000, &v))
-				return AP_EXIT_USAGE;
-			s.top = (unsigned)v;
-			break;
+		if (c == 'h') {
+			usage(stdout);
+			return AP_EXIT_OK;
 		}
-		case 'd':
-			if (strcmp(optarg, "float32")) {
-				ap_cli_say("plan", "--as-dtype supports float32 only");
-				return AP_EXIT_USAGE;
-			}
-			gopts.as_float32 = s.as_float32 = true;
-			break;
-		case 'n': gopts.no_inplace = true; break;
-		case 'K': gopts.no_kernels = true; break;
-		case 'T': {
-			uint64_t v;
-
-			if (ap_parse_u64(optarg, 10, 1, 1024, &v)) {
-				ap_cli_say("plan", "--threads '%s' is not a thread count "
-					"(1-1024)", optarg);
-				return AP_EXIT_USAGE;
-			}
-			gopts.threads = (int)v;
-			break;
-		}
-		case 'G': {
-			uint64_t v;
-
-			if (ap_parse_u64(optarg, 10, 0, UINT32_MAX - 1, &v)) {
-				ap_cli_say("plan", "--subgraph '%s' is not a subgraph index",
-					   optarg);
-				return AP_EXIT_USAGE;
-			}
-			sg = (uint32_t)v;
-			have_sg = true;
-			break;
-		}
-		case 'A':
-			if (ap_arch_parse(optarg, &gopts.arch)) {
-				ap_cli_say("plan", "--arch '%s': arm64 or x86-64", optarg);
-				return AP_EXIT_USAGE;
-			}
-			break;
-		case 'I':
-			if (s.n_input_shapes == AP_MAX_INPUT_SHAPES) {
-				ap_cli_say("plan", "--input-shape: at most %d", AP_MAX_INPUT_SHAPES);
-				return AP_EXIT_USAGE;
-			}
-			if (input_shape(optarg, &ov[s.n_input_shapes]))
-				return AP_EXIT_USAGE;
-			s.n_input_shapes++;
-			break;
-		case 'i': import = optarg; break;
-		case 'h': usage(stdout); return AP_EXIT_OK;
-		default:
+		rc = set_option(a, c, optarg);
+		if (rc < 0)
 			return ap_cli_bad_option("plan", argv);
-		}
+		if (rc)
+			return rc;
 	}
-	if (json && csv) {
+	if (a->json && a->csv) {
 		ap_cli_say("plan", "--json and --csv are exclusive");
 		return AP_EXIT_USAGE;
 	}
-	if (import ? optind != argc : optind != argc - 1) {
+	if (a->import ? optind != argc : optind != argc - 1) {
 		ap_cli_say("plan", "expected %s (see 'arenaprof plan --help')",
-			import ? "no MODEL with --import" : "one MODEL.tflite");
+			a->import ? "no MODEL with --import" : "one MODEL.tflite");
 		return AP_EXIT_USAGE;
 	}
-	if (import && s.n_input_shapes) {
+	if (a->import && a->s.n_input_shapes) {
 		ap_cli_say("plan", "--input-shape needs a MODEL, not --import");
 		return AP_EXIT_USAGE;
 	}
-	if (import && have_sg) {
+	if (a->import && a->have_sg) {
 		ap_cli_say("plan", "--subgraph needs a MODEL, not --import");
 		return AP_EXIT_USAGE;
 	}
-	if (import) {
-		if (ap_plan_import(import, &s.plan, err)) {
+	return GO_ON;
+}
+
+int cmd_plan_parse(int argc, char **argv)
+{
+	struct args a;
+
+	return parse_args(&a, argc, argv);
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	struct ap_model m = { 0 };
+	char err[AP_ERR_LEN];
+	struct args a;
+	struct ap_plan_set *s = &a.s;
+	int rc = parse_args(&a, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
+	if (a.import) {
+		if (ap_plan_import(a.import, &s->plan, err)) {
 			ap_cli_say("plan", "%s", err);
 			return AP_EXIT_USAGE;
 		}
 	} else {
-		rc = plan_model(argv[optind], strat, &gopts, sg, ov, &m, &s);
+		rc = plan_model(argv[optind], a.strat, &a.gopts, a.sg, a.ov, &m, s);
 		if (rc)
 			goto out;
 	}
-	if (ap_profile_compute(&s.plan, &s.prof)) {
+	if (ap_profile_compute(&s->plan, &s->prof)) {
 		ap_cli_say("plan", "out of memory");
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}
-	if (import && ap_tplan_check(&s.plan, err))
+	if (a.import && ap_tplan_check(&s->plan, err))
 		ap_cli_say("plan", "warning: %s: tensors live at the same time "
-			"share bytes: %s", import, err);
-	if (json)
-		ap_plan_print_json(stdout, &s);
-	else if (csv)
-		ap_plan_print_csv(stdout, &s.plan);
+			"share bytes: %s", a.import, err);
+	if (a.json)
+		ap_plan_print_json(stdout, s);
+	else if (a.csv)
+		ap_plan_print_csv(stdout, &s->plan);
 	else
-		ap_plan_print_text(stdout, &s);
+		ap_plan_print_text(stdout, s);
 	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
-	if (!rc && !ap_plan_fits(&s))
+	if (!rc && !ap_plan_fits(s))
 		rc = AP_EXIT_OVER;	/* a gate for CI: the model does not fit the budget */
 out:
-	ap_profile_free(&s.prof);
-	ap_tplan_free(&s.plan);
-	free(s.gaps);
-	free(s.sgs);
-	free(s.split_after);
+	ap_profile_free(&s->prof);
+	ap_tplan_free(&s->plan);
+	free(s->gaps);
+	free(s->sgs);
+	free(s->split_after);
 	ap_model_free(&m);
 	return rc;
 }

@@ -171,9 +171,12 @@ static void usage(FILE *f)
 		"failed, 2 for bad usage. The trace is complete in every case but 1.\n");
 }
 
-#define GO_ON (-1)	/* parse_args: record; else the exit code */
+#define GO_ON AP_CMD_GO_ON	/* parse_args: record; else the exit code */
 
-/* The command line into so and *out: GO_ON, or the exit code (--help, a bad option). */
+/*
+ * The command line into so (from record's defaults), *out and *json: GO_ON, or the exit
+ * code (--help, a bad option).
+ */
 static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **out,
 		      bool *json)
 {
@@ -181,6 +184,11 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 	int c;
 	struct ap_opts op;
 
+	*so = (struct ap_session_opts){ .method = AP_METHOD_NONE, .ring_bytes = 0,
+					.interval_ms = AP_SESSION_INTERVAL_MS,
+					.stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
+	*out = NULL;
+	*json = false;
 	ap_opts_init(&op, "+p|pid: o|output: n|runs: d|duration: m|probe: R|run-probe: O|op-probe: "
 		     "i|interval: s|ring-size: k|keep u|user: A|arena: j=json v|verbose h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
@@ -242,6 +250,15 @@ bad_value:
 	return GO_ON;
 }
 
+int cmd_record_parse(int argc, char **argv)
+{
+	struct ap_session_opts so;
+	char *out;
+	bool json;
+
+	return parse_args(argc, argv, &so, &out, &json);
+}
+
 /*
  * The command's own end as record's exit code, as strace gives it: its exit status, or
  * 128 + the signal that killed it (the trace is complete either way).
@@ -255,15 +272,13 @@ static int target_status(const struct ap_session *s)
 
 int cmd_record(int argc, char **argv)
 {
-	struct ap_session_opts so = { .method = AP_METHOD_NONE, .ring_bytes = 0,
-				      .interval_ms = AP_SESSION_INTERVAL_MS,
-				      .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
+	struct ap_session_opts so;
 	struct ap_session_sink messages = { .note = print_note };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct ap_session s;
 	struct ap_trace_sink t;
-	char *out = NULL, err[AP_ERR_LEN];
-	bool tty = isatty(STDERR_FILENO), json = false;
+	char *out, err[AP_ERR_LEN];
+	bool tty = isatty(STDERR_FILENO), json;
 	uint64_t t0, next;
 	int rc = parse_args(argc, argv, &so, &out, &json);
 

@@ -41,48 +41,74 @@ static void usage(FILE *f)
 		"  --disagree N       text: list up to N pages where the attributions differ (20)\n");
 }
 
-int cmd_report(int argc, char **argv)
+/* The command line: the trace, how to read it and what to print. */
+struct args {
+	struct ap_corr_in in;
+	struct ap_report r;		/* pages, all_mappings, max_disagree */
+	bool json;
+	int fmt;			/* --format: 0 text, 1 json, 2 openmetrics */
+};
+
+#define GO_ON AP_CMD_GO_ON	/* parse_args: report; else the exit code */
+
+/* The command line into a: GO_ON, or the exit code (--help, a bad option, said). */
+static int parse_args(struct args *a, int argc, char **argv)
 {
-	struct ap_corr_in in = { 0 };
-	struct ap_corr_all x = { 0 };
-	struct ap_report r = { 0 };
-	struct ap_attrib at;
-	bool json = false;
-	char err[AP_ERR_LEN];
 	uint64_t v = 0;
-	int c, rc = 0, fmt = 0;
+	int c, rc;
 	struct ap_opts op;
 
+	*a = (struct args){ 0 };
 	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages M=mappings f=format: d|disagree: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
-		case 'j': json = true; break;
-		case 'P': r.pages = json = true; break;
-		case 'M': r.all_mappings = true; break;
+		case 'j': a->json = true; break;
+		case 'P': a->r.pages = a->json = true; break;
+		case 'M': a->r.all_mappings = true; break;
 		case 'f':
-			fmt = ap_cli_word(optarg, "text", "json", "openmetrics", NULL);
-			if (fmt < 0) {
+			a->fmt = ap_cli_word(optarg, "text", "json", "openmetrics", NULL);
+			if (a->fmt < 0) {
 				ap_cli_say("report", "--format '%s': text, json or openmetrics",
 					   optarg);
 				return AP_EXIT_USAGE;
 			}
-			json = fmt == 1;
+			a->json = a->fmt == 1;
 			break;
 		case 'd':
 			if (ap_cli_count("report", "disagree", optarg, 0, 1000000, &v))
 				return AP_EXIT_USAGE;
-			r.max_disagree = v ? (unsigned)v : 1;
+			a->r.max_disagree = v ? (unsigned)v : 1;
 			break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
-			rc = ap_trace_in_opt("report", c, optarg, &in, argv);
+			rc = ap_trace_in_opt("report", c, optarg, &a->in, argv);
 			if (rc)
 				return rc;
 		}
 	}
-	rc = ap_trace_in_arg("report", argc, argv, &in);
-	if (!rc)
-		rc = ap_trace_in_load("report", &in, &x);
+	rc = ap_trace_in_arg("report", argc, argv, &a->in);
+	return rc ? rc : GO_ON;
+}
+
+int cmd_report_parse(int argc, char **argv)
+{
+	struct args a;
+
+	return parse_args(&a, argc, argv);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct ap_corr_all x = { 0 };
+	struct ap_attrib at;
+	char err[AP_ERR_LEN];
+	struct args a;
+	struct ap_report *r = &a.r;
+	int rc = parse_args(&a, argc, argv);
+
+	if (rc != GO_ON)
+		return rc;
+	rc = ap_trace_in_load("report", &a.in, &x);
 	if (rc) {
 		ap_corr_all_free(&x);
 		return rc;
@@ -93,19 +119,19 @@ int cmd_report(int argc, char **argv)
 		ap_corr_all_free(&x);
 		return AP_EXIT_RUNTIME;
 	}
-	r.attrib = &at;
-	r.path = argv[optind];
-	r.x = &x;
-	if (fmt == 2) {
-		ap_openmetrics_report(stdout, &r);
-	} else if (json) {
-		ap_report_json(stdout, &r);
+	r->attrib = &at;
+	r->path = argv[optind];
+	r->x = &x;
+	if (a.fmt == 2) {
+		ap_openmetrics_report(stdout, r);
+	} else if (a.json) {
+		ap_report_json(stdout, r);
 	} else {
-		ap_report_text(stdout, &r);
+		ap_report_text(stdout, r);
 		ap_attrib_text(stdout, &x, &at);
 	}
 	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
-	rc = ap_trace_in_salvaged("report", &in, &x, "the report above", rc);
+	rc = ap_trace_in_salvaged("report", &a.in, &x, "the report above", rc);
 	ap_attrib_free(&at);
 	ap_corr_all_free(&x);
 	return rc;

@@ -226,6 +226,13 @@ bad_value:
 	return GO_ON;
 }
 
+int cmd_run_parse(int argc, char **argv)
+{
+	struct opts o = { 0 };
+
+	return parse_opts(argc, argv, &o);
+}
+
 static int pidfd_of(pid_t pid)
 {
 #ifdef SYS_pidfd_open

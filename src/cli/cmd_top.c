@@ -407,7 +407,7 @@ struct args {
 	bool batch;
 };
 
-#define GO_ON (-1)	/* parse_args: go on; else the exit code */
+#define GO_ON AP_CMD_GO_ON	/* parse_args: go on; else the exit code */
 
 /* One of top's own options into t and a: 0, 1 for a bad value, -1 for an unknown one. */
 static int set_option(struct top *t, struct args *a, int c, const char *arg)
@@ -464,11 +464,15 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 	return 0;
 }
 
+/* The command line into t and a (from top's defaults): GO_ON, or the exit code. */
 static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 {
 	int c;
 	struct ap_opts op;
 
+	*a = (struct args){ .so = { .method = AP_METHOD_NONE, .interval_ms = DEFAULT_INTERVAL_MS,
+				    .smaps_interval_ms = DEFAULT_SMAPS_MS, .full_acct = true,
+				    .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO } };
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
 		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose h|help");
@@ -512,6 +516,34 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 		a->batch = true;
 	}
 	return GO_ON;
+}
+
+/* A struct top with the defaults of what the options set, or NULL (said). */
+static struct top *top_new(void)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		ap_cli_say("top", "out of memory");
+		return NULL;
+	}
+	t->snap_dir = ".";
+	t->v.psi_alarm = 100;
+	t->v.sort = AP_SORT_INDEX;
+	return t;
+}
+
+int cmd_top_parse(int argc, char **argv)
+{
+	struct top *t = top_new();
+	struct args a;
+	int rc;
+
+	if (!t)
+		return AP_EXIT_RUNTIME;
+	rc = parse_args(t, &a, argc, argv);
+	free(t);
+	return rc;
 }
 
 /* The session, its trace and the live model; then the TUI or the batch lines. */
@@ -561,22 +593,15 @@ out_session:
 
 int cmd_top(int argc, char **argv)
 {
-	struct args a = { .so = { .method = AP_METHOD_NONE, .interval_ms = DEFAULT_INTERVAL_MS,
-				  .smaps_interval_ms = DEFAULT_SMAPS_MS, .full_acct = true,
-				  .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO } };
+	struct args a;
 	struct ap_tplan plan = { 0 };
 	char err[AP_ERR_LEN];
 	struct top *t;
 	int rc;
 
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		ap_cli_say("top", "out of memory");
+	t = top_new();
+	if (!t)
 		return AP_EXIT_RUNTIME;
-	}
-	t->snap_dir = ".";
-	t->v.psi_alarm = 100;
-	t->v.sort = AP_SORT_INDEX;
 	rc = parse_args(t, &a, argc, argv);
 	if (rc != GO_ON) {
 		free(t);

@@ -17,4 +17,20 @@ int cmd_diff(int argc, char **argv);
 /* What a command's option parser returns when the command goes on: not an exit code. */
 #define AP_CMD_GO_ON (-1)
 
+/*
+ * Each command's command line alone, for tests/fuzz/fuzz_cli.c: what cmd_NAME does with
+ * argv before it opens a file, loads a model, starts a process or loads BPF, said as it
+ * says it (usage on stdout for --help, one line on stderr for a mistake). AP_CMD_GO_ON
+ * when cmd_NAME would go on with its work, else the exit code it would return: 0 after
+ * --help, 2 for bad usage.
+ */
+int cmd_plan_parse(int argc, char **argv);
+int cmd_record_parse(int argc, char **argv);
+int cmd_report_parse(int argc, char **argv);
+int cmd_top_parse(int argc, char **argv);
+int cmd_heatmap_parse(int argc, char **argv);
+int cmd_export_parse(int argc, char **argv);
+int cmd_run_parse(int argc, char **argv);
+int cmd_diff_parse(int argc, char **argv);
+
 #endif
