@@ -52,7 +52,12 @@ void ap_opts_init(struct ap_opts *o, const char *spec)
 		}
 		p += len;
 	}
-	optind = 1;
+	/*
+	 * 0, not 1: glibc's getopt then starts over, forgetting where it was inside a
+	 * cluster of short options (-jXj) of the last argv it read and the order ('+' or
+	 * not) of the last spec; with 1 it carries both into the next parse
+	 */
+	optind = 0;
 	opterr = 0;	/* the command says what is wrong, in one line of its own */
 }
 

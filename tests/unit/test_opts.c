@@ -37,5 +37,28 @@ int main(void)
 		CHECK("'+': options stop at the command, whose own -h stays its own",
 		      n == 1 && optind == 3, "%d options, optind %d", n, optind);
 	}
+	/* each init starts getopt over: not inside the last argv's cluster, nor in its order */
+	ap_opts_init(&o, "j|json p|plan: h|help");
+	{
+		char c1[] = "-jXp", d1[] = "cmd", d2[] = "-j";
+		char *cv[] = { a0, c1, NULL }, *dv[] = { a0, d1, d2, NULL };
+
+		n = 0;
+		while (n < 8 && (c = ap_opts_next(&o, 2, cv)) != -1) {
+			got[n++] = c;
+			if (c == '?')
+				break;	/* as a command stops: p is left in the cluster */
+		}
+		CHECK("-jXp: -j, then '?' for X, inside the cluster",
+		      n == 2 && got[0] == 'j' && got[1] == '?', "%d options", n);
+		ap_opts_init(&o, "j|json p|plan: h|help");
+		n = 0;
+		while ((c = ap_opts_next(&o, 3, dv)) != -1 && n < 8)
+			got[n++] = c;
+		CHECK("a new init forgets the cluster (no -p) and the '+' of an earlier spec "
+		      "(-j after a non-option is an option)",
+		      n == 1 && got[0] == 'j' && optind == 2 && dv[2] == d1,
+		      "%d options, first %c, optind %d", n, n ? got[0] : '-', optind);
+	}
 	TEST_EXIT();
 }

@@ -23,7 +23,10 @@ struct ap_opts {
 	char names[1024];
 };
 
-/* Reads spec (a literal of the program: a malformed one aborts) and resets getopt. */
+/*
+ * Reads spec (a literal of the program: a malformed one aborts) and resets getopt, all of
+ * it: the next parse does not depend on the last.
+ */
 void ap_opts_init(struct ap_opts *o, const char *spec);
 /* getopt_long over them: the next option's character, or -1 at the end. */
 int ap_opts_next(struct ap_opts *o, int argc, char **argv);
