@@ -194,10 +194,11 @@ bench: all $(SCALE_TRACE)
 # make fuzz FUZZ_SECONDS=60 [FUZZ_TARGETS="report plan"] [FUZZ_MERGE=1]: libFuzzer under ASan
 # and UBSan, FUZZ_SECONDS per target: model (the model reader), trace (the trace reader),
 # report (a trace through analysis, correlation, report, heatmap and export), import_csv,
-# import_litert, import_tflm (the plan importers), plan (a model through the planner) and
-# procfs (the /proc parsers). tests/fuzz/run-fuzz says where corpora and crashes go.
+# import_litert, import_tflm (the plan importers), plan (a model through the planner),
+# procfs (the /proc parsers) and cli (every command's option parser). tests/fuzz/run-fuzz
+# says where corpora and crashes go.
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= model trace report import_csv import_litert import_tflm plan procfs
+FUZZ_TARGETS ?= model trace report import_csv import_litert import_tflm plan procfs cli
 fuzz:
 	$(Q)BUILD=$(BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_TARGETS="$(FUZZ_TARGETS)" \
 		FUZZ_MERGE=$(FUZZ_MERGE) tests/fuzz/run-fuzz
