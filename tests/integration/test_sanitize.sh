@@ -69,6 +69,6 @@ one test_scale "$S/logs/test_scale.log" env BUILD="$BUILD" ARENAPROF="$S/arenapr
 
 skip "sanitize: test_record" "left out: under ASan 2 of its 85 checks against mininfer's ground truth fail (tp grow: an extra page move; -p: resident pages), not investigated: ASan's allocator and shadow mappings in the traced mininfer are the likely cause; report/heatmap/export on recorded traces run here in test_heatmap, test_export and test_hostile"
 skip "sanitize: test_tui" "left out to keep this step near 2 minutes: it passes under ASan (33 checks) but takes 61 s; its input is a live process, not a file"
-skip "sanitize: test_vm, test_vm_arm64*, test_litert_*, test_arm64_user, test_build, test_stl_order, test_fuzz_smoke" \
+skip "sanitize: test_vm, test_vm_arm64*, test_litert_*, test_arm64_user, test_build, test_stl_order, test_fuzz_smoke, test_fuzz_replay" \
 	"not rerun: they test other builds, kernels or tools (the fuzzers carry ASan and UBSan themselves)"
 echo "INFO: sanitize: build $((built - start)) s, tests $(($(date +%s) - built)) s"
