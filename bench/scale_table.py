@@ -10,7 +10,7 @@ extremes of both; goal <= 1.1. Kinds and shapes: bench/scale_trace.c and
 bench/scale_model.py. A run past --timeout seconds is shown as >T and ends that row.
 
 usage: bench/scale_table.py [--build DIR] [--max N] [--reps R] [--timeout T]
-                            [--kinds K,K] [--shapes S,S] [--max-ops N]
+                            [--kinds K,K] [--shapes S,S] [--max-ops N] [--no-import]
 """
 import argparse
 import math
@@ -175,6 +175,39 @@ def plan_table(a, tmp):
     print("   goal: plan of a 100k-operator graph < 1 s")
 
 
+def write_import(path, shape, n):
+    """a CSV plan of n tensors of 64 bytes: chain (each live at two nodes, two offsets
+    taking turns) or wide (all live at every node, side by side)"""
+    with open(path, "w") as f:
+        f.write("tensor,name,offset,size,first_node,last_node,kind\n")
+        for i in range(n):
+            if shape == "chain":
+                f.write("%d,t%d,%d,64,%d,%d,arena\n" % (i, i, (i % 2) * 64, i,
+                                                        min(i + 1, n - 1)))
+            else:
+                f.write("%d,t%d,%d,64,0,%d,arena\n" % (i, i, i * 64, n - 1))
+
+
+def import_table(a, tmp):
+    ap = os.path.join(a.build, "arenaprof")
+    sizes = [10 ** k for k in range(3, 7) if 10 ** k <= a.max]
+    print("== scale: plan --import of a CSV plan of N tensors (seconds: median [min..max] "
+          "of %d)" % a.reps)
+    entries = []
+    for shape in ("chain", "wide"):
+        by = {}
+        for n in sizes:
+            f = os.path.join(tmp, "%s.csv" % shape)
+            write_import(f, shape, n)
+            r = measure([ap, "plan", "--import", f], a.reps, a.timeout)
+            by[n] = r if r is not None else ">%gs" % a.timeout
+            os.unlink(f)
+            if not isinstance(by[n], list):
+                break
+        entries.append((shape, by))
+    table("plan --import", sizes, entries, "tensors")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--build", default=os.environ.get("BUILD", "build"))
@@ -184,6 +217,7 @@ def main():
     p.add_argument("--timeout", type=float, default=30)
     p.add_argument("--kinds", default=",".join(KINDS))
     p.add_argument("--shapes", default=",".join(SHAPES))
+    p.add_argument("--no-import", dest="imports", action="store_false")
     a = p.parse_args()
     a.kinds = [k for k in a.kinds.split(",") if k]
     a.shapes = [s for s in a.shapes.split(",") if s]
@@ -194,6 +228,8 @@ def main():
             trace_table(a, tmp)
         if a.shapes:
             plan_table(a, tmp)
+        if a.imports:
+            import_table(a, tmp)
 
 
 if __name__ == "__main__":
