@@ -284,8 +284,8 @@ int main(int argc, char **argv)
 	char *end;
 
 	if (argc != 4 && !(argc == 6 && !strcmp(argv[4], "--maps"))) {
-		fprintf(stderr, "usage: scale_trace fault|alloc|note|mapping|snapmaps|marker|sample|"
-			"vmas|unknown|blocks|reuse N OUT.trace [--maps M]\n");
+		fprintf(stderr, "usage: scale_trace fault|alloc|note|mapping|snapmaps|marker|"
+			"sample|vmas|unknown|blocks|reuse N OUT.trace [--maps M]\n");
 		return 2;
 	}
 	kind = argv[1];

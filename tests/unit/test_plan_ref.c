@@ -227,8 +227,9 @@ static size_t ref_order_by_breadth(const struct ap_graph *g, struct ap_rec *r, s
 		goto fail;
 	for (size_t k = 0; k < n; k++) {
 		int32_t last = r[k].last == AP_NODE_NONE ? (int32_t)n_ops - 1 : r[k].last;
+		int32_t i = r[k].first < 0 ? 0 : r[k].first;
 
-		for (int32_t i = r[k].first < 0 ? 0 : r[k].first; i <= last && i < (int32_t)n_ops; i++)
+		for (; i <= last && i < (int32_t)n_ops; i++)
 			breadth[i] += r[k].size;
 		if (r[k].last == AP_NODE_NONE)
 			whole[n_whole++] = (uint32_t)k;
