@@ -45,6 +45,7 @@
 #define MANY_AT 0x7e0000000000ULL
 #define FAULTS_AT 0x7d0000000000ULL
 #define PID 4242
+#define CALLER 0x560000001234ULL	/* a call site in the traced binary */
 
 static struct ap_trace_writer w;
 static char err[AP_ERR_LEN];
@@ -189,10 +190,10 @@ static void unknown_vmas(uint64_t n)
 			    AP_FF_WRITE | AP_FF_ACCESS_KNOWN | AP_FF_VMA_UNKNOWN);
 }
 
-static void alloc_rec(uint64_t ptr, uint64_t size, uint32_t fn)
+static void alloc_rec(uint64_t ptr, uint64_t size, uint32_t fn, uint64_t caller)
 {
 	struct ap_rec_alloc a = { .ts_ns = ts, .ptr = ptr, .size = size, .tid = PID, .fn = fn,
-				  .caller = 0x560000001234ULL, .run = 1 };
+				  .caller = caller, .run = 1 };
 
 	put(AP_REC_ALLOC, &a, sizeof(a));
 	ts += 100;
@@ -202,9 +203,10 @@ static void live_blocks(uint64_t n)
 {
 	uint64_t k = n / 2 ? n / 2 : 1, at = HEAP_AT + (1ULL << 32), end = at + (k + 1) * 65536;
 
-	alloc_rec(at, 1ULL << 30, AP_ALLOC_MALLOC);
+	alloc_rec(at, 1ULL << 30, AP_ALLOC_MALLOC, CALLER);
+	/* each from a call site of its own: the report groups blocks by caller */
 	for (uint64_t i = 1; i <= k; i++)
-		alloc_rec(at + i * 65536, 65536, AP_ALLOC_MALLOC);
+		alloc_rec(at + i * 65536, 65536, AP_ALLOC_MALLOC, CALLER + i * 16);
 	for (uint64_t i = 1; i <= k; i++)
 		fault_flags(at + i * 65536, at, end + (1ULL << 30), ANON_FLAGS);
 }
@@ -214,10 +216,10 @@ static void reused_block(uint64_t n)
 	uint64_t k = n / 2 ? n / 2 : 1, at = HEAP_AT + (1ULL << 32);
 
 	for (uint64_t i = 0; i < k; i++) {
-		alloc_rec(at, k * PAGE, AP_ALLOC_MALLOC);
-		alloc_rec(at, 0, AP_ALLOC_FREE);
+		alloc_rec(at, k * PAGE, AP_ALLOC_MALLOC, CALLER);
+		alloc_rec(at, 0, AP_ALLOC_FREE, CALLER);
 	}
-	alloc_rec(at, k * PAGE, AP_ALLOC_MALLOC);
+	alloc_rec(at, k * PAGE, AP_ALLOC_MALLOC, CALLER);
 	for (uint64_t i = 0; i < k; i++)
 		fault_flags(at + i * PAGE, at, at + k * PAGE, ANON_FLAGS);
 }

@@ -366,40 +366,81 @@ static int cmp_caller(const void *x, const void *y)
 	return AP_CMP(b->bytes, a->bytes);
 }
 
+/* Blocks by (call site, function), first-seen first within one: the grouping's order. */
+static int cmp_site(const void *x, const void *y, void *ctx)
+{
+	const struct ap_block *b = ctx;
+	uint32_t i = *(const uint32_t *)x, k = *(const uint32_t *)y;
+
+	if (b[i].caller != b[k].caller)
+		return AP_CMP(b[i].caller, b[k].caller);
+	return b[i].fn != b[k].fn ? AP_CMP(b[i].fn, b[k].fn) : AP_CMP(i, k);
+}
+
+/* Groups by the block each was first seen in: the order a scan would have made them. */
+static int cmp_first_seen(const void *x, const void *y)
+{
+	const struct ap_attrib_caller *a = x, *b = y;
+
+	return AP_CMP(a->first_block, b->first_block);
+}
+
+/* The blocks callers() counts: outside the arena, neither the arena nor a move of it. */
+static bool *caller_blocks(const struct ap_analysis *a, const struct blocks *bl)
+{
+	const struct ap_allocs *al = bl->al;
+	const struct ap_arena_id *id = &a->id;
+	bool *want = calloc(al->n + 1, sizeof(*want));
+
+	if (!want)
+		return NULL;
+	for (uint32_t i = 0; i < al->n; i++) {
+		const struct ap_block *b = &al->b[i];
+
+		want[i] = (int32_t)i != id->block && (bl->ft[i] || (b->run_alloc < 0 &&
+								   b->run_free >= 0));
+	}
+	for (uint32_t k = 0; k < id->n_moves; k++)
+		if (id->moves[k].block >= 0 && (uint32_t)id->moves[k].block < al->n)
+			want[id->moves[k].block] = false;
+	return want;
+}
+
 /*
  * Blocks outside the arena grouped by their allocating call site; the largest groups
- * (first-touched pages, then bytes) are named, and groups of one name merged.
+ * (first-touched pages, then bytes) are named, and groups of one name merged. The groups
+ * come from the blocks sorted by site, O(n log n), in the order of their first block.
  */
 static int callers(struct ap_attrib *at, const struct ap_analysis *a, const struct blocks *bl)
 {
 	const struct ap_allocs *al = bl->al;
-	const struct ap_arena_id *id = &a->id;
 	struct ap_attrib_caller *c = calloc(al->n + 1, sizeof(*c));
+	uint32_t *by_site = ap_order_index(al->n, cmp_site, (void *)al->b);
+	bool *want = caller_blocks(a, bl);
 	uint32_t n = 0;
 
-	if (!c)
+	if (!c || !by_site || !want) {
+		free(c);
+		free(by_site);
+		free(want);
 		return -1;
-	for (uint32_t i = 0; i < al->n; i++) {
-		const struct ap_block *b = &al->b[i];
-		bool live_run0 = b->run_alloc < 0 && b->run_free >= 0;
-		uint32_t k;
-
-		if ((int32_t)i == id->block || (!bl->ft[i] && !live_run0))
-			continue;
-		for (k = 0; k < id->n_moves; k++)
-			if (id->moves[k].block == (int32_t)i)
-				break;
-		if (k < id->n_moves)
-			continue;
-		for (k = 0; k < n; k++)
-			if (c[k].caller == b->caller && c[k].fn == b->fn)
-				break;
-		if (k == n)
-			c[n++] = (struct ap_attrib_caller){ .caller = b->caller, .fn = b->fn };
-		c[k].blocks++;
-		c[k].bytes += b->size;
-		c[k].ft_pages += bl->ft[i];
 	}
+	for (uint32_t j = 0; j < al->n; j++) {
+		uint32_t i = by_site[j];
+		const struct ap_block *b = &al->b[i];
+
+		if (!want[i])
+			continue;
+		if (!n || c[n - 1].caller != b->caller || c[n - 1].fn != b->fn)
+			c[n++] = (struct ap_attrib_caller){ .caller = b->caller, .fn = b->fn,
+							    .first_block = i };
+		c[n - 1].blocks++;
+		c[n - 1].bytes += b->size;
+		c[n - 1].ft_pages += bl->ft[i];
+	}
+	free(by_site);
+	free(want);
+	ap_qsort(c, n, sizeof(*c), cmp_first_seen);
 	ap_qsort(c, n, sizeof(*c), cmp_caller);
 	for (uint32_t i = 0; i < n && at->n_callers < AP_ATTRIB_MAX_CALLERS; i++) {
 		struct ap_attrib_caller *d = NULL;

@@ -56,6 +56,7 @@ struct ap_attrib_caller {
 	uint32_t blocks;
 	uint64_t bytes;		/* requested */
 	uint64_t ft_pages;
+	uint32_t first_block;	/* the first of its blocks (the allocation index) */
 };
 
 #define AP_ATTRIB_MAX_CALLERS 12
