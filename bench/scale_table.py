@@ -107,6 +107,7 @@ def consumers(ap, trace, other, tmp):
     return [
         ("report", [ap, "report", trace]),
         ("report --json", [ap, "report", "--json", trace]),
+        ("report --plan (attribution)", [ap, "report", "--plan", MODEL, trace]),
         ("heatmap --force --format csv", [ap, "heatmap", trace, "--force", "--plan", MODEL,
                                           "--format", "csv", "-o", "-"]),
         ("export chrome", [ap, "export", trace, "--format", "chrome", "-o", "-"]),

@@ -3,7 +3,7 @@
 # than their records (bench/scale_trace.c: fault, alloc, note, mapping copies, one big
 # snapshot, markers, samples, vmas of their own, faults of unknown vma, many live blocks,
 # one address reused), at N and 8 N records, through every consumer (report, report
-# --json, heatmap, export chrome and csv, diff). Asserts the memory bound that
+# --json, report --plan, heatmap, export chrome and csv, diff). Asserts the memory bound that
 # docs/scale.md documents, which is deterministic: peak RSS <= 24 MiB + 512 bytes a
 # record read + 1 KiB a distinct mapping, and from N to 8 N no more than that per record
 # added (a copied mapping run is one record: 8 times the copies may not take more than
@@ -49,6 +49,7 @@ consumers() {
 	printf '%s\t%s\n' \
 		report "report $1" \
 		"report --json" "report --json $1" \
+		"report --plan" "report --plan $MODEL $1" \
 		heatmap "heatmap $1 --force --plan $MODEL -o $TMP/h.csv" \
 		"export chrome" "export $1 -o $TMP/x.json" \
 		"export csv" "export $1 --format csv -o $TMP/x.csv" \
