@@ -224,6 +224,31 @@ static void reused_block(uint64_t n)
 		fault_flags(at + i * PAGE, at, at + k * PAGE, ANON_FLAGS);
 }
 
+/*
+ * 64 aligned blocks that could each be the arena, N/2 first touches among them, and N/2
+ * faults in vmas of their own: the analysis gives all but one block back to the mapping
+ * that holds it, every touch looked up among the N/2 mappings.
+ */
+static void given_back(uint64_t n)
+{
+	uint64_t k = n / 2 ? n / 2 : 1, at = HEAP_AT + (1ULL << 32);
+	uint64_t pages = (k + 63) / 64, bytes = pages * PAGE, end = at + 64 * (bytes + PAGE);
+
+	/* the heap's vma, known before the blocks: what takes their touches back */
+	fault_flags(end - PAGE, at, end, ANON_FLAGS);
+	for (uint64_t b = 0; b < 64; b++) {
+		struct ap_rec_alloc a = { .ts_ns = ts, .ptr = at + b * (bytes + PAGE),
+					  .size = bytes, .align = 64, .caller = CALLER,
+					  .tid = PID, .fn = AP_ALLOC_ALIGNED_ALLOC, .run = 1 };
+
+		put(AP_REC_ALLOC, &a, sizeof(a));
+		ts += 100;
+	}
+	for (uint64_t i = 0; i < k; i++)
+		fault_flags(at + (i % 64) * (bytes + PAGE) + (i / 64) * PAGE, at, end, ANON_FLAGS);
+	own_vmas(k);
+}
+
 static void notes(uint64_t n)
 {
 	char text[96];
@@ -287,7 +312,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4 && !(argc == 6 && !strcmp(argv[4], "--maps"))) {
 		fprintf(stderr, "usage: scale_trace fault|alloc|note|mapping|snapmaps|marker|"
-			"sample|vmas|unknown|blocks|reuse N OUT.trace [--maps M]\n");
+			"sample|vmas|unknown|blocks|reuse|giveback N OUT.trace [--maps M]\n");
 		return 2;
 	}
 	kind = argv[1];
@@ -324,6 +349,8 @@ int main(int argc, char **argv)
 		live_blocks(n);
 	else if (!strcmp(kind, "reuse"))
 		reused_block(n);
+	else if (!strcmp(kind, "giveback"))
+		given_back(n);
 	else {
 		fprintf(stderr, "scale_trace: unknown kind '%s'\n", kind);
 		return 2;

@@ -346,6 +346,19 @@ static int32_t holder(const struct ap_analysis *a, uint64_t addr)
 }
 
 /*
+ * The mappings that are not a block's, each painted over the older ones: holder() for
+ * every touch given back at O(log n) rather than a scan of the mappings. -1: no memory.
+ */
+static int holders(const struct ap_analysis *a, struct ap_newest *h)
+{
+	for (uint32_t i = 0; i < a->n_maps; i++)
+		if (!a->maps[i].block && a->maps[i].start < a->maps[i].end &&
+		    ap_newest_add(h, a->maps[i].start, a->maps[i].end, (int32_t)i))
+			return -1;
+	return 0;
+}
+
+/*
  * The regions of blocks that did not become the arena nor its re-plans go back to the
  * mappings that hold them (their first touches and counts; a region nothing else holds
  * stays a mapping of its own). -1: out of memory.
@@ -353,13 +366,22 @@ static int32_t holder(const struct ap_analysis *a, uint64_t addr)
 static int give_back(struct ap_analysis *a, const bool *keep)
 {
 	struct priv *pv = a->priv;
+	struct ap_newest hold = { 0 };
+	bool built = false;
+	int rc = -1;
 
 	for (uint32_t k = 0; k < pv->n_reg; k++) {
 		struct region *rg = &pv->reg[k];
-		int32_t to = holder(a, rg->start);
 		struct ap_amap *m = &a->maps[rg->map], *h;
+		int32_t to;
 
-		if (keep[k] || to < 0)
+		if (keep[k])
+			continue;
+		if (!built && holders(a, &hold))
+			goto out;
+		built = true;
+		to = ap_newest_at(&hold, rg->start);
+		if (to < 0)
 			continue;
 		for (uint64_t i = 0; i < a->n_touches; i++) {
 			struct ap_touch *t = &a->touches[i];
@@ -367,9 +389,9 @@ static int give_back(struct ap_analysis *a, const bool *keep)
 
 			if ((int32_t)t->map != rg->map)
 				continue;
-			dst = holder(a, m->start + (t->page << pv->page_shift));
+			dst = ap_newest_at(&hold, m->start + (t->page << pv->page_shift));
 			if (dst >= 0 && move_touch(a, t, dst))
-				return -1;
+				goto out;
 		}
 		/* the faults that were no first touch: to the holder of its start */
 		h = &a->maps[to];
@@ -379,7 +401,10 @@ static int give_back(struct ap_analysis *a, const bool *keep)
 		m->faults = m->major = m->writes = 0;
 		rg->map = -1;	/* ap_analysis_map_of: the holder now */
 	}
-	return 0;
+	rc = 0;
+out:
+	ap_newest_free(&hold);
+	return rc;
 }
 
 /*
