@@ -249,6 +249,19 @@ static void given_back(uint64_t n)
 	own_vmas(k);
 }
 
+/* N/2 blocks, each in a vma of its own, from a call site of its own, and touched once */
+static void sites(uint64_t n)
+{
+	uint64_t k = n / 2 ? n / 2 : 1;
+
+	for (uint64_t i = 0; i < k; i++) {
+		uint64_t at = MANY_AT + i * 2 * PAGE;
+
+		alloc_rec(at, PAGE, AP_ALLOC_MALLOC, CALLER + i * 16);
+		fault_flags(at, at, at + PAGE, ANON_FLAGS);
+	}
+}
+
 static void notes(uint64_t n)
 {
 	char text[96];
@@ -312,7 +325,7 @@ int main(int argc, char **argv)
 
 	if (argc != 4 && !(argc == 6 && !strcmp(argv[4], "--maps"))) {
 		fprintf(stderr, "usage: scale_trace fault|alloc|note|mapping|snapmaps|marker|"
-			"sample|vmas|unknown|blocks|reuse|giveback N OUT.trace [--maps M]\n");
+			"sample|vmas|unknown|blocks|reuse|giveback|sites N OUT.trace [--maps M]\n");
 		return 2;
 	}
 	kind = argv[1];
@@ -351,6 +364,8 @@ int main(int argc, char **argv)
 		reused_block(n);
 	else if (!strcmp(kind, "giveback"))
 		given_back(n);
+	else if (!strcmp(kind, "sites"))
+		sites(n);
 	else {
 		fprintf(stderr, "scale_trace: unknown kind '%s'\n", kind);
 		return 2;

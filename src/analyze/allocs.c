@@ -394,12 +394,11 @@ const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_of
 
 const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, size_t len)
 {
-	for (uint32_t i = 0; i < a->n_maps; i++) {
+	int32_t i = ap_analysis_file_map_at(a, addr);
+
+	if (i >= 0) {
 		const struct ap_amap *m = &a->maps[i];
 
-		if (m->anon || !m->named || m->path[0] != '/' || addr < m->start ||
-		    addr >= m->end)
-			continue;
 		/* names only from the file that was mapped: a rebuilt binary, or another
 		 * machine's file at the same path, would give wrong ones */
 		return ap_file_addr_name(m->path, m->inode, addr - m->start + m->offset, buf,

@@ -129,5 +129,7 @@ uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field);
  * Valid until ap_analysis_free.
  */
 int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f);
+/* The first mapping (by index) of a named file that holds addr, or -1: O(log n). */
+int32_t ap_analysis_file_map_at(const struct ap_analysis *a, uint64_t addr);
 
 #endif
