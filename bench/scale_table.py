@@ -22,7 +22,7 @@ import threading
 import time
 
 KINDS = ["fault", "alloc", "note", "mapping", "snapmaps", "marker", "sample",
-         "vmas", "unknown", "blocks", "reuse", "giveback"]
+         "vmas", "unknown", "blocks", "reuse", "giveback", "sites"]
 SHAPES = ["chain", "fanin", "fanin-fc", "residual", "unet", "transformer"]
 MODEL = "tests/models/mobilenet_v1_0.25_128_quant.tflite"	# the heatmap's plan
 

@@ -2,11 +2,11 @@
 # Hostile scale, scaled down: traces of each record kind and shape that once cost more
 # than their records (bench/scale_trace.c: fault, alloc, note, mapping copies, one big
 # snapshot, markers, samples, vmas of their own, faults of unknown vma, many live blocks,
-# one address reused, blocks given back), at N and 8 N records, through every consumer
-# (report, report --json, report --plan, heatmap, export chrome and csv, diff). Asserts
-# the memory bound that docs/scale.md documents, which is deterministic: peak RSS <= 24 MiB
-# + 512 bytes a record read + 1 KiB a distinct mapping, and from N to 8 N no more than
-# that per record added (a copied mapping run is one record: 8 times the copies may not
+# one address reused, blocks given back, call sites), at N and 8 N records, through every
+# consumer (report, report --json, report --plan, heatmap, export chrome and csv, diff).
+# Asserts the memory bound that docs/scale.md documents, which is deterministic: peak RSS
+# <= 24 MiB + 512 bytes a record read + 1 KiB a distinct mapping, and from N to 8 N no more
+# than that per record added (a copied mapping run is one record: 8 times the copies may not
 # take more than 4 MiB more). Time is the bench's (make bench: the scale table); a run past 120 s fails
 # here as a hang.
 #
@@ -57,7 +57,8 @@ consumers() {
 }
 
 "$GEN" fault 100 "$TMP/small.trace" || { fail "scale: scale_trace" "cannot write"; exit 1; }
-for kind in fault alloc note mapping snapmaps marker sample vmas unknown blocks reuse giveback; do
+for kind in fault alloc note mapping snapmaps marker sample vmas unknown blocks reuse giveback \
+	sites; do
 	if ! "$GEN" "$kind" "$N" "$TMP/a.trace" || ! "$GEN" "$kind" "$BIG" "$TMP/b.trace"; then
 		fail "scale: $kind" "scale_trace could not write the traces"
 		continue
@@ -74,7 +75,7 @@ for kind in fault alloc note mapping snapmaps marker sample vmas unknown blocks 
 		fi
 		per=$PER_REC
 		# up to a mapping a record: vmas of their own, one snapshot of N mappings
-		case $kind in vmas|snapmaps|giveback) per=$((PER_REC + 1024)) ;; esac
+		case $kind in vmas|snapmaps|giveback|sites) per=$((PER_REC + 1024)) ;; esac
 		bound=$((BASE_KIB + BIG * per / 1024))
 		grow=$(((BIG - N) * per / 1024))
 		[ "$kind" = mapping ] && grow=4096
