@@ -6,9 +6,9 @@
 # consumer (report, report --json, report --plan, heatmap, export chrome and csv, diff).
 # Asserts the memory bound that docs/scale.md documents, which is deterministic: peak RSS
 # <= 24 MiB + 512 bytes a record read + 1 KiB a distinct mapping, and from N to 8 N no more
-# than that per record added (a copied mapping run is one record: 8 times the copies may not
-# take more than 4 MiB more). Time is the bench's (make bench: the scale table); a run past 120 s fails
-# here as a hang.
+# than that per record added (a copied mapping run is one record: 8 times the copies may
+# not take more than 4 MiB more). Time is the bench's (make bench: the scale table); a run
+# past 120 s fails here as a hang.
 #
 #   SCALE_N       N (default 20000)
 #   SCALE_NO_RSS  1: run every command, assert exit 0 and the output alone (the sanitizer
