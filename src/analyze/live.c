@@ -15,6 +15,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/analyze/mapindex.h"
+#include "arenaprof/analyze/newest.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
@@ -34,6 +35,7 @@ struct touch {
 struct priv {
 	struct ap_pageset held;		/* every page held, of every mapping */
 	struct ap_mapindex index;	/* maps by their bounds */
+	struct ap_newest newest;	/* the newest map over each address */
 	int32_t last;			/* the mapping of the previous fault */
 	uint32_t page_shift;
 	struct touch *touches;		/* every first touch, in order */
@@ -68,20 +70,20 @@ static int32_t map_get(struct ap_live *l, uint64_t start, uint64_t end)
 	m->path = strdup("");
 	m->anon = true;
 	m->first_run = INT32_MAX;
-	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)l->n_maps)) {
+	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)l->n_maps) ||
+	    (start < end && ap_newest_add(&pv->newest, start, end, (int32_t)l->n_maps))) {
 		free(m->path);
 		return -1;
 	}
 	return (int32_t)l->n_maps++;
 }
 
-/* The newest known mapping that contains addr, or -1. */
+/* The newest known mapping that contains addr, or -1: painted ranges, O(log n). */
 static int32_t map_containing(const struct ap_live *l, uint64_t addr)
 {
-	for (int32_t i = (int32_t)l->n_maps - 1; i >= 0; i--)
-		if (l->maps[i].start <= addr && addr < l->maps[i].end)
-			return i;
-	return -1;
+	const struct priv *pv = l->priv;
+
+	return ap_newest_at(&pv->newest, addr);
 }
 
 /* ---- the arena ---- */
@@ -602,29 +604,47 @@ static int cmp_object(const void *a, const void *b)
 	return r ? r : strcmp(x->name, y->name);
 }
 
+static const char *object_name(const struct ap_live_map *m)
+{
+	return m->path[0] ? m->path : "[anon]";
+}
+
+/* Maps by object name, the first-made first among one name. */
+static int cmp_map_name(const void *x, const void *y, void *ctx)
+{
+	const struct ap_live *l = ctx;
+	uint32_t i = *(const uint32_t *)x, k = *(const uint32_t *)y;
+	int r = strcmp(object_name(&l->maps[i]), object_name(&l->maps[k]));
+
+	return r ? r : AP_CMP(i, k);
+}
+
+/* The mappings grouped by name (from a sort: O(n log n) a refresh), the largest first. */
 uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, uint32_t max)
 {
 	struct ap_live_object *all;
-	uint32_t n = 0;
+	uint32_t n = 0, *by_name;
 
 	if (!max || !l->n_maps)
 		return 0;
 	all = calloc(l->n_maps, sizeof(*all));
-	if (!all)
+	by_name = ap_order_index(l->n_maps, cmp_map_name, (void *)l);
+	if (!all || !by_name) {
+		free(all);
+		free(by_name);
 		return 0;
-	for (uint32_t i = 0; i < l->n_maps; i++) {
-		const struct ap_live_map *m = &l->maps[i];
-		const char *name = m->path[0] ? m->path : "[anon]";
-		uint32_t k;
-
-		for (k = 0; k < n && strcmp(all[k].name, name); k++)
-			;
-		if (k == n)
-			all[n++] = (struct ap_live_object){ .name = name, .anon = m->anon };
-		all[k].held_pages += m->first_touch_pages + m->resident_at_attach;
-		all[k].faults += m->faults;
-		all[k].mappings++;
 	}
+	for (uint32_t j = 0; j < l->n_maps; j++) {
+		const struct ap_live_map *m = &l->maps[by_name[j]];
+		const char *name = object_name(m);
+
+		if (!n || strcmp(all[n - 1].name, name))
+			all[n++] = (struct ap_live_object){ .name = name, .anon = m->anon };
+		all[n - 1].held_pages += m->first_touch_pages + m->resident_at_attach;
+		all[n - 1].faults += m->faults;
+		all[n - 1].mappings++;
+	}
+	free(by_name);
 	qsort(all, n, sizeof(*all), cmp_object);
 	if (n > max)
 		n = max;
@@ -653,6 +673,7 @@ void ap_live_free(struct ap_live *l)
 	if (pv) {
 		ap_pageset_free(&pv->held);
 		ap_mapindex_free(&pv->index);
+		ap_newest_free(&pv->newest);
 		free(pv->touches);
 		free(pv->owner);
 		free(pv->state);
