@@ -392,9 +392,47 @@ const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_of
 	return buf;
 }
 
+static bool names_file(const struct ap_amap *m)
+{
+	return !m->anon && m->named && m->path && m->path[0] == '/' && m->start < m->end;
+}
+
+/* The painting of a's named files, up to date; -1: no memory (or a has none). */
+static int file_names(const struct ap_analysis *a)
+{
+	struct ap_file_names *f = a->file_names;
+
+	if (!f)
+		return -1;
+	if (!f->stale && f->of == a->n_maps)
+		return 0;
+	ap_newest_free(&f->paint);
+	for (uint32_t i = a->n_maps; i-- > 0;)
+		if (names_file(&a->maps[i]) &&
+		    ap_newest_add(&f->paint, a->maps[i].start, a->maps[i].end, (int32_t)i)) {
+			ap_newest_free(&f->paint);
+			f->of = UINT32_MAX;
+			return -1;
+		}
+	f->of = a->n_maps;
+	f->stale = false;
+	return 0;
+}
+
+/* The first mapping (by index) of a named file that holds addr, or -1: O(log n). */
+static int32_t file_map_at(const struct ap_analysis *a, uint64_t addr)
+{
+	if (!file_names(a))
+		return ap_newest_at(&a->file_names->paint, addr);
+	for (uint32_t i = 0; i < a->n_maps; i++)	/* no memory to paint: a scan */
+		if (names_file(&a->maps[i]) && a->maps[i].start <= addr && addr < a->maps[i].end)
+			return (int32_t)i;
+	return -1;
+}
+
 const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, size_t len)
 {
-	int32_t i = ap_analysis_file_map_at(a, addr);
+	int32_t i = file_map_at(a, addr);
 
 	if (i >= 0) {
 		const struct ap_amap *m = &a->maps[i];

@@ -2,6 +2,7 @@
 /* analysis: the single pass over a trace behind `report` (see analysis.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,16 +42,7 @@ struct priv {
 	uint64_t regions_missed;	/* blocks past MAX_REGIONS, not kept apart */
 	uint64_t *run_begin;	/* by run index: its RUN_BEGIN time (run_ns' partner) */
 	uint64_t run_markers;	/* RUN_BEGIN and RUN_END records read */
-	/* ap_analysis_file_map_at's painting, of files_of maps; stale when one is named */
-	struct ap_newest files;
-	uint32_t files_of;
-	bool files_stale;
 };
-
-static struct priv *pv_of(const struct ap_analysis *a)
-{
-	return a->priv;
-}
 
 /* A run marker: its begin time, or its duration once it ends (a->run_ns). */
 static int on_run(struct ap_analysis *a, const struct ap_trace_rec *rec)
@@ -189,42 +181,6 @@ static int32_t map_containing(const struct ap_analysis *a, uint64_t addr)
 	const struct priv *pv = a->priv;
 
 	return ap_newest_at(&pv->newest, addr);
-}
-
-static bool names_file(const struct ap_amap *m)
-{
-	return !m->anon && m->named && m->path && m->path[0] == '/' && m->start < m->end;
-}
-
-/*
- * The mappings of named files painted from the newest to the oldest, so the oldest over
- * an address wins, as a scan in index order would have it; rebuilt when a mapping was
- * added or named since. -1: no memory.
- */
-static int paint_files(const struct ap_analysis *a, struct priv *pv)
-{
-	ap_newest_free(&pv->files);
-	for (uint32_t i = a->n_maps; i-- > 0;)
-		if (names_file(&a->maps[i]) &&
-		    ap_newest_add(&pv->files, a->maps[i].start, a->maps[i].end, (int32_t)i))
-			return -1;
-	pv->files_of = a->n_maps;
-	pv->files_stale = false;
-	return 0;
-}
-
-int32_t ap_analysis_file_map_at(const struct ap_analysis *a, uint64_t addr)
-{
-	struct priv *pv = a->priv;
-
-	if (!pv || ((pv->files_stale || pv->files_of != a->n_maps) && paint_files(a, pv))) {
-		for (uint32_t i = 0; i < a->n_maps; i++)	/* no memory to paint: scan */
-			if (names_file(&a->maps[i]) && a->maps[i].start <= addr &&
-			    addr < a->maps[i].end)
-				return (int32_t)i;
-		return -1;
-	}
-	return ap_newest_at(&pv->files, addr);
 }
 
 static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t *mi_out)
@@ -517,7 +473,7 @@ static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
 	if (!m->path)
 		return -1;
 	m->named = true;
-	pv_of(a)->files_stale = true;
+	a->file_names->stale = true;
 	m->offset = mr.offset;
 	m->inode = mr.inode;
 	m->prot = mr.prot;
@@ -622,7 +578,7 @@ static int name_kind(struct ap_analysis *a, bool anon)
 		n = &a->maps[src_map[first[j]]];
 		free(m->path);
 		m->path = strdup(n->path);
-		pv_of(a)->files_stale = true;
+		a->file_names->stale = true;
 		if (!m->path)
 			goto out;
 		m->prot = n->prot;
@@ -716,7 +672,8 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	a->priv = pv;
 	pv->last = -1;
 	a->allocs = calloc(1, sizeof(*a->allocs));
-	if (!a->allocs) {
+	a->file_names = calloc(1, sizeof(*a->file_names));
+	if (!a->allocs || !a->file_names) {
 		ap_seterr(err, "out of memory");
 		return -1;
 	}
@@ -856,12 +813,15 @@ void ap_analysis_free(struct ap_analysis *a)
 		free(a->allocs);
 	}
 	free(a->run_ns);
+	if (a->file_names) {
+		ap_newest_free(&a->file_names->paint);
+		free(a->file_names);
+	}
 	if (pv) {
 		ap_pageset_free(&pv->touched);
 		free(pv->run_begin);
 		ap_mapindex_free(&pv->index);
 		ap_newest_free(&pv->newest);
-		ap_newest_free(&pv->files);
 		free(pv);
 	}
 	memset(a, 0, sizeof(*a));

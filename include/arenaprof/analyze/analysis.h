@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/analyze/newest.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/trace/trace.h"
 
@@ -94,8 +95,21 @@ struct ap_analysis {
 	uint32_t n_notes, cap_notes;
 	struct ap_touch *touches;	/* every first touch, in trace order */
 	uint64_t n_touches, cap_touches;
+	/* ap_addr_name's painting of the named files (allocs.c); analysis.c marks it stale */
+	struct ap_file_names *file_names;
 	/* internal */
 	void *priv;
+};
+
+/*
+ * The mappings of named files painted from the newest to the oldest (newest.h), so the
+ * oldest over an address wins, as a scan in index order would have it; painted again when
+ * a mapping was added (of is the count it covers) or named (stale) since.
+ */
+struct ap_file_names {
+	struct ap_newest paint;
+	uint32_t of;
+	bool stale;
 };
 
 struct ap_analysis_opts {
@@ -129,7 +143,5 @@ uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field);
  * Valid until ap_analysis_free.
  */
 int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f);
-/* The first mapping (by index) of a named file that holds addr, or -1: O(log n). */
-int32_t ap_analysis_file_map_at(const struct ap_analysis *a, uint64_t addr);
 
 #endif
