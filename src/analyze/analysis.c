@@ -25,7 +25,9 @@
 struct priv {
 	struct ap_pageset touched;
 	struct ap_mapindex index;	/* maps by their bounds */
-	struct ap_newest newest;	/* the newest map over each address */
+	struct ap_newest newest;	/* the newest of the painted maps over each address */
+	uint32_t painted;		/* painted maps: on the first look-up that needs them */
+	bool paint_oom;			/* out of memory painting: look-ups scan */
 	int32_t last;		/* the mapping of the previous fault */
 	uint32_t page_shift;
 	/*
@@ -167,8 +169,7 @@ static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 	m->anon = true;
 	m->role = "anon";
 	m->first_run = INT32_MAX;
-	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)a->n_maps) ||
-	    ap_newest_add(&pv->newest, start, end, (int32_t)a->n_maps)) {
+	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)a->n_maps)) {
 		free(m->path);
 		return -1;
 	}
@@ -178,9 +179,18 @@ static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
 /* The newest known mapping that contains addr, or -1. */
 static int32_t map_containing(const struct ap_analysis *a, uint64_t addr)
 {
-	const struct priv *pv = a->priv;
+	struct priv *pv = a->priv;
 
-	return ap_newest_at(&pv->newest, addr);
+	/* painted in the order they were made, only when a fault of unknown vma asks */
+	for (; pv->painted < a->n_maps && !pv->paint_oom; pv->painted++)
+		pv->paint_oom = ap_newest_add(&pv->newest, a->maps[pv->painted].start,
+					      a->maps[pv->painted].end, (int32_t)pv->painted);
+	if (!pv->paint_oom)
+		return ap_newest_at(&pv->newest, addr);
+	for (int32_t i = (int32_t)a->n_maps - 1; i >= 0; i--)
+		if (a->maps[i].start <= addr && addr < a->maps[i].end)
+			return i;
+	return -1;
 }
 
 static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t *mi_out)
