@@ -210,35 +210,38 @@ static bool key_less(const struct ap_rec *r, uint32_t a, uint32_t b)
 	return a < b;
 }
 
+/* Lifts v's child c (its left one when left) above v; returns c, the subtree's root. */
+static uint32_t rotate_up(const struct pindex *x, struct pnode *t, uint32_t v, bool left)
+{
+	uint32_t c = left ? t[v].l : t[v].r;
+
+	if (left) {
+		t[v].l = t[c].r;
+		t[c].r = v;
+	} else {
+		t[v].r = t[c].l;
+		t[c].l = v;
+	}
+	pull(x, t, v);
+	pull(x, t, c);
+	return c;
+}
+
 /* Inserts node k under v; returns the subtree's new root. Depth O(log n) expected. */
 static uint32_t insert_at(const struct pindex *x, struct pnode *t, uint32_t v, uint32_t k)
 {
-	uint32_t c;
-
 	if (!v) {
 		pull(x, t, k);
 		return k;
 	}
 	if (key_less(x->r, t[k].rec, t[v].rec)) {
 		t[v].l = insert_at(x, t, t[v].l, k);
-		if (t[t[v].l].prio > t[v].prio) {	/* rotate right */
-			c = t[v].l;
-			t[v].l = t[c].r;
-			t[c].r = v;
-			pull(x, t, v);
-			pull(x, t, c);
-			return c;
-		}
+		if (t[t[v].l].prio > t[v].prio)
+			return rotate_up(x, t, v, true);
 	} else {
 		t[v].r = insert_at(x, t, t[v].r, k);
-		if (t[t[v].r].prio > t[v].prio) {	/* rotate left */
-			c = t[v].r;
-			t[v].r = t[c].l;
-			t[c].l = v;
-			pull(x, t, v);
-			pull(x, t, c);
-			return c;
-		}
+		if (t[t[v].r].prio > t[v].prio)
+			return rotate_up(x, t, v, false);
 	}
 	pull(x, t, v);
 	return v;
