@@ -29,3 +29,12 @@ expect_refusal() {
 	check "$name" sh -c '[ "$1" = "$2" ] && [ "$(printf "%s\n" "$3" | wc -l)" = 1 ] &&
 		printf "%s" "$3" | grep -q -- "$4"' _ "$rc" "$want" "$out" "$pat"
 }
+
+# find_clang: prints the first clang on PATH (clang, then clang-14 to clang-19); 1 for none
+find_clang() {
+	local c
+	for c in clang clang-14 clang-15 clang-16 clang-17 clang-18 clang-19; do
+		command -v "$c" >/dev/null 2>&1 && echo "$c" && return 0
+	done
+	return 1
+}

@@ -12,11 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 name=fuzz_replay
 targets=(model trace report import_csv import_litert import_tflm plan procfs cli)
-have_clang=
-for c in clang clang-14 clang-15 clang-16 clang-17 clang-18 clang-19; do
-	command -v "$c" >/dev/null 2>&1 && have_clang=$c && break
-done
-if [ -z "$have_clang" ]; then
+if ! have_clang=$(find_clang); then
 	fail "$name" "no clang to build the fuzzers: install clang-14 and libclang-rt-14-dev"
 	exit 1
 fi

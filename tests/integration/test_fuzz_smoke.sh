@@ -9,11 +9,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
 name=fuzz_smoke
-have_clang=
-for c in clang clang-14 clang-15 clang-16 clang-17 clang-18 clang-19; do
-	command -v "$c" >/dev/null 2>&1 && have_clang=$c && break
-done
-if [ -z "$have_clang" ]; then
+if ! have_clang=$(find_clang); then
 	fail "$name" "no clang to build the fuzzer: install clang-14 and libclang-rt-14-dev"
 	exit 1
 fi
