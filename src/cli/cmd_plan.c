@@ -105,18 +105,27 @@ static int shown_hook(void *ctx, struct ap_sg_plan *sp, char *err)
 static int plan_strategies(const char *path, struct shown *c)
 {
 	struct ap_plan_set *s = c->s;
+	struct ap_tplan other = { 0 };	/* the other strategies, one after the other */
+	bool have_other = false;
 	char err[AP_ERR_LEN];
 
 	for (int i = 0; i < AP_STRAT_COUNT; i++) {
 		struct ap_profile pr;
-		struct ap_tplan other, *p = i == (int)c->strat ? &s->plan : &other;
+		struct ap_tplan *p = i == (int)c->strat ? &s->plan : &other;
+		int rc = 0;
 
-		if ((p != &s->plan || !c->planned) && ap_plan_graph(&c->g, i, p, err)) {
+		if (p == &s->plan && !c->planned)
+			rc = ap_plan_graph(&c->g, i, p, err);
+		else if (p == &other)
+			rc = (have_other ? ap_plan_graph_again : ap_plan_graph)(&c->g, i, p, err);
+		if (rc) {
 			ap_cli_say("plan", "%s: %s", path, err);
 			return AP_EXIT_RUNTIME;
 		}
 		if (p == &s->plan)
 			c->planned = true;
+		else
+			have_other = true;
 		s->strat_bytes[i] = p->arena_bytes;
 		if (ap_profile_compute(p, &pr) == 0)
 			s->strat_lb[i] = pr.lower_bound;
@@ -125,12 +134,11 @@ static int plan_strategies(const char *path, struct shown *c)
 		if (ap_tplan_check(p, err)) {
 			ap_cli_say("plan", "internal error: %s plan of %s is "
 				"inconsistent: %s", ap_strategy_name(i), path, err);
-			ap_tplan_free(p);
+			ap_tplan_free(&other);
 			return AP_EXIT_RUNTIME;
 		}
-		if (p != &s->plan)
-			ap_tplan_free(p);
 	}
+	ap_tplan_free(&other);
 	s->naive_bytes = s->strat_bytes[AP_STRAT_NAIVE];
 	return AP_EXIT_OK;
 }

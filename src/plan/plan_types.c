@@ -25,11 +25,11 @@ void ap_tplan_free(struct ap_tplan *p)
 
 	if (!p)
 		return;
-	if (p->t) {
+	if (p->t && !p->names) {
 		for (i = 0; i < p->n; i++)
 			free(p->t[i].name);
 	}
-	if (p->ops) {
+	if (p->ops && !p->names) {
 		for (i = 0; i < p->n_ops; i++) {
 			free(p->ops[i].opname);
 			free(p->ops[i].out_name);
@@ -39,6 +39,7 @@ void ap_tplan_free(struct ap_tplan *p)
 	free(p->ops);
 	free(p->model);
 	free(p->strategy);
+	free(p->names);
 	memset(p, 0, sizeof(*p));
 }
 

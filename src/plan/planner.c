@@ -147,28 +147,59 @@ static enum ap_kind kind_of(const struct ap_tensor *t)
 	return AP_KIND_ARENA;
 }
 
-/* The skeleton of a plan: names, kinds, LiteRT lifetimes; offsets still -1. */
-static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
+static const char *or_empty(const char *s)
 {
-	int32_t *last = NULL;
+	return s ? s : "";
+}
 
-	memset(p, 0, sizeof(*p));
-	p->n = g->n_tensors;
-	p->n_ops = g->n_ops;
-	p->t = calloc(p->n ? p->n : 1, sizeof(*p->t));
-	p->ops = calloc(p->n_ops ? p->n_ops : 1, sizeof(*p->ops));
-	p->model = strdup(g->model && g->model->path ? g->model->path : "");
-	last = last_uses(g);
-	if (!p->t || !p->ops || !p->model || !last)
-		goto oom;
+/* The name of the operator's output 0, "" when it has none. */
+static const char *out_name(const struct ap_graph *g, const struct ap_op *op)
+{
+	int32_t o = op->n_out ? op->out[0] : -1;
+
+	return o >= 0 && (uint32_t)o < g->n_tensors ? or_empty(g->t[o].name) : "";
+}
+
+/* The plan's tensor, operator and output names, copied into one block (p->names). */
+static int copy_names(const struct ap_graph *g, struct ap_tplan *p)
+{
+	size_t len = 1;
+	char *at;
+
+	for (uint32_t i = 0; i < p->n; i++)
+		len += strlen(or_empty(g->t[i].name)) + 1;
+	for (uint32_t i = 0; i < p->n_ops; i++)
+		len += strlen(or_empty(g->ops[i].name)) + strlen(out_name(g, &g->ops[i])) + 2;
+	at = p->names = malloc(len);
+	if (!at)
+		return -1;
+	for (uint32_t i = 0; i < p->n; i++) {
+		p->t[i].name = at;
+		at = stpcpy(at, or_empty(g->t[i].name)) + 1;
+	}
+	for (uint32_t i = 0; i < p->n_ops; i++) {
+		p->ops[i].opname = at;
+		at = stpcpy(at, or_empty(g->ops[i].name)) + 1;
+		p->ops[i].out_name = at;
+		at = stpcpy(at, out_name(g, &g->ops[i])) + 1;
+	}
+	return 0;
+}
+
+/* The skeleton of a plan: names, kinds, LiteRT lifetimes; offsets still -1. */
+/* The plan's tensors as g has them, offsets -1: what every strategy starts from. */
+static int tplan_fill(const struct ap_graph *g, struct ap_tplan *p)
+{
+	int32_t *last = last_uses(g);
+
+	if (!last)
+		return -1;
+	p->weights_bytes = 0;
 	for (uint32_t i = 0; i < p->n; i++) {
 		const struct ap_tensor *t = &g->t[i];
 		struct ap_ptensor *pt = &p->t[i];
 
 		pt->index = (int32_t)i;
-		pt->name = strdup(t->name ? t->name : "");
-		if (!pt->name)
-			goto oom;
 		pt->bytes = t->bytes;
 		pt->offset = -1;
 		pt->kind = kind_of(t);
@@ -185,23 +216,25 @@ static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
 		if (t->alloc == AP_ALLOC_WEIGHTS)
 			p->weights_bytes += t->bytes;
 	}
-	for (uint32_t i = 0; i < p->n_ops; i++) {
-		const struct ap_op *op = &g->ops[i];
-		int32_t o = op->n_out ? op->out[0] : -1;
-
-		p->ops[i].opname = strdup(op->name ? op->name : "");
-		p->ops[i].out_name = strdup(o >= 0 && (uint32_t)o < g->n_tensors &&
-					     g->t[o].name ? g->t[o].name : "");
-		if (!p->ops[i].opname || !p->ops[i].out_name)
-			goto oom;
-	}
 	free(last);
 	return 0;
-oom:
-	free(last);
-	ap_tplan_free(p);
-	ap_seterr(err, "out of memory building the plan");
-	return -1;
+}
+
+/* The skeleton of a plan: names, kinds, LiteRT lifetimes; offsets still -1. */
+static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
+{
+	memset(p, 0, sizeof(*p));
+	p->n = g->n_tensors;
+	p->n_ops = g->n_ops;
+	p->t = calloc(p->n ? p->n : 1, sizeof(*p->t));
+	p->ops = calloc(p->n_ops ? p->n_ops : 1, sizeof(*p->ops));
+	p->model = strdup(g->model && g->model->path ? g->model->path : "");
+	if (!p->t || !p->ops || !p->model || copy_names(g, p) || tplan_fill(g, p)) {
+		ap_tplan_free(p);
+		ap_seterr(err, "out of memory building the plan");
+		return -1;
+	}
+	return 0;
 }
 
 static int less_tflite(int32_t a, int32_t b, const void *ctx)
@@ -541,8 +574,8 @@ static uint64_t plan_persistent(const struct ap_graph *g, struct ap_tplan *p)
 	return end;
 }
 
-int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p,
-		  char *err)
+/* The offsets of strategy s in p, a skeleton of g (tplan_init): -1 when out of memory. */
+static int place_by(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p)
 {
 	struct ap_rec *r = NULL;
 	size_t n;
@@ -550,20 +583,18 @@ int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan 
 	bool sharing = s == AP_STRAT_TFLITE || s == AP_STRAT_GREEDY_SIZE ||
 		       s == AP_STRAT_GREEDY_BREADTH;
 
-	/* Bounds every offset and end the strategies compute (docs/design.md, Plans). */
-	if (ap_graph_check_bytes(g, err) || tplan_init(g, p, err))
-		return -1;
+	free(p->strategy);
 	p->strategy = strdup(ap_strategy_name(s));
 	if (!p->strategy)
-		goto oom;
+		return -1;
 	if (s == AP_STRAT_TFLITE) {
 		if (plan_tflite(g, p))
-			goto oom;
+			return -1;
 		goto shared;
 	}
 	r = calloc(g->n_tensors + 1, sizeof(*r));
 	if (!r)
-		goto oom;
+		return -1;
 	n = s == AP_STRAT_MICRO ? micro_records(g, r) : arena_records(g, r, sharing);
 	switch (s) {
 	case AP_STRAT_GREEDY_SIZE:
@@ -589,8 +620,10 @@ int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan 
 	default:
 		hwm = UINT64_MAX;
 	}
-	if (hwm == UINT64_MAX)
-		goto oom;
+	if (hwm == UINT64_MAX) {
+		free(r);
+		return -1;
+	}
 	for (size_t k = 0; k < n; k++) {
 		struct ap_ptensor *pt = &p->t[r[k].id];
 
@@ -612,9 +645,34 @@ shared:
 			p->t[i].offset = p->t[p->t[i].share_root].offset;
 	}
 	return 0;
-oom:
-	free(r);
-	ap_tplan_free(p);
-	ap_seterr(err, "out of memory planning");
-	return -1;
+}
+
+int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p,
+		  char *err)
+{
+	/* Bounds every offset and end the strategies compute (docs/design.md, Plans). */
+	if (ap_graph_check_bytes(g, err) || tplan_init(g, p, err))
+		return -1;
+	if (place_by(g, s, p)) {
+		ap_tplan_free(p);
+		ap_seterr(err, "out of memory planning");
+		return -1;
+	}
+	return 0;
+}
+
+int ap_plan_graph_again(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p,
+			char *err)
+{
+	if (p->n != g->n_tensors || p->n_ops != g->n_ops) {
+		ap_tplan_free(p);
+		ap_seterr(err, "internal error: replanning a plan of another graph");
+		return -1;
+	}
+	if (tplan_fill(g, p) || place_by(g, s, p)) {
+		ap_tplan_free(p);
+		ap_seterr(err, "out of memory planning");
+		return -1;
+	}
+	return 0;
 }
