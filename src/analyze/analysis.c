@@ -108,7 +108,7 @@ static int counts_add(struct ap_counts *c, int32_t idx, uint64_t v)
 		c->e[c->n - 1].v += v;
 		return 0;
 	}
-	if (ap_grow32(&c->e, &c->cap, c->n, sizeof(*c->e), 8))
+	if (ap_grow32(&c->e, &c->cap, c->n, sizeof(*c->e), 1))
 		return -1;
 	c->e[c->n++] = (struct ap_count){ .idx = idx, .v = v };
 	return 0;
