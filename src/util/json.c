@@ -15,11 +15,12 @@ void ap_json_init(struct ap_json *j, FILE *f)
 static void prefix(struct ap_json *j, const char *key)
 {
 	if (j->need_comma[j->depth])
-		fputc(',', j->f);
+		fputc_unlocked(',', j->f);
 	j->need_comma[j->depth] = true;
-	if (key) {
-		ap_fput_json_str(j->f, key);
-		fputc(':', j->f);
+	if (key) {	/* the program's own words (json.h): nothing to escape */
+		fputc_unlocked('"', j->f);
+		fputs_unlocked(key, j->f);
+		fputs_unlocked("\":", j->f);
 	}
 }
 
@@ -55,16 +56,30 @@ void ap_json_str(struct ap_json *j, const char *key, const char *v)
 	ap_fput_json_str(j->f, v);
 }
 
+/* v in decimal, minus first when neg: by hand, fprintf was a third of a large report. */
+static void put_dec(FILE *f, uint64_t v, bool neg)
+{
+	char buf[21];
+	size_t at = sizeof(buf);
+
+	do
+		buf[--at] = (char)('0' + v % 10);
+	while (v /= 10);
+	if (neg)
+		buf[--at] = '-';
+	fwrite_unlocked(buf + at, 1, sizeof(buf) - at, f);
+}
+
 void ap_json_u64(struct ap_json *j, const char *key, uint64_t v)
 {
 	prefix(j, key);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	put_dec(j->f, v, false);
 }
 
 void ap_json_i64(struct ap_json *j, const char *key, int64_t v)
 {
 	prefix(j, key);
-	fprintf(j->f, "%lld", (long long)v);
+	put_dec(j->f, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
 }
 
 void ap_json_f64(struct ap_json *j, const char *key, double v)

@@ -16,7 +16,8 @@ struct ap_json {
 };
 
 void ap_json_init(struct ap_json *j, FILE *f);
-/* key is NULL inside an array. */
+/* key is NULL inside an array; keys are the program's own words, written as they are
+ * (values are escaped). */
 void ap_json_obj(struct ap_json *j, const char *key);
 void ap_json_arr(struct ap_json *j, const char *key);
 void ap_json_end_obj(struct ap_json *j);
