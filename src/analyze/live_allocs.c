@@ -16,75 +16,178 @@
 #include "arenaprof/util/sort.h"
 
 struct block {
-	uint64_t ptr, size;
+	uint64_t ptr, size;	/* ptr 0: an empty slot */
 	uint64_t ip;
 };
 
+/*
+ * The blocks not freed, by address, and the call sites, by ip: open addressing with
+ * linear probing, at most half full. A free finds its block in O(1) (a scan of every
+ * block was quadratic in a service's day), and an event its site.
+ */
 struct ap_live_blocks {
-	struct block *b;
-	uint32_t n, cap;
+	struct block *slot;
+	uint32_t n, n_slot;
+	uint32_t *site;		/* index into l->callers + 1; 0 empty */
+	uint32_t n_site;
 };
+
+static uint32_t hash(uint64_t v, uint32_t n)
+{
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ULL) >> 32) & (n - 1);
+}
+
+/* The slot holding ptr, or the empty one where it would go. */
+static uint32_t block_slot(const struct ap_live_blocks *bs, uint64_t ptr)
+{
+	uint32_t h = hash(ptr, bs->n_slot);
+
+	while (bs->slot[h].ptr && bs->slot[h].ptr != ptr)
+		h = (h + 1) & (bs->n_slot - 1);
+	return h;
+}
+
+static int blocks_room(struct ap_live_blocks *bs)
+{
+	struct block *old = bs->slot;
+	uint32_t old_n = bs->n_slot, n = old_n ? old_n * 2 : 256;
+
+	if ((bs->n + 1) * 2 <= bs->n_slot)
+		return 0;
+	bs->slot = calloc(n, sizeof(*bs->slot));
+	if (!bs->slot) {
+		bs->slot = old;
+		return -1;
+	}
+	bs->n_slot = n;
+	for (uint32_t i = 0; i < old_n; i++)
+		if (old[i].ptr)
+			bs->slot[block_slot(bs, old[i].ptr)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* Empties slot i, moving back the blocks after it that probed past it. */
+static void block_del(struct ap_live_blocks *bs, uint32_t i)
+{
+	uint32_t mask = bs->n_slot - 1;
+
+	bs->slot[i].ptr = 0;
+	bs->n--;
+	for (uint32_t j = (i + 1) & mask; bs->slot[j].ptr; j = (j + 1) & mask) {
+		uint32_t h = hash(bs->slot[j].ptr, bs->n_slot);
+
+		/* j's block may fill the hole when its home is not in (i, j] */
+		if (((j - h) & mask) >= ((j - i) & mask)) {
+			bs->slot[i] = bs->slot[j];
+			bs->slot[j].ptr = 0;
+			i = j;
+		}
+	}
+}
+
+/* The site table's slot for ip: the one holding it, or the empty one where it goes. */
+static uint32_t site_slot(const struct ap_live *l, uint64_t ip)
+{
+	const struct ap_live_blocks *bs = l->blocks;
+	uint32_t h = hash(ip, bs->n_site);
+
+	while (bs->site[h] && l->callers[bs->site[h] - 1].ip != ip)
+		h = (h + 1) & (bs->n_site - 1);
+	return h;
+}
+
+/* The site table again, for l->callers as they are now (sorted, compacted, or grown). */
+static int sites_index(struct ap_live *l)
+{
+	struct ap_live_blocks *bs = l->blocks;
+	uint32_t n = bs->n_site ? bs->n_site : 64;
+
+	while (n < 2 * (l->n_callers + 1))
+		n *= 2;
+	if (n != bs->n_site) {
+		uint32_t *site = calloc(n, sizeof(*site));
+
+		if (!site)
+			return -1;
+		free(bs->site);
+		bs->site = site;
+		bs->n_site = n;
+	} else {
+		memset(bs->site, 0, n * sizeof(*bs->site));
+	}
+	for (uint32_t i = 0; i < l->n_callers; i++)
+		bs->site[site_slot(l, l->callers[i].ip)] = i + 1;
+	return 0;
+}
 
 static struct ap_live_caller *caller_of(struct ap_live *l, uint64_t ip)
 {
+	struct ap_live_blocks *bs = l->blocks;
 	struct ap_live_caller *c;
+	uint32_t h;
 
-	for (uint32_t i = 0; i < l->n_callers; i++)
-		if (l->callers[i].ip == ip)
-			return &l->callers[i];
+	if (2 * (l->n_callers + 1) > bs->n_site && sites_index(l))
+		return NULL;
+	h = site_slot(l, ip);
+	if (bs->site[h])
+		return &l->callers[bs->site[h] - 1];
 	if (ap_grow32(&l->callers, &l->cap_callers, l->n_callers, sizeof(*l->callers), 16))
 		return NULL;
 	c = &l->callers[l->n_callers++];
 	memset(c, 0, sizeof(*c));
 	c->ip = ip;
+	bs->site[h] = l->n_callers;
 	return c;
 }
 
+/* The block at ptr no longer held: its bytes leave its site and the total. */
 static void freed(struct ap_live *l, uint64_t ptr)
 {
 	struct ap_live_blocks *bs = l->blocks;
+	uint32_t i;
+	struct ap_live_caller *c;
 
-	/* the newest first: short-lived blocks are freed soon after they are made */
-	for (uint32_t i = bs ? bs->n : 0; i-- > 0;) {
-		struct block *b = &bs->b[i];
-		struct ap_live_caller *c;
-
-		if (b->ptr != ptr)
-			continue;
-		c = caller_of(l, b->ip);
-		if (c) {
-			c->bytes -= b->size;
-			c->blocks--;
-		}
-		l->alloc_bytes -= b->size;
-		bs->b[i] = bs->b[--bs->n];
+	if (!bs || !bs->n || !ptr)
 		return;
+	i = block_slot(bs, ptr);
+	if (!bs->slot[i].ptr)
+		return;		/* a block never seen, or past AP_LIVE_BLOCKS */
+	c = caller_of(l, bs->slot[i].ip);
+	if (c) {
+		c->bytes -= bs->slot[i].size;
+		c->blocks--;
 	}
+	l->alloc_bytes -= bs->slot[i].size;
+	block_del(bs, i);
 }
 
 int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev)
 {
 	struct ap_live_blocks *bs = l->blocks;
 	struct ap_live_caller *c;
+	uint32_t i;
 
 	l->alloc_events++;
-	if (ev->fn == AP_ALLOC_FREE) {
-		freed(l, ev->addr);
-		return 0;
-	}
 	if (!bs) {
 		bs = l->blocks = calloc(1, sizeof(*bs));
 		if (!bs)
 			return -1;
 	}
+	/* a block at an address still held was freed unseen: the new one replaces it */
+	freed(l, ev->addr);
+	if (ev->fn == AP_ALLOC_FREE || !ev->addr)
+		return 0;
 	if (bs->n >= AP_LIVE_BLOCKS) {
 		l->blocks_untracked++;
 		return 0;
 	}
 	c = caller_of(l, ev->ip);
-	if (!c || ap_grow32(&bs->b, &bs->cap, bs->n, sizeof(*bs->b), 64))
+	if (!c || blocks_room(bs))
 		return -1;
-	bs->b[bs->n++] = (struct block){ .ptr = ev->addr, .size = ev->size, .ip = ev->ip };
+	i = block_slot(bs, ev->addr);
+	bs->slot[i] = (struct block){ .ptr = ev->addr, .size = ev->size, .ip = ev->ip };
+	bs->n++;
 	c->bytes += ev->size;
 	c->blocks++;
 	l->alloc_bytes += ev->size;
@@ -101,7 +204,20 @@ static int cmp_caller(const void *a, const void *b)
 
 void ap_live_alloc_sample(struct ap_live *l)
 {
+	uint32_t k = 0;
+
+	/* sites that hold nothing are dropped: the sites are at most the blocks held */
+	for (uint32_t i = 0; i < l->n_callers; i++)
+		if (l->callers[i].blocks)
+			l->callers[k++] = l->callers[i];
+	l->n_callers = k;
 	ap_qsort(l->callers, l->n_callers, sizeof(*l->callers), cmp_caller);
+	if (l->blocks && sites_index(l)) {	/* no room: the sites start again */
+		l->n_callers = 0;
+		free(l->blocks->site);
+		l->blocks->site = NULL;
+		l->blocks->n_site = 0;
+	}
 	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
 		struct ap_live_caller *c = &l->callers[i];
 
@@ -121,8 +237,10 @@ void ap_live_alloc_sample(struct ap_live *l)
 
 void ap_live_alloc_free(struct ap_live *l)
 {
-	if (l->blocks)
-		free(l->blocks->b);
+	if (l->blocks) {
+		free(l->blocks->slot);
+		free(l->blocks->site);
+	}
 	free(l->blocks);
 	free(l->callers);
 	l->blocks = NULL;

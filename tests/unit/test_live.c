@@ -248,6 +248,34 @@ int main(void)
 		      l.callers[1].blocks == 2,
 		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
 
+		/* 3000 more blocks from 1000 sites, freed in another order than made; a
+		 * block at an address still held replaces it (its free went unseen) */
+		for (uint64_t i = 0; i < 3000; i++) {
+			ev.fn = AP_ALLOC_MALLOC;
+			ev.addr = 0x40000000 + i * 0x10000;
+			ev.size = 4096 + i;
+			ev.ip = 0xc000 + (i % 1000) * 8;
+			l.sink.event(l.sink.ctx, &ev);
+		}
+		ev.addr = 0x40000000;
+		ev.size = 100;
+		l.sink.event(l.sink.ctx, &ev);
+		sample(&l, 6500000000);
+		CHECK("allocs: 3000 blocks more, one replaced; the sites holding them",
+		      l.alloc_bytes == (1 << 20) + 2 * 65536 + 3000 * 4096 + 2999 * 3000 / 2 - 4096 +
+		      100 && l.n_callers == 2 + 1000,
+		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
+		ev.fn = AP_ALLOC_FREE;
+		for (uint64_t i = 3000; i-- > 0;) {
+			ev.addr = 0x40000000 + (i * 7 % 3000) * 0x10000;
+			l.sink.event(l.sink.ctx, &ev);
+		}
+		sample(&l, 6600000000);
+		CHECK("allocs: every one freed, the sites that hold nothing dropped",
+		      l.alloc_bytes == (1 << 20) + 2 * 65536 && l.n_callers == 2 &&
+		      l.callers[0].ip == 0xb000 && l.callers[1].blocks == 2,
+		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
+
 		/* objects: [heap] twice (two vmas) and the unnamed anonymous ones */
 		set_maps(10);
 		l.sink.mappings(l.sink.ctx, &maps, 1, 6000000000);
