@@ -15,7 +15,7 @@
 /* ---- the mapping rule ---- */
 
 /* An arena lives in a plain anonymous mapping or in [heap], never in [stack], [vdso]... */
-static bool candidate(const struct ap_arena_cand *m)
+bool ap_arena_candidate(const struct ap_arena_cand *m)
 {
 	return m->anon && m->pages && (m->path[0] != '[' || !strcmp(m->path, "[heap]"));
 }
@@ -39,7 +39,8 @@ int32_t ap_arena_pick(const struct ap_arena_cand *c, uint32_t n, const struct ap
 		for (uint32_t i = 0; i < n; i++) {
 			const struct ap_arena_cand *m = &c[i];
 
-			if (!candidate(m) || bytes_of(m) < want || bytes_of(m) > want + 2 * page)
+			if (!ap_arena_candidate(m) || bytes_of(m) < want ||
+			    bytes_of(m) > want + 2 * page)
 				continue;
 			if (best < 0 || bytes_of(m) < bytes_of(&c[best]) ||
 			    (bytes_of(m) == bytes_of(&c[best]) && m->first_run < c[best].first_run))
@@ -54,7 +55,7 @@ int32_t ap_arena_pick(const struct ap_arena_cand *c, uint32_t n, const struct ap
 		}
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		if (!candidate(&c[i]))
+		if (!ap_arena_candidate(&c[i]))
 			continue;
 		if (best < 0 || c[i].pages > c[best].pages)
 			best = (int32_t)i;

@@ -20,6 +20,7 @@
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
+#include "arenaprof/util/sort.h"
 
 #define MAP_BITS 40		/* page key: mapping index << 40 | page within the mapping */
 #define MAX_ARENA_PAGES (16ULL << 20)	/* page states kept for arenas up to 64 GiB */
@@ -32,10 +33,20 @@ struct touch {
 	uint64_t page;
 };
 
+/* A mapping made from a fault's vma bounds, and the snapshots that did not name it yet. */
+struct unnamed {
+	uint32_t map;
+	uint32_t snapshots;
+};
+
+#define UNNAMED_SNAPSHOTS 2	/* tries: one in flight when the fault came, and the next */
+
 struct priv {
 	struct ap_pageset held;		/* every page held, of every mapping */
 	struct ap_mapindex index;	/* maps by their bounds */
-	struct ap_newest newest;	/* the newest map over each address */
+	struct ap_newest newest;	/* the newest map over each address, of the first */
+	uint32_t painted;		/* ... maps: painted only when a look-up asks */
+	bool paint_oom;
 	int32_t last;			/* the mapping of the previous fault */
 	uint32_t page_shift;
 	struct touch *touches;		/* every first touch, in order */
@@ -44,8 +55,14 @@ struct priv {
 	uint64_t owner_pages;
 	uint8_t *state;			/* the arena's pages: PAGE_* */
 	uint64_t prev_ts, prev_minor, prev_major, prev_runs, prev_ft;
-	struct ap_arena_cand *cand;
+	struct ap_arena_cand *cand;	/* what the mapping rule sees, and of which mapping */
+	uint32_t *cand_map;
 	uint32_t cap_cand;
+	uint32_t *changed;		/* mappings changed since the last sample */
+	uint32_t n_changed, cap_changed;
+	bool rescan;			/* the rule looks at every mapping at the next sample */
+	struct unnamed *unnamed;	/* fault-made mappings a snapshot may name */
+	uint32_t n_unnamed, cap_unnamed;
 	uint64_t run_t0;		/* the open run's entry, 0 none */
 	uint32_t run_tid;
 };
@@ -71,19 +88,71 @@ static int32_t map_get(struct ap_live *l, uint64_t start, uint64_t end)
 	m->anon = true;
 	m->first_run = INT32_MAX;
 	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)l->n_maps) ||
-	    (start < end && ap_newest_add(&pv->newest, start, end, (int32_t)l->n_maps))) {
+	    ap_grow32(&pv->unnamed, &pv->cap_unnamed, pv->n_unnamed, sizeof(*pv->unnamed), 64)) {
 		free(m->path);
 		return -1;
 	}
-	return (int32_t)l->n_maps++;
+	pv->unnamed[pv->n_unnamed++] = (struct unnamed){ .map = l->n_maps };
+	l->n_maps++;
+	if (ap_live_obj_join(l, l->n_maps - 1))
+		return -1;
+	return (int32_t)l->n_maps - 1;
 }
 
-/* The newest known mapping that contains addr, or -1: painted ranges, O(log n). */
-static int32_t map_containing(const struct ap_live *l, uint64_t addr)
+/* Mapping mi changed what the mapping rule sees of it (pages, name, kind). */
+static void mark_changed(struct ap_live *l, int32_t mi)
 {
-	const struct priv *pv = l->priv;
+	struct priv *pv = l->priv;
 
-	return ap_newest_at(&pv->newest, addr);
+	if (l->maps[mi].changed)
+		return;
+	if (ap_grow32(&pv->changed, &pv->cap_changed, pv->n_changed, sizeof(*pv->changed),
+		      64)) {
+		pv->rescan = true;	/* no room to list it: look at them all */
+		return;
+	}
+	l->maps[mi].changed = true;
+	pv->changed[pv->n_changed++] = (uint32_t)mi;
+}
+
+/* Mapping mi takes the name path, and moves to that name's object. -1: out of memory. */
+static int map_rename(struct ap_live *l, int32_t mi, const char *path)
+{
+	struct ap_live_map *m = &l->maps[mi];
+	char *p = strdup(path);
+
+	if (!p)
+		return -1;
+	ap_live_obj_leave(l, (uint32_t)mi);
+	free(m->path);
+	m->path = p;
+	mark_changed(l, mi);
+	return ap_live_obj_join(l, (uint32_t)mi);
+}
+
+/*
+ * The newest known mapping that contains addr, or -1: painted ranges, O(log n). The maps
+ * are painted in the order they were made, when a look-up first needs them (a fault of
+ * unknown vma, a call site to name): painting every map as it came was most of the cost
+ * of a million vmas.
+ */
+int32_t ap_live_map_at(struct ap_live *l, uint64_t addr)
+{
+	struct priv *pv = l->priv;
+
+	for (; pv->painted < l->n_maps && !pv->paint_oom; pv->painted++) {
+		const struct ap_live_map *m = &l->maps[pv->painted];
+
+		if (m->start < m->end)
+			pv->paint_oom = ap_newest_add(&pv->newest, m->start, m->end,
+						      (int32_t)pv->painted) != 0;
+	}
+	if (!pv->paint_oom)
+		return ap_newest_at(&pv->newest, addr);
+	for (uint32_t i = l->n_maps; i-- > 0;)	/* out of memory: the scan */
+		if (l->maps[i].start <= addr && addr < l->maps[i].end)
+			return (int32_t)i;
+	return -1;
 }
 
 /* ---- the arena ---- */
@@ -118,6 +187,7 @@ static void arena_page(struct ap_live *l, uint64_t page, int state, int32_t mark
 		if (pv->state[page] != PAGE_UNTOUCHED)
 			return;
 		pv->state[page] = (uint8_t)state;
+		ap_live_bar_held(l, page, owner_of(l, page));
 	}
 	l->arena_held++;
 	if (o)
@@ -132,6 +202,7 @@ static void arena_rebuild(struct ap_live *l, int32_t arena)
 
 	free(pv->state);
 	pv->state = NULL;
+	ap_live_bar_reset(l);
 	l->id.map = arena;
 	l->arena_pages = l->arena_held = l->arena_ft = 0;
 	for (uint32_t i = 0; i < l->n_ops; i++)
@@ -174,32 +245,86 @@ static void arena_rebuild(struct ap_live *l, int32_t arena)
 	}
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	return AP_CMP(*(const uint32_t *)a, *(const uint32_t *)b);
+}
+
+static struct ap_arena_cand cand_of(const struct ap_live_map *m)
+{
+	return (struct ap_arena_cand){
+		.start = m->start, .end = m->end, .anon = m->anon, .path = m->path,
+		.pages = m->first_touch_pages + m->resident_at_attach, .first_run = m->first_run,
+	};
+}
+
+/*
+ * The mappings the rule must look at: every one after a rescan, else the arena it chose
+ * and those changed since. That is enough: a mapping changes only by gaining pages or an
+ * earlier first run, which can only make it the better choice, unless it stops being a
+ * candidate (a name, a kind); when the chosen one does, the rule looks at them all. By
+ * index, as the rule breaks ties. The count, 0 when out of memory (a rescan then).
+ */
+static uint32_t rule_input(struct ap_live *l, bool *full)
+{
+	struct priv *pv = l->priv;
+	int32_t old = l->id.map;
+	uint32_t n = 0, want;
+
+	*full = pv->rescan;
+	if (!*full && old >= 0 && l->maps[old].changed) {
+		struct ap_arena_cand c = cand_of(&l->maps[old]);
+
+		*full = !ap_arena_candidate(&c);
+	}
+	want = *full ? l->n_maps : pv->n_changed + 1;
+	if (pv->cap_cand < want) {
+		struct ap_arena_cand *c = realloc(pv->cand, want * sizeof(*c));
+		uint32_t *cm = c ? realloc(pv->cand_map, want * sizeof(*cm)) : NULL;
+
+		if (c)
+			pv->cand = c;
+		if (!cm)
+			return 0;
+		pv->cand_map = cm;
+		pv->cap_cand = want;
+	}
+	if (*full) {
+		for (uint32_t i = 0; i < l->n_maps; i++)
+			pv->cand_map[n++] = i;
+	} else {
+		for (uint32_t i = 0; i < pv->n_changed; i++)
+			if (pv->changed[i] != (uint32_t)old)
+				pv->cand_map[n++] = pv->changed[i];
+		if (old >= 0)
+			pv->cand_map[n++] = (uint32_t)old;
+		ap_qsort(pv->cand_map, n, sizeof(*pv->cand_map), cmp_u32);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		pv->cand[i] = cand_of(&l->maps[pv->cand_map[i]]);
+	return n;
+}
+
+/* The mapping rule, at a sample: the arena, rebuilt when it is another mapping. */
 static void arena_check(struct ap_live *l)
 {
 	struct priv *pv = l->priv;
 	char rule[160];
-	bool by_size;
+	bool by_size, full;
+	uint32_t n = rule_input(l, &full);
 	int32_t a;
 
-	if (pv->cap_cand < l->n_maps) {
-		struct ap_arena_cand *c = realloc(pv->cand, l->cap_maps * sizeof(*c));
-
-		if (!c)
-			return;
-		pv->cand = c;
-		pv->cap_cand = l->cap_maps;
+	if (!n && (full ? l->n_maps : pv->n_changed + (l->id.map >= 0))) {
+		pv->rescan = true;	/* out of memory: the arena stays as it was */
+		return;
 	}
-	for (uint32_t i = 0; i < l->n_maps; i++) {
-		const struct ap_live_map *m = &l->maps[i];
-
-		pv->cand[i] = (struct ap_arena_cand){
-			.start = m->start, .end = m->end, .anon = m->anon, .path = m->path,
-			.pages = m->first_touch_pages + m->resident_at_attach,
-			.first_run = m->first_run,
-		};
-	}
-	a = ap_arena_pick(pv->cand, l->n_maps, l->plan, l->page_size, rule, sizeof(rule),
-			  &by_size);
+	a = ap_arena_pick(pv->cand, n, l->plan, l->page_size, rule, sizeof(rule), &by_size);
+	if (a >= 0)
+		a = (int32_t)pv->cand_map[a];
+	for (uint32_t i = 0; i < pv->n_changed; i++)
+		l->maps[pv->changed[i]].changed = false;
+	pv->n_changed = 0;
+	pv->rescan = false;
 	if (a != l->id.map)
 		arena_rebuild(l, a);
 	ap_arena_id_mapping(&l->id, a, by_size, a >= 0 ? l->maps[a].start : 0,
@@ -229,15 +354,19 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 			mi = map_get(l, ev->vm_start, ev->vm_end);
 		if (mi < 0)
 			return -1;
-		l->maps[mi].anon = !(ev->flags & AP_FF_VMA_FILE);
+		if (l->maps[mi].anon != !(ev->flags & AP_FF_VMA_FILE)) {
+			l->maps[mi].anon = !(ev->flags & AP_FF_VMA_FILE);
+			mark_changed(l, mi);
+		}
 	} else {
-		mi = map_containing(l, ev->addr);
+		mi = ap_live_map_at(l, ev->addr);
 		if (mi < 0)
 			return 0;
 	}
 	pv->last = mi;
 	m = &l->maps[mi];
 	m->faults++;
+	ap_live_obj_add(l, (uint32_t)mi, 0, 1);
 	if (ev->addr < m->start || ev->addr >= m->end)
 		return 0;
 	page = (ev->addr - m->start) >> pv->page_shift;
@@ -245,6 +374,8 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 	if (r <= 0)
 		return r;
 	m->first_touch_pages++;
+	ap_live_obj_add(l, (uint32_t)mi, 1, 0);
+	mark_changed(l, mi);
 	if (ev->run < m->first_run)
 		m->first_run = ev->run;
 	if (ap_grow(&pv->touches, &pv->cap_touches, pv->n_touches, sizeof(*pv->touches), 4096))
@@ -293,6 +424,35 @@ static bool snapshot_anon(const struct ap_map *m)
 	return !m->inode && (!m->path[0] || m->path[0] == '[');
 }
 
+/*
+ * A vma seen only through faults takes the name of the snapshot's mapping that holds it,
+ * tried at the next UNNAMED_SNAPSHOTS snapshots only: a vma no snapshot holds by then was
+ * unmapped, and trying every one at every snapshot grew with the session's history.
+ */
+static int name_unnamed(struct ap_live *l, const struct ap_maps *maps)
+{
+	struct priv *pv = l->priv;
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < pv->n_unnamed; i++) {
+		struct unnamed u = pv->unnamed[i];
+		struct ap_live_map *m = &l->maps[u.map];
+		const struct ap_map *s = m->named ? NULL : ap_maps_find(maps, m->start);
+
+		if (m->named)
+			continue;
+		if (s && snapshot_anon(s) == m->anon && s->path[0]) {
+			if (map_rename(l, (int32_t)u.map, s->path))
+				return -1;
+			continue;
+		}
+		if (++u.snapshots < UNNAMED_SNAPSHOTS)
+			pv->unnamed[k++] = u;
+	}
+	pv->n_unnamed = k;
+	return 0;
+}
+
 static int on_mappings(void *ctx, const struct ap_maps *maps, uint32_t snapshot, uint64_t ts)
 {
 	struct ap_live *l = ctx;
@@ -309,27 +469,13 @@ static int on_mappings(void *ctx, const struct ap_maps *maps, uint32_t snapshot,
 		m = &l->maps[mi];
 		if (m->named)
 			continue;
-		free(m->path);
-		m->path = strdup(s->path);
-		if (!m->path)
+		if (map_rename(l, mi, s->path))
 			return -1;
 		m->offset = s->offset;
 		m->named = true;
 		m->anon = snapshot_anon(s);
 	}
-	/* a vma seen only through faults takes the name of the mapping that overlaps it */
-	for (uint32_t i = 0; i < l->n_maps; i++) {
-		struct ap_live_map *m = &l->maps[i];
-		const struct ap_map *s = ap_maps_find(maps, m->start);
-
-		if (m->named || !s || snapshot_anon(s) != m->anon || !s->path[0])
-			continue;
-		free(m->path);
-		m->path = strdup(s->path);
-		if (!m->path)
-			return -1;
-	}
-	return 0;
+	return name_unnamed(l, maps);
 }
 
 /*
@@ -354,6 +500,8 @@ static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_
 	if (added < 0)
 		return -1;
 	l->maps[mi].resident_at_attach += (uint64_t)added;
+	ap_live_obj_add(l, (uint32_t)mi, (uint64_t)added, 0);
+	mark_changed(l, mi);
 	if (added && mi == l->id.map)
 		arena_rebuild(l, mi);
 	return 0;
@@ -557,100 +705,17 @@ const char *ap_live_sort_name(enum ap_live_sort by)
 	return by < AP_SORT_COUNT ? names[by] : "?";
 }
 
-uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32_t n)
+bool ap_live_page_states(const struct ap_live *l)
+{
+	return ((const struct priv *)l->priv)->state;
+}
+
+bool ap_live_page_held(const struct ap_live *l, uint64_t page, int32_t *owner)
 {
 	const struct priv *pv = l->priv;
-	uint64_t pages = l->arena_pages;
 
-	if (l->id.map < 0 || !pv->state || !pages || !n)
-		return 0;
-	if (n > pages)
-		n = (uint32_t)pages;
-	for (uint32_t c = 0; c < n; c++) {
-		uint64_t a = pages * c / n, b = pages * (c + 1) / n;
-		struct ap_live_cell *cell = &cells[c];
-		int32_t cand = AP_OWNER_NONE;
-		uint64_t votes = 0;
-
-		cell->pages = (uint32_t)(b - a);
-		cell->held = 0;
-		/* the owner of most held pages: a majority vote, one pass */
-		for (uint64_t p = a; p < b; p++) {
-			int32_t o;
-
-			if (pv->state[p] == PAGE_UNTOUCHED)
-				continue;
-			cell->held++;
-			o = owner_of(l, p);
-			if (!votes)
-				cand = o;
-			if (cand == o)
-				votes++;
-			else
-				votes--;
-		}
-		cell->owner = l->plan ? cand : AP_OWNER_NONE;
-	}
-	return n;
-}
-
-static int cmp_object(const void *a, const void *b)
-{
-	const struct ap_live_object *x = a, *y = b;
-	int r = AP_CMP(y->held_pages, x->held_pages);
-
-	if (!r)
-		r = AP_CMP(y->faults, x->faults);
-	return r ? r : strcmp(x->name, y->name);
-}
-
-static const char *object_name(const struct ap_live_map *m)
-{
-	return m->path[0] ? m->path : "[anon]";
-}
-
-/* Maps by object name, the first-made first among one name. */
-static int cmp_map_name(const void *x, const void *y, void *ctx)
-{
-	const struct ap_live *l = ctx;
-	uint32_t i = *(const uint32_t *)x, k = *(const uint32_t *)y;
-	int r = strcmp(object_name(&l->maps[i]), object_name(&l->maps[k]));
-
-	return r ? r : AP_CMP(i, k);
-}
-
-/* The mappings grouped by name (from a sort: O(n log n) a refresh), the largest first. */
-uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, uint32_t max)
-{
-	struct ap_live_object *all;
-	uint32_t n = 0, *by_name;
-
-	if (!max || !l->n_maps)
-		return 0;
-	all = calloc(l->n_maps, sizeof(*all));
-	by_name = ap_order_index(l->n_maps, cmp_map_name, (void *)l);
-	if (!all || !by_name) {
-		free(all);
-		free(by_name);
-		return 0;
-	}
-	for (uint32_t j = 0; j < l->n_maps; j++) {
-		const struct ap_live_map *m = &l->maps[by_name[j]];
-		const char *name = object_name(m);
-
-		if (!n || strcmp(all[n - 1].name, name))
-			all[n++] = (struct ap_live_object){ .name = name, .anon = m->anon };
-		all[n - 1].held_pages += m->first_touch_pages + m->resident_at_attach;
-		all[n - 1].faults += m->faults;
-		all[n - 1].mappings++;
-	}
-	free(by_name);
-	qsort(all, n, sizeof(*all), cmp_object);
-	if (n > max)
-		n = max;
-	memcpy(out, all, n * sizeof(*out));
-	free(all);
-	return n;
+	*owner = owner_of(l, page);
+	return pv->state && page < l->arena_pages && pv->state[page] != PAGE_UNTOUCHED;
 }
 
 const char *ap_live_opname(const struct ap_live *l, uint32_t op)
@@ -669,6 +734,8 @@ void ap_live_free(struct ap_live *l)
 	free(l->maps);
 	free(l->ops);
 	ap_live_alloc_free(l);
+	ap_live_obj_free(l);
+	ap_live_bar_free(l);
 	ap_profile_free(&l->prof);
 	if (pv) {
 		ap_pageset_free(&pv->held);
@@ -678,6 +745,9 @@ void ap_live_free(struct ap_live *l)
 		free(pv->owner);
 		free(pv->state);
 		free(pv->cand);
+		free(pv->cand_map);
+		free(pv->changed);
+		free(pv->unnamed);
 		free(pv);
 	}
 	memset(l, 0, sizeof(*l));

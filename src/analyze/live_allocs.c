@@ -15,6 +15,8 @@
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 
+#define NAMED_KEPT 256		/* named sites kept while they hold nothing */
+
 struct block {
 	uint64_t ptr, size;	/* ptr 0: an empty slot */
 	uint64_t ip;
@@ -206,9 +208,10 @@ void ap_live_alloc_sample(struct ap_live *l)
 {
 	uint32_t k = 0;
 
-	/* sites that hold nothing are dropped: the sites are at most the blocks held */
-	for (uint32_t i = 0; i < l->n_callers; i++)
-		if (l->callers[i].blocks)
+	/* sites that hold nothing are dropped, but for NAMED_KEPT named ones (a name costs an
+	 * ELF file's symbols): the sites are at most the blocks held, and those */
+	for (uint32_t i = 0, named = 0; i < l->n_callers; i++)
+		if (l->callers[i].blocks || (l->callers[i].name[0] && named++ < NAMED_KEPT))
 			l->callers[k++] = l->callers[i];
 	l->n_callers = k;
 	ap_qsort(l->callers, l->n_callers, sizeof(*l->callers), cmp_caller);
@@ -221,17 +224,15 @@ void ap_live_alloc_sample(struct ap_live *l)
 	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
 		struct ap_live_caller *c = &l->callers[i];
 
-		if (c->name[0] || !c->bytes)
-			continue;
-		for (uint32_t k = l->n_maps; k-- > 0;) {
-			const struct ap_live_map *m = &l->maps[k];
+		int32_t mi;
+		const struct ap_live_map *m;
 
-			if (m->anon || m->path[0] != '/' || c->ip < m->start || c->ip >= m->end)
-				continue;
+		if (c->name[0] || !c->bytes || (mi = ap_live_map_at(l, c->ip)) < 0)
+			continue;
+		m = &l->maps[mi];
+		if (!m->anon && m->path[0] == '/')
 			ap_file_addr_name(m->path, 0, c->ip - m->start + m->offset, c->name,
 					  sizeof(c->name));
-			break;
-		}
 	}
 }
 

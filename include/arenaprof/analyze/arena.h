@@ -42,6 +42,8 @@ struct ap_arena_cand {
  */
 int32_t ap_arena_pick(const struct ap_arena_cand *c, uint32_t n, const struct ap_tplan *plan,
 		      uint64_t page_size, char *rule, size_t len, bool *by_size);
+/* Whether the rule would look at the mapping at all: anonymous or [heap], pages held. */
+bool ap_arena_candidate(const struct ap_arena_cand *m);
 
 /*
  * The arena after a re-plan: the allocation probe saw the runtime replace its block, or

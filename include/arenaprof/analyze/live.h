@@ -62,6 +62,8 @@ struct ap_live_map {
 	uint64_t first_touch_pages;	/* first touched while traced */
 	uint64_t resident_at_attach;	/* -p: present when the session attached */
 	int32_t first_run;		/* run of its first first touch, INT32_MAX none */
+	uint32_t object;		/* its object (live_objects.c) */
+	bool changed;			/* since the last sample: the mapping rule looks */
 };
 
 /* An operator of the plan, by execution index. Page counts are of the arena. */
@@ -127,6 +129,8 @@ struct ap_live {
 	uint64_t alloc_events;
 	uint64_t blocks_untracked;	/* past AP_LIVE_BLOCKS: their frees are not matched */
 	struct ap_live_blocks *blocks;	/* live_allocs.c's: the blocks not freed */
+	struct ap_live_objects *objects;	/* live_objects.c's: the mappings by name */
+	struct ap_live_bar_cells *bar;	/* live_bar.c's: the residency bar, counted */
 	/* mappings and the arena */
 	struct ap_live_map *maps;
 	uint32_t n_maps, cap_maps;
@@ -172,8 +176,9 @@ uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32
  */
 bool ap_live_latency(const struct ap_live *l, uint64_t *p50, uint64_t *p99, uint32_t *n);
 /*
- * The mappings summed per object, most held pages first (ties: most faults), at most max
- * into out (names point into the model: valid until the next event). Returns the count.
+ * The mappings summed per object, most held pages first (ties: most faults, then name),
+ * at most max into out (names point into the model: valid until the next event). Returns
+ * the count. O(objects x max): a frame does not walk every mapping.
  */
 uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, uint32_t max);
 /* The plan's opcode of an operator, "" without a plan */
@@ -185,5 +190,23 @@ void ap_live_free(struct ap_live *l);
 int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev);
 void ap_live_alloc_sample(struct ap_live *l);
 void ap_live_alloc_free(struct ap_live *l);
+/* live.c, for live_allocs.c: the newest mapping that holds addr, or -1. O(log n). */
+int32_t ap_live_map_at(struct ap_live *l, uint64_t addr);
+
+/* live_objects.c, for live.c: mapping mi counted under its name (0, or -1: memory), taken
+ * out of it before a rename, and its new pages held and faults added. */
+int ap_live_obj_join(struct ap_live *l, uint32_t mi);
+void ap_live_obj_leave(struct ap_live *l, uint32_t mi);
+void ap_live_obj_add(struct ap_live *l, uint32_t mi, uint64_t held, uint64_t faults);
+void ap_live_obj_free(struct ap_live *l);
+
+/* live_bar.c, for live.c: a page of the arena became held, the arena changed, the end. */
+void ap_live_bar_held(struct ap_live *l, uint64_t page, int32_t owner);
+void ap_live_bar_reset(struct ap_live *l);
+void ap_live_bar_free(struct ap_live *l);
+/* live.c, for live_bar.c: whether the arena's page states are kept (it is not too large),
+ * and whether a page of it is held, with the operator the plan has write it first. */
+bool ap_live_page_states(const struct ap_live *l);
+bool ap_live_page_held(const struct ap_live *l, uint64_t page, int32_t *owner);
 
 #endif
