@@ -165,10 +165,18 @@ $(SCALE_TRACE): bench/scale_trace.c $(LIB) | $(BUILD)/deps
 	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/scale_trace.d -O2 $< $(LIB) \
 		$(AP_LDLIBS) -o $@
 
+# The live model's driver of the same table and test (the TUI's rows).
+SCALE_LIVE := $(BUILD)/bench/scale_live
+$(SCALE_LIVE): bench/scale_live.c $(LIB) | $(BUILD)/deps
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/scale_live.d -O2 $< $(LIB) \
+		$(AP_LDLIBS) -o $@
+
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(wildcard $(BUILD)/deps/*.d)
 
 # Every test: unit tests, then integration tests; the runner prints one summary line.
-check: all unit $(FIXTURES) $(SCALE_TRACE) arm64
+check: all unit $(FIXTURES) $(SCALE_TRACE) $(SCALE_LIVE) arm64
 	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/run-tests
 
 # The arm64 VM suites alone (both kernels; VMTEST_KERNELS="6.12" for one): the guest
@@ -188,7 +196,7 @@ check-litert-models: all
 		bash tests/integration/test_litert_plan.sh); echo "$$out"; \
 		! echo "$$out" | grep -q '^FAIL:'
 
-bench: all $(SCALE_TRACE)
+bench: all $(SCALE_TRACE) $(SCALE_LIVE)
 	$(Q)BUILD=$(BUILD) bench/run-bench
 
 # make fuzz FUZZ_SECONDS=60 [FUZZ_TARGETS="report plan"] [FUZZ_MERGE=1]: libFuzzer under ASan

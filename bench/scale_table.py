@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """make bench's scale table (bench/run-bench scale): every consumer of a trace on traces
 of each record kind at 10x steps, time and peak RSS, with the growth exponent fitted
-over the last step; then the plan of each graph shape at 10x steps.
+over the last step; the TUI's live model on inputs of each kind (bench/scale_live.c);
+then the plan of each graph shape at 10x steps.
 
 Each figure is the median of --reps runs, with [min .. max] beside it: the noise band.
 The exponent is log10(t(N) / t(N / 10)) over the two largest sizes, its band from the
@@ -10,7 +11,8 @@ extremes of both; goal <= 1.1. Kinds and shapes: bench/scale_trace.c and
 bench/scale_model.py. A run past --timeout seconds is shown as >T and ends that row.
 
 usage: bench/scale_table.py [--build DIR] [--max N] [--reps R] [--timeout T]
-                            [--kinds K,K] [--shapes S,S] [--max-ops N] [--no-import]
+                            [--kinds K,K] [--live K,K] [--shapes S,S] [--max-ops N]
+                            [--no-import]
 """
 import argparse
 import math
@@ -23,6 +25,8 @@ import time
 
 KINDS = ["fault", "alloc", "note", "mapping", "snapmaps", "marker", "sample",
          "vmas", "unknown", "blocks", "reuse", "giveback", "sites"]
+LIVE = ["fault", "vmas", "unknown", "mapping", "alloc", "sites", "blocks", "marker",
+        "sample", "note"]
 SHAPES = ["chain", "fanin", "fanin-fc", "residual", "unet", "transformer"]
 MODEL = "tests/models/mobilenet_v1_0.25_128_quant.tflite"	# the heatmap's plan
 
@@ -145,10 +149,32 @@ def trace_table(a, tmp):
         print("-- %s (file: %s MB)" % (kind, ", ".join("%.2f" % sizes_mb[n]
                                                      for n in sizes)))
         table("command", sizes, list(entries.items()), "rec")
-        rep = entries.get("report", {}).get(sizes[-1])
-        if isinstance(rep, list) and sizes_mb[sizes[-1]] >= 1:
-            print("   report: %.2f s per 10 MB of this kind (goal < 2 s)" %
-                  (med([r[0] for r in rep]) * 10 / sizes_mb[sizes[-1]]))
+        per10 = []
+        for label in ("report", "report --json"):
+            rep = entries.get(label, {}).get(sizes[-1])
+            if isinstance(rep, list) and sizes_mb[sizes[-1]] >= 1:
+                per10.append("%s %.2f s" % (label, med([r[0] for r in rep]) * 10 /
+                                            sizes_mb[sizes[-1]]))
+        if per10:
+            print("   per 10 MB of this kind: %s (goal < 2 s)" % ", ".join(per10))
+
+
+def live_table(a):
+    """the live model (what the TUI draws), fed N inputs of each kind, a frame per sample"""
+    sl = os.path.join(a.build, "bench", "scale_live")
+    sizes = [10 ** k for k in range(3, 10) if 10 ** k <= a.max]
+    print("== scale: the TUI's live model fed N inputs of one kind, a frame's queries "
+          "per sample (seconds: median [min..max] of %d)" % a.reps)
+    entries = []
+    for kind in a.live:
+        by = {}
+        for n in sizes:
+            r = measure([sl, kind, str(n), MODEL], a.reps, a.timeout)
+            by[n] = ">%gs" % a.timeout if r is None else r
+            if r is None or isinstance(r, str):
+                break
+        entries.append((kind, by))
+    table("kind", sizes, entries, "in")
 
 
 def plan_table(a, tmp):
@@ -217,16 +243,20 @@ def main():
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--timeout", type=float, default=30)
     p.add_argument("--kinds", default=",".join(KINDS))
+    p.add_argument("--live", default=",".join(LIVE))
     p.add_argument("--shapes", default=",".join(SHAPES))
     p.add_argument("--no-import", dest="imports", action="store_false")
     a = p.parse_args()
     a.kinds = [k for k in a.kinds.split(",") if k]
     a.shapes = [s for s in a.shapes.split(",") if s]
+    a.live = [k for k in a.live.split(",") if k]
     print("cpu: %s" % next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
                            if l.startswith("model name")), "?"))
     with tempfile.TemporaryDirectory(prefix="arenaprof-scale.") as tmp:
         if a.kinds:
             trace_table(a, tmp)
+        if a.live:
+            live_table(a)
         if a.shapes:
             plan_table(a, tmp)
         if a.imports:

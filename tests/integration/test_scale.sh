@@ -8,24 +8,29 @@
 # <= 24 MiB + 512 bytes a record read + 1 KiB a distinct mapping, and from N to 8 N no more
 # than that per record added (a copied mapping run is one record: 8 times the copies may
 # not take more than 4 MiB more). Time is the bench's (make bench: the scale table); a run
-# past 120 s fails here as a hang.
+# past 120 s fails here as a hang. Then the TUI's live model, fed inputs of each kind by
+# bench/scale_live.c, under its own bound.
 #
 #   SCALE_N       N (default 20000)
 #   SCALE_NO_RSS  1: run every command, assert exit 0 and the output alone (the sanitizer
 #                 build, whose shadow memory the bound is not about: test_sanitize.sh)
+#   SCALE_LIVE    the scale_live binary (default $BUILD/bench/scale_live)
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
 N=${SCALE_N:-20000}
 BIG=$((N * 8))
 GEN=$BUILD/bench/scale_trace
+LIVE=${SCALE_LIVE:-$BUILD/bench/scale_live}
 MODEL=$MODELS/mobilenet_v1_0.25_128_quant.tflite
 BASE_KIB=$((24 * 1024))
 PER_REC=512
-if [ ! -x "$GEN" ]; then
-	fail "scale: $GEN" "not built (make check builds it: make $GEN)"
-	exit 1
-fi
+for tool in "$GEN" "$LIVE"; do
+	if [ ! -x "$tool" ]; then
+		fail "scale: $tool" "not built (make check builds it: make $tool)"
+		exit 1
+	fi
+done
 
 # rss LABEL CMD...: runs CMD under /usr/bin/time; prints its peak RSS in KiB, or fails
 # LABEL (exit status, or a hang past 120 s) and prints nothing
@@ -85,4 +90,43 @@ for kind in fault alloc note mapping snapmaps marker sample vmas unknown blocks 
 			fail "$name" "$a KiB at $N records, $b KiB at $BIG: over the bound $bound KiB or the growth $grow KiB"
 		fi
 	done < <(consumers @T@)
+done
+
+# The TUI's live model (bench/scale_live.c), fed N and 8 N inputs of each kind: what it
+# ends with (the inputs' ground truth) and its memory, <= 24 MiB + 320 bytes an input (a
+# first-touched page and a mapping of its own each, at most: docs/scale.md).
+LIVE_PER=320
+# expect KIND N: the figures scale_live must print for N inputs of KIND
+expect() {
+	local n=$2
+	case $1 in
+	fault) echo "maps 1 faults $n held $n" ;;
+	vmas) echo "maps $n faults $n" ;;
+	unknown) echo "maps $((n / 16 + 1)) faults $n" ;;
+	mapping) echo "samples $((n / 100 + 1)) maps $((100 + n / 100)) " ;;
+	alloc | blocks) echo "callers 0 alloc_bytes 0 " ;;
+	sites) echo "callers 0 alloc_bytes 0 " ;;
+	marker) echo "runs $((n / 8)) " ;;
+	sample) echo "samples $((n + 1)) " ;;
+	note) echo "notes $n" ;;
+	esac
+}
+for kind in fault vmas unknown mapping alloc sites blocks marker sample note; do
+	for n in "$N" "$BIG"; do
+		name="scale: the TUI's live model, $kind ($n inputs)"
+		kib=$(rss "$name" "$LIVE" "$kind" "$n" "$MODEL") || continue
+		want=$(expect "$kind" "$n")
+		if ! grep -q -- "$want" "$TMP/out"; then
+			fail "$name" "wanted '$want' in: $(cat "$TMP/out")"
+			continue
+		fi
+		bound=$((BASE_KIB + n * LIVE_PER / 1024))
+		if [ "${SCALE_NO_RSS:-}" = 1 ]; then
+			pass "$name: '$want' (RSS not checked in this build)"
+		elif [ "$kib" -le "$bound" ]; then
+			pass "$name: '$want', $kib KiB (bound $bound)"
+		else
+			fail "$name" "$kib KiB: over the bound $bound KiB"
+		fi
+	done
 done
