@@ -7,16 +7,14 @@
  * the panels, each a bold label in a column of its own and items after it: Memory,
  * Arena, cgroup, PSI, Faults, Allocs, then Operators (without a plan: Mappings) with the
  * rows that are left. From 150 columns with a plan the operators take a right-hand column
- * of their own and the left panels get longer sparklines and a taller residency bar. Every item is a unit: when it
- * does not fit on a row it goes to the next row of its panel, and when the panel has no
- * row left it is not drawn. The last column is never written: a terminal that wraps there
- * cannot push a line into the next one.
+ * of their own and the left panels get longer sparklines and a taller residency bar.
+ * Every item is a unit: when it does not fit on a row it goes to the next row of its
+ * panel, and when the panel has no row left it is not drawn. The last column is never
+ * written: a terminal that wraps there cannot push a line into the next one. The figures'
+ * texts are tui_text.c's, the terminal tui_term.c's.
  */
 #include <curses.h>
 #include <inttypes.h>
-#include <langinfo.h>
-#include <locale.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +25,7 @@
 #include "arenaprof/util/escape.h"
 #include "arenaprof/render/tui.h"
 #include "arenaprof/util/units.h"
+#include "tui_priv.h"
 
 #define LABEL_W 10		/* the panel label column */
 #define GAP 2			/* between items */
@@ -34,10 +33,6 @@
 #define NAME_MAX_W 28		/* longest opcode column */
 #define MAX_BAR_CELLS 4096
 
-enum {
-	C_RED = 1, C_YELLOW, C_GREEN, C_CYAN, C_MAGENTA, C_BLUE, C_WHITE, C_OP0,
-	N_OP_COLORS = 6,
-};
 
 /*
  * Every string reaches the screen through here: operator names come from the model, paths
@@ -51,26 +46,14 @@ static void safe_addstr(int y, int x, const char *s)
 	mvaddstr(y, x, ap_text_safe(s, buf, sizeof(buf)));
 }
 
-static bool tui_open, utf8, colors;
-
 /* ---- glyphs and text ---- */
 
 static const char *const spark_utf8[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
 static const char *const spark_ascii[] = { "_", ".", ",", ":", "-", "=", "+", "#" };
 
-/* display columns of a UTF-8 string (every glyph used here is one column wide) */
-static int text_w(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
-}
-
 static attr_t color(int pair)
 {
-	return colors ? COLOR_PAIR(pair) : 0;
+	return ap_tui_has_colors() ? COLOR_PAIR(pair) : 0;
 }
 
 static attr_t op_color(int32_t op)
@@ -80,118 +63,6 @@ static attr_t op_color(int32_t op)
 	if (op < 0)
 		return color(C_WHITE);
 	return color(C_OP0 + op % N_OP_COLORS);
-}
-
-static bool have(uint64_t v)
-{
-	return v != AP_NO_VALUE;
-}
-
-/* A size in KiB, exactly (as /proc prints it), or '-' when it was not read. */
-static const char *kib(uint64_t v, char *buf, size_t len)
-{
-	if (!have(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%" PRIu64 " KiB", (v + 1023) / 1024);
-	return buf;
-}
-
-#define KIB(v) kib((v), (char[32]){ 0 }, 32)
-
-static const char *limit(uint64_t v, char *buf, size_t len)
-{
-	if (v == AP_UNLIMITED)
-		return "max";
-	return kib(v, buf, len);
-}
-
-#define LIMIT(v) limit((v), (char[32]){ 0 }, 32)
-
-/* PSI percent x 100, as "1.25" */
-static const char *pct(uint64_t v, char *buf, size_t len)
-{
-	if (!have(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%" PRIu64 ".%02" PRIu64, v / 100, v % 100);
-	return buf;
-}
-
-#define PCT(v) pct((v), (char[32]){ 0 }, 32)
-
-static const char *rate(double v, char *buf, size_t len)
-{
-	if (v >= 100)
-		snprintf(buf, len, "%.0f/s", v);
-	else
-		snprintf(buf, len, "%.1f/s", v);
-	return buf;
-}
-
-#define RATE(v) rate((v), (char[32]){ 0 }, 32)
-
-/* A run's duration: "850 us", "12.3 ms", "1.25 s" */
-static const char *duration(uint64_t ns, char *buf, size_t len)
-{
-	double v = (double)ns;
-
-	if (ns < 1000000)
-		snprintf(buf, len, "%.0f us", v / 1e3);
-	else if (ns < 10000000)
-		snprintf(buf, len, "%.2f ms", v / 1e6);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.1f ms", v / 1e6);
-	else
-		snprintf(buf, len, "%.2f s", v / 1e9);
-	return buf;
-}
-
-static const char *bytes(uint64_t v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%" PRIu64 " B", v);
-	return buf;
-}
-
-#define BYTES(v) bytes((v), (char[32]){ 0 }, 32)
-
-/*
- * Fits a command line into w columns by dropping whole arguments from the end (marked
- * "..."); when even the program does not fit, its base name; else "".
- */
-static void fit_words(const char *s, int w, char *out, size_t len)
-{
-	const char *end = s + strlen(s), *sp;
-
-	snprintf(out, len, "%s", s);
-	if (text_w(out) <= w)
-		return;
-	while ((sp = memrchr(s, ' ', (size_t)(end - s)))) {
-		end = sp;
-		snprintf(out, len, "%.*s ...", (int)(end - s), s);
-		if (text_w(out) <= w)
-			return;
-	}
-	sp = memrchr(s, '/', (size_t)(end - s));
-	snprintf(out, len, "%.*s%s", (int)(end - (sp ? sp + 1 : s)), sp ? sp + 1 : s,
-		 end < s + strlen(s) ? " ..." : "");
-	if (text_w(out) > w)
-		out[0] = '\0';
-}
-
-/*
- * s in at most w columns (w < len), its end kept: "...libfoo.so.1" (a path's or a
- * tensor's end names it). One byte, one column: safe_addstr makes it so.
- */
-static const char *tail_fit(const char *s, int w, char *buf, size_t len)
-{
-	size_t n = strlen(s);
-
-	if (w < 4 || n <= (size_t)w || (size_t)w >= len)
-		snprintf(buf, len, "%.*s", w > 0 ? w : 0, s);
-	else
-		snprintf(buf, len, "...%s", s + n - (w - 3));
-	return buf;
 }
 
 /* ---- the pen: items placed in a panel ---- */
@@ -240,7 +111,7 @@ static void pen_put(struct pen *p, attr_t a, const char *s)
 {
 	attrset(a);
 	safe_addstr(p->y, p->x, s);
-	p->x += text_w(s);
+	p->x += tui_text_w(s);
 	p->any = true;
 	attrset(A_NORMAL);
 }
@@ -249,10 +120,10 @@ static void pen_put(struct pen *p, attr_t a, const char *s)
 static bool item_r(struct pen *p, const char *label, attr_t attr, const char *val,
 		   const char *remark)
 {
-	int w = text_w(label) + (label[0] && val[0] ? 1 : 0) + text_w(val);
+	int w = tui_text_w(label) + (label[0] && val[0] ? 1 : 0) + tui_text_w(val);
 
 	if (remark[0])
-		w += 1 + text_w(remark);
+		w += 1 + tui_text_w(remark);
 	if (!pen_room(p, w))
 		return false;
 	if (label[0]) {
@@ -286,7 +157,7 @@ static bool item(struct pen *p, const char *label, attr_t attr, const char *fmt,
 /* A note in words, dim: "not read", "no plan: ..." */
 static bool words(struct pen *p, attr_t attr, const char *s)
 {
-	if (!pen_room(p, text_w(s)))
+	if (!pen_room(p, tui_text_w(s)))
 		return false;
 	pen_put(p, attr, s);
 	return true;
@@ -303,7 +174,7 @@ static void label(int y, int x, const char *s)
 static bool sparkline(struct pen *p, const struct ap_live_hist *h, int n, attr_t attr)
 {
 	uint64_t have_n = h->n < AP_LIVE_HIST ? h->n : AP_LIVE_HIST;
-	const char *const *g = utf8 ? spark_utf8 : spark_ascii;
+	const char *const *g = ap_tui_has_utf8() ? spark_utf8 : spark_ascii;
 	float max = 0;
 
 	if (n <= 0 || !pen_room(p, n))
@@ -373,8 +244,8 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	item(&p, "", A_REVERSE, "arenaprof");
 	item(&p, "pid", 0, "%d", l->pid);
 	/* the command line gets what the time and the state leave */
-	w = x1 - p.x - GAP - (text_w("up ") + text_w(up) + GAP + text_w(state) + GAP);
-	fit_words(l->cmdline, w, cmd, sizeof(cmd));
+	w = x1 - p.x - GAP - (tui_text_w("up ") + tui_text_w(up) + GAP + tui_text_w(state) + GAP);
+	tui_fit_words(l->cmdline, w, cmd, sizeof(cmd));
 	if (cmd[0])
 		words(&p, A_NORMAL, cmd);
 	item(&p, "up", 0, "%s", up);
@@ -395,7 +266,7 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	if (a->cg_path[0]) {
 		char path[256];
 
-		fit_words(a->cg_path, x1 - p.x - GAP - text_w("cgroup "), path, sizeof(path));
+		tui_fit_words(a->cg_path, x1 - p.x - GAP - tui_text_w("cgroup "), path, sizeof(path));
 		if (path[0])
 			item(&p, "cgroup", 0, "%s", path);
 	}
@@ -418,7 +289,7 @@ static int draw_memory(const struct ap_live *l, int y, int x0, int x1, int rows)
 	item(&p, "VmHWM", color(C_YELLOW), "%s", KIB(s->vm_hwm));
 	item_r(&p, "anon", 0, KIB(s->rss_anon), "cannot be reclaimed");
 	item_r(&p, "file", 0, KIB(s->rss_file), "reclaimable");
-	if (have(s->rss_shmem) && s->rss_shmem)
+	if (tui_have(s->rss_shmem) && s->rss_shmem)
 		item(&p, "shmem", 0, "%s", KIB(s->rss_shmem));
 	if (!l->have_smaps) {
 		words(&p, A_DIM, "smaps_rollup not read yet");
@@ -427,7 +298,7 @@ static int draw_memory(const struct ap_live *l, int y, int x0, int x1, int rows)
 	item(&p, "Pss_Anon", 0, "%s", KIB(sm->pss_anon));
 	item(&p, "Pss_File", 0, "%s", KIB(sm->pss_file));
 	item(&p, "Pss_Shmem", 0, "%s", KIB(sm->pss_shmem));
-	item(&p, "Swap", have(sm->swap) && sm->swap ? color(C_YELLOW) : 0, "%s", KIB(sm->swap));
+	item(&p, "Swap", tui_have(sm->swap) && sm->swap ? color(C_YELLOW) : 0, "%s", KIB(sm->swap));
 	if (l->t_last_ns >= sm->ts_ns + 1000000000ULL) {
 		char age[48];
 
@@ -454,10 +325,10 @@ static void draw_bar(const struct ap_live *l, struct pen *p, int rows)
 		attr_t a;
 
 		if (!c->held) {
-			g = utf8 ? "·" : ".";
+			g = ap_tui_has_utf8() ? "·" : ".";
 			a = A_DIM;
 		} else {
-			g = c->held == c->pages ? (utf8 ? "█" : "#") : (utf8 ? "▓" : "+");
+			g = c->held == c->pages ? (ap_tui_has_utf8() ? "█" : "#") : (ap_tui_has_utf8() ? "▓" : "+");
 			a = l->plan && c->owner != AP_OWNER_NONE ? op_color(c->owner) :
 			    color(C_GREEN);
 		}
@@ -505,9 +376,9 @@ static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, 
 
 static void events_item(struct pen *p, const char *name, uint64_t now, uint64_t then)
 {
-	uint64_t d = have(now) && have(then) && now >= then ? now - then : 0;
+	uint64_t d = tui_have(now) && tui_have(then) && now >= then ? now - then : 0;
 
-	if (!have(now)) {
+	if (!tui_have(now)) {
 		item(p, name, 0, "-");
 		return;
 	}
@@ -521,19 +392,19 @@ static int draw_cgroup(const struct ap_live *l, int y, int x0, int x1, int rows)
 
 	label(y, x0, "cgroup");
 	pen_at(&p, y, x0 + LABEL_W, x1, rows);
-	if (!l->have_sample || (!have(a->cg_current) && !have(a->cg_peak))) {
+	if (!l->have_sample || (!tui_have(a->cg_current) && !tui_have(a->cg_peak))) {
 		words(&p, A_DIM, "memory cgroup not read");
 		return 1;
 	}
 	item(&p, "current", 0, "%s", KIB(a->cg_current));
 	item(&p, "peak", color(C_YELLOW), "%s", KIB(a->cg_peak));
-	if (have(a->cg_max))
+	if (tui_have(a->cg_max))
 		item(&p, "max", 0, "%s", LIMIT(a->cg_max));
-	if (have(a->cg_high))
+	if (tui_have(a->cg_high))
 		item(&p, "high", 0, "%s", LIMIT(a->cg_high));
-	if (have(a->cg_min))
+	if (tui_have(a->cg_min))
 		item(&p, "min", 0, "%s", LIMIT(a->cg_min));
-	if (!have(a->ev_high) && !have(a->ev_max) && !have(a->ev_oom))
+	if (!tui_have(a->ev_high) && !tui_have(a->ev_max) && !tui_have(a->ev_oom))
 		return pen_rows(&p, y);
 	pen_newline(&p);
 	words(&p, A_NORMAL, "events.local:");
@@ -547,7 +418,7 @@ static int draw_cgroup(const struct ap_live *l, int y, int x0, int x1, int rows)
 static void psi_items(struct pen *p, const char *who, const struct ap_psi_figures *f,
 		      uint64_t alarm)
 {
-	bool red = alarm && have(f->full_avg[0]) && f->full_avg[0] > alarm;
+	bool red = alarm && tui_have(f->full_avg[0]) && f->full_avg[0] > alarm;
 	char some[64];
 
 	snprintf(some, sizeof(some), "%s some", who);
@@ -561,7 +432,7 @@ static int draw_psi(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		    int x1, int rows)
 {
 	const struct ap_kernel_acct *a = &l->last.acct;
-	bool sys = have(a->psi_sys.some_avg[0]), cg = have(a->psi_cg.some_avg[0]);
+	bool sys = tui_have(a->psi_sys.some_avg[0]), cg = tui_have(a->psi_cg.some_avg[0]);
 	struct pen p;
 
 	label(y, x0, "Pressure");
@@ -617,8 +488,8 @@ static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 		char lat[64] = "", a[24], b[24];
 
 		if (ap_live_latency(l, &p50, &p99, &k))
-			snprintf(lat, sizeof(lat), "%s p99 %s (%u)", duration(p50, a, sizeof(a)),
-				 duration(p99, b, sizeof(b)), k);
+			snprintf(lat, sizeof(lat), "%s p99 %s (%u)", tui_duration(p50, a, sizeof(a)),
+				 tui_duration(p99, b, sizeof(b)), k);
 		item(&p, "  runs", 0, "%8s", RATE(ap_live_rate(&l->run_rate)));
 		/* the latency after the sparkline on its row: the sparkline gives way */
 		spark_after(&p, &l->run_rate, own_rows && lat[0] ?
@@ -702,7 +573,7 @@ static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows
 		char name[64], v[3][32];
 		int row = y + 1 + i;
 
-		tail_fit(o[i].name, name_w, name, sizeof(name));
+		tui_tail_fit(o[i].name, name_w, name, sizeof(name));
 		snprintf(v[0], sizeof(v[0]), "%s", KIB(o[i].held_pages * l->page_size));
 		snprintf(v[1], sizeof(v[1]), "%" PRIu64, o[i].faults);
 		snprintf(v[2], sizeof(v[2]), "%u", o[i].mappings);
@@ -710,7 +581,7 @@ static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows
 		safe_addstr(row, x, name);
 		attrset(A_NORMAL);
 		for (int c = 0; c < 3; c++)
-			safe_addstr(row, x + name_w + (c + 1) * GAP + c * 12 + 12 - text_w(v[c]),
+			safe_addstr(row, x + name_w + (c + 1) * GAP + c * 12 + 12 - tui_text_w(v[c]),
 				    v[c]);
 	}
 	return 1 + n;
@@ -740,7 +611,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 	if (rows < 2)
 		return 1;
 	for (uint32_t i = 0; i < l->n_ops; i++) {
-		int w = text_w(ap_live_opname(l, i));
+		int w = tui_text_w(ap_live_opname(l, i));
 
 		if (w > cols[1].w)
 			cols[1].w = w < NAME_MAX_W ? w : NAME_MAX_W;
@@ -767,9 +638,9 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		bool sorted = cols[i].sort == v->sort;
 
 		snprintf(t, sizeof(t), "%s%s", cols[i].title,
-			 !sorted ? "" : v->reverse ? (utf8 ? "▲" : "^") : (utf8 ? "▼" : "v"));
+			 !sorted ? "" : v->reverse ? (ap_tui_has_utf8() ? "▲" : "^") : (ap_tui_has_utf8() ? "▼" : "v"));
 		if (i >= 2)
-			safe_addstr(y, x + cols[i].w - text_w(t), t);
+			safe_addstr(y, x + cols[i].w - tui_text_w(t), t);
 		else
 			safe_addstr(y, x, t);
 		x += cols[i].w + GAP;
@@ -792,7 +663,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		/* the widest operator, whose live tensors set the arena's floor */
 		snprintf(val[0], sizeof(val[0]), "%4u%s", i,
 			 (int32_t)i == l->prof.widest_op ? "*" : "");
-		snprintf(val[1], sizeof(val[1]), "%s", text_w(name) <= cols[1].w ? name : "");
+		snprintf(val[1], sizeof(val[1]), "%s", tui_text_w(name) <= cols[1].w ? name : "");
 		snprintf(val[2], sizeof(val[2]), "%s", KIB(o->breadth));
 		snprintf(val[3], sizeof(val[3]), "%" PRIu64 " pg", o->ft_plan);
 		snprintf(val[4], sizeof(val[4]), "%s", KIB(o->resident_pages * l->page_size));
@@ -801,7 +672,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		for (int c = 0; c < ncols; c++) {
 			attrset(c == 0 ? op_color((int32_t)i) | A_BOLD : A_NORMAL);
 			if (c >= 2)
-				safe_addstr(row, x + cols[c].w - text_w(val[c]), val[c]);
+				safe_addstr(row, x + cols[c].w - tui_text_w(val[c]), val[c]);
 			else
 				safe_addstr(row, x, val[c]);
 			x += cols[c].w + GAP;
@@ -810,7 +681,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		if (out_w && l->plan->ops[i].out_name && l->plan->ops[i].out_name[0]) {
 			char short_name[128], cut[128];
 			/* the end of a tensor's name is its layer's own part */
-			tail_fit(ap_corr_short_name(l->plan->ops[i].out_name, short_name,
+			tui_tail_fit(ap_corr_short_name(l->plan->ops[i].out_name, short_name,
 						    sizeof(short_name)), out_w, cut, sizeof(cut));
 			attrset(A_DIM);
 			safe_addstr(row, x, cut);
@@ -838,8 +709,8 @@ static void draw_help(void)
 	int n = (int)(sizeof(lines) / sizeof(lines[0])), w = 0, y0, x0;
 
 	for (int i = 0; i < n; i++)
-		if (text_w(lines[i]) > w)
-			w = text_w(lines[i]);
+		if (tui_text_w(lines[i]) > w)
+			w = tui_text_w(lines[i]);
 	w += 4;
 	if (w >= COLS - 1 || n + 2 >= LINES)
 		return;
@@ -872,12 +743,12 @@ static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 		attr_t a = v->status_level >= 2 ? color(C_RED) | A_BOLD :
 			   v->status_level == 1 ? color(C_YELLOW) | A_BOLD : A_BOLD;
 
-		fit_words(v->status, COLS - 1, msg, sizeof(msg));
+		tui_fit_words(v->status, COLS - 1, msg, sizeof(msg));
 		words(&p, a, msg);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (!pen_room(&p, text_w(keys[i][0]) + 1 + text_w(keys[i][1])) || p.y != y)
+		if (!pen_room(&p, tui_text_w(keys[i][0]) + 1 + tui_text_w(keys[i][1])) || p.y != y)
 			break;
 		pen_put(&p, A_REVERSE, keys[i][0]);
 		p.x++;
@@ -960,84 +831,3 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 	refresh();
 }
 
-int ap_tui_key(void)
-{
-	int c = getch();
-
-	if (c == KEY_RESIZE)
-		return AP_KEY_RESIZE;
-	return c == ERR ? -1 : c;
-}
-
-static void on_exit_restore(void)
-{
-	ap_tui_close();
-}
-
-/* A crash still gives the terminal back (best effort, as htop does), then dies as it would. */
-static void on_crash(int sig)
-{
-	if (tui_open)
-		endwin();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-int ap_tui_open(char *err)
-{
-	static bool registered;
-
-	setlocale(LC_ALL, "");
-	utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8");
-	if (!newterm(NULL, stdout, stdin)) {
-		ap_seterr(err, "cannot use the terminal (TERM=%s)", getenv("TERM") ?
-			  getenv("TERM") : "unset");
-		return -1;
-	}
-	tui_open = true;
-	if (!registered) {
-		static const int crash[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-
-		atexit(on_exit_restore);
-		for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
-			signal(crash[i], on_crash);
-		registered = true;
-	}
-	cbreak();
-	noecho();
-	nonl();
-	keypad(stdscr, TRUE);
-	nodelay(stdscr, TRUE);
-	curs_set(0);
-	/* NO_COLOR (no-color.org): any non-empty value means no colour */
-	colors = has_colors() && !(getenv("NO_COLOR") && getenv("NO_COLOR")[0]);
-	if (colors) {
-		static const short op_fg[N_OP_COLORS] = {
-			COLOR_GREEN, COLOR_CYAN, COLOR_MAGENTA, COLOR_BLUE, COLOR_YELLOW,
-			COLOR_RED,
-		};
-
-		start_color();
-		use_default_colors();
-		init_pair(C_RED, COLOR_RED, -1);
-		init_pair(C_YELLOW, COLOR_YELLOW, -1);
-		init_pair(C_GREEN, COLOR_GREEN, -1);
-		init_pair(C_CYAN, COLOR_CYAN, -1);
-		init_pair(C_MAGENTA, COLOR_MAGENTA, -1);
-		init_pair(C_BLUE, COLOR_BLUE, -1);
-		init_pair(C_WHITE, COLOR_WHITE, -1);
-		for (int i = 0; i < N_OP_COLORS; i++)
-			init_pair((short)(C_OP0 + i), op_fg[i], -1);
-	}
-	return 0;
-}
-
-void ap_tui_close(void)
-{
-	if (!tui_open)
-		return;
-	tui_open = false;
-	curs_set(1);
-	endwin();
-	fflush(stdout);
-}
