@@ -340,6 +340,179 @@ static const char *strategy_key(int i, char *buf)
 	return buf;
 }
 
+/* the widest operator: its breadth and the tensors live while it runs */
+static void json_widest(struct ap_json *j, const struct ap_tplan *p, const struct ap_profile *pr)
+{
+	int32_t *live;
+	int n;
+
+	if (pr->widest_op < 0) {
+		ap_json_null(j, "widest_op");
+		return;
+	}
+	n = ap_profile_live(p, pr->widest_op, &live);
+	ap_json_obj(j, "widest_op");
+	ap_json_i64(j, "index", pr->widest_op);
+	ap_json_str(j, "opcode", op_name(p, pr->widest_op));
+	ap_json_str(j, "output", out_name(p, pr->widest_op));
+	ap_json_u64(j, "breadth_bytes", pr->lower_bound);
+	ap_json_arr(j, "live_tensors");
+	for (int k = 0; k < n; k++)
+		ap_json_i64(j, NULL, p->t[live[k]].index);
+	ap_json_end_arr(j);
+	ap_json_end_obj(j);
+	free(live);
+}
+
+/* every strategy's arena and lower bound, and the budget's verdict when one was given */
+static void json_strategies(struct ap_json *j, const struct ap_plan_set *s)
+{
+	const struct ap_tplan *p = &s->plan;
+
+	ap_json_obj(j, "strategies");
+	if (s->have_strategies) {
+		for (int i = 0; i < AP_STRAT_COUNT; i++)
+			ap_json_u64(j, strategy_key(i, (char[32]){ 0 }), s->strat_bytes[i]);
+	} else {
+		ap_json_u64(j, p->strategy, p->arena_bytes);
+	}
+	ap_json_end_obj(j);
+	if (s->have_strategies) {
+		ap_json_obj(j, "strategy_lower_bounds");
+		for (int i = 0; i < AP_STRAT_COUNT; i++)
+			ap_json_u64(j, strategy_key(i, (char[32]){ 0 }), s->strat_lb[i]);
+		ap_json_end_obj(j);
+	}
+	if (s->have_budget) {
+		uint64_t pinned = pinned_bytes(s);
+
+		ap_json_obj(j, "budget");
+		ap_json_u64(j, "budget_bytes", s->budget);
+		ap_json_bool(j, "fits", pinned + p->weights_bytes <= s->budget);
+		ap_json_bool(j, "arena_fits", pinned <= s->budget);
+		ap_json_i64(j, "margin_bytes", (int64_t)s->budget -
+			    (int64_t)(pinned + p->weights_bytes));
+		ap_json_u64(j, "memory_max", s->budget);
+		ap_json_u64(j, "memory_high", high_of(s->budget));
+		ap_json_u64(j, "memory_min", min_of(s));
+		ap_json_end_obj(j);
+	}
+}
+
+static void json_tensors(struct ap_json *j, const struct ap_tplan *p)
+{
+	ap_json_arr(j, "tensor_plan");
+	for (uint32_t i = 0; i < p->n; i++) {
+		const struct ap_ptensor *t = &p->t[i];
+
+		ap_json_obj(j, NULL);
+		ap_json_i64(j, "index", t->index);
+		ap_json_str(j, "name", t->name);
+		ap_json_u64(j, "bytes", t->bytes);
+		ap_json_i64(j, "first_node", t->first);
+		if (t->last == AP_LAST_END)
+			ap_json_str(j, "last_node", "end");
+		else
+			ap_json_i64(j, "last_node", t->last);
+		ap_json_i64(j, "offset", t->offset);
+		ap_json_str(j, "kind", ap_kind_name(t->kind));
+		if (t->share_root >= 0)
+			ap_json_i64(j, "shares", t->share_root);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+}
+
+/* what the plan leaves out: its operators not modelled, and its caller's */
+static void json_gaps(struct ap_json *j, const struct ap_plan_set *s)
+{
+	const struct ap_tplan *p = &s->plan;
+
+	ap_json_arr(j, "not_modelled");
+	for (uint32_t i = 0; i < s->n_gaps; i++) {
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "index", s->gaps[i].node);
+		ap_json_str(j, "opcode", op_name(p, (int32_t)s->gaps[i].node));
+		ap_json_str(j, "reason", s->gaps[i].why);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	if (s->caller_gap.why) {
+		ap_json_obj(j, "caller_not_modelled");
+		ap_json_u64(j, "subgraph", s->caller_gap.subgraph);
+		ap_json_u64(j, "index", s->caller_gap.node);
+		ap_json_str(j, "opcode", s->caller_gap.opcode ? s->caller_gap.opcode : "");
+		ap_json_str(j, "reason", s->caller_gap.why);
+		ap_json_end_obj(j);
+	}
+}
+
+static void json_index_or_null(struct ap_json *j, const char *key, int64_t v)
+{
+	if (v >= 0)
+		ap_json_i64(j, key, v);
+	else
+		ap_json_null(j, key);
+}
+
+static void json_shapes(struct ap_json *j, const struct ap_plan_set *s)
+{
+	const struct ap_shapes_report *r = &s->shapes;
+
+	ap_json_obj(j, "shapes");
+	ap_json_u64(j, "open", r->open);
+	ap_json_u64(j, "inferred", r->resolved);
+	ap_json_u64(j, "changed", r->changed);
+	ap_json_u64(j, "input_shapes_given", s->n_input_shapes);
+	json_index_or_null(j, "unresolved_tensor", r->first_unresolved);
+	json_index_or_null(j, "unresolved_node", r->first_unresolved_op);
+	json_index_or_null(j, "refused_node", r->refused_op);
+	ap_json_end_obj(j);
+}
+
+static void json_subgraphs(struct ap_json *j, const struct ap_plan_set *s)
+{
+	ap_json_arr(j, "subgraph_plans");
+	for (uint32_t i = 0; i < s->model->n_subgraphs; i++) {
+		const struct ap_sg_plan *sp = &s->sgs[i];
+		const char *why = ap_sg_not_modelled(sp->info.role);
+
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "index", i);
+		ap_json_str(j, "name", s->model->subgraphs[i].name ?
+			    s->model->subgraphs[i].name : "");
+		ap_json_str(j, "role", ap_sg_role_name(sp->info.role));
+		if (i && sp->info.role != AP_SG_UNCALLED) {
+			ap_json_u64(j, "caller_subgraph", sp->info.caller);
+			ap_json_u64(j, "caller_node", sp->info.node);
+		}
+		ap_json_str(j, "planned_at", ap_sg_planned_at(&sp->info));
+		if (sp->planned) {
+			ap_json_u64(j, "arena_bytes", sp->arena_bytes);
+			ap_json_u64(j, "persistent_bytes", sp->persistent_bytes);
+			ap_json_u64(j, "not_modelled", sp->n_gaps);
+		}
+		if (why)
+			ap_json_str(j, "reason", why);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+}
+
+static void json_ops(struct ap_json *j, const struct ap_tplan *p, const struct ap_profile *pr)
+{
+	ap_json_arr(j, "ops");
+	for (uint32_t i = 0; i < pr->n_ops; i++) {
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "index", i);
+		ap_json_str(j, "opcode", op_name(p, (int32_t)i));
+		ap_json_str(j, "output", out_name(p, (int32_t)i));
+		ap_json_u64(j, "breadth_bytes", pr->breadth[i]);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+}
+
 void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 {
 	const struct ap_tplan *p = &s->plan;
@@ -363,156 +536,22 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 	ap_json_u64(&j, "arena_bytes", p->arena_bytes);
 	ap_json_u64(&j, "persistent_bytes", p->persistent_bytes);
 	ap_json_u64(&j, "lower_bound_bytes", pr->lower_bound);
-	if (pr->widest_op >= 0) {
-		int32_t *live;
-		int n = ap_profile_live(p, pr->widest_op, &live);
-
-		ap_json_obj(&j, "widest_op");
-		ap_json_i64(&j, "index", pr->widest_op);
-		ap_json_str(&j, "opcode", op_name(p, pr->widest_op));
-		ap_json_str(&j, "output", out_name(p, pr->widest_op));
-		ap_json_u64(&j, "breadth_bytes", pr->lower_bound);
-		ap_json_arr(&j, "live_tensors");
-		for (int k = 0; k < n; k++)
-			ap_json_i64(&j, NULL, p->t[live[k]].index);
-		ap_json_end_arr(&j);
-		ap_json_end_obj(&j);
-		free(live);
-	} else {
-		ap_json_null(&j, "widest_op");
-	}
-	ap_json_obj(&j, "strategies");
-	if (s->have_strategies) {
-		for (int i = 0; i < AP_STRAT_COUNT; i++)
-			ap_json_u64(&j, strategy_key(i, (char[32]){ 0 }), s->strat_bytes[i]);
-	} else {
-		ap_json_u64(&j, p->strategy, p->arena_bytes);
-	}
-	ap_json_end_obj(&j);
-	if (s->have_strategies) {
-		ap_json_obj(&j, "strategy_lower_bounds");
-		for (int i = 0; i < AP_STRAT_COUNT; i++)
-			ap_json_u64(&j, strategy_key(i, (char[32]){ 0 }), s->strat_lb[i]);
-		ap_json_end_obj(&j);
-	}
-	if (s->have_budget) {
-		uint64_t pinned = pinned_bytes(s);
-
-		ap_json_obj(&j, "budget");
-		ap_json_u64(&j, "budget_bytes", s->budget);
-		ap_json_bool(&j, "fits", pinned + p->weights_bytes <= s->budget);
-		ap_json_bool(&j, "arena_fits", pinned <= s->budget);
-		ap_json_i64(&j, "margin_bytes", (int64_t)s->budget -
-			    (int64_t)(pinned + p->weights_bytes));
-		ap_json_u64(&j, "memory_max", s->budget);
-		ap_json_u64(&j, "memory_high", high_of(s->budget));
-		ap_json_u64(&j, "memory_min", min_of(s));
-		ap_json_end_obj(&j);
-	}
-	ap_json_arr(&j, "tensor_plan");
-	for (uint32_t i = 0; i < p->n; i++) {
-		const struct ap_ptensor *t = &p->t[i];
-
-		ap_json_obj(&j, NULL);
-		ap_json_i64(&j, "index", t->index);
-		ap_json_str(&j, "name", t->name);
-		ap_json_u64(&j, "bytes", t->bytes);
-		ap_json_i64(&j, "first_node", t->first);
-		if (t->last == AP_LAST_END)
-			ap_json_str(&j, "last_node", "end");
-		else
-			ap_json_i64(&j, "last_node", t->last);
-		ap_json_i64(&j, "offset", t->offset);
-		ap_json_str(&j, "kind", ap_kind_name(t->kind));
-		if (t->share_root >= 0)
-			ap_json_i64(&j, "shares", t->share_root);
-		ap_json_end_obj(&j);
-	}
-	ap_json_end_arr(&j);
-	if (s->model) {
-		ap_json_arr(&j, "not_modelled");
-		for (uint32_t i = 0; i < s->n_gaps; i++) {
-			ap_json_obj(&j, NULL);
-			ap_json_u64(&j, "index", s->gaps[i].node);
-			ap_json_str(&j, "opcode", op_name(p, (int32_t)s->gaps[i].node));
-			ap_json_str(&j, "reason", s->gaps[i].why);
-			ap_json_end_obj(&j);
-		}
-		ap_json_end_arr(&j);
-		if (s->caller_gap.why) {
-			ap_json_obj(&j, "caller_not_modelled");
-			ap_json_u64(&j, "subgraph", s->caller_gap.subgraph);
-			ap_json_u64(&j, "index", s->caller_gap.node);
-			ap_json_str(&j, "opcode", s->caller_gap.opcode ? s->caller_gap.opcode : "");
-			ap_json_str(&j, "reason", s->caller_gap.why);
-			ap_json_end_obj(&j);
-		}
-	}
-	if (s->have_shapes) {
-		const struct ap_shapes_report *r = &s->shapes;
-
-		ap_json_obj(&j, "shapes");
-		ap_json_u64(&j, "open", r->open);
-		ap_json_u64(&j, "inferred", r->resolved);
-		ap_json_u64(&j, "changed", r->changed);
-		ap_json_u64(&j, "input_shapes_given", s->n_input_shapes);
-		if (r->first_unresolved >= 0)
-			ap_json_i64(&j, "unresolved_tensor", r->first_unresolved);
-		else
-			ap_json_null(&j, "unresolved_tensor");
-		if (r->first_unresolved_op >= 0)
-			ap_json_i64(&j, "unresolved_node", r->first_unresolved_op);
-		else
-			ap_json_null(&j, "unresolved_node");
-		if (r->refused_op >= 0)
-			ap_json_i64(&j, "refused_node", r->refused_op);
-		else
-			ap_json_null(&j, "refused_node");
-		ap_json_end_obj(&j);
-	}
+	json_widest(&j, p, pr);
+	json_strategies(&j, s);
+	json_tensors(&j, p);
+	if (s->model)
+		json_gaps(&j, s);
+	if (s->have_shapes)
+		json_shapes(&j, s);
 	if (s->model) {
 		ap_json_arr(&j, "split_after");
 		for (uint32_t i = 0; i < s->n_split; i++)
 			ap_json_i64(&j, NULL, s->split_after[i]);
 		ap_json_end_arr(&j);
 	}
-	if (s->sgs) {
-		ap_json_arr(&j, "subgraph_plans");
-		for (uint32_t i = 0; i < s->model->n_subgraphs; i++) {
-			const struct ap_sg_plan *sp = &s->sgs[i];
-			const char *why = ap_sg_not_modelled(sp->info.role);
-
-			ap_json_obj(&j, NULL);
-			ap_json_u64(&j, "index", i);
-			ap_json_str(&j, "name", s->model->subgraphs[i].name ?
-				    s->model->subgraphs[i].name : "");
-			ap_json_str(&j, "role", ap_sg_role_name(sp->info.role));
-			if (i && sp->info.role != AP_SG_UNCALLED) {
-				ap_json_u64(&j, "caller_subgraph", sp->info.caller);
-				ap_json_u64(&j, "caller_node", sp->info.node);
-			}
-			ap_json_str(&j, "planned_at", ap_sg_planned_at(&sp->info));
-			if (sp->planned) {
-				ap_json_u64(&j, "arena_bytes", sp->arena_bytes);
-				ap_json_u64(&j, "persistent_bytes", sp->persistent_bytes);
-				ap_json_u64(&j, "not_modelled", sp->n_gaps);
-			}
-			if (why)
-				ap_json_str(&j, "reason", why);
-			ap_json_end_obj(&j);
-		}
-		ap_json_end_arr(&j);
-	}
-	ap_json_arr(&j, "ops");
-	for (uint32_t i = 0; i < pr->n_ops; i++) {
-		ap_json_obj(&j, NULL);
-		ap_json_u64(&j, "index", i);
-		ap_json_str(&j, "opcode", op_name(p, (int32_t)i));
-		ap_json_str(&j, "output", out_name(p, (int32_t)i));
-		ap_json_u64(&j, "breadth_bytes", pr->breadth[i]);
-		ap_json_end_obj(&j);
-	}
-	ap_json_end_arr(&j);
+	if (s->sgs)
+		json_subgraphs(&j, s);
+	json_ops(&j, p, pr);
 	ap_json_end_obj(&j);
 	ap_json_finish(&j);
 }

@@ -266,7 +266,8 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	if (a->cg_path[0]) {
 		char path[256];
 
-		tui_fit_words(a->cg_path, x1 - p.x - GAP - tui_text_w("cgroup "), path, sizeof(path));
+		tui_fit_words(a->cg_path, x1 - p.x - GAP - tui_text_w("cgroup "), path,
+			      sizeof(path));
 		if (path[0])
 			item(&p, "cgroup", 0, "%s", path);
 	}
@@ -328,7 +329,8 @@ static void draw_bar(const struct ap_live *l, struct pen *p, int rows)
 			g = ap_tui_has_utf8() ? "·" : ".";
 			a = A_DIM;
 		} else {
-			g = c->held == c->pages ? (ap_tui_has_utf8() ? "█" : "#") : (ap_tui_has_utf8() ? "▓" : "+");
+			g = c->held == c->pages ? (ap_tui_has_utf8() ? "█" : "#") :
+			    (ap_tui_has_utf8() ? "▓" : "+");
 			a = l->plan && c->owner != AP_OWNER_NONE ? op_color(c->owner) :
 			    color(C_GREEN);
 		}
@@ -488,7 +490,8 @@ static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 		char lat[64] = "", a[24], b[24];
 
 		if (ap_live_latency(l, &p50, &p99, &k))
-			snprintf(lat, sizeof(lat), "%s p99 %s (%u)", tui_duration(p50, a, sizeof(a)),
+			snprintf(lat, sizeof(lat), "%s p99 %s (%u)",
+				 tui_duration(p50, a, sizeof(a)),
 				 tui_duration(p99, b, sizeof(b)), k);
 		item(&p, "  runs", 0, "%8s", RATE(ap_live_rate(&l->run_rate)));
 		/* the latency after the sparkline on its row: the sparkline gives way */
@@ -581,8 +584,8 @@ static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows
 		safe_addstr(row, x, name);
 		attrset(A_NORMAL);
 		for (int c = 0; c < 3; c++)
-			safe_addstr(row, x + name_w + (c + 1) * GAP + c * 12 + 12 - tui_text_w(v[c]),
-				    v[c]);
+			safe_addstr(row, x + name_w + (c + 1) * GAP + c * 12 + 12 -
+				    tui_text_w(v[c]), v[c]);
 	}
 	return 1 + n;
 }
@@ -638,7 +641,8 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		bool sorted = cols[i].sort == v->sort;
 
 		snprintf(t, sizeof(t), "%s%s", cols[i].title,
-			 !sorted ? "" : v->reverse ? (ap_tui_has_utf8() ? "▲" : "^") : (ap_tui_has_utf8() ? "▼" : "v"));
+			 !sorted ? "" : v->reverse ? (ap_tui_has_utf8() ? "▲" : "^") :
+			 (ap_tui_has_utf8() ? "▼" : "v"));
 		if (i >= 2)
 			safe_addstr(y, x + cols[i].w - tui_text_w(t), t);
 		else
