@@ -262,8 +262,9 @@ int main(void)
 		l.sink.event(l.sink.ctx, &ev);
 		sample(&l, 6500000000);
 		CHECK("allocs: 3000 blocks more, one replaced; the sites holding them",
-		      l.alloc_bytes == (1 << 20) + 2 * 65536 + 3000 * 4096 + 2999 * 3000 / 2 - 4096 +
-		      100 && l.n_callers == 2 + 1000,
+		      l.alloc_bytes == (1 << 20) + 2 * 65536 + 3000 * 4096 +
+				       2999 * 3000 / 2 - 4096 + 100 &&
+		      l.n_callers == 2 + 1000,
 		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
 		ev.fn = AP_ALLOC_FREE;
 		for (uint64_t i = 3000; i-- > 0;) {

@@ -2,8 +2,9 @@
 /*
  * tui: the faces of the live model (live.h): an ncurses screen whose panels reflow with
  * the terminal (80x24 and up; two columns from 150 columns when a plan is loaded; --batch's
- * lines are top_batch.h's). Layout only: every figure comes from the model. An item (a label and its value) is drawn whole or not at all, never cut; a
- * panel wraps its items onto the rows it has and drops what does not fit.
+ * lines are top_batch.h's). Layout only: every figure comes from the model. An item (a
+ * label and its value) is drawn whole or not at all, never cut; a panel wraps its items
+ * onto the rows it has and drops what does not fit.
  */
 #ifndef ARENAPROF_TUI_H
 #define ARENAPROF_TUI_H
