@@ -62,8 +62,40 @@ static uint32_t above(const uint64_t *ends, uint32_t u, uint64_t v)
 	return lo;
 }
 
+static int first_by_tree(const struct ap_span *src, uint32_t n_src, const struct ap_span *q,
+			 uint32_t n_q, int32_t *first);
+
+/*
+ * Few sources (a trace's snapshots name a handful of mappings over a million vmas of
+ * faults): each query scans them, O(n_q x n_src), without sorting the queries.
+ */
+#define SCAN_SOURCES 64
+
+static void scan(const struct ap_span *src, uint32_t n_src, const struct ap_span *q,
+		 uint32_t n_q, int32_t *first)
+{
+	for (uint32_t j = 0; j < n_q; j++) {
+		first[j] = -1;
+		for (uint32_t k = 0; k < n_src; k++)
+			if (src[k].start < q[j].end && q[j].start < src[k].end) {
+				first[j] = (int32_t)k;
+				break;
+			}
+	}
+}
+
 int ap_overlap_first(const struct ap_span *src, uint32_t n_src, const struct ap_span *q,
 		     uint32_t n_q, int32_t *first)
+{
+	if (n_src <= SCAN_SOURCES) {
+		scan(src, n_src, q, n_q, first);
+		return 0;
+	}
+	return first_by_tree(src, n_src, q, n_q, first);
+}
+
+static int first_by_tree(const struct ap_span *src, uint32_t n_src, const struct ap_span *q,
+			 uint32_t n_q, int32_t *first)
 {
 	struct ctx cs = { .s = src }, cq = { .s = q, .by_end = true };
 	uint64_t *ends = malloc(((size_t)n_src + 1) * sizeof(*ends));
