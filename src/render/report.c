@@ -56,18 +56,40 @@ static void print_runs(FILE *f, const struct ap_counts *c, const char *indent)
 	fprintf(f, shown ? "\n" : "none\n");
 }
 
-static int cmp_start(const void *x, const void *y, void *ctx)
-{
-	const struct ap_analysis *a = ctx;
-	const struct ap_amap *m = &a->maps[*(const uint32_t *)x];
-	const struct ap_amap *n = &a->maps[*(const uint32_t *)y];
+/* A mapping's place in address order: sorted as values, not through its index (a
+ * sort of a million indexes reading each mapping was a tenth of a report). */
+struct addr_key {
+	uint64_t start, end;
+	uint32_t idx;
+};
 
-	return m->start != n->start ? AP_CMP(m->start, n->start) : AP_CMP(m->end, n->end);
+static int cmp_key(const void *x, const void *y)
+{
+	const struct addr_key *m = x, *n = y;
+
+	if (m->start != n->start)
+		return AP_CMP(m->start, n->start);
+	return m->end != n->end ? AP_CMP(m->end, n->end) : AP_CMP(m->idx, n->idx);
 }
 
+/* The mappings by start, then end, then index; NULL when out of memory. */
 static uint32_t *by_address(const struct ap_analysis *a)
 {
-	return ap_order_index(a->n_maps, cmp_start, (void *)a);
+	struct addr_key *k = malloc(((size_t)a->n_maps + 1) * sizeof(*k));
+	uint32_t *v = malloc(((size_t)a->n_maps + 1) * sizeof(*v));
+
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < a->n_maps; i++)
+		k[i] = (struct addr_key){ a->maps[i].start, a->maps[i].end, i };
+	ap_qsort(k, a->n_maps, sizeof(*k), cmp_key);
+	for (uint32_t i = 0; i < a->n_maps; i++)
+		v[i] = k[i].idx;
+	free(k);
+	return v;
 }
 
 static void text_groups(FILE *f, const struct ap_corr *c)
