@@ -61,7 +61,7 @@ static size_t walk(FILE *f, const char *s, size_t max, struct specials specials,
 		int len;
 
 		if (run) {
-			fwrite_unlocked(s, 1, run, f);
+			ap_put_bytes(f, s, run);
 			s += run;
 			n += run;
 			continue;
@@ -99,10 +99,10 @@ static void json_one(FILE *f, unsigned char c)
 
 void ap_fput_json_str(FILE *f, const char *s)
 {
-	fputc_unlocked('"', f);
+	putc_unlocked('"', f);
 	walk(f, s, (size_t)-1, (struct specials){ SPECIAL('"').lo, SPECIAL('\\').hi },
 	     json_one);
-	fputc_unlocked('"', f);
+	putc_unlocked('"', f);
 }
 
 static void xml_one(FILE *f, unsigned char c)
@@ -131,9 +131,9 @@ static void csv_one(FILE *f, unsigned char c)
 
 void ap_fput_csv(FILE *f, const char *s)
 {
-	fputc_unlocked('"', f);
+	putc_unlocked('"', f);
 	walk(f, s, (size_t)-1, SPECIAL('"'), csv_one);
-	fputc_unlocked('"', f);
+	putc_unlocked('"', f);
 }
 
 /*

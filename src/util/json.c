@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* json: a streaming writer; enough for reports, no dependency for a few hundred lines. */
 #include <math.h>
+#include <string.h>
 
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
@@ -15,19 +16,20 @@ void ap_json_init(struct ap_json *j, FILE *f)
 static void prefix(struct ap_json *j, const char *key)
 {
 	if (j->need_comma[j->depth])
-		fputc_unlocked(',', j->f);
+		putc_unlocked(',', j->f);
 	j->need_comma[j->depth] = true;
 	if (key) {	/* the program's own words (json.h): nothing to escape */
-		fputc_unlocked('"', j->f);
-		fputs_unlocked(key, j->f);
-		fputs_unlocked("\":", j->f);
+		putc_unlocked('"', j->f);
+		ap_put_bytes(j->f, key, strlen(key));
+		putc_unlocked('"', j->f);
+		putc_unlocked(':', j->f);
 	}
 }
 
 static void open(struct ap_json *j, const char *key, char c)
 {
 	prefix(j, key);
-	fputc(c, j->f);
+	putc_unlocked(c, j->f);
 	if (j->depth + 1 < AP_JSON_DEPTH)
 		j->depth++;
 	j->need_comma[j->depth] = false;
@@ -38,14 +40,14 @@ void ap_json_arr(struct ap_json *j, const char *key) { open(j, key, '['); }
 
 void ap_json_end_obj(struct ap_json *j)
 {
-	fputc('}', j->f);
+	putc_unlocked('}', j->f);
 	if (j->depth > 0)
 		j->depth--;
 }
 
 void ap_json_end_arr(struct ap_json *j)
 {
-	fputc(']', j->f);
+	putc_unlocked(']', j->f);
 	if (j->depth > 0)
 		j->depth--;
 }
@@ -67,7 +69,7 @@ static void put_dec(FILE *f, uint64_t v, bool neg)
 	while (v /= 10);
 	if (neg)
 		buf[--at] = '-';
-	fwrite_unlocked(buf + at, 1, sizeof(buf) - at, f);
+	ap_put_bytes(f, buf + at, sizeof(buf) - at);
 }
 
 void ap_json_u64(struct ap_json *j, const char *key, uint64_t v)

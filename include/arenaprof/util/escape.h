@@ -10,6 +10,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* n bytes of s to f, a byte at a time into stdio's buffer when they are few (fwrite's call
+ * costs more than a key or a number does): the writers' inner step. */
+static inline void ap_put_bytes(FILE *f, const char *s, size_t n)
+{
+	if (n > 24) {
+		fwrite_unlocked(s, 1, n, f);
+		return;
+	}
+	while (n--)
+		putc_unlocked(*s++, f);
+}
+
 /* Bytes of the valid UTF-8 sequence at p (1 for ASCII), 0 when p holds none. */
 int ap_utf8_seq(const char *p);
 
