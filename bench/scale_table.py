@@ -7,12 +7,15 @@ then the plan of each graph shape at 10x steps.
 
 Each figure is the median of --reps runs, with [min .. max] beside it: the noise band.
 The exponent is log10(t(N) / t(N / 10)) over the two largest sizes, its band from the
-extremes of both; goal <= 1.1. Kinds and shapes: bench/scale_trace.c and
+extremes of both; goal <= 1.1. With --instructions, a trace row above 1.1 is run once more
+at both sizes under valgrind: the instructions it executes say whether the work grew
+faster than the records, or only the time (memory latency, as the working set outgrows
+the caches). Kinds and shapes: bench/scale_trace.c and
 bench/scale_model.py. A run past --timeout seconds is shown as >T and ends that row.
 
 usage: bench/scale_table.py [--build DIR] [--max N] [--reps R] [--timeout T]
                             [--kinds K,K] [--live K,K] [--shapes S,S] [--max-ops N]
-                            [--no-import]
+                            [--no-import] [--instructions]
 """
 import argparse
 import math
@@ -157,6 +160,49 @@ def trace_table(a, tmp):
                                             sizes_mb[sizes[-1]]))
         if per10:
             print("   per 10 MB of this kind: %s (goal < 2 s)" % ", ".join(per10))
+        if a.instructions and len(sizes) >= 2:
+            instruction_check(a, tmp, kind, sizes, entries)
+
+
+def instructions(cmd):
+    """instructions one run executes (valgrind's cachegrind, no cache model), or None"""
+    r = subprocess.run(["valgrind", "--tool=cachegrind", "--cache-sim=no",
+                        "--cachegrind-out-file=/dev/null"] + cmd,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in r.stderr.splitlines():
+        if "I   refs:" in line:
+            return int(line.split()[-1].replace(",", ""))
+    return None
+
+
+def instruction_check(a, tmp, kind, sizes, entries):
+    """--instructions: for the rows whose time grew faster than 1.1 over the last step,
+    the instructions they executed at both sizes: work that grows linearly with the
+    records while the time does not is memory latency, not the algorithm"""
+    st = os.path.join(a.build, "bench", "scale_trace")
+    ap = os.path.join(a.build, "arenaprof")
+    small = os.path.join(tmp, "small.trace")
+    flagged = []
+    for label, by in entries.items():
+        r0, r1 = by.get(sizes[-2]), by.get(sizes[-1])
+        if isinstance(r0, list) and isinstance(r1, list) and \
+                math.log10(med([x[0] for x in r1]) / max(med([x[0] for x in r0]), 1e-3)) > 1.1:
+            flagged.append(label)
+    if not flagged:
+        return
+    counts = {}
+    for n in sizes[-2:]:
+        tr = os.path.join(tmp, "%s.%d.trace" % (kind, n))
+        subprocess.run([st, kind, str(n), tr], check=True)
+        for label, cmd in consumers(ap, tr, small, tmp):
+            if label in flagged:
+                counts.setdefault(label, []).append(instructions(cmd))
+        os.unlink(tr)
+    for label in flagged:
+        c = counts.get(label, [])
+        if len(c) == 2 and all(c):
+            print("   %s: time exponent > 1.1, instructions x%.2f (exponent %.2f)" %
+                  (label, c[1] / c[0], math.log10(c[1] / c[0])))
 
 
 def live_table(a):
@@ -246,6 +292,9 @@ def main():
     p.add_argument("--live", default=",".join(LIVE))
     p.add_argument("--shapes", default=",".join(SHAPES))
     p.add_argument("--no-import", dest="imports", action="store_false")
+    p.add_argument("--instructions", action="store_true",
+                   help="count the instructions of rows whose time exponent is > 1.1 "
+                        "(valgrind)")
     a = p.parse_args()
     a.kinds = [k for k in a.kinds.split(",") if k]
     a.shapes = [s for s in a.shapes.split(",") if s]
