@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
@@ -136,7 +137,7 @@ static int map_rename(struct ap_live *l, int32_t mi, const char *path)
  * unknown vma, a call site to name): painting every map as it came was most of the cost
  * of a million vmas.
  */
-int32_t ap_live_map_at(struct ap_live *l, uint64_t addr)
+static int32_t map_at(struct ap_live *l, uint64_t addr)
 {
 	struct priv *pv = l->priv;
 
@@ -359,7 +360,7 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 			mark_changed(l, mi);
 		}
 	} else {
-		mi = ap_live_map_at(l, ev->addr);
+		mi = map_at(l, ev->addr);
 		if (mi < 0)
 			return 0;
 	}
@@ -507,6 +508,24 @@ static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_
 	return 0;
 }
 
+/* The first AP_LIVE_NAMED call sites holding bytes, named from the file mapped where
+ * they are and its symbols (once each: an ELF file's symbols are not free). */
+static void name_callers(struct ap_live *l)
+{
+	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
+		struct ap_live_caller *c = &l->callers[i];
+		const struct ap_live_map *m;
+		int32_t mi;
+
+		if (c->name[0] || !c->bytes || (mi = map_at(l, c->ip)) < 0)
+			continue;
+		m = &l->maps[mi];
+		if (!m->anon && m->path[0] == '/')
+			ap_file_addr_name(m->path, 0, c->ip - m->start + m->offset, c->name,
+					  sizeof(c->name));
+	}
+}
+
 static void push(struct ap_live_hist *h, double v)
 {
 	h->v[h->n % AP_LIVE_HIST] = (float)v;
@@ -533,6 +552,7 @@ static int on_sample(void *ctx, const struct ap_session_sample *s)
 	}
 	arena_check(l);
 	ap_live_alloc_sample(l);
+	name_callers(l);
 	if (s->rec.vm_rss != AP_NO_VALUE)
 		push(&l->rss, (double)s->rec.vm_rss);
 	if (dt > 0.001) {
@@ -705,17 +725,16 @@ const char *ap_live_sort_name(enum ap_live_sort by)
 	return by < AP_SORT_COUNT ? names[by] : "?";
 }
 
-bool ap_live_page_states(const struct ap_live *l)
-{
-	return ((const struct priv *)l->priv)->state;
-}
-
-bool ap_live_page_held(const struct ap_live *l, uint64_t page, int32_t *owner)
+uint32_t ap_live_bar(const struct ap_live *l, struct ap_live_cell *cells, uint32_t n)
 {
 	const struct priv *pv = l->priv;
+	struct ap_live_pages pg = { .state = pv->state, .pages = l->arena_pages,
+				    .owner = pv->owner, .n_owner = pv->owner_pages };
 
-	*owner = owner_of(l, page);
-	return pv->state && page < l->arena_pages && pv->state[page] != PAGE_UNTOUCHED;
+	if (l->id.map < 0 || !pv->state)
+		return 0;
+	/* the counts are a cache of the model's pages: kept in it, so not const */
+	return ap_live_bar_cells((struct ap_live *)l, cells, n, &pg);
 }
 
 const char *ap_live_opname(const struct ap_live *l, uint32_t op)

@@ -2,14 +2,12 @@
 /*
  * live_allocs: the live view's allocating calls. Every block the allocation probe reports
  * is kept until its free, under its call site; the sites are ranked by the bytes they
- * hold, and the largest are named from the target's mappings and the ELF symbols (once
- * each: opening an ELF file is not free). The probe reports only large blocks, and after
- * the first run only aligned ones, so a few hundred blocks is the usual size.
+ * hold (live.c names the largest). The probe reports only large blocks, and after the
+ * first run only aligned ones, so a few hundred blocks is the usual size.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
@@ -220,19 +218,6 @@ void ap_live_alloc_sample(struct ap_live *l)
 		free(l->blocks->site);
 		l->blocks->site = NULL;
 		l->blocks->n_site = 0;
-	}
-	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
-		struct ap_live_caller *c = &l->callers[i];
-
-		int32_t mi;
-		const struct ap_live_map *m;
-
-		if (c->name[0] || !c->bytes || (mi = ap_live_map_at(l, c->ip)) < 0)
-			continue;
-		m = &l->maps[mi];
-		if (!m->anon && m->path[0] == '/')
-			ap_file_addr_name(m->path, 0, c->ip - m->start + m->offset, c->name,
-					  sizeof(c->name));
 	}
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * live_bar: the arena's residency bar (live.h's ap_live_bar), counted as pages become
- * held. A frame copies the cells; only a new width or a new arena counts every page again
+ * live_bar: the arena's residency bar (live.h's ap_live_bar, which live.c answers from
+ * here), counted as pages become held. A frame copies the cells; only a new width or a new arena counts every page again
  * (a pass over the arena at every frame was a frame's whole cost on a large one). A
  * cell's owner is the operator that owns the most of its held pages, the first to get
  * there on a tie.
@@ -106,11 +106,10 @@ void ap_live_bar_reset(struct ap_live *l)
 		l->bar->n = 0;
 }
 
-/* Every held page of the arena counted into n cells. -1: out of memory. */
-static int count_all(struct ap_live *l, struct ap_live_bar_cells *b, uint32_t n)
+/* Every held page of the arena (pages of state) counted into n cells. -1: no memory. */
+static int count_all(struct ap_live *l, struct ap_live_bar_cells *b, uint32_t n,
+		     const struct ap_live_pages *pg)
 {
-	int32_t owner;
-
 	free(b->cell);
 	free(b->best);
 	b->cell = calloc(n, sizeof(*b->cell));
@@ -121,30 +120,31 @@ static int count_all(struct ap_live *l, struct ap_live_bar_cells *b, uint32_t n)
 		memset(b->slot, 0, b->n_slot * sizeof(*b->slot));
 	b->used = 0;
 	b->n = n;
-	b->pages = l->arena_pages;
+	b->pages = pg->pages;
 	for (uint32_t c = 0; c < n; c++) {
 		b->cell[c].pages = (uint32_t)(b->pages * (c + 1) / n - b->pages * c / n);
 		b->cell[c].owner = AP_OWNER_NONE;
 	}
 	for (uint64_t p = 0; p < b->pages; p++)
-		if (ap_live_page_held(l, p, &owner) && held(b, l->plan, p, owner))
+		if (pg->state[p] && held(b, l->plan, p, p < pg->n_owner ? pg->owner[p] :
+					 AP_OWNER_NONE))
 			return -1;
 	return 0;
 }
 
-uint32_t ap_live_bar(const struct ap_live *cl, struct ap_live_cell *cells, uint32_t n)
+uint32_t ap_live_bar_cells(struct ap_live *l, struct ap_live_cell *cells, uint32_t n,
+			   const struct ap_live_pages *pg)
 {
-	struct ap_live *l = (struct ap_live *)cl;	/* the counts are a cache of it */
 	struct ap_live_bar_cells *b = l->bar;
-	uint64_t pages = l->arena_pages;
+	uint64_t pages = pg->pages;
 
-	if (l->id.map < 0 || !ap_live_page_states(l) || !pages || !n)
+	if (!pages || !n)
 		return 0;
 	if (n > pages)
 		n = (uint32_t)pages;
 	if (!b && !(b = l->bar = calloc(1, sizeof(*b))))
 		return 0;
-	if ((b->n != n || b->pages != pages) && count_all(l, b, n)) {
+	if ((b->n != n || b->pages != pages) && count_all(l, b, n, pg)) {
 		b->n = 0;
 		return 0;
 	}

@@ -185,13 +185,11 @@ uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, ui
 const char *ap_live_opname(const struct ap_live *l, uint32_t op);
 void ap_live_free(struct ap_live *l);
 
-/* live_allocs.c, for live.c: an AP_EV_ALLOC event (0, or -1: memory), a sample (sort and
- * name the callers), the end. */
+/* live_allocs.c, for live.c: an AP_EV_ALLOC event (0, or -1: memory), a sample (the
+ * callers sorted, those holding nothing dropped; live.c names the first), the end. */
 int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev);
 void ap_live_alloc_sample(struct ap_live *l);
 void ap_live_alloc_free(struct ap_live *l);
-/* live.c, for live_allocs.c: the newest mapping that holds addr, or -1. O(log n). */
-int32_t ap_live_map_at(struct ap_live *l, uint64_t addr);
 
 /* live_objects.c, for live.c: mapping mi counted under its name (0, or -1: memory), taken
  * out of it before a rename, and its new pages held and faults added. */
@@ -200,13 +198,21 @@ void ap_live_obj_leave(struct ap_live *l, uint32_t mi);
 void ap_live_obj_add(struct ap_live *l, uint32_t mi, uint64_t held, uint64_t faults);
 void ap_live_obj_free(struct ap_live *l);
 
-/* live_bar.c, for live.c: a page of the arena became held, the arena changed, the end. */
+/* The arena's pages as live.c keeps them: a byte each, 0 when not held; and the operator
+ * the plan has write each first (n_owner of them). */
+struct ap_live_pages {
+	const uint8_t *state;
+	uint64_t pages;
+	const int32_t *owner;
+	uint64_t n_owner;
+};
+
+/* live_bar.c, for live.c: a page of the arena became held, the arena changed, the bar
+ * of n cells (ap_live_bar's answer), the end. */
 void ap_live_bar_held(struct ap_live *l, uint64_t page, int32_t owner);
 void ap_live_bar_reset(struct ap_live *l);
+uint32_t ap_live_bar_cells(struct ap_live *l, struct ap_live_cell *cells, uint32_t n,
+			   const struct ap_live_pages *pg);
 void ap_live_bar_free(struct ap_live *l);
-/* live.c, for live_bar.c: whether the arena's page states are kept (it is not too large),
- * and whether a page of it is held, with the operator the plan has write it first. */
-bool ap_live_page_states(const struct ap_live *l);
-bool ap_live_page_held(const struct ap_live *l, uint64_t page, int32_t *owner);
 
 #endif
