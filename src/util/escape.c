@@ -188,3 +188,23 @@ void ap_fput_text(FILE *f, const char *s)
 		s += adv;
 	}
 }
+
+char *ap_name_clean(char *s)
+{
+	char *out = s;
+
+	for (const char *in = s; in && *in;) {
+		int adv, l = text_char(in, &adv);
+
+		if (l) {
+			memmove(out, in, (size_t)l);
+			out += l;
+		} else {
+			*out++ = '?';
+		}
+		in += adv;
+	}
+	if (out)
+		*out = '\0';
+	return s;
+}

@@ -69,5 +69,16 @@ int main(void)
 			free(mem);
 		}
 	}
+	{
+		char s1[] = "a\x1b[2J\nb\x07\xc2\x9b" "c\tcaf\xc3\xa9\xff\xe4\xb8\xad"
+			    "\xf0\x9f\x98\x80\x7f";
+		char s2[] = "\xe4\xb8";	/* a sequence cut short: two invalid bytes */
+
+		CHECK("name_clean: in place, as text_safe shows it, valid UTF-8 kept",
+		      ap_name_clean(s1) == s1 && !strcmp(s1, "a?[2J?b??c?caf\xc3\xa9?\xe4\xb8\xad"
+		      "\xf0\x9f\x98\x80?"), "got '%s'", s1);
+		CHECK("name_clean: a cut sequence byte by byte; NULL stays NULL",
+		      !strcmp(ap_name_clean(s2), "??") && !ap_name_clean(NULL), "got '%s'", s2);
+	}
 	TEST_EXIT();
 }

@@ -34,6 +34,15 @@ void ap_fput_xml(FILE *f, const char *s, size_t max);
 void ap_fput_csv(FILE *f, const char *s);
 
 /*
+ * The one sanitation point of names read from outside (a model's, a trace's, /proc's, an
+ * imported plan's), applied where they are read: in place, every control character (C0
+ * with newline and tab, DEL, C1) and every invalid UTF-8 byte becomes '?', as
+ * ap_text_safe shows them. A name cleaned so is printable as it is in text, and a JSON or
+ * CSV writer has only its own syntax to escape. Returns s (NULL stays NULL).
+ */
+char *ap_name_clean(char *s);
+
+/*
  * Text for a terminal or a text report: a copy of s in buf (len bytes) with every control
  * character (C0 with newline and tab, DEL, and C1 such as the 8-bit CSI) and every invalid
  * UTF-8 byte as '?', so a name cannot move the cursor, clear the screen, write the
