@@ -12,6 +12,7 @@
 #include "arenaprof/record/symbols.h"
 #include "arenaprof/trace/trace.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/escape.h"
 
 const char *ap_alloc_fn_name(uint32_t fn)
 {
@@ -389,7 +390,7 @@ const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_of
 		snprintf(buf, len, "%s (%s)", demangle(sym, dm, sizeof(dm)), base_name(path));
 	else
 		snprintf(buf, len, "%s+0x%" PRIx64, base_name(path), file_off);
-	return buf;
+	return ap_name_clean(buf);	/* an ELF file's symbol is its author's text */
 }
 
 static bool names_file(const struct ap_amap *m)

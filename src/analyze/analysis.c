@@ -18,6 +18,7 @@
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
+#include "arenaprof/util/escape.h"
 
 #define MAP_BITS 40	/* page key: mapping index << 40 | page within the mapping */
 #define MAX_REGIONS 64	/* candidate arena blocks kept apart (a runtime makes a few) */
@@ -479,7 +480,7 @@ static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
 		return 0;
 	path = ap_trace_str(rec, sizeof(mr));
 	free(m->path);
-	m->path = strdup(path);
+	m->path = ap_name_clean(strdup(path));	/* a trace's names, made printable */
 	if (!m->path)
 		return -1;
 	m->named = true;
@@ -527,7 +528,7 @@ static int add_note(struct ap_analysis *a, const char *text)
 	/* doubling: a realloc a note copied them all under ASan (200,000 notes: > 60 s) */
 	if (ap_grow32(&a->notes, &a->cap_notes, a->n_notes, sizeof(*a->notes), 16))
 		return -1;
-	a->notes[a->n_notes] = strdup(text);
+	a->notes[a->n_notes] = ap_name_clean(strdup(text));
 	if (!a->notes[a->n_notes])
 		return -1;
 	a->n_notes++;

@@ -26,6 +26,7 @@
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/kernel/procfs.h"
 #include "arenaprof/util/textparse.h"
+#include "arenaprof/util/escape.h"
 
 /* every error of this reader sets errno too: ap_fail_errno (err.c) */
 #define fail ap_fail_errno
@@ -744,6 +745,7 @@ int ap_procfs_parse_maps(const char *buf, size_t len, const char *name, struct a
 		cur->path = strs + used;
 		used += path_len;
 		strs[used++] = '\0';
+		ap_name_clean(cur->path);	/* a file name may hold ESC: printed as it is */
 		maps->n++;
 	}
 	if (!maps->n) {

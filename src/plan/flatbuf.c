@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/escape.h"
 #include "flatbuf.h"
 
 const char *fb_where(const struct rd *r, const char *what, char *buf, size_t len)
@@ -198,7 +199,8 @@ int fb_vec_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned in
 	return vec_at(r, at, elem, what, v) ? -1 : 1;
 }
 
-/* A string field, copied; *out stays NULL when the field is absent. */
+/* A string field, copied and cleaned (ap_name_clean); *out stays NULL when the field is
+ * absent. */
 int fb_str_field(struct rd *r, const struct tbl *t, unsigned int id, const char *what,
 		 char **out)
 {
@@ -220,6 +222,7 @@ int fb_str_field(struct rd *r, const struct tbl *t, unsigned int id, const char 
 	if (!*out)
 		return -1;
 	memcpy(*out, r->p + v.pos, v.n);
+	ap_name_clean(*out);	/* a model's names are printed as they are (escape.h) */
 	return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/util/sort.h"
+#include "arenaprof/util/escape.h"
 #include "import_priv.h"
 
 /* ------------------------------------------------------------------------------------- */
@@ -140,6 +141,7 @@ char *imp_dup_n(const char *s, size_t n)
 	if (d) {
 		memcpy(d, s, n);
 		d[n] = '\0';
+		ap_name_clean(d);	/* an imported plan's names, made printable (escape.h) */
 	}
 	return d;
 }

@@ -26,6 +26,7 @@
 
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/plan_import.h"
+#include "arenaprof/util/escape.h"
 #include "import_priv.h"
 
 #define CSV_MAX_FIELDS 8
@@ -284,7 +285,7 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 	t->bytes = size;
 	t->first = (int32_t)first;
 	t->last = (int32_t)last;
-	t->name = strdup(f[1]);
+	t->name = ap_name_clean(strdup(f[1]));
 	if (!t->name)
 		return imp_fail_at(r, line, "out of memory");
 	return 0;

@@ -23,6 +23,7 @@
 #include "arenaprof/util/units.h"
 #include "arenaprof/record/symbols.h"
 #include "arenaprof/util/clock.h"
+#include "arenaprof/util/escape.h"
 
 #define MAX_RESIDENT_MAP (64ULL << 30)	/* bitmaps above this are left out, with a note */
 #define STALE_SNAPSHOT_NS 2000000ULL	/* new mappings are named at most every 2 ms */
@@ -511,6 +512,7 @@ static void read_cmdline(int pid, char *buf, size_t len)
 		if (!buf[i])
 			buf[i] = ' ';
 	buf[n] = '\0';
+	ap_name_clean(buf);	/* the target's arguments are anyone's text (escape.h) */
 }
 
 int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, char *err)

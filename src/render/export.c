@@ -294,13 +294,18 @@ static int on_record(struct chrome *c, const struct ap_trace_rec *rec, uint64_t 
 		return 0;
 	case AP_REC_NOTE: {
 		struct ap_rec_note n;
+		char *text;
 
 		ap_trace_get(rec, &n, sizeof(n));
 		ev_start(c, "i", n.ts_ns, (uint32_t)c->pid, "note");
 		ap_json_str(&c->j, "s", "g");
 		ap_json_str(&c->j, "cat", "note");
 		ap_json_obj(&c->j, "args");
-		ap_json_str(&c->j, "text", ap_trace_str(rec, sizeof(n)));
+		text = ap_name_clean(strdup(ap_trace_str(rec, sizeof(n))));	/* escape.h */
+		if (!text)
+			return -1;
+		ap_json_str(&c->j, "text", text);
+		free(text);
 		ev_end_args(c);
 		return 0;
 	}
@@ -408,7 +413,11 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 				fputs(",,\n", f);
 				continue;
 			}
-			fprintf(f, "%d,%s,", po, po < 0 ? "(input)" : x->plan.ops[po].opname);
+			fprintf(f, "%d,", po);
+			/* a custom operator's name is the model's: a comma or quote in it is
+			 * data (the names are printable already: escape.h, ap_name_clean) */
+			ap_fput_csv(f, po < 0 ? "(input)" : x->plan.ops[po].opname);
+			fputc(',', f);
 			ap_fput_csv(f, short_tensor(x, co->page_tensor[page], b));
 			fputc('\n', f);
 		} else {

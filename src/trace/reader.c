@@ -16,6 +16,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/infile.h"
 #include "arenaprof/trace/trace.h"
+#include "arenaprof/util/escape.h"
 #include "layout.h"
 #include "pack.h"
 
@@ -521,7 +522,7 @@ static int read_strings(struct ap_trace_reader *r, const struct ap_trace_rec *re
 			n = z ? (size_t)(z - p) : rec->len - pos;
 			pos += n + 1;
 		}
-		r->strings[i] = strndup(s, n);
+		r->strings[i] = ap_name_clean(strndup(s, n));	/* escape.h */
 		if (!r->strings[i]) {
 			ap_seterr(err, "%s: out of memory", r->path);
 			return -1;

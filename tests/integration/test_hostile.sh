@@ -397,8 +397,8 @@ if [ "$(id -u)" = 0 ]; then
 		grep -q 'arg?\[2J?x' "$TMP/rep.evil"
 	"$AP" report "$TMP/evil.trace" --plan "$evil" --json > "$TMP/rep.json" 2>&1
 	MSG="$(head -c 200 "$TMP/rep.json")"
-	check "report --json: the same text escaped, valid JSON" \
-		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("\x1b" not in d["command"])' "$TMP/rep.json"
+	check "report --json: valid JSON, the command line's escape and newline as '?' (made printable where read)" \
+		python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit("\x1b" in d["command"] or "arg?[2J?x" not in d["command"])' "$TMP/rep.json"
 fi
 
 # record -- a command that cannot run: an error (not a warning), exit 2, no trace left

@@ -387,7 +387,7 @@ static const struct want_t csv_t[] = {
 	{ 3, "output", 12, 48, 2, END, AP_KIND_OUTPUT, -1 },
 	{ 4, "say \"hi\"", 15, 32, 1, 2, AP_KIND_ARENA, -1 },
 	{ 5, "split, b", 18, 12, 1, 2, AP_KIND_ARENA, -1 },
-	{ 7, "two\nlines", 100, -1, -1, -1, AP_KIND_WEIGHTS, -1 },
+	{ 7, "two?lines", 100, -1, -1, -1, AP_KIND_WEIGHTS, -1 },	/* made printable */
 	{ 9, "", 0, -1, -1, -1, AP_KIND_UNPLANNED, -1 },
 	{ 20, "state", 64, 0, 0, END, AP_KIND_VARIABLE, -1 },
 };
