@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * live_bar: the arena's residency bar (live.h's ap_live_bar, which live.c answers from
- * here), counted as pages become held. A frame copies the cells; only a new width or a new arena counts every page again
- * (a pass over the arena at every frame was a frame's whole cost on a large one). A
- * cell's owner is the operator that owns the most of its held pages, the first to get
- * there on a tie.
+ * here), counted as pages become held. A frame copies the cells; only a new width or a
+ * new arena counts every page again (a pass over the arena at every frame was a frame's
+ * whole cost on a large one). A cell's owner is the operator that owns the most of its
+ * held pages, the first to get there on a tie.
  */
 #include <stdlib.h>
 #include <string.h>
