@@ -8,7 +8,8 @@
 #
 # Run: every unit test; test_plan, test_mininfer, test_outfile, test_probe, test_run with
 # the sanitized arenaprof and fixtures; test_hostile (fuzz regressions and hostile
-# traces), test_export, test_heatmap, test_diff (report, heatmap, export, diff on traces
+# traces), test_names (hostile names through every face), test_export, test_heatmap,
+# test_diff (report, heatmap, export, diff on traces
 # recorded with BPF) with the sanitized arenaprof tracing the plain build's mininfer: an
 # ASan target's own allocator and shadow mappings change what its trace holds (once in
 # CI, a later anonymous mapping taken for a moved arena), and it is arenaprof that is
@@ -61,7 +62,7 @@ for t in plan mininfer outfile probe run; do
 	one "test_$t" "$S/logs/test_$t.log" env BUILD="$S" ARENAPROF="$S/arenaprof" \
 		bash "tests/integration/test_$t.sh"
 done
-for t in hostile export heatmap diff; do
+for t in hostile export heatmap diff names; do
 	one "test_$t" "$S/logs/test_$t.log" env BUILD="$BUILD" ARENAPROF="$S/arenaprof" \
 		bash "tests/integration/test_$t.sh"
 done
