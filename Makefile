@@ -83,7 +83,7 @@ FIXTURES := $(BUILD)/mininfer $(patsubst tests/fixtures/%.c,$(BUILD)/fixtures/%,
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all check unit bench fuzz demo install install-strip uninstall deb deb-arm64 clean arm64 \
+.PHONY: check-layers all check unit bench fuzz demo install install-strip uninstall deb deb-arm64 clean arm64 \
 	check-arm64 check-arm64-litert check-litert-models
 all: $(BUILD)/arenaprof $(FIXTURES)
 
@@ -178,6 +178,11 @@ $(SCALE_LIVE): bench/scale_live.c $(LIB) | $(BUILD)/deps
 # Every test: unit tests, then integration tests; the runner prints one summary line.
 check: all unit $(FIXTURES) $(SCALE_TRACE) $(SCALE_LIVE) arm64
 	$(Q)BUILD=$(BUILD) ARM64_BUILD=$(ARM64_BUILD) tests/run-tests
+
+# The folder order of docs/design.md from the includes, and the size rules (make check
+# runs it too: tests/integration/test_layers.sh).
+check-layers:
+	$(Q)python3 scripts/check-layers
 
 # The arm64 VM suites alone (both kernels; VMTEST_KERNELS="6.12" for one): the guest
 # tests, and a real LiteRT traced in the guest. make check runs both.
