@@ -14,17 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/plan/builtin_ops.h"
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/kernels.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/shapes.h"
 
 /* BuiltinOperator codes (schema.fbs) with a rule below that is not a mask. */
-enum {
-	OP_FULLY_CONNECTED = 9, OP_LSTM = 16, OP_CUSTOM = 32,
-	OP_BIDIRECTIONAL_SEQUENCE_LSTM = 52, OP_RFFT2D = 131, OP_STABLEHLO_REDUCE_WINDOW = 198,
-};
-
 enum { OPT_LSTM = 14 };	/* BuiltinOptions: LSTMOptions */
 
 /* What kernels.c models of a dyn output, and what it cannot: the sizes after it. */
@@ -45,56 +41,56 @@ static const struct cover {
 	uint8_t mask;		/* inputs the rule looks at: bit j = input j */
 	const char *why;
 } covers[] = {
-	{ 22, SPLIT, 0, "with a computed shape: shape known in Eval only, plan split after it; "
-			"later sizes are the file's, LiteRT's come from the data" },
-	{ 23, SPLIT, 0, "with a computed size: " LATER },
-	{ 33, SPLIT, 0, "always: " LATER },
-	{ 34, SPLIT, 0, "with computed paddings or of a scalar: " LATER },
-	{ 37, SPLIT, 0, "with computed block or crops: " LATER },
-	{ 38, SPLIT, 0, "with computed block or paddings: " LATER },
-	{ 39, SPLIT, 0, "with a computed perm: " LATER },
-	{ 40, SPLIT, 0, "over a computed axis: " LATER },
-	{ 45, SPLIT, 0, "with computed begin, end or strides: " LATER },
-	{ 48, SPLIT, 0, "with a computed k or an input of unknown dims: " LATER },
-	{ 49, SPLIT, 0, "on a computed axis: " LATER },
-	{ 56, SPLIT, 0, "over a computed axis: " LATER },
-	{ 60, SPLIT, 0, "with computed paddings or of a scalar: " LATER },
-	{ 67, SPLIT, 0, "with a computed output_shape: " LATER },
-	{ 68, SPLIT, 0, "with a computed output_shape: " LATER },
-	{ 69, SPLIT, 0, "with computed multiples: " LATER },
-	{ 70, SPLIT, 0, "on a computed axis: " LATER },
-	{ 74, SPLIT, 0, "over a computed axis: " LATER },
-	{ 79, SPLIT, 0, "over a computed axis: " LATER },
-	{ 81, SPLIT, 0, "over a computed axis: " LATER },
-	{ 82, SPLIT, 0, "over a computed axis: " LATER },
-	{ 85, SPLIT, 0, "with a computed depth: " LATER },
-	{ 89, SPLIT, 0, "over a computed axis: " LATER },
-	{ 91, SPLIT, 0, "over a computed axis: " LATER },
-	{ 94, SPLIT, 0, "with computed dims: " LATER },
-	{ 96, SPLIT, 0, "of computed bounds: " LATER },
-	{ 97, SPLIT, 0, "with a computed size: " LATER },
-	{ 100, SPLIT, 0, "with computed paddings: " LATER },
-	{ 102, SPLIT, 0, "with computed sizes or axis: " LATER },
-	{ 103, SPLIT, 0, "always: " LATER },
-	{ 109, SPLIT, 0, "with a computed condition: " LATER },
-	{ 120, SPLIT, 0, "with a computed max_output_size: " LATER },
-	{ 121, SPLIT, 0, "with a computed max_output_size: " LATER },
-	{ 122, SPLIT, 0, "with a computed shape: " LATER },
-	{ 65, SPLIT, 0, "with computed begin or size and no static output shape: " LATER },
-	{ 125, SPLIT, 0, "of computed data or ids: " LATER },
-	{ 130, SPLIT, 0, "to a computed shape: " LATER },
-	{ 131, SPLIT, 0, "with a computed fft_length: " LATER },
-	{ 140, SPLIT, 0, "over a computed axis: " LATER },
-	{ 141, SPLIT, 0, "with a computed output_shape: " LATER },
-	{ 143, SPLIT, 0, "of rank 0: " LATER },
-	{ 146, SPLIT, 0, "of a computed shape: " LATER },
-	{ 148, SPLIT, 0, "of a computed shape: " LATER },
-	{ 149, SPLIT, 0, "of computed inputs: " LATER },
-	{ 153, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
-	{ 154, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
-	{ 155, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
-	{ 157, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
-	{ 203, SPLIT, 0, "with computed dilations: " LATER },
+	{ OP_RESHAPE, SPLIT, 0, "with a computed shape: shape known in Eval only, plan split "
+			"after it; later sizes are the file's, LiteRT's come from the data" },
+	{ OP_RESIZE_BILINEAR, SPLIT, 0, "with a computed size: " LATER },
+	{ OP_EMBEDDING_LOOKUP_SPARSE, SPLIT, 0, "always: " LATER },
+	{ OP_PAD, SPLIT, 0, "with computed paddings or of a scalar: " LATER },
+	{ OP_BATCH_TO_SPACE_ND, SPLIT, 0, "with computed block or crops: " LATER },
+	{ OP_SPACE_TO_BATCH_ND, SPLIT, 0, "with computed block or paddings: " LATER },
+	{ OP_TRANSPOSE, SPLIT, 0, "with a computed perm: " LATER },
+	{ OP_MEAN, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_STRIDED_SLICE, SPLIT, 0, "with computed begin, end or strides: " LATER },
+	{ OP_TOPK_V2, SPLIT, 0, "with a computed k or an input of unknown dims: " LATER },
+	{ OP_SPLIT, SPLIT, 0, "on a computed axis: " LATER },
+	{ OP_ARG_MAX, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_PADV2, SPLIT, 0, "with computed paddings or of a scalar: " LATER },
+	{ OP_TRANSPOSE_CONV, SPLIT, 0, "with a computed output_shape: " LATER },
+	{ OP_SPARSE_TO_DENSE, SPLIT, 0, "with a computed output_shape: " LATER },
+	{ OP_TILE, SPLIT, 0, "with computed multiples: " LATER },
+	{ OP_EXPAND_DIMS, SPLIT, 0, "on a computed axis: " LATER },
+	{ OP_SUM, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_ARG_MIN, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_REDUCE_PROD, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_REDUCE_MAX, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_ONE_HOT, SPLIT, 0, "with a computed depth: " LATER },
+	{ OP_REDUCE_MIN, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_REDUCE_ANY, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_FILL, SPLIT, 0, "with computed dims: " LATER },
+	{ OP_RANGE, SPLIT, 0, "of computed bounds: " LATER },
+	{ OP_RESIZE_NEAREST_NEIGHBOR, SPLIT, 0, "with a computed size: " LATER },
+	{ OP_MIRROR_PAD, SPLIT, 0, "with computed paddings: " LATER },
+	{ OP_SPLIT_V, SPLIT, 0, "with computed sizes or axis: " LATER },
+	{ OP_UNIQUE, SPLIT, 0, "always: " LATER },
+	{ OP_WHERE, SPLIT, 0, "with a computed condition: " LATER },
+	{ OP_NON_MAX_SUPPRESSION_V4, SPLIT, 0, "with a computed max_output_size: " LATER },
+	{ OP_NON_MAX_SUPPRESSION_V5, SPLIT, 0, "with a computed max_output_size: " LATER },
+	{ OP_SCATTER_ND, SPLIT, 0, "with a computed shape: " LATER },
+	{ OP_SLICE, SPLIT, 0, "with computed begin or size and no static output shape: " LATER },
+	{ OP_SEGMENT_SUM, SPLIT, 0, "of computed data or ids: " LATER },
+	{ OP_BROADCAST_TO, SPLIT, 0, "to a computed shape: " LATER },
+	{ OP_RFFT2D, SPLIT, 0, "with a computed fft_length: " LATER },
+	{ OP_REDUCE_ALL, SPLIT, 0, "over a computed axis: " LATER },
+	{ OP_CONV_3D_TRANSPOSE, SPLIT, 0, "with a computed output_shape: " LATER },
+	{ OP_READ_VARIABLE, SPLIT, 0, "of rank 0: " LATER },
+	{ OP_RANDOM_STANDARD_NORMAL, SPLIT, 0, "of a computed shape: " LATER },
+	{ OP_RANDOM_UNIFORM, SPLIT, 0, "of a computed shape: " LATER },
+	{ OP_MULTINOMIAL, SPLIT, 0, "of computed inputs: " LATER },
+	{ OP_UNSORTED_SEGMENT_PROD, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
+	{ OP_UNSORTED_SEGMENT_MAX, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
+	{ OP_UNSORTED_SEGMENT_SUM, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
+	{ OP_UNSORTED_SEGMENT_MIN, SPLIT, 0, "of dyn data, computed ids or count: " LATER },
+	{ OP_DILATE, SPLIT, 0, "with computed dilations: " LATER },
 	{ OP_FULLY_CONNECTED, SPECIAL, 0, "hybrid, with a sparse filter whose dim 1 is not CSR: "
 	  "its ledger is not modelled" },
 	{ OP_LSTM, SPECIAL, 0, "sparse hybrid without projection weights, or with a sparse "

@@ -13,16 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/plan/builtin_ops.h"
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
-
-enum {
-	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206,
-	OP_STABLEHLO_CASE = 209,
-};
 
 /* Tensors a[k] of subgraph sa and b[k] of sb (k < n) have the same type and shape. */
 static bool shapes_agree(const struct ap_model *m, uint32_t sa, const int32_t *a,

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "arenaprof/plan/builtin_ops.h"
 #include "arenaprof/plan/graph.h"
 #include "arenaprof/plan/planner.h"
 
@@ -20,18 +21,18 @@ enum {
 unsigned ap_inplace_flags(int32_t opcode)
 {
 	switch (opcode) {
-	case 22:	/* RESHAPE */
-	case 43:	/* SQUEEZE */
-	case 70:	/* EXPAND_DIMS */
-	case 159:	/* BITCAST */
+	case OP_RESHAPE:
+	case OP_SQUEEZE:
+	case OP_EXPAND_DIMS:
+	case OP_BITCAST:
 		return INPLACE_INPUT0_SHARED | INPLACE_DATA_UNMODIFIED;
-	case 0:		/* ADD */
-	case 41:	/* SUB */
-	case 18:	/* MUL */
-	case 42:	/* DIV */
+	case OP_ADD:
+	case OP_SUB:
+	case OP_MUL:
+	case OP_DIV:
 		return INPLACE_INPUT0_SHARED | (INPLACE_INPUT0_SHARED << 1);
-	case 25:	/* SOFTMAX */
-	case 151:	/* DYNAMIC_UPDATE_SLICE */
+	case OP_SOFTMAX:
+	case OP_DYNAMIC_UPDATE_SLICE:
 		return INPLACE_INPUT0_SHARED;
 	default:
 		return 0;

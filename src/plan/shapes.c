@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/plan/builtin_ops.h"
 #include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 #include "shapes_priv.h"
@@ -210,8 +211,6 @@ uint32_t ap_shapes_values(const struct ap_model_subgraph *sg, int32_t t, int64_t
 		}
 	return 0;
 }
-
-enum { OP_STABLEHLO_CASE = 209 };
 
 /* The subgraphs' roles and callees, for a walk that prepares subgraphs as LiteRT does. */
 struct walk {

@@ -8,30 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/plan/builtin_ops.h"
+
 #include "shapes_priv.h"
 
 /* BuiltinOperator codes (schema.fbs). */
-enum {
-	ADD = 0, AVERAGE_POOL_2D = 1, CONCATENATION = 2, CONV_2D = 3, DEPTHWISE_CONV_2D = 4,
-	DEQUANTIZE = 6, FLOOR = 8, FULLY_CONNECTED = 9, L2_NORMALIZATION = 11, L2_POOL_2D = 12,
-	LOCAL_RESPONSE_NORMALIZATION = 13, LOGISTIC = 14, MAX_POOL_2D = 17, MUL = 18, RELU = 19,
-	RELU_N1_TO_1 = 20, RELU6 = 21, RESHAPE = 22, RESIZE_BILINEAR = 23, SOFTMAX = 25,
-	TANH = 28, PAD = 34, GATHER = 36, TRANSPOSE = 39, MEAN = 40, SUB = 41, DIV = 42,
-	SQUEEZE = 43, STRIDED_SLICE = 45, EXP = 47, SPLIT = 49, LOG_SOFTMAX = 50, CAST = 53,
-	PRELU = 54, MAXIMUM = 55, ARG_MAX = 56, MINIMUM = 57, LESS = 58, NEG = 59, PADV2 = 60,
-	GREATER = 61, GREATER_EQUAL = 62, LESS_EQUAL = 63, SELECT = 64, SLICE = 65, SIN = 66,
-	TRANSPOSE_CONV = 67, TILE = 69, EXPAND_DIMS = 70, EQUAL = 71, NOT_EQUAL = 72, LOG = 73,
-	SUM = 74, SQRT = 75, RSQRT = 76, SHAPE = 77, POW = 78, ARG_MIN = 79, REDUCE_PROD = 81,
-	REDUCE_MAX = 82, PACK = 83, LOGICAL_OR = 84, LOGICAL_AND = 86, LOGICAL_NOT = 87,
-	UNPACK = 88, REDUCE_MIN = 89, FLOOR_DIV = 90, REDUCE_ANY = 91, SQUARE = 92,
-	ZEROS_LIKE = 93, FILL = 94, FLOOR_MOD = 95, RANGE = 96, RESIZE_NEAREST_NEIGHBOR = 97,
-	LEAKY_RELU = 98, SQUARED_DIFFERENCE = 99, MIRROR_PAD = 100, ABS = 101, SPLIT_V = 102,
-	CEIL = 104, REVERSE_V2 = 105, COS = 108, RANK = 110, ELU = 111, QUANTIZE = 114,
-	ROUND = 116, HARD_SWISH = 117, SELECT_V2 = 123, BATCH_MATMUL = 126, CUMSUM = 128,
-	BROADCAST_TO = 130, RFFT2D = 131, REAL = 134, COMPLEX_ABS = 135, REDUCE_ALL = 140,
-	GELU = 150, SIGN = 158,
-};
-
 enum { PADDING_SAME = 0, PADDING_VALID = 1 };
 
 #define R AP_SHAPE_MAX_RANK
@@ -100,27 +81,27 @@ static int64_t floordiv(int64_t a, int64_t b)
 static bool arith1(int32_t op, int64_t x, int64_t y, int64_t *out)
 {
 	switch (op) {
-	case ADD:
+	case OP_ADD:
 		return !__builtin_add_overflow(x, y, out);
-	case SUB:
+	case OP_SUB:
 		return !__builtin_sub_overflow(x, y, out);
-	case MUL:
+	case OP_MUL:
 		return !__builtin_mul_overflow(x, y, out);
-	case MAXIMUM:
+	case OP_MAXIMUM:
 		*out = x > y ? x : y;
 		return true;
-	case MINIMUM:
+	case OP_MINIMUM:
 		*out = x < y ? x : y;
 		return true;
-	case DIV:	/* div.cc: C division for integers */
+	case OP_DIV:	/* div.cc: C division for integers */
 		if (y && !(y == -1 && x == INT64_MIN))
 			*out = x / y;
 		return y && !(y == -1 && x == INT64_MIN);
-	case FLOOR_DIV:
+	case OP_FLOOR_DIV:
 		if (y && !(y == -1 && x == INT64_MIN))
 			*out = floordiv(x, y);
 		return y && !(y == -1 && x == INT64_MIN);
-	case FLOOR_MOD:
+	case OP_FLOOR_MOD:
 		if (y && !(y == -1 && x == INT64_MIN))
 			*out = x - floordiv(x, y) * y;
 		return y && !(y == -1 && x == INT64_MIN);
@@ -190,7 +171,7 @@ static int shape_op(struct sctx *c)
 	return sh_out_val(c, 0, v, a->rank);
 }
 
-/* Shape values to dims; one -1 takes what is left of numel (RESHAPE). */
+/* Shape values to dims; one -1 takes what is left of numel (OP_RESHAPE). */
 static bool to_dims(const struct sv *s, int64_t total, int64_t *d, uint32_t *rank)
 {
 	int64_t known = 1;
@@ -633,12 +614,13 @@ static int64_t window(int64_t in, int64_t k, int64_t s, int64_t dil, int64_t pad
 	return padding == PADDING_SAME ? (in + s - 1) / s : (in - eff + s) / s;
 }
 
-/* CONV_2D, DEPTHWISE_CONV_2D and the pools: NHWC in, NHWC out. */
+/* OP_CONV_2D, OP_DEPTHWISE_CONV_2D and the pools: NHWC in, NHWC out. */
 static int conv_like(struct sctx *c)
 {
-	struct sv *a = sh_in(c, 0), *f = c->opcode == CONV_2D || c->opcode == DEPTHWISE_CONV_2D ?
-					  sh_in(c, 1) : NULL;
-	bool dw = c->opcode == DEPTHWISE_CONV_2D, pool = !f;
+	struct sv *a = sh_in(c, 0);
+	struct sv *f = c->opcode == OP_CONV_2D || c->opcode == OP_DEPTHWISE_CONV_2D ?
+		       sh_in(c, 1) : NULL;
+	bool dw = c->opcode == OP_DEPTHWISE_CONV_2D, pool = !f;
 	int64_t kh, kw, dh = 1, dwl = 1;
 	int64_t d[4];
 
@@ -683,7 +665,7 @@ static int reduce(struct sctx *c)
 		if (!drop[k] || keep)
 			d[n++] = drop[k] ? 1 : a->d[k];
 	rc = sh_out(c, 0, d, n);
-	if (rc == SH_DONE && c->opcode == REDUCE_PROD && a->has_val && a->rank == 1 && !n) {
+	if (rc == SH_DONE && c->opcode == OP_REDUCE_PROD && a->has_val && a->rank == 1 && !n) {
 		int64_t p = 1;
 
 		for (uint32_t i = 0; i < a->n; i++)
@@ -761,18 +743,18 @@ static int rfft2d(struct sctx *c)
 	return sh_out(c, 0, d, a->rank);
 }
 
-/* Outputs shaped by a value: TILE (multiples), FILL (dims), BROADCAST_TO, RESIZE_*. */
+/* Outputs shaped by a value: OP_TILE (multiples), OP_FILL (dims), OP_BROADCAST_TO, RESIZE_*. */
 static int by_value(struct sctx *c)
 {
-	struct sv *a = sh_in(c, c->opcode == FILL ? 1 : 0);
-	struct sv *s = sh_val(c, c->opcode == FILL ? 0 : 1), t;
+	struct sv *a = sh_in(c, c->opcode == OP_FILL ? 1 : 0);
+	struct sv *s = sh_val(c, c->opcode == OP_FILL ? 0 : 1), t;
 	int64_t d[R];
 	uint32_t n;
 
 	if (!a || !s)
 		return SH_UNKNOWN;
 	switch (c->opcode) {
-	case TILE:
+	case OP_TILE:
 		if (s->n != a->rank)
 			return SH_UNKNOWN;
 		for (uint32_t k = 0; k < a->rank; k++) {
@@ -781,9 +763,9 @@ static int by_value(struct sctx *c)
 			d[k] = a->d[k] * s->v[k];
 		}
 		return sh_out(c, 0, d, a->rank);
-	case FILL:
+	case OP_FILL:
 		return to_dims(s, -1, d, &n) ? sh_out(c, 0, d, n) : SH_UNKNOWN;
-	case BROADCAST_TO:
+	case OP_BROADCAST_TO:
 		if (!to_dims(s, -1, d, &t.rank))
 			return SH_UNKNOWN;
 		for (uint32_t k = 0; k < t.rank; k++) {
@@ -794,7 +776,7 @@ static int by_value(struct sctx *c)
 		if (!broadcast(a, &t, d, &n))
 			return SH_UNKNOWN;
 		return sh_out(c, 0, d, n);
-	default:	/* RESIZE_BILINEAR, RESIZE_NEAREST_NEIGHBOR */
+	default:	/* OP_RESIZE_BILINEAR, OP_RESIZE_NEAREST_NEIGHBOR */
 		if (a->rank != 4 || s->n != 2)
 			return SH_UNKNOWN;
 		d[0] = a->d[0];
@@ -828,74 +810,81 @@ static int rank_op(struct sctx *c)
 int sh_infer_op(struct sctx *c)
 {
 	switch (c->opcode) {
-	case ADD: case SUB: case MUL: case DIV: case FLOOR_DIV: case FLOOR_MOD: case POW:
-	case MAXIMUM: case MINIMUM: case LESS: case LESS_EQUAL: case GREATER:
-	case GREATER_EQUAL: case EQUAL: case NOT_EQUAL: case LOGICAL_AND: case LOGICAL_OR:
-	case SQUARED_DIFFERENCE: case PRELU:
+	case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_FLOOR_DIV: case OP_FLOOR_MOD:
+	case OP_POW:
+	case OP_MAXIMUM: case OP_MINIMUM: case OP_LESS: case OP_LESS_EQUAL: case OP_GREATER:
+	case OP_GREATER_EQUAL: case OP_EQUAL: case OP_NOT_EQUAL: case OP_LOGICAL_AND:
+	case OP_LOGICAL_OR:
+	case OP_SQUARED_DIFFERENCE: case OP_PRELU:
 		return binary(c);
-	case SELECT_V2:
+	case OP_SELECT_V2:
 		return select_v2(c);
-	case CAST: case QUANTIZE: case DEQUANTIZE:
-		return same_as(c, 0, c->opcode == CAST);
-	case SELECT:
+	case OP_CAST: case OP_QUANTIZE: case OP_DEQUANTIZE:
+		return same_as(c, 0, c->opcode == OP_CAST);
+	case OP_SELECT:
 		return same_as(c, 1, false);
-	case FLOOR: case L2_NORMALIZATION: case LOCAL_RESPONSE_NORMALIZATION: case LOGISTIC:
-	case RELU: case RELU_N1_TO_1: case RELU6: case SOFTMAX: case TANH: case EXP:
-	case LOG_SOFTMAX: case NEG: case SIN: case LOG: case SQRT: case RSQRT: case LOGICAL_NOT:
-	case SQUARE: case ZEROS_LIKE: case LEAKY_RELU: case ABS: case CEIL: case REVERSE_V2:
-	case COS: case ELU: case ROUND: case HARD_SWISH: case CUMSUM: case GELU: case SIGN:
-	case REAL: case COMPLEX_ABS:
+	case OP_FLOOR: case OP_L2_NORMALIZATION: case OP_LOCAL_RESPONSE_NORMALIZATION:
+	case OP_LOGISTIC:
+	case OP_RELU: case OP_RELU_N1_TO_1: case OP_RELU6: case OP_SOFTMAX: case OP_TANH:
+	case OP_EXP:
+	case OP_LOG_SOFTMAX: case OP_NEG: case OP_SIN: case OP_LOG: case OP_SQRT: case OP_RSQRT:
+	case OP_LOGICAL_NOT:
+	case OP_SQUARE: case OP_ZEROS_LIKE: case OP_LEAKY_RELU: case OP_ABS: case OP_CEIL:
+	case OP_REVERSE_V2:
+	case OP_COS: case OP_ELU: case OP_ROUND: case OP_HARD_SWISH: case OP_CUMSUM: case OP_GELU:
+	case OP_SIGN:
+	case OP_REAL: case OP_COMPLEX_ABS:
 		return same_as(c, 0, false);
-	case SHAPE:
+	case OP_SHAPE:
 		return shape_op(c);
-	case RANK:
+	case OP_RANK:
 		return rank_op(c);
-	case RESHAPE:
+	case OP_RESHAPE:
 		return reshape(c);
-	case EXPAND_DIMS:
+	case OP_EXPAND_DIMS:
 		return expand_dims(c);
-	case SQUEEZE:
+	case OP_SQUEEZE:
 		return squeeze(c);
-	case TRANSPOSE:
+	case OP_TRANSPOSE:
 		return transpose(c);
-	case CONCATENATION:
+	case OP_CONCATENATION:
 		return concatenation(c);
-	case PACK:
+	case OP_PACK:
 		return pack(c);
-	case UNPACK:
+	case OP_UNPACK:
 		return unpack(c);
-	case STRIDED_SLICE:
+	case OP_STRIDED_SLICE:
 		return strided_slice(c);
-	case SLICE:
+	case OP_SLICE:
 		return slice(c);
-	case SPLIT:
+	case OP_SPLIT:
 		return split(c);
-	case SPLIT_V:
+	case OP_SPLIT_V:
 		return split_v(c);
-	case GATHER:
+	case OP_GATHER:
 		return gather(c);
-	case RANGE:
+	case OP_RANGE:
 		return range(c);
-	case PAD: case PADV2: case MIRROR_PAD:
+	case OP_PAD: case OP_PADV2: case OP_MIRROR_PAD:
 		return pad(c);
-	case CONV_2D: case DEPTHWISE_CONV_2D: case AVERAGE_POOL_2D: case MAX_POOL_2D:
-	case L2_POOL_2D:
+	case OP_CONV_2D: case OP_DEPTHWISE_CONV_2D: case OP_AVERAGE_POOL_2D: case OP_MAX_POOL_2D:
+	case OP_L2_POOL_2D:
 		return conv_like(c);
-	case MEAN: case SUM: case REDUCE_PROD: case REDUCE_MAX: case REDUCE_MIN:
-	case REDUCE_ANY: case REDUCE_ALL:
+	case OP_MEAN: case OP_SUM: case OP_REDUCE_PROD: case OP_REDUCE_MAX: case OP_REDUCE_MIN:
+	case OP_REDUCE_ANY: case OP_REDUCE_ALL:
 		return reduce(c);
-	case ARG_MAX: case ARG_MIN:
+	case OP_ARG_MAX: case OP_ARG_MIN:
 		return arg_minmax(c);
-	case FULLY_CONNECTED:
+	case OP_FULLY_CONNECTED:
 		return fully_connected(c);
-	case BATCH_MATMUL:
+	case OP_BATCH_MATMUL:
 		return batch_matmul(c);
-	case RFFT2D:
+	case OP_RFFT2D:
 		return rfft2d(c);
-	case TILE: case FILL: case BROADCAST_TO: case RESIZE_BILINEAR:
-	case RESIZE_NEAREST_NEIGHBOR:
+	case OP_TILE: case OP_FILL: case OP_BROADCAST_TO: case OP_RESIZE_BILINEAR:
+	case OP_RESIZE_NEAREST_NEIGHBOR:
 		return by_value(c);
-	case TRANSPOSE_CONV:
+	case OP_TRANSPOSE_CONV:
 		return transpose_conv(c);
 	default:
 		return SH_UNKNOWN;

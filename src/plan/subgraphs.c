@@ -11,13 +11,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "arenaprof/plan/builtin_ops.h"
 #include "arenaprof/plan/subgraphs.h"
 
-enum {
-	OP_IF = 118, OP_WHILE = 119, OP_CALL_ONCE = 129, OP_STABLEHLO_COMPOSITE = 206,
-	OP_STABLEHLO_CASE = 209,
-	OPT_IF = 92, OPT_WHILE = 93, OPT_CALL_ONCE = 103,
-};
+enum { OPT_IF = 92, OPT_WHILE = 93, OPT_CALL_ONCE = 103 };	/* BuiltinOptions */
 
 static const char *const role_names[] = {
 	[AP_SG_PRIMARY] = "primary", [AP_SG_WHILE_COND] = "WHILE cond",
