@@ -98,8 +98,8 @@ int main(int argc, char **argv)
 	for (int s = 0; s < AP_STRAT_COUNT; s++) {
 		double ms = time_plan(&g, (enum ap_strategy)s, 101, &arena);
 
-		printf("%-16s %-34s %12.3f %14llu\n", ap_strategy_name(s), "mobilenet_v2 (66 ops)", ms,
-		       (unsigned long long)arena);
+		printf("%-16s %-34s %12.3f %14llu\n", ap_strategy_name(s),
+		       "mobilenet_v2 (66 ops)", ms, (unsigned long long)arena);
 	}
 	for (int s = 0; s < AP_STRAT_COUNT; s++) {
 		double ms = time_plan(&chain, (enum ap_strategy)s, 5, &arena);

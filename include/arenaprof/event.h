@@ -61,10 +61,10 @@ enum ap_method {
 };
 
 /*
- * The event as userspace sees it, whole. AP_EV_ALLOC reuses the fields: addr is the block (the pointer returned, or freed), ip
- * the caller (the allocation function's return address), and the vma fields are size
- * (bytes requested), align (0 for malloc, calloc, realloc, free) and fn (enum
- * ap_alloc_fn). run and op as for faults.
+ * The event as userspace sees it, whole. AP_EV_ALLOC reuses the fields: addr is the block
+ * (the pointer returned, or freed), ip the caller (the allocation function's return
+ * address), and the vma fields are size (bytes requested), align (0 for malloc, calloc,
+ * realloc, free) and fn (enum ap_alloc_fn). run and op as for faults.
  */
 struct ap_event {
 	__u64 ts_ns;		/* bpf_ktime_get_ns(): CLOCK_MONOTONIC */

@@ -273,7 +273,8 @@ static int move_touch(struct ap_analysis *a, struct ap_touch *t, int32_t to)
 	t->page = (page - y->start) >> pv->page_shift;
 	if (t->run < y->first_run)
 		y->first_run = t->run;
-	if (counts_add(&x->by_run, t->run, UINT64_MAX) || counts_add(&x->by_op, t->op, UINT64_MAX) ||
+	if (counts_add(&x->by_run, t->run, UINT64_MAX) ||
+	    counts_add(&x->by_op, t->op, UINT64_MAX) ||
 	    counts_add(&y->by_run, t->run, 1) || counts_add(&y->by_op, t->op, 1))
 		return -1;
 	return ap_pageset_add(&pv->touched, (uint64_t)to << MAP_BITS | t->page) < 0 ? -1 : 0;

@@ -344,8 +344,9 @@ static int search_base(const struct ap_analysis *a, const struct ap_tplan *p,
 	try_bases(&s, id, m->end - m->start);
 	id->base = m->start + (uint64_t)id->cand[0].delta;
 	n = snprintf(text, len, "base at mapping start + %" PRId64 " (%s), best of %u "
-		     "candidates: the plan explains %" PRIu64 " of %" PRIu64 " first touches (%s), %"
-		     PRIu64 " faults at planned tensor starts", id->cand[0].delta,
+		     "candidates: the plan explains %" PRIu64 " of %" PRIu64
+		     " first touches (%s), %" PRIu64 " faults at planned tensor starts",
+		     id->cand[0].delta,
 		     delta_kind(id->cand[0].delta), id->n_cand, id->cand[0].explained,
 		     s.touches, s.markers ? "same operator as the op marker" :
 		     "in execution order", id->cand[0].exact);
@@ -430,7 +431,7 @@ static void moves_by_mapping(const struct ap_analysis *a, struct ap_arena_id *id
 		if ((int32_t)i == id->map || !m->anon || !m->first_touch_pages ||
 		    m->end - m->start < ar->end - ar->start || m->first_run <= ar->first_run ||
 		    m->first_run == INT32_MAX || m->path[0] == '[')
-			continue;	/* a runtime's new arena is an anonymous mapping of its own */
+			continue;	/* a runtime's new arena: an anonymous mapping of its own */
 		id->moves[id->n_moves++] = (struct ap_arena_move){
 			.block = -1, .map = (int32_t)i, .base = m->start,
 			.bytes = m->end - m->start, .run = m->first_run,

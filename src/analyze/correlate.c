@@ -202,7 +202,8 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 	if (extent > map_bytes)
 		reason(c, "arena size mismatch: the plan's %" PRIu64 "-byte arena does not fit "
 		       "in the %" PRIu64 "-byte mapping", p->arena_bytes, map_bytes);
-	else if (!ap_arena_is_block(&a->id) && map_bytes > (extent_pages + 2) * ps)	/* not in [heap] */
+	else if (!ap_arena_is_block(&a->id) &&	/* not in [heap] */
+		 map_bytes > (extent_pages + 2) * ps)
 		reason(c, "arena size mismatch: the mapping (%" PRIu64 " bytes) is larger than "
 		       "the plan's arena (%" PRIu64 " bytes) and its malloc slack",
 		       map_bytes, p->arena_bytes);

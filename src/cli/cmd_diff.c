@@ -14,9 +14,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof diff OLD NEW [--plan MODEL] [--fail-above PCT] [--json]\n\n"
-		"Two plans (.tflite models or plan files), two traces, or a trace and a plan, side\n"
+		"Two plans (.tflite models or plan files), two traces, or a trace and a plan, "
+		"side\n"
 		"by side: the arena (planned, or found and first touched), the peak (the plan's\n"
-		"arena, persistent arena and weights; the trace's VmHWM), the weights; per kind of\n"
+		"arena, persistent arena and weights; the trace's VmHWM), the weights; per kind "
+		"of\n"
 		"memory for two traces, the operators whose breadth changed most for two plans.\n"
 		"  --plan MODEL       identify the traces' arena with this model's plan\n"
 		"  --fail-above PCT   exit 3 when NEW's arena or peak is more than PCT %% above\n"

@@ -31,7 +31,8 @@ static void usage(FILE *f)
 		"                [--arena auto|ADDR] [--width N] [--force] [--skip-empty]\n"
 		"                [--salvage]\n\n"
 		"Arena page faults of a trace as a matrix: columns are arena offset buckets\n"
-		"(a page each, or --cols buckets), rows are operators in execution order (--by op,\n"
+		"(a page each, or --cols buckets), rows are operators in execution order (--by "
+		"op,\n"
 		"the "
 		"default: 'index opcode output-tensor') or runs (--by run). A cell counts\n"
 		"the "
@@ -225,8 +226,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	int c, r;
 	struct ap_opts op;
 
-	ap_opts_init(&op, AP_TRACE_IN_SPEC " o|output: B=by: F=faults: c=cols: r=rows: R=runs: l=log "
-		     "A=attr: f=format: w=width: x=force E=skip-empty h|help");
+	ap_opts_init(&op, AP_TRACE_IN_SPEC " o|output: B=by: F=faults: c=cols: r=rows: R=runs: "
+		     "l=log A=attr: f=format: w=width: x=force E=skip-empty h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);

@@ -28,17 +28,22 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | --csv]\n"
-		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph K]\n"
+		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | "
+		"--csv]\n"
+		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph "
+		"K]\n"
 		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
 		"                      [--input-shape [K=]D,D,...]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
 		"Plans the tensor arenas of a model as LiteRT would and says what they need. Each\n"
-		"subgraph has arenas of its own: the text and JSON list every subgraph's sizes and\n"
+		"subgraph has arenas of its own: the text and JSON list every subgraph's sizes "
+		"and\n"
 		"show one subgraph's plan, tensor by tensor.\n"
-		"  --subgraph K        the subgraph shown (default 0, the primary): a WHILE's cond\n"
+		"  --subgraph K        the subgraph shown (default 0, the primary): a WHILE's "
+		"cond\n"
 		"                      or body, an IF's branch, a CALL_ONCE's init subgraph\n"
-		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, micro\n"
+		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, "
+		"micro\n"
 		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G);\n"
 		"                      exit 3 when the arena alone does not fit it\n"
 		"  --json              one JSON object; --csv: the tensor table\n"
@@ -48,15 +53,18 @@ static void usage(FILE *f)
 		"  --threads N         LiteRT num_threads the kernels plan for (default 1)\n"
 		"  --arch A            the CPU LiteRT runs on, arm64 or x86-64 (default: this\n"
 		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float\n"
-		"                      CONV_2D keeps transposed weights on x86-64, im2col on arm64\n"
+		"                      CONV_2D keeps transposed weights on x86-64, im2col on "
+		"arm64\n"
 		"  --input-shape [K=]D,D,...  plan with input K (default 0) resized to that\n"
 		"                      shape, as resize_tensor_input does; its fixed\n"
 		"                      dimensions must stay (repeat for more inputs)\n"
 		"  --no-kernels        leave out kernel temporaries (im2col, LSTM scratch) and\n"
-		"                      the outputs kernels keep persistent (dequantized constants)\n"
+		"                      the outputs kernels keep persistent (dequantized "
+		"constants)\n"
 		"  --import FILE       read a plan: LiteRT PrintInterpreterState output\n"
 		"                      (benchmark_model --print_preinvoke_state), TFLM\n"
-		"                      PrintMemoryPlan, or CSV tensor,name,offset,size,first_node,last_node\n");
+		"                      PrintMemoryPlan, or CSV "
+		"tensor,name,offset,size,first_node,last_node\n");
 }
 
 /* The subgraph plan shows: built once, for its own sizes and for every strategy. */

@@ -24,12 +24,15 @@ static void usage(FILE *f)
 		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena auto|ADDR]\n"
 		"                       [--json | --format text|json|openmetrics] [--pages]\n"
 		"                       [--mappings] [--disagree N] [--salvage]\n\n"
-		"What a trace of `arenaprof record` says: faults and first-touch pages per mapping,\n"
+		"What a trace of `arenaprof record` says: faults and first-touch pages per "
+		"mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
 		"marker, drops, and memory samples over time. With a plan: the arena base, every\n"
-		"first-touch page attributed to an operator by the plan and by the op marker, their\n"
+		"first-touch page attributed to an operator by the plan and by the op marker, "
+		"their\n"
 		"agreement, the widest operator, and whether the plan matches the trace at all.\n"
-		"  --plan FILE        a .tflite model (planned with the tflite strategy) or a plan\n"
+		"  --plan FILE        a .tflite model (planned with the tflite strategy) or a "
+		"plan\n"
 		"                     (LiteRT dump, TFLM plan, CSV): identifies the arena by size\n"
 		"  --plan-csv FILE    the same, for a CSV plan\n"
 		AP_TRACE_IN_HELP
@@ -38,7 +41,8 @@ static void usage(FILE *f)
 		"                     (arena planned and found, peak, runs, run latency, drops)\n"
 		"  --pages            with --json: every first-touched arena page (page, run, op)\n"
 		"  --mappings         text: every mapping (vma), not one line per object\n"
-		"  --disagree N       text: list up to N pages where the attributions differ (20)\n");
+		"  --disagree N       text: list up to N pages where the attributions differ "
+		"(20)\n");
 }
 
 /* The command line: the trace, how to read it and what to print. */
@@ -59,7 +63,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	struct ap_opts op;
 
 	*a = (struct args){ 0 };
-	ap_opts_init(&op, AP_TRACE_IN_SPEC " j|json P|pages M=mappings f=format: d|disagree: h|help");
+	ap_opts_init(&op, AP_TRACE_IN_SPEC
+		     " j|json P|pages M=mappings f=format: d|disagree: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': a->json = true; break;

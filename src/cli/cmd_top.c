@@ -315,7 +315,8 @@ static int run_tui(struct top *t)
 		}
 		while ((k = ap_tui_key()) >= 0)
 			on_key(t, k, &quit, &redraw, &footer_only);
-		if (t->v.status[0] && !t->live.ended && ap_clock_ns(CLOCK_MONOTONIC) - t->status_ts > STATUS_NS) {
+		if (t->v.status[0] && !t->live.ended &&
+		    ap_clock_ns(CLOCK_MONOTONIC) - t->status_ts > STATUS_NS) {
 			t->v.status[0] = '\0';
 			footer_only = true;
 		}
@@ -475,7 +476,8 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 				    .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO } };
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
-		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose h|help");
+		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose "
+		     "h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(&a->so, c, optarg);
 

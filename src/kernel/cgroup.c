@@ -266,8 +266,8 @@ int ap_cg_parse_value(const char *buf, size_t len, const char *name, bool allow_
  * field only if its own key is absent from the file.
  */
 static int parse_flat(const char *buf, size_t len, const char *name, void *out, size_t sz,
-		      const struct ap_tp_key *keys, size_t nk, const struct ap_tp_key *alias, size_t na,
-		      char *err)
+		      const struct ap_tp_key *keys, size_t nk, const struct ap_tp_key *alias,
+		      size_t na, char *err)
 {
 	bool *seen = calloc(nk, sizeof(*seen));
 	uint64_t *alias_v = calloc(na + 1, sizeof(*alias_v));

@@ -387,8 +387,10 @@ static int bidi_lstm_hybrid(struct kctx *k, int32_t base, int32_t nb, uint8_t wt
 		int32_t frs[2] = { frows, nfc }, brs[2] = { brows, nbc };
 		const struct kt_tmp t[] = {
 			{ "input_quantized", wt, in->shape, in->rank, AP_ALLOC_ARENA },
-			{ "fw_activation_state_quantized", wt, fa->shape, fa->rank, AP_ALLOC_ARENA },
-			{ "bw_activation_state_quantized", wt, ba->shape, ba->rank, AP_ALLOC_ARENA },
+			{ "fw_activation_state_quantized", wt, fa->shape, fa->rank,
+			  AP_ALLOC_ARENA },
+			{ "bw_activation_state_quantized", wt, ba->shape, ba->rank,
+			  AP_ALLOC_ARENA },
 			{ "fw_cell_state_quantized", wt, fc->shape, fc->rank, AP_ALLOC_ARENA },
 			{ "bw_cell_state_quantized", wt, bc->shape, bc->rank, AP_ALLOC_ARENA },
 			{ "input_scaling_factors", AP_TT_FLOAT32, b, 1, AP_ALLOC_ARENA },

@@ -2,8 +2,9 @@
 /*
  * Names for humans: the BuiltinOperator (builtin_ops.h, the one table) and TensorType
  * enums of TFLite's schema.fbs (tflite/converter/schema/schema.fbs in LiteRT, formerly
- * tensorflow/lite/schema), as tables indexed by value. New values are only ever appended to those enums, so a
- * model from a newer converter shows its unknown operators as "OP_<n>".
+ * tensorflow/lite/schema), as tables indexed by value. New values are only ever appended
+ * to those enums, so a model from a newer converter shows its unknown operators as
+ * "OP_<n>".
  */
 #include <stdio.h>
 

@@ -276,7 +276,8 @@ static long tflite_order(const struct ap_graph *g, int32_t *out)
 		ap_uset_init(&set);
 		if (i == 0) {
 			for (uint32_t t = 0; t < g->n_tensors; t++)
-				if ((g->t[t].flags & AP_TF_VARIABLE) && ap_uset_insert(&set, (int32_t)t))
+				if ((g->t[t].flags & AP_TF_VARIABLE) &&
+				    ap_uset_insert(&set, (int32_t)t))
 					goto oom_set;
 			for (k = 0; k < g->n_inputs; k++)
 				if (g->inputs[k] >= 0 && ap_uset_insert(&set, g->inputs[k]))

@@ -56,12 +56,14 @@ static int seed(struct sctx *c, const struct ap_shape_override *ov, uint32_t n_o
 		if (mt->rank)
 			memcpy(s->d, mt->shape, mt->rank * sizeof(*s->d));
 		s->rank = mt->rank;
-		s->known = !ap_model_tensor_open(mt) || ap_model_buffer_is_constant(c->m, mt->buffer);
+		s->known = !ap_model_tensor_open(mt) ||
+			   ap_model_buffer_is_constant(c->m, mt->buffer);
 		if (ap_model_buffer_is_constant(c->m, mt->buffer))
 			const_values(c->m, mt, s);
 	}
 	for (uint32_t k = 0; k < sg->n_inputs; k++)
-		if (sh_valid(c, sg->inputs[k]) && sg->tensors[sg->inputs[k]].rank <= AP_SHAPE_MAX_RANK)
+		if (sh_valid(c, sg->inputs[k]) &&
+		    sg->tensors[sg->inputs[k]].rank <= AP_SHAPE_MAX_RANK)
 			c->t[sg->inputs[k]].known = true;
 	for (uint32_t k = 0; k < n_ov; k++) {
 		const struct ap_model_tensor *mt;

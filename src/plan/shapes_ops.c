@@ -404,13 +404,15 @@ static bool slice_dim(int64_t dim, int64_t b, int64_t e, int64_t s, bool bmask, 
 		b = s > 0 ? 0 : dim - 1;
 	else {
 		b = b < 0 ? b + dim : b;
-		b = s > 0 ? (b < 0 ? 0 : b > dim ? dim : b) : (b < -1 ? -1 : b > dim - 1 ? dim - 1 : b);
+		b = s > 0 ? (b < 0 ? 0 : b > dim ? dim : b) :
+			    (b < -1 ? -1 : b > dim - 1 ? dim - 1 : b);
 	}
 	if (emask)
 		e = s > 0 ? dim : -1;
 	else {
 		e = e < 0 ? e + dim : e;
-		e = s > 0 ? (e < 0 ? 0 : e > dim ? dim : e) : (e < -1 ? -1 : e > dim - 1 ? dim - 1 : e);
+		e = s > 0 ? (e < 0 ? 0 : e > dim ? dim : e) :
+			    (e < -1 ? -1 : e > dim - 1 ? dim - 1 : e);
 	}
 	*size = s > 0 ? (e - b + s - 1) / s : (b - e - s - 1) / -s;
 	if (*size < 0)

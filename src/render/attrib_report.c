@@ -137,9 +137,9 @@ static void text_runs(FILE *f, const struct ap_arena_id *id, const struct ap_att
 		const struct ap_block *b = mv->block >= 0 ? &al->b[mv->block] : NULL;
 
 		if (!b) {
-			fprintf(f, "  re-planned in run %d: a later mapping 0x%" PRIx64 " (%s) took "
-				"the arena's place (by mapping: no allocation records)\n", mv->run,
-				mv->base, B(mv->bytes));
+			fprintf(f, "  re-planned in run %d: a later mapping 0x%" PRIx64
+				" (%s) took the arena's place (by mapping: no allocation "
+				"records)\n", mv->run, mv->base, B(mv->bytes));
 			continue;
 		}
 		fprintf(f, "  re-planned in run %d: the arena moved to %s = 0x%" PRIx64 " (up to "

@@ -67,7 +67,8 @@ static void text_ops(FILE *f, const struct ap_diff_side *o, const struct ap_diff
 			break;
 		done[bi] = true;
 		if (!shown++)
-			fprintf(f, "breadth (arena bytes live while it runs), the largest changes:\n");
+			fprintf(f, "breadth (arena bytes live while it runs), the largest "
+				"changes:\n");
 		fprintf(f, "  #%-4d %-16s %12s %12s %+11" PRId64 "\n", bi,
 			TS(n->plan.ops[bi].opname), B(o->prof.breadth[bi]), B(n->prof.breadth[bi]),
 			best);

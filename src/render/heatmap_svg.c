@@ -211,7 +211,8 @@ static void plan_behind(const struct ap_heatmap *h, const struct geo *g, FILE *f
 				continue;
 			fprintf(f, "<rect class=\"plan\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
 				"height=\"%.2f\" fill=\"#b8c7d9\" fill-opacity=\"0.45\"><title>",
-				x0, g->y0 + r * g->rh + 1, fmax(0.5, x1 - x0), fmax(0.5, g->rh - 2));
+				x0, g->y0 + r * g->rh + 1, fmax(0.5, x1 - x0),
+				fmax(0.5, g->rh - 2));
 			ap_fput_xml(f, t->name, 300);
 			fprintf(f, " (planned at %" PRId64 ", %" PRIu64 " bytes)</title></rect>\n",
 				t->offset, t->bytes);

@@ -112,9 +112,10 @@ static void text_groups(FILE *f, const struct ap_corr *c)
 			anon += gr->resident_bytes;
 	}
 	if (all)
-		fprintf(f, "  the arena is %.1f %% of the anonymous memory made resident (%s of %s), "
-			"%.1f %% of all\n", anon ? 100.0 * (double)arena / (double)anon : 0,
-			B(arena), B(anon), 100.0 * (double)arena / (double)all);
+		fprintf(f, "  the arena is %.1f %% of the anonymous memory made resident "
+			"(%s of %s), %.1f %% of all\n",
+			anon ? 100.0 * (double)arena / (double)anon : 0, B(arena), B(anon),
+			100.0 * (double)arena / (double)all);
 }
 
 static const char *op_name(const struct ap_tplan *p, int32_t op)
@@ -158,7 +159,8 @@ static void text_corr(FILE *f, const struct ap_report *r)
 			100 * ap_corr_agreement(c));
 	else
 		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
-			"attribution only; %" PRIu64 " of %" PRIu64 " first touches in plan order\n",
+			"attribution only; %" PRIu64 " of %" PRIu64
+			" first touches in plan order\n",
 			c->order_ok, c->ft_pages);
 	if (c->unplanned_pages || c->beyond_pages)
 		fprintf(f, "           %" PRIu64 " first-touch pages lie where the plan puts no "
@@ -170,7 +172,8 @@ static void text_corr(FILE *f, const struct ap_report *r)
 			op_name(p, c->widest_op),
 			ap_corr_short_name(op_output(p, c->widest_op), (char[64]){ 0 }, 64),
 			B(c->widest_bytes),
-			p->arena_bytes ? 100.0 * (double)c->widest_bytes / (double)p->arena_bytes : 0,
+			p->arena_bytes ? 100.0 * (double)c->widest_bytes /
+					 (double)p->arena_bytes : 0,
 			c->ops[c->widest_op + 1].plan_pages, c->ops[c->widest_op + 1].marker_pages);
 	fprintf(f, "first-touch arena pages per operator (plan: earliest planned writer of the "
 		"page; marker: op probe):\n");
@@ -195,8 +198,8 @@ static void text_corr(FILE *f, const struct ap_report *r)
 			fprintf(f, "%6s %10s\n", "-", "-");
 	}
 	if (quiet)
-		fprintf(f, "  (%u operators first-touch no page: they reuse pages touched before)\n",
-			quiet);
+		fprintf(f, "  (%u operators first-touch no page: they reuse pages touched "
+			"before)\n", quiet);
 	if (c->marker_other_pages)
 		fprintf(f, "  %" PRIu64 " first touches had no operator marker\n",
 			c->marker_other_pages);
@@ -212,8 +215,8 @@ static void text_corr(FILE *f, const struct ap_report *r)
 		const struct ap_corr_disagree *d = &c->dis[i];
 		char pl[64], mk[64];
 
-		fprintf(f, "  page %5" PRIu64 " (offset %8" PRId64 ") run %-4d plan %-24s marker %-24s"
-			" %s\n", d->page, (int64_t)(d->page * ps) - c->delta, d->run,
+		fprintf(f, "  page %5" PRIu64 " (offset %8" PRId64 ") run %-4d plan %-24s "
+			"marker %-24s %s\n", d->page, (int64_t)(d->page * ps) - c->delta, d->run,
 			ap_corr_op_label(p, d->plan_op, pl, sizeof(pl)),
 			ap_corr_op_label(p, d->marker_op, mk, sizeof(mk)),
 			d->tensor >= 0 ? ap_corr_short_name(p->t[d->tensor].name, pl, sizeof(pl)) :

@@ -313,7 +313,8 @@ static int resync(struct ap_trace_reader *r, bool cut, char *err)
 			return -1;
 		}
 		if (off - base + AP_TRACE_REC_HDR_LEN + len <= (uint64_t)have) {
-			sum = ap_trace_crc_add(ap_trace_crc_add(0, p, 8), p + AP_TRACE_REC_HDR_LEN, len);
+			sum = ap_trace_crc_add(ap_trace_crc_add(0, p, 8), p + AP_TRACE_REC_HDR_LEN,
+					       len);
 		} else if (AP_TRACE_REC_HDR_LEN + len <= AP_TRACE_WINDOW &&
 			   have == AP_TRACE_WINDOW) {
 			base = off;	/* a record across the window's end: move the window */
@@ -326,7 +327,8 @@ static int resync(struct ap_trace_reader *r, bool cut, char *err)
 			if (reserve(r, len, err))
 				return -1;
 			n = pread(fd, r->buf, len, (off_t)(off + AP_TRACE_REC_HDR_LEN));
-			sum = n == (ssize_t)len ? ap_trace_crc_add(ap_trace_crc_add(0, p, 8), r->buf, len) : ~crc;
+			sum = n == (ssize_t)len ?
+			      ap_trace_crc_add(ap_trace_crc_add(0, p, 8), r->buf, len) : ~crc;
 		} else {
 			sum = ~crc;	/* runs past the end of the file */
 		}

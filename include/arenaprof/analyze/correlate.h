@@ -3,9 +3,10 @@
  * correlate: fault address -> mapping -> arena offset -> tensor(s) -> operator.
  *
  * Over one analysis pass (analysis.h), its arena (arena.h: the mapping and the address of
- * planned offset 0) and a plan, it attributes every arena page to the earliest operator that writes one
- * of the planned tensors covering it ("plan" attribution: -1 for graph inputs, written
- * before operator 0; the producer for outputs and activations; the node for temporaries)
+ * planned offset 0) and a plan, it attributes every arena page to the earliest operator
+ * that writes one of the planned tensors covering it ("plan" attribution: -1 for graph
+ * inputs, written before operator 0; the producer for outputs and activations; the node
+ * for temporaries)
  * and compares that, over the first-touch pages, with the operator the op marker recorded
  * ("marker" attribution). It groups the faults outside the arena by mapping kind and says
  * whether the plan matches the trace at all.
