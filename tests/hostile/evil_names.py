@@ -9,11 +9,9 @@ usage: evil_names.py model IN OUT OLD   every occurrence of the string OLD (same
                                         len and crc fixed; PACKED records unpacked first)
        evil_names.py csv OUT            a CSV plan whose tensor names are hostile
 """
-import struct
 import sys
-import zlib
 
-from unpack_trace import unpack
+from unpack_trace import rewrite
 
 EVIL = b'e\x1b[2J\x07\x1b]52;c;SGk=\x07,"\\\n\t\xc2\x9b\xffz'
 
@@ -32,23 +30,14 @@ def model(src, dst, old):
 
 
 def trace(src, dst):
-    data = unpack(open(src, 'rb').read())
-    out = bytearray(data[:16])
-    off, changed = 16, 0
-    while off + 12 <= len(data):
-        typ, ln, _ = struct.unpack_from('<III', data, off)
-        if off + 12 + ln > len(data):
-            break
-        pay = data[off + 12:off + 12 + ln]
-        if typ == 3 and ln > 56:		# MAPPING: 56 bytes of fields, the path
-            pay = pay[:56] + EVIL + pay[56:]
-            changed += 1
-        elif typ == 10 and ln > 16:		# NOTE: 16 bytes of fields, the text
-            pay = pay[:16] + EVIL + pay[16:]
-            changed += 1
-        hdr = struct.pack('<II', typ, len(pay))
-        out += hdr + struct.pack('<I', zlib.crc32(pay, zlib.crc32(hdr))) + pay
-        off += 12 + ln
+    def evil_path_or_note(typ, pay):
+        if typ == 3 and len(pay) > 56:		# MAPPING: 56 bytes of fields, the path
+            return pay[:56] + EVIL + pay[56:]
+        if typ == 10 and len(pay) > 16:		# NOTE: 16 bytes of fields, the text
+            return pay[:16] + EVIL + pay[16:]
+        return pay
+
+    out, changed = rewrite(open(src, 'rb').read(), evil_path_or_note)
     open(dst, 'wb').write(out)
     print(changed)
 

@@ -287,6 +287,25 @@ def unpack(data):
     return out
 
 
+def rewrite(data, change):
+    """The trace unpacked, each record's payload replaced by change(type, payload) (the
+    same bytes to keep it), its len and crc written anew; a cut record at the end is
+    dropped. Returns (bytes, how many change altered)."""
+    data = unpack(data)
+    out = bytearray(data[:16])
+    off, changed = 16, 0
+    while off + 12 <= len(data):
+        typ, ln, _ = struct.unpack_from('<III', data, off)
+        if off + 12 + ln > len(data):
+            break
+        pay = bytes(data[off + 12:off + 12 + ln])
+        new = change(typ, pay)
+        changed += new != pay
+        out += record(typ, new)
+        off += 12 + ln
+    return out, changed
+
+
 NAMES = {1: 'HEADER', 2: 'FAULT', 3: 'MAPPING', 4: 'RUN_BEGIN', 5: 'RUN_END',
          6: 'OP_BEGIN', 7: 'OP_END', 8: 'SAMPLE', 9: 'DROPS', 10: 'NOTE', 11: 'RESIDENT',
          12: 'END', 13: 'ALLOC', 14: 'PACKED (headers, first bytes, deflate)'}
