@@ -157,20 +157,14 @@ $(BUILD)/obj $(BUILD)/tests $(BUILD)/bpf $(BUILD)/fixtures $(BUILD)/deps:
 
 unit: $(UNIT_BINS)
 
-# The trace generator of the scale table (make bench) and the hostile-scale test.
+# The scale table's (make bench) and the hostile-scale test's inputs: the trace generator
+# and the live model's driver (the TUI's rows).
 SCALE_TRACE := $(BUILD)/bench/scale_trace
-$(SCALE_TRACE): bench/scale_trace.c $(LIB) | $(BUILD)/deps
-	$(call msg,CC,$@)
-	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/scale_trace.d -O2 $< $(LIB) \
-		$(AP_LDLIBS) -o $@
-
-# The live model's driver of the same table and test (the TUI's rows).
 SCALE_LIVE := $(BUILD)/bench/scale_live
-$(SCALE_LIVE): bench/scale_live.c $(LIB) | $(BUILD)/deps
+$(SCALE_TRACE) $(SCALE_LIVE): $(BUILD)/bench/%: bench/%.c $(LIB) | $(BUILD)/deps
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/scale_live.d -O2 $< $(LIB) \
+	$(Q)$(CC) $(AP_CFLAGS) $(DEPFLAGS) -MF $(BUILD)/deps/$*.d -O2 $< $(LIB) \
 		$(AP_LDLIBS) -o $@
 
 -include $(LIB_OBJS:.o=.d) $(MAIN_OBJ:.o=.d) $(wildcard $(BUILD)/deps/*.d)
