@@ -246,7 +246,7 @@ int main(int argc, char **argv)
 	sample();
 	printf("inputs %" PRIu64 " samples %" PRIu64 " maps %u faults %" PRIu64 " held %" PRIu64
 	       " callers %u alloc_bytes %" PRIu64 " runs %" PRIu64 " notes %" PRIu64 "\n", inputs,
-	       l.generation, l.n_maps, l.faults, l.arena_held, l.n_callers, l.alloc_bytes,
+	       l.generation, l.as.n_maps, l.faults, l.arena_held, l.n_callers, l.alloc_bytes,
 	       l.runs_completed, l.notes);
 	ap_live_free(&l);
 	free(order);

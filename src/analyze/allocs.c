@@ -405,17 +405,17 @@ static int file_names(const struct ap_analysis *a)
 
 	if (!f)
 		return -1;
-	if (!f->stale && f->of == a->n_maps)
+	if (!f->stale && f->of == a->as.n_maps)
 		return 0;
 	ap_newest_free(&f->paint);
-	for (uint32_t i = a->n_maps; i-- > 0;)
-		if (names_file(&a->maps[i]) &&
-		    ap_newest_add(&f->paint, a->maps[i].start, a->maps[i].end, (int32_t)i)) {
+	for (uint32_t i = a->as.n_maps; i-- > 0;)
+		if (names_file(&a->as.maps[i]) &&
+		    ap_newest_add(&f->paint, a->as.maps[i].start, a->as.maps[i].end, (int32_t)i)) {
 			ap_newest_free(&f->paint);
 			f->of = UINT32_MAX;
 			return -1;
 		}
-	f->of = a->n_maps;
+	f->of = a->as.n_maps;
 	f->stale = false;
 	return 0;
 }
@@ -425,8 +425,8 @@ static int32_t file_map_at(const struct ap_analysis *a, uint64_t addr)
 {
 	if (!file_names(a))
 		return ap_newest_at(&a->file_names->paint, addr);
-	for (uint32_t i = 0; i < a->n_maps; i++)	/* no memory to paint: a scan */
-		if (names_file(&a->maps[i]) && a->maps[i].start <= addr && addr < a->maps[i].end)
+	for (uint32_t i = 0; i < a->as.n_maps; i++)	/* no memory to paint: a scan */
+		if (names_file(&a->as.maps[i]) && a->as.maps[i].start <= addr && addr < a->as.maps[i].end)
 			return (int32_t)i;
 	return -1;
 }
@@ -436,7 +436,7 @@ const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, 
 	int32_t i = file_map_at(a, addr);
 
 	if (i >= 0) {
-		const struct ap_amap *m = &a->maps[i];
+		const struct ap_amap *m = &a->as.maps[i];
 
 		/* names only from the file that was mapped: a rebuilt binary, or another
 		 * machine's file at the same path, would give wrong ones */

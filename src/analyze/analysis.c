@@ -10,27 +10,17 @@
 #include "arenaprof/analyze/analysis.h"
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
-#include "arenaprof/analyze/mapindex.h"
 #include "arenaprof/analyze/newest.h"
 #include "arenaprof/analyze/overlap.h"
 #include "arenaprof/event.h"
-#include "arenaprof/analyze/pageset.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 #include "arenaprof/util/escape.h"
 
-#define MAP_BITS 40	/* page key: mapping index << 40 | page within the mapping */
 #define MAX_REGIONS 64	/* candidate arena blocks kept apart (a runtime makes a few) */
 
 struct priv {
-	struct ap_pageset touched;
-	struct ap_mapindex index;	/* maps by their bounds */
-	struct ap_newest newest;	/* the newest of the painted maps over each address */
-	uint32_t painted;		/* painted maps: on the first look-up that needs them */
-	bool paint_oom;			/* out of memory painting: look-ups scan */
-	int32_t last;		/* the mapping of the previous fault */
-	uint32_t page_shift;
 	/*
 	 * Blocks the allocation probe saw that may be the arena or its re-plans
 	 * (allocs.h's rules): each a mapping of the pages it spans, opened when its record
@@ -96,188 +86,16 @@ static int32_t region_of(const struct priv *pv, uint64_t addr)
 	return -1;
 }
 
-/*
- * Counts arrive mostly in runs of one index (a run's first touches, an operator's): the
- * last entry takes them, a new index is appended, and counts_settle sorts and merges at
- * the end of the pass. One entry per change of index at most: bounded by the trace.
- */
-static int counts_add(struct ap_counts *c, int32_t idx, uint64_t v)
+/* A fault record: in the block kept apart that holds it, else as the model places it. */
+static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t *mi)
 {
-	if (idx < 0)
-		idx = -1;
-	if (c->n && c->e[c->n - 1].idx == idx) {
-		c->e[c->n - 1].v += v;
-		return 0;
-	}
-	if (ap_grow32(&c->e, &c->cap, c->n, sizeof(*c->e), 1))
-		return -1;
-	c->e[c->n++] = (struct ap_count){ .idx = idx, .v = v };
-	return 0;
-}
-
-static int cmp_count(const void *x, const void *y)
-{
-	const struct ap_count *a = x, *b = y;
-
-	return AP_CMP(a->idx, b->idx);
-}
-
-static void counts_settle(struct ap_counts *c)
-{
-	uint32_t k = 0;
-
-	ap_qsort(c->e, c->n, sizeof(*c->e), cmp_count);
-	for (uint32_t i = 0; i < c->n; i++) {
-		if (k && c->e[k - 1].idx == c->e[i].idx)
-			c->e[k - 1].v += c->e[i].v;
-		else
-			c->e[k++] = c->e[i];
-	}
-	c->n = k;
-	/* a first touch moved to another mapping leaves a count of 0 behind (move_touch) */
-	for (uint32_t i = k = 0; i < c->n; i++)
-		if (c->e[i].v)
-			c->e[k++] = c->e[i];
-	c->n = k;
-}
-
-/* The mapping [start, end) if known, else -1. */
-static int32_t map_find(const struct ap_analysis *a, uint64_t start, uint64_t end)
-{
-	const struct priv *pv = a->priv;
-
-	return pv ? ap_mapindex_find(&pv->index, start, end) : -1;
-}
-
-#define EMPTY_RANGE (-2)	/* map_get: end <= start, a record to skip */
-
-/* The mapping [start, end), created unnamed if new; -1 on allocation failure. */
-static int32_t map_get(struct ap_analysis *a, uint64_t start, uint64_t end)
-{
-	struct priv *pv = a->priv;
-	int32_t mi = end > start ? ap_mapindex_find(&pv->index, start, end) : EMPTY_RANGE;
-	struct ap_amap *m;
-
-	if (mi >= 0 || mi == EMPTY_RANGE)
-		return mi;
-	if (ap_grow32(&a->maps, &a->cap_maps, a->n_maps, sizeof(*a->maps), 32))
-		return -1;
-	m = &a->maps[a->n_maps];
-	memset(m, 0, sizeof(*m));
-	m->start = start;
-	m->end = end;
-	m->path = strdup("");
-	m->anon = true;
-	m->role = "anon";
-	m->first_run = INT32_MAX;
-	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)a->n_maps)) {
-		free(m->path);
-		return -1;
-	}
-	return (int32_t)a->n_maps++;
-}
-
-/* The newest known mapping that contains addr, or -1. */
-static int32_t map_containing(const struct ap_analysis *a, uint64_t addr)
-{
-	struct priv *pv = a->priv;
-
-	/* painted in the order they were made, only when a fault of unknown vma asks */
-	for (; pv->painted < a->n_maps && !pv->paint_oom; pv->painted++)
-		pv->paint_oom = ap_newest_add(&pv->newest, a->maps[pv->painted].start,
-					      a->maps[pv->painted].end, (int32_t)pv->painted);
-	if (!pv->paint_oom)
-		return ap_newest_at(&pv->newest, addr);
-	for (int32_t i = (int32_t)a->n_maps - 1; i >= 0; i--)
-		if (a->maps[i].start <= addr && addr < a->maps[i].end)
-			return i;
-	return -1;
-}
-
-static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t *mi_out)
-{
-	struct priv *pv = a->priv;
-	struct ap_amap *m;
-	int32_t mi = -1;
-	int r;
+	struct ap_as_fault af = {
+		.addr = f->addr, .vm_start = f->vm_start, .vm_end = f->vm_end, .ts_ns = f->ts_ns,
+		.flags = f->flags, .tid = f->tid, .run = f->run, .op = f->op,
+	};
 
 	a->faults++;
-	mi = region_of(pv, f->addr);
-	if (mi >= 0) {
-		/* the arena block's pages, whatever vma holds them */
-	} else if (!(f->flags & AP_FF_VMA_UNKNOWN) && f->vm_end > f->vm_start) {
-		if (pv->last >= 0 && a->maps[pv->last].start == f->vm_start &&
-		    a->maps[pv->last].end == f->vm_end)
-			mi = pv->last;
-		else
-			mi = map_get(a, f->vm_start, f->vm_end);
-		if (mi < 0)
-			return -1;
-		a->maps[mi].anon = !(f->flags & AP_FF_VMA_FILE);
-	} else {
-		a->faults_vma_unknown++;
-		mi = map_containing(a, f->addr);
-		if (mi < 0)
-			return 0;	/* counted in faults_vma_unknown only */
-	}
-	*mi_out = mi;
-	pv->last = mi;
-	m = &a->maps[mi];
-	m->faults++;
-	if (f->flags & AP_FF_MAJOR)
-		m->major++;
-	if (f->flags & AP_FF_WRITE)
-		m->writes++;
-	if (f->addr < m->start || f->addr >= m->end)
-		return 0;
-	r = ap_pageset_add(&pv->touched, (uint64_t)mi << MAP_BITS |
-			   ((f->addr - m->start) >> pv->page_shift));
-	if (r < 0)
-		return -1;
-	if (r == 0)
-		return 0;
-	m->first_touch_pages++;
-	if (ap_grow(&a->touches, &a->cap_touches, a->n_touches, sizeof(*a->touches), 4096))
-		return -1;
-	a->touches[a->n_touches++] = (struct ap_touch){
-		.map = (uint32_t)mi, .run = f->run, .op = f->op, .flags = f->flags,
-		.page = (f->addr - m->start) >> pv->page_shift, .ts_ns = f->ts_ns,
-		.in_page = (uint32_t)(f->addr & (a->hdr.page_size - 1)), .tid = f->tid,
-	};
-	if (f->run < m->first_run)
-		m->first_run = f->run;
-	if (counts_add(&m->by_run, f->run, 1) || counts_add(&m->by_op, f->op, 1))
-		return -1;
-	return 0;
-}
-
-/*
- * Moves a first touch to mapping `to` (a region opened or given up): its counts go with
- * it. Counts may go to 0 on the way (counts_settle drops them); -1: out of memory.
- */
-static int move_touch(struct ap_analysis *a, struct ap_touch *t, int32_t to)
-{
-	struct priv *pv = a->priv;
-	struct ap_amap *x = &a->maps[t->map], *y = &a->maps[to];
-	uint64_t page = x->start + (t->page << pv->page_shift);
-
-	x->faults--;
-	x->first_touch_pages--;
-	x->major -= !!(t->flags & AP_FF_MAJOR);
-	x->writes -= !!(t->flags & AP_FF_WRITE);
-	y->faults++;
-	y->first_touch_pages++;
-	y->major += !!(t->flags & AP_FF_MAJOR);
-	y->writes += !!(t->flags & AP_FF_WRITE);
-	t->map = (uint32_t)to;
-	t->page = (page - y->start) >> pv->page_shift;
-	if (t->run < y->first_run)
-		y->first_run = t->run;
-	if (counts_add(&x->by_run, t->run, UINT64_MAX) ||
-	    counts_add(&x->by_op, t->op, UINT64_MAX) ||
-	    counts_add(&y->by_run, t->run, 1) || counts_add(&y->by_op, t->op, 1))
-		return -1;
-	return ap_pageset_add(&pv->touched, (uint64_t)to << MAP_BITS | t->page) < 0 ? -1 : 0;
+	return ap_as_fault(&a->as, &af, region_of(a->priv, f->addr), mi) < 0 ? -1 : 0;
 }
 
 /*
@@ -298,18 +116,18 @@ static int open_region(struct ap_analysis *a, uint64_t base, uint64_t bytes, int
 		pv->regions_missed++;
 		return 0;
 	}
-	mi = map_get(a, start, end);
+	mi = ap_as_map_get(&a->as, start, end);
 	if (mi < 0)
 		return -1;
 	pv->reg[pv->n_reg++] = (struct region){ start, end, mi, block };
-	a->maps[mi].block = true;
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		struct ap_touch *t = &a->touches[i];
-		uint64_t page = a->maps[t->map].start + (t->page << pv->page_shift);
+	a->as.maps[mi].block = true;
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		struct ap_touch *t = &a->as.touches[i];
+		uint64_t page = a->as.maps[t->map].start + (t->page << a->as.page_shift);
 
-		if (a->maps[t->map].block || page < start || page >= end)
+		if (a->as.maps[t->map].block || page < start || page >= end)
 			continue;
-		if (move_touch(a, t, mi))
+		if (ap_as_move_touch(&a->as, t, mi))
 			return -1;
 	}
 	return 0;
@@ -352,8 +170,8 @@ static int on_alloc(struct ap_analysis *a, const struct ap_analysis_opts *o,
  */
 static int32_t holder(const struct ap_analysis *a, uint64_t addr)
 {
-	for (int32_t i = (int32_t)a->n_maps - 1; i >= 0; i--)
-		if (!a->maps[i].block && a->maps[i].start <= addr && addr < a->maps[i].end)
+	for (int32_t i = (int32_t)a->as.n_maps - 1; i >= 0; i--)
+		if (!a->as.maps[i].block && a->as.maps[i].start <= addr && addr < a->as.maps[i].end)
 			return i;
 	return -1;
 }
@@ -364,9 +182,9 @@ static int32_t holder(const struct ap_analysis *a, uint64_t addr)
  */
 static int holders(const struct ap_analysis *a, struct ap_newest *h)
 {
-	for (uint32_t i = 0; i < a->n_maps; i++)
-		if (!a->maps[i].block && a->maps[i].start < a->maps[i].end &&
-		    ap_newest_add(h, a->maps[i].start, a->maps[i].end, (int32_t)i))
+	for (uint32_t i = 0; i < a->as.n_maps; i++)
+		if (!a->as.maps[i].block && a->as.maps[i].start < a->as.maps[i].end &&
+		    ap_newest_add(h, a->as.maps[i].start, a->as.maps[i].end, (int32_t)i))
 			return -1;
 	return 0;
 }
@@ -385,7 +203,7 @@ static int give_back(struct ap_analysis *a, const bool *keep)
 
 	for (uint32_t k = 0; k < pv->n_reg; k++) {
 		struct region *rg = &pv->reg[k];
-		struct ap_amap *m = &a->maps[rg->map], *h;
+		struct ap_amap *m = &a->as.maps[rg->map], *h;
 		int32_t to;
 
 		if (keep[k])
@@ -396,18 +214,18 @@ static int give_back(struct ap_analysis *a, const bool *keep)
 		to = ap_newest_at(&hold, rg->start);
 		if (to < 0)
 			continue;
-		for (uint64_t i = 0; i < a->n_touches; i++) {
-			struct ap_touch *t = &a->touches[i];
+		for (uint64_t i = 0; i < a->as.n_touches; i++) {
+			struct ap_touch *t = &a->as.touches[i];
 			int32_t dst;
 
 			if ((int32_t)t->map != rg->map)
 				continue;
-			dst = ap_newest_at(&hold, m->start + (t->page << pv->page_shift));
-			if (dst >= 0 && move_touch(a, t, dst))
+			dst = ap_newest_at(&hold, m->start + (t->page << a->as.page_shift));
+			if (dst >= 0 && ap_as_move_touch(&a->as, t, dst))
 				goto out;
 		}
 		/* the faults that were no first touch: to the holder of its start */
-		h = &a->maps[to];
+		h = &a->as.maps[to];
 		h->faults += m->faults;
 		h->major += m->major;
 		h->writes += m->writes;
@@ -459,38 +277,30 @@ static int identify(struct ap_analysis *a, const struct ap_analysis_opts *o)
 		return -1;
 	for (uint32_t k = 0; k < id->n_moves; k++)
 		if (id->moves[k].map >= 0 && id->moves[k].map != id->map)
-			a->maps[id->moves[k].map].role = AP_ROLE_MOVED_ARENA;
+			a->as.maps[id->moves[k].map].role = AP_ROLE_MOVED_ARENA;
 	if (id->map >= 0)
-		a->maps[id->map].role = "arena";
+		a->as.maps[id->map].role = "arena";
 	return 0;
 }
 
 static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
 {
 	struct ap_rec_mapping mr;
-	const char *path;
-	struct ap_amap *m;
+	char *path;
 	int32_t mi;
+	int rc;
 
 	ap_trace_get(rec, &mr, sizeof(mr));
-	mi = map_get(a, mr.start, mr.end);
+	mi = ap_as_map_get(&a->as, mr.start, mr.end);
 	if (mi < 0)
-		return mi == EMPTY_RANGE ? 0 : -1;
-	m = &a->maps[mi];
-	if (m->named)
+		return mi == AP_AS_EMPTY ? 0 : -1;
+	if (a->as.maps[mi].named)
 		return 0;
-	path = ap_trace_str(rec, sizeof(mr));
-	free(m->path);
-	m->path = ap_name_clean(strdup(path));	/* a trace's names, made printable */
-	if (!m->path)
-		return -1;
-	m->named = true;
+	path = ap_name_clean(strdup(ap_trace_str(rec, sizeof(mr))));	/* made printable */
+	rc = path ? ap_as_name(&a->as, mi, path, mr.offset, mr.inode, mr.prot) : -1;
+	free(path);
 	a->file_names->stale = true;
-	m->offset = mr.offset;
-	m->inode = mr.inode;
-	m->prot = mr.prot;
-	m->anon = !mr.inode && (!path[0] || path[0] == '[');
-	return 0;
+	return rc;
 }
 
 /*
@@ -500,28 +310,17 @@ static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
  */
 static int on_resident(struct ap_analysis *a, const struct ap_trace_rec *rec)
 {
-	struct priv *pv = a->priv;
 	struct ap_rec_resident rr;
-	const uint8_t *bits = rec->payload + sizeof(rr);
-	uint64_t pages, nbits;
-	int64_t added;
 	int32_t mi;
 
-	_Static_assert(MAP_BITS == AP_PAGESET_RUN_BITS, "one run per mapping");
 	if (rec->len < sizeof(rr))
 		return 0;
 	ap_trace_get(rec, &rr, sizeof(rr));
-	mi = map_get(a, rr.start, rr.end);
+	mi = ap_as_map_get(&a->as, rr.start, rr.end);
 	if (mi < 0)
-		return mi == EMPTY_RANGE ? 0 : -1;
-	pages = (rr.end - rr.start) >> pv->page_shift;
-	nbits = (uint64_t)(rec->len - sizeof(rr)) * 8;
-	added = ap_pageset_add_bits(&pv->touched, (uint64_t)mi, bits,
-				    pages < nbits ? pages : nbits);
-	if (added < 0)
-		return -1;
-	a->maps[mi].resident_at_attach += (uint64_t)added;
-	return 0;
+		return mi == AP_AS_EMPTY ? 0 : -1;
+	return ap_as_resident(&a->as, mi, rec->payload + sizeof(rr),
+			      (uint64_t)(rec->len - sizeof(rr)) * 8) < 0 ? -1 : 0;
 }
 
 static int add_note(struct ap_analysis *a, const char *text)
@@ -554,18 +353,18 @@ static const char *base_name(const char *p)
 /* The unnamed maps of one kind (anon or not) named after the first named map over them. */
 static int name_kind(struct ap_analysis *a, bool anon)
 {
-	struct ap_span *src = malloc((a->n_maps + 1) * sizeof(*src));
-	struct ap_span *q = malloc((a->n_maps + 1) * sizeof(*q));
-	uint32_t *src_map = malloc((a->n_maps + 1) * sizeof(*src_map));
-	uint32_t *q_map = malloc((a->n_maps + 1) * sizeof(*q_map));
-	int32_t *first = malloc((a->n_maps + 1) * sizeof(*first));
+	struct ap_span *src = malloc((a->as.n_maps + 1) * sizeof(*src));
+	struct ap_span *q = malloc((a->as.n_maps + 1) * sizeof(*q));
+	uint32_t *src_map = malloc((a->as.n_maps + 1) * sizeof(*src_map));
+	uint32_t *q_map = malloc((a->as.n_maps + 1) * sizeof(*q_map));
+	int32_t *first = malloc((a->as.n_maps + 1) * sizeof(*first));
 	uint32_t ns = 0, nq = 0;
 	int rc = -1;
 
 	if (!src || !q || !src_map || !q_map || !first)
 		goto out;
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		const struct ap_amap *m = &a->maps[i];
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		const struct ap_amap *m = &a->as.maps[i];
 
 		if (m->anon != anon)
 			continue;
@@ -582,12 +381,12 @@ static int name_kind(struct ap_analysis *a, bool anon)
 		goto out;
 	}
 	for (uint32_t j = 0; j < nq; j++) {
-		struct ap_amap *m = &a->maps[q_map[j]];
+		struct ap_amap *m = &a->as.maps[q_map[j]];
 		const struct ap_amap *n;
 
 		if (first[j] < 0)
 			continue;
-		n = &a->maps[src_map[first[j]]];
+		n = &a->as.maps[src_map[first[j]]];
 		free(m->path);
 		m->path = strdup(n->path);
 		a->file_names->stale = true;
@@ -620,8 +419,8 @@ static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o
 {
 	const char *model = o->model_path ? base_name(o->model_path) : NULL;
 
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		struct ap_amap *m = &a->maps[i];
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		struct ap_amap *m = &a->as.maps[i];
 
 		if (!m->anon && model && !strcmp(base_name(m->path), model))
 			m->role = "weights";
@@ -661,8 +460,8 @@ int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_faul
 	if (r >= 0)
 		return r;
 	if (!(f->flags & AP_FF_VMA_UNKNOWN) && f->vm_end > f->vm_start)
-		return map_find(a, f->vm_start, f->vm_end);
-	return map_containing(a, f->addr);
+		return ap_as_map_find(&a->as, f->vm_start, f->vm_end);
+	return ap_as_map_at(&a->as, f->addr);
 }
 
 int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
@@ -682,14 +481,12 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		return -1;
 	}
 	a->priv = pv;
-	pv->last = -1;
 	a->allocs = calloc(1, sizeof(*a->allocs));
 	a->file_names = calloc(1, sizeof(*a->file_names));
 	if (!a->allocs || !a->file_names) {
 		ap_seterr(err, "out of memory");
 		return -1;
 	}
-	ap_pageset_init(&pv->touched);
 	if (ap_trace_open(&r, path, err))
 		return -1;
 	r.salvage = a->salvage = o->salvage;
@@ -705,7 +502,8 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		ap_trace_reader_close(&r);
 		return -1;
 	}
-	pv->page_shift = (uint32_t)__builtin_ctz(a->hdr.page_size);
+	ap_as_init(&a->as, a->hdr.page_size);
+	a->as.by_index = true;	/* report's first touches by run and by operator */
 	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
 		uint64_t ts = 0;
 		int bad = 0;
@@ -796,10 +594,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		ap_seterr(err, "out of memory reading %s", path);
 		return -1;
 	}
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		counts_settle(&a->maps[i].by_run);
-		counts_settle(&a->maps[i].by_op);
-	}
+	ap_as_settle(&a->as);
 	return 0;
 }
 
@@ -809,13 +604,7 @@ void ap_analysis_free(struct ap_analysis *a)
 
 	for (int i = 0; i < AP_HS_COUNT; i++)
 		free(a->strings[i]);
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		free(a->maps[i].path);
-		free(a->maps[i].by_run.e);
-		free(a->maps[i].by_op.e);
-	}
-	free(a->maps);
-	free(a->touches);
+	ap_as_free(&a->as);
 	free(a->samples);
 	for (uint32_t i = 0; i < a->n_notes; i++)
 		free(a->notes[i]);
@@ -830,10 +619,7 @@ void ap_analysis_free(struct ap_analysis *a)
 		free(a->file_names);
 	}
 	if (pv) {
-		ap_pageset_free(&pv->touched);
 		free(pv->run_begin);
-		ap_mapindex_free(&pv->index);
-		ap_newest_free(&pv->newest);
 		free(pv);
 	}
 	memset(a, 0, sizeof(*a));

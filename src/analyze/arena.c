@@ -177,8 +177,8 @@ uint64_t ap_arena_in_order(const struct ap_analysis *a, int32_t map, const int32
 {
 	uint64_t len = 0;
 
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		const struct ap_touch *t = &a->touches[i];
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
 		uint64_t lo = 0, hi;
 		uint64_t key;
 
@@ -252,8 +252,8 @@ static void score(struct search *s, struct ap_arena_score *cd)
 	const struct ap_analysis *a = s->a;
 
 	cd->explained = cd->exact = 0;
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		const struct ap_touch *t = &a->touches[i];
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
 		int64_t off;
 
 		if ((int32_t)t->map != s->map || t->page >= s->n_pages)
@@ -317,7 +317,7 @@ static void try_bases(struct search *s, struct ap_arena_id *id, uint64_t map_byt
 static int search_base(const struct ap_analysis *a, const struct ap_tplan *p,
 		       struct ap_arena_id *id, char *text, size_t len)
 {
-	const struct ap_amap *m = &a->maps[id->map];
+	const struct ap_amap *m = &a->as.maps[id->map];
 	struct search s = {
 		.a = a, .p = p, .map = id->map, .ps = a->hdr.page_size,
 		.n_pages = (m->end - m->start) / a->hdr.page_size,
@@ -330,8 +330,8 @@ static int search_base(const struct ap_analysis *a, const struct ap_tplan *p,
 	/* the largest candidate base is under 1 KiB in: past that and the plan, no owner */
 	if (s.n_pages > (1024 + p->arena_bytes) / s.ps + 2)
 		s.n_pages = (1024 + p->arena_bytes) / s.ps + 2;
-	for (uint64_t i = 0; i < a->n_touches; i++)
-		s.touches += (int32_t)a->touches[i].map == id->map;
+	for (uint64_t i = 0; i < a->as.n_touches; i++)
+		s.touches += (int32_t)a->as.touches[i].map == id->map;
 	/* 8-byte blocks (malloc headers are 8 or 16 bytes), coarser for huge arenas */
 	for (s.gran = 8; p->arena_bytes / s.gran > (2u << 20); s.gran *= 2)
 		;
@@ -410,23 +410,14 @@ void ap_arena_by_alloc(const struct ap_analysis *a, const struct ap_tplan *p,
 			 100.0 * (double)id->bytes / (double)p->arena_bytes);
 }
 
-/* The newest mapping holding addr, or -1. */
-static int32_t holder(const struct ap_analysis *a, uint64_t addr)
-{
-	for (int32_t i = (int32_t)a->n_maps - 1; i >= 0; i--)
-		if (a->maps[i].start <= addr && addr < a->maps[i].end)
-			return i;
-	return -1;
-}
-
 /* Later anonymous mappings at least the arena's size, first touched in a later run: the
  * arena re-planned and moved (a resized input), as far as mappings tell. */
 static void moves_by_mapping(const struct ap_analysis *a, struct ap_arena_id *id)
 {
-	const struct ap_amap *ar = &a->maps[id->map];
+	const struct ap_amap *ar = &a->as.maps[id->map];
 
-	for (uint32_t i = 0; i < a->n_maps && id->n_moves < AP_MAX_MOVES; i++) {
-		const struct ap_amap *m = &a->maps[i];
+	for (uint32_t i = 0; i < a->as.n_maps && id->n_moves < AP_MAX_MOVES; i++) {
+		const struct ap_amap *m = &a->as.maps[i];
 
 		if ((int32_t)i == id->map || !m->anon || !m->first_touch_pages ||
 		    m->end - m->start < ar->end - ar->start || m->first_run <= ar->first_run ||
@@ -439,29 +430,30 @@ static void moves_by_mapping(const struct ap_analysis *a, struct ap_arena_id *id
 	}
 }
 
+struct ap_arena_cand ap_arena_cand_of(const struct ap_amap *m)
+{
+	return (struct ap_arena_cand){
+		.start = m->start, .end = m->end, .anon = m->anon, .path = m->path,
+		.pages = m->first_touch_pages + m->resident_at_attach, .first_run = m->first_run,
+	};
+}
+
 /* The mapping rule over the pass's mappings, then the base search with a plan. */
 static int by_mapping(const struct ap_analysis *a, const struct ap_tplan *p,
 		      struct ap_arena_id *id)
 {
-	struct ap_arena_cand *c = calloc(a->n_maps + 1, sizeof(*c));
+	struct ap_arena_cand *c = calloc(a->as.n_maps + 1, sizeof(*c));
 	char rule[160], base[240] = "";
 	bool by_size;
 
 	if (!c)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		const struct ap_amap *m = &a->maps[i];
-
-		c[i] = (struct ap_arena_cand){
-			.start = m->start, .end = m->end, .first_run = m->first_run,
-			.pages = m->first_touch_pages + m->resident_at_attach,
-			.anon = m->anon, .path = m->path,
-		};
-	}
-	id->map = ap_arena_pick(c, a->n_maps, p, a->hdr.page_size, rule, sizeof(rule), &by_size);
+	for (uint32_t i = 0; i < a->as.n_maps; i++)
+		c[i] = ap_arena_cand_of(&a->as.maps[i]);
+	id->map = ap_arena_pick(c, a->as.n_maps, p, a->hdr.page_size, rule, sizeof(rule), &by_size);
 	free(c);
 	if (id->map >= 0) {
-		const struct ap_amap *m = &a->maps[id->map];
+		const struct ap_amap *m = &a->as.maps[id->map];
 
 		ap_arena_id_mapping(id, id->map, by_size, m->start, m->end, p, rule);
 		moves_by_mapping(a, id);
@@ -485,7 +477,7 @@ int ap_arena_identify(const struct ap_analysis *a, const struct ap_tplan *p, uin
 		id->block = -1;
 		id->rule = AP_AR_GIVEN;
 		id->base = given;
-		id->map = holder(a, given);
+		id->map = ap_as_map_at(&a->as, given);
 	}
 	if (id->rule == AP_AR_GIVEN) {
 		const char *who = id->by_record ? "record" : "report";
@@ -501,14 +493,14 @@ int ap_arena_identify(const struct ap_analysis *a, const struct ap_tplan *p, uin
 			return 0;
 		}
 		if (!id->bytes)
-			id->bytes = p ? p->arena_bytes : a->maps[id->map].end - id->base;
+			id->bytes = p ? p->arena_bytes : a->as.maps[id->map].end - id->base;
 		snprintf(id->why, sizeof(id->why), "%s --arena 0x%" PRIx64 ": the arena's base "
 			 "(mapping start + %" PRIu64 "), the %s size", who, id->base,
-			 id->base - a->maps[id->map].start, p ? "plan's" : "mapping's");
+			 id->base - a->as.maps[id->map].start, p ? "plan's" : "mapping's");
 		return 0;
 	}
 	if (id->rule == AP_AR_ALLOC || id->rule == AP_AR_RUNTIME) {
-		id->map = region_map >= 0 ? region_map : holder(a, id->base);
+		id->map = region_map >= 0 ? region_map : ap_as_map_at(&a->as, id->base);
 		for (uint32_t k = 0; k < id->n_moves; k++)
 			id->moves[k].map = move_map[k];
 		if (id->map >= 0)

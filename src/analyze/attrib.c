@@ -197,9 +197,9 @@ static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *er
 			if (a->run_ns[i] == at->run_median_ns)
 				median_run = (int32_t)i;
 	}
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		at->run0_touches += a->touches[i].run == 0;
-		at->run_median_touches += median_run >= 0 && a->touches[i].run == median_run;
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		at->run0_touches += a->as.touches[i].run == 0;
+		at->run_median_touches += median_run >= 0 && a->as.touches[i].run == median_run;
 	}
 	free(dur);
 	return 0;
@@ -466,12 +466,12 @@ static int32_t real_mapping(const struct ap_analysis *a, uint64_t addr)
 {
 	int32_t best = -1;
 
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		const struct ap_amap *m = &a->maps[i];
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		const struct ap_amap *m = &a->as.maps[i];
 
 		if (!m->named || (int32_t)i == a->id.map || addr < m->start || addr >= m->end)
 			continue;
-		if (best < 0 || m->end - m->start < a->maps[best].end - a->maps[best].start)
+		if (best < 0 || m->end - m->start < a->as.maps[best].end - a->as.maps[best].start)
 			best = (int32_t)i;
 	}
 	return best;
@@ -527,8 +527,8 @@ static void place_region(struct ap_attrib *at, const struct ap_corr_all *x)
 
 		if (rm < 0)
 			rm = a->id.map;
-		at->map_start = a->maps[rm].start;
-		at->map_end = a->maps[rm].end;
+		at->map_start = a->as.maps[rm].start;
+		at->map_end = a->as.maps[rm].end;
 		at->in_larger_mapping = at->base - at->map_start >= ps ||
 					at->map_end - (at->base + at->bytes) > 2 * ps;
 	}
@@ -585,9 +585,9 @@ static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struc
 {
 	uint64_t ps = at->page_size;
 
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		const struct ap_touch *t = &a->touches[i];
-		const struct ap_amap *m = &a->maps[t->map];
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
+		const struct ap_amap *m = &a->as.maps[t->map];
 		uint64_t page = m->start + t->page * ps, addr = page + t->in_page;
 		bool in_region = at->base && page < at->base + at->bytes && page + ps > at->base;
 		int r = ap_pageset_add(&w->seen, page / ps);
@@ -610,8 +610,8 @@ static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struc
 static void map_faults(struct ap_attrib *at, const struct ap_analysis *a,
 		       const struct groups *gs)
 {
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		const struct ap_amap *m = &a->maps[i];
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		const struct ap_amap *m = &a->as.maps[i];
 
 		if (!strcmp(m->role, "weights")) {
 			at->w_maps++;
@@ -702,7 +702,7 @@ int ap_attrib_build(const struct ap_corr_all *x, struct ap_attrib *at, char *err
 		ow.n_blk = (uint64_t)n;
 		w.ow = &ow;
 	}
-	w.s = malloc((a->n_touches + 1) * sizeof(*w.s));
+	w.s = malloc((a->as.n_touches + 1) * sizeof(*w.s));
 	if (!w.s || walk_touches(at, a, &w))
 		goto oom;
 	if (attribute)

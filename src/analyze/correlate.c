@@ -36,18 +36,18 @@ enum ap_group ap_corr_group_of(const struct ap_analysis *a, int32_t mi)
 {
 	const char *role;
 
-	if (mi < 0 || (uint32_t)mi >= a->n_maps)
+	if (mi < 0 || (uint32_t)mi >= a->as.n_maps)
 		return AP_GROUP_FILES;
 	if (mi == a->id.map)
 		return AP_GROUP_ARENA;
-	role = a->maps[mi].role;
+	role = a->as.maps[mi].role;
 	if (!strcmp(role, "weights"))
 		return AP_GROUP_WEIGHTS;
 	if (!strcmp(role, "heap"))
 		return AP_GROUP_HEAP;
 	if (!strcmp(role, "stack"))
 		return AP_GROUP_STACK;
-	if (a->maps[mi].anon)
+	if (a->as.maps[mi].anon)
 		return AP_GROUP_ANON;
 	return AP_GROUP_FILES;
 }
@@ -111,8 +111,8 @@ static void reason(struct ap_corr *c, const char *fmt, ...)
 
 static void groups(const struct ap_analysis *a, struct ap_corr *c)
 {
-	for (uint32_t i = 0; i < a->n_maps; i++) {
-		const struct ap_amap *m = &a->maps[i];
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		const struct ap_amap *m = &a->as.maps[i];
 		struct ap_corr_group *g = &c->groups[ap_corr_group_of(a, (int32_t)i)];
 
 		if (!m->faults && !m->resident_at_attach)
@@ -158,8 +158,8 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 {
 	uint64_t cap = 0;
 
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		const struct ap_touch *t = &a->touches[i];
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
 		int32_t po;
 
 		if ((int32_t)t->map != a->id.map)
@@ -210,7 +210,7 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 	if (!c->ft_pages)
 		return;
 	/* a few touches agree with any plan: an inference touches most of its arena */
-	seen = c->ft_pages + a->maps[c->arena].resident_at_attach;
+	seen = c->ft_pages + a->as.maps[c->arena].resident_at_attach;
 	if ((double)seen < COVER_MIN * (double)c->plan_pages)
 		reason(c, "only %" PRIu64 " of the plan's %" PRIu64 " arena pages were touched or "
 		       "resident: too few to tell whether the plan describes this trace", seen,
@@ -262,7 +262,7 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 		reason(c, "no arena mapping in the trace: %s", id->why);
 		return 0;
 	}
-	m = &a->maps[id->map];
+	m = &a->as.maps[id->map];
 	c->map_start = m->start;
 	c->map_end = m->end;
 	/*
@@ -275,8 +275,8 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 		c->n_pages = ((uint64_t)c->delta + p->arena_bytes) / c->page_size + 2;
 	c->base = id->base;
 	c->delta = (int64_t)(id->base - m->start);
-	for (uint64_t i = 0; i < a->n_touches; i++)
-		c->ft_pages += (int32_t)a->touches[i].map == id->map;
+	for (uint64_t i = 0; i < a->as.n_touches; i++)
+		c->ft_pages += (int32_t)a->as.touches[i].map == id->map;
 	c->page_op = malloc((c->n_pages + 1) * sizeof(*c->page_op));
 	c->page_tensor = malloc((c->n_pages + 1) * sizeof(*c->page_tensor));
 	tails = malloc((c->ft_pages + 1) * sizeof(*tails));

@@ -426,7 +426,7 @@ void ap_hm_pre_fault(void *ctx, const struct ap_analysis *a, const struct ap_rec
 
 	if (pre->failed || mi < 0)
 		return;
-	m = &a->maps[mi];
+	m = &a->as.maps[mi];
 	if (mi != pre->map) {
 		if (!pre_candidate(pre, m, a->hdr.page_size))
 			return;
@@ -620,8 +620,8 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		h->cols = 1;
 	h->col_bytes = h->pages_per_col * h->page_size;
 	/* runs: the trace's (a run -1 row only when the arena was touched before run 0) */
-	for (uint64_t i = 0; i < a->n_touches; i++) {
-		const struct ap_touch *t = &a->touches[i];
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
 
 		if ((int32_t)t->map != c->arena)
 			continue;
@@ -648,8 +648,8 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		if (rc)
 			return rc;
 	} else if (!o->all_faults) {
-		for (uint64_t i = 0; i < a->n_touches; i++) {
-			const struct ap_touch *t = &a->touches[i];
+		for (uint64_t i = 0; i < a->as.n_touches; i++) {
+			const struct ap_touch *t = &a->as.touches[i];
 
 			if ((int32_t)t->map == c->arena)
 				count(&k, t->page, t->run, t->op);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * live: the TUI's model of a session (live.h). Mappings are keyed by their bounds, as in
- * report's analysis: a fault names its vma (start, end) and a maps snapshot names it; a
- * page is held once, first touched or resident at attach. The arena is picked with
+ * live: the TUI's model of a session (live.h), the session's driver of the address-space
+ * model (aspace.h) that report's analysis keeps too. The arena is picked with
  * arena.h's rule at every sample; when it changes, its page states and the operators'
  * figures are rebuilt from the first-touch list, then kept up to date touch by touch.
  */
@@ -15,24 +14,15 @@
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
-#include "arenaprof/analyze/mapindex.h"
-#include "arenaprof/analyze/newest.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 
-#define MAP_BITS 40		/* page key: mapping index << 40 | page within the mapping */
 #define MAX_ARENA_PAGES (16ULL << 20)	/* page states kept for arenas up to 64 GiB */
 
 enum { PAGE_UNTOUCHED, PAGE_AT_ATTACH, PAGE_FIRST_TOUCH };
-
-struct touch {
-	uint32_t map;
-	int32_t op;		/* the op marker at the fault, -1 none */
-	uint64_t page;
-};
 
 /* A mapping made from a fault's vma bounds, and the snapshots that did not name it yet. */
 struct unnamed {
@@ -43,15 +33,6 @@ struct unnamed {
 #define UNNAMED_SNAPSHOTS 2	/* tries: one in flight when the fault came, and the next */
 
 struct priv {
-	struct ap_pageset held;		/* every page held, of every mapping */
-	struct ap_mapindex index;	/* maps by their bounds */
-	struct ap_newest newest;	/* the newest map over each address, of the first */
-	uint32_t painted;		/* ... maps: painted only when a look-up asks */
-	bool paint_oom;
-	int32_t last;			/* the mapping of the previous fault */
-	uint32_t page_shift;
-	struct touch *touches;		/* every first touch, in order */
-	uint64_t n_touches, cap_touches;
 	int32_t *owner;			/* plan: the owner of each planned arena page */
 	uint64_t owner_pages;
 	uint8_t *state;			/* the arena's pages: PAGE_* */
@@ -70,34 +51,18 @@ struct priv {
 
 /* ---- mappings ---- */
 
-/* The mapping [start, end), created unnamed if new; -1 on allocation failure. */
-static int32_t map_get(struct ap_live *l, uint64_t start, uint64_t end)
+/* A mapping was made (aspace.h): what the live model keeps of it, unnamed. */
+static int map_new(void *ctx, uint32_t mi)
 {
+	struct ap_live *l = ctx;
 	struct priv *pv = l->priv;
-	int32_t mi = ap_mapindex_find(&pv->index, start, end);
-	struct ap_live_map *m;
 
-	if (mi >= 0)
-		return mi;
-	if (ap_grow32(&l->maps, &l->cap_maps, l->n_maps, sizeof(*l->maps), 32))
+	if (ap_grow32(&l->mx, &l->cap_mx, mi, sizeof(*l->mx), 32) ||
+	    ap_grow32(&pv->unnamed, &pv->cap_unnamed, pv->n_unnamed, sizeof(*pv->unnamed), 64))
 		return -1;
-	m = &l->maps[l->n_maps];
-	memset(m, 0, sizeof(*m));
-	m->start = start;
-	m->end = end;
-	m->path = strdup("");
-	m->anon = true;
-	m->first_run = INT32_MAX;
-	if (!m->path || ap_mapindex_add(&pv->index, start, end, (int32_t)l->n_maps) ||
-	    ap_grow32(&pv->unnamed, &pv->cap_unnamed, pv->n_unnamed, sizeof(*pv->unnamed), 64)) {
-		free(m->path);
-		return -1;
-	}
-	pv->unnamed[pv->n_unnamed++] = (struct unnamed){ .map = l->n_maps };
-	l->n_maps++;
-	if (ap_live_obj_join(l, l->n_maps - 1))
-		return -1;
-	return (int32_t)l->n_maps - 1;
+	l->mx[mi] = (struct ap_live_mapx){ 0 };
+	pv->unnamed[pv->n_unnamed++] = (struct unnamed){ .map = mi };
+	return ap_live_obj_join(l, mi);
 }
 
 /* Mapping mi changed what the mapping rule sees of it (pages, name, kind). */
@@ -105,55 +70,25 @@ static void mark_changed(struct ap_live *l, int32_t mi)
 {
 	struct priv *pv = l->priv;
 
-	if (l->maps[mi].changed)
+	if (l->mx[mi].changed)
 		return;
 	if (ap_grow32(&pv->changed, &pv->cap_changed, pv->n_changed, sizeof(*pv->changed),
 		      64)) {
 		pv->rescan = true;	/* no room to list it: look at them all */
 		return;
 	}
-	l->maps[mi].changed = true;
+	l->mx[mi].changed = true;
 	pv->changed[pv->n_changed++] = (uint32_t)mi;
 }
 
 /* Mapping mi takes the name path, and moves to that name's object. -1: out of memory. */
 static int map_rename(struct ap_live *l, int32_t mi, const char *path)
 {
-	struct ap_live_map *m = &l->maps[mi];
-	char *p = strdup(path);
-
-	if (!p)
-		return -1;
 	ap_live_obj_leave(l, (uint32_t)mi);
-	free(m->path);
-	m->path = p;
+	if (ap_as_rename(&l->as, mi, path))
+		return -1;
 	mark_changed(l, mi);
 	return ap_live_obj_join(l, (uint32_t)mi);
-}
-
-/*
- * The newest known mapping that contains addr, or -1: painted ranges, O(log n). The maps
- * are painted in the order they were made, when a look-up first needs them (a fault of
- * unknown vma, a call site to name): painting every map as it came was most of the cost
- * of a million vmas.
- */
-static int32_t map_at(struct ap_live *l, uint64_t addr)
-{
-	struct priv *pv = l->priv;
-
-	for (; pv->painted < l->n_maps && !pv->paint_oom; pv->painted++) {
-		const struct ap_live_map *m = &l->maps[pv->painted];
-
-		if (m->start < m->end)
-			pv->paint_oom = ap_newest_add(&pv->newest, m->start, m->end,
-						      (int32_t)pv->painted) != 0;
-	}
-	if (!pv->paint_oom)
-		return ap_newest_at(&pv->newest, addr);
-	for (uint32_t i = l->n_maps; i-- > 0;)	/* out of memory: the scan */
-		if (l->maps[i].start <= addr && addr < l->maps[i].end)
-			return (int32_t)i;
-	return -1;
 }
 
 /* ---- the arena ---- */
@@ -199,7 +134,8 @@ static void arena_page(struct ap_live *l, uint64_t page, int state, int32_t mark
 static void arena_rebuild(struct ap_live *l, int32_t arena)
 {
 	struct priv *pv = l->priv;
-	const struct ap_live_map *m;
+	const struct ap_aspace *as = &l->as;
+	const struct ap_amap *m;
 
 	free(pv->state);
 	pv->state = NULL;
@@ -210,29 +146,29 @@ static void arena_rebuild(struct ap_live *l, int32_t arena)
 		l->ops[i].ft_plan = l->ops[i].ft_marker = l->ops[i].resident_pages = 0;
 	if (arena < 0)
 		return;
-	m = &l->maps[arena];
-	l->arena_pages = (m->end - m->start) >> pv->page_shift;
+	m = &as->maps[arena];
+	l->arena_pages = (m->end - m->start) >> as->page_shift;
 	if (l->arena_pages <= MAX_ARENA_PAGES)
 		pv->state = calloc(l->arena_pages ? l->arena_pages : 1, 1);
-	for (uint64_t i = 0; i < pv->n_touches; i++)
-		if (pv->touches[i].map == (uint32_t)arena)
-			arena_page(l, pv->touches[i].page, PAGE_FIRST_TOUCH, pv->touches[i].op);
+	for (uint64_t i = 0; i < as->n_touches; i++)
+		if (as->touches[i].map == (uint32_t)arena)
+			arena_page(l, as->touches[i].page, PAGE_FIRST_TOUCH, as->touches[i].op);
 	if (!pv->state) {	/* too large for page states: counts only */
 		l->arena_held = m->first_touch_pages + m->resident_at_attach;
 		return;
 	}
 	/* what is held and was not first touched was resident at attach */
-	for (size_t i = 0; m->resident_at_attach && i < pv->held.cap; i++) {
-		uint64_t key = pv->held.slot[i] - 1, page = key & ((1ULL << MAP_BITS) - 1);
+	for (size_t i = 0; m->resident_at_attach && i < as->held.cap; i++) {
+		uint64_t key = as->held.slot[i] - 1, page = key & ((1ULL << AP_AS_MAP_BITS) - 1);
 
-		if (pv->held.slot[i] && key >> MAP_BITS == (uint64_t)arena &&
+		if (as->held.slot[i] && key >> AP_AS_MAP_BITS == (uint64_t)arena &&
 		    page < l->arena_pages && pv->state[page] == PAGE_UNTOUCHED)
 			arena_page(l, page, PAGE_AT_ATTACH, -1);
 	}
 	/* and what a RESIDENT bitmap holds (on_resident keeps it as one) */
 	if (m->resident_at_attach) {
 		uint64_t nbits, n;
-		const uint64_t *w = ap_pageset_run(&pv->held, (uint64_t)arena, &nbits);
+		const uint64_t *w = ap_pageset_run(&as->held, (uint64_t)arena, &nbits);
 
 		n = nbits < l->arena_pages ? nbits : l->arena_pages;
 		for (uint64_t i = 0; w && i < (n + 63) / 64; i++) {
@@ -251,14 +187,6 @@ static int cmp_u32(const void *a, const void *b)
 	return AP_CMP(*(const uint32_t *)a, *(const uint32_t *)b);
 }
 
-static struct ap_arena_cand cand_of(const struct ap_live_map *m)
-{
-	return (struct ap_arena_cand){
-		.start = m->start, .end = m->end, .anon = m->anon, .path = m->path,
-		.pages = m->first_touch_pages + m->resident_at_attach, .first_run = m->first_run,
-	};
-}
-
 /*
  * The mappings the rule must look at: every one after a rescan, else the arena it chose
  * and those changed since. That is enough: a mapping changes only by gaining pages or an
@@ -273,12 +201,12 @@ static uint32_t rule_input(struct ap_live *l, bool *full)
 	uint32_t n = 0, want;
 
 	*full = pv->rescan;
-	if (!*full && old >= 0 && l->maps[old].changed) {
-		struct ap_arena_cand c = cand_of(&l->maps[old]);
+	if (!*full && old >= 0 && l->mx[old].changed) {
+		struct ap_arena_cand c = ap_arena_cand_of(&l->as.maps[old]);
 
 		*full = !ap_arena_candidate(&c);
 	}
-	want = *full ? l->n_maps : pv->n_changed + 1;
+	want = *full ? l->as.n_maps : pv->n_changed + 1;
 	if (pv->cap_cand < want) {
 		struct ap_arena_cand *c = realloc(pv->cand, want * sizeof(*c));
 		uint32_t *cm = c ? realloc(pv->cand_map, want * sizeof(*cm)) : NULL;
@@ -291,7 +219,7 @@ static uint32_t rule_input(struct ap_live *l, bool *full)
 		pv->cap_cand = want;
 	}
 	if (*full) {
-		for (uint32_t i = 0; i < l->n_maps; i++)
+		for (uint32_t i = 0; i < l->as.n_maps; i++)
 			pv->cand_map[n++] = i;
 	} else {
 		for (uint32_t i = 0; i < pv->n_changed; i++)
@@ -302,7 +230,7 @@ static uint32_t rule_input(struct ap_live *l, bool *full)
 		ap_qsort(pv->cand_map, n, sizeof(*pv->cand_map), cmp_u32);
 	}
 	for (uint32_t i = 0; i < n; i++)
-		pv->cand[i] = cand_of(&l->maps[pv->cand_map[i]]);
+		pv->cand[i] = ap_arena_cand_of(&l->as.maps[pv->cand_map[i]]);
 	return n;
 }
 
@@ -315,7 +243,7 @@ static void arena_check(struct ap_live *l)
 	uint32_t n = rule_input(l, &full);
 	int32_t a;
 
-	if (!n && (full ? l->n_maps : pv->n_changed + (l->id.map >= 0))) {
+	if (!n && (full ? l->as.n_maps : pv->n_changed + (l->id.map >= 0))) {
 		pv->rescan = true;	/* out of memory: the arena stays as it was */
 		return;
 	}
@@ -323,68 +251,46 @@ static void arena_check(struct ap_live *l)
 	if (a >= 0)
 		a = (int32_t)pv->cand_map[a];
 	for (uint32_t i = 0; i < pv->n_changed; i++)
-		l->maps[pv->changed[i]].changed = false;
+		l->mx[pv->changed[i]].changed = false;
 	pv->n_changed = 0;
 	pv->rescan = false;
 	if (a != l->id.map)
 		arena_rebuild(l, a);
-	ap_arena_id_mapping(&l->id, a, by_size, a >= 0 ? l->maps[a].start : 0,
-			    a >= 0 ? l->maps[a].end : 0, l->plan, rule);
+	ap_arena_id_mapping(&l->id, a, by_size, a >= 0 ? l->as.maps[a].start : 0,
+			    a >= 0 ? l->as.maps[a].end : 0, l->plan, rule);
 }
 
 /* ---- the sink ---- */
 
 static int on_fault(struct ap_live *l, const struct ap_event *ev)
 {
-	struct priv *pv = l->priv;
-	struct ap_live_map *m;
+	struct ap_as_fault f = {
+		.addr = ev->addr, .vm_start = ev->vm_start, .vm_end = ev->vm_end,
+		.ts_ns = ev->ts_ns, .flags = ev->flags, .tid = ev->tid, .run = ev->run,
+		.op = ev->op,
+	};
 	int32_t mi;
-	uint64_t page;
-	int r;
+	int bits;
 
 	l->faults++;
 	if (ev->flags & AP_FF_MAJMIN_KNOWN)
 		l->majmin_known = true;
 	if (ev->flags & AP_FF_MAJOR)
 		l->major++;
-	if (!(ev->flags & AP_FF_VMA_UNKNOWN) && ev->vm_end > ev->vm_start) {
-		if (pv->last >= 0 && l->maps[pv->last].start == ev->vm_start &&
-		    l->maps[pv->last].end == ev->vm_end)
-			mi = pv->last;
-		else
-			mi = map_get(l, ev->vm_start, ev->vm_end);
-		if (mi < 0)
-			return -1;
-		if (l->maps[mi].anon != !(ev->flags & AP_FF_VMA_FILE)) {
-			l->maps[mi].anon = !(ev->flags & AP_FF_VMA_FILE);
-			mark_changed(l, mi);
-		}
-	} else {
-		mi = map_at(l, ev->addr);
-		if (mi < 0)
-			return 0;
-	}
-	pv->last = mi;
-	m = &l->maps[mi];
-	m->faults++;
-	ap_live_obj_add(l, (uint32_t)mi, 0, 1);
-	if (ev->addr < m->start || ev->addr >= m->end)
+	bits = ap_as_fault(&l->as, &f, -1, &mi);
+	if (bits < 0)
+		return -1;
+	if (bits & AP_AS_KIND)
+		mark_changed(l, mi);
+	if (!(bits & AP_AS_COUNTED))
 		return 0;
-	page = (ev->addr - m->start) >> pv->page_shift;
-	r = ap_pageset_add(&pv->held, (uint64_t)mi << MAP_BITS | page);
-	if (r <= 0)
-		return r;
-	m->first_touch_pages++;
+	ap_live_obj_add(l, (uint32_t)mi, 0, 1);
+	if (!(bits & AP_AS_FIRST))
+		return 0;
 	ap_live_obj_add(l, (uint32_t)mi, 1, 0);
 	mark_changed(l, mi);
-	if (ev->run < m->first_run)
-		m->first_run = ev->run;
-	if (ap_grow(&pv->touches, &pv->cap_touches, pv->n_touches, sizeof(*pv->touches), 4096))
-		return -1;
-	pv->touches[pv->n_touches++] = (struct touch){ .map = (uint32_t)mi, .op = ev->op,
-						       .page = page };
 	if (mi == l->id.map)
-		arena_page(l, page, PAGE_FIRST_TOUCH, ev->op);
+		arena_page(l, l->as.touches[l->as.n_touches - 1].page, PAGE_FIRST_TOUCH, ev->op);
 	return 0;
 }
 
@@ -437,7 +343,7 @@ static int name_unnamed(struct ap_live *l, const struct ap_maps *maps)
 
 	for (uint32_t i = 0; i < pv->n_unnamed; i++) {
 		struct unnamed u = pv->unnamed[i];
-		struct ap_live_map *m = &l->maps[u.map];
+		struct ap_amap *m = &l->as.maps[u.map];
 		const struct ap_map *s = m->named ? NULL : ap_maps_find(maps, m->start);
 
 		if (m->named)
@@ -462,19 +368,18 @@ static int on_mappings(void *ctx, const struct ap_maps *maps, uint32_t snapshot,
 	(void)ts;
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct ap_map *s = &maps->m[i];
-		int32_t mi = map_get(l, s->start, s->end);
-		struct ap_live_map *m;
+		int32_t mi = ap_as_map_get(&l->as, s->start, s->end);
 
+		if (mi == AP_AS_EMPTY || (mi >= 0 && l->as.maps[mi].named))
+			continue;
 		if (mi < 0)
 			return -1;
-		m = &l->maps[mi];
-		if (m->named)
-			continue;
-		if (map_rename(l, mi, s->path))
+		ap_live_obj_leave(l, (uint32_t)mi);
+		if (ap_as_name(&l->as, mi, s->path, s->offset, s->inode, s->prot))
 			return -1;
-		m->offset = s->offset;
-		m->named = true;
-		m->anon = snapshot_anon(s);
+		mark_changed(l, mi);
+		if (ap_live_obj_join(l, (uint32_t)mi))
+			return -1;
 	}
 	return name_unnamed(l, maps);
 }
@@ -488,19 +393,16 @@ static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_
 		       size_t bytes)
 {
 	struct ap_live *l = ctx;
-	struct priv *pv = l->priv;
-	uint64_t pages = rr->end > rr->start ? (rr->end - rr->start) >> pv->page_shift : 0;
-	uint64_t nbits = (uint64_t)bytes * 8;
-	int32_t mi = map_get(l, rr->start, rr->end);
+	int32_t mi = ap_as_map_get(&l->as, rr->start, rr->end);
 	int64_t added;
 
-	_Static_assert(MAP_BITS == AP_PAGESET_RUN_BITS, "one run per mapping");
+	if (mi == AP_AS_EMPTY)
+		return 0;
 	if (mi < 0)
 		return -1;
-	added = ap_pageset_add_bits(&pv->held, (uint64_t)mi, bits, pages < nbits ? pages : nbits);
+	added = ap_as_resident(&l->as, mi, bits, (uint64_t)bytes * 8);
 	if (added < 0)
 		return -1;
-	l->maps[mi].resident_at_attach += (uint64_t)added;
 	ap_live_obj_add(l, (uint32_t)mi, (uint64_t)added, 0);
 	mark_changed(l, mi);
 	if (added && mi == l->id.map)
@@ -514,12 +416,12 @@ static void name_callers(struct ap_live *l)
 {
 	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
 		struct ap_live_caller *c = &l->callers[i];
-		const struct ap_live_map *m;
+		const struct ap_amap *m;
 		int32_t mi;
 
-		if (c->name[0] || !c->bytes || (mi = map_at(l, c->ip)) < 0)
+		if (c->name[0] || !c->bytes || (mi = ap_as_map_at(&l->as, c->ip)) < 0)
 			continue;
-		m = &l->maps[mi];
+		m = &l->as.maps[mi];
 		if (!m->anon && m->path[0] == '/')
 			ap_file_addr_name(m->path, 0, c->ip - m->start + m->offset, c->name,
 					  sizeof(c->name));
@@ -611,8 +513,6 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 		return -1;
 	}
 	l->priv = pv;
-	ap_pageset_init(&pv->held);
-	pv->last = -1;
 	ap_arena_id_mapping(&l->id, -1, false, 0, 0, NULL, "no anonymous mapping faulted");
 	l->session = s;
 	l->pid = s->pid;
@@ -621,7 +521,9 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 	snprintf(l->kernel, sizeof(l->kernel), "%s", s->uts.release);
 	l->attached = !s->started;
 	l->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
-	pv->page_shift = (uint32_t)__builtin_ctz(l->page_size);
+	ap_as_init(&l->as, l->page_size);
+	l->as.map_new = map_new;
+	l->as.ctx = l;
 	l->t_start_ns = l->t_last_ns = pv->prev_ts = s->t_start_ns;
 	l->exit_status = -1;
 	l->plan = plan;
@@ -748,19 +650,14 @@ void ap_live_free(struct ap_live *l)
 {
 	struct priv *pv = l->priv;
 
-	for (uint32_t i = 0; i < l->n_maps; i++)
-		free(l->maps[i].path);
-	free(l->maps);
+	ap_as_free(&l->as);
+	free(l->mx);
 	free(l->ops);
 	ap_live_alloc_free(l);
 	ap_live_obj_free(l);
 	ap_live_bar_free(l);
 	ap_profile_free(&l->prof);
 	if (pv) {
-		ap_pageset_free(&pv->held);
-		ap_mapindex_free(&pv->index);
-		ap_newest_free(&pv->newest);
-		free(pv->touches);
 		free(pv->owner);
 		free(pv->state);
 		free(pv->cand);

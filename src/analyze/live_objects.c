@@ -26,7 +26,7 @@ struct ap_live_objects {
 	uint32_t n_slot;
 };
 
-static const char *object_name(const struct ap_live_map *m)
+static const char *object_name(const struct ap_amap *m)
 {
 	return m->path[0] ? m->path : "[anon]";
 }
@@ -73,7 +73,7 @@ static int room(struct ap_live_objects *ob)
 int ap_live_obj_join(struct ap_live *l, uint32_t mi)
 {
 	struct ap_live_objects *ob = l->objects;
-	struct ap_live_map *m = &l->maps[mi];
+	struct ap_amap *m = &l->as.maps[mi];
 	const char *name = object_name(m);
 	struct object *o;
 	uint32_t h;
@@ -91,8 +91,8 @@ int ap_live_obj_join(struct ap_live *l, uint32_t mi)
 		ob->o[ob->n] = (struct object){ .name = copy, .first_map = mi };
 		ob->slot[h] = ++ob->n;
 	}
-	m->object = ob->slot[h] - 1;
-	o = &ob->o[m->object];
+	l->mx[mi].object = ob->slot[h] - 1;
+	o = &ob->o[l->mx[mi].object];
 	if (o->first_map == UINT32_MAX)
 		o->first_map = mi;
 	o->held_pages += m->first_touch_pages + m->resident_at_attach;
@@ -104,8 +104,8 @@ int ap_live_obj_join(struct ap_live *l, uint32_t mi)
 /* Mapping mi leaves its object (before a new name): what it added goes with it. */
 void ap_live_obj_leave(struct ap_live *l, uint32_t mi)
 {
-	const struct ap_live_map *m = &l->maps[mi];
-	struct object *o = &l->objects->o[m->object];
+	const struct ap_amap *m = &l->as.maps[mi];
+	struct object *o = &l->objects->o[l->mx[mi].object];
 
 	o->held_pages -= m->first_touch_pages + m->resident_at_attach;
 	o->faults -= m->faults;
@@ -117,7 +117,7 @@ void ap_live_obj_leave(struct ap_live *l, uint32_t mi)
 /* Mapping mi gained pages held or faults. */
 void ap_live_obj_add(struct ap_live *l, uint32_t mi, uint64_t held, uint64_t faults)
 {
-	struct object *o = &l->objects->o[l->maps[mi].object];
+	struct object *o = &l->objects->o[l->mx[mi].object];
 
 	o->held_pages += held;
 	o->faults += faults;
@@ -144,7 +144,7 @@ uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, ui
 		struct ap_live_object v = {
 			.name = o->name, .held_pages = o->held_pages, .faults = o->faults,
 			.mappings = o->mappings,
-			.anon = o->first_map != UINT32_MAX && l->maps[o->first_map].anon,
+			.anon = o->first_map != UINT32_MAX && l->as.maps[o->first_map].anon,
 		};
 		uint32_t at;
 

@@ -386,9 +386,9 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 			continue;
 		ap_trace_get(&rec, &fr, sizeof(fr));
 		mi = ap_analysis_map_of(a, &fr);
-		if (mi >= 0 && fr.addr >= a->maps[mi].start && fr.addr < a->maps[mi].end) {
+		if (mi >= 0 && fr.addr >= a->as.maps[mi].start && fr.addr < a->as.maps[mi].end) {
 			added = ap_pageset_add(&seen, (uint64_t)mi << MAP_BITS |
-					       ((fr.addr - a->maps[mi].start) / a->hdr.page_size));
+					       ((fr.addr - a->as.maps[mi].start) / a->hdr.page_size));
 			if (added < 0) {
 				rc = -2;
 				break;
@@ -399,7 +399,7 @@ int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char 
 			(double)(fr.ts_ns - a->hdr.clock_base_ns) / 1e9 :
 			-(double)(a->hdr.clock_base_ns - fr.ts_ns) / 1e9, fr.tid,
 			fr.addr, ap_group_name(ap_corr_group_of(a, mi)));
-		ap_fput_csv(f, mi >= 0 ? a->maps[mi].path : "");
+		ap_fput_csv(f, mi >= 0 ? a->as.maps[mi].path : "");
 		fprintf(f, ",%d,%d,%d,%d,%d,", added, !!(fr.flags & AP_FF_WRITE),
 			!!(fr.flags & AP_FF_MAJOR), fr.run, fr.op);
 		if (mi >= 0 && mi == co->arena && co->page_op && fr.addr >= co->map_start &&

@@ -111,7 +111,7 @@ void ap_openmetrics_report(FILE *f, const struct ap_report *r)
 	gauge(&o, "arenaprof_peak_bytes", "bytes", "VmHWM's maximum over the trace's samples.",
 	      (double)AP_SAMPLE_MAX(a, vm_hwm));
 	gauge(&o, "arenaprof_arena_first_touch_pages", NULL, "Arena pages first touched while "
-	      "traced.", a->id.map >= 0 ? (double)a->maps[a->id.map].first_touch_pages : 0);
+	      "traced.", a->id.map >= 0 ? (double)a->as.maps[a->id.map].first_touch_pages : 0);
 	gauge(&o, "arenaprof_dropped_events", NULL, "Events the ring buffer dropped.",
 	      (double)a->drops.ringbuf_drops);
 	gauge(&o, "arenaprof_runs", NULL, "Inference runs completed.", (double)a->runs_completed);

@@ -37,7 +37,7 @@ static bool is_move(const struct ap_analysis *a, uint32_t i)
 {
 	for (uint32_t k = 0; k < a->id.n_moves; k++)
 		if (a->id.moves[k].map == (int32_t)i)
-			return a->maps[i].first_touch_pages > 0;
+			return a->as.maps[i].first_touch_pages > 0;
 	return false;
 }
 
@@ -75,18 +75,18 @@ static int cmp_key(const void *x, const void *y)
 /* The mappings by start, then end, then index; NULL when out of memory. */
 static uint32_t *by_address(const struct ap_analysis *a)
 {
-	struct addr_key *k = malloc(((size_t)a->n_maps + 1) * sizeof(*k));
-	uint32_t *v = malloc(((size_t)a->n_maps + 1) * sizeof(*v));
+	struct addr_key *k = malloc(((size_t)a->as.n_maps + 1) * sizeof(*k));
+	uint32_t *v = malloc(((size_t)a->as.n_maps + 1) * sizeof(*v));
 
 	if (!k || !v) {
 		free(k);
 		free(v);
 		return NULL;
 	}
-	for (uint32_t i = 0; i < a->n_maps; i++)
-		k[i] = (struct addr_key){ a->maps[i].start, a->maps[i].end, i };
-	ap_qsort(k, a->n_maps, sizeof(*k), cmp_key);
-	for (uint32_t i = 0; i < a->n_maps; i++)
+	for (uint32_t i = 0; i < a->as.n_maps; i++)
+		k[i] = (struct addr_key){ a->as.maps[i].start, a->as.maps[i].end, i };
+	ap_qsort(k, a->as.n_maps, sizeof(*k), cmp_key);
+	for (uint32_t i = 0; i < a->as.n_maps; i++)
 		v[i] = k[i].idx;
 	free(k);
 	return v;
@@ -257,19 +257,19 @@ static void text_arena(FILE *f, const struct ap_report *r)
 			ap_attrib_text_arena(f, r->x, r->attrib);
 		return;
 	}
-	ar = &a->maps[id->map];
+	ar = &a->as.maps[id->map];
 	fprintf(f, "  mapping    %" PRIx64 "-%" PRIx64 " (%s): %" PRIu64 " first-touch pages "
 		"(%s)\n", ar->start, ar->end, B(ar->end - ar->start), ar->first_touch_pages,
 		B(ar->first_touch_pages * page));
 	fprintf(f, "  per run    ");
 	print_runs(f, &ar->by_run, "             ");
-	for (uint32_t i = 0; i < a->n_maps; i++) {
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
 		if (!is_move(a, i))
 			continue;
 		fprintf(f, "  moved to   0x%" PRIx64 ", %s, first touched in run %d: ",
-			a->maps[i].start, B(a->maps[i].end - a->maps[i].start),
-			a->maps[i].first_run);
-		print_runs(f, &a->maps[i].by_run, "             ");
+			a->as.maps[i].start, B(a->as.maps[i].end - a->as.maps[i].start),
+			a->as.maps[i].first_run);
+		print_runs(f, &a->as.maps[i].by_run, "             ");
 	}
 	if (a->op_events)
 		print_ops(f, &ar->by_op);
@@ -284,8 +284,8 @@ static void text_mappings(FILE *f, const struct ap_analysis *a, const uint32_t *
 
 	fprintf(f, "\n%-29s %10s %-5s %-8s %9s %9s %10s  %s\n", "mapping", "size", "kind",
 		"role", "faults", "1st-touch", "resident", "path");
-	for (uint32_t k = 0; order && k < a->n_maps; k++) {
-		const struct ap_amap *m = &a->maps[order[k]];
+	for (uint32_t k = 0; order && k < a->as.n_maps; k++) {
+		const struct ap_amap *m = &a->as.maps[order[k]];
 		char range[40];
 
 		if (!m->faults && !m->resident_at_attach)
@@ -334,8 +334,8 @@ static uint32_t fold(struct object *o, const struct ap_analysis *a, const uint32
 {
 	uint32_t n = 0;
 
-	for (uint32_t k = 0; k < a->n_maps; k++) {
-		const struct ap_amap *m = &a->maps[order[k]];
+	for (uint32_t k = 0; k < a->as.n_maps; k++) {
+		const struct ap_amap *m = &a->as.maps[order[k]];
 		bool own = (int32_t)order[k] == a->id.map || !strcmp(m->role, AP_ROLE_MOVED_ARENA);
 		struct object one = { .path = m->path, .role = m->role, .anon = m->anon,
 				      .maps = 1, .files = 1, .bytes = m->end - m->start,
@@ -434,7 +434,7 @@ static uint32_t fold_minor(struct object *o, uint32_t n, uint64_t page, struct o
  */
 static void text_objects(FILE *f, const struct ap_analysis *a, const uint32_t *order)
 {
-	struct object *o = calloc(a->n_maps + 1, sizeof(*o));
+	struct object *o = calloc(a->as.n_maps + 1, sizeof(*o));
 	uint64_t page = page_of(a);
 	struct object minor;
 	uint32_t n;
@@ -493,7 +493,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 		a->runs_completed, a->runs_begun, secs, run_probe[0] ? "; run probe " : "",
 		TS(run_probe), run_probe[0] ? "" : "; no run probe");
 	fprintf(f, "faults     %" PRIu64 " (%" PRIu64 " with vma unknown)\n", a->faults,
-		a->faults_vma_unknown);
+		a->as.faults_vma_unknown);
 	fprintf(f, "dropped    %" PRIu64 " events%s\n", a->drops.ringbuf_drops,
 		a->drops.ringbuf_drops ? ": the ring buffer overflowed, record again with a "
 		"larger --ring-size" : "");
@@ -711,8 +711,8 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		ap_json_end_obj(&j);
 	}
 	ap_json_arr(&j, "mappings");
-	for (uint32_t k = 0; order && k < a->n_maps; k++) {
-		const struct ap_amap *m = &a->maps[order[k]];
+	for (uint32_t k = 0; order && k < a->as.n_maps; k++) {
+		const struct ap_amap *m = &a->as.maps[order[k]];
 
 		if (!m->faults && !m->resident_at_attach)
 			continue;
@@ -732,7 +732,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	}
 	ap_json_end_arr(&j);
 	if (a->id.map >= 0) {
-		const struct ap_amap *ar = &a->maps[a->id.map];
+		const struct ap_amap *ar = &a->as.maps[a->id.map];
 
 		ap_json_obj(&j, "arena");
 		ap_json_u64(&j, "start", ar->start);
@@ -754,8 +754,8 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		ap_json_end_arr(&j);
 		if (pages) {
 			ap_json_arr(&j, "arena_pages");
-			for (uint64_t i = 0; i < a->n_touches; i++) {
-				const struct ap_touch *t = &a->touches[i];
+			for (uint64_t i = 0; i < a->as.n_touches; i++) {
+				const struct ap_touch *t = &a->as.touches[i];
 
 				if ((int32_t)t->map != a->id.map)
 					continue;
@@ -768,15 +768,15 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 			ap_json_end_arr(&j);
 		}
 		ap_json_arr(&j, "arena_moves");
-		for (uint32_t i = 0; i < a->n_maps; i++) {
+		for (uint32_t i = 0; i < a->as.n_maps; i++) {
 			if (!is_move(a, i))
 				continue;
 			ap_json_obj(&j, NULL);
-			ap_json_u64(&j, "start", a->maps[i].start);
-			ap_json_u64(&j, "bytes", a->maps[i].end - a->maps[i].start);
-			ap_json_i64(&j, "first_run", a->maps[i].first_run);
-			ap_json_u64(&j, "first_touch_pages", a->maps[i].first_touch_pages);
-			json_runs(&j, "first_touch_by_run", &a->maps[i].by_run);
+			ap_json_u64(&j, "start", a->as.maps[i].start);
+			ap_json_u64(&j, "bytes", a->as.maps[i].end - a->as.maps[i].start);
+			ap_json_i64(&j, "first_run", a->as.maps[i].first_run);
+			ap_json_u64(&j, "first_touch_pages", a->as.maps[i].first_touch_pages);
+			json_runs(&j, "first_touch_by_run", &a->as.maps[i].by_run);
 			ap_json_end_obj(&j);
 		}
 		ap_json_end_arr(&j);

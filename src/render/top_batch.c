@@ -81,7 +81,7 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	kv(&o, "pss_file", l->have_smaps ? sm->pss_file : AP_NO_VALUE);
 	kv(&o, "pss_shmem", l->have_smaps ? sm->pss_shmem : AP_NO_VALUE);
 	kv(&o, "swap", l->have_smaps ? sm->swap : AP_NO_VALUE);
-	kv(&o, "arena_bytes", arena ? l->maps[l->id.map].end - l->maps[l->id.map].start :
+	kv(&o, "arena_bytes", arena ? l->as.maps[l->id.map].end - l->as.maps[l->id.map].start :
 	   AP_NO_VALUE);
 	kv(&o, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
 	kv(&o, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);

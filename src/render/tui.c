@@ -342,7 +342,7 @@ static void draw_bar(const struct ap_live *l, struct pen *p, int rows)
 
 static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, int bar_rows)
 {
-	const struct ap_live_map *m;
+	const struct ap_amap *m;
 	struct pen p;
 	int used;
 
@@ -353,7 +353,7 @@ static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, 
 		words(&p, A_DIM, l->id.why);
 		return pen_rows(&p, y);
 	}
-	m = &l->maps[l->id.map];
+	m = &l->as.maps[l->id.map];
 	item_r(&p, "size", 0, BYTES(m->end - m->start),
 	       l->plan && l->id.rule != AP_AR_MAPPING ? "not the plan's size" : "");
 	if (l->plan)

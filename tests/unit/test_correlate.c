@@ -74,9 +74,9 @@ static void run(struct fake *x, const struct ap_tplan *p, int64_t delta, bool ma
 	x->maps[2] = (struct ap_amap){ .start = 0x55000, .end = 0x56000, .anon = true,
 				       .path = (char *)"[heap]", .role = "heap", .faults = 1,
 				       .first_touch_pages = 1 };
-	x->a.maps = x->maps;
-	x->a.n_maps = 3;
-	x->a.touches = x->touch;
+	x->a.as.maps = x->maps;
+	x->a.as.n_maps = 3;
+	x->a.as.touches = x->touch;
 	for (int i = 0; i < 6; i++)
 		x->strings[i] = empty;
 	x->strings[AP_HS_OP_PROBE] = markers ? probe : empty;
@@ -96,7 +96,7 @@ static void run(struct fake *x, const struct ap_tplan *p, int64_t delta, bool ma
 				if (x->seen[pg])
 					continue;
 				x->seen[pg] = true;
-				x->touch[x->a.n_touches++] = (struct ap_touch){
+				x->touch[x->a.as.n_touches++] = (struct ap_touch){
 					.map = 0, .run = 0, .op = markers ? w : -1, .page = pg,
 					.in_page = (uint32_t)(b % PS) };
 				x->maps[0].first_touch_pages++;
@@ -152,7 +152,7 @@ int main(void)
 			if (markers) {
 				snprintf(name, sizeof(name), "+%lld: 100 %% agreement",
 					 (long long)deltas[k]);
-				CHECK(name, c.agree == c.compared && c.compared == x.a.n_touches,
+				CHECK(name, c.agree == c.compared && c.compared == x.a.as.n_touches,
 				      "%llu of %llu", (unsigned long long)c.agree,
 				      (unsigned long long)c.compared);
 			}
@@ -195,7 +195,7 @@ int main(void)
 
 	/* markers that contradict the plan: agreement collapses, the plan does not match */
 	run(&x, &p, 0, true);
-	for (uint64_t i = 0; i < x.a.n_touches; i++)
+	for (uint64_t i = 0; i < x.a.as.n_touches; i++)
 		x.touch[i].op = (x.touch[i].op + 2) % 3;
 	build(&x, &p, 0, &c, err);
 	CHECK("contradicting markers: mismatch", c.mismatch && c.n_reasons &&
@@ -205,7 +205,7 @@ int main(void)
 	/* one first touch in the mapping (another mapping taken for the arena): agrees with
 	 * any plan, so it proves none */
 	run(&x, &p, 0, false);
-	x.a.n_touches = 1;
+	x.a.as.n_touches = 1;
 	x.maps[0].first_touch_pages = 1;
 	build(&x, &p, 0, &c, err);
 	CHECK("1 first touch of 7 planned pages: too few to match",

@@ -99,7 +99,7 @@ int main(void)
 	}
 	sample(&l, 1500000000);
 	CHECK("untouched arena: the largest held anonymous mapping, not the plan's size",
-	      l.id.map >= 0 && l.maps[l.id.map].start == SMALL && l.id.rule == AP_AR_LARGEST &&
+	      l.id.map >= 0 && l.as.maps[l.id.map].start == SMALL && l.id.rule == AP_AR_LARGEST &&
 	      l.arena_held == 66 && l.arena_ft == 0,
 	      "arena %d held %" PRIu64 " rule %d", l.id.map, l.arena_held, l.id.rule);
 
@@ -117,7 +117,7 @@ int main(void)
 	free(owner);
 	sample(&l, 2500000000);
 	CHECK("touched arena: the mapping of the plan's size",
-	      l.id.map >= 0 && l.maps[l.id.map].start == ARENA && l.id.rule == AP_AR_MAPPING,
+	      l.id.map >= 0 && l.as.maps[l.id.map].start == ARENA && l.id.rule == AP_AR_MAPPING,
 	      "arena %d rule %s", l.id.map, l.id.why);
 	CHECK_EQ_I64("arena: every page held", l.arena_held, pages);
 	CHECK_EQ_I64("arena: every page first touched while traced", l.arena_ft, pages);
@@ -172,7 +172,7 @@ int main(void)
 	fault(&l, ARENA + 8, ARENA, ARENA + pages * PS, 0, 1600000000);
 	sample(&l, 2000000000);
 	CHECK("resident at attach: the arena held, nothing first touched",
-	      l.id.map >= 0 && l.maps[l.id.map].start == ARENA && l.arena_held == pages &&
+	      l.id.map >= 0 && l.as.maps[l.id.map].start == ARENA && l.arena_held == pages &&
 	      l.arena_ft == 0 && l.ops[0].resident_pages == 181 && l.ops[0].ft_plan == 0,
 	      "held %" PRIu64 " ft %" PRIu64 " op0 %" PRIu64, l.arena_held, l.arena_ft,
 	      l.ops[0].resident_pages);

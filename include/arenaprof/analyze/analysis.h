@@ -13,57 +13,17 @@
 #include <stdint.h>
 
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/analyze/aspace.h"
 #include "arenaprof/analyze/newest.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/trace/trace.h"
-
-/*
- * Counts by index (runs, operators; -1: none yet, or before operator 0), in ascending
- * index order once the pass is over, each index once. Memory grows with the first touches
- * counted, never with an index's value: a trace's numbers are not trusted.
- */
-struct ap_count {
-	int32_t idx;
-	uint64_t v;
-};
-
-struct ap_counts {
-	struct ap_count *e;
-	uint32_t n, cap;
-};
-
-struct ap_amap {
-	uint64_t start, end, offset, inode;
-	uint32_t prot;
-	char *path;		/* "" anonymous, "[heap]", a file */
-	bool anon;
-	bool named;		/* seen in a maps snapshot (else only from fault vma bounds) */
-	bool block;		/* a block the pass kept apart (allocs.h), not a vma */
-	const char *role;	/* arena, weights, heap, stack, anon, code, file */
-	uint64_t faults, major, writes;
-	uint64_t first_touch_pages;
-	uint64_t resident_at_attach;	/* pages present when -p attached */
-	int32_t first_run;	/* run of its first first-touch (-1 before runs), INT32_MAX none */
-	struct ap_counts by_run, by_op;	/* first-touch pages */
-};
-
-/* One first touch: which page of which mapping, in which run, under which op marker. */
-struct ap_touch {
-	uint32_t map;
-	int32_t run, op;
-	uint32_t flags;		/* of the fault (enum ap_fault_flag) */
-	uint64_t page;		/* page index within the mapping */
-	uint64_t ts_ns;
-	uint32_t in_page;	/* the faulting address's offset within its page */
-	uint32_t tid;
-};
 
 struct ap_allocs;
 
 struct ap_analysis {
 	struct ap_rec_header hdr;
 	char *strings[AP_HS_COUNT];	/* the header's, enum ap_hdr_str */
-	uint64_t faults, faults_vma_unknown;
+	uint64_t faults;
 	uint64_t runs_begun, runs_completed;
 	uint64_t op_events;
 	uint64_t t_first, t_last;	/* ns, monotonic */
@@ -74,8 +34,8 @@ struct ap_analysis {
 	 * the trace): bytes skipped, records they held (an estimate) */
 	bool salvage;
 	uint64_t salvaged_bytes, salvaged_records;
-	struct ap_amap *maps;
-	uint32_t n_maps, cap_maps;
+	/* the mappings, their pages and first touches (aspace.h), by_index counted */
+	struct ap_aspace as;
 	/* the arena, found once at the end of the pass (arena.h; id.map: its mapping) */
 	struct ap_arena_id id;
 	/* the blocks that replaced the arena (re-plans) have this role */
@@ -93,8 +53,6 @@ struct ap_analysis {
 	uint32_t n_samples, cap_samples;
 	char **notes;
 	uint32_t n_notes, cap_notes;
-	struct ap_touch *touches;	/* every first touch, in trace order */
-	uint64_t n_touches, cap_touches;
 	/* ap_addr_name's painting of the named files (allocs.c); analysis.c marks it stale */
 	struct ap_file_names *file_names;
 	/* internal */

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "arenaprof/analyze/aspace.h"
 #include "arenaprof/plan/plan.h"
 
 /* One mapping as the mapping rule sees it. */
@@ -34,6 +35,9 @@ struct ap_arena_cand {
 	bool anon;
 	const char *path;	/* "" anonymous, "[heap]", "[stack]", a file */
 };
+
+/* A mapping of the address-space model (aspace.h) as the rule sees it. */
+struct ap_arena_cand ap_arena_cand_of(const struct ap_amap *m);
 
 /*
  * The mapping rule: the index of the arena among c[0..n), or -1. plan: NULL without one.

@@ -4,8 +4,8 @@
  * (session.h): it aggregates the events and samples as they come into the latest
  * figures, rates per sample interval, the mappings, the arena (arena.h's rule, checked at
  * every sample) and its pages, and with a plan the operators' breadth, first touches (by
- * plan and by op marker) and resident pages. Memory is bounded by the number of distinct
- * pages touched, like report's analysis. The TUI reads it and lays it out; nothing here
+ * plan and by op marker) and resident pages. The mappings and their pages are the
+ * address-space model report's analysis keeps too (aspace.h), fed here by the session. The TUI reads it and lays it out; nothing here
  * draws.
  */
 #ifndef ARENAPROF_LIVE_H
@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/analyze/aspace.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/record/session.h"
@@ -53,15 +54,8 @@ struct ap_live_object {
 	uint32_t mappings;
 };
 
-struct ap_live_map {
-	uint64_t start, end;
-	uint64_t offset;	/* file offset of start (from a maps snapshot) */
-	char *path;		/* "" anonymous (or a vma not yet seen in a snapshot) */
-	bool anon, named;
-	uint64_t faults;
-	uint64_t first_touch_pages;	/* first touched while traced */
-	uint64_t resident_at_attach;	/* -p: present when the session attached */
-	int32_t first_run;		/* run of its first first touch, INT32_MAX none */
+/* What the live model keeps of a mapping beside the address-space model's (aspace.h). */
+struct ap_live_mapx {
 	uint32_t object;		/* its object (live_objects.c) */
 	bool changed;			/* since the last sample: the mapping rule looks */
 };
@@ -131,9 +125,11 @@ struct ap_live {
 	struct ap_live_blocks *blocks;	/* live_allocs.c's: the blocks not freed */
 	struct ap_live_objects *objects;	/* live_objects.c's: the mappings by name */
 	struct ap_live_bar_cells *bar;	/* live_bar.c's: the residency bar, counted */
-	/* mappings and the arena */
-	struct ap_live_map *maps;
-	uint32_t n_maps, cap_maps;
+	/* the mappings, their pages and first touches (aspace.h), and what the TUI adds */
+	struct ap_aspace as;
+	struct ap_live_mapx *mx;	/* as.n_maps of them */
+	uint32_t cap_mx;
+	/* the arena */
 	struct ap_arena_id id;		/* the arena (arena.h's mapping rule); id.map: its
 					 * index in maps, -1 none yet */
 	uint64_t arena_pages;		/* of the mapping */

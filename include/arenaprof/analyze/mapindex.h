@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mapindex: mappings found by their bounds. A fault names its vma by (start, end), and so
- * does a maps snapshot; report's analysis and the live TUI both keep an array of mappings
- * and look them up this way, once per fault. Open addressing on (start, end), the keys
+ * does a maps snapshot; the address-space model (aspace.h) looks its mappings up this way,
+ * once per fault. Open addressing on (start, end), the keys
  * held in the index, the values indexes into the caller's array.
  */
 #ifndef ARENAPROF_MAPINDEX_H
