@@ -17,6 +17,7 @@
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 #include "arenaprof/util/escape.h"
+#include "arenaprof/trace/walk.h"
 
 #define MAX_REGIONS 64	/* candidate arena blocks kept apart (a runtime makes a few) */
 
@@ -35,15 +36,14 @@ struct priv {
 	uint64_t regions_missed;	/* blocks past MAX_REGIONS, not kept apart */
 	uint64_t *run_begin;	/* by run index: its RUN_BEGIN time (run_ns' partner) */
 	uint64_t run_markers;	/* RUN_BEGIN and RUN_END records read */
+	const struct ap_analysis_opts *o;	/* the pass's */
 };
 
 /* A run marker: its begin time, or its duration once it ends (a->run_ns). */
-static int on_run(struct ap_analysis *a, const struct ap_trace_rec *rec)
+static int on_run(struct ap_analysis *a, uint32_t type, struct ap_rec_marker m)
 {
 	struct priv *pv = a->priv;
-	struct ap_rec_marker m;
 
-	ap_trace_get(rec, &m, sizeof(m));
 	/*
 	 * An honest run marker's index is the count of the run markers before it (a few
 	 * more if the ring dropped some): anything beyond twice the markers read, plus a
@@ -65,12 +65,12 @@ static int on_run(struct ap_analysis *a, const struct ap_trace_rec *rec)
 		if (b)
 			pv->run_begin = b;
 		if (!r || !b)
-			return -1;
+			return -ENOMEM;
 		memset(r + a->n_run_ns, 0, (n - a->n_run_ns) * sizeof(*r));
 		memset(b + a->n_run_ns, 0, (n - a->n_run_ns) * sizeof(*b));
 		a->n_run_ns = n;
 	}
-	if (rec->type == AP_REC_RUN_BEGIN)
+	if (type == AP_REC_RUN_BEGIN)
 		pv->run_begin[m.run] = m.ts_ns;
 	else if (pv->run_begin[m.run] && m.ts_ns >= pv->run_begin[m.run])
 		a->run_ns[m.run] = m.ts_ns - pv->run_begin[m.run];
@@ -86,16 +86,44 @@ static int32_t region_of(const struct priv *pv, uint64_t addr)
 	return -1;
 }
 
-/* A fault record: in the block kept apart that holds it, else as the model places it. */
-static int on_fault(struct ap_analysis *a, const struct ap_rec_fault *f, int32_t *mi)
+static int on_marker(void *ctx, uint32_t type, const struct ap_rec_marker *m)
 {
+	struct ap_analysis *a = ctx;
+
+	switch (type) {
+	case AP_REC_RUN_BEGIN:
+		a->runs_begun++;
+		return on_run(a, type, *m);
+	case AP_REC_RUN_END:
+		a->runs_completed++;
+		return on_run(a, type, *m);
+	case AP_REC_OP_BEGIN:
+		a->op_events++;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A fault record: in the block kept apart that holds it, else as the model places it;
+ * then to the pass's own consumer, if it has one.
+ */
+static int on_fault(void *ctx, const struct ap_rec_fault *f)
+{
+	struct ap_analysis *a = ctx;
+	const struct ap_analysis_opts *o = ((struct priv *)a->priv)->o;
 	struct ap_as_fault af = {
 		.addr = f->addr, .vm_start = f->vm_start, .vm_end = f->vm_end, .ts_ns = f->ts_ns,
 		.flags = f->flags, .tid = f->tid, .run = f->run, .op = f->op,
 	};
+	int32_t mi;
 
 	a->faults++;
-	return ap_as_fault(&a->as, &af, region_of(a->priv, f->addr), mi) < 0 ? -1 : 0;
+	if (ap_as_fault(&a->as, &af, region_of(a->priv, f->addr), &mi) < 0)
+		return -ENOMEM;
+	if (o->on_fault)
+		o->on_fault(o->ctx, a, f, mi);
+	return 0;
 }
 
 /*
@@ -138,8 +166,8 @@ static int open_region(struct ap_analysis *a, uint64_t base, uint64_t bytes, int
  * region, as does record --arena ADDR's address. Only with a plan (the rules need its
  * size) and no --arena given to the pass.
  */
-static int on_alloc(struct ap_analysis *a, const struct ap_analysis_opts *o,
-		    const struct ap_rec_alloc *r)
+static int alloc_region(struct ap_analysis *a, const struct ap_analysis_opts *o,
+			const struct ap_rec_alloc *r)
 {
 	struct priv *pv = a->priv;
 	struct ap_allocs *al = a->allocs;
@@ -162,6 +190,13 @@ static int on_alloc(struct ap_analysis *a, const struct ap_analysis_opts *o,
 		keep = pv->reg[i].block >= 0 && ap_arid_may_follow(&al->b[pv->reg[i].block], b);
 	return keep ? open_region(a, ap_block_base(b), ap_arid_region_bytes(b, want),
 				  (int32_t)al->n - 1) : 0;
+}
+
+static int on_alloc(void *ctx, const struct ap_rec_alloc *r)
+{
+	struct ap_analysis *a = ctx;
+
+	return alloc_region(a, ((struct priv *)a->priv)->o, r) ? -ENOMEM : 0;
 }
 
 /*
@@ -283,24 +318,22 @@ static int identify(struct ap_analysis *a, const struct ap_analysis_opts *o)
 	return 0;
 }
 
-static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
+static int on_mapping(void *ctx, const struct ap_rec_mapping *mr, const char *name)
 {
-	struct ap_rec_mapping mr;
+	struct ap_analysis *a = ctx;
+	int32_t mi = ap_as_map_get(&a->as, mr->start, mr->end);
 	char *path;
-	int32_t mi;
 	int rc;
 
-	ap_trace_get(rec, &mr, sizeof(mr));
-	mi = ap_as_map_get(&a->as, mr.start, mr.end);
 	if (mi < 0)
-		return mi == AP_AS_EMPTY ? 0 : -1;
+		return mi == AP_AS_EMPTY ? 0 : -ENOMEM;
 	if (a->as.maps[mi].named)
 		return 0;
-	path = ap_name_clean(strdup(ap_trace_str(rec, sizeof(mr))));	/* made printable */
-	rc = path ? ap_as_name(&a->as, mi, path, mr.offset, mr.inode, mr.prot) : -1;
+	path = ap_name_clean(strdup(name));	/* a trace's names, made printable */
+	rc = path ? ap_as_name(&a->as, mi, path, mr->offset, mr->inode, mr->prot) : -1;
 	free(path);
 	a->file_names->stale = true;
-	return rc;
+	return rc ? -ENOMEM : 0;
 }
 
 /*
@@ -308,38 +341,60 @@ static int on_mapping(struct ap_analysis *a, const struct ap_trace_rec *rec)
  * goes into the page set as a bitmap (a run), so the cost is the record's size, whatever
  * span the record names: only the pages its bits cover count.
  */
-static int on_resident(struct ap_analysis *a, const struct ap_trace_rec *rec)
+static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_t *bits,
+		       uint64_t nbits)
 {
-	struct ap_rec_resident rr;
-	int32_t mi;
+	struct ap_analysis *a = ctx;
+	int32_t mi = ap_as_map_get(&a->as, rr->start, rr->end);
 
-	if (rec->len < sizeof(rr))
-		return 0;
-	ap_trace_get(rec, &rr, sizeof(rr));
-	mi = ap_as_map_get(&a->as, rr.start, rr.end);
 	if (mi < 0)
-		return mi == AP_AS_EMPTY ? 0 : -1;
-	return ap_as_resident(&a->as, mi, rec->payload + sizeof(rr),
-			      (uint64_t)(rec->len - sizeof(rr)) * 8) < 0 ? -1 : 0;
+		return mi == AP_AS_EMPTY ? 0 : -ENOMEM;
+	return ap_as_resident(&a->as, mi, bits, nbits) < 0 ? -ENOMEM : 0;
 }
 
 static int add_note(struct ap_analysis *a, const char *text)
 {
 	/* doubling: a realloc a note copied them all under ASan (200,000 notes: > 60 s) */
 	if (ap_grow32(&a->notes, &a->cap_notes, a->n_notes, sizeof(*a->notes), 16))
-		return -1;
+		return -ENOMEM;
 	a->notes[a->n_notes] = ap_name_clean(strdup(text));
 	if (!a->notes[a->n_notes])
-		return -1;
+		return -ENOMEM;
 	a->n_notes++;
 	return 0;
 }
 
-static int on_sample(struct ap_analysis *a, const struct ap_trace_rec *rec)
+static int on_note(void *ctx, const struct ap_rec_note *n, const char *text)
 {
+	struct ap_analysis *a = ctx;
+	int rc = add_note(a, text);
+
+	ap_allocs_note(a->allocs, n->ts_ns, text);
+	return rc;
+}
+
+static int on_sample(void *ctx, const struct ap_rec_sample *s)
+{
+	struct ap_analysis *a = ctx;
+
 	if (ap_grow32(&a->samples, &a->cap_samples, a->n_samples, sizeof(*a->samples), 256))
-		return -1;
-	ap_trace_get(rec, &a->samples[a->n_samples++], sizeof(struct ap_rec_sample));
+		return -ENOMEM;
+	a->samples[a->n_samples++] = *s;
+	return 0;
+}
+
+static int on_drops(void *ctx, const struct ap_rec_drops *d)
+{
+	((struct ap_analysis *)ctx)->drops = *d;
+	return 0;
+}
+
+static int on_end(void *ctx, const struct ap_rec_end *e)
+{
+	struct ap_analysis *a = ctx;
+
+	a->end = *e;
+	a->saw_end = true;
 	return 0;
 }
 
@@ -467,8 +522,13 @@ int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_faul
 int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		    struct ap_analysis *a, char *err)
 {
+	struct ap_trace_consumer consumer = {
+		.fault = on_fault, .mapping = on_mapping, .resident = on_resident,
+		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
+		.alloc = on_alloc, .end = on_end, .ctx = a,
+	};
 	struct ap_trace_reader r;
-	struct ap_trace_rec rec;
+	struct ap_trace_span span;
 	struct priv *pv;
 	int rc;
 
@@ -481,6 +541,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		return -1;
 	}
 	a->priv = pv;
+	pv->o = o;
 	a->allocs = calloc(1, sizeof(*a->allocs));
 	a->file_names = calloc(1, sizeof(*a->file_names));
 	if (!a->allocs || !a->file_names) {
@@ -504,78 +565,13 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	}
 	ap_as_init(&a->as, a->hdr.page_size);
 	a->as.by_index = true;	/* report's first touches by run and by operator */
-	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
-		uint64_t ts = 0;
-		int bad = 0;
-
-		if (rec.len >= 8)
-			memcpy(&ts, rec.payload, 8);
-		switch (rec.type) {
-		case AP_REC_FAULT: {
-			struct ap_rec_fault f;
-
-			int32_t mi = -1;
-
-			ap_trace_get(&rec, &f, sizeof(f));
-			bad = on_fault(a, &f, &mi);
-			if (!bad && o->on_fault)
-				o->on_fault(o->ctx, a, &f, mi);
-			break;
-		}
-		case AP_REC_MAPPING:
-			bad = on_mapping(a, &rec);
-			break;
-		case AP_REC_RESIDENT:
-			bad = on_resident(a, &rec);
-			break;
-		case AP_REC_RUN_BEGIN:
-			a->runs_begun++;
-			bad = on_run(a, &rec);
-			break;
-		case AP_REC_RUN_END:
-			a->runs_completed++;
-			bad = on_run(a, &rec);
-			break;
-		case AP_REC_OP_BEGIN:
-			a->op_events++;
-			break;
-		case AP_REC_SAMPLE:
-			bad = on_sample(a, &rec);
-			break;
-		case AP_REC_DROPS:
-			ap_trace_get(&rec, &a->drops, sizeof(a->drops));
-			break;
-		case AP_REC_NOTE:
-			bad = add_note(a, ap_trace_str(&rec, sizeof(struct ap_rec_note)));
-			ap_allocs_note(a->allocs, ts,
-				       ap_trace_str(&rec, sizeof(struct ap_rec_note)));
-			break;
-		case AP_REC_ALLOC: {
-			struct ap_rec_alloc al;
-
-			ap_trace_get(&rec, &al, sizeof(al));
-			bad = on_alloc(a, o, &al);
-			break;
-		}
-		case AP_REC_END:
-			ap_trace_get(&rec, &a->end, sizeof(a->end));
-			a->saw_end = true;
-			break;
-		default:
-			ts = 0;
-			break;
-		}
-		if (bad) {
-			ap_seterr(err, "out of memory reading %s", path);
-			ap_trace_reader_close(&r);
-			return -1;
-		}
-		if (ts && rec.type != AP_REC_HEADER) {
-			if (!a->t_first || ts < a->t_first)
-				a->t_first = ts;
-			if (ts > a->t_last)
-				a->t_last = ts;
-		}
+	rc = ap_trace_walk(&r, &consumer, &span, err);
+	a->t_first = span.t_first;
+	a->t_last = span.t_last;
+	if (rc && rc != -EBADMSG) {
+		ap_seterr(err, "out of memory reading %s", path);
+		ap_trace_reader_close(&r);
+		return -1;
 	}
 	a->truncated = r.truncated;
 	a->salvaged_bytes = r.salvaged_bytes;

@@ -8,6 +8,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/heatmap.h"
+#include "arenaprof/analyze/replay.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/util/units.h"
 
@@ -260,31 +261,20 @@ static void count(struct counter *k, uint64_t page, int32_t run, int32_t op)
 	h->total++;
 }
 
-static int count_all(struct counter *k, const struct ap_analysis *a, const char *trace,
+static int count_fault(void *ctx, const struct ap_corr_fault *cf)
+{
+	if (cf->in_arena)
+		count(ctx, cf->page, cf->f->run, cf->f->op);
+	return 0;
+}
+
+/* Every fault on the arena, from the correlated replay (replay.h). */
+static int count_all(struct counter *k, const struct ap_corr_all *x, const char *trace,
 		     char *err)
 {
-	struct ap_trace_reader r;
-	struct ap_trace_rec rec;
-	const struct ap_corr *c = k->c;
-	int rc;
+	struct ap_trace_consumer rest = { .ctx = k };
 
-	if (ap_trace_open(&r, trace, err))
-		return -EINVAL;
-	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
-	r.fold_map_copies = true;	/* faults alone are read */
-	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
-		struct ap_rec_fault f;
-
-		if (rec.type != AP_REC_FAULT)
-			continue;
-		ap_trace_get(&rec, &f, sizeof(f));
-		if (f.addr < c->map_start || f.addr >= c->map_end ||
-		    ap_analysis_map_of(a, &f) != c->arena)
-			continue;
-		count(k, (f.addr - c->map_start) / c->page_size, f.run, f.op);
-	}
-	ap_trace_reader_close(&r);
-	return rc < 0 ? -EINVAL : 0;
+	return ap_corr_replay(x, trace, count_fault, &rest, err);
 }
 
 /* ---- --faults all in the analysis pass ---- */
@@ -642,7 +632,7 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 	if (!h->cell)
 		goto oom;
 	if (o->all_faults && !from_pre(&k, pre, c)) {
-		int rc = count_all(&k, a, trace, err);
+		int rc = count_all(&k, x, trace, err);
 
 		h->passes2 = true;
 		if (rc)

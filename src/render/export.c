@@ -9,11 +9,10 @@
 #include "arenaprof/util/escape.h"
 #include "arenaprof/event.h"
 #include "arenaprof/render/export.h"
-#include "arenaprof/analyze/pageset.h"
+#include "arenaprof/analyze/replay.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/json.h"
 
-#define MAP_BITS 40		/* page key: mapping << 40 | page, as the analysis keys them */
 #define RESIDENT_EVERY_NS 50000	/* the arena-resident counter at most every 50 us */
 
 static const char *short_tensor(const struct ap_corr_all *x, int32_t t, char *buf)
@@ -48,7 +47,7 @@ struct chrome {
 	bool instants;
 	struct thread *th;
 	uint32_t n_th, cap_th;
-	struct ap_pageset seen;	/* arena pages first-touched so far */
+	uint64_t last_ts;	/* the latest fault's time */
 	uint64_t resident, resident_shown, resident_ts;
 };
 
@@ -119,16 +118,16 @@ static const char *op_name(const struct chrome *c, int32_t op, char *name, size_
 	return name;
 }
 
-static int on_marker(struct chrome *c, const struct ap_trace_rec *rec)
+static int on_marker(void *ctx, uint32_t type, const struct ap_rec_marker *mk)
 {
+	struct chrome *c = ctx;
 	const struct ap_tplan *p = &c->x->plan;
-	struct ap_rec_marker m;
+	const struct ap_rec_marker m = *mk;
 	struct thread *t;
-	bool begin = rec->type == AP_REC_RUN_BEGIN || rec->type == AP_REC_OP_BEGIN;
-	bool run = rec->type == AP_REC_RUN_BEGIN || rec->type == AP_REC_RUN_END;
+	bool begin = type == AP_REC_RUN_BEGIN || type == AP_REC_OP_BEGIN;
+	bool run = type == AP_REC_RUN_BEGIN || type == AP_REC_RUN_END;
 	char name[300];
 
-	ap_trace_get(rec, &m, sizeof(m));
 	t = thread_of(c, m.tid, m.ts_ns);
 	if (!t)
 		return -1;
@@ -165,13 +164,12 @@ static int on_marker(struct chrome *c, const struct ap_trace_rec *rec)
 }
 
 /* One fault as an instant event. */
-static void fault_instant(struct chrome *c, const struct ap_rec_fault *f, enum ap_group g,
-			  bool first, uint64_t page)
+static void fault_instant(struct chrome *c, const struct ap_corr_fault *cf)
 {
-	const struct ap_corr *co = &c->x->c;
+	const struct ap_rec_fault *f = cf->f;
 	char name[64], addr[24], b[64];
 
-	snprintf(name, sizeof(name), "fault %s", ap_group_name(g));
+	snprintf(name, sizeof(name), "fault %s", ap_group_name(cf->group));
 	snprintf(addr, sizeof(addr), "0x%" PRIx64, f->addr);
 	ev_start(c, "i", f->ts_ns, f->tid, NULL);
 	ap_json_str(&c->j, "s", "t");
@@ -182,46 +180,33 @@ static void fault_instant(struct chrome *c, const struct ap_rec_fault *f, enum a
 	ap_json_i64(&c->j, "run", f->run);
 	ap_json_i64(&c->j, "op_marker", f->op);
 	ap_json_bool(&c->j, "write", f->flags & AP_FF_WRITE);
-	if (g == AP_GROUP_ARENA && co->page_op) {
-		int32_t po = ap_corr_plan_op_at(co, f->addr);
-
-		ap_json_bool(&c->j, "first_touch", first);
-		ap_json_i64(&c->j, "offset", (int64_t)(f->addr - co->base));
-		if (po != AP_OP_NONE) {
-			ap_json_i64(&c->j, "op_plan", po);
-			ap_json_str(&c->j, "tensor", short_tensor(c->x, co->page_tensor[page], b));
+	if (cf->group == AP_GROUP_ARENA && c->x->c.page_op) {
+		ap_json_bool(&c->j, "first_touch", cf->in_arena && cf->first);
+		ap_json_i64(&c->j, "offset", (int64_t)(f->addr - c->x->c.base));
+		if (cf->plan_op != AP_OP_NONE) {
+			ap_json_i64(&c->j, "op_plan", cf->plan_op);
+			ap_json_str(&c->j, "tensor", short_tensor(c->x, cf->tensor, b));
 		}
 	}
 	ev_end_args(c);
 }
 
-static int on_fault(struct chrome *c, const struct ap_rec_fault *f)
+static int on_fault(void *ctx, const struct ap_corr_fault *cf)
 {
-	const struct ap_corr *co = &c->x->c;
-	const struct ap_analysis *a = &c->x->a;
-	int32_t mi = ap_analysis_map_of(a, f);
-	enum ap_group g = ap_corr_group_of(a, mi);
+	struct chrome *c = ctx;
+	const struct ap_rec_fault *f = cf->f;
 	struct thread *t = thread_of(c, f->tid, f->ts_ns);
-	bool first = false;
-	uint64_t page = 0;
-	int added;
+	bool first = cf->in_arena && cf->first;
 
 	if (!t)
-		return -1;
+		return -ENOMEM;
+	c->last_ts = f->ts_ns > c->last_ts ? f->ts_ns : c->last_ts;
 	t->faults++;
-	if (g == AP_GROUP_ARENA && f->addr >= co->map_start && f->addr < co->map_end) {
-		page = (f->addr - co->map_start) / co->page_size;
-		t->arena_faults++;
-		added = ap_pageset_add(&c->seen, page);
-		if (added < 0)
-			return -1;
-		if (added) {
-			c->resident += co->page_size;
-			first = true;
-		}
-	}
+	t->arena_faults += cf->in_arena;
+	if (first)
+		c->resident += c->x->c.page_size;
 	if (c->instants)
-		fault_instant(c, f, g, first, page);
+		fault_instant(c, cf);
 	if (first && (f->ts_ns >= c->resident_ts + RESIDENT_EVERY_NS || !c->resident_shown)) {
 		counter(c, f->ts_ns, "arena resident", "bytes", c->resident);
 		c->resident_shown = c->resident;
@@ -230,11 +215,11 @@ static int on_fault(struct chrome *c, const struct ap_rec_fault *f)
 	return 0;
 }
 
-static void on_sample(struct chrome *c, const struct ap_trace_rec *rec)
+static int on_sample(void *ctx, const struct ap_rec_sample *sp)
 {
-	struct ap_rec_sample s;
+	struct chrome *c = ctx;
+	const struct ap_rec_sample s = *sp;
 
-	ap_trace_get(rec, &s, sizeof(s));
 	if (s.vm_rss != AP_NO_VALUE)
 		counter(c, s.ts_ns, "VmRSS", "bytes", s.vm_rss);
 	if (s.pss_anon != AP_NO_VALUE)
@@ -250,6 +235,7 @@ static void on_sample(struct chrome *c, const struct ap_trace_rec *rec)
 			ap_json_f64(&c->j, "full", (double)s.psi_full_avg10 / 100);
 		ev_end_args(c);
 	}
+	return 0;
 }
 
 /* The document's head: what was traced, then the process's name as the first event. */
@@ -274,49 +260,24 @@ static void chrome_head(struct chrome *c, const char *trace)
 	ev_end_args(c);
 }
 
-static int on_record(struct chrome *c, const struct ap_trace_rec *rec, uint64_t *last_ts)
+static int on_note(void *ctx, const struct ap_rec_note *n, const char *text)
 {
-	switch (rec->type) {
-	case AP_REC_FAULT: {
-		struct ap_rec_fault fr;
+	struct chrome *c = ctx;
 
-		ap_trace_get(rec, &fr, sizeof(fr));
-		*last_ts = fr.ts_ns > *last_ts ? fr.ts_ns : *last_ts;
-		return on_fault(c, &fr);
-	}
-	case AP_REC_RUN_BEGIN:
-	case AP_REC_RUN_END:
-	case AP_REC_OP_BEGIN:
-	case AP_REC_OP_END:
-		return on_marker(c, rec);
-	case AP_REC_SAMPLE:
-		on_sample(c, rec);
-		return 0;
-	case AP_REC_NOTE: {
-		struct ap_rec_note n;
-		char *text;
+	ev_start(c, "i", n->ts_ns, (uint32_t)c->pid, "note");
+	ap_json_str(&c->j, "s", "g");
+	ap_json_str(&c->j, "cat", "note");
+	ap_json_obj(&c->j, "args");
+	ap_json_str(&c->j, "text", text);
+	ev_end_args(c);
+	return 0;
+}
 
-		ap_trace_get(rec, &n, sizeof(n));
-		ev_start(c, "i", n.ts_ns, (uint32_t)c->pid, "note");
-		ap_json_str(&c->j, "s", "g");
-		ap_json_str(&c->j, "cat", "note");
-		ap_json_obj(&c->j, "args");
-		text = ap_name_clean(strdup(ap_trace_str(rec, sizeof(n))));	/* escape.h */
-		if (!text)
-			return -1;
-		ap_json_str(&c->j, "text", text);
-		free(text);
-		ev_end_args(c);
-		return 0;
-	}
-	case AP_REC_DROPS: {
-		struct ap_rec_drops d;
+static int on_drops(void *ctx, const struct ap_rec_drops *d)
+{
+	struct chrome *c = ctx;
 
-		ap_trace_get(rec, &d, sizeof(d));
-		counter(c, d.ts_ns, "dropped events", "events", d.ringbuf_drops);
-		return 0;
-	}
-	}
+	counter(c, d->ts_ns, "dropped events", "events", d->ringbuf_drops);
 	return 0;
 }
 
@@ -326,111 +287,79 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 	const struct ap_analysis *a = &x->a;
 	struct chrome c = { .x = x, .pid = a->hdr.pid, .base_ns = a->hdr.clock_base_ns };
 	uint64_t max = o && o->max_instants ? o->max_instants : AP_EXPORT_MAX_INSTANTS;
-	struct ap_trace_reader r;
-	struct ap_trace_rec rec;
-	uint64_t last_ts = c.base_ns;
-	int rc, bad = 0;
+	struct ap_trace_consumer rest = {
+		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
+		.ctx = &c,
+	};
+	int rc;
 
 	c.instants = a->faults <= max;
-	if (ap_trace_open(&r, trace, err))
-		return -EINVAL;
-	ap_pageset_init(&c.seen);
-	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
-	r.fold_map_copies = true;	/* no mapping is exported */
+	c.last_ts = c.base_ns;
 	ap_json_init(&c.j, f);
 	chrome_head(&c, trace);
-	while (!bad && (rc = ap_trace_next(&r, &rec, err)) == 1)
-		bad = on_record(&c, &rec, &last_ts);
-	if (!bad && c.resident != c.resident_shown)
-		counter(&c, last_ts, "arena resident", "bytes", c.resident);
+	rc = ap_corr_replay(x, trace, on_fault, &rest, err);
+	if (!rc && c.resident != c.resident_shown)
+		counter(&c, c.last_ts, "arena resident", "bytes", c.resident);
 	fputc('\n', f);
 	ap_json_end_arr(&c.j);
 	ap_json_end_obj(&c.j);
 	ap_json_finish(&c.j);
-	ap_trace_reader_close(&r);
-	ap_pageset_free(&c.seen);
 	free(c.th);
-	if (bad) {
+	if (rc == -ENOMEM)
 		ap_seterr(err, "out of memory");
-		return -ENOMEM;
-	}
-	if (rc < 0)
-		return -EINVAL;
-	return write_error(f, err);
+	return rc ? rc : write_error(f, err);
 }
 
 /* ---- csv ---- */
 
+struct csv {
+	const struct ap_corr_all *x;
+	FILE *f;
+};
+
+static int csv_fault(void *ctx, const struct ap_corr_fault *cf)
+{
+	const struct csv *c = ctx;
+	const struct ap_analysis *a = &c->x->a;
+	const struct ap_rec_fault *fr = cf->f;
+	FILE *f = c->f;
+	char b[64];
+
+	fprintf(f, "%" PRIu64 ",%.9f,%u,0x%" PRIx64 ",%s,", fr->ts_ns,
+		fr->ts_ns >= a->hdr.clock_base_ns ?
+		(double)(fr->ts_ns - a->hdr.clock_base_ns) / 1e9 :
+		-(double)(a->hdr.clock_base_ns - fr->ts_ns) / 1e9, fr->tid,
+		fr->addr, ap_group_name(cf->group));
+	ap_fput_csv(f, cf->map >= 0 ? a->as.maps[cf->map].path : "");
+	fprintf(f, ",%d,%d,%d,%d,%d,", cf->first, !!(fr->flags & AP_FF_WRITE),
+		!!(fr->flags & AP_FF_MAJOR), fr->run, fr->op);
+	if (!cf->in_arena || !c->x->c.page_op) {
+		fputs(",,,\n", f);
+		return 0;
+	}
+	fprintf(f, "%" PRId64 ",", cf->offset);
+	if (cf->plan_op == AP_OP_NONE) {
+		fputs(",,\n", f);
+		return 0;
+	}
+	fprintf(f, "%d,", cf->plan_op);
+	/* a custom operator's name is the model's: a comma or quote in it is data (the
+	 * names are printable already: escape.h, ap_name_clean) */
+	ap_fput_csv(f, cf->plan_op < 0 ? "(input)" : c->x->plan.ops[cf->plan_op].opname);
+	fputc(',', f);
+	ap_fput_csv(f, short_tensor(c->x, cf->tensor, b));
+	fputc('\n', f);
+	return 0;
+}
+
 int ap_export_csv(const struct ap_corr_all *x, const char *trace, FILE *f, char *err)
 {
-	const struct ap_analysis *a = &x->a;
-	const struct ap_corr *co = &x->c;
-	struct ap_trace_reader r;
-	struct ap_trace_rec rec;
-	struct ap_pageset seen;
+	struct csv c = { .x = x, .f = f };
+	struct ap_trace_consumer rest = { .ctx = &c };
 	int rc;
 
-	if (ap_trace_open(&r, trace, err))
-		return -EINVAL;
-	r.salvage = a->salvage;	/* the analysis pass's records, the same skipped */
-	r.fold_map_copies = true;	/* no mapping is exported */
-	ap_pageset_init(&seen);
 	fputs("ts_ns,t_s,tid,addr,group,mapping,first_touch,write,major,run,op_marker,"
 	      "arena_offset,op_plan,opcode_plan,tensor_plan\n", f);
-	while ((rc = ap_trace_next(&r, &rec, err)) == 1) {
-		struct ap_rec_fault fr;
-		int32_t mi;
-		int added = 0;
-
-		if (rec.type != AP_REC_FAULT)
-			continue;
-		ap_trace_get(&rec, &fr, sizeof(fr));
-		mi = ap_analysis_map_of(a, &fr);
-		if (mi >= 0 && fr.addr >= a->as.maps[mi].start && fr.addr < a->as.maps[mi].end) {
-			added = ap_pageset_add(&seen, (uint64_t)mi << MAP_BITS |
-					       ((fr.addr - a->as.maps[mi].start) / a->hdr.page_size));
-			if (added < 0) {
-				rc = -2;
-				break;
-			}
-		}
-		fprintf(f, "%" PRIu64 ",%.9f,%u,0x%" PRIx64 ",%s,", fr.ts_ns,
-			fr.ts_ns >= a->hdr.clock_base_ns ?
-			(double)(fr.ts_ns - a->hdr.clock_base_ns) / 1e9 :
-			-(double)(a->hdr.clock_base_ns - fr.ts_ns) / 1e9, fr.tid,
-			fr.addr, ap_group_name(ap_corr_group_of(a, mi)));
-		ap_fput_csv(f, mi >= 0 ? a->as.maps[mi].path : "");
-		fprintf(f, ",%d,%d,%d,%d,%d,", added, !!(fr.flags & AP_FF_WRITE),
-			!!(fr.flags & AP_FF_MAJOR), fr.run, fr.op);
-		if (mi >= 0 && mi == co->arena && co->page_op && fr.addr >= co->map_start &&
-		    fr.addr < co->map_end) {
-			uint64_t page = (fr.addr - co->map_start) / co->page_size;
-			int32_t po = ap_corr_plan_op_at(co, fr.addr);
-			char b[64];
-
-			fprintf(f, "%" PRId64 ",", (int64_t)(fr.addr - co->base));
-			if (po == AP_OP_NONE) {
-				fputs(",,\n", f);
-				continue;
-			}
-			fprintf(f, "%d,", po);
-			/* a custom operator's name is the model's: a comma or quote in it is
-			 * data (the names are printable already: escape.h, ap_name_clean) */
-			ap_fput_csv(f, po < 0 ? "(input)" : x->plan.ops[po].opname);
-			fputc(',', f);
-			ap_fput_csv(f, short_tensor(x, co->page_tensor[page], b));
-			fputc('\n', f);
-		} else {
-			fputs(",,,\n", f);
-		}
-	}
-	ap_trace_reader_close(&r);
-	ap_pageset_free(&seen);
-	if (rc == -2) {
-		ap_seterr(err, "out of memory");
-		return -ENOMEM;
-	}
-	if (rc < 0)
-		return -EINVAL;
-	return write_error(f, err);
+	rc = ap_corr_replay(x, trace, csv_fault, &rest, err);
+	return rc ? rc : write_error(f, err);
 }
