@@ -29,6 +29,19 @@ void ap_seterr(char *err, const char *fmt, ...)
 	one_line(err);
 }
 
+int ap_fail(char *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		va_start(ap, fmt);
+		vsnprintf(err, AP_ERR_LEN, fmt, ap);
+		va_end(ap);
+		one_line(err);
+	}
+	return code;
+}
+
 int ap_fail_errno(char *err, int e, const char *fmt, ...)
 {
 	va_list ap;

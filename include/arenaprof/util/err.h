@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One-line error messages carried from where a failure is seen to where it is printed. */
+/*
+ * The one error dialect of library code. A function that can fail returns 0 (or a count,
+ * an index: never negative) when it succeeds and a negative errno when it fails, with a
+ * one-line message in err when it takes one:
+ *   -EINVAL  bad input: a corrupt or truncated file, a value out of range, garbage in /proc
+ *   -ENOMEM  out of memory
+ *   -EIO     a read or write that failed, and the system's own errors as the failed call
+ *            gave them (-ENOENT, -EACCES, -EPERM, -ESRCH: a process gone, ...)
+ * cli/'s ap_cli_exit is the one map from them to exit codes (docs/design.md, "Exit codes").
+ */
 #ifndef ARENAPROF_ERR_H
 #define ARENAPROF_ERR_H
 
@@ -17,6 +26,9 @@ enum ap_exit {
 
 /* err is a buffer of AP_ERR_LEN bytes; the message is one line, control bytes shown as '?'. */
 void ap_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ap_seterr, then returns code (a negative errno): `return ap_fail(err, -EINVAL, ...)`. */
+int ap_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* ap_seterr, then errno = e: for readers whose callers branch on errno (ESRCH...). -1. */
 int ap_fail_errno(char *err, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
