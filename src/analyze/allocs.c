@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* allocs: allocation records, blocks, and the arena rules (allocs.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,10 +85,10 @@ static int index_block(struct ap_allocs *al, uint32_t idx)
 		struct ap_ptr_slot *slot;
 
 		if (al->n_slot > UINT32_MAX / 2)
-			return -1;
+			return -ENOMEM;
 		slot = calloc(n, sizeof(*slot));
 		if (!slot)
-			return -1;
+			return -ENOMEM;
 		for (uint32_t i = 0; i < al->n_slot; i++)
 			if (al->slot[i].idx)
 				*ptr_slot(slot, n, al->slot[i].ptr) = al->slot[i];
@@ -139,13 +140,13 @@ int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
 		b->run_free = r->run;
 	}
 	if (ap_grow32(&al->b, &al->cap, al->n, sizeof(*al->b), 256))
-		return -1;
+		return -ENOMEM;
 	b = &al->b[al->n];
 	*b = (struct ap_block){ .ptr = r->ptr, .size = r->size, .align = r->align,
 				.caller = r->caller, .t_alloc = r->ts_ns, .run_alloc = r->run,
 				.run_free = INT32_MAX, .fn = r->fn, .tid = r->tid };
 	if (index_block(al, al->n))
-		return -1;
+		return -ENOMEM;
 	al->n++;
 	return 0;
 }
@@ -404,7 +405,7 @@ static int file_names(const struct ap_analysis *a)
 	struct ap_file_names *f = a->file_names;
 
 	if (!f)
-		return -1;
+		return -ENOMEM;
 	if (!f->stale && f->of == a->as.n_maps)
 		return 0;
 	ap_newest_free(&f->paint);
@@ -413,7 +414,7 @@ static int file_names(const struct ap_analysis *a)
 		    ap_newest_add(&f->paint, a->as.maps[i].start, a->as.maps[i].end, (int32_t)i)) {
 			ap_newest_free(&f->paint);
 			f->of = UINT32_MAX;
-			return -1;
+			return -ENOMEM;
 		}
 	f->of = a->as.n_maps;
 	f->stale = false;

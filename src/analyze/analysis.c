@@ -146,7 +146,7 @@ static int open_region(struct ap_analysis *a, uint64_t base, uint64_t bytes, int
 	}
 	mi = ap_as_map_get(&a->as, start, end);
 	if (mi < 0)
-		return -1;
+		return -ENOMEM;
 	pv->reg[pv->n_reg++] = (struct region){ start, end, mi, block };
 	a->as.maps[mi].block = true;
 	for (uint64_t i = 0; i < a->as.n_touches; i++) {
@@ -156,7 +156,7 @@ static int open_region(struct ap_analysis *a, uint64_t base, uint64_t bytes, int
 		if (a->as.maps[t->map].block || page < start || page >= end)
 			continue;
 		if (ap_as_move_touch(&a->as, t, mi))
-			return -1;
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -177,7 +177,7 @@ static int alloc_region(struct ap_analysis *a, const struct ap_analysis_opts *o,
 	bool keep;
 
 	if (ap_allocs_add(al, r))
-		return -1;
+		return -ENOMEM;
 	if (!want || o->arena_addr)
 		return 0;
 	if (r->fn == AP_ALLOC_GIVEN)
@@ -220,7 +220,7 @@ static int holders(const struct ap_analysis *a, struct ap_newest *h)
 	for (uint32_t i = 0; i < a->as.n_maps; i++)
 		if (!a->as.maps[i].block && a->as.maps[i].start < a->as.maps[i].end &&
 		    ap_newest_add(h, a->as.maps[i].start, a->as.maps[i].end, (int32_t)i))
-			return -1;
+			return -ENOMEM;
 	return 0;
 }
 
@@ -234,7 +234,7 @@ static int give_back(struct ap_analysis *a, const bool *keep)
 	struct priv *pv = a->priv;
 	struct ap_newest hold = { 0 };
 	bool built = false;
-	int rc = -1;
+	int rc = -ENOMEM;
 
 	for (uint32_t k = 0; k < pv->n_reg; k++) {
 		struct region *rg = &pv->reg[k];
@@ -304,12 +304,12 @@ static int identify(struct ap_analysis *a, const struct ap_analysis_opts *o)
 			region_map = rg->map;
 	}
 	if (give_back(a, keep))
-		return -1;
+		return -ENOMEM;
 	/* record --arena ADDR that points nowhere: no arena, not a wrong one */
 	if (id->rule == AP_AR_GIVEN && id->by_record && holder(a, id->base) < 0)
 		region_map = -1;
 	if (ap_arena_identify(a, o->plan, o->arena_addr, region_map, move_map, id))
-		return -1;
+		return -ENOMEM;
 	for (uint32_t k = 0; k < id->n_moves; k++)
 		if (id->moves[k].map >= 0 && id->moves[k].map != id->map)
 			a->as.maps[id->moves[k].map].role = AP_ROLE_MOVED_ARENA;
@@ -414,7 +414,7 @@ static int name_kind(struct ap_analysis *a, bool anon)
 	uint32_t *q_map = malloc((a->as.n_maps + 1) * sizeof(*q_map));
 	int32_t *first = malloc((a->as.n_maps + 1) * sizeof(*first));
 	uint32_t ns = 0, nq = 0;
-	int rc = -1;
+	int rc = -ENOMEM;
 
 	if (!src || !q || !src_map || !q_map || !first)
 		goto out;
@@ -432,7 +432,7 @@ static int name_kind(struct ap_analysis *a, bool anon)
 		}
 	}
 	if (!nq || !ns || ap_overlap_first(src, ns, q, nq, first)) {
-		rc = nq && ns ? -1 : 0;
+		rc = nq && ns ? -ENOMEM : 0;
 		goto out;
 	}
 	for (uint32_t j = 0; j < nq; j++) {
@@ -467,7 +467,7 @@ out:
  */
 static int name_by_overlap(struct ap_analysis *a)
 {
-	return name_kind(a, true) || name_kind(a, false) ? -1 : 0;
+	return name_kind(a, true) || name_kind(a, false) ? -ENOMEM : 0;
 }
 
 static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o)
@@ -536,20 +536,17 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	a->id.map = -1;
 	a->id.block = -1;
 	pv = calloc(1, sizeof(*pv));
-	if (!pv) {
-		ap_seterr(err, "out of memory");
-		return -1;
-	}
+	if (!pv)
+		return ap_fail(err, -ENOMEM, "out of memory");
 	a->priv = pv;
 	pv->o = o;
 	a->allocs = calloc(1, sizeof(*a->allocs));
 	a->file_names = calloc(1, sizeof(*a->file_names));
-	if (!a->allocs || !a->file_names) {
-		ap_seterr(err, "out of memory");
-		return -1;
-	}
-	if (ap_trace_open(&r, path, err))
-		return -1;
+	if (!a->allocs || !a->file_names)
+		return ap_fail(err, -ENOMEM, "out of memory");
+	rc = ap_trace_open(&r, path, err);
+	if (rc)
+		return rc;
 	r.salvage = a->salvage = o->salvage;
 	r.fold_map_copies = true;	/* on_mapping: a known mapping is named once */
 	a->hdr = r.hdr;
@@ -558,10 +555,9 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	/* a power of two from 1 KiB to 1 GiB, else the trace is not to be trusted */
 	if (a->hdr.page_size < 1024 || a->hdr.page_size > (1u << 30) ||
 	    (a->hdr.page_size & (a->hdr.page_size - 1))) {
-		ap_seterr(err, "%s: implausible page size %u in the header", path,
-			  a->hdr.page_size);
 		ap_trace_reader_close(&r);
-		return -1;
+		return ap_fail(err, -EINVAL, "%s: implausible page size %u in the header", path,
+			       a->hdr.page_size);
 	}
 	ap_as_init(&a->as, a->hdr.page_size);
 	a->as.by_index = true;	/* report's first touches by run and by operator */
@@ -569,27 +565,22 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	a->t_first = span.t_first;
 	a->t_last = span.t_last;
 	if (rc && rc != -EBADMSG) {
-		ap_seterr(err, "out of memory reading %s", path);
 		ap_trace_reader_close(&r);
-		return -1;
+		return ap_fail(err, rc, "out of memory reading %s", path);
 	}
 	a->truncated = r.truncated;
 	a->salvaged_bytes = r.salvaged_bytes;
 	a->salvaged_records = r.salvaged_records;
 	ap_trace_reader_close(&r);
 	if (rc < 0)
-		return -1;
-	if (name_by_overlap(a)) {
-		ap_seterr(err, "out of memory reading %s", path);
-		return -1;
-	}
+		return -EINVAL;	/* the reader's message: corrupt, unreadable */
+	if (name_by_overlap(a))
+		return ap_fail(err, -ENOMEM, "out of memory reading %s", path);
 	assign_roles(a, o);
 	if (identify(a, o) || (pv->regions_missed && add_note(a, "analysis: more than "
 		"64 allocations could have been the arena; the later ones were not kept apart "
-		"from their mappings"))) {
-		ap_seterr(err, "out of memory reading %s", path);
-		return -1;
-	}
+		"from their mappings")))
+		return ap_fail(err, -ENOMEM, "out of memory reading %s", path);
 	ap_as_settle(&a->as);
 	return 0;
 }

@@ -124,7 +124,7 @@ int64_t ap_arena_page_owners(const struct ap_tplan *plan, uint64_t page_size, in
 
 	*owner = NULL;
 	if (!o)
-		return -1;
+		return -ENOMEM;
 	for (uint64_t i = 0; i < pages; i++)
 		o[i] = AP_OWNER_NONE;
 	for (uint32_t i = 0; i < plan->n; i++) {
@@ -234,7 +234,7 @@ static int tensor_starts(struct search *s)
 
 	s->starts = malloc((p->n + 1) * sizeof(*s->starts));
 	if (!s->starts)
-		return -1;
+		return -ENOMEM;
 	for (uint32_t i = 0; i < p->n; i++)
 		if (writer_of(&p->t[i], p->n_ops) != AP_OWNER_NONE)
 			s->starts[s->n_starts++] = p->t[i].offset;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* aspace: the one model of a traced address space (aspace.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,7 +35,7 @@ static int counts_add(struct ap_counts *c, int32_t idx, uint64_t v)
 		return 0;
 	}
 	if (ap_grow32(&c->e, &c->cap, c->n, sizeof(*c->e), 1))
-		return -1;
+		return -ENOMEM;
 	c->e[c->n++] = (struct ap_count){ .idx = idx, .v = v };
 	return 0;
 }
@@ -86,7 +87,7 @@ int32_t ap_as_map_get(struct ap_aspace *s, uint64_t start, uint64_t end)
 	if (mi >= 0 || mi == AP_AS_EMPTY)
 		return mi;
 	if (ap_grow32(&s->maps, &s->cap_maps, s->n_maps, sizeof(*s->maps), 32))
-		return -1;
+		return -ENOMEM;
 	m = &s->maps[s->n_maps];
 	memset(m, 0, sizeof(*m));
 	m->start = start;
@@ -97,11 +98,11 @@ int32_t ap_as_map_get(struct ap_aspace *s, uint64_t start, uint64_t end)
 	m->first_run = INT32_MAX;
 	if (!m->path || ap_mapindex_add(&s->index, start, end, (int32_t)s->n_maps)) {
 		free(m->path);
-		return -1;
+		return -ENOMEM;
 	}
 	s->n_maps++;
 	if (s->map_new && s->map_new(s->ctx, s->n_maps - 1))
-		return -1;
+		return -ENOMEM;
 	return (int32_t)s->n_maps - 1;
 }
 
@@ -131,7 +132,7 @@ int ap_as_rename(struct ap_aspace *s, int32_t mi, const char *path)
 	char *p = strdup(path);
 
 	if (!p)
-		return -1;
+		return -ENOMEM;
 	free(s->maps[mi].path);
 	s->maps[mi].path = p;
 	return 0;
@@ -143,7 +144,7 @@ int ap_as_name(struct ap_aspace *s, int32_t mi, const char *path, uint64_t offse
 	struct ap_amap *m = &s->maps[mi];
 
 	if (ap_as_rename(s, mi, path))
-		return -1;
+		return -ENOMEM;
 	m->named = true;
 	m->offset = offset;
 	m->inode = inode;
@@ -152,7 +153,8 @@ int ap_as_name(struct ap_aspace *s, int32_t mi, const char *path, uint64_t offse
 	return 0;
 }
 
-/* The mapping of a fault that is not in a block the driver keeps apart, or -1. */
+/* The mapping of a fault that is not in a block the driver keeps apart, -1 none, or
+ * -ENOMEM. */
 static int32_t fault_map(struct ap_aspace *s, const struct ap_as_fault *f, int *bits)
 {
 	int32_t mi;
@@ -168,7 +170,7 @@ static int32_t fault_map(struct ap_aspace *s, const struct ap_as_fault *f, int *
 	else
 		mi = ap_as_map_get(s, f->vm_start, f->vm_end);
 	if (mi < 0)
-		return -2;	/* out of memory */
+		return -ENOMEM;
 	anon = !(f->flags & AP_FF_VMA_FILE);
 	if (s->maps[mi].anon != anon) {
 		s->maps[mi].anon = anon;
@@ -185,8 +187,8 @@ int ap_as_fault(struct ap_aspace *s, const struct ap_as_fault *f, int32_t in, in
 	uint64_t page;
 
 	*mi_out = mi < 0 ? -1 : mi;
-	if (mi == -2)
-		return -1;
+	if (mi == -ENOMEM)
+		return -ENOMEM;
 	if (mi < 0)
 		return bits;
 	bits |= AP_AS_COUNTED;
@@ -202,10 +204,10 @@ int ap_as_fault(struct ap_aspace *s, const struct ap_as_fault *f, int32_t in, in
 	page = (f->addr - m->start) >> s->page_shift;
 	r = ap_pageset_add(&s->held, (uint64_t)mi << AP_AS_MAP_BITS | page);
 	if (r <= 0)
-		return r < 0 ? -1 : bits;
+		return r < 0 ? -ENOMEM : bits;
 	m->first_touch_pages++;
 	if (ap_grow(&s->touches, &s->cap_touches, s->n_touches, sizeof(*s->touches), 4096))
-		return -1;
+		return -ENOMEM;
 	s->touches[s->n_touches++] = (struct ap_touch){
 		.map = (uint32_t)mi, .run = f->run, .op = f->op, .flags = f->flags,
 		.page = page, .ts_ns = f->ts_ns,
@@ -214,7 +216,7 @@ int ap_as_fault(struct ap_aspace *s, const struct ap_as_fault *f, int32_t in, in
 	if (f->run < m->first_run)
 		m->first_run = f->run;
 	if (s->by_index && (counts_add(&m->by_run, f->run, 1) || counts_add(&m->by_op, f->op, 1)))
-		return -1;
+		return -ENOMEM;
 	return bits | AP_AS_FIRST;
 }
 
@@ -251,8 +253,8 @@ int ap_as_move_touch(struct ap_aspace *s, struct ap_touch *t, int32_t to)
 	if (s->by_index && (counts_add(&x->by_run, t->run, UINT64_MAX) ||
 			    counts_add(&x->by_op, t->op, UINT64_MAX) ||
 			    counts_add(&y->by_run, t->run, 1) || counts_add(&y->by_op, t->op, 1)))
-		return -1;
-	return ap_pageset_add(&s->held, (uint64_t)to << AP_AS_MAP_BITS | t->page) < 0 ? -1 : 0;
+		return -ENOMEM;
+	return ap_pageset_add(&s->held, (uint64_t)to << AP_AS_MAP_BITS | t->page) < 0 ? -ENOMEM : 0;
 }
 
 void ap_as_free(struct ap_aspace *s)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* attrib: the arena by address, attribution without markers, consistency (attrib.h). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +87,7 @@ static int blocks_init(struct blocks *bl, const struct ap_allocs *al)
 	bl->by_ptr = ap_order_index(al->n, cmp_ptr, (void *)al);
 	bl->ft = calloc(al->n + 1, sizeof(*bl->ft));
 	if (!bl->by_ptr || !bl->ft)
-		return -1;
+		return -ENOMEM;
 	for (uint32_t i = 0; i < al->n; i++)
 		if (al->b[i].size > bl->max_size)
 			bl->max_size = al->b[i].size;
@@ -185,7 +186,7 @@ static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *er
 
 	if (!dur) {
 		ap_seterr(err, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	for (uint32_t i = 0; i < a->n_run_ns; i++)
 		if (a->run_ns[i])
@@ -283,7 +284,7 @@ static int groups_room(const struct ap_attrib *at, struct groups *gs)
 		return 0;
 	if (gs->n_slot > UINT32_MAX / 4 || !(gs->slot = calloc(n, sizeof(*gs->slot)))) {
 		gs->slot = old;
-		return -1;
+		return -ENOMEM;
 	}
 	gs->n_slot = n;
 	for (uint32_t i = 0; i < old_n; i++)
@@ -423,7 +424,7 @@ static int callers(struct ap_attrib *at, const struct ap_analysis *a, const stru
 		free(c);
 		free(by_site);
 		free(want);
-		return -1;
+		return -ENOMEM;
 	}
 	for (uint32_t j = 0; j < al->n; j++) {
 		uint32_t i = by_site[j];
@@ -570,7 +571,7 @@ static int outside_touch(struct ap_attrib *at, struct blocks *bl, struct groups 
 	g = map_group(at, gs, m);
 	bi = block_at(bl, addr, t->ts_ns);
 	if (!g)
-		return -1;
+		return -ENOMEM;
 	g->ft_pages++;
 	at->np_pages++;
 	if (bi >= 0)
@@ -593,7 +594,7 @@ static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struc
 		int r = ap_pageset_add(&w->seen, page / ps);
 
 		if (r < 0)
-			return -1;
+			return -ENOMEM;
 		if (!r)
 			continue;	/* the same page under another version of the vma */
 		if (in_region)
@@ -601,7 +602,7 @@ static int walk_touches(struct ap_attrib *at, const struct ap_analysis *a, struc
 		else if (in_moved_arena(at, &a->id, page))
 			at->moved_ft_pages++;
 		else if (outside_touch(at, w->bl, &w->gs, m, t, addr))
-			return -1;
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -684,7 +685,7 @@ int ap_attrib_build(const struct ap_corr_all *x, struct ap_attrib *at, char *err
 	struct blocks bl;
 	struct walk w = { .bl = &bl };
 	bool attribute;
-	int rc = -1;
+	int rc = -ENOMEM;
 
 	attrib_init(at, x);
 	memset(&bl, 0, sizeof(bl));

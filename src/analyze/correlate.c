@@ -149,7 +149,7 @@ static void page_tensors(const struct ap_tplan *p, uint64_t ps, uint64_t n_pages
 static int add_dis(struct ap_corr *c, uint64_t *cap, const struct ap_corr_disagree *d)
 {
 	if (ap_grow(&c->dis, cap, c->n_dis, sizeof(*c->dis), 64))
-		return -1;
+		return -ENOMEM;
 	c->dis[c->n_dis++] = *d;
 	return 0;
 }
@@ -187,7 +187,7 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 			};
 
 			if (add_dis(c, &cap, &d))
-				return -1;
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -302,7 +302,7 @@ oom:
 	free(blk);
 	ap_corr_free(c);
 	ap_seterr(err, "out of memory correlating the trace with the plan");
-	return -1;
+	return -ENOMEM;
 }
 
 void ap_corr_free(struct ap_corr *c)
@@ -319,6 +319,7 @@ void ap_corr_free(struct ap_corr *c)
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 {
 	struct ap_analysis_opts ao = { 0 };
+	int rc;
 
 	memset(x, 0, sizeof(*x));
 	x->a.id.map = -1;
@@ -336,18 +337,16 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	ao.arena_addr = in->arena_addr;
 	ao.on_fault = in->on_fault;
 	ao.ctx = in->ctx;
-	errno = 0;
 	ao.salvage = in->salvage;
-	if (ap_analysis_run(in->trace, &ao, &x->a, err))
-		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	rc = ap_analysis_run(in->trace, &ao, &x->a, err);
+	if (rc)
+		return rc;
 	if (in->arena_addr && x->a.id.map < 0) {
 		ap_seterr(err, "--arena 0x%" PRIx64 " is in no mapping of the trace",
 			  in->arena_addr);
 		return -EINVAL;
 	}
-	if (ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err))
-		return -ENOMEM;
-	return 0;
+	return ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err);
 }
 
 void ap_corr_all_free(struct ap_corr_all *x)

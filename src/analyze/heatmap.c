@@ -195,7 +195,7 @@ static int setup_rows(struct ap_heatmap *h, const struct ap_tplan *p,
 		h->rows = p->n_ops + 2;	/* inputs, operators, "no operator" */
 		h->row = calloc(h->rows, sizeof(*h->row));
 		if (!h->row)
-			return -1;
+			return -ENOMEM;
 		for (uint32_t i = 0; i + 1 < h->rows; i++)
 			op_row(p, (int32_t)i - 1, &h->row[i]);
 		op_row(p, AP_OP_NONE, &h->row[h->rows - 1]);
@@ -213,7 +213,7 @@ static int setup_rows(struct ap_heatmap *h, const struct ap_tplan *p,
 		}
 		h->row = calloc(h->rows, sizeof(*h->row));
 		if (!h->row)
-			return -1;
+			return -ENOMEM;
 		for (uint32_t i = 0; i < h->rows; i++) {
 			int64_t lo, hi;
 
@@ -367,7 +367,7 @@ static int pre_lock(struct ap_hm_pre *pre, const struct ap_amap *m, int32_t mi, 
 		pre->cols = 1;
 	if (pre->by == AP_HM_BY_OP) {
 		if (pre->n_pages * pre->slots * sizeof(uint32_t) > PRE_CAP)
-			return -1;
+			return -E2BIG;
 		pre->op_cnt = calloc(pre->n_pages * pre->slots + 1, sizeof(uint32_t));
 		return pre->op_cnt ? 0 : -1;
 	}
@@ -506,11 +506,11 @@ static int extents(struct ap_heatmap *h, const struct ap_tplan *p)
 		return 0;
 	n = ap_profile_live(p, h->widest_op, &idx);
 	if (n < 0)
-		return -1;
+		return -ENOMEM;
 	h->ext = calloc((size_t)n + 1, sizeof(*h->ext));
 	if (!h->ext) {
 		free(idx);
-		return -1;
+		return -ENOMEM;
 	}
 	for (int i = 0; i < n; i++) {
 		const struct ap_ptensor *t = &p->t[idx[i]];

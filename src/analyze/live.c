@@ -5,6 +5,7 @@
  * arena.h's rule at every sample; when it changes, its page states and the operators'
  * figures are rebuilt from the first-touch list, then kept up to date touch by touch.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static int map_new(void *ctx, uint32_t mi)
 
 	if (ap_grow32(&l->mx, &l->cap_mx, mi, sizeof(*l->mx), 32) ||
 	    ap_grow32(&pv->unnamed, &pv->cap_unnamed, pv->n_unnamed, sizeof(*pv->unnamed), 64))
-		return -1;
+		return -ENOMEM;
 	l->mx[mi] = (struct ap_live_mapx){ 0 };
 	pv->unnamed[pv->n_unnamed++] = (struct unnamed){ .map = mi };
 	return ap_live_obj_join(l, mi);
@@ -86,7 +87,7 @@ static int map_rename(struct ap_live *l, int32_t mi, const char *path)
 {
 	ap_live_obj_leave(l, (uint32_t)mi);
 	if (ap_as_rename(&l->as, mi, path))
-		return -1;
+		return -ENOMEM;
 	mark_changed(l, mi);
 	return ap_live_obj_join(l, (uint32_t)mi);
 }
@@ -279,7 +280,7 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 		l->major++;
 	bits = ap_as_fault(&l->as, &f, -1, &mi);
 	if (bits < 0)
-		return -1;
+		return -ENOMEM;
 	if (bits & AP_AS_KIND)
 		mark_changed(l, mi);
 	if (!(bits & AP_AS_COUNTED))
@@ -350,7 +351,7 @@ static int name_unnamed(struct ap_live *l, const struct ap_maps *maps)
 			continue;
 		if (s && snapshot_anon(s) == m->anon && s->path[0]) {
 			if (map_rename(l, (int32_t)u.map, s->path))
-				return -1;
+				return -ENOMEM;
 			continue;
 		}
 		if (++u.snapshots < UNNAMED_SNAPSHOTS)
@@ -373,13 +374,13 @@ static int on_mappings(void *ctx, const struct ap_maps *maps, uint32_t snapshot,
 		if (mi == AP_AS_EMPTY || (mi >= 0 && l->as.maps[mi].named))
 			continue;
 		if (mi < 0)
-			return -1;
+			return -ENOMEM;
 		ap_live_obj_leave(l, (uint32_t)mi);
 		if (ap_as_name(&l->as, mi, s->path, s->offset, s->inode, s->prot))
-			return -1;
+			return -ENOMEM;
 		mark_changed(l, mi);
 		if (ap_live_obj_join(l, (uint32_t)mi))
-			return -1;
+			return -ENOMEM;
 	}
 	return name_unnamed(l, maps);
 }
@@ -399,10 +400,10 @@ static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_
 	if (mi == AP_AS_EMPTY)
 		return 0;
 	if (mi < 0)
-		return -1;
+		return -ENOMEM;
 	added = ap_as_resident(&l->as, mi, bits, (uint64_t)bytes * 8);
 	if (added < 0)
-		return -1;
+		return -ENOMEM;
 	ap_live_obj_add(l, (uint32_t)mi, (uint64_t)added, 0);
 	mark_changed(l, mi);
 	if (added && mi == l->id.map)
@@ -510,7 +511,7 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 	pv = calloc(1, sizeof(*pv));
 	if (!pv) {
 		ap_seterr(err, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	l->priv = pv;
 	ap_arena_id_mapping(&l->id, -1, false, 0, 0, NULL, "no anonymous mapping faulted");
@@ -536,7 +537,7 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 		if (!l->ops || n < 0 || ap_profile_compute(plan, &l->prof)) {
 			ap_seterr(err, "out of memory");
 			ap_live_free(l);
-			return -1;
+			return -ENOMEM;
 		}
 		l->n_ops = plan->n_ops;
 		pv->owner_pages = (uint64_t)n;

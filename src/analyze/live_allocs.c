@@ -5,6 +5,7 @@
  * hold (live.c names the largest). The probe reports only large blocks, and after the
  * first run only aligned ones, so a few hundred blocks is the usual size.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,7 @@ static int blocks_room(struct ap_live_blocks *bs)
 	bs->slot = calloc(n, sizeof(*bs->slot));
 	if (!bs->slot) {
 		bs->slot = old;
-		return -1;
+		return -ENOMEM;
 	}
 	bs->n_slot = n;
 	for (uint32_t i = 0; i < old_n; i++)
@@ -109,7 +110,7 @@ static int sites_index(struct ap_live *l)
 		uint32_t *site = calloc(n, sizeof(*site));
 
 		if (!site)
-			return -1;
+			return -ENOMEM;
 		free(bs->site);
 		bs->site = site;
 		bs->n_site = n;
@@ -172,7 +173,7 @@ int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev)
 	if (!bs) {
 		bs = l->blocks = calloc(1, sizeof(*bs));
 		if (!bs)
-			return -1;
+			return -ENOMEM;
 	}
 	/* a block at an address still held was freed unseen: the new one replaces it */
 	freed(l, ev->addr);
@@ -184,7 +185,7 @@ int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev)
 	}
 	c = caller_of(l, ev->ip);
 	if (!c || blocks_room(bs))
-		return -1;
+		return -ENOMEM;
 	i = block_slot(bs, ev->addr);
 	bs->slot[i] = (struct block){ .ptr = ev->addr, .size = ev->size, .ip = ev->ip };
 	bs->n++;

@@ -6,6 +6,7 @@
  * whole cost on a large one). A cell's owner is the operator that owns the most of its
  * held pages, the first to get there on a tie.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,7 +60,7 @@ static int counts_room(struct ap_live_bar_cells *b)
 	b->slot = calloc(n, sizeof(*b->slot));
 	if (!b->slot) {
 		b->slot = old;
-		return -1;
+		return -ENOMEM;
 	}
 	b->n_slot = n;
 	for (uint32_t i = 0; i < old_n; i++)
@@ -79,7 +80,7 @@ static int held(struct ap_live_bar_cells *b, bool plan, uint64_t page, int32_t o
 	if (!plan)
 		return 0;
 	if (counts_room(b))
-		return -1;
+		return -ENOMEM;
 	oc = count_of(b, (uint64_t)(c + 1) << 32 | (uint32_t)owner);
 	if (!oc->key) {
 		oc->key = (uint64_t)(c + 1) << 32 | (uint32_t)owner;
@@ -115,7 +116,7 @@ static int count_all(struct ap_live *l, struct ap_live_bar_cells *b, uint32_t n,
 	b->cell = calloc(n, sizeof(*b->cell));
 	b->best = calloc(n, sizeof(*b->best));
 	if (!b->cell || !b->best)
-		return -1;
+		return -ENOMEM;
 	if (b->slot)
 		memset(b->slot, 0, b->n_slot * sizeof(*b->slot));
 	b->used = 0;
@@ -128,7 +129,7 @@ static int count_all(struct ap_live *l, struct ap_live_bar_cells *b, uint32_t n,
 	for (uint64_t p = 0; p < b->pages; p++)
 		if (pg->state[p] && held(b, l->plan, p, p < pg->n_owner ? pg->owner[p] :
 					 AP_OWNER_NONE))
-			return -1;
+			return -ENOMEM;
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  * with it when a snapshot names it; so a frame reads the objects, not every mapping ever
  * seen (a sort of those at every refresh grew with a service's history).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,12 +56,12 @@ static int room(struct ap_live_objects *ob)
 	uint32_t n = ob->n_slot ? ob->n_slot * 2 : 64, *slot;
 
 	if (ap_grow32(&ob->o, &ob->cap, ob->n, sizeof(*ob->o), 16))
-		return -1;
+		return -ENOMEM;
 	if ((ob->n + 1) * 2 <= ob->n_slot)
 		return 0;
 	slot = calloc(n, sizeof(*slot));
 	if (!slot)
-		return -1;
+		return -ENOMEM;
 	free(ob->slot);
 	ob->slot = slot;
 	ob->n_slot = n;
@@ -79,15 +80,15 @@ int ap_live_obj_join(struct ap_live *l, uint32_t mi)
 	uint32_t h;
 
 	if (!ob && !(ob = l->objects = calloc(1, sizeof(*ob))))
-		return -1;
+		return -ENOMEM;
 	if (room(ob))
-		return -1;
+		return -ENOMEM;
 	h = slot_of(ob, name);
 	if (!ob->slot[h]) {
 		char *copy = strdup(name);
 
 		if (!copy)
-			return -1;
+			return -ENOMEM;
 		ob->o[ob->n] = (struct object){ .name = copy, .first_map = mi };
 		ob->slot[h] = ++ob->n;
 	}

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* mapindex: mappings found by their bounds (mapindex.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,7 +47,7 @@ int ap_mapindex_add(struct ap_mapindex *x, uint64_t start, uint64_t end, int32_t
 		struct ap_mapindex_slot *slot = calloc(n, sizeof(*slot));
 
 		if (!slot)
-			return -1;
+			return -ENOMEM;
 		for (uint32_t i = 0; i < x->n_slot; i++)
 			if (x->slot[i].idx)
 				put(slot, n, x->slot[i].start, x->slot[i].end, x->slot[i].idx);

@@ -4,6 +4,7 @@
  * ranges' and two that overlap compare equal, so that tfind with a range finds one of
  * those it overlaps and tfind with [addr, addr + 1) the one over addr.
  */
+#include <errno.h>
 #include <search.h>
 #include <stdlib.h>
 
@@ -28,11 +29,11 @@ static int put(struct ap_newest *n, uint64_t start, uint64_t end, int32_t id)
 	struct range *r = malloc(sizeof(*r));
 
 	if (!r)
-		return -1;
+		return -ENOMEM;
 	*r = (struct range){ start, end, id };
 	if (!tsearch(r, &n->root, cmp_range)) {
 		free(r);
-		return -1;
+		return -ENOMEM;
 	}
 	n->ranges++;
 	return 0;
@@ -52,7 +53,7 @@ int ap_newest_add(struct ap_newest *n, uint64_t start, uint64_t end, int32_t id)
 		if ((old->start < start && put(n, old->start, start, old->id)) ||
 		    (old->end > end && put(n, end, old->end, old->id))) {
 			free(old);
-			return -1;
+			return -ENOMEM;
 		}
 		free(old);
 	}

@@ -5,6 +5,7 @@
  * over their ends (largest first) that keeps the smallest source index: the answer is the
  * smallest index among the sources that end after the query's start, a prefix of it.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -103,7 +104,7 @@ static int first_by_tree(const struct ap_span *src, uint32_t n_src, const struct
 	uint32_t *by_start = ap_order_index(n_src, cmp_span, &cs);
 	uint32_t *by_end = ap_order_index(n_q, cmp_span, &cq);
 	uint32_t u, next = 0;
-	int rc = -1;
+	int rc = -ENOMEM;
 
 	if (!ends || !tree || !by_start || !by_end)
 		goto out;

@@ -5,6 +5,7 @@
  * pageset.h). A key may be in both the hash set and a run: it is in the set if either
  * holds it.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ static int grow(struct ap_pageset *s)
 	uint64_t *slot = calloc(cap, sizeof(*slot));
 
 	if (!slot)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < s->cap; i++)
 		if (s->slot[i])
 			insert(slot, cap, s->slot[i]);
@@ -98,11 +99,11 @@ int ap_pageset_add(struct ap_pageset *s, uint64_t key)
 	int r;
 
 	if (key == UINT64_MAX)
-		return -1;	/* key + 1 must not wrap to "empty" */
+		return -EINVAL;	/* key + 1 must not wrap to "empty" */
 	if (run && run_has(run, key & RUN_MASK))
 		return 0;
 	if ((s->n + 1) * 2 > s->cap && grow(s))
-		return -1;
+		return -ENOMEM;
 	r = insert(s->slot, s->cap, key + 1);
 	s->n += (size_t)r;
 	return r;
@@ -163,18 +164,18 @@ int64_t ap_pageset_add_bits(struct ap_pageset *s, uint64_t hi, const uint8_t *bi
 	uint64_t nw = (nbits + 63) / 64, fresh = 0, dup = 0;
 
 	if (nbits > (1ULL << AP_PAGESET_RUN_BITS))
-		return -1;
+		return -EINVAL;
 	if (!nbits)
 		return 0;
 	r = get_run(s, hi);
 	if (!r)
-		return -1;
+		return -ENOMEM;
 	if (nbits > r->nbits) {
 		uint64_t old = (r->nbits + 63) / 64;
 		uint64_t *w = old < nw ? realloc(r->words, nw * sizeof(*w)) : r->words;
 
 		if (!w)
-			return -1;
+			return -ENOMEM;
 		memset(w + old, 0, (nw - old) * sizeof(*w));
 		r->words = w;
 		r->nbits = nbits;

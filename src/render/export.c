@@ -130,7 +130,7 @@ static int on_marker(void *ctx, uint32_t type, const struct ap_rec_marker *mk)
 
 	t = thread_of(c, m.tid, m.ts_ns);
 	if (!t)
-		return -1;
+		return -ENOMEM;
 	if (run)
 		snprintf(name, sizeof(name), "run %d", m.run);
 	else

@@ -72,7 +72,7 @@ int ap_heatmap_ansi(const struct ap_heatmap *h, FILE *f, unsigned width, char *e
 	m = calloc((size_t)h->rows * out_cols + 1, sizeof(*m));
 	if (!m) {
 		ap_seterr(err, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	s.max = 0;
 	for (uint32_t r = 0; r < h->rows; r++)
@@ -147,8 +147,9 @@ int ap_heatmap_ansi(const struct ap_heatmap *h, FILE *f, unsigned width, char *e
 	}
 	free(m);
 	if (fflush(f) || ferror(f)) {
-		ap_seterr(err, "writing to the terminal: %s", strerror(errno ? errno : EIO));
-		return -1;
+		int e = errno ? errno : EIO;
+
+		return ap_fail(err, -e, "writing to the terminal: %s", strerror(e));
 	}
 	return 0;
 }

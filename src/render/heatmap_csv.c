@@ -33,8 +33,9 @@ int ap_heatmap_csv(const struct ap_heatmap *h, FILE *f, char *err)
 		fputc('\n', f);
 	}
 	if (fflush(f) || ferror(f)) {
-		ap_seterr(err, "writing the CSV: %s", strerror(errno ? errno : EIO));
-		return -1;
+		int e = errno ? errno : EIO;
+
+		return ap_fail(err, -e, "writing the CSV: %s", strerror(e));
 	}
 	return 0;
 }

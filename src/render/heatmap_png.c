@@ -7,6 +7,7 @@
  * font library. The plot's geometry is in a tEXt chunk ("arenaprof:plot": x0 y0 cell_w
  * cell_h cols rows) for tools that read the cells back.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -284,8 +285,9 @@ int ap_heatmap_png(const struct ap_heatmap *h, FILE *f, uint32_t *w, uint32_t *h
 		g.w = g.h = UINT32_MAX;		/* refused by the canvas's bound */
 	*w = (uint32_t)g.w;
 	*ht = (uint32_t)g.h;
-	if (ap_canvas_init(&c, *w, *ht, err))
-		return -1;
+	rc = ap_canvas_init(&c, *w, *ht, err);
+	if (rc)
+		return rc;
 	snprintf(plot, sizeof(plot), "%" PRId64 " %" PRId64 " %u %u %u %u", g.x0, g.y0, g.cw,
 		 g.ch, h->cols, h->rows);
 	header(h, &g, &c);

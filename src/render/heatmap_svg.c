@@ -324,8 +324,9 @@ int ap_heatmap_svg(const struct ap_heatmap *h, FILE *f, char *err)
 	legend(h, &g, f);
 	fputs("</svg>\n", f);
 	if (fflush(f) || ferror(f)) {
-		ap_seterr(err, "writing the SVG: %s", strerror(errno ? errno : EIO));
-		return -1;
+		int e = errno ? errno : EIO;
+
+		return ap_fail(err, -e, "writing the SVG: %s", strerror(e));
 	}
 	return 0;
 }

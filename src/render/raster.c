@@ -3,6 +3,7 @@
  * raster: an RGB canvas, rectangles and bitmap text, written through libpng. Every
  * drawing call clips to the canvas, so a caller's geometry can never write outside it.
  */
+#include <errno.h>
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +19,12 @@ int ap_canvas_init(struct ap_canvas *c, uint32_t w, uint32_t h, char *err)
 	if (!w || !h || (uint64_t)w * h > AP_CANVAS_MAX_PIXELS) {
 		ap_seterr(err, "a %ux%u image is beyond the %u-megapixel bound: fewer rows "
 			  "(--rows, --runs) or columns (--cols)", w, h, AP_CANVAS_MAX_PIXELS >> 20);
-		return -1;
+		return -EINVAL;
 	}
 	c->px = malloc((size_t)w * h * 3);
 	if (!c->px) {
 		ap_seterr(err, "out of memory for a %ux%u image", w, h);
-		return -1;
+		return -ENOMEM;
 	}
 	memset(c->px, 255, (size_t)w * h * 3);
 	return 0;
@@ -114,7 +115,7 @@ int ap_canvas_png(const struct ap_canvas *c, const struct ap_png_text *t, int n,
 	png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
 	png_infop info = png ? png_create_info_struct(png) : NULL;
 	png_text *txt = calloc(n > 0 ? (size_t)n : 1, sizeof(*txt));
-	volatile int rc = -1;
+	volatile int rc = -ENOMEM;
 
 	if (!png || !info || !txt) {
 		ap_seterr(err, "out of memory writing the PNG");
@@ -122,6 +123,7 @@ int ap_canvas_png(const struct ap_canvas *c, const struct ap_png_text *t, int n,
 	}
 	if (setjmp(png_jmpbuf(png))) {
 		ap_seterr(err, "libpng failed writing the PNG");
+		rc = -EIO;
 		goto out;
 	}
 	png_init_io(png, f);
@@ -140,6 +142,7 @@ int ap_canvas_png(const struct ap_canvas *c, const struct ap_png_text *t, int n,
 	png_write_end(png, NULL);
 	if (fflush(f) || ferror(f)) {
 		ap_seterr(err, "writing the PNG failed");
+		rc = -EIO;
 		goto out;
 	}
 	rc = 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* tui_term: the terminal the TUI draws on (tui.h, tui_priv.h). */
+#include <errno.h>
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
@@ -55,7 +56,7 @@ int ap_tui_open(char *err)
 	if (!newterm(NULL, stdout, stdin)) {
 		ap_seterr(err, "cannot use the terminal (TERM=%s)", getenv("TERM") ?
 			  getenv("TERM") : "unset");
-		return -1;
+		return -ENOTTY;
 	}
 	tui_open = true;
 	if (!registered) {

@@ -3,6 +3,8 @@
  * pageset: keys one at a time and bitmaps of keys (runs) are one set, checked against a
  * plain array of flags over the same keys; a bitmap's cost is its size.
  */
+#include <errno.h>
+
 #include "test.h"
 #include "arenaprof/analyze/pageset.h"
 
@@ -86,7 +88,7 @@ static void test_large(void)
 	CHECK_EQ_I64("4 MiB all-ones bitmap again: nothing new",
 		     ap_pageset_add_bits(&s, 1, bits, (uint64_t)nb * 8), 0);
 	CHECK_EQ_I64("bitmap longer than 2^40 bits: refused",
-		     ap_pageset_add_bits(&s, 2, bits, (1ULL << AP_PAGESET_RUN_BITS) + 1), -1);
+		     ap_pageset_add_bits(&s, 2, bits, (1ULL << AP_PAGESET_RUN_BITS) + 1), -EINVAL);
 	ap_pageset_free(&s);
 	free(bits);
 }

@@ -63,7 +63,7 @@ struct ap_allocs {
 	uint64_t quiet_ns;		/* from then on only aligned allocations were probed */
 };
 
-/* Adds one allocation record, as the analysis pass reads it. 0, or -1 (memory). */
+/* Adds one allocation record, as the analysis pass reads it. 0, or -ENOMEM. */
 int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r);
 void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *text);
 void ap_allocs_free(struct ap_allocs *al);

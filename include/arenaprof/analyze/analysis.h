@@ -85,8 +85,11 @@ struct ap_analysis_opts {
 	bool salvage;	/* skip records that fail their check (trace.h, salvage) */
 };
 
-/* Reads the whole trace. 0, or -1 with err (not a trace, corrupt); a cut file is not an
- * error: a->truncated says so. Call ap_analysis_free afterwards in either case. */
+/*
+ * Reads the whole trace. 0, or -EINVAL (not a trace, corrupt), -ENOMEM or the system's
+ * error opening it, with err; a cut file is not an error: a->truncated says so. Call
+ * ap_analysis_free afterwards in either case.
+ */
 int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		    struct ap_analysis *a, char *err);
 void ap_analysis_free(struct ap_analysis *a);

@@ -129,7 +129,7 @@ bool ap_arena_is_block(const struct ap_arena_id *id);
  * entries, each an operator's execution index, AP_OWNER_INPUT or AP_OWNER_NONE, into a
  * malloc'd *owner. Writers: graph inputs, and for arena, output and temporary tensors the
  * operator that first allocates them (an in-place sharer writes its root's bytes: the
- * root's writer counts). Returns the page count, or -1 on allocation failure.
+ * root's writer counts). Returns the page count, or -ENOMEM.
  */
 int64_t ap_arena_page_owners(const struct ap_tplan *plan, uint64_t page_size, int32_t **owner);
 

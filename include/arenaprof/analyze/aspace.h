@@ -13,6 +13,7 @@
 #ifndef ARENAPROF_ASPACE_H
 #define ARENAPROF_ASPACE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -77,7 +78,7 @@ enum {
 };
 
 #define AP_AS_MAP_BITS 40	/* a held page's key: mapping << 40 | page within it */
-#define AP_AS_EMPTY (-2)	/* ap_as_map_get: end <= start, nothing to keep */
+#define AP_AS_EMPTY (-ENOENT)	/* ap_as_map_get: end <= start, no mapping to keep */
 
 struct ap_aspace {
 	struct ap_amap *maps;
@@ -88,7 +89,7 @@ struct ap_aspace {
 	uint64_t faults_vma_unknown;	/* faults that came without their vma */
 	uint32_t page_size, page_shift;
 	bool by_index;			/* count first touches by run and op marker */
-	/* a mapping was made (the driver's own per-mapping state); -1 fails the call */
+	/* a mapping was made (the driver's own per-mapping state); a negative errno fails the call */
 	int (*map_new)(void *ctx, uint32_t mi);
 	void *ctx;
 	/* internal */
@@ -101,30 +102,30 @@ struct ap_aspace {
 
 /* An empty model of pages of page_size bytes (a power of two). */
 void ap_as_init(struct ap_aspace *s, uint32_t page_size);
-/* The mapping [start, end), made unnamed and anonymous if new; -1 memory, AP_AS_EMPTY. */
+/* The mapping [start, end), made unnamed and anonymous if new; -ENOMEM, AP_AS_EMPTY. */
 int32_t ap_as_map_get(struct ap_aspace *s, uint64_t start, uint64_t end);
 /* The mapping [start, end) if known, else -1. */
 int32_t ap_as_map_find(const struct ap_aspace *s, uint64_t start, uint64_t end);
 /* The newest known mapping that contains addr, or -1: O(log n). */
 int32_t ap_as_map_at(const struct ap_aspace *s, uint64_t addr);
-/* Mapping mi takes the name path (a copy; printable already). -1: out of memory. */
+/* Mapping mi takes the name path (a copy; printable already). -ENOMEM. */
 int ap_as_rename(struct ap_aspace *s, int32_t mi, const char *path);
 /*
  * Mapping mi named by a maps snapshot: path, offset, inode and prot, anonymous as a
- * snapshot says it (no inode, no file name). -1: out of memory.
+ * snapshot says it (no inode, no file name). -ENOMEM.
  */
 int ap_as_name(struct ap_aspace *s, int32_t mi, const char *path, uint64_t offset,
 	       uint64_t inode, uint32_t prot);
 /*
  * A fault, in mapping `in` when >= 0 (a block the driver keeps apart), else in the
  * mapping of its vma, else in the newest one over its address. AP_AS_* bits, *mi its
- * mapping (-1 none), or -1: out of memory.
+ * mapping (-1 none), or -ENOMEM.
  */
 int ap_as_fault(struct ap_aspace *s, const struct ap_as_fault *f, int32_t in, int32_t *mi);
 /* Pages of mapping mi resident at attach: bit i of bits is page i, i < nbits. The count
- * of pages that were not held yet, or -1: out of memory. */
+ * of pages that were not held yet, or -ENOMEM. */
 int64_t ap_as_resident(struct ap_aspace *s, int32_t mi, const uint8_t *bits, uint64_t nbits);
-/* First touch t moves to mapping `to` (which holds its page), counts and all. -1: memory. */
+/* First touch t moves to mapping `to` (which holds its page), counts and all. -ENOMEM. */
 int ap_as_move_touch(struct ap_aspace *s, struct ap_touch *t, int32_t to);
 /* The first touches by run and op of every mapping in index order, each index once. */
 void ap_as_settle(struct ap_aspace *s);

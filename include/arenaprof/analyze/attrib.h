@@ -103,7 +103,7 @@ struct ap_attrib {
 
 /*
  * After ap_corr_load, whose analysis pass found the arena (a->id) and kept the allocation
- * records and run durations: everything above. 0, or -1 (out of memory) with err. Free
+ * records and run durations: everything above. 0, or -ENOMEM with err. Free
  * with ap_attrib_free.
  */
 int ap_attrib_build(const struct ap_corr_all *x, struct ap_attrib *at, char *err);

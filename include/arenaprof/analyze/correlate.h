@@ -92,8 +92,8 @@ struct ap_corr {
 };
 
 /*
- * Correlates analysis a with plan p (NULL: groups only, no attribution). 0, or -1 with
- * err (out of memory). A plan that does not match is not an error: c->mismatch.
+ * Correlates analysis a with plan p (NULL: groups only, no attribution). 0, or -ENOMEM
+ * with err. A plan that does not match is not an error: c->mismatch.
  */
 int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c,
 		  char *err);

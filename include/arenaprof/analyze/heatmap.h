@@ -124,7 +124,7 @@ const struct ap_ptensor *ap_hm_row_live(const struct ap_heatmap *h, uint32_t r, 
 /* Bytes per axis tick: a power-of-two multiple of the page, at most 10 ticks. */
 uint64_t ap_hm_tick_step(const struct ap_heatmap *h);
 
-/* Renderers: 0, or -1 with err (write error). */
+/* Renderers: 0, or with err -ENOMEM, -EINVAL (an image too large) or the write's error. */
 int ap_heatmap_svg(const struct ap_heatmap *h, FILE *f, char *err);
 int ap_heatmap_csv(const struct ap_heatmap *h, FILE *f, char *err);
 /* PNG: cell_w x cell_h pixels per cell and a colour strip; *w, *ht get the image size. */

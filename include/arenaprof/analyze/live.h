@@ -151,7 +151,7 @@ struct ap_live {
 
 /*
  * Binds a model to a started session (before ap_session_release) and, with plan (may be
- * NULL; kept, not copied), computes the breadth profile and the page owners. 0 or -1
+ * NULL; kept, not copied), computes the breadth profile and the page owners. 0 or -ENOMEM
  * with err.
  */
 int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
@@ -181,13 +181,13 @@ uint32_t ap_live_objects(const struct ap_live *l, struct ap_live_object *out, ui
 const char *ap_live_opname(const struct ap_live *l, uint32_t op);
 void ap_live_free(struct ap_live *l);
 
-/* live_allocs.c, for live.c: an AP_EV_ALLOC event (0, or -1: memory), a sample (the
+/* live_allocs.c, for live.c: an AP_EV_ALLOC event (0, or -ENOMEM), a sample (the
  * callers sorted, those holding nothing dropped; live.c names the first), the end. */
 int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev);
 void ap_live_alloc_sample(struct ap_live *l);
 void ap_live_alloc_free(struct ap_live *l);
 
-/* live_objects.c, for live.c: mapping mi counted under its name (0, or -1: memory), taken
+/* live_objects.c, for live.c: mapping mi counted under its name (0, or -ENOMEM), taken
  * out of it before a rename, and its new pages held and faults added. */
 int ap_live_obj_join(struct ap_live *l, uint32_t mi);
 void ap_live_obj_leave(struct ap_live *l, uint32_t mi);

@@ -24,7 +24,7 @@ struct ap_mapindex {
 void ap_mapindex_init(struct ap_mapindex *x);
 /* The index stored for [start, end), or -1. */
 int32_t ap_mapindex_find(const struct ap_mapindex *x, uint64_t start, uint64_t end);
-/* Stores idx (>= 0) for [start, end), which must not be in yet. 0, or -1 (memory). */
+/* Stores idx (>= 0) for [start, end), which must not be in yet. 0, or -ENOMEM. */
 int ap_mapindex_add(struct ap_mapindex *x, uint64_t start, uint64_t end, int32_t idx);
 void ap_mapindex_free(struct ap_mapindex *x);
 

@@ -16,7 +16,7 @@ struct ap_newest {
 	uint64_t ranges;	/* in the tree */
 };
 
-/* Paints [start, end) (start < end) with id, newer than every id before; -1: no memory. */
+/* Paints [start, end) (start < end) with id, newer than every id before; -ENOMEM. */
 int ap_newest_add(struct ap_newest *n, uint64_t start, uint64_t end, int32_t id);
 /* The id of the newest interval over addr, or -1. */
 int32_t ap_newest_at(const struct ap_newest *n, uint64_t addr);

@@ -16,7 +16,7 @@ struct ap_span {
 
 /*
  * first[i]: the smallest k with src[k] overlapping q[i] (src[k].start < q[i].end and
- * q[i].start < src[k].end), or -1. 0, or -1 when out of memory (first untouched).
+ * q[i].start < src[k].end), or -1. 0, or -ENOMEM (first untouched).
  */
 int ap_overlap_first(const struct ap_span *src, uint32_t n_src, const struct ap_span *q,
 		     uint32_t n_q, int32_t *first);

@@ -28,12 +28,13 @@ struct ap_pageset {
 };
 
 void ap_pageset_init(struct ap_pageset *s);
-/* 1 when key was added, 0 when it was already there, -1 on allocation failure. */
+/* 1 when key was added, 0 when it was already there, -ENOMEM (-EINVAL: a key of
+ * all ones). */
 int ap_pageset_add(struct ap_pageset *s, uint64_t key);
 /*
  * Adds the keys hi << AP_PAGESET_RUN_BITS | i for every bit i set in bits (bit i of byte
  * i / 8, i < nbits <= 2^AP_PAGESET_RUN_BITS). The number of keys that were not there
- * yet, or -1 on allocation failure. Costs O(nbits / 8) memory and O(nbits / 64 +
+ * yet, -EINVAL (nbits too many) or -ENOMEM. Costs O(nbits / 8) memory and O(nbits / 64 +
  * min(hash entries, bits set)) time.
  */
 int64_t ap_pageset_add_bits(struct ap_pageset *s, uint64_t hi, const uint8_t *bits,

@@ -25,7 +25,7 @@ struct ap_png_text {
 	const char *key, *text;	/* a tEXt chunk: key is 1-79 Latin-1 bytes */
 };
 
-/* 0, or -1 with err (too large, out of memory). The canvas starts white. */
+/* 0, or with err -EINVAL (too large) or -ENOMEM. The canvas starts white. */
 int ap_canvas_init(struct ap_canvas *c, uint32_t w, uint32_t h, char *err);
 void ap_canvas_free(struct ap_canvas *c);
 
@@ -47,7 +47,7 @@ void ap_canvas_text_mid(struct ap_canvas *c, int64_t x, int64_t y, const char *s
 void ap_canvas_text_end(struct ap_canvas *c, int64_t x, int64_t y, const char *s,
 			const uint8_t rgb[3]);
 
-/* The PNG, with n tEXt chunks. 0, or -1 with err. */
+/* The PNG, with n tEXt chunks. 0, or -ENOMEM or -EIO with err. */
 int ap_canvas_png(const struct ap_canvas *c, const struct ap_png_text *t, int n, FILE *f,
 		  char *err);
 

@@ -28,7 +28,7 @@ struct ap_tui_view {
 	uint64_t trace_cap;		/* and its ring's cap (0: -o, no cap) */
 };
 
-/* Takes the terminal (stdin/stdout must be a tty). -1 with err if it cannot. */
+/* Takes the terminal (stdin/stdout must be a tty). -ENOTTY with err if it cannot. */
 int ap_tui_open(char *err);
 /* Gives the terminal back as it was; safe to call twice and from any exit path. */
 void ap_tui_close(void);
