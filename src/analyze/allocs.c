@@ -7,13 +7,10 @@
 #include <string.h>
 
 #include "arenaprof/analyze/allocs.h"
-#include "arenaprof/analyze/analysis.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/event.h"
-#include "arenaprof/record/symbols.h"
 #include "arenaprof/trace/trace.h"
 #include "arenaprof/util/grow.h"
-#include "arenaprof/util/escape.h"
 
 const char *ap_alloc_fn_name(uint32_t fn)
 {
@@ -321,129 +318,3 @@ void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_ar
 }
 
 /* ---- naming addresses ---- */
-
-/*
- * A small demangler for the names callers have: nested names (_ZN ... E) and plain
- * ones (_Z3foo), without their parameters; anything else stays as it is.
- */
-static const char *demangle(const char *m, char *buf, size_t len)
-{
-	const char *p = m;
-	size_t n = 0;
-	bool nested;
-
-	static const struct {
-		const char *mangled, *name;
-	} special[] = {
-		{ "_Znwm", "operator new" }, { "_Znam", "operator new[]" },
-		{ "_ZnwmSt11align_val_t", "operator new" },
-		{ "_ZnamSt11align_val_t", "operator new[]" },
-	};
-
-	for (size_t i = 0; i < sizeof(special) / sizeof(special[0]); i++)
-		if (!strcmp(m, special[i].mangled))
-			return special[i].name;
-	if (strncmp(p, "_Z", 2))
-		return m;
-	p += 2;
-	nested = *p == 'N';
-	if (nested)
-		p++;
-	while (*p == 'K' || *p == 'V' || *p == 'r')	/* cv-qualifiers of a method */
-		p++;
-	buf[0] = '\0';
-	while (*p >= '1' && *p <= '9') {
-		char *end;
-		unsigned long l = strtoul(p, &end, 10);
-
-		if (strlen(end) < l || n + l + 3 >= len)
-			return m;
-		if (n) {
-			memcpy(buf + n, "::", 2);
-			n += 2;
-		}
-		memcpy(buf + n, end, l);
-		n += l;
-		buf[n] = '\0';
-		p = end + l;
-		if (!nested)
-			break;
-	}
-	if (!n || (nested && *p != 'E' && *p != 'C' && *p != 'D' && *p != 'I'))
-		return n ? buf : m;
-	return buf;
-}
-
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
-const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_off, char *buf,
-			      size_t len)
-{
-	char sym[512], dm[512];
-	uint64_t d;
-
-	if (!ap_symbols_name_at(path, inode, file_off, sym, sizeof(sym), &d))
-		snprintf(buf, len, "%s (%s)", demangle(sym, dm, sizeof(dm)), base_name(path));
-	else
-		snprintf(buf, len, "%s+0x%" PRIx64, base_name(path), file_off);
-	return ap_name_clean(buf);	/* an ELF file's symbol is its author's text */
-}
-
-static bool names_file(const struct ap_amap *m)
-{
-	return !m->anon && m->named && m->path && m->path[0] == '/' && m->start < m->end;
-}
-
-/* The painting of a's named files, up to date; -1: no memory (or a has none). */
-static int file_names(const struct ap_analysis *a)
-{
-	struct ap_file_names *f = a->file_names;
-
-	if (!f)
-		return -ENOMEM;
-	if (!f->stale && f->of == a->as.n_maps)
-		return 0;
-	ap_newest_free(&f->paint);
-	for (uint32_t i = a->as.n_maps; i-- > 0;)
-		if (names_file(&a->as.maps[i]) &&
-		    ap_newest_add(&f->paint, a->as.maps[i].start, a->as.maps[i].end, (int32_t)i)) {
-			ap_newest_free(&f->paint);
-			f->of = UINT32_MAX;
-			return -ENOMEM;
-		}
-	f->of = a->as.n_maps;
-	f->stale = false;
-	return 0;
-}
-
-/* The first mapping (by index) of a named file that holds addr, or -1: O(log n). */
-static int32_t file_map_at(const struct ap_analysis *a, uint64_t addr)
-{
-	if (!file_names(a))
-		return ap_newest_at(&a->file_names->paint, addr);
-	for (uint32_t i = 0; i < a->as.n_maps; i++)	/* no memory to paint: a scan */
-		if (names_file(&a->as.maps[i]) && a->as.maps[i].start <= addr && addr < a->as.maps[i].end)
-			return (int32_t)i;
-	return -1;
-}
-
-const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, size_t len)
-{
-	int32_t i = file_map_at(a, addr);
-
-	if (i >= 0) {
-		const struct ap_amap *m = &a->as.maps[i];
-
-		/* names only from the file that was mapped: a rebuilt binary, or another
-		 * machine's file at the same path, would give wrong ones */
-		return ap_file_addr_name(m->path, m->inode, addr - m->start + m->offset, buf,
-					 len);
-	}
-	snprintf(buf, len, "0x%" PRIx64, addr);
-	return buf;
-}

@@ -332,7 +332,6 @@ static int on_mapping(void *ctx, const struct ap_rec_mapping *mr, const char *na
 	path = ap_name_clean(strdup(name));	/* a trace's names, made printable */
 	rc = path ? ap_as_name(&a->as, mi, path, mr->offset, mr->inode, mr->prot) : -1;
 	free(path);
-	a->file_names->stale = true;
 	return rc ? -ENOMEM : 0;
 }
 
@@ -442,10 +441,7 @@ static int name_kind(struct ap_analysis *a, bool anon)
 		if (first[j] < 0)
 			continue;
 		n = &a->as.maps[src_map[first[j]]];
-		free(m->path);
-		m->path = strdup(n->path);
-		a->file_names->stale = true;
-		if (!m->path)
+		if (ap_as_rename(&a->as, (int32_t)q_map[j], n->path))
 			goto out;
 		m->prot = n->prot;
 		m->inode = n->inode;
@@ -541,8 +537,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	a->priv = pv;
 	pv->o = o;
 	a->allocs = calloc(1, sizeof(*a->allocs));
-	a->file_names = calloc(1, sizeof(*a->file_names));
-	if (!a->allocs || !a->file_names)
+	if (!a->allocs)
 		return ap_fail(err, -ENOMEM, "out of memory");
 	rc = ap_trace_open(&r, path, err);
 	if (rc)
@@ -601,10 +596,6 @@ void ap_analysis_free(struct ap_analysis *a)
 		free(a->allocs);
 	}
 	free(a->run_ns);
-	if (a->file_names) {
-		ap_newest_free(&a->file_names->paint);
-		free(a->file_names);
-	}
 	if (pv) {
 		free(pv->run_begin);
 		free(pv);

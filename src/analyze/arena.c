@@ -395,7 +395,7 @@ void ap_arena_by_alloc(const struct ap_analysis *a, const struct ap_tplan *p,
 	id->n_moves = r.n_moves;
 	memcpy(id->moves, r.moves, sizeof(id->moves));
 	ap_block_call(b, call, sizeof(call));
-	ap_addr_name(a, b->caller, who, sizeof(who));
+	ap_as_addr_name(&a->as, b->caller, who, sizeof(who));
 	if (id->rule == AP_AR_ALLOC)
 		snprintf(id->why, sizeof(id->why), "allocation probe: %s returned 0x%" PRIx64
 			 " in run %d, called from %s: the plan's %" PRIu64 " bytes and %" PRIu64

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /* aspace: the one model of a traced address space (aspace.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arenaprof/analyze/aspace.h"
+#include "arenaprof/analyze/symname.h"
 #include "arenaprof/event.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
@@ -135,7 +138,56 @@ int ap_as_rename(struct ap_aspace *s, int32_t mi, const char *path)
 		return -ENOMEM;
 	free(s->maps[mi].path);
 	s->maps[mi].path = p;
+	s->files_stale = true;
 	return 0;
+}
+
+static bool names_file(const struct ap_amap *m)
+{
+	return !m->anon && m->named && m->path[0] == '/' && m->start < m->end;
+}
+
+/* The painting of the named files, up to date; -ENOMEM. */
+static int paint_files(struct ap_aspace *s)
+{
+	if (!s->files_stale && s->files_of == s->n_maps)
+		return 0;
+	ap_newest_free(&s->files);
+	for (uint32_t i = s->n_maps; i-- > 0;)
+		if (names_file(&s->maps[i]) &&
+		    ap_newest_add(&s->files, s->maps[i].start, s->maps[i].end, (int32_t)i)) {
+			ap_newest_free(&s->files);
+			s->files_of = UINT32_MAX;
+			return -ENOMEM;
+		}
+	s->files_of = s->n_maps;
+	s->files_stale = false;
+	return 0;
+}
+
+int32_t ap_as_file_at(const struct ap_aspace *cs, uint64_t addr)
+{
+	struct ap_aspace *s = (struct ap_aspace *)cs;	/* the painting is a cache */
+
+	if (!paint_files(s))
+		return ap_newest_at(&s->files, addr);
+	for (uint32_t i = 0; i < s->n_maps; i++)	/* no memory to paint: a scan */
+		if (names_file(&s->maps[i]) && s->maps[i].start <= addr && addr < s->maps[i].end)
+			return (int32_t)i;
+	return -1;
+}
+
+const char *ap_as_addr_name(const struct ap_aspace *s, uint64_t addr, char *buf, size_t len)
+{
+	int32_t i = ap_as_file_at(s, addr);
+	const struct ap_amap *m = i >= 0 ? &s->maps[i] : NULL;
+
+	/* names only from the file that was mapped: a rebuilt binary, or another machine's
+	 * file at the same path, would give wrong ones */
+	if (m)
+		return ap_file_addr_name(m->path, m->inode, addr - m->start + m->offset, buf, len);
+	snprintf(buf, len, "0x%" PRIx64, addr);
+	return buf;
 }
 
 int ap_as_name(struct ap_aspace *s, int32_t mi, const char *path, uint64_t offset,
@@ -269,6 +321,7 @@ void ap_as_free(struct ap_aspace *s)
 	ap_pageset_free(&s->held);
 	ap_mapindex_free(&s->index);
 	ap_newest_free(&s->newest);
+	ap_newest_free(&s->files);
 	memset(s, 0, sizeof(*s));
 	s->last = -1;
 }

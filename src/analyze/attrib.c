@@ -446,7 +446,7 @@ static int callers(struct ap_attrib *at, const struct ap_analysis *a, const stru
 	for (uint32_t i = 0; i < n && at->n_callers < AP_ATTRIB_MAX_CALLERS; i++) {
 		struct ap_attrib_caller *d = NULL;
 
-		ap_addr_name(a, c[i].caller, c[i].name, sizeof(c[i].name));
+		ap_as_addr_name(&a->as, c[i].caller, c[i].name, sizeof(c[i].name));
 		for (uint32_t k = 0; k < at->n_callers && !d; k++)
 			if (at->callers[k].fn == c[i].fn && !strcmp(at->callers[k].name, c[i].name))
 				d = &at->callers[k];

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
@@ -417,15 +416,10 @@ static void name_callers(struct ap_live *l)
 {
 	for (uint32_t i = 0; i < l->n_callers && i < AP_LIVE_NAMED; i++) {
 		struct ap_live_caller *c = &l->callers[i];
-		const struct ap_amap *m;
-		int32_t mi;
 
-		if (c->name[0] || !c->bytes || (mi = ap_as_map_at(&l->as, c->ip)) < 0)
-			continue;
-		m = &l->as.maps[mi];
-		if (!m->anon && m->path[0] == '/')
-			ap_file_addr_name(m->path, 0, c->ip - m->start + m->offset, c->name,
-					  sizeof(c->name));
+		/* not named yet while no snapshot names the file: tried at the next sample */
+		if (!c->name[0] && c->bytes && ap_as_file_at(&l->as, c->ip) >= 0)
+			ap_as_addr_name(&l->as, c->ip, c->name, sizeof(c->name));
 	}
 }
 

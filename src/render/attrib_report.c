@@ -41,7 +41,7 @@ static void in_its_place(FILE *f, const struct ap_analysis *a, const struct ap_a
 	fprintf(f, "  size       the runtime's arena is %s, the plan's %s (%.1f %%): a delegate "
 		"took the rest of the graph\n", B(at->bytes), B(at->plan_bytes),
 		pct(at->bytes, at->plan_bytes));
-	ap_addr_name(a, al->b[a->id.block].caller, who, sizeof(who));
+	ap_as_addr_name(&a->as, al->b[a->id.block].caller, who, sizeof(who));
 	lib = strrchr(who, '(');
 	for (uint32_t k = 0; lib && k < at->n_callers && shown < 3; k++) {
 		const struct ap_attrib_caller *c = &at->callers[k];
@@ -181,7 +181,7 @@ static void text_not_planned(FILE *f, const struct ap_analysis *a, const struct 
 		if (g->top_caller)
 			fprintf(f, "  %u blocks, largest touched %s from %s", g->blocks,
 				TS(ap_block_call(&tb, call, sizeof(call))),
-				TS(ap_addr_name(a, g->top_caller, nm, sizeof(nm))));
+				TS(ap_as_addr_name(&a->as, g->top_caller, nm, sizeof(nm))));
 		fprintf(f, "\n");
 	}
 	if (at->n_maps > 12)
@@ -244,7 +244,7 @@ static void json_blocks(struct ap_json *j, const struct ap_analysis *a,
 		ap_json_u64(j, "size", b->size);
 		ap_json_u64(j, "align", b->align);
 		ap_json_i64(j, "run", b->run_alloc);
-		ap_json_str(j, "caller", ap_addr_name(a, b->caller, nm, sizeof(nm)));
+		ap_json_str(j, "caller", ap_as_addr_name(&a->as, b->caller, nm, sizeof(nm)));
 		ap_json_end_obj(j);
 	} else {
 		ap_json_null(j, "block");
@@ -375,7 +375,7 @@ static void json_not_planned(struct ap_json *j, const struct ap_analysis *a,
 		ap_json_u64(j, "blocks", g->blocks);
 		ap_json_u64(j, "block_bytes", g->block_bytes);
 		ap_json_str(j, "largest_caller", g->top_caller ?
-			    ap_addr_name(a, g->top_caller, nm, sizeof(nm)) : "");
+			    ap_as_addr_name(&a->as, g->top_caller, nm, sizeof(nm)) : "");
 		ap_json_end_obj(j);
 	}
 	ap_json_end_arr(j);

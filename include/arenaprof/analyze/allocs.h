@@ -108,17 +108,4 @@ uint64_t ap_arid_region_bytes(const struct ap_block *b, uint64_t arena_bytes);
 /* The arena block's call for a report line ("aligned_alloc(64, 1655872)"). */
 const char *ap_block_call(const struct ap_block *b, char *buf, size_t len);
 
-/*
- * Names an address of the target with the trace's mappings and the ELF file's symbols:
- * "tflite::ResizableAlignedBuffer::Resize (libpywrap_litert_common.so)", or
- * "libfoo.so+0x1234" without a symbol or when the file at that path is no longer the one
- * mapped (another inode: rebuilt, or another machine's), or "0x7f.." outside every file
- * mapping.
- */
-const char *ap_addr_name(const struct ap_analysis *a, uint64_t addr, char *buf, size_t len);
-/* The same for an offset into one ELF file: "symbol (file)" or "file+0x1234"; inode as
- * for ap_symbols_name_at (0: any file at path). */
-const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_off, char *buf,
-			      size_t len);
-
 #endif

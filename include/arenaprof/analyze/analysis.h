@@ -53,22 +53,10 @@ struct ap_analysis {
 	uint32_t n_samples, cap_samples;
 	char **notes;
 	uint32_t n_notes, cap_notes;
-	/* ap_addr_name's painting of the named files (allocs.c); analysis.c marks it stale */
-	struct ap_file_names *file_names;
 	/* internal */
 	void *priv;
 };
 
-/*
- * The mappings of named files painted from the newest to the oldest (newest.h), so the
- * oldest over an address wins, as a scan in index order would have it; painted again when
- * a mapping was added (of is the count it covers) or named (stale) since.
- */
-struct ap_file_names {
-	struct ap_newest paint;
-	uint32_t of;
-	bool stale;
-};
 
 struct ap_analysis_opts {
 	const struct ap_tplan *plan;	/* NULL: no plan */

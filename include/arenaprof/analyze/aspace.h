@@ -98,6 +98,11 @@ struct ap_aspace {
 	uint32_t painted;		/* painted maps: on the first look-up that needs them */
 	bool paint_oom;			/* out of memory painting: look-ups scan */
 	int32_t last;			/* the mapping of the previous fault */
+	/* the mappings of named files painted newest to oldest (the oldest over an address
+	 * wins), again when a mapping was added (files_of: the count painted) or named */
+	struct ap_newest files;
+	uint32_t files_of;
+	bool files_stale;
 };
 
 /* An empty model of pages of page_size bytes (a power of two). */
@@ -108,6 +113,18 @@ int32_t ap_as_map_get(struct ap_aspace *s, uint64_t start, uint64_t end);
 int32_t ap_as_map_find(const struct ap_aspace *s, uint64_t start, uint64_t end);
 /* The newest known mapping that contains addr, or -1: O(log n). */
 int32_t ap_as_map_at(const struct ap_aspace *s, uint64_t addr);
+/*
+ * The first mapping (by index) of a named file (seen in a snapshot, a path) that holds
+ * addr, or -1: O(log n).
+ */
+int32_t ap_as_file_at(const struct ap_aspace *s, uint64_t addr);
+/*
+ * Names an address with the mappings and the ELF file's symbols: "tflite::Arena::Resize
+ * (libtensorflowlite.so)", or "libfoo.so+0x1234" without a symbol or when the file at that
+ * path is no longer the one mapped (another inode: rebuilt, or another machine's), or
+ * "0x7f.." outside every file mapping. Returns buf.
+ */
+const char *ap_as_addr_name(const struct ap_aspace *s, uint64_t addr, char *buf, size_t len);
 /* Mapping mi takes the name path (a copy; printable already). -ENOMEM. */
 int ap_as_rename(struct ap_aspace *s, int32_t mi, const char *path);
 /*
