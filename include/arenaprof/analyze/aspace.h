@@ -89,7 +89,7 @@ struct ap_aspace {
 	uint64_t faults_vma_unknown;	/* faults that came without their vma */
 	uint32_t page_size, page_shift;
 	bool by_index;			/* count first touches by run and op marker */
-	/* a mapping was made (the driver's own per-mapping state); a negative errno fails the call */
+	/* a mapping was made (the driver's own state of it); a negative errno fails the call */
 	int (*map_new)(void *ctx, uint32_t mi);
 	void *ctx;
 	/* internal */

@@ -5,8 +5,8 @@
  * figures, rates per sample interval, the mappings, the arena (arena.h's rule, checked at
  * every sample) and its pages, and with a plan the operators' breadth, first touches (by
  * plan and by op marker) and resident pages. The mappings and their pages are the
- * address-space model report's analysis keeps too (aspace.h), fed here by the session. The TUI reads it and lays it out; nothing here
- * draws.
+ * address-space model report's analysis keeps too (aspace.h), fed here by the session.
+ * The TUI reads it and lays it out; nothing here draws.
  */
 #ifndef ARENAPROF_LIVE_H
 #define ARENAPROF_LIVE_H

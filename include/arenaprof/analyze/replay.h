@@ -33,8 +33,8 @@ struct ap_corr_fault {
 /*
  * Reads the trace x was loaded from again, as the analysis read it (the same records
  * salvaged): every fault to `fault`, markers, samples, drops and notes to rest's
- * callbacks (NULL: not wanted; rest->fault is not called; rest->ctx is both's). 0; the consumer's nonzero value; -ENOMEM, or
- * -EINVAL with err when the trace cannot be read.
+ * callbacks (NULL: not wanted; rest->fault is not called; rest->ctx is both's). 0; the
+ * consumer's nonzero value; -ENOMEM, or -EINVAL with err when the trace cannot be read.
  */
 int ap_corr_replay(const struct ap_corr_all *x, const char *trace,
 		   int (*fault)(void *ctx, const struct ap_corr_fault *cf),
