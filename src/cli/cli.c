@@ -53,7 +53,7 @@ int ap_cli_exit(int err)
 	if (!err)
 		return AP_EXIT_OK;
 	if (err == -ENOMEM || err == -EIO || err == -ENOSPC || err == -EPIPE || err == -EAGAIN ||
-	    err == -EPERM)
+	    err == -EPERM || err == -ENOTRECOVERABLE)
 		return AP_EXIT_RUNTIME;
 	return AP_EXIT_USAGE;
 }

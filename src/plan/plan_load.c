@@ -1,47 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <stdio.h>
-#include <string.h>
+/* plan_load: the --plan option, through plan_build (include/arenaprof/plan/plan_load.h). */
+#include <errno.h>
 
-#include "arenaprof/util/err.h"
-#include "arenaprof/util/infile.h"
-#include "arenaprof/plan/shapes.h"
-#include "arenaprof/plan/prepare.h"
-#include "arenaprof/plan/plan_import.h"
+#include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
-#include "arenaprof/plan/planner.h"
-
-static int is_tflite(const char *path)
-{
-	char id[8], err[AP_ERR_LEN];
-	FILE *f = ap_infile_fopen(path, err);
-	int yes;
-
-	if (!f)
-		return 0;	/* the importer reports the open error */
-	yes = fread(id, 1, 8, f) == 8 && !memcmp(id + 4, "TFL3", 4);
-	fclose(f);
-	return yes;
-}
 
 int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
 {
-	struct ap_model m;
-	struct ap_shapes_report shapes;
-	struct ap_graph g;
-	char e[AP_ERR_LEN];
-	int rc;
+	struct ap_plan_req rq = { .path = path, .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE };
+	struct ap_plan_set s = { 0 };
+	int rc = ap_plan_build(&rq, &s, err);
 
-	if (!is_tflite(path))
-		return ap_plan_import(path, p, err);
-	if (ap_model_load(path, &m, err))
-		return -1;
-	if (ap_shapes_infer(&m, NULL, 0, &shapes, e) || ap_graph_build(&m, 0, NULL, &g, e)) {
-		ap_seterr(err, "%s: %s", path, e);
-		ap_model_free(&m);
-		return -1;
+	if (!rc) {
+		*p = s.plan;
+		s.plan = (struct ap_tplan){ 0 };
 	}
-	rc = ap_plan_graph(&g, AP_STRAT_TFLITE, p, err);
-	ap_graph_free(&g);
-	ap_model_free(&m);
+	ap_plan_set_free(&s);
+	errno = -rc;	/* for callers that tell memory from bad input by errno */
 	return rc;
 }

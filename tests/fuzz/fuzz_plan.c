@@ -4,7 +4,7 @@
  * -> the graph of subgraph 0 and of the last one (prepare.c: lifetimes, kernel temporaries,
  * what a WHILE, IF or CALL_ONCE does to its subgraphs), every subgraph's sizes
  * (plan_subgraphs.c) and the operators not modelled (coverage.c) -> every strategy
- * (planner.c) -> profile -> `arenaprof plan`'s text, JSON and CSV reports, as cmd_plan.c
+ * (planner.c) -> profile -> `arenaprof plan`'s text, JSON and CSV reports, as plan_build.c
  * does, with the default graph options and with --as-dtype float32 --no-inplace
  * --threads 2 --arch arm64. Never a crash, a leak or a hang; a failure is one line; every plan it
  * computes passes the overlap check (a plan that overlaps is a planner bug, not bad

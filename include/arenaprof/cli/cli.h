@@ -17,8 +17,9 @@ void ap_cli_say(const char *cmd, const char *fmt, ...) __attribute__((format(pri
 void ap_cli_vsay(const char *cmd, const char *fmt, va_list ap);
 /*
  * The exit code for a library error (-errno): 0 for 0; 1 (a runtime failure) for
- * -ENOMEM, -EIO, -ENOSPC, -EPIPE, -EAGAIN and -EPERM (the kernel or the machine said no);
- * 2 (bad usage or bad input) for every other.
+ * -ENOMEM, -EIO, -ENOSPC, -EPIPE, -EAGAIN and -EPERM (the kernel or the machine said no)
+ * and -ENOTRECOVERABLE (an internal check failed: a bug here); 2 (bad usage or bad input)
+ * for every other.
  */
 int ap_cli_exit(int err);
 /*

@@ -4,8 +4,8 @@
  * top"): where its cgroup is, what it is charged (memory.current, memory.peak,
  * memory.stat), its limits (memory.max, high, min, low), what happened (memory.events,
  * memory.events.local) and its pressure (memory.pressure, see psi.h). The sampler session
- * of record and the live TUI is in cgroup_session.h, the fresh-cgroup-per-run harness of
- * `arenaprof run` in cgroup_run.h; both build on this header.
+ * of record and the live TUI is in cgroup_session.h, the cgroups of `arenaprof run`'s
+ * fresh-cgroup-per-run harness in cgroup_run.h; both build on this header.
  *
  * Parsing. Every parser takes (buffer, length, name), the buffer need not be
  * NUL-terminated and may hold any bytes; name is the file used in messages. Flat keyed

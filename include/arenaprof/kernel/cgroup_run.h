@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cgroup_run: the fresh-cgroup-per-run harness of `arenaprof run`, which needs cgroup v2
- * with the memory controller: find a parent, create a cgroup in it, set its limits, move
- * the child in, remove the cgroup. Parsers and errors: cgroup.h.
+ * cgroup_run: the cgroup side of `arenaprof run`'s harness (record/run_harness.h), which
+ * needs cgroup v2 with the memory controller: find a parent, create a cgroup in it, set
+ * its limits, move the child in, remove the cgroup. Parsers and errors: cgroup.h.
  */
 #ifndef ARENAPROF_CGROUP_RUN_H
 #define ARENAPROF_CGROUP_RUN_H

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plan_build: the one way from a path to a plan, for every face: `plan` (the whole report)
+ * and the --plan option of run, top, report, export, heatmap and diff (the plan alone,
+ * through ap_plan_load). Model load, shape inference with the overrides, the graph of the
+ * shown subgraph, its plan by the strategy; for the report also every subgraph's sizes,
+ * every strategy's, the split points and the profile.
+ */
+#ifndef ARENAPROF_PLAN_BUILD_H
+#define ARENAPROF_PLAN_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/plan/coverage.h"
+#include "arenaprof/plan/graph.h"
+#include "arenaprof/plan/model.h"
+#include "arenaprof/plan/plan.h"
+#include "arenaprof/plan/plan_subgraphs.h"
+#include "arenaprof/plan/planner.h"
+#include "arenaprof/plan/profile.h"
+#include "arenaprof/plan/shapes.h"
+#include "arenaprof/util/err.h"
+
+/* What path holds. */
+enum ap_plan_src {
+	AP_PLAN_MODEL,		/* a .tflite model */
+	AP_PLAN_IMPORT,		/* a plan a runtime printed (plan_import.h) */
+	AP_PLAN_ANY,		/* a model when it says TFL3, else an imported plan */
+};
+
+struct ap_plan_req {
+	const char *path;
+	enum ap_plan_src src;
+	enum ap_strategy strat;
+	struct ap_graph_opts gopts;	/* zeros: LiteRT's defaults, this build's arch */
+	uint32_t subgraph;		/* the one planned and shown */
+	const struct ap_shape_override *ov;	/* --input-shape, n_ov of them */
+	uint32_t n_ov;
+	bool report;	/* all `plan` shows: every subgraph's sizes, every strategy's for the
+			 * comparison table, the split points, the profile; else the plan alone */
+};
+
+/* The plan of a model or an import, and for `plan` what its report prints beside it. */
+struct ap_plan_set {
+	const struct ap_model *model;	/* &loaded; NULL for an imported plan */
+	struct ap_model loaded;
+	struct ap_tplan plan;		/* the selected strategy, or the import */
+	struct ap_profile prof;		/* from the plan's lifetimes */
+	bool have_strategies;
+	uint64_t strat_bytes[AP_STRAT_COUNT];
+	uint64_t strat_lb[AP_STRAT_COUNT];	/* lower bound under its own lifetimes */
+	uint64_t naive_bytes;
+	bool as_float32;
+	bool have_budget;		/* the report's options: the caller's, left as set */
+	uint64_t budget;
+	unsigned top;
+	struct ap_gap *gaps;		/* operators kernels.c does not model (coverage.h) */
+	uint32_t n_gaps;
+	struct ap_caller_gap caller_gap;	/* why set: a caller up the subgraph's chain is
+						 * not modelled */
+	uint32_t subgraph;		/* the one plan shows */
+	enum ap_arch arch;		/* the CPU the plan is for (resolved) */
+	int32_t *split_after;		/* nodes whose dynamic output ends a planning step */
+	uint32_t n_split;
+	struct ap_sg_plan *sgs;		/* every subgraph's sizes; NULL for an import */
+	bool have_shapes;		/* shapes: what shape inference did (not for an import) */
+	struct ap_shapes_report shapes;
+	uint32_t n_input_shapes;	/* --input-shape given */
+	char overlap[AP_ERR_LEN];	/* an import whose tensors live at the same time share
+					 * bytes: why; "" when none do */
+};
+
+/*
+ * Fills s (zeros but for the report's options) as rq asks. 0, or a negative errno with a
+ * one-line message in err: -EINVAL for bad input (a corrupt model or plan, an override
+ * that does not fit, a subgraph out of range), -ENOMEM when out of memory,
+ * -ENOTRECOVERABLE when a computed plan fails its own check (a bug here). On failure too,
+ * s is for ap_plan_set_free.
+ */
+int ap_plan_build(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err);
+void ap_plan_set_free(struct ap_plan_set *s);
+
+#endif

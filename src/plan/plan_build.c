@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+/* plan_build: from a path to a plan set (include/arenaprof/plan/plan_build.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/plan/plan_build.h"
+#include "arenaprof/plan/plan_import.h"
+#include "arenaprof/plan/prepare.h"
+#include "arenaprof/util/infile.h"
+
+/* The readers return -1 with err; errno tells memory from bad input. */
+static int read_failed(void)
+{
+	return errno == ENOMEM ? -ENOMEM : -EINVAL;
+}
+
+static bool is_tflite(const char *path)
+{
+	char id[8], err[AP_ERR_LEN];
+	FILE *f = ap_infile_fopen(path, err);
+	bool yes;
+
+	if (!f)
+		return false;	/* the importer reports the open error */
+	yes = fread(id, 1, 8, f) == 8 && !memcmp(id + 4, "TFL3", 4);
+	fclose(f);
+	return yes;
+}
+
+/* The shown subgraph: built once, for its own sizes and for every strategy. */
+struct shown {
+	const struct ap_plan_req *rq;
+	struct ap_plan_set *s;
+	struct ap_graph g;
+	bool built, planned;	/* the graph and its gaps; s->plan, with rq->strat */
+};
+
+/* The graph and the operators not modelled: 0, -1 with err (ap_graph_build's). */
+static int shown_build(struct shown *c, char *err)
+{
+	int n;
+
+	if (ap_graph_build(c->s->model, c->rq->subgraph, &c->rq->gopts, &c->g, err))
+		return -1;
+	c->built = true;
+	n = ap_kernel_gaps(&c->g, &c->s->gaps);
+	if (n < 0) {
+		ap_seterr(err, "out of memory");
+		return -1;
+	}
+	c->s->n_gaps = (uint32_t)n;
+	return 0;
+}
+
+/* ap_sg_hook: what plan_subgraphs.c would do for the shown subgraph, kept. */
+static int shown_hook(void *ctx, struct ap_sg_plan *sp, char *err)
+{
+	struct shown *c = ctx;
+
+	if (shown_build(c, err) || ap_plan_graph(&c->g, c->rq->strat, &c->s->plan, err))
+		return -1;
+	c->planned = true;
+	sp->n_gaps = c->s->n_gaps + !!sp->caller_gap.why;	/* a caller counts as one */
+	sp->arena_bytes = c->s->plan.arena_bytes;
+	sp->persistent_bytes = c->s->plan.persistent_bytes;
+	return 0;
+}
+
+/* Every strategy's plan of the shown subgraph: its sizes, and the chosen one kept. */
+static int plan_strategies(struct shown *c, char *err)
+{
+	const char *path = c->rq->path;
+	struct ap_plan_set *s = c->s;
+	struct ap_tplan other = { 0 };	/* the other strategies, one after the other */
+	bool have_other = false;
+	char e[AP_ERR_LEN];
+
+	for (int i = 0; i < AP_STRAT_COUNT; i++) {
+		struct ap_profile pr;
+		struct ap_tplan *p = i == (int)c->rq->strat ? &s->plan : &other;
+		int rc = 0;
+
+		if (p == &s->plan && !c->planned)
+			rc = ap_plan_graph(&c->g, i, p, e);
+		else if (p == &other)
+			rc = (have_other ? ap_plan_graph_again : ap_plan_graph)(&c->g, i, p, e);
+		if (rc) {	/* the graph's sizes passed with the shown plan: memory */
+			ap_seterr(err, "%s: %s", path, e);
+			return -ENOMEM;
+		}
+		if (p == &s->plan)
+			c->planned = true;
+		else
+			have_other = true;
+		s->strat_bytes[i] = p->arena_bytes;
+		if (ap_profile_compute(p, &pr) == 0)
+			s->strat_lb[i] = pr.lower_bound;
+		ap_profile_free(&pr);
+		/* A computed plan that overlaps is a bug here, not bad input. */
+		if (ap_tplan_check(p, e)) {
+			ap_seterr(err, "internal error: %s plan of %s is inconsistent: %s",
+				  ap_strategy_name(i), path, e);
+			ap_tplan_free(&other);
+			return -ENOTRECOVERABLE;
+		}
+	}
+	ap_tplan_free(&other);
+	s->naive_bytes = s->strat_bytes[AP_STRAT_NAIVE];
+	return 0;
+}
+
+/* For the report: every subgraph's sizes, the shown one's split points and strategies. */
+static int plan_report(struct shown *c, char *err)
+{
+	const struct ap_plan_req *rq = c->rq;
+	struct ap_plan_set *s = c->s;
+	char e[AP_ERR_LEN];
+	struct ap_sg_hook hook = { .subgraph = rq->subgraph, .plan = shown_hook, .ctx = c };
+
+	if (ap_plan_subgraphs(s->model, &rq->gopts, rq->strat, &hook, &s->sgs, e)) {
+		ap_seterr(err, "%s: %s", rq->path, e);
+		return read_failed();
+	}
+	if (!c->built && shown_build(c, e)) {	/* a subgraph LiteRT never plans */
+		ap_seterr(err, "%s: %s", rq->path, e);
+		return c->built ? -ENOMEM : read_failed();
+	}
+	s->have_strategies = true;
+	s->arch = ap_arch_resolve(rq->gopts.arch);
+	s->caller_gap = s->sgs[rq->subgraph].caller_gap;
+	s->split_after = malloc((c->g.n_ops + 1) * sizeof(*s->split_after));
+	if (!s->split_after) {
+		ap_seterr(err, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i + 1 < c->g.n_ops; i++)
+		if (ap_graph_ends_prepare(&c->g, i))
+			s->split_after[s->n_split++] = (int32_t)i;
+	return plan_strategies(c, err);
+}
+
+static int plan_model(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err)
+{
+	struct ap_model *m = &s->loaded;
+	struct shown c = { .rq = rq, .s = s };
+	char e[AP_ERR_LEN];
+	int rc;
+
+	if (ap_model_load(rq->path, m, err))
+		return read_failed();
+	s->model = m;
+	if (!m->n_subgraphs) {
+		ap_seterr(err, "%s: model has no subgraph", rq->path);
+		return -EINVAL;
+	}
+	if (ap_shapes_infer(m, rq->ov, rq->n_ov, &s->shapes, e)) {
+		ap_seterr(err, "%s: %s", rq->path, e);
+		return read_failed();
+	}
+	s->have_shapes = true;
+	if (rq->subgraph >= m->n_subgraphs) {
+		ap_seterr(err, "%s: --subgraph %u: the model has %u subgraph%s", rq->path,
+			  rq->subgraph, m->n_subgraphs, m->n_subgraphs == 1 ? "" : "s");
+		return -EINVAL;
+	}
+	s->subgraph = rq->subgraph;
+	if (rq->report) {
+		rc = plan_report(&c, err);
+	} else if (shown_build(&c, e)) {
+		ap_seterr(err, "%s: %s", rq->path, e);
+		rc = read_failed();
+	} else {
+		rc = ap_plan_graph(&c.g, rq->strat, &s->plan, err) ? read_failed() : 0;
+	}
+	if (c.built)
+		ap_graph_free(&c.g);
+	return rc;
+}
+
+int ap_plan_build(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err)
+{
+	bool import = rq->src == AP_PLAN_IMPORT || (rq->src == AP_PLAN_ANY &&
+						    !is_tflite(rq->path));
+	int rc;
+
+	errno = 0;	/* read_failed looks */
+	s->as_float32 = rq->gopts.as_float32;
+	s->n_input_shapes = rq->n_ov;
+	if (import) {
+		if (ap_plan_import(rq->path, &s->plan, err))
+			return read_failed();
+	} else {
+		rc = plan_model(rq, s, err);
+		if (rc)
+			return rc;
+	}
+	if (!rq->report)
+		return 0;
+	if (ap_profile_compute(&s->plan, &s->prof)) {
+		ap_seterr(err, "out of memory");
+		return -ENOMEM;
+	}
+	/* a runtime's plan that overlaps is its own: said, not refused */
+	if (import && !ap_tplan_check(&s->plan, s->overlap))
+		s->overlap[0] = 0;
+	return 0;
+}
+
+void ap_plan_set_free(struct ap_plan_set *s)
+{
+	ap_profile_free(&s->prof);
+	ap_tplan_free(&s->plan);
+	free(s->gaps);
+	free(s->sgs);
+	free(s->split_after);
+	ap_model_free(&s->loaded);
+	s->model = NULL;
+}
