@@ -320,7 +320,7 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 	fd = ap_outfile_open(path, 0600, err);
 	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
 		w->failed = true;
-		w->error = errno;
+		w->error = fd < 0 ? -fd : errno;
 		if (fd >= 0)
 			ap_seterr(err, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
