@@ -779,9 +779,9 @@ int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg)
 
 	switch (c) {
 	case 'p':
-		return ap_parse_pid(arg, &so->pid) ? -1 : 1;
+		return ap_parse_pid(arg, &so->pid) ? -EINVAL : 1;
 	case 'm':
-		return ap_method_parse(arg, &so->method) ? -1 : 1;
+		return ap_method_parse(arg, &so->method) ? -EINVAL : 1;
 	case 'R':
 		so->run_spec = arg;
 		return 1;
@@ -790,7 +790,7 @@ int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg)
 		return 1;
 	case 's':
 		if (ap_parse_size(arg, &sz) || sz < 4096 || sz > (1ULL << 31))
-			return -1;
+			return -EINVAL;
 		so->ring_bytes = (uint32_t)sz;
 		return 1;
 	case 'v':
