@@ -521,7 +521,7 @@ int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 	} else if (kind >= 1 && kind <= 5) {
 		rc = get_fault_marker(u, tag, &q, type, len);
 	} else if (u->s.version < 4) {
-		rc = -1;
+		rc = -EINVAL;
 	} else if (kind == KIND_ALLOC) {
 		*type = AP_REC_ALLOC;
 		rc = get_alloc(u, tag, &q, len);
@@ -531,7 +531,7 @@ int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 	} else if (tag == (KIND_ESCAPE | E_DELTA)) {
 		rc = get_delta(u, &q, type, len);
 	} else {
-		rc = tag == KIND_ESCAPE ? get_escape(u, &q, type, len) : -1;
+		rc = tag == KIND_ESCAPE ? get_escape(u, &q, type, len) : -EINVAL;
 	}
 	if (rc)
 		return rc;
