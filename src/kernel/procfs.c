@@ -28,8 +28,8 @@
 #include "arenaprof/util/textparse.h"
 #include "arenaprof/util/escape.h"
 
-/* every error of this reader sets errno too: ap_fail_errno (err.c) */
-#define fail ap_fail_errno
+/* fail(err, EINVAL, ...): every error of this reader, as a negative errno (err.c) */
+#define fail(err, e, ...) ap_fail(err, -(e), __VA_ARGS__)
 
 #define READ_START (16u << 10)		/* first buffer of a whole-file read */
 #define SMAPS_CHUNK (64u << 10)		/* streaming buffer of smaps */
@@ -179,8 +179,9 @@ static int read_all(int pid, const char *file, size_t cap, char *path, size_t pl
 
 	*out = NULL;
 	*len = 0;
-	if (check_pid(pid, err))
-		return -1;
+	e = check_pid(pid, err);
+	if (e)
+		return e;
 	proc_path(path, plen, pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -258,8 +259,9 @@ static int status_line(struct ap_tp *t, const char *ln, size_t n, struct ap_stat
 	uint64_t x;
 	int r;
 
-	if (split_kv(t, ln, n, &k, &kn, &v, &vn))
-		return -1;
+	r = split_kv(t, ln, n, &k, &kn, &v, &vn);
+	if (r)
+		return r;
 	if (ap_tp_eq(k, kn, "Name")) {
 		/* the kernel writes "Name:\t<comm>": a name may start or end with spaces */
 		if (vn && *v == '\t') {
@@ -306,15 +308,17 @@ int ap_procfs_parse_status(const char *buf, size_t len, const char *name, struct
 	struct ap_tp t;
 	const char *ln;
 	size_t n;
+	int rc;
 
 	status_init(s);
 	ap_tp_init(&t, buf, len, name, err);
 	while (ap_tp_next_raw(&t, &ln, &n)) {
 		if (ap_tp_blank(ln, n))
 			continue;
-		if (status_line(&t, ln, n, s)) {
+		rc = status_line(&t, ln, n, s);
+		if (rc) {
 			status_init(s);
-			return -1;
+			return rc;
 		}
 	}
 	return 0;
@@ -327,8 +331,9 @@ int ap_procfs_status(int pid, struct ap_status *s, char *err)
 	int rc;
 
 	status_init(s);
-	if (read_all(pid, "status", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err))
-		return -1;
+	rc = read_all(pid, "status", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err);
+	if (rc)
+		return rc;
 	rc = ap_procfs_parse_status(buf, len, path, s, err);
 	free(buf);
 	return rc;
@@ -408,8 +413,9 @@ int ap_procfs_stat(int pid, struct ap_pstat *st, char *err)
 
 	memset(st, 0, sizeof(*st));
 	st->exit_code = -1;
-	if (read_all(pid, "stat", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err))
-		return -1;
+	rc = read_all(pid, "stat", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len, err);
+	if (rc)
+		return rc;
 	rc = ap_procfs_parse_stat(buf, len, path, st, err);
 	free(buf);
 	return rc;
@@ -538,6 +544,7 @@ static int smaps_line(struct smaps_parser *sp, const char *ln, size_t n)
 	const char *k, *v, *path;
 	size_t kn, vn, path_len;
 	struct ap_map m;
+	int rc;
 
 	if (ap_tp_blank(ln, n))
 		return 0;
@@ -549,8 +556,9 @@ static int smaps_line(struct smaps_parser *sp, const char *ln, size_t n)
 		if (!sp->range && sp->state != SM_BEFORE)
 			return ap_tp_bad(&sp->t, "a mapping header after the first line: expected "
 					 "one entry (smaps_rollup), not a whole smaps file");
-		if (parse_map_line(&sp->t, ln, n, &m, &path, &path_len, !sp->range))
-			return -1;
+		rc = parse_map_line(&sp->t, ln, n, &m, &path, &path_len, !sp->range);
+		if (rc)
+			return rc;
 		if (!sp->range || (m.start <= sp->addr && sp->addr < m.end)) {
 			sp->state = SM_IN;
 			sp->s->start = m.start;
@@ -561,8 +569,9 @@ static int smaps_line(struct smaps_parser *sp, const char *ln, size_t n)
 	if (sp->range && sp->state != SM_IN)
 		return 0;	/* another mapping's entry: not parsed */
 	sp->state = SM_IN;
-	if (split_kv(&sp->t, ln, n, &k, &kn, &v, &vn))
-		return -1;
+	rc = split_kv(&sp->t, ln, n, &k, &kn, &v, &vn);
+	if (rc)
+		return rc;
 	key = ap_tp_find_key(smaps_keys, AP_TP_N_KEYS(smaps_keys), k, kn);
 	if (!key)
 		return 0;	/* VmFlags, THPeligible, ProtectionKey, newer keys */
@@ -594,7 +603,7 @@ static int parse_smaps_buf(const char *buf, size_t len, const char *name, bool r
 		if (r)
 			break;
 	}
-	return smaps_finish(&sp, r < 0 ? -1 : 0);
+	return smaps_finish(&sp, r < 0 ? r : 0);
 }
 
 int ap_procfs_parse_smaps(const char *buf, size_t len, const char *name, struct ap_smaps *s,
@@ -616,9 +625,10 @@ int ap_procfs_smaps_rollup(int pid, struct ap_smaps *s, char *err)
 	int rc;
 
 	smaps_init(s);
-	if (read_all(pid, "smaps_rollup", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len,
-		     err))
-		return -1;
+	rc = read_all(pid, "smaps_rollup", AP_PROCFS_MAX_SMALL, path, sizeof(path), &buf, &len,
+		      err);
+	if (rc)
+		return rc;
 	rc = ap_procfs_parse_smaps(buf, len, path, s, err);
 	free(buf);
 	return rc;
@@ -640,8 +650,9 @@ int ap_procfs_smaps_range(int pid, uint64_t addr, struct ap_smaps *s, char *err)
 	int fd, e, r = 0;
 
 	smaps_init(s);
-	if (check_pid(pid, err))
-		return -1;
+	r = check_pid(pid, err);
+	if (r)
+		return r;
 	proc_path(path, sizeof(path), pid, "smaps");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -697,7 +708,7 @@ int ap_procfs_smaps_range(int pid, uint64_t addr, struct ap_smaps *s, char *err)
 		smaps_init(s);
 		return gone(pid, err);	/* a zombie's smaps is empty */
 	}
-	return smaps_finish(&sp, r < 0 ? -1 : 0);
+	return smaps_finish(&sp, r < 0 ? r : 0);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -711,6 +722,7 @@ int ap_procfs_parse_maps(const char *buf, size_t len, const char *name, struct a
 	const char *ln, *path, *p;
 	struct ap_map *m, *nm;
 	char *strs;
+	int rc;
 
 	memset(maps, 0, sizeof(*maps));
 	ap_tp_init(&t, buf, len, name, err);
@@ -733,10 +745,11 @@ int ap_procfs_parse_maps(const char *buf, size_t len, const char *name, struct a
 
 		if (ap_tp_blank(ln, n))
 			continue;
-		if (parse_map_line(&t, ln, n, cur, &path, &path_len, false))
+		rc = parse_map_line(&t, ln, n, cur, &path, &path_len, false);
+		if (rc)
 			goto fail;
 		if (maps->n && cur->start < m[maps->n - 1].end) {
-			ap_tp_bad(&t, "mapping 0x%" PRIx64 "-0x%" PRIx64 " starts before the "
+			rc = ap_tp_bad(&t, "mapping 0x%" PRIx64 "-0x%" PRIx64 " starts before the "
 				  "previous one ends (0x%" PRIx64 ")", cur->start, cur->end,
 				  m[maps->n - 1].end);
 			goto fail;
@@ -759,20 +772,21 @@ int ap_procfs_parse_maps(const char *buf, size_t len, const char *name, struct a
 
 fail:
 	ap_maps_free(maps);
-	return -1;
+	return rc;
 }
 
 int ap_procfs_maps(int pid, struct ap_maps *maps, char *err)
 {
 	char path[64], *buf;
 	size_t len;
-	int rc = -1, i;
+	int rc = -EINVAL, i;
 
 	memset(maps, 0, sizeof(*maps));
 	/* a mapping that changes between two read()s of the kernel can make entries overlap */
 	for (i = 0; i < MAPS_TRIES; i++) {
-		if (read_all(pid, "maps", AP_PROCFS_MAX_MAPS, path, sizeof(path), &buf, &len, err))
-			return -1;
+		rc = read_all(pid, "maps", AP_PROCFS_MAX_MAPS, path, sizeof(path), &buf, &len, err);
+		if (rc)
+			return rc;
 		rc = ap_procfs_parse_maps(buf, len, path, maps, err);
 		free(buf);
 		if (!rc)
@@ -856,8 +870,9 @@ int ap_procfs_residency(int pid, uint64_t start, uint64_t end, bool want_bitmap,
 	int fd, e;
 
 	memset(r, 0, sizeof(*r));
-	if (check_pid(pid, err))
-		return -1;
+	e = check_pid(pid, err);
+	if (e)
+		return e;
 	if (end < start)
 		return fail(err, EINVAL, "residency: end 0x%" PRIx64 " is below start 0x%" PRIx64,
 			    end, start);
@@ -941,8 +956,9 @@ int ap_procfs_reset_hwm(int pid, char *err)
 	ssize_t n;
 	int fd, e;
 
-	if (check_pid(pid, err))
-		return -1;
+	e = check_pid(pid, err);
+	if (e)
+		return e;
 	proc_path(path, sizeof(path), pid, "clear_refs");
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -139,15 +139,27 @@ int ap_psi_parse(const char *buf, size_t len, const char *name, struct ap_psi *p
 		ap_tp_trim(&s, &n);
 		if (!n)
 			continue;
-		if (psi_line(&t, s, n, p)) {
+		int rc = psi_line(&t, s, n, p);
+
+		if (rc) {
 			ap_psi_init(p);
-			return -1;
+			return rc;
 		}
 	}
 	return 0;
 }
 
-/* Sets err for a failed open/read/write of a pressure file; returns -1, errno kept. */
+/*
+ * -e, errno e too (cli/cmd_run.c still reads errno after ap_psi_trigger_arm): the
+ * code of every failure here.
+ */
+static int psi_fail(int e)
+{
+	errno = e;
+	return -e;
+}
+
+/* Sets err for a failed open/read/write of a pressure file; returns -e. */
 static int sys_fail(const char *path, int e, const char *what, char *err)
 {
 	switch (e) {
@@ -170,8 +182,7 @@ static int sys_fail(const char *path, int e, const char *what, char *err)
 		ap_seterr(err, "%s: %s: %s", path, what, strerror(e));
 		break;
 	}
-	errno = e;
-	return -1;
+	return psi_fail(e);
 }
 
 int ap_psi_read(const char *path, struct ap_psi *p, char *err)
@@ -181,8 +192,9 @@ int ap_psi_read(const char *path, struct ap_psi *p, char *err)
 	int rc;
 
 	ap_psi_init(p);
-	if (ap_read_file(path, PSI_FILE_CAP, &buf, &len))
-		return sys_fail(path, errno, "read", err);
+	rc = ap_read_file(path, PSI_FILE_CAP, &buf, &len);
+	if (rc)
+		return sys_fail(path, -rc, "read", err);
 	rc = ap_psi_parse(buf, len, path, p, err);
 	free(buf);
 	return rc;
@@ -205,28 +217,24 @@ int ap_psi_trigger_parse(const char *spec, struct ap_psi_trigger *t, char *err)
 		ap_seterr(err, "PSI trigger '%s' is not 'some|full STALL_US WINDOW_US' "
 			  "(e.g. 'some 150000 1000000')", ap_tp_quote(q, spec ? spec : "",
 								    strlen(spec ? spec : "")));
-		errno = EINVAL;
-		return -1;
+		return psi_fail(EINVAL);
 	}
 	r1 = ap_tp_u64(tok[1], tn[1], &t->stall_us);
 	r2 = ap_tp_u64(tok[2], tn[2], &t->window_us);
 	if (r1 || r2) {
 		ap_seterr(err, "PSI trigger '%s': the stall and the window are microseconds "
 			  "(whole numbers)", ap_tp_quote(q, spec, strlen(spec)));
-		errno = EINVAL;
-		return -1;
+		return psi_fail(EINVAL);
 	}
 	if (t->window_us < AP_PSI_WINDOW_MIN_US || t->window_us > AP_PSI_WINDOW_MAX_US) {
 		ap_seterr(err, "PSI trigger '%s': the window must be 500000 to 10000000 us "
 			  "(500 ms to 10 s)", ap_tp_quote(q, spec, strlen(spec)));
-		errno = EINVAL;
-		return -1;
+		return psi_fail(EINVAL);
 	}
 	if (!t->stall_us || t->stall_us > t->window_us) {
 		ap_seterr(err, "PSI trigger '%s': the stall must be 1 us to the window",
 			  ap_tp_quote(q, spec, strlen(spec)));
-		errno = EINVAL;
-		return -1;
+		return psi_fail(EINVAL);
 	}
 	t->full = tok[0][0] == 'f';
 	snprintf(t->spec, sizeof(t->spec), "%s %llu %llu", t->full ? "full" : "some",
@@ -242,8 +250,7 @@ int ap_psi_trigger_arm(struct ap_psi_trigger *t, const char *path, char *err)
 
 	if (t->fd >= 0) {
 		ap_seterr(err, "PSI trigger '%s' is already armed on %s", t->spec, t->path);
-		errno = EBUSY;
-		return -1;
+		return psi_fail(EBUSY);
 	}
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->gone = false;
@@ -274,8 +281,7 @@ int ap_psi_trigger_arm(struct ap_psi_trigger *t, const char *path, char *err)
 		default:
 			return sys_fail(path, e, "write a trigger to", err);
 		}
-		errno = e;
-		return -1;
+		return psi_fail(e);
 	}
 	t->fd = fd;
 	return 0;
@@ -311,8 +317,7 @@ int ap_psi_wait(struct ap_psi_trigger *t, size_t n, int timeout_ms, enum ap_psi_
 		free(pf);
 		free(idx);
 		ap_seterr(err, "out of memory");
-		errno = ENOMEM;
-		return -1;
+		return psi_fail(ENOMEM);
 	}
 	for (i = 0; i < n; i++) {
 		if (t[i].fd < 0 || t[i].gone)
@@ -325,8 +330,7 @@ int ap_psi_wait(struct ap_psi_trigger *t, size_t n, int timeout_ms, enum ap_psi_
 		free(pf);
 		free(idx);
 		ap_seterr(err, "no PSI trigger is armed (or every one's source is gone)");
-		errno = ENODEV;
-		return -1;
+		return psi_fail(ENODEV);
 	}
 	do {
 		r = poll(pf, (nfds_t)m, timeout_ms);
@@ -339,8 +343,7 @@ int ap_psi_wait(struct ap_psi_trigger *t, size_t n, int timeout_ms, enum ap_psi_
 		if (e == EINTR)
 			return 0;
 		ap_seterr(err, "poll on PSI triggers: %s", strerror(e));
-		errno = e;
-		return -1;
+		return psi_fail(e);
 	}
 	for (i = 0; i < m && r > 0; i++) {
 		enum ap_psi_event ev = ap_psi_trigger_event(&t[idx[i]], pf[i].revents);

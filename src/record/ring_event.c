@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ring_event: ring buffer records into events (include/arenaprof/record/ring_event.h). */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@ int ap_ring_decoder_init(struct ap_ring_decoder *d, unsigned int n_cpus)
 {
 	d->n_cpus = n_cpus;
 	d->last = calloc(n_cpus ? n_cpus : 1, sizeof(*d->last));
-	return d->last ? 0 : -1;
+	return d->last ? 0 : -ENOMEM;
 }
 
 void ap_ring_decoder_free(struct ap_ring_decoder *d)
@@ -29,7 +30,7 @@ int ap_ring_decode(struct ap_ring_decoder *d, const void *data, size_t size,
 	struct ap_ring_vma *last = k->cpu < d->n_cpus ? &d->last[k->cpu] : NULL;
 
 	if (size < sizeof(*k))
-		return -1;
+		return -EINVAL;
 	memset(ev, 0, sizeof(*ev));
 	ev->ts_ns = k->ts_ns;
 	ev->addr = k->addr;

@@ -39,8 +39,9 @@ int ap_ring_measure_fault_rate(double *faults_per_s, char *err)
 		double t0, t;
 
 		if (p == MAP_FAILED) {
-			ap_seterr(err, "measuring the fault rate: mmap: %s", strerror(errno));
-			return -1;
+			int e = errno;
+
+			return ap_fail(err, -e, "measuring the fault rate: mmap: %s", strerror(e));
 		}
 		/* one fault a page: no transparent huge page for this area */
 		madvise((void *)p, ROUND_BYTES, MADV_NOHUGEPAGE);
@@ -53,8 +54,7 @@ int ap_ring_measure_fault_rate(double *faults_per_s, char *err)
 			best = (double)pages / t;
 	}
 	if (best <= 0) {
-		ap_seterr(err, "measuring the fault rate: the clock did not advance");
-		return -1;
+		return ap_fail(err, -EIO, "measuring the fault rate: the clock did not advance");
 	}
 	*faults_per_s = best;
 	return 0;

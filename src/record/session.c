@@ -366,6 +366,7 @@ static void set_exit(struct ap_session *s, int st)
 static bool target_alive(struct ap_session *s)
 {
 	struct ap_pstat ps;
+	int rc;
 
 	if (s->target_gone)
 		return false;
@@ -375,7 +376,7 @@ static bool target_alive(struct ap_session *s)
 
 		if (w == s->pid && (WIFEXITED(st) || WIFSIGNALED(st)))
 			set_exit(s, st);
-	} else if (!ap_procfs_stat(s->pid, &ps, NULL)) {
+	} else if (!(rc = ap_procfs_stat(s->pid, &ps, NULL))) {
 		if (ps.start_time != s->start_time) {
 			s->target_gone = true;
 		} else if (is_zombie(s->pid, &ps)) {
@@ -383,7 +384,7 @@ static bool target_alive(struct ap_session *s)
 			if (ps.exit_code >= 0)
 				set_exit(s, (int)ps.exit_code);
 		}
-	} else if (errno == ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
+	} else if (rc == -ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
 		s->target_gone = true;
 	}
 	return !s->target_gone;
@@ -411,9 +412,10 @@ static int check_attachable(struct ap_session *s, char *err)
 {
 	struct ap_pstat ps;
 	char e[AP_ERR_LEN];
+	int rc = ap_procfs_stat(s->pid, &ps, e);
 
-	if (ap_procfs_stat(s->pid, &ps, e)) {
-		if (errno == ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
+	if (rc) {
+		if (rc == -ESRCH || (kill(s->pid, 0) && errno == ESRCH)) {
 			ap_seterr(err, "process %d does not exist", s->pid);
 			return -ESRCH;
 		}
@@ -777,9 +779,9 @@ int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg)
 
 	switch (c) {
 	case 'p':
-		return ap_parse_pid(arg, &so->pid) ? -1 : 1;
+		return ap_parse_pid(arg, &so->pid) ? -EINVAL : 1;
 	case 'm':
-		return ap_method_parse(arg, &so->method) ? -1 : 1;
+		return ap_method_parse(arg, &so->method) ? -EINVAL : 1;
 	case 'R':
 		so->run_spec = arg;
 		return 1;
@@ -788,7 +790,7 @@ int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg)
 		return 1;
 	case 's':
 		if (ap_parse_size(arg, &sz) || sz < 4096 || sz > (1ULL << 31))
-			return -1;
+			return -EINVAL;
 		so->ring_bytes = (uint32_t)sz;
 		return 1;
 	case 'v':

@@ -40,10 +40,8 @@ int ap_spawn_user_lookup(const char *user, struct ap_spawn_user *u, char *err)
 	pw = getpwnam(user);
 	if (!pw && !ap_parse_u64(user, 10, 0, UINT32_MAX - 1, &id))
 		pw = getpwuid((uid_t)id);
-	if (!pw) {
-		ap_seterr(err, "unknown user '%s'", user);
-		return -1;
-	}
+	if (!pw)
+		return ap_fail(err, -ENOENT, "unknown user '%s'", user);
 	u->uid = pw->pw_uid;
 	u->gid = pw->pw_gid;
 	u->name = strdup(pw->pw_name);
@@ -66,7 +64,7 @@ int ap_spawn_user_lookup(const char *user, struct ap_spawn_user *u, char *err)
 	if (!u->name || !u->home || !u->groups || !u->n_groups) {
 		ap_seterr(err, "user '%s': cannot read its groups", user);
 		ap_spawn_user_free(u);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -129,13 +127,14 @@ int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *
 	sp->pid = -1;
 	sp->release_fd = sp->exec_err_fd = -1;
 	sp->failed_at = NULL;
+	/* errno stays set to the code too: cli/cmd_run.c still prints strerror(errno) */
 	if (pipe2(go, O_CLOEXEC))
-		return -1;
+		return -errno;
 	if (pipe2(er, O_CLOEXEC)) {
 		e = errno;
 		close_pair(go);
 		errno = e;
-		return -1;
+		return -e;
 	}
 	sp->pid = fork();
 	if (sp->pid < 0) {
@@ -143,7 +142,7 @@ int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *
 		close_pair(go);
 		close_pair(er);
 		errno = e;
-		return -1;
+		return -e;
 	}
 	if (sp->pid == 0) {
 		char c;

@@ -8,6 +8,7 @@
  * included: LiteRT's Python wheel has Interpreter::Invoke only as a local .symtab entry
  * of libpywrap_litert_common.so.
  */
+#include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -29,14 +30,12 @@ static int elf_file_open(struct elf_file *f, const char *path, char *err)
 {
 	f->fd = -1;
 	f->elf = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		ap_seterr(err, "libelf: %s", elf_errmsg(-1));
-		return -1;
-	}
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return ap_fail(err, -EINVAL, "libelf: %s", elf_errmsg(-1));
 	/* a regular file only: a trace names any path, and a FIFO would block forever */
 	f->fd = ap_infile_open(path, NULL, err);
 	if (f->fd < 0)
-		return -1;
+		return f->fd;
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
 		ap_seterr(err, "%s: not an ELF file", path);
@@ -45,7 +44,7 @@ static int elf_file_open(struct elf_file *f, const char *path, char *err)
 		close(f->fd);
 		f->elf = NULL;
 		f->fd = -1;
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -133,7 +132,7 @@ static int vaddr_to_offset(Elf *elf, const GElf_Sym *sym, uint64_t *off)
 		*off = sym->st_value - shdr.sh_addr + shdr.sh_offset;
 		return 0;
 	}
-	return -1;
+	return -EINVAL;
 }
 
 struct lookup_ctx {
@@ -156,17 +155,16 @@ int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_o
 {
 	struct lookup_ctx lc = { .want = symbol };
 	struct elf_file f;
-	int ret = -1;
+	int ret;
 
-	if (elf_file_open(&f, elf_path, err))
-		return -1;
+	ret = elf_file_open(&f, elf_path, err);
+	if (ret)
+		return ret;
 	if (!for_each_func(f.elf, match_name, &lc))
-		ap_seterr(err, "%s: no function symbol %s", elf_path, symbol);
+		ret = ap_fail(err, -ENOENT, "%s: no function symbol %s", elf_path, symbol);
 	else if (vaddr_to_offset(f.elf, &lc.sym, file_offset))
-		ap_seterr(err, "%s: %s at 0x%llx is in no loadable segment", elf_path, symbol,
-			  (unsigned long long)lc.sym.st_value);
-	else
-		ret = 0;
+		ret = ap_fail(err, -EINVAL, "%s: %s at 0x%llx is in no loadable segment",
+			      elf_path, symbol, (unsigned long long)lc.sym.st_value);
 	elf_file_close(&f);
 	return ret;
 }
@@ -202,9 +200,10 @@ int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len)
 {
 	struct invoke_ctx ic = { .best = N_INVOKE };
 	struct elf_file f;
+	int rc = elf_file_open(&f, elf_path, NULL);
 
-	if (elf_file_open(&f, elf_path, NULL))
-		return -1;
+	if (rc)
+		return rc;
 	for_each_func(f.elf, match_invoke, &ic);
 	elf_file_close(&f);
 	if (ic.best == N_INVOKE)
@@ -222,7 +221,7 @@ static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 	size_t i, nphdr;
 
 	if (elf_getphdrnum(elf, &nphdr))
-		return -1;
+		return -EINVAL;
 	for (i = 0; i < nphdr; i++) {
 		GElf_Phdr ph;
 
@@ -233,7 +232,7 @@ static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 			return 0;
 		}
 	}
-	return -1;
+	return -ENOENT;
 }
 
 struct at_ctx {
@@ -265,15 +264,21 @@ int ap_symbols_name_at(const char *elf_path, uint64_t inode, uint64_t file_offse
 	struct at_ctx ac = { 0 };
 	struct elf_file f;
 	struct stat st;
-	int ret = -1;
+	int ret = elf_file_open(&f, elf_path, NULL);
 
-	if (elf_file_open(&f, elf_path, NULL))
-		return -1;
-	if (inode && (fstat(f.fd, &st) || (uint64_t)st.st_ino != inode)) {
+	if (ret)
+		return ret;
+	if (inode && fstat(f.fd, &st))
+		ret = -errno;
+	else if (inode && (uint64_t)st.st_ino != inode)
+		ret = -ESTALE;
+	if (ret) {
 		elf_file_close(&f);
-		return -1;
+		return ret;
 	}
-	if (!offset_to_vaddr(f.elf, file_offset, &ac.vaddr)) {
+	ret = offset_to_vaddr(f.elf, file_offset, &ac.vaddr);
+	if (!ret) {
+		ret = -ENOENT;
 		for_each_func(f.elf, match_at, &ac);
 		if (ac.found && len) {
 			/* the name points into the ELF data: copy before closing */

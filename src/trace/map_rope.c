@@ -14,6 +14,7 @@
  * 64 + sqrt(n) pieces and the pool at most about three snapshots' worth of memory, each
  * within AP_MAP_SNAP_MAX and AP_MAP_SNAP_BYTES.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,7 +61,7 @@ static int seg_push(struct ap_rope_snap *s, size_t at, size_t len)
 		struct ap_rope_seg *g = realloc(s->seg, cap * sizeof(*g));
 
 		if (!g)
-			return -1;
+			return -ENOMEM;
 		s->seg = g;
 		s->cap_seg = cap;
 	}
@@ -143,10 +144,12 @@ int ap_rope_add(struct ap_rope_state *st, const struct ap_rec_mapping *m, const 
 	struct ap_rope_snap *c = &st->cur;
 	size_t len = strlen(path ? path : "") + 1;
 	struct ap_rope_ent *e;
+	int rc = -ENOSPC;
 
 	ap_rope_begin(st, m->snapshot);
 	if (c->bad || c->n >= AP_MAP_SNAP_MAX || c->bytes + ENT_BYTES(len) > AP_MAP_SNAP_BYTES)
 		goto full;
+	rc = -ENOMEM;
 	if (st->pool_n == st->pool_cap) {
 		size_t cap = st->pool_cap ? st->pool_cap * 2 : 64;
 
@@ -170,7 +173,7 @@ int ap_rope_add(struct ap_rope_state *st, const struct ap_rec_mapping *m, const 
 	return 0;
 full:
 	c->bad = true;
-	return -1;
+	return rc;
 }
 
 int ap_rope_copy(struct ap_rope_state *st, size_t first, size_t count)
@@ -178,9 +181,10 @@ int ap_rope_copy(struct ap_rope_state *st, size_t first, size_t count)
 	const struct ap_rope_snap *b = &st->base;
 	struct ap_rope_snap *c = &st->cur;
 	size_t k, i = first;
+	int rc = -ENOSPC;
 
 	if (c->bad)
-		return -1;
+		return -ENOSPC;
 	if (c->n + count > AP_MAP_SNAP_MAX)
 		goto full;
 	for (k = seg_find(b, first); count; k++) {
@@ -191,7 +195,8 @@ int ap_rope_copy(struct ap_rope_state *st, size_t first, size_t count)
 		if (take > count)
 			take = count;
 		bytes = pool_span(st, at, at + take);
-		if (c->bytes + bytes > AP_MAP_SNAP_BYTES || seg_push(c, at, take))
+		rc = c->bytes + bytes > AP_MAP_SNAP_BYTES ? -ENOSPC : seg_push(c, at, take);
+		if (rc)
 			goto full;
 		c->bytes += bytes;
 		i += take;
@@ -200,7 +205,7 @@ int ap_rope_copy(struct ap_rope_state *st, size_t first, size_t count)
 	return 0;
 full:
 	c->bad = true;
-	return -1;
+	return rc;
 }
 
 const struct ap_rope_ent *ap_rope_base_at(const struct ap_rope_state *st, size_t i)

@@ -168,8 +168,8 @@ struct ap_trace_unpack {
 /* The state at the start of a key block (every block in format 2): 0, run and op -1. */
 void ap_pack_reset(struct ap_trace_pack *s, uint32_t version);
 /*
- * Starts unpacking a PACKED payload of a trace of this version; -1 (u->refused) when it
- * is not one: empty, or a continuation of a block this reader did not read.
+ * Starts unpacking a PACKED payload of a trace of this version; -EINVAL (u->refused) when
+ * it is not one: empty, or a continuation of a block this reader did not read.
  */
 int ap_pack_begin(struct ap_trace_unpack *u, const uint8_t *payload, uint32_t len,
 		  uint32_t version);
@@ -193,8 +193,8 @@ size_t ap_pack_end_run(struct ap_trace_block *b);
 void ap_pack_clear_paths(struct ap_trace_block *b);
 /*
  * Decodes the next entry (or the next mapping of a copy being returned) of u into a record
- * (type, payload in host order, len); -1 when the bytes are not an entry, or copy from a
- * snapshot this reader does not hold.
+ * (type, payload in host order, len); -EINVAL when the bytes are not an entry, or copy
+ * from a snapshot this reader does not hold; -ENOMEM.
  */
 int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 		const uint8_t **payload);
@@ -209,13 +209,16 @@ uint32_t ap_pack_finish(struct ap_trace_block *b, const uint8_t **out);
 
 /* pack_z.c: raw deflate of a small block (0: it does not fit in cap) and its inverse */
 size_t ap_pack_deflate(const uint8_t *in, size_t n, uint8_t *out, size_t cap);
-/* -1 unless in is exactly a raw deflate stream of exactly want bytes */
+/* -EINVAL unless in is exactly a raw deflate stream of exactly want bytes; -ENOMEM */
 int ap_pack_inflate(const uint8_t *in, size_t n, uint8_t *out, size_t want);
 
 /* pack_map.c: the mapping snapshots */
 /* Starts snapshot snap (its base the one before) unless it is the current one. */
 void ap_map_begin(struct ap_map_state *st, uint32_t snap);
-/* Adds a mapping to st->cur, starting a new snapshot when its number changes; -1 if full. */
+/*
+ * Adds a mapping to st->cur, starting a new snapshot when its number changes; -ENOSPC if
+ * full, -ENOMEM (the snapshot is bad then).
+ */
 int ap_map_add(struct ap_map_state *st, const struct ap_rec_mapping *m, const char *path);
 /* Whether two mappings are the same but for their time and snapshot number. */
 bool ap_map_same(const struct ap_map_ent *e, const struct ap_rec_mapping *m, const char *path);
@@ -223,7 +226,7 @@ void ap_map_state_free(struct ap_map_state *st);
 
 /* map_rope.c: the reader's snapshots, as pack_map.c's but for copies */
 void ap_rope_begin(struct ap_rope_state *st, uint32_t snap);
-/* As ap_map_add: -1 when st->cur is full (then bad) or out of memory. */
+/* As ap_map_add: -ENOSPC when st->cur is full (then bad), -ENOMEM. */
 int ap_rope_add(struct ap_rope_state *st, const struct ap_rec_mapping *m, const char *path);
 /* Appends base mappings [first, first + count) (in range) to cur; -1 as ap_rope_add. */
 int ap_rope_copy(struct ap_rope_state *st, size_t first, size_t count);

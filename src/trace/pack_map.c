@@ -5,6 +5,7 @@
  * since the last one are stored as runs copied from it (80 % of a LiteRT trace was
  * snapshots repeating the last one: docs/trace-cost.md).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,22 +50,26 @@ int ap_map_add(struct ap_map_state *st, const struct ap_rec_mapping *m, const ch
 	ap_map_begin(st, m->snapshot);
 	if (c->bad || c->bytes + sizeof(*c->e) + len > AP_MAP_SNAP_BYTES) {
 		c->bad = true;
-		return -1;
+		return -ENOSPC;
 	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		struct ap_map_ent *e;
 
-		if (c->n >= AP_MAP_SNAP_MAX || !(e = realloc(c->e, cap * sizeof(*e)))) {
+		if (c->n >= AP_MAP_SNAP_MAX) {
 			c->bad = true;
-			return -1;
+			return -ENOSPC;
+		}
+		if (!(e = realloc(c->e, cap * sizeof(*e)))) {
+			c->bad = true;
+			return -ENOMEM;
 		}
 		c->e = e;
 		c->cap = cap;
 	}
 	if (!(p = strdup(path ? path : ""))) {
 		c->bad = true;
-		return -1;
+		return -ENOMEM;
 	}
 	c->e[c->n].m = *m;
 	c->e[c->n].path = p;

@@ -5,6 +5,7 @@
  * few hundred bytes, whose deltas deflate still shrinks by a fifth (docs/trace-cost.md).
  * Full blocks (a fault storm) stay as they are: reading them is most of a large report.
  */
+#include <errno.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -37,15 +38,17 @@ int ap_pack_inflate(const uint8_t *in, size_t n, uint8_t *out, size_t want)
 	int rc;
 
 	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, WBITS) != Z_OK)
-		return -1;
+	rc = inflateInit2(&z, WBITS);
+	if (rc != Z_OK)
+		return rc == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
 	z.next_in = (Bytef *)in;
 	z.avail_in = (uInt)n;
 	z.next_out = out;
 	z.avail_out = (uInt)want;
 	rc = inflate(&z, Z_FINISH);
 	/* exactly want bytes, from exactly the n given */
-	rc = rc == Z_STREAM_END && !z.avail_out && !z.avail_in ? 0 : -1;
+	rc = rc == Z_STREAM_END && !z.avail_out && !z.avail_in ? 0 :
+	     rc == Z_MEM_ERROR ? -ENOMEM : -EINVAL;
 	inflateEnd(&z);
 	return rc;
 }

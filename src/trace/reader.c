@@ -25,18 +25,26 @@
 enum { RD_READING, RD_ENDED, RD_FAILED };
 enum { SYNC_BAD = 2, SYNC_CUT = 3 };	/* read_one in salvage mode: resynchronise */
 
+/* The reader fails with code (a negative errno): every later call returns it again. */
+static int failed(struct ap_trace_reader *r, int code)
+{
+	r->state = RD_FAILED;
+	r->error = code;
+	return code;
+}
+
 static int read_failed(struct ap_trace_reader *r, char *err)
 {
-	ap_seterr(err, "%s: read error: %s", r->path, strerror(errno ? errno : EIO));
-	r->state = RD_FAILED;
-	return -1;
+	int e = errno ? errno : EIO;
+
+	ap_seterr(err, "%s: read error: %s", r->path, strerror(e));
+	return failed(r, -e);
 }
 
 static int corrupt(struct ap_trace_reader *r, char *err, const char *why)
 {
 	ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ": %s", r->path, r->offset, why);
-	r->state = RD_FAILED;
-	return -1;
+	return failed(r, -EINVAL);
 }
 
 static int ended(struct ap_trace_reader *r, bool truncated)
@@ -56,8 +64,7 @@ static int reserve(struct ap_trace_reader *r, uint32_t n, char *err)
 	b = realloc(r->buf, (size_t)n + 1);
 	if (!b) {
 		ap_seterr(err, "%s: out of memory reading a %u-byte record", r->path, n);
-		r->state = RD_FAILED;
-		return -1;
+		return failed(r, -ENOMEM);
 	}
 	r->buf = b;
 	r->cap = n + 1;
@@ -95,15 +102,17 @@ static int64_t fill(struct ap_trace_reader *r, uint32_t n)
 /*
  * A payload longer than the window: what the window holds, then the rest read straight
  * into r->buf, which grows with the bytes actually read (at most twice them), so a length
- * that runs past the end of a short file costs no large allocation. 1, 0 (cut), -1.
+ * that runs past the end of a short file costs no large allocation. 1, 0 (cut), -errno.
  */
 static int read_long(struct ap_trace_reader *r, uint32_t len, char *err)
 {
 	uint32_t have = r->win_len - r->pos;
 	size_t n;
+	int rc;
 
-	if (reserve(r, have, err))
-		return -1;
+	rc = reserve(r, have, err);
+	if (rc)
+		return rc;
 	memcpy(r->buf, r->win + r->pos, have);
 	r->pos = r->win_len;
 	while (have < len) {
@@ -111,8 +120,9 @@ static int read_long(struct ap_trace_reader *r, uint32_t len, char *err)
 
 		if (len - have > (64u << 10) && have < len / 2)
 			want = have > (32u << 10) ? 2 * have : 64u << 10;
-		if (reserve(r, want, err))
-			return -1;
+		rc = reserve(r, want, err);
+		if (rc)
+			return rc;
 		errno = 0;
 		n = fread(r->buf + have, 1, want - have, r->f);
 		have += (uint32_t)n;
@@ -140,17 +150,15 @@ static int read_one(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_
 	int64_t got;
 	size_t n;
 	char why[96];
+	int rc;
 
-	if (!r->f) {
-		ap_seterr(err, "%s: trace not open", r->path ? r->path : "trace");
-		return -1;
-	}
+	if (!r->f)
+		return ap_fail(err, -EINVAL, "%s: trace not open", r->path ? r->path : "trace");
 	if (r->state == RD_ENDED)
 		return 0;
-	if (r->state == RD_FAILED) {
-		ap_seterr(err, "%s: unreadable after offset %" PRIu64, r->path, r->offset);
-		return -1;
-	}
+	if (r->state == RD_FAILED)
+		return ap_fail(err, r->error, "%s: unreadable after offset %" PRIu64, r->path,
+			       r->offset);
 	got = fill(r, sizeof(hdr));
 	if (got < 0)
 		return read_failed(r, err);
@@ -169,8 +177,7 @@ static int read_one(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_
 	}
 	r->pos += sizeof(hdr);
 	if (len > AP_TRACE_WINDOW) {
-		int rc = read_long(r, len, err);
-
+		rc = read_long(r, len, err);
 		if (rc == 0 && r->salvage)
 			return SYNC_CUT;
 		if (rc <= 0)
@@ -191,8 +198,9 @@ static int read_one(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_
 			rec->payload = NULL;
 			return 1;
 		}
-		if (reserve(r, len, err))
-			return -1;
+		rc = reserve(r, len, err);
+		if (rc)
+			return rc;
 		memcpy(r->buf, r->win + r->pos, len);
 		r->pos += len;
 	}
@@ -226,7 +234,7 @@ static int read_one(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_
  * times the bytes scanned, past which the trace is declared unsalvageable.
  * 1: resynchronised (r->offset is the record found); 0: the file ends first (the bytes
  * from the bad record on count as skipped, unless it was only cut short: truncation);
- * -1 with err.
+ * a negative errno with err.
  */
 #define SALVAGE_CRC_SLACK (64ull << 20)
 #define SALVAGE_CRC_PER_BYTE 16
@@ -265,6 +273,7 @@ static int resync(struct ap_trace_reader *r, bool cut, char *err)
 	uint64_t from = r->offset, off = from + 1, base = off;
 	int fd = fileno(r->f);
 	int64_t have;
+	int rc;
 
 	if (r->unpack)		/* a block was skipped: the next key block starts afresh */
 		r->unpack->chain = false;
@@ -272,13 +281,11 @@ static int resync(struct ap_trace_reader *r, bool cut, char *err)
 	if (fd < 0) {
 		ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ", and a stream cannot "
 			  "be salvaged", r->path, from);
-		r->state = RD_FAILED;
-		return -1;
+		return failed(r, -EINVAL);
 	}
 	if (!r->win && !(r->win = malloc(AP_TRACE_WINDOW))) {
 		ap_seterr(err, "%s: out of memory", r->path);
-		r->state = RD_FAILED;
-		return -1;
+		return failed(r, -ENOMEM);
 	}
 	r->win_len = r->pos = 0;
 	have = salvage_load(r, fd, base);
@@ -309,8 +316,7 @@ static int resync(struct ap_trace_reader *r, bool cut, char *err)
 			ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ", and no record "
 				  "found to resume at within the salvage's work limit", r->path,
 				  from);
-			r->state = RD_FAILED;
-			return -1;
+			return failed(r, -EINVAL);
 		}
 		if (off - base + AP_TRACE_REC_HDR_LEN + len <= (uint64_t)have) {
 			sum = ap_trace_crc_add(ap_trace_crc_add(0, p, 8), p + AP_TRACE_REC_HDR_LEN,
@@ -324,8 +330,9 @@ static int resync(struct ap_trace_reader *r, bool cut, char *err)
 		} else if (AP_TRACE_REC_HDR_LEN + len > AP_TRACE_WINDOW) {
 			ssize_t n;
 
-			if (reserve(r, len, err))
-				return -1;
+			rc = reserve(r, len, err);
+			if (rc)
+				return rc;
 			n = pread(fd, r->buf, len, (off_t)(off + AP_TRACE_REC_HDR_LEN));
 			sum = n == (ssize_t)len ?
 			      ap_trace_crc_add(ap_trace_crc_add(0, p, 8), r->buf, len) : ~crc;
@@ -374,8 +381,7 @@ static int start_unpack(struct ap_trace_reader *r, const struct ap_trace_rec *re
 
 	if (!u && !(u = r->unpack = calloc(1, sizeof(*u)))) {
 		ap_seterr(err, "%s: out of memory", r->path);
-		r->state = RD_FAILED;
-		return -1;
+		return failed(r, -ENOMEM);
 	}
 	u->offset = r->offset - AP_TRACE_REC_HDR_LEN - rec->len;
 	u->fold_copies = r->fold_map_copies;
@@ -394,21 +400,28 @@ static int unpack_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char
 	struct ap_trace_unpack *u = r->unpack;
 	const uint8_t *payload;
 	uint32_t type, len;
+	int rc;
 
 	if (!ap_pack_more(u)) {
 		u->p = NULL;
 		return 0;
 	}
-	if (ap_pack_get(u, &type, &len, &payload)) {
+	rc = ap_pack_get(u, &type, &len, &payload);
+	if (rc == -ENOMEM) {
+		u->p = NULL;
+		ap_seterr(err, "%s: out of memory unpacking the record at offset %" PRIu64,
+			  r->path, u->offset);
+		return failed(r, -ENOMEM);
+	}
+	if (rc) {
 		u->run.count = 0;
 		u->chain = false;	/* the blocks continuing this one cannot be read */
 		if (!r->salvage) {
 			ap_seterr(err, "%s: corrupt record at offset %" PRIu64 ": packed entry %u "
 				  "does not decode (or needs a block or snapshot not read)",
 				  r->path, u->offset, u->entries);
-			r->state = RD_FAILED;
 			u->p = NULL;
-			return -1;
+			return failed(r, -EINVAL);
 		}
 		salvage_count(r, (uint64_t)(u->end - u->p));
 		u->p = NULL;
@@ -454,10 +467,9 @@ int ap_trace_scan(struct ap_trace_reader *r, struct ap_trace_rec *rec, uint64_t 
 		if (rec->type == AP_REC_END)
 			r->saw_end = true;
 		if (rec->type == AP_REC_PACKED) {
-			if (rec->payload && start_unpack(r, rec, err)) {
-				rc = -1;
+			rc = rec->payload ? start_unpack(r, rec, err) : 0;
+			if (rc)
 				break;
-			}
 			continue;
 		}
 		if (rec->payload && rec->type >= 1 && rec->type <= AP_REC_MAX &&
@@ -525,18 +537,16 @@ static int read_strings(struct ap_trace_reader *r, const struct ap_trace_rec *re
 			pos += n + 1;
 		}
 		r->strings[i] = ap_name_clean(strndup(s, n));	/* escape.h */
-		if (!r->strings[i]) {
-			ap_seterr(err, "%s: out of memory", r->path);
-			return -1;
-		}
+		if (!r->strings[i])
+			return ap_fail(err, -ENOMEM, "%s: out of memory", r->path);
 	}
 	return 0;
 }
 
-static int open_fail(struct ap_trace_reader *r)
+static int open_fail(struct ap_trace_reader *r, int code)
 {
 	ap_trace_reader_close(r);
-	return -1;
+	return code;
 }
 
 int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, char *err)
@@ -547,75 +557,75 @@ int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, c
 	int rc;
 
 	memset(r, 0, sizeof(*r));
-	if (!f) {
-		ap_seterr(err, "%s: no stream", name ? name : "trace");
-		return -1;
-	}
+	if (!f)
+		return ap_fail(err, -EINVAL, "%s: no stream", name ? name : "trace");
 	r->f = f;
 	r->path = strdup(name ? name : "trace");
 	if (!r->path) {
 		ap_seterr(err, "%s: out of memory", name);
-		return open_fail(r);
+		return open_fail(r, -ENOMEM);
 	}
 	errno = 0;
 	n = fread(fh, 1, sizeof(fh), f);
-	if (n < sizeof(fh) && ferror(f)) {
-		read_failed(r, err);
-		return open_fail(r);
-	}
+	if (n < sizeof(fh) && ferror(f))
+		return open_fail(r, read_failed(r, err));
 	if (n == 0) {
 		ap_seterr(err, "%s: empty file, not an arenaprof trace", r->path);
-		return open_fail(r);
+		return open_fail(r, -EINVAL);
 	}
 	if (memcmp(fh, AP_TRACE_MAGIC, n < 8 ? n : 8)) {
 		ap_seterr(err, "%s: not an arenaprof trace", r->path);
-		return open_fail(r);
+		return open_fail(r, -EINVAL);
 	}
 	if (n < sizeof(fh)) {
 		ap_seterr(err, "%s: trace cut short in its file header (%zu of %d bytes)",
 			  r->path, n, AP_TRACE_FILE_HDR_LEN);
-		return open_fail(r);
+		return open_fail(r, -EINVAL);
 	}
 	r->version = ap_le32_get(fh + 8);
 	if (r->version > AP_TRACE_VERSION) {
 		ap_seterr(err, "%s: trace format version %u is newer than this arenaprof (%d): "
 			  "upgrade arenaprof", r->path, r->version, AP_TRACE_VERSION);
-		return open_fail(r);
+		return open_fail(r, -EINVAL);
 	}
 	/* 3 was skipped: one flipped bit of 4 (or of 2) would read as it */
 	if (r->version == 0 || r->version == 3) {
 		ap_seterr(err, "%s: corrupt file header: format version %u (never written)",
 			  r->path, r->version);
-		return open_fail(r);
+		return open_fail(r, -EINVAL);
 	}
 	/* the flags word is reserved: writers put 0, readers ignore it */
 	r->offset = AP_TRACE_FILE_HDR_LEN;
 	rc = read_record(r, &rec, ~0ull, err);
 	if (rc < 0)
-		return open_fail(r);
+		return open_fail(r, rc);
 	if (rc == 0) {
 		ap_seterr(err, "%s: trace cut short in its header record", r->path);
-		return open_fail(r);
+		return open_fail(r, -EINVAL);
 	}
 	if (rec.type != AP_REC_HEADER) {
 		ap_seterr(err, "%s: corrupt trace: the first record is of type %u, not a header",
 			  r->path, rec.type);
-		return open_fail(r);
+		return open_fail(r, -EINVAL);
 	}
 	ap_trace_get(&rec, &r->hdr, sizeof(r->hdr));
-	if (read_strings(r, &rec, err))
-		return open_fail(r);
+	rc = read_strings(r, &rec, err);
+	if (rc)
+		return open_fail(r, rc);
 	return 0;
 }
 
 int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err)
 {
-	FILE *f = ap_infile_fopen(path, err);
+	int fd = ap_infile_open(path, NULL, err);
+	FILE *f;
 
-	if (!f) {
-		memset(r, 0, sizeof(*r));
-		return -1;
-	}
+	memset(r, 0, sizeof(*r));
+	if (fd < 0)
+		return fd;
+	f = ap_file_fdopen(fd, "rb", path, err);
+	if (!f)
+		return errno ? -errno : -ENOMEM;
 	/* the reader's window is the buffer: stdio's own would be one more copy */
 	setvbuf(f, NULL, _IONBF, 0);
 	return ap_trace_open_stream(r, f, path, err);

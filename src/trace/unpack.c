@@ -3,6 +3,7 @@
  * unpack: PACKED entries read back into records (pack.h, man arenaprof-trace(5)), each
  * checked against its block's end; pack.c writes them.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,17 +26,17 @@ static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 		uint8_t b;
 
 		if (*p >= end)
-			return -1;
+			return -EINVAL;
 		b = *(*p)++;
 		if (shift == 63 && b > 1)
-			return -1;
+			return -EINVAL;
 		x |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
 			*v = x;
 			return 0;
 		}
 	}
-	return -1;
+	return -EINVAL;
 }
 
 static int get_u32(const uint8_t **p, const uint8_t *end, uint32_t *v)
@@ -43,7 +44,7 @@ static int get_u32(const uint8_t **p, const uint8_t *end, uint32_t *v)
 	uint64_t x;
 
 	if (get_varint(p, end, &x) || x > UINT32_MAX)
-		return -1;
+		return -EINVAL;
 	*v = (uint32_t)x;
 	return 0;
 }
@@ -55,12 +56,12 @@ static int get_s32(const uint8_t **p, const uint8_t *end, int64_t prev, int32_t 
 	int64_t x;
 
 	if (get_varint(p, end, &z))
-		return -1;
+		return -EINVAL;
 	if (z >> 35)		/* no two s32 (or an s32 and its guess) are further apart */
-		return -1;
+		return -EINVAL;
 	x = prev + (int64_t)unzigzag(z);
 	if (x < INT32_MIN || x > INT32_MAX)
-		return -1;
+		return -EINVAL;
 	*v = (int32_t)x;
 	return 0;
 }
@@ -72,10 +73,10 @@ static int get_u32_delta(const uint8_t **p, const uint8_t *end, uint32_t prev, u
 	int64_t x;
 
 	if (get_varint(p, end, &z) || z >> 34)
-		return -1;
+		return -EINVAL;
 	x = (int64_t)prev + (int64_t)unzigzag(z);
 	if (x < 0 || x > UINT32_MAX)
-		return -1;
+		return -EINVAL;
 	*v = (uint32_t)x;
 	return 0;
 }
@@ -89,39 +90,39 @@ static int get_fault_marker(struct ap_trace_unpack *u, uint8_t tag, const uint8_
 	uint64_t z, span;
 
 	if (kind != KIND_FAULT && (tag & FAULT_ONLY))
-		return -1;
+		return -EINVAL;
 	if ((tag & HAS_TID) && get_u32(p, end, &n->tid))
-		return -1;
+		return -EINVAL;
 	if ((tag & HAS_RUN_OP) && (get_s32(p, end, run_guess(s, type_of[kind]), &n->run) ||
 				   get_s32(p, end, s->op, &n->op)))
-		return -1;
+		return -EINVAL;
 	if (!(tag & HAS_RUN_OP)) {
 		int64_t guess = run_guess(s, type_of[kind]);
 
 		if (guess > INT32_MAX)
-			return -1;
+			return -EINVAL;
 		n->run = (int32_t)guess;
 	}
 	if (tag & HAS_IP) {
 		if (get_varint(p, end, &z))
-			return -1;
+			return -EINVAL;
 		n->ip = s->ip + unzigzag(z);
 	}
 	if (tag & HAS_VMA) {
 		if (get_varint(p, end, &z) || get_varint(p, end, &span) ||
 		    get_varint(p, end, &n->vm_flags))
-			return -1;
+			return -EINVAL;
 		n->vm_start = s->vm_start + unzigzag(z);
 		n->vm_end = n->vm_start + span;
 	}
 	if ((tag & HAS_FLAGS) && get_u32(p, end, &n->flags))
-		return -1;
+		return -EINVAL;
 	if (get_varint(p, end, &z))
-		return -1;
+		return -EINVAL;
 	ts_seen(n, type_of[kind], ts_guess(s, type_of[kind]) + unzigzag(z));
 	if (kind == KIND_FAULT) {
 		if (get_varint(p, end, &z))
-			return -1;
+			return -EINVAL;
 		n->addr = s->addr + unzigzag(z);
 	}
 	*type = type_of[kind];
@@ -150,35 +151,35 @@ static int get_fault4(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p,
 	uint64_t z, k, span, flags;
 
 	if ((tag & HAS_TID) && get_u32(p, end, &n->tid))
-		return -1;
+		return -EINVAL;
 	if ((tag & HAS_RUN_OP) && (get_s32(p, end, s->run, &n->run) ||
 				   get_s32(p, end, s->op, &n->op)))
-		return -1;
+		return -EINVAL;
 	if (tag & HAS_VMA) {
 		if (get_varint(p, end, &k) || k >= n->n_vma + (k == 0))
-			return -1;
+			return -EINVAL;
 		if (k) {
 			vma_front(n, (uint32_t)k);
 		} else {
 			if (get_varint(p, end, &z) || get_varint(p, end, &span) ||
 			    get_varint(p, end, &flags))
-				return -1;
+				return -EINVAL;
 			vma_push(n, n->vma[0].start + unzigzag(z), n->vma[0].start + unzigzag(z) +
 				 span, flags);
 		}
 	}
 	if (tag & HAS_IP) {
 		if (get_varint(p, end, &z))
-			return -1;
+			return -EINVAL;
 		n->vma[0].ip += unzigzag(z);
 	}
 	if ((tag & HAS_FLAGS) && get_u32(p, end, &n->flags))
-		return -1;
+		return -EINVAL;
 	if (get_varint(p, end, &z))
-		return -1;
+		return -EINVAL;
 	n->ts = s->ts + unzigzag(z);
 	if (get_varint(p, end, &z))
-		return -1;
+		return -EINVAL;
 	n->vma[0].addr += unzigzag(z);
 	*type = AP_REC_FAULT;
 	memset(&u->u, 0, sizeof(u->u));
@@ -200,23 +201,23 @@ static int get_alloc(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, 
 	bool ref;
 
 	if ((tag & HAS_TID) && get_u32(p, end, &n->tid))
-		return -1;
+		return -EINVAL;
 	if ((tag & A_HAS_RUN) && get_s32(p, end, s->run, &n->run))
-		return -1;
+		return -EINVAL;
 	if (tag & A_HAS_CALLER) {
 		if (get_varint(p, end, &z))
-			return -1;
+			return -EINVAL;
 		n->acaller = s->acaller + unzigzag(z);
 	}
 	if ((tag & A_HAS_FN) && get_u32(p, end, &n->afn))
-		return -1;
+		return -EINVAL;
 	ref = n->afn == AP_ALLOC_FREE && (tag & A_HAS_ALIGN);
 	if ((tag & A_HAS_ALIGN) && get_varint(p, end, ref ? &k : &a.align))
-		return -1;
+		return -EINVAL;
 	if (ref && (k >= AP_PACK_BLOCKS || k >= n->n_blk))
-		return -1;
+		return -EINVAL;
 	if (get_varint(p, end, &z))
-		return -1;
+		return -EINVAL;
 	n->ts = s->ts + unzigzag(z);
 	if (ref) {
 		uint32_t i = (n->blk_next + AP_PACK_BLOCKS - 1 - (uint32_t)k) % AP_PACK_BLOCKS;
@@ -225,7 +226,7 @@ static int get_alloc(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, 
 		a.size = n->blk_size[i];
 	} else {
 		if (get_varint(p, end, &z) || get_varint(p, end, &a.size))
-			return -1;
+			return -EINVAL;
 		n->aptr = s->aptr + unzigzag(z);
 	}
 	if (n->afn != AP_ALLOC_FREE)
@@ -251,7 +252,7 @@ static int x_room(struct ap_trace_unpack *u, size_t n)
 		return 0;
 	x = realloc(u->x, n + 1);
 	if (!x)
-		return -1;
+		return -ENOMEM;
 	u->x = x;
 	u->x_cap = n + 1;
 	return 0;
@@ -264,9 +265,10 @@ static int get_escape(struct ap_trace_unpack *u, const uint8_t **p, uint32_t *ty
 	size_t fixed;
 
 	if (get_varint(p, u->end, &t) || !known_type((uint32_t)t) || t > UINT32_MAX ||
-	    get_varint(p, u->end, &n) || n > AP_PACK_TAIL_MAX || n > (uint64_t)(u->end - *p) ||
-	    x_room(u, AP_PACK_TAIL_MAX))
-		return -1;
+	    get_varint(p, u->end, &n) || n > AP_PACK_TAIL_MAX || n > (uint64_t)(u->end - *p))
+		return -EINVAL;
+	if (x_room(u, AP_PACK_TAIL_MAX))
+		return -ENOMEM;
 	memcpy(u->x, *p, n);
 	u->x[n] = 0;
 	fixed = ap_trace_fixed_size((uint32_t)t);
@@ -286,10 +288,10 @@ static int get_delta(struct ap_trace_unpack *u, const uint8_t **p, uint32_t *typ
 
 	if (get_varint(p, u->end, &t) || (t != AP_REC_SAMPLE && t != AP_REC_DROPS) ||
 	    get_varint(p, u->end, &mask) || get_varint(p, u->end, &z))
-		return -1;
+		return -EINVAL;
 	prev = delta_prev(&u->s, (uint32_t)t, &fields);
 	if (mask >> (fields - 1))
-		return -1;
+		return -EINVAL;
 	{
 		uint64_t v[sizeof(struct ap_rec_sample) / 8];
 
@@ -299,7 +301,7 @@ static int get_delta(struct ap_trace_unpack *u, const uint8_t **p, uint32_t *typ
 			if (!(mask >> (i - 1) & 1))
 				continue;
 			if (get_varint(p, u->end, &z))
-				return -1;
+				return -EINVAL;
 			v[i] += unzigzag(z);
 		}
 		memcpy(prev, v, fields * 8);
@@ -317,7 +319,7 @@ static int map_out(struct ap_trace_unpack *u, const struct ap_rec_mapping *m,
 		   const char *path, size_t plen, uint32_t *len)
 {
 	if (x_room(u, sizeof(*m) + AP_PACK_TAIL_MAX))
-		return -1;
+		return -ENOMEM;
 	memcpy(u->x, m, sizeof(*m));
 	memcpy(u->x + sizeof(*m), path, plen);
 	u->x[sizeof(*m) + plen] = 0;
@@ -337,7 +339,7 @@ static int get_copied(struct ap_trace_unpack *u, uint32_t *len)
 	struct ap_rec_mapping m;
 
 	if (r->first >= u->maps.base.n)
-		return -1;
+		return -EINVAL;
 	e = ap_rope_base_at(&u->maps, r->first);
 	m = e->m;
 	m.ts_ns = r->ts;
@@ -357,10 +359,10 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 	size_t plen;
 
 	if ((tag & ~(KIND_MASK | M_BITS)) || ((tag & M_COPY) && (tag & M_BITS) != M_COPY))
-		return -1;
+		return -EINVAL;
 	if (!(tag & M_SAME_SNAP)) {
 		if (get_varint(p, end, &z) || get_u32_delta(p, end, s->snap, &n.snap))
-			return -1;
+			return -EINVAL;
 		n.ts = s->ts + unzigzag(z);
 	}
 	if (tag & M_COPY) {
@@ -372,13 +374,13 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 		if (get_u32_delta(p, end, n.snap, &r.base_snap) ||
 		    get_varint(p, end, &base_n) || get_varint(p, end, &first) ||
 		    get_varint(p, end, &count))
-			return -1;
+			return -EINVAL;
 		ap_rope_begin(st, n.snap);
 		if (st->base.snap != r.base_snap || st->base.bad || st->base.n != base_n ||
 		    first < st->cursor || !count || count > base_n || first > base_n - count)
-			return -1;
+			return -EINVAL;
 		st->cursor = first + count;
-		ap_rope_copy(st, first, count);	/* -1: as ap_rope_add below */
+		ap_rope_copy(st, first, count);	/* failing: as ap_rope_add below */
 		last = ap_rope_base_at(st, first + count - 1);
 		n.m_end = last->m.end;
 		n.m_inode = last->m.inode;
@@ -392,20 +394,20 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 		return get_copied(u, len);
 	}
 	if (get_varint(p, end, &z) || get_varint(p, end, &v))
-		return -1;
+		return -EINVAL;
 	m.start = s->m_end + unzigzag(z);
 	m.end = m.start + v;
 	if (m.end < m.start || get_varint(p, end, &m.offset) || get_u32(p, end, &m.prot))
-		return -1;
+		return -EINVAL;
 	if (tag & M_BASE_FILE) {
 		struct ap_rope_state *st = &u->maps;
 		const struct ap_rope_ent *e;
 
 		if ((tag & (M_SAME_FILE | M_PATH_REF)) || get_varint(p, end, &v))
-			return -1;
+			return -EINVAL;
 		ap_rope_begin(st, n.snap);
 		if (st->base.bad || v >= BASE_LOOKAHEAD || st->cursor + v >= st->base.n)
-			return -1;
+			return -EINVAL;
 		e = ap_rope_base_at(st, st->cursor + v);
 		m.dev_major = e->m.dev_major;
 		m.dev_minor = e->m.dev_minor;
@@ -418,20 +420,20 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 		m.inode = s->m_inode;
 	} else if (get_u32(p, end, &m.dev_major) || get_u32(p, end, &m.dev_minor) ||
 		   get_varint(p, end, &m.inode)) {
-		return -1;
+		return -EINVAL;
 	}
 	if (tag & M_BASE_FILE) {
 		/* the path came with the file */
 	} else if (tag & M_PATH_REF) {
 		if (get_varint(p, end, &v) || v >= u->n_paths)
-			return -1;
+			return -EINVAL;
 		path = u->paths[v];
 		plen = strlen(path);
 	} else {
 		const uint8_t *nul = memchr(*p, 0, (size_t)(end - *p));
 
 		if (!nul || (size_t)(nul - *p) >= AP_PACK_TAIL_MAX - sizeof(m))
-			return -1;
+			return -EINVAL;
 		path = (const char *)*p;
 		plen = (size_t)(nul - *p);
 		*p = nul + 1;
@@ -445,8 +447,8 @@ static int get_map(struct ap_trace_unpack *u, uint8_t tag, const uint8_t **p, ui
 	n.m_major = m.dev_major;
 	n.m_minor = m.dev_minor;
 	if (map_out(u, &m, path, plen, len))
-		return -1;
-	/* -1: the snapshot is full, now bad, and never copied from */
+		return -ENOMEM;
+	/* failing: the snapshot is full (or memory ran out), now bad, and never copied from */
 	ap_rope_add(&u->maps, &m, (const char *)u->x + sizeof(m));
 	*s = n;
 	return 0;
@@ -487,7 +489,7 @@ refuse:
 	u->end = payload + len;
 	u->refused = true;
 	u->chain = false;
-	return -1;
+	return -EINVAL;
 }
 
 bool ap_pack_more(const struct ap_trace_unpack *u)
@@ -503,7 +505,7 @@ int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 	int rc;
 
 	if (u->refused)
-		return -1;
+		return -EINVAL;
 	if (u->run.count) {
 		*type = AP_REC_MAPPING;
 		rc = get_copied(u, len);
@@ -511,7 +513,7 @@ int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 		return rc;
 	}
 	if (q >= u->end)
-		return -1;
+		return -EINVAL;
 	tag = *q++;
 	kind = tag & KIND_MASK;
 	if (kind == KIND_FAULT && u->s.version >= 4) {
@@ -519,7 +521,7 @@ int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 	} else if (kind >= 1 && kind <= 5) {
 		rc = get_fault_marker(u, tag, &q, type, len);
 	} else if (u->s.version < 4) {
-		rc = -1;
+		rc = -EINVAL;
 	} else if (kind == KIND_ALLOC) {
 		*type = AP_REC_ALLOC;
 		rc = get_alloc(u, tag, &q, len);
@@ -529,7 +531,7 @@ int ap_pack_get(struct ap_trace_unpack *u, uint32_t *type, uint32_t *len,
 	} else if (tag == (KIND_ESCAPE | E_DELTA)) {
 		rc = get_delta(u, &q, type, len);
 	} else {
-		rc = tag == KIND_ESCAPE ? get_escape(u, &q, type, len) : -1;
+		rc = tag == KIND_ESCAPE ? get_escape(u, &q, type, len) : -EINVAL;
 	}
 	if (rc)
 		return rc;

@@ -25,7 +25,7 @@ static int write_failed(struct ap_trace_writer *w, int e, const char *what, char
 	w->error = e ? e : EIO;
 	ap_seterr(err, "%s: %s: %s; the trace ends at its last whole record", w->path, what,
 		  strerror(w->error));
-	return -1;
+	return -w->error;
 }
 
 static int put(struct ap_trace_writer *w, const void *p, size_t n, char *err)
@@ -45,6 +45,7 @@ static int close_block(struct ap_trace_writer *w, char *err)
 	uint8_t hdr[AP_TRACE_REC_HDR_LEN];
 	const uint8_t *payload;
 	uint32_t crc, len;
+	int rc;
 
 	if (!b || !b->open)
 		return 0;
@@ -58,7 +59,8 @@ static int close_block(struct ap_trace_writer *w, char *err)
 	ap_le32_put(hdr + 4, len);
 	crc = ap_trace_crc_add(ap_trace_crc_add(0, hdr, 8), payload, len);
 	ap_le32_put(hdr + 8, crc);
-	return put(w, hdr, sizeof(hdr), err) || put(w, payload, len, err) ? -1 : 0;
+	rc = put(w, hdr, sizeof(hdr), err);
+	return rc ? rc : put(w, payload, len, err);
 }
 
 static void free_block(struct ap_trace_writer *w)
@@ -77,14 +79,18 @@ static int pack_record(struct ap_trace_writer *w, uint32_t type, const void *pay
 		       uint32_t len, const void *tail, size_t tail_len, char *err)
 {
 	struct ap_trace_block *b = w->blk;
+	int rc;
 
 	if (!b) {
 		b = w->blk = calloc(1, sizeof(*b));
 		if (!b)
 			return 1;
 	}
-	if (b->len + ap_pack_bound(len, tail_len) > AP_PACK_BLOCK_MAX && close_block(w, err))
-		return -1;
+	if (b->len + ap_pack_bound(len, tail_len) > AP_PACK_BLOCK_MAX) {
+		rc = close_block(w, err);
+		if (rc)
+			return rc;
+	}
 	if (!b->open) {
 		b->open = true;
 		b->len = 1;
@@ -115,33 +121,28 @@ static int write_record(struct ap_trace_writer *w, uint32_t type, const void *pa
 	union ap_payload u;
 	size_t n = 0;
 	uint32_t crc, total;
+	int rc;
 
-	if (!w->f) {
-		ap_seterr(err, "%s: trace not open for writing", w->path ? w->path : "trace");
-		return -1;
-	}
-	if (w->failed) {
-		ap_seterr(err, "%s: not written: an earlier write failed (%s)", w->path,
-			  strerror(w->error));
-		return -1;
-	}
-	if (len > AP_TRACE_MAX_PAYLOAD || tail_len > AP_TRACE_MAX_PAYLOAD - len) {
-		ap_seterr(err, "%s: record of type %u too large (%zu bytes, at most %u)",
-			  w->path, type, (size_t)len + tail_len, AP_TRACE_MAX_PAYLOAD);
-		return -1;
-	}
-	if (len && !payload) {
-		ap_seterr(err, "%s: record of type %u: no payload", w->path, type);
-		return -1;
-	}
+	if (!w->f)
+		return ap_fail(err, -EINVAL, "%s: trace not open for writing",
+			       w->path ? w->path : "trace");
+	if (w->failed)
+		return ap_fail(err, -w->error, "%s: not written: an earlier write failed (%s)",
+			       w->path, strerror(w->error));
+	if (len > AP_TRACE_MAX_PAYLOAD || tail_len > AP_TRACE_MAX_PAYLOAD - len)
+		return ap_fail(err, -EINVAL, "%s: record of type %u too large (%zu bytes, at "
+			       "most %u)", w->path, type, (size_t)len + tail_len,
+			       AP_TRACE_MAX_PAYLOAD);
+	if (len && !payload)
+		return ap_fail(err, -EINVAL, "%s: record of type %u: no payload", w->path, type);
 	if (!w->plain && ap_pack_fits(AP_TRACE_VERSION, type, payload, len, tail_len)) {
-		int rc = pack_record(w, type, payload, len, tail, tail_len, err);
-
+		rc = pack_record(w, type, payload, len, tail, tail_len, err);
 		if (rc <= 0)
 			return rc;
 	}
-	if (close_block(w, err))
-		return -1;
+	rc = close_block(w, err);
+	if (rc)
+		return rc;
 	/* a mapping not in a block: its snapshot is not one to copy from */
 	if (type == AP_REC_MAPPING && w->blk && len >= sizeof(struct ap_rec_mapping)) {
 		ap_map_begin(&w->blk->maps, ((const struct ap_rec_mapping *)payload)->snapshot);
@@ -165,7 +166,7 @@ static int write_record(struct ap_trace_writer *w, uint32_t type, const void *pa
 	ap_le32_put(hdr + 8, crc);
 	if (put(w, hdr, sizeof(hdr), err) || put(w, &u, n, err) || put(w, p, len - n, err) ||
 	    put(w, tail, tail_len, err))
-		return -1;
+		return -w->error;	/* put failed: write_failed set it */
 	w->records++;
 	w->bytes += AP_TRACE_REC_HDR_LEN + (uint64_t)total;
 	return 0;
@@ -187,17 +188,17 @@ int ap_trace_write_str(struct ap_trace_writer *w, uint32_t type, const void *pay
 
 int ap_trace_flush(struct ap_trace_writer *w, char *err)
 {
-	if (!w->f) {
-		ap_seterr(err, "%s: trace not open for writing", w->path ? w->path : "trace");
-		return -1;
-	}
-	if (w->failed) {
-		ap_seterr(err, "%s: an earlier write failed (%s); the trace ends at its last "
-			  "whole record", w->path, strerror(w->error));
-		return -1;
-	}
-	if (close_block(w, err))
-		return -1;
+	int rc;
+
+	if (!w->f)
+		return ap_fail(err, -EINVAL, "%s: trace not open for writing",
+			       w->path ? w->path : "trace");
+	if (w->failed)
+		return ap_fail(err, -w->error, "%s: an earlier write failed (%s); the trace ends "
+			       "at its last whole record", w->path, strerror(w->error));
+	rc = close_block(w, err);
+	if (rc)
+		return rc;
 	errno = 0;
 	if (fflush(w->f))
 		return write_failed(w, errno, "write error", err);
@@ -215,21 +216,23 @@ static void forget(struct ap_trace_writer *w)
 
 int ap_trace_cut(struct ap_trace_writer *w, char *err)
 {
-	if (ap_trace_flush(w, err))
-		return -1;
+	int rc = ap_trace_flush(w, err);
+
+	if (rc)
+		return rc;
 	forget(w);
 	return 0;
 }
 
 int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records, char *err)
 {
-	if (ap_trace_flush(w, err))
-		return -1;
-	if (bytes > w->bytes || records > w->records) {
-		ap_seterr(err, "%s: cannot rewind to %" PRIu64 " bytes: only %" PRIu64
-			  " written", w->path, bytes, w->bytes);
-		return -1;
-	}
+	int rc = ap_trace_flush(w, err);
+
+	if (rc)
+		return rc;
+	if (bytes > w->bytes || records > w->records)
+		return ap_fail(err, -EINVAL, "%s: cannot rewind to %" PRIu64 " bytes: only %"
+			       PRIu64 " written", w->path, bytes, w->bytes);
 	errno = 0;
 	if (ftruncate(fileno(w->f), (off_t)bytes) || fseeko(w->f, (off_t)bytes, SEEK_SET))
 		return write_failed(w, errno, "rewind", err);
@@ -264,7 +267,7 @@ int ap_trace_close(struct ap_trace_writer *w, char *err)
 	if (w->failed) {
 		ap_seterr(err, "%s: incomplete trace: a write failed (%s); it ends at its last "
 			  "whole record", w->path, strerror(w->error));
-		rc = -1;
+		rc = -w->error;
 	}
 	free(w->path);
 	free_block(w);
@@ -291,10 +294,10 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 
 		tail_len += strlen(s) + 1;
 		if (tail_len > AP_TRACE_MAX_PAYLOAD - sizeof(hdr)) {
-			ap_seterr(err, "%s: header strings too long (at most %u bytes)", path,
-				  AP_TRACE_MAX_PAYLOAD);
 			w->failed = true;
-			return -1;
+			w->error = EINVAL;
+			return ap_fail(err, -EINVAL, "%s: header strings too long (at most %u "
+				       "bytes)", path, AP_TRACE_MAX_PAYLOAD);
 		}
 	}
 	w->path = strdup(path);
@@ -305,8 +308,7 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 		w->path = NULL;
 		w->failed = true;
 		w->error = ENOMEM;
-		ap_seterr(err, "%s: out of memory", path);
-		return -1;
+		return ap_fail(err, -ENOMEM, "%s: out of memory", path);
 	}
 	for (i = 0; i < AP_HS_COUNT; i++) {
 		const char *s = strings && strings[i] ? strings[i] : "";
@@ -320,7 +322,7 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 	fd = ap_outfile_open(path, 0600, err);
 	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
 		w->failed = true;
-		w->error = errno;
+		w->error = fd < 0 ? -fd : errno ? errno : EIO;
 		if (fd >= 0)
 			ap_seterr(err, "%s: %s", path, strerror(errno));
 		if (fd >= 0)
@@ -328,7 +330,7 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 		free(tail);
 		free(w->path);
 		w->path = NULL;
-		return -1;
+		return -w->error;
 	}
 	memcpy(file_hdr, AP_TRACE_MAGIC, 8);
 	ap_le32_put(file_hdr + 8, AP_TRACE_VERSION);
@@ -344,9 +346,11 @@ int ap_trace_create(struct ap_trace_writer *w, const char *path,
 		free(tail);
 		ap_trace_close(w, NULL);
 		w->failed = true;
+		if (!w->error)
+			w->error = EIO;
 		if (err)
 			memcpy(err, msg, AP_ERR_LEN);
-		return -1;
+		return -w->error;
 	}
 	free(tail);
 	return 0;

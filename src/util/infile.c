@@ -12,20 +12,20 @@
 int ap_infile_open(const char *path, uint64_t *size, char *err)
 {
 	/* O_NONBLOCK: opening a FIFO without a writer must not block before the check */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC), e = errno;
 	struct stat st;
 
 	if (fd < 0)
-		return ap_fail_errno(err, errno, "%s: %s", path, strerror(errno));
+		return ap_fail(err, -e, "%s: %s", path, strerror(e));
 	if (fstat(fd, &st) || fcntl(fd, F_SETFL, 0)) {
 		e = errno;
 		close(fd);
-		return ap_fail_errno(err, e, "%s: %s", path, strerror(e));
+		return ap_fail(err, -e, "%s: %s", path, strerror(e));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return ap_fail_errno(err, EINVAL, "%s: not a regular file%s", path,
-				     S_ISDIR(st.st_mode) ? " (a directory)" : "");
+		return ap_fail(err, -EINVAL, "%s: not a regular file%s", path,
+			       S_ISDIR(st.st_mode) ? " (a directory)" : "");
 	}
 	if (size)
 		*size = (uint64_t)st.st_size;
@@ -48,7 +48,7 @@ FILE *ap_file_fdopen(int fd, const char *mode, const char *path, char *err)
 
 	if (!f) {
 		close(fd);
-		ap_fail_errno(err, e, "%s: %s", path, strerror(e));
+		ap_seterr(err, "%s: %s", path, strerror(e));
 	}
 	return f;
 }

@@ -33,6 +33,17 @@ static int in_shared_sticky_dir(const char *path)
 	return (st.st_mode & S_ISVTX) && (st.st_mode & S_IWOTH);
 }
 
+/* -e with the message for the call that failed with e on path. */
+static int refused(const char *path, int e, char *err)
+{
+	if (e == ELOOP)
+		return ap_fail(err, -ELOOP, "%s: a symbolic link: refusing to follow it "
+			       "(write to the real path)", path);
+	if (e == ENXIO)
+		return ap_fail(err, -ENXIO, "%s: a FIFO with no reader: not an output", path);
+	return ap_fail(err, -e, "%s: %s", path, strerror(e));
+}
+
 /* An existing file: only a regular file of ours, or of its owner outside a shared dir. */
 static int reuse(const char *path, mode_t mode, char *err)
 {
@@ -42,52 +53,43 @@ static int reuse(const char *path, mode_t mode, char *err)
 	/* O_NONBLOCK: a FIFO without a reader fails at once instead of blocking */
 	fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
-		goto fail;
+		return refused(path, errno, err);
 	if (fstat(fd, &st)) {
 		e = errno;
 		close(fd);
-		errno = e;
-		goto fail;
+		return refused(path, e, err);
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return ap_fail_errno(err, EINVAL, "%s: not a regular file: refusing to write "
-				     "to it", path);
+		return ap_fail(err, -EINVAL, "%s: not a regular file: refusing to write to it",
+			       path);
 	}
 	if (st.st_uid != geteuid() && in_shared_sticky_dir(path)) {
 		close(fd);
-		return ap_fail_errno(err, EPERM, "%s: owned by another user in a shared sticky "
-				     "directory: refusing to write through it", path);
+		return ap_fail(err, -EPERM, "%s: owned by another user in a shared sticky "
+			       "directory: refusing to write through it", path);
 	}
 	if (fcntl(fd, F_SETFL, 0) || ftruncate(fd, 0) ||
 	    (st.st_uid == geteuid() && fchmod(fd, mode))) {
 		e = errno;
 		close(fd);
-		errno = e;
-		goto fail;
+		return refused(path, e, err);
 	}
 	return fd;
-fail:
-	if (errno == ELOOP)
-		return ap_fail_errno(err, ELOOP, "%s: a symbolic link: refusing to follow it "
-				     "(write to the real path)", path);
-	if (errno == ENXIO)
-		return ap_fail_errno(err, ENXIO, "%s: a FIFO with no reader: not an output",
-				     path);
-	return ap_fail_errno(err, errno, "%s: %s", path, strerror(errno));
 }
 
 int ap_outfile_open(const char *path, mode_t mode, char *err)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	int e = errno;
 
 	if (fd >= 0) {
 		/* the umask may have taken bits away, never added: mode is the most */
 		return fd;
 	}
-	if (errno == EEXIST)
+	if (e == EEXIST)
 		return reuse(path, mode, err);
-	return ap_fail_errno(err, errno, "%s: %s", path, strerror(errno));
+	return ap_fail(err, -e, "%s: %s", path, strerror(e));
 }
 
 FILE *ap_outfile_fopen(const char *path, mode_t mode, char *err)

@@ -56,8 +56,8 @@ int ap_tp_bad(struct ap_tp *t, const char *fmt, ...)
 	va_end(ap);
 	if (t->err)
 		ap_seterr(t->err, "%s:%lu: %s", t->name, t->line, msg);
-	errno = EINVAL;
-	return -1;
+	errno = EINVAL;		/* kernel/cgroup.c's callers still read errno */
+	return -EINVAL;
 }
 
 const char *ap_tp_quote(char buf[AP_TP_QUOTE_LEN], const char *s, size_t n)
@@ -229,29 +229,32 @@ void ap_tp_set_keys(void *s, const struct ap_tp_key *keys, size_t n, uint64_t v)
 		*AP_TP_FIELD(s, keys[i].off) = v;
 }
 
+/*
+ * 0, or -ENOMEM, -EFBIG (over cap) or pread's -errno. errno is left set to the same code:
+ * kernel/cgroup*.c still read it after ap_read_file and ap_read_fd.
+ */
 static int read_loop(int fd, size_t cap, char **out, size_t *len)
 {
 	size_t size = READ_START, got = 0;
 	char *buf = malloc(size + 1), *nb;
 	ssize_t n;
+	int e;
 
 	if (!buf) {
-		errno = ENOMEM;
-		return -1;
+		e = ENOMEM;
+		goto fail;
 	}
 	for (;;) {
 		if (got == size) {
 			if (size > cap) {
-				free(buf);
-				errno = EFBIG;
-				return -1;
+				e = EFBIG;
+				goto fail;
 			}
 			size = size > cap / 2 ? cap + 1 : size * 2;
 			nb = realloc(buf, size + 1);
 			if (!nb) {
-				free(buf);
-				errno = ENOMEM;
-				return -1;
+				e = ENOMEM;
+				goto fail;
 			}
 			buf = nb;
 		}
@@ -259,11 +262,8 @@ static int read_loop(int fd, size_t cap, char **out, size_t *len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			int e = errno;
-
-			free(buf);
-			errno = e;
-			return -1;
+			e = errno;
+			goto fail;
 		}
 		if (n == 0)
 			break;
@@ -273,6 +273,10 @@ static int read_loop(int fd, size_t cap, char **out, size_t *len)
 	*out = buf;
 	*len = got;
 	return 0;
+fail:
+	free(buf);
+	errno = e;
+	return -e;
 }
 
 int ap_read_fd(int fd, size_t cap, char **buf, size_t *len)
@@ -284,16 +288,16 @@ int ap_read_fd(int fd, size_t cap, char **buf, size_t *len)
 
 int ap_read_file(const char *path, size_t cap, char **buf, size_t *len)
 {
-	int fd, rc, e;
+	int fd, rc;
 
 	*buf = NULL;
 	*len = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return -errno;
 	rc = read_loop(fd, cap, buf, len);
-	e = errno;
 	close(fd);
-	errno = e;
+	if (rc)
+		errno = -rc;
 	return rc;
 }

@@ -34,11 +34,11 @@ int ap_parse_size(const char *s, uint64_t *out)
 	int shift = 0;
 
 	if (!s || !*s || isspace((unsigned char)*s) || *s == '-')
-		return -1;
+		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || !isfinite(v) || v < 0)
-		return -1;
+		return -EINVAL;
 	switch (toupper((unsigned char)*end)) {
 	case 'K': shift = 10; end++; break;
 	case 'M': shift = 20; end++; break;
@@ -51,10 +51,10 @@ int ap_parse_size(const char *s, uint64_t *out)
 	else if (!shift && !strcasecmp(end, "B"))
 		end++;
 	if (*end)
-		return -1;
+		return -EINVAL;
 	v = ldexp(v, shift);
 	if (v >= 18446744073709551615.0)
-		return -1;
+		return -ERANGE;
 	*out = (uint64_t)v;
 	return 0;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* grow: doubling from the first capacity, values kept, and sizes that would wrap refused. */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -29,15 +30,15 @@ int main(void)
 	CHECK_U64("... capacity unchanged", cap, 1024);
 	/* a capacity whose double wraps, or whose bytes overflow size_t: refused, unchanged */
 	CHECK_EQ_I64("a doubled 64-bit capacity that wraps is refused",
-		     ap_grow(&p, &big_cap, big_cap, 1, 16), -1);
+		     ap_grow(&p, &big_cap, big_cap, 1, 16), -ENOMEM);
 	CHECK("... the array and its capacity untouched", !p && big_cap == UINT64_MAX / 2 + 1,
 	      "cap %" PRIu64, big_cap);
 	cap = 0x80000000u;
 	CHECK_EQ_I64("a 32-bit capacity past UINT32_MAX is refused",
-		     ap_grow32(&p, &cap, cap, 1, 16), -1);
+		     ap_grow32(&p, &cap, cap, 1, 16), -ENOMEM);
 	big_cap = 1ULL << 40;
 	CHECK_EQ_I64("elements * bytes past size_t is refused",
-		     ap_grow(&p, &big_cap, big_cap, 1ULL << 30, 16), -1);
+		     ap_grow(&p, &big_cap, big_cap, 1ULL << 30, 16), -ENOMEM);
 	free(v);
 	TEST_EXIT();
 }

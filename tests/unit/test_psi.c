@@ -87,7 +87,7 @@ static void fixture_err(const char *file, const char *want_msg)
 	rc = ap_psi_parse(buf, len, path, &p, err);
 	e = errno;
 	snprintf(want, sizeof(want), "%s:%s", path, want_msg);
-	CHECK(nm(file, "refused with the file and line"), rc == -1 && e == EINVAL &&
+	CHECK(nm(file, "refused with the file and line"), rc == -EINVAL && e == EINVAL &&
 	      !strcmp(err, want), "rc %d errno %d err '%s', want '%s'", rc, e, err, want);
 	CHECK(nm(file, "nothing half-filled"), all_absent(&p), "fields left set");
 	free(buf);
@@ -182,14 +182,14 @@ static void triggers(void)
 			      !strcmp(t.spec, cases[i].norm), "rc %d spec '%s' err '%s'", rc,
 			      t.spec, err);
 		else
-			CHECK(nm(tag, "refused with the reason"), rc == -1 && errno == EINVAL &&
+			CHECK(nm(tag, "refused with the reason"), rc == -EINVAL &&
 			      strstr(err, cases[i].msg_part), "rc %d err '%s'", rc, err);
 	}
 	ap_psi_trigger_parse("full 100000 2000000", &t, err);
 	CHECK_U64("trigger fields: full", t.full, 1);
 	CHECK_U64("trigger fields: stall", t.stall_us, 100000);
 	CHECK_U64("trigger fields: window", t.window_us, 2000000);
-	CHECK("a NULL spec is refused", ap_psi_trigger_parse(NULL, &t, err) == -1, "accepted");
+	CHECK("a NULL spec is refused", ap_psi_trigger_parse(NULL, &t, err) == -EINVAL, "accepted");
 
 	/* revents interpretation: POLLERR wins (a removed cgroup reports ERR|PRI) */
 	ap_psi_trigger_parse("some 150000 1000000", &t, err);
@@ -203,12 +203,12 @@ static void triggers(void)
 	CHECK("a gone trigger reports nothing more", ap_psi_trigger_event(&t, 0x002) ==
 	      AP_PSI_NONE && t.fired == 1, "fired %" PRIu64, t.fired);
 	t.fd = -1;
-	CHECK("waiting on no armed trigger: ENODEV", ap_psi_wait(&t, 1, 0, NULL, err) == -1 &&
-	      errno == ENODEV, "%s", err);
+	CHECK("waiting on no armed trigger: ENODEV", ap_psi_wait(&t, 1, 0, NULL, err) == -ENODEV,
+	      "%s", err);
 	CHECK("arming on a missing file: PSI is not available",
 	      ap_psi_trigger_parse("some 150000 1000000", &t, err) == 0 &&
-	      ap_psi_trigger_arm(&t, "/nonexistent/memory.pressure", err) == -1 &&
-	      errno == ENOENT && strstr(err, "PSI is not available") && t.fd == -1, "%s", err);
+	      ap_psi_trigger_arm(&t, "/nonexistent/memory.pressure", err) == -ENOENT &&
+	      strstr(err, "PSI is not available") && t.fd == -1, "%s", err);
 }
 
 static void live(void)
@@ -218,7 +218,7 @@ static void live(void)
 
 	if (access(AP_PSI_SYSTEM_MEMORY, R_OK)) {
 		CHECK("live: a missing /proc/pressure/memory says PSI is not available",
-		      ap_psi_read(AP_PSI_SYSTEM_MEMORY, &p, err) == -1 &&
+		      ap_psi_read(AP_PSI_SYSTEM_MEMORY, &p, err) < 0 &&
 		      strstr(err, "PSI is not available"), "%s", err);
 		return;
 	}
@@ -230,8 +230,8 @@ static void live(void)
 	CHECK("live: full never exceeds some", p.full.total_us <= p.some.total_us,
 	      "full %" PRIu64 " some %" PRIu64, p.full.total_us, p.some.total_us);
 	CHECK("live: a missing cgroup file says so",
-	      ap_psi_read("/sys/fs/cgroup/no-such-cgroup/memory.pressure", &p, err) == -1 &&
-	      errno == ENOENT && strstr(err, "no-such-cgroup"), "%s", err);
+	      ap_psi_read("/sys/fs/cgroup/no-such-cgroup/memory.pressure", &p, err) == -ENOENT &&
+	      strstr(err, "no-such-cgroup"), "%s", err);
 }
 
 int main(void)

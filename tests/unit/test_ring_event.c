@@ -5,6 +5,7 @@
  * or an unknown CPU stays unknown; allocations take their extension; short records are
  * refused.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -82,7 +83,7 @@ int main(void)
 	CHECK("ring_event: allocations and markers", !bad, "%d wrong", bad);
 
 	CHECK("ring_event: a record shorter than the base is refused",
-	      ap_ring_decode(&d, &r, sizeof(r.e) - 1, &ev) == -1, "accepted");
+	      ap_ring_decode(&d, &r, sizeof(r.e) - 1, &ev) == -EINVAL, "accepted");
 	ap_ring_decoder_free(&d);
 	TEST_EXIT();
 }

@@ -892,7 +892,7 @@ static void test_truncation(void)
 			const char *want = cut == 0 ? "empty file" : cut < 16 ?
 				"cut short in its file header" : "cut short in its header record";
 
-			if (rc != -1 || !strstr(err, want) || !one_line(err)) {
+			if (rc != -EINVAL || !strstr(err, want) || !one_line(err)) {
 				if (!fails++)
 					snprintf(first, sizeof(first), "cut %zu: rc %d '%s'", cut,
 						 rc, err);
@@ -967,7 +967,7 @@ static void test_bit_flips(void)
 					snprintf(why, sizeof(why), "flags flip refused: %s", err);
 			} else if (ri <= 0) {
 				/* file header, header record: refused at open, one line */
-				if (rc != -1 || !one_line(err))
+				if (rc != -EINVAL || !one_line(err))
 					snprintf(why, sizeof(why), "open rc %d '%s'", rc, err);
 				open_errors++;
 				if (!rc)
@@ -990,7 +990,7 @@ static void test_bit_flips(void)
 				if (n != ri - 1)
 					snprintf(why, sizeof(why), "%d records before the flip in "
 						 "record %d", n, ri);
-				else if (rc == -1 && strstr(err, want) && one_line(err))
+				else if (rc == -EINVAL && strstr(err, want) && one_line(err))
 					crc_errors++;
 				else if (rc == 0 && r.truncated && in_len)
 					len_truncs++;	/* a length grown past the end */
@@ -1028,7 +1028,7 @@ static void expect_open_error(const char *name, const void *bytes, size_t n, con
 		return;
 	}
 	rc = ap_trace_open(&r, path, err);
-	CHECK(name, rc == -1 && !strcmp(err, full), "rc %d, message '%s', want '%s'", rc, err,
+	CHECK(name, rc == -EINVAL && !strcmp(err, full), "rc %d, message '%s', want '%s'", rc, err,
 	      full);
 	if (!rc)
 		ap_trace_reader_close(&r);
@@ -1052,10 +1052,10 @@ static void test_refusals(void)
 	expect_open_error("trace: a prefix of the magic", "APTR", 4,
 			  "trace cut short in its file header (4 of 16 bytes)");
 	rc = ap_trace_open(&r, "/nonexistent/dir/x.aptrace", err);
-	CHECK("trace: missing file", rc == -1 && strstr(err, "No such file"), "'%s'", err);
+	CHECK("trace: missing file", rc == -ENOENT && strstr(err, "No such file"), "'%s'", err);
 	rc = ap_trace_open(&r, "/tmp", err);
 	CHECK("trace: a directory is refused before any read",
-	      rc == -1 && !strcmp(err, "/tmp: not a regular file (a directory)") && !r.f,
+	      rc == -EINVAL && !strcmp(err, "/tmp: not a regular file (a directory)") && !r.f,
 	      "rc %d '%s'", rc, err);
 
 	if (write_reference(path, false, err) || !(file = slurp(path, &size))) {
@@ -1120,10 +1120,10 @@ static void test_refusals(void)
 				 ": length %u exceeds the maximum %u", xoff[1], lens[i],
 				 AP_TRACE_MAX_PAYLOAD);
 			CHECK("trace: a huge length is corruption, at its offset",
-			      rc == -1 && strstr(err, want), "len %u: rc %d '%s'", lens[i], rc,
+			      rc == -EINVAL && strstr(err, want), "len %u: rc %d '%s'", lens[i], rc,
 			      err);
 			rc = ap_trace_next(&r, &rec, err);
-			CHECK("trace: after an error, -1 again", rc == -1, "rc %d", rc);
+			CHECK("trace: after an error, the same error again", rc == -EINVAL, "rc %d", rc);
 			ap_trace_reader_close(&r);
 		}
 		/* the largest length allowed, in a short file: truncation, little memory */
@@ -1387,7 +1387,7 @@ static void test_windows_and_scan(void)
 	snprintf(want, sizeof(want), "corrupt record at offset %" PRIu64 ": crc mismatch",
 		 bad_off);
 	CHECK("trace: the checked read stops at the corrupt block, its offset named",
-	      rc == -1 && faults == SCAN_FAULTS / 4 + 1 && strstr(err, want),
+	      rc == -EINVAL && faults == SCAN_FAULTS / 4 + 1 && strstr(err, want),
 	      "rc %d after %u faults: '%s'", rc,
 	      faults, err);
 	ap_trace_reader_close(&r);
@@ -1740,9 +1740,9 @@ static void test_map_amplified(void)
 	}
 	CHECK("format 4: a hostile snapshot of 6000 mappings of a 4000-byte path: all read, "
 	      "then a copy of it refused (the reader kept 16 MiB of it, not 24)",
-	      rc == -1 && got == AMP_N && strstr(err, "does not decode"), "rc %d, %zu mappings "
+	      rc == -EINVAL && got == AMP_N && strstr(err, "does not decode"), "rc %d, %zu mappings "
 	      "read: %s", rc, got, err);
-	if (!rc || rc == -1)
+	if (rc <= 0)
 		ap_trace_reader_close(&r);
 	free(file);
 	free(blk);
@@ -1810,7 +1810,7 @@ static void test_packed_malformed(void)
 			n++;
 		snprintf(name, sizeof(name), "corrupt record at offset %" PRIu64 ": packed "
 			 "entry %d does not decode", at, !cont);
-		bad += rc != -1 || n != !cont || !strstr(err, name) || !one_line(err);
+		bad += rc != -EINVAL || n != !cont || !strstr(err, name) || !one_line(err);
 		ap_trace_reader_close(&r);
 		if (!ap_trace_open(&r, path, err)) {
 			r.salvage = true;
@@ -1842,9 +1842,9 @@ static void test_writer_errors(void)
 	if (!rc && big) {
 		rc = ap_trace_write(&w, AP_REC_NOTE, big, AP_TRACE_MAX_PAYLOAD + 1, err);
 		CHECK("trace: a record over the limit is refused, the writer goes on",
-		      rc == -1 && !w.failed && strstr(err, "too large"), "rc %d '%s'", rc, err);
+		      rc == -EINVAL && !w.failed && strstr(err, "too large"), "rc %d '%s'", rc, err);
 		rc = ap_trace_write_str(&w, AP_REC_NOTE, big, AP_TRACE_MAX_PAYLOAD, "x", err);
-		CHECK("trace: struct and string over the limit refused", rc == -1 && !w.failed,
+		CHECK("trace: struct and string over the limit refused", rc == -EINVAL && !w.failed,
 		      "rc %d", rc);
 		rc = ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err);
 		rc = rc ? rc : ap_trace_flush(&w, err);
@@ -1864,18 +1864,18 @@ static void test_writer_errors(void)
 		rc = ap_trace_write(&w, AP_REC_DROPS, &ref_drops, sizeof(ref_drops), err);
 		if (!rc)
 			rc = ap_trace_flush(&w, err);
-		CHECK("trace: ENOSPC at flush: -1, failed set, a clear message",
-		      rc == -1 && w.failed && w.error == ENOSPC &&
+		CHECK("trace: ENOSPC at flush: -ENOSPC, failed set, a clear message",
+		      rc == -ENOSPC && w.failed && w.error == ENOSPC &&
 		      strstr(err, "No space left on device") && strstr(err, path) &&
 		      one_line(err), "rc %d failed %d '%s'", rc, w.failed, err);
 		rc = ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err);
-		CHECK("trace: writes refused after a failure", rc == -1 &&
+		CHECK("trace: writes refused after a failure", rc == -ENOSPC &&
 		      strstr(err, "earlier write failed"), "rc %d '%s'", rc, err);
 		rc = ap_trace_flush(&w, err);
-		CHECK("trace: flush refused after a failure", rc == -1, "rc %d", rc);
+		CHECK("trace: flush refused after a failure", rc == -ENOSPC, "rc %d", rc);
 		rc = ap_trace_close(&w, err);
 		CHECK("trace: close says the trace is incomplete",
-		      rc == -1 && strstr(err, "incomplete") && w.failed, "rc %d '%s'", rc, err);
+		      rc == -ENOSPC && strstr(err, "incomplete") && w.failed, "rc %d '%s'", rc, err);
 		rc = ap_trace_open(&r, path, err);
 		if (!rc)
 			rc = read_rest(&r, got, MAX_X, &n, err);
@@ -1891,15 +1891,15 @@ static void test_writer_errors(void)
 	} else {
 		rc = ap_trace_create(&w, "/dev/full", &ref_hdr, hdr_strings, err);
 		CHECK("trace: create on a device (/dev/full): refused, failed set",
-		      rc == -1 && w.failed && !w.f && strstr(err, "/dev/full: not a regular file"),
+		      rc == -EINVAL && w.failed && !w.f && strstr(err, "/dev/full: not a regular file"),
 		      "rc %d failed %d '%s'", rc, w.failed, err);
 		rc = ap_trace_write(&w, AP_REC_FAULT, &ref_fault, sizeof(ref_fault), err);
-		CHECK("trace: no write after a failed create", rc == -1, "rc %d", rc);
+		CHECK("trace: no write after a failed create", rc == -EINVAL, "rc %d", rc);
 		CHECK("trace: close after a failed create", ap_trace_close(&w, err) == 0, "%s",
 		      err);
 	}
 	rc = ap_trace_create(&w, "/nonexistent/dir/t.aptrace", &ref_hdr, NULL, err);
-	CHECK("trace: create in a missing directory", rc == -1 && w.failed &&
+	CHECK("trace: create in a missing directory", rc == -ENOENT && w.failed &&
 	      strstr(err, "No such file"), "rc %d '%s'", rc, err);
 	ap_trace_close(&w, NULL);
 	unlink(path);

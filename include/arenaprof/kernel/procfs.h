@@ -19,19 +19,19 @@
  * Never crashes on garbage, truncated or unknown contents; an error is one line naming the
  * file and the line number: "/proc/123/status:7: VmRSS: 'abc' is not a number".
  *
- * Errors. Every int function returns 0 or -1 with a one-line message in err (AP_ERR_LEN
- * bytes, may be NULL), the output reset (all AP_NO_VALUE, no mappings, no bitmap) and
- * errno set to say why:
- *   ESRCH   "process 123 does not exist (exited?)" (the file or /proc/123 is gone, or the
+ * Errors. Every int function returns 0 or a negative errno with a one-line message in err
+ * (AP_ERR_LEN bytes, may be NULL), the output reset (all AP_NO_VALUE, no mappings, no
+ * bitmap); the code says why:
+ *   -ESRCH  "process 123 does not exist (exited?)" (the file or /proc/123 is gone, or the
  *           process is a zombie: no address space left, its maps and smaps are empty);
  *           "/proc/2/smaps_rollup: process 2 has no address space (a kernel thread, or
  *           exiting)";
- *   EACCES  "no permission to read /proc/123/smaps_rollup (run as root or the process
+ *   -EACCES "no permission to read /proc/123/smaps_rollup (run as root or the process
  *           owner)" (EACCES or EPERM from the kernel; "write" for clear_refs);
- *   EINVAL  contents that do not parse (the message has the line number), bad arguments;
- *   ENXIO   ap_procfs_smaps_range: no mapping contains the address;
- *   EFBIG   the file is larger than its cap; ENOMEM; anything else as the kernel said.
- * A sampler stops cleanly on ESRCH: the target has exited.
+ *   -EINVAL contents that do not parse (the message has the line number), bad arguments;
+ *   -ENXIO  ap_procfs_smaps_range: no mapping contains the address;
+ *   -EFBIG  the file is larger than its cap; -ENOMEM; anything else as the kernel said.
+ * A sampler stops cleanly on -ESRCH: the target has exited.
  */
 #ifndef ARENAPROF_PROCFS_H
 #define ARENAPROF_PROCFS_H
@@ -156,7 +156,7 @@ int ap_procfs_parse_smaps(const char *buf, size_t len, const char *name, struct 
 /*
  * The smaps entry of the mapping that contains addr (start <= addr < end), from
  * /proc/PID/smaps. Only that entry's lines are parsed; the others are skipped unread
- * except for their header lines. No such mapping: -1, errno ENXIO.
+ * except for their header lines. No such mapping: -ENXIO.
  */
 int ap_procfs_smaps_range(int pid, uint64_t addr, struct ap_smaps *s, char *err);
 int ap_procfs_parse_smaps_range(const char *buf, size_t len, const char *name, uint64_t addr,

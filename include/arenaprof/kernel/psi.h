@@ -19,11 +19,12 @@
  * Never crashes on garbage, truncated or unknown contents.
  *
  * Availability: the files need CONFIG_PSI and no psi=0 on the command line (Debian's
- * kernels have both). When they are missing, reads fail with errno ENOENT or EOPNOTSUPP
+ * kernels have both). When they are missing, reads fail with -ENOENT or -EOPNOTSUPP
  * and the message says PSI is not available; callers say so once and carry on.
  *
- * Errors: every int function returns 0 or -1 with a one-line message in err (AP_ERR_LEN
- * bytes, may be NULL) and errno set.
+ * Errors: every int function returns 0 (or a count) or a negative errno with a one-line
+ * message in err (AP_ERR_LEN bytes, may be NULL); errno is set to the same code too, for
+ * callers that still read it (cli/cmd_run.c after ap_psi_trigger_arm).
  */
 #ifndef ARENAPROF_PSI_H
 #define ARENAPROF_PSI_H
@@ -53,8 +54,9 @@ void ap_psi_init(struct ap_psi *p);	/* every field AP_NO_VALUE */
 int ap_psi_parse(const char *buf, size_t len, const char *name, struct ap_psi *p, char *err);
 /*
  * Reads a pressure file: /proc/pressure/memory (AP_PSI_SYSTEM_MEMORY) or a cgroup's
- * memory.pressure. errno ENOENT or EOPNOTSUPP: "PSI is not available: ..." (no
- * CONFIG_PSI, psi=0, or no such cgroup); ENODEV: the cgroup was removed.
+ * memory.pressure. -ENOENT or -EOPNOTSUPP: "PSI is not available: ..." (no CONFIG_PSI,
+ * psi=0, or no such cgroup); -ENODEV: the cgroup was removed; -EINVAL: not a pressure
+ * file's contents.
  */
 int ap_psi_read(const char *path, struct ap_psi *p, char *err);
 
@@ -80,15 +82,15 @@ struct ap_psi_trigger {
 
 /*
  * Validates spec ("some|full STALL_US WINDOW_US", spaces or tabs between) and fills t
- * (fd -1). errno EINVAL with a message that says what is wrong.
+ * (fd -1). -EINVAL with a message that says what is wrong.
  */
 int ap_psi_trigger_parse(const char *spec, struct ap_psi_trigger *t, char *err);
 /*
  * Opens path (O_RDWR | O_NONBLOCK | O_CLOEXEC) and writes t->spec: from then on the open
- * file signals POLLPRI when the trigger fires. Errors: ENOENT/EOPNOTSUPP (PSI not
- * available), EACCES/EPERM (unprivileged: window not a multiple of 2 s, or no write
- * permission), EINVAL (the kernel refused the spec), EBUSY (a trigger is already armed
- * on this file descriptor), ENODEV (the cgroup is gone).
+ * file signals POLLPRI when the trigger fires. Errors: -ENOENT/-EOPNOTSUPP (PSI not
+ * available), -EACCES/-EPERM (unprivileged: window not a multiple of 2 s, or no write
+ * permission), -EINVAL (the kernel refused the spec), -EBUSY (a trigger is already armed
+ * on this file descriptor), -ENODEV (the cgroup is gone).
  */
 int ap_psi_trigger_arm(struct ap_psi_trigger *t, const char *path, char *err);
 
@@ -107,8 +109,8 @@ enum ap_psi_event ap_psi_trigger_event(struct ap_psi_trigger *t, short revents);
 /*
  * Waits up to timeout_ms (-1 forever) for any armed, not gone trigger of t[0..n) and
  * interprets what poll() returned. events[i] (may be NULL) gets each trigger's event.
- * Returns how many fired, 0 on timeout, -1 with err (poll failed, or no trigger left to
- * wait on: errno ENODEV when they are all gone).
+ * Returns how many fired, 0 on timeout, a negative errno with err (poll's, -ENOMEM, or
+ * -ENODEV when no trigger is left to wait on: they are all gone).
  */
 int ap_psi_wait(struct ap_psi_trigger *t, size_t n, int timeout_ms, enum ap_psi_event *events,
 		char *err);

@@ -20,11 +20,11 @@ struct ap_ring_decoder {
 	unsigned int n_cpus;
 };
 
-/* n_cpus: the possible CPUs (libbpf_num_possible_cpus). -1 without memory. */
+/* n_cpus: the possible CPUs (libbpf_num_possible_cpus). -ENOMEM without memory. */
 int ap_ring_decoder_init(struct ap_ring_decoder *d, unsigned int n_cpus);
 void ap_ring_decoder_free(struct ap_ring_decoder *d);
 /*
- * One record of size bytes into ev; -1 if it is shorter than a record. A fault that
+ * One record of size bytes into ev; -EINVAL if it is shorter than a record. A fault that
  * shares the vma of a CPU this decoder does not know says AP_FF_VMA_UNKNOWN.
  */
 int ap_ring_decode(struct ap_ring_decoder *d, const void *data, size_t size,

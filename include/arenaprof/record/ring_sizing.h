@@ -23,7 +23,8 @@
 #define AP_RING_MAX (64u << 20)
 
 /* Faults a second one thread of this process takes on fresh anonymous pages: the
- * fastest of a few 1 MiB rounds (unmapped after). 0, or -1 with err. */
+ * fastest of a few 1 MiB rounds (unmapped after). 0, or with err mmap's -errno, or -EIO
+ * (the clock did not advance). */
 int ap_ring_measure_fault_rate(double *faults_per_s, char *err);
 /* The ring for that rate: a power of 2 in [AP_RING_MIN, AP_RING_MAX]. */
 uint32_t ap_ring_bytes_for_rate(double faults_per_s);

@@ -119,7 +119,7 @@ struct ap_session_opts {
 /*
  * The options every face of a session takes alike, by getopt letter: p (pid), m (probe
  * method), R (run probe), O (op probe), s (ring size), v (verbose). 1: taken; 0: not one
- * of these; -1: a bad value.
+ * of these; -EINVAL: a bad value.
  */
 int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg);
 
@@ -198,8 +198,8 @@ void ap_session_sample_now(struct ap_session *s);
 /*
  * Resets the peaks: VmHWM (clear_refs 5) and the cgroup's memory.peak (its held fd),
  * then samples at the next step. 0 both (or no cgroup is read); 1 VmHWM only, err says
- * why memory.peak was not (a kernel before 6.12, cgroup v1); -1 with err if VmHWM could
- * not be reset.
+ * why memory.peak was not (a kernel before 6.12, cgroup v1); ap_procfs_reset_hwm's
+ * negative errno with err if VmHWM could not be reset.
  */
 int ap_session_reset_peaks(struct ap_session *s, char *err);
 /* Sends the counters now, changed or not (before a snapshot of the trace). */

@@ -36,13 +36,13 @@ struct ap_spawn {
 };
 
 /*
- * A user by name, or by number when no name matches: 0, or -1 with err ("unknown user")
- * when there is no such user or its groups cannot be read.
+ * A user by name, or by number when no name matches: 0, or with err -ENOENT ("unknown
+ * user") when there is no such user, -EINVAL when its groups cannot be read.
  */
 int ap_spawn_user_lookup(const char *user, struct ap_spawn_user *u, char *err);
 void ap_spawn_user_free(struct ap_spawn_user *u);
 
-/* Forks argv, held. 0, or -1 with errno. */
+/* Forks argv, held. 0, or pipe2's or fork's -errno (errno set to the same). */
 int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *o);
 /*
  * Lets it exec and waits for the outcome: 0 ran, else the errno of what failed (failed_at

@@ -11,7 +11,8 @@
 /*
  * Finds a defined function symbol (in .dynsym or .symtab, local symbols included) and
  * gives the file offset of its first instruction, the offset uprobes want. 0 on success,
- * -1 with err (not an ELF file, no such symbol, ...).
+ * or a negative errno with err: the open's (-ENOENT, -EACCES...), -EINVAL not an ELF file
+ * (or the symbol in no loadable segment), -ENOENT no such symbol.
  */
 int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_offset,
 		      char *err);
@@ -27,8 +28,8 @@ int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_o
  * subgraph itself and never calls Interpreter::Invoke (measured on the ai_edge_litert
  * wheel: 3 wrapper calls, 0 Interpreter::Invoke calls for 3 invoke()s), and the C API
  * function is the exported boundary of C-API libraries, whose C++ symbols may be local,
- * stripped or inlined. Returns 1 when found, 0 when none is there, -1 when the file
- * cannot be read as ELF.
+ * stripped or inlined. Returns 1 when found, 0 when none is there, a negative errno when
+ * the file cannot be read as ELF (the open's, or -EINVAL).
  */
 int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len);
 
@@ -37,8 +38,8 @@ int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len);
  * file_offset of the ELF file: its name into name (len bytes, as stored: mangled) and
  * the offset into it into *delta. inode: 0 any file at elf_path; else the file opened
  * must have it (the file a trace saw mapped, not one rebuilt or copied there since).
- * 0, or -1 when the file cannot be read, is another file, or no symbol holds that
- * address.
+ * 0, or a negative errno: the file cannot be read (the open's, -EINVAL not ELF), is
+ * another file (-ESTALE), or no symbol holds that address (-ENOENT).
  */
 int ap_symbols_name_at(const char *elf_path, uint64_t inode, uint64_t file_offset, char *name,
 		       size_t len, uint64_t *delta);

@@ -210,9 +210,15 @@ struct ap_trace_writer {
 };
 
 /*
+ * The writer's functions return 0 or a negative errno with err: -EINVAL for what the
+ * caller got wrong (a record too large, no payload, a writer not open, a rewind past what
+ * was written), -ENOMEM, and for a failed write -error (the failed call's errno, EIO when
+ * it gave none; every later write returns it again).
+ *
  * Creates (or truncates) path and writes the file header and the header record, and
  * flushes them. strings may be NULL, and so may any of them: "". On failure the writer
- * is closed with failed set (ap_trace_close is then a no-op).
+ * is closed with failed set (ap_trace_close is then a no-op); an output refused returns
+ * ap_outfile_open's code.
  */
 int ap_trace_create(struct ap_trace_writer *w, const char *path,
 		    const struct ap_rec_header *h, const char *const strings[AP_HS_COUNT],
@@ -224,7 +230,7 @@ int ap_trace_write_str(struct ap_trace_writer *w, uint32_t type, const void *pay
 		       uint32_t len, const char *s, char *err);
 /*
  * fflush + fdatasync-free durability point: whole records reach the file. A write error
- * (here or in an earlier write) sets failed and returns -1: the file then ends with its
+ * (here or in an earlier write) sets failed and returns -error: the file then ends with its
  * last whole record, perhaps followed by part of one, which readers treat as truncation.
  */
 int ap_trace_flush(struct ap_trace_writer *w, char *err);
@@ -240,7 +246,8 @@ int ap_trace_cut(struct ap_trace_writer *w, char *err);
  * ring (record/session_trace.c) reuses a segment from just after its header record.
  */
 int ap_trace_rewind(struct ap_trace_writer *w, uint64_t bytes, uint64_t records, char *err);
-/* Flushes and closes; -1 if the trace is incomplete (any write failed). Keeps the counts. */
+/* Flushes and closes; -error if the trace is incomplete (any write failed). Keeps the
+ * counts. */
 int ap_trace_close(struct ap_trace_writer *w, char *err);
 
 /* ---- reader ---- */
@@ -259,6 +266,7 @@ struct ap_trace_reader {
 	uint8_t *win;			/* private: the file, a window at a time */
 	uint32_t win_len, pos;
 	int state;			/* private: reading, ended, failed */
+	int error;			/* private: what a failed reader returns again */
 	/*
 	 * Salvage (set after opening; man arenaprof-trace(5), SALVAGE): a record that fails
 	 * its check is skipped with the bytes up to the next record that passes, instead of
@@ -289,16 +297,18 @@ struct ap_trace_rec {
 
 /*
  * Opens a file for one sequential pass (read a MiB at a time) and reads the header record.
- * -1 with err: not a trace, newer version, ...
+ * 0, or a negative errno with err: -EINVAL not a trace, a newer version, a corrupt or cut
+ * header; -ENOMEM; the open's or the read's own error (-ENOENT, -EACCES, -EIO...).
  */
 int ap_trace_open(struct ap_trace_reader *r, const char *path, char *err);
 /* The same from a stream read sequentially (a pipe, fmemopen); takes f, name for messages */
 int ap_trace_open_stream(struct ap_trace_reader *r, FILE *f, const char *name, char *err);
 /*
  * 1: a record (types this version does not know are skipped); 0: end of file
- * (r->truncated says if it was cut); -1: corrupt or unreadable, err set (with salvage
- * set, a record that fails its check is skipped instead: see above). After 0 or -1,
- * later calls return the same. The payload is followed by a NUL byte.
+ * (r->truncated says if it was cut); a negative errno with err: -EINVAL corrupt (with
+ * salvage set, a record that fails its check is skipped instead: see above), -ENOMEM, or
+ * the read's own error (-EIO when it gave none). After 0 or an error, later calls return
+ * the same. The payload is followed by a NUL byte.
  */
 int ap_trace_next(struct ap_trace_reader *r, struct ap_trace_rec *rec, char *err);
 /*

@@ -12,7 +12,7 @@
 
 /*
  * *(void **)v holds *cap elements of elem bytes, n of them used: when n == *cap, the array
- * doubles (to first, from 0). 0, or -1 (out of memory, or a size that would overflow)
+ * doubles (to first, from 0). 0, or -ENOMEM (out of memory, or a size that would overflow)
  * with the array and *cap unchanged.
  */
 int ap_grow(void *v, uint64_t *cap, uint64_t n, size_t elem, uint64_t first);

@@ -10,8 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* A descriptor open for reading (blocking, close-on-exec) and the file's size, or -1 with
- * err (AP_ERR_LEN) and errno set. size may be NULL. */
+/* A descriptor open for reading (blocking, close-on-exec) and the file's size, or a negative
+ * errno with err (AP_ERR_LEN): open's or fstat's, -EINVAL for what is not a regular file.
+ * size may be NULL. */
 int ap_infile_open(const char *path, uint64_t *size, char *err);
 /* A stream open for reading ("rb", close-on-exec), or NULL with err (AP_ERR_LEN). */
 FILE *ap_infile_fopen(const char *path, char *err);

@@ -15,7 +15,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* A file descriptor open for writing, or -1 with err (AP_ERR_LEN) and errno set. */
+/*
+ * A file descriptor open for writing, or a negative errno with err (AP_ERR_LEN): the failed
+ * call's (-ELOOP a symbolic link, -ENXIO a FIFO with no reader...), -EINVAL for what is not
+ * a regular file, -EPERM for another user's file in a shared sticky directory.
+ */
 int ap_outfile_open(const char *path, mode_t mode, char *err);
 /* The same as a stdio stream ("we" semantics), or NULL with err. */
 FILE *ap_outfile_fopen(const char *path, mode_t mode, char *err);
