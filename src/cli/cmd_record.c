@@ -329,14 +329,12 @@ int cmd_record(int argc, char **argv)
 			status_line(&s, &t, t0, &next);
 	status_clear();
 	ap_session_stop(&s, 0);
-	switch (ap_trace_sink_close(&t, &s)) {
-	case -1:
-		ap_cli_say("record", "writing %s failed: %s; the trace holds every "
-			"whole record before the failure", out, t.err);
-		rc = AP_EXIT_RUNTIME;
-		goto out;
-	case -2:
-		ap_cli_say("record", "%s", t.err);
+	if (ap_trace_sink_close(&t, &s)) {
+		if (t.close_failed)
+			ap_cli_say("record", "%s", t.err);
+		else
+			ap_cli_say("record", "writing %s failed: %s; the trace holds every "
+				"whole record before the failure", out, t.err);
 		rc = AP_EXIT_RUNTIME;
 		goto out;
 	}

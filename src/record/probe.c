@@ -145,7 +145,7 @@ int ap_method_parse(const char *s, enum ap_method *m)
 			return 0;
 		}
 	}
-	return -1;
+	return -EINVAL;
 }
 
 /* What the method's programs are called in messages. */
@@ -227,7 +227,7 @@ static int online_cpus(int *cpus, int max)
 	char sep;
 
 	if (!f)
-		return -1;
+		return -EIO;
 	while (fscanf(f, "%d", &a) == 1) {
 		b = a;
 		sep = (char)fgetc(f);
@@ -254,9 +254,11 @@ static int check_btf(enum ap_method m, char *why)
 	char eb[96];
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		int e = errno;
+
 		ap_seterr(why, "%s: no kernel BTF (/sys/kernel/btf/vmlinux): %s",
-			  ap_method_name(m), errstr(errno, eb, sizeof(eb)));
-		return -1;
+			  ap_method_name(m), errstr(e, eb, sizeof(eb)));
+		return -e;
 	}
 	return 0;
 }
@@ -294,7 +296,7 @@ static int attach_perf(struct ap_probe *p, char *why)
 	ncpu = online_cpus(cpus, (int)(sizeof(cpus) / sizeof(cpus[0])));
 	if (ncpu < 0) {
 		ap_seterr(why, "perf: cannot read /sys/devices/system/cpu/online");
-		return -1;
+		return -EIO;
 	}
 	for (i = 0; i < ncpu; i++) {
 		for (j = 0; j < 2; j++) {
@@ -313,21 +315,23 @@ static int attach_perf(struct ap_probe *p, char *why)
 			fd = (int)syscall(__NR_perf_event_open, &attr, -1, cpus[i], -1,
 					  PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
+				int en = errno;
+
 				ap_seterr(why, "perf: opening %s on CPU %d failed: %s", evs[j].name,
-					  cpus[i], errstr(errno, eb, sizeof(eb)));
-				return -1;
+					  cpus[i], errstr(en, eb, sizeof(eb)));
+				return -en;
 			}
 			/* the link owns fd from here on */
 			e = ap_bpf_attach_perf_event(progs[j], fd, 0, &l);
 			if (e) {
 				ap_seterr(why, "perf: attaching to %s on CPU %d failed: %s",
 					  evs[j].name, cpus[i], errstr(e, eb, sizeof(eb)));
-				return -1;
+				return e;
 			}
 			if (push_link(p, &l)) {
 				ap_bpf_link_close(&l);
 				ap_seterr(why, "perf: out of memory");
-				return -1;
+				return -ENOMEM;
 			}
 		}
 	}
@@ -346,13 +350,15 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 	char eb[96];
 	int err;
 
-	if (check_btf(m, why))
-		return -1;
+	err = check_btf(m, why);
+	if (err)
+		return err;
 	p->skel = arenaprof_bpf__open();
 	if (!p->skel) {
+		err = -errno;
 		ap_seterr(why, "%s: opening the BPF object failed: %s", name,
-			  errstr(errno, eb, sizeof(eb)));
-		return -1;
+			  errstr(err, eb, sizeof(eb)));
+		return err;
 	}
 	bpf_program__set_autoload(p->skel->progs.fault_tp, m == AP_METHOD_TP);
 	bpf_program__set_autoload(p->skel->progs.fault_exit, m == AP_METHOD_FENTRY);
@@ -386,22 +392,25 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 		if (push_link(p, &l)) {
 			ap_bpf_link_close(&l);
 			ap_seterr(why, "%s: out of memory", name);
+			err = -ENOMEM;
 			goto fail;
 		}
 		break;
 	case AP_METHOD_PERF:
-		if (attach_perf(p, why))
+		err = attach_perf(p, why);
+		if (err)
 			goto fail;
 		break;
 	case AP_METHOD_NONE:
 		ap_seterr(why, "no method given");
+		err = -EINVAL;
 		goto fail;
 	}
 	p->method = m;
 	return 0;
 fail:
 	teardown(p);
-	return -1;
+	return err < 0 ? err : -EIO;
 }
 
 void ap_probe_set_verbose(bool on)
@@ -466,18 +475,20 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 	setup_libbpf();
 	if (o->pid <= 0) {
 		ap_seterr(err, "no target pid");
-		return -1;
+		return -EINVAL;
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		ap_seterr(err, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	p->pid = o->pid;
 	if (!o->ring_bytes) {
-		if (ap_ring_measure_fault_rate(&rate, err)) {
+		int rc = ap_ring_measure_fault_rate(&rate, err);
+
+		if (rc) {
 			free(p);
-			return -1;
+			return rc;
 		}
 		ring = ring_size(ap_ring_bytes_for_rate(rate));
 	} else {
@@ -503,20 +514,21 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 	}
 	if (ret) {
 		free(p);
-		return -1;
+		return ret;
 	}
 	ncpu = libbpf_num_possible_cpus();
 	if (ap_ring_decoder_init(&p->dec, ncpu > 0 ? (unsigned int)ncpu : 0)) {
 		ap_seterr(err, "out of memory");
 		ap_probe_close(p);
-		return -1;
+		return -ENOMEM;
 	}
 	p->rb = ring_buffer__new(ap_bpf_map_fd(&p->ld, p->skel->maps.events), rb_handler, p,
 				 NULL);
 	if (!p->rb) {
-		ap_seterr(err, "ring buffer: %s", errstr(errno, eb, sizeof(eb)));
+		ret = -errno;
+		ap_seterr(err, "ring buffer: %s", errstr(ret, eb, sizeof(eb)));
 		ap_probe_close(p);
-		return -1;
+		return ret;
 	}
 	*pp = p;
 	return 0;
@@ -552,23 +564,24 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 	int e;
 
 	if (!realpath(binary, path)) {
-		ap_seterr(err, "%s: %s", binary, strerror(errno));
-		return -1;
+		e = errno;
+		return ap_fail(err, -e, "%s: %s", binary, strerror(e));
 	}
-	if (ap_symbols_lookup(path, symbol, &off, err))
-		return -1;
+	e = ap_symbols_lookup(path, symbol, &off, err);
+	if (e)
+		return e;
 	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, enter), p->pid, path, off, false,
 				 cookie, &l1);
 	if (e) {
 		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
-		return -1;
+		return e;
 	}
 	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, exit), p->pid, path, off, true, cookie,
 				 &l2);
 	if (e) {
 		ap_bpf_link_close(&l1);
 		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
-		return -1;
+		return e;
 	}
 	if (push_link(p, &l1) || push_link(p, &l2)) {
 		/* push_link(l1) may have worked: take it back so nothing is closed twice */
@@ -577,7 +590,7 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 		ap_bpf_link_close(&l2);
 		ap_bpf_link_close(&l1);
 		ap_seterr(err, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -599,7 +612,7 @@ int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbo
 	if (arg < 0 || arg > max_arg) {
 		ap_seterr(err, "op marker %s: argument %d: only 0..%d can be read", symbol, arg,
 			  max_arg);
-		return -1;
+		return -EINVAL;
 	}
 	/* before the uprobes: a fault after op_enter must look its operator up */
 	__atomic_store_n(&p->skel->bss->op_probes, true, __ATOMIC_RELAXED);
@@ -661,14 +674,14 @@ int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what,
 	if (what && len)
 		what[0] = '\0';
 	if (!realpath(libc_path, path)) {
-		ap_seterr(err, "%s: %s", libc_path, strerror(errno));
-		return -1;
+		rc = errno;
+		return ap_fail(err, -rc, "%s: %s", libc_path, strerror(rc));
 	}
 	for (i = 0; i < N_ALLOC_FUNCS; i++)
 		found[i] = !ap_symbols_lookup(path, alloc_funcs[i].name, &offs[i], e);
 	if (!found[0] || !found[N_ALLOC_FUNCS - 1]) {
 		ap_seterr(err, "%s has no malloc and free: not a C library", path);
-		return -1;
+		return -ENOENT;
 	}
 	for (i = 0; i < N_ALLOC_FUNCS; i++) {
 		const char *alias = NULL;
@@ -699,7 +712,7 @@ int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what,
 				ap_bpf_link_close(&p->links[--p->n_links]);
 			while (p->n_hot > first_hot)
 				ap_bpf_link_close(&p->hot[--p->n_hot]);
-			return -1;
+			return rc < 0 ? rc : -rc;
 		}
 		n++;
 		if (what && len) {
@@ -784,7 +797,7 @@ int ap_probe_poll(struct ap_probe *p, int timeout_ms,
 		r = ring_buffer__consume(p->rb);
 	if (r < 0 && r != -EINTR && !p->stopped) {
 		ap_seterr(err, "ring buffer poll: %s", errstr(r, eb, sizeof(eb)));
-		return -1;
+		return r;
 	}
 	return p->seen;
 }

@@ -30,13 +30,13 @@
 
 /* ---- sending to the sink chain ---- */
 
-/* Calls one callback of every sink in the chain; non-zero if any failed. */
+/* Calls one callback of every sink in the chain; the first failure's code, 0 if none. */
 #define SEND(s, cb, ...)							\
 	({									\
-		int bad_ = 0;							\
+		int bad_ = 0, r_;						\
 		for (const struct ap_session_sink *k_ = (s)->sink; k_; k_ = k_->next) \
-			if (k_->cb && k_->cb(k_->ctx, ##__VA_ARGS__))		\
-				bad_ = -1;					\
+			if (k_->cb && (r_ = k_->cb(k_->ctx, ##__VA_ARGS__)) && !bad_) \
+				bad_ = r_ < 0 ? r_ : -EIO;			\
 		if (bad_)							\
 			(s)->failed = true;					\
 		bad_;								\
@@ -78,6 +78,7 @@ static void alloc_event(void *ctx, const struct ap_event *ev)
 static int on_event(void *ctx, const struct ap_event *ev)
 {
 	struct ap_session *s = ctx;
+	int rc;
 
 	if (ev->type == AP_EV_FAULT) {
 		s->faults++;
@@ -89,8 +90,9 @@ static int on_event(void *ctx, const struct ap_event *ev)
 				s->maps_stale = true;
 		}
 	}
-	if (SEND(s, event, ev))
-		return -1;
+	rc = SEND(s, event, ev);
+	if (rc)
+		return rc;
 	if (ev->type == AP_EV_RUN_END)
 		ap_alloc_probe_run_end(&s->alloc);
 	if (ev->type == AP_EV_RUN_END && ++s->runs >= s->o.runs_limit && s->o.runs_limit) {
@@ -435,13 +437,13 @@ static int check_attachable(struct ap_session *s, char *err)
 	return 0;
 }
 
-/* "BINARY:SYMBOL[:ARG]" */
+/* "BINARY:SYMBOL[:ARG]": 0, or -EINVAL */
 static int split_spec(char *spec, char **bin, char **sym, int *arg, bool want_arg)
 {
 	char *c1 = strchr(spec, ':'), *c2;
 
 	if (!c1 || c1 == spec || !c1[1])
-		return -1;
+		return -EINVAL;
 	*c1 = '\0';
 	*bin = spec;
 	*sym = c1 + 1;
@@ -450,13 +452,13 @@ static int split_spec(char *spec, char **bin, char **sym, int *arg, bool want_ar
 		uint64_t v;
 
 		if (!want_arg)
-			return -1;
+			return -EINVAL;
 		*c2 = '\0';
 		if (ap_parse_u64(c2 + 1, 10, 0, 7, &v))
-			return -1;
+			return -EINVAL;
 		*arg = (int)v;
 	}
-	return **sym ? 0 : -1;
+	return **sym ? 0 : -EINVAL;
 }
 
 /* --run-probe / --op-probe: 0, or -EINVAL with err */
@@ -639,12 +641,12 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 			ap_session_note(s, 2, "cannot run %s as %s: %s: %s", s->o.argv[0],
 					s->user.name, s->child.failed_at, strerror(e));
 			s->end_reason = AP_END_ERROR;
-			rc = -1;
+			rc = -e;
 			target_alive(s);
 		} else if (e) {
 			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(e));
 			s->end_reason = AP_END_ERROR;
-			rc = -1;
+			rc = -e;
 			target_alive(s);
 		}
 		if (!e && s->have_user)

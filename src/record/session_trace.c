@@ -68,9 +68,12 @@ static void make_room(struct ap_trace_sink *t, uint64_t need)
 
 	if (!r || r->hold || t->failed)
 		return;
-	if (t->w.bytes + need > r->seg_cap && t->w.bytes - r->own_start >= r->min_own &&
-	    rotate(t))
-		t->failed = true;
+	if (t->w.bytes + need > r->seg_cap && t->w.bytes - r->own_start >= r->min_own) {
+		int rc = rotate(t);
+
+		if (rc)
+			t->failed = rc;
+	}
 }
 
 static void counted(struct ap_trace_sink *t, uint64_t need)
@@ -88,12 +91,11 @@ static int wr(struct ap_trace_sink *t, uint32_t type, const void *p, uint32_t le
 	/* at most this much: a fault or marker packed takes a few bytes (trace/pack.c) */
 	make_room(t, AP_TRACE_REC_HDR_LEN + (uint64_t)len);
 	if (t->failed)
-		return t->soft ? 0 : -1;
+		return t->soft ? 0 : t->failed;
 	before = t->w.bytes;
-	if (ap_trace_write(&t->w, type, p, len, t->err)) {
-		t->failed = true;
-		return t->soft ? 0 : -1;
-	}
+	t->failed = ap_trace_write(&t->w, type, p, len, t->err);
+	if (t->failed)
+		return t->soft ? 0 : t->failed;
 	counted(t, t->w.bytes - before);
 	return 0;
 }
@@ -105,11 +107,10 @@ static int wr_str(struct ap_trace_sink *t, uint32_t type, const void *p, uint32_
 
 	make_room(t, need);
 	if (t->failed)
-		return t->soft ? 0 : -1;
-	if (ap_trace_write_str(&t->w, type, p, len, str, t->err)) {
-		t->failed = true;
-		return t->soft ? 0 : -1;
-	}
+		return t->soft ? 0 : t->failed;
+	t->failed = ap_trace_write_str(&t->w, type, p, len, str, t->err);
+	if (t->failed)
+		return t->soft ? 0 : t->failed;
 	counted(t, need);
 	return 0;
 }
@@ -180,25 +181,28 @@ static int rotate(struct ap_trace_sink *t)
 {
 	struct ap_trace_ring *r = t->ring;
 	struct ap_trace_writer w;
+	int rc = ap_trace_flush(&t->w, t->err);
 
-	if (ap_trace_flush(&t->w, t->err))
-		return -1;
+	if (rc)
+		return rc;
 	w = r->old;
 	r->old = t->w;
 	t->w = w;
 	r->old_before_records = r->cur_before_records;
 	r->old_before_bytes = r->cur_before_bytes;
 	r->have_old = true;
-	if (ap_trace_rewind(&t->w, r->head_bytes, r->head_records, t->err))
-		return -1;
+	rc = ap_trace_rewind(&t->w, r->head_bytes, r->head_records, t->err);
+	if (rc)
+		return rc;
 	r->cur_before_records = r->records;
 	r->cur_before_bytes = r->bytes;
 	write_preamble(t);
 	/* own records from a record boundary on, readable without the preamble (save) */
-	if (ap_trace_cut(&t->w, t->err))
-		t->failed = true;
+	rc = ap_trace_cut(&t->w, t->err);
+	if (rc && !t->failed)
+		t->failed = rc;
 	r->own_start = t->w.bytes;
-	return t->failed ? -1 : 0;
+	return t->failed;
 }
 
 static int on_event(void *ctx, const struct ap_event *ev)
@@ -373,11 +377,10 @@ static int on_flush(void *ctx)
 	struct ap_trace_sink *t = ctx;
 
 	if (t->failed)
-		return t->soft ? 0 : -1;
-	if (ap_trace_flush(&t->w, t->err)) {
-		t->failed = true;
-		return t->soft ? 0 : -1;
-	}
+		return t->soft ? 0 : t->failed;
+	t->failed = ap_trace_flush(&t->w, t->err);
+	if (t->failed)
+		return t->soft ? 0 : t->failed;
 	return 0;
 }
 
@@ -386,11 +389,13 @@ int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char
 {
 	struct ap_rec_header hdr;
 	const char *strings[AP_HS_COUNT];
+	int rc;
 
 	memset(t, 0, sizeof(*t));
 	ap_session_header(s, &hdr, strings);
-	if (ap_trace_create(&t->w, path, &hdr, strings, err))
-		return -1;
+	rc = ap_trace_create(&t->w, path, &hdr, strings, err);
+	if (rc)
+		return rc;
 	t->sink = (struct ap_session_sink){
 		.ctx = t, .event = on_event, .mappings = on_mappings,
 		.resident = on_resident, .sample = on_sample, .drops = on_drops,
@@ -423,23 +428,25 @@ int ap_trace_sink_open_ring(struct ap_trace_sink *t, struct ap_session *s, const
 	const char *strings[AP_HS_COUNT];
 	struct ap_trace_ring *r;
 	char path[PATH_MAX];
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/session.trace", dir);
-	if (ap_trace_sink_open(t, s, path, err))
-		return -1;
+	rc = ap_trace_sink_open(t, s, path, err);
+	if (rc)
+		return rc;
 	unlink(path);
 	r = calloc(1, sizeof(*r));
 	if (!r) {
-		ap_seterr(err, "out of memory");
 		ap_trace_close(&t->w, NULL);
-		return -1;
+		return ap_fail(err, -ENOMEM, "out of memory");
 	}
 	snprintf(path, sizeof(path), "%s/session.trace.1", dir);
 	ap_session_header(s, &hdr, strings);
-	if (ap_trace_create(&r->old, path, &hdr, strings, err)) {
+	rc = ap_trace_create(&r->old, path, &hdr, strings, err);
+	if (rc) {
 		free(r);
 		ap_trace_close(&t->w, NULL);
-		return -1;
+		return rc;
 	}
 	unlink(path);
 	r->s = s;
@@ -471,7 +478,7 @@ static int copy_range(const struct ap_trace_writer *w, uint64_t from, uint64_t t
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", fileno(w->f));
 	fd_in = open(src, O_RDONLY | O_CLOEXEC);
 	if (fd_in < 0)
-		return -1;
+		return -errno;
 
 	while (from < to) {
 		size_t want = to - from < sizeof(buf) ? (size_t)(to - from) : sizeof(buf);
@@ -501,8 +508,7 @@ static int copy_range(const struct ap_trace_writer *w, uint64_t from, uint64_t t
 fail:
 	e = errno;
 	close(fd_in);
-	errno = e;
-	return -1;
+	return -e;
 }
 
 int ap_trace_sink_save(struct ap_trace_sink *t, int fd, char *err)
@@ -510,22 +516,19 @@ int ap_trace_sink_save(struct ap_trace_sink *t, int fd, char *err)
 	const struct ap_trace_ring *r = t->ring;
 	int rc;
 
-	if (t->failed) {
-		ap_seterr(err, "the session's trace failed: %s", t->err);
-		return -1;
-	}
-	if (ap_trace_flush(&t->w, err))
-		return -1;
-	if (r && r->have_old)
-		rc = copy_range(&r->old, 0, r->old.bytes, fd) ||
-		     copy_range(&t->w, r->own_start, t->w.bytes, fd);
-	else
+	if (t->failed)
+		return ap_fail(err, t->failed, "the session's trace failed: %s", t->err);
+	rc = ap_trace_flush(&t->w, err);
+	if (rc)
+		return rc;
+	if (r && r->have_old) {
+		rc = copy_range(&r->old, 0, r->old.bytes, fd);
+		if (!rc)
+			rc = copy_range(&t->w, r->own_start, t->w.bytes, fd);
+	} else {
 		rc = copy_range(&t->w, 0, t->w.bytes, fd);
-	if (rc) {
-		ap_seterr(err, "%s", strerror(errno));
-		return -1;
 	}
-	return 0;
+	return rc ? ap_fail(err, rc, "%s", strerror(-rc)) : 0;
 }
 
 int ap_trace_sink_close(struct ap_trace_sink *t, const struct ap_session *s)
@@ -539,11 +542,9 @@ int ap_trace_sink_close(struct ap_trace_sink *t, const struct ap_session *s)
 	t->ring = NULL;
 	if (t->failed) {
 		ap_trace_close(&t->w, err);
-		return -1;
+		return t->failed;
 	}
-	if (ap_trace_close(&t->w, t->err)) {
-		t->failed = true;
-		return -2;
-	}
-	return 0;
+	t->failed = ap_trace_close(&t->w, t->err);
+	t->close_failed = t->failed != 0;
+	return t->failed;
 }

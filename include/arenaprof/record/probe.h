@@ -34,7 +34,7 @@ struct ap_probe_opts {
 
 struct ap_probe;
 
-/* 0, or -1 with err ("tp: ...; fentry: ...; perf: ..." in auto mode). */
+/* 0, or a negative errno with err ("tp: ...; fentry: ...; perf: ..." in auto mode). */
 int ap_probe_open(struct ap_probe **p, const struct ap_probe_opts *o, char *err);
 enum ap_method ap_probe_method(const struct ap_probe *p);
 /* The ring's size, and the fault rate it was sized from (0 when ring_bytes was given). */
@@ -45,7 +45,7 @@ double ap_probe_sized_for_rate(const struct ap_probe *p);
  * first one worked or the method was forced. */
 const char *ap_probe_auto_skipped(const struct ap_probe *p);
 const char *ap_method_name(enum ap_method m);		/* "tp", "fentry", "perf" ("auto") */
-int ap_method_parse(const char *s, enum ap_method *m);	/* "auto" -> NONE; -1 if unknown */
+int ap_method_parse(const char *s, enum ap_method *m);	/* "auto" -> NONE; -EINVAL unknown */
 
 /*
  * Feature probe: can this method load and attach here? It really loads the method's
@@ -73,10 +73,10 @@ int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbo
  * the target only (attachable before it execs, like the markers). Functions that share an
  * address (glibc's aligned_alloc and memalign) are attached once. Allocations whose size
  * lies in the window (ap_probe_set_alloc_window) come as AP_EV_ALLOC events with the
- * pointer returned, and so does the later free of each. 0, or -1 with err (no such
- * functions: not a C library; nothing is left attached then). what (may be NULL, len
- * bytes) gets the functions attached, e.g. "malloc calloc realloc aligned_alloc
- * memalign(=aligned_alloc) posix_memalign free".
+ * pointer returned, and so does the later free of each. 0, or a negative errno with err
+ * (-ENOENT: no such functions, not a C library; nothing is left attached then). what
+ * (may be NULL, len bytes) gets the functions attached, e.g. "malloc calloc realloc
+ * aligned_alloc memalign(=aligned_alloc) posix_memalign free".
  */
 int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what, size_t len,
 			  char *err);
@@ -99,7 +99,8 @@ size_t ap_probe_quiet_alloc(struct ap_probe *p);
 void ap_probe_set_wake_runs(struct ap_probe *p, uint32_t runs);
 
 /*
- * Waits up to timeout_ms and calls cb for every event; returns the count, or -1 with err.
+ * Waits up to timeout_ms and calls cb for every event; returns the count, or a negative
+ * errno with err.
  * cb returning non-zero stops the poll early (returns what was consumed, that event
  * included).
  */

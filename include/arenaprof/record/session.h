@@ -183,7 +183,8 @@ void ap_session_header(struct ap_session *s, struct ap_rec_header *h,
 /*
  * From here on everything goes to the sink chain. Attached: snapshots the mappings and
  * the pages already resident. Started: lets the command exec and snapshots its mappings;
- * -1 when it could not exec (a note says why; end_reason AP_END_ERROR). Sampling begins.
+ * the exec's negative errno when it could not exec (a note says why; end_reason
+ * AP_END_ERROR). Sampling begins.
  */
 int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink);
 /*
@@ -229,14 +230,18 @@ void ap_session_free(struct ap_session *s);
 struct ap_trace_sink {
 	struct ap_trace_writer w;
 	struct ap_session_sink sink;	/* bound to this; set its next to chain more */
-	bool failed;			/* a write failed: err says why */
+	int failed;			/* 0, or the negative errno of the write that
+					 * failed: err says why */
+	bool close_failed;		/* ap_trace_sink_close: every write went through,
+					 * closing failed */
 	bool soft;			/* a failed write is not the session's failure (the
 					 * TUI goes on without its trace) */
 	char err[AP_ERR_LEN];
 	struct ap_trace_ring *ring;	/* private: ap_trace_sink_open_ring's; NULL: one file */
 };
 
-/* Creates path with the session's header (after ap_session_start). 0 or -1 with err. */
+/* Creates path with the session's header (after ap_session_start). 0 or a negative errno
+ * with err. */
 int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char *path,
 		       char *err);
 /*
@@ -246,18 +251,20 @@ int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char
  * mappings, the pages resident at attach and the latest sample and counters, a note of
  * how many records were dropped before it (when any were), then the session's last
  * records. The files stay within cap unless the maps snapshot alone is over cap / 4. 0 or
- * -1 with err.
+ * a negative errno with err.
  */
 int ap_trace_sink_open_ring(struct ap_trace_sink *t, struct ap_session *s, const char *dir,
 			    uint64_t cap, char *err);
 /* Bytes the sink's files hold now, its ring's cap (0: no ring) and records dropped so far. */
 void ap_trace_sink_usage(const struct ap_trace_sink *t, uint64_t *bytes, uint64_t *cap,
 			 uint64_t *dropped);
-/* Writes what the sink holds, flushed, as one trace (no end record) into fd. 0 or -1. */
+/* Writes what the sink holds, flushed, as one trace (no end record) into fd. 0 or a
+ * negative errno with err. */
 int ap_trace_sink_save(struct ap_trace_sink *t, int fd, char *err);
 /*
- * Writes the END record of a stopped session and closes. -1 when a write failed (the file
- * holds every whole record before it), -2 when closing failed; t->err says why.
+ * Writes the END record of a stopped session and closes. 0, or the negative errno of a
+ * write that failed (the file holds every whole record before it) or of the close
+ * (t->close_failed); t->err says why.
  */
 int ap_trace_sink_close(struct ap_trace_sink *t, const struct ap_session *s);
 
