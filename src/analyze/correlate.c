@@ -324,10 +324,10 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	memset(x, 0, sizeof(*x));
 	x->a.id.map = -1;
 	x->c.arena = -1;
-	errno = 0;	/* a failure below says ENOMEM when it was memory */
 	if (in->plan_path) {
-		if (ap_plan_load(in->plan_path, &x->plan, err))
-			return errno == ENOMEM ? -ENOMEM : -EINVAL;
+		rc = ap_plan_load(in->plan_path, &x->plan, err);
+		if (rc)
+			return rc;
 		x->have_plan = true;
 		ao.plan = &x->plan;
 		ao.model_path = in->plan_path;

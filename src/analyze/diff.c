@@ -41,8 +41,10 @@ static int open_trace(struct ap_diff_side *s, const char *plan, char *err)
 
 static int open_plan(struct ap_diff_side *s, char *err)
 {
-	if (ap_plan_load(s->path, &s->plan, err))
-		return errno == ENOMEM ? -ENOMEM : -EINVAL;
+	int rc = ap_plan_load(s->path, &s->plan, err);
+
+	if (rc)
+		return rc;
 	if (ap_profile_compute(&s->plan, &s->prof)) {
 		ap_seterr(err, "out of memory profiling %s", s->path);
 		return -ENOMEM;
@@ -59,7 +61,6 @@ int ap_diff_open(const char *path, const char *plan, struct ap_diff_side *s, cha
 
 	memset(s, 0, sizeof(*s));
 	s->path = path;
-	errno = 0;
 	rc = is_trace(path, &s->is_trace, err);
 	if (rc)
 		return rc;

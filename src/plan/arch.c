@@ -3,6 +3,7 @@
  * arch: the CPU LiteRT is planned for (include/arenaprof/plan/graph.h), apart from
  * prepare.c so that the kernels, which prepare.c calls, can ask it without calling back.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "arenaprof/plan/graph.h"
@@ -30,6 +31,6 @@ int ap_arch_parse(const char *s, enum ap_arch *a)
 	else if (!strcmp(s, "arm64") || !strcmp(s, "aarch64"))
 		*a = AP_ARCH_ARM64;
 	else
-		return -1;
+		return -EINVAL;
 	return 0;
 }

@@ -11,6 +11,7 @@
  * CONV_3D_TRANSPOSE, each with its Prepare's own test): that much is modelled, but the
  * sizes after it are the file's.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,7 +264,7 @@ int ap_kernel_gaps(const struct ap_graph *g, struct ap_gap **gaps)
 	/* one pass: a control-flow node's reason builds its subgraphs' graphs */
 	*gaps = malloc((g->n_ops ? g->n_ops : 1) * sizeof(**gaps));
 	if (!*gaps)
-		return -1;
+		return -ENOMEM;
 	for (uint32_t i = 0; i < g->n_ops; i++) {
 		const char *why = gap_of(g, i);
 

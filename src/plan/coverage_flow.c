@@ -9,6 +9,7 @@
  * prepared in the first invoke and subgraphs nested deeper than AP_SG_MAX_DEPTH. For
  * STABLEHLO_CASE, as for them; what it refuses or reads past is named.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,9 +328,10 @@ static int direct_gaps(const struct ap_model *m, const struct ap_sg_info *roles,
 		       struct ap_caller_gap *out)
 {
 	struct ap_sg_callees cl;
+	int rc = ap_sg_callees(m, &cl);
 
-	if (ap_sg_callees(m, &cl))
-		return -1;
+	if (rc)
+		return rc;
 	for (uint32_t c = 0; c < m->n_subgraphs; c++) {
 		struct ap_graph g;
 		char err[AP_ERR_LEN];
@@ -368,7 +370,7 @@ int ap_caller_gaps(const struct ap_model *m, struct ap_caller_gap *out)
 	done = calloc(n, sizeof(*done));
 	if (!roles || !done || direct_gaps(m, roles, out)) {
 		free(done);
-		return -1;
+		return -ENOMEM;	/* roles, callees and flags: what can fail is memory */
 	}
 	/* down the chains: a subgraph under a caller not modelled is not either; each
 	 * subgraph is walked past once (planned chains lead back to 0) */

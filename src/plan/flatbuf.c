@@ -18,6 +18,7 @@
  *
  * The vtable slot of field k is 4 + 2 * k; a union field takes two ids (type, value).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,7 @@ int fb_truncated(struct rd *r, const char *what, uint64_t off)
 
 	ap_seterr(r->err, "truncated: %s runs past end of file (offset %" PRIu64 ", file %"
 		  PRIu64 " bytes)", fb_where(r, what, w, sizeof(w)), off, r->size);
-	return -1;
+	return r->rc;
 }
 
 /*
@@ -66,6 +67,7 @@ void *fb_ralloc(struct rd *r, uint64_t n, uint64_t elem, const char *what)
 	}
 	p = calloc(1, (size_t)bytes);
 	if (!p) {
+		r->rc = -ENOMEM;
 		ap_seterr(r->err, "out of memory reading %s (%" PRIu64 " bytes)",
 			  fb_where(r, what, w, sizeof(w)), bytes);
 		return NULL;
@@ -86,7 +88,7 @@ static int deref(struct rd *r, uint64_t ref, uint64_t *target, const char *what)
 	if (off == 0) {
 		ap_seterr(r->err, "corrupt: %s has a zero offset (at offset %" PRIu64 ")",
 			  fb_where(r, what, w, sizeof(w)), ref);
-		return -1;
+		return r->rc;
 	}
 	*target = ref + off;
 	if (*target > r->size || r->size - *target < 4)
@@ -100,13 +102,13 @@ int fb_table_at(struct rd *r, uint64_t ref, struct tbl *t, const char *what)
 	char w[128];
 
 	if (deref(r, ref, &t->pos, what))
-		return -1;
+		return r->rc;
 	vt = (int64_t)t->pos - (int64_t)(int32_t)ld32(r->p + t->pos);
 	if (vt < 0 || (uint64_t)vt > r->size || r->size - (uint64_t)vt < 4) {
 		ap_seterr(r->err, "corrupt: %s vtable at offset %" PRId64 " lies outside the file "
 			  "(table at offset %" PRIu64 ", file %" PRIu64 " bytes)",
 			  fb_where(r, what, w, sizeof(w)), vt, t->pos, r->size);
-		return -1;
+		return r->rc;
 	}
 	t->vt = (uint64_t)vt;
 	t->vt_len = ld16(r->p + t->vt);
@@ -115,19 +117,19 @@ int fb_table_at(struct rd *r, uint64_t ref, struct tbl *t, const char *what)
 		ap_seterr(r->err, "corrupt: %s vtable at offset %" PRIu64 " has a bad size (%u "
 			  "bytes, file %" PRIu64 " bytes)", fb_where(r, what, w, sizeof(w)), t->vt,
 			  t->vt_len, r->size);
-		return -1;
+		return r->rc;
 	}
 	if (t->obj_len < 4) {
 		ap_seterr(r->err, "corrupt: %s at offset %" PRIu64 " has a bad size (%u bytes)",
 			  fb_where(r, what, w, sizeof(w)), t->pos, t->obj_len);
-		return -1;
+		return r->rc;
 	}
 	if (t->obj_len > r->size - t->pos)
 		return fb_truncated(r, what, t->pos);
 	return 0;
 }
 
-/* Finds field id of sz bytes: 1 with *at set, 0 when absent, -1 on error. */
+/* Finds field id of sz bytes: 1 with *at set, 0 when absent, r->rc on error. */
 int fb_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz,
 	     const char *what, uint64_t *at)
 {
@@ -144,7 +146,7 @@ int fb_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz
 		ap_seterr(r->err, "corrupt: %s field lies outside its table (field at +%u, %u "
 			  "bytes, table at offset %" PRIu64 " is %u bytes)",
 			  fb_where(r, what, w, sizeof(w)), fo, sz, t->pos, t->obj_len);
-		return -1;
+		return r->rc;
 	}
 	*at = t->pos + fo;
 	return 1;
@@ -154,11 +156,11 @@ int fb_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz
 int fb_scalar(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz,
 	      uint64_t def, const char *what, uint64_t *v)
 {
-	uint64_t at;
+	uint64_t at = 0;
 	int rc = fb_field(r, t, id, sz, what, &at);
 
 	if (rc < 0)
-		return -1;
+		return r->rc;
 	if (!rc)
 		*v = def;
 	else if (sz == 1)
@@ -177,7 +179,7 @@ static int vec_at(struct rd *r, uint64_t ref, unsigned int elem, const char *wha
 	uint64_t pos;
 
 	if (deref(r, ref, &pos, what))
-		return -1;
+		return r->rc;
 	v->n = ld32(r->p + pos);
 	v->pos = pos + 4;
 	if ((uint64_t)v->n * elem > r->size - v->pos)
@@ -185,18 +187,19 @@ static int vec_at(struct rd *r, uint64_t ref, unsigned int elem, const char *wha
 	return 0;
 }
 
-/* A vector field: 1 when present, 0 when absent (v->n = 0), -1 on error. */
+/* A vector field: 1 when present, 0 when absent (v->n = 0), r->rc on error. */
 int fb_vec_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int elem,
 		 const char *what, struct vec *v)
 {
-	uint64_t at;
+	uint64_t at = 0;
 	int rc = fb_field(r, t, id, 4, what, &at);
 
 	v->pos = 0;
 	v->n = 0;
 	if (rc <= 0)
 		return rc;
-	return vec_at(r, at, elem, what, v) ? -1 : 1;
+	rc = vec_at(r, at, elem, what, v);
+	return rc ? rc : 1;
 }
 
 /* A string field, copied and cleaned (ap_name_clean); *out stays NULL when the field is
@@ -216,11 +219,11 @@ int fb_str_field(struct rd *r, const struct tbl *t, unsigned int id, const char 
 	if (r->p[v.pos + v.n]) {
 		ap_seterr(r->err, "corrupt: %s is not NUL-terminated (offset %" PRIu64 ")",
 			  fb_where(r, what, w, sizeof(w)), v.pos - 4);
-		return -1;
+		return r->rc;
 	}
 	*out = fb_ralloc(r, (uint64_t)v.n + 1, 1, what);
 	if (!*out)
-		return -1;
+		return r->rc;
 	memcpy(*out, r->p + v.pos, v.n);
 	ap_name_clean(*out);	/* a model's names are printed as they are (escape.h) */
 	return 0;
@@ -231,11 +234,11 @@ int fb_str_field_nonnull(struct rd *r, const struct tbl *t, unsigned int id,
 			 const char *what, char **out)
 {
 	if (fb_str_field(r, t, id, what, out))
-		return -1;
+		return r->rc;
 	if (!*out) {
 		*out = fb_ralloc(r, 1, 1, what);
 		if (!*out)
-			return -1;
+			return r->rc;
 	}
 	return 0;
 }
@@ -256,7 +259,7 @@ int fb_ints_field(struct rd *r, const struct tbl *t, unsigned int id, const char
 		return 0;
 	*out = fb_ralloc(r, v.n, sizeof(int32_t), what);
 	if (!*out)
-		return -1;
+		return r->rc;
 	for (i = 0; i < v.n; i++)
 		(*out)[i] = (int32_t)ld32(r->p + v.pos + 4 * (uint64_t)i);
 	*n = v.n;

@@ -2,7 +2,8 @@
 /*
  * flatbuf: the bounds-checked flatbuffer reads under the TFLite model reader (model.c).
  * Every read of the file goes through these; flatbuf.c says what each one checks. Errors
- * go to r->err, naming where the reader is (r->obj, r->idx, r->sg). Private to src/plan/.
+ * go to r->err, naming where the reader is (r->obj, r->idx, r->sg); a read that fails returns
+ * r->rc, a negative errno (-EINVAL, or -ENOMEM). Private to src/plan/.
  */
 #ifndef ARENAPROF_PLAN_FLATBUF_H
 #define ARENAPROF_PLAN_FLATBUF_H
@@ -27,6 +28,8 @@ struct rd {
 	uint64_t limit;		/* total bytes we may allocate */
 	uint64_t used;
 	char *err;
+	int rc;			/* what a failed read returns: -EINVAL (a bad file), or -ENOMEM
+				 * once an allocation failed (fb_ralloc) */
 	/* Where the reader is, for messages: "[subgraph S ]OBJ IDX", or "model" when NULL. */
 	const char *obj;
 	uint64_t idx;
@@ -63,19 +66,21 @@ static inline uint64_t ld64(const uint8_t *p)
 
 /* "tensor 5 name string", "subgraph 1 operator 3 inputs vector", "model buffers vector". */
 const char *fb_where(const struct rd *r, const char *what, char *buf, size_t len);
+/* Says what runs past the end of the file; r->rc (-EINVAL). */
 int fb_truncated(struct rd *r, const char *what, uint64_t off);
-/* n elements of elem bytes, zeroed, charged to the file's budget; NULL on failure. */
+/* n elements of elem bytes, zeroed, charged to the file's budget; NULL on failure, r->rc
+ * -ENOMEM when memory ran out (-EINVAL: past the budget). */
 void *fb_ralloc(struct rd *r, uint64_t n, uint64_t elem, const char *what);
 
 /* The table that the uoffset at ref points to. */
 int fb_table_at(struct rd *r, uint64_t ref, struct tbl *t, const char *what);
-/* Field id of sz bytes: 1 with *at set, 0 when absent, -1 on error. */
+/* Field id of sz bytes: 1 with *at set, 0 when absent, r->rc on error. */
 int fb_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz,
 	     const char *what, uint64_t *at);
 /* A little-endian scalar of sz bytes (1, 4 or 8), def when the field is absent. */
 int fb_scalar(struct rd *r, const struct tbl *t, unsigned int id, unsigned int sz,
 	      uint64_t def, const char *what, uint64_t *v);
-/* A vector field: 1 when present, 0 when absent (v->n = 0), -1 on error. */
+/* A vector field: 1 when present, 0 when absent (v->n = 0), r->rc on error. */
 int fb_vec_field(struct rd *r, const struct tbl *t, unsigned int id, unsigned int elem,
 		 const char *what, struct vec *v);
 /* A string field, copied; *out stays NULL when the field is absent. */

@@ -3,6 +3,7 @@
  * graph: the planner's view of one subgraph. Sizes and allocation classes follow
  * LiteRT's InterpreterBuilder::ParseTensors and Subgraph::SetTensorParametersRead*.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,16 +47,16 @@ int ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t 
 		uint64_t d = shape[i] < 0 ? 0 : (uint64_t)shape[i];
 
 		if (__builtin_mul_overflow(n, d, &n))
-			return -1;
+			return -EINVAL;
 	}
 	if (sz > 0) {
 		if (__builtin_mul_overflow(n, (uint64_t)sz, &n))
-			return -1;
+			return -EINVAL;
 	} else {
 		n = n / (uint64_t)(-sz) + (n % (uint64_t)(-sz) != 0);
 	}
 	if (n > AP_PLAN_MAX_BYTES)
-		return -1;
+		return -EINVAL;
 	*bytes = n;
 	return 1;
 }
@@ -83,7 +84,7 @@ int ap_graph_check_bytes(const struct ap_graph *g, char *err)
 		    sum > AP_PLAN_MAX_BYTES) {
 			ap_seterr(err, "implausible: the tensors' sizes add up to more than "
 				  AP_PLAN_MAX_BYTES_TEXT " (at tensor %u of %u)", i, g->n_tensors);
-			return -1;
+			return -EINVAL;
 		}
 	}
 	return 0;
@@ -116,9 +117,8 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 	memset(g, 0, sizeof(*g));
 	g->first_split = -1;	/* until ap_lifetimes_tflite looks */
 	if (subgraph >= m->n_subgraphs) {
-		ap_seterr(err, "model has %u subgraphs, no subgraph %u", m->n_subgraphs,
-			  subgraph);
-		return -1;
+		return ap_fail(err, -EINVAL, "model has %u subgraphs, no subgraph %u",
+			       m->n_subgraphs, subgraph);
 	}
 	sg = &m->subgraphs[subgraph];
 	g->model = m;
@@ -133,8 +133,7 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 	g->owned_inputs = malloc((g->n_inputs ? g->n_inputs : 1) * sizeof(*g->owned_inputs));
 	if (!g->t || !g->ops || !g->owned_inputs) {
 		ap_graph_release(g);
-		ap_seterr(err, "out of memory building the graph");
-		return -1;
+		return ap_fail(err, -ENOMEM, "out of memory building the graph");
 	}
 	for (uint32_t k = 0; k < g->n_inputs; k++)
 		g->owned_inputs[k] = sg->inputs[k];
@@ -162,7 +161,7 @@ int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 				  mt->name ? mt->name : "", ap_tensor_type_name(mt->type),
 				  shape_text(mt->shape, mt->rank, sh, sizeof(sh)));
 			ap_graph_release(g);
-			return -1;
+			return -EINVAL;
 		}
 		if (ap_model_buffer_is_constant(m, mt->buffer)) {
 			t->alloc = AP_ALLOC_WEIGHTS;

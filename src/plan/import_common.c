@@ -32,12 +32,15 @@ int imp_next_line(struct reader *r)
 	errno = 0;
 	n = getline(&r->line, &r->cap, r->f);
 	if (n < 0) {
+		int e = errno ? errno : EIO;
+
 		if (ferror(r->f)) {
-			ap_seterr(r->err, "%s: read error: %s", r->path,
-				  strerror(errno ? errno : EIO));
+			r->rc = -e;
+			ap_seterr(r->err, "%s: read error: %s", r->path, strerror(e));
 			return -1;
 		}
-		if (errno == ENOMEM) {
+		if (e == ENOMEM) {
+			r->rc = -ENOMEM;
 			ap_seterr(r->err, "%s:%ld: out of memory", r->path, r->lineno + 1);
 			return -1;
 		}
@@ -60,12 +63,15 @@ int imp_fail_at(struct reader *r, long line, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	ap_seterr(r->err, "%s:%ld: %s", r->path, line, msg);
+	r->rc = -EINVAL;
 	return -1;
 }
 
 int imp_oom(struct reader *r)
 {
-	return fail(r, "out of memory");
+	fail(r, "out of memory");
+	r->rc = -ENOMEM;
+	return -1;
 }
 
 const char *imp_quote(char *buf, const char *s, size_t n)

@@ -16,6 +16,7 @@
  * offset + size of arena/input/output tensors with offset >= 0; persistent_bytes likewise
  * for variables.
  */
+#include <errno.h>
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -286,8 +287,11 @@ static int csv_row(struct reader *r, long line, char **f, int n, int ncols,
 	t->first = (int32_t)first;
 	t->last = (int32_t)last;
 	t->name = ap_name_clean(strdup(f[1]));
-	if (!t->name)
-		return imp_fail_at(r, line, "out of memory");
+	if (!t->name) {
+		imp_fail_at(r, line, "out of memory");
+		r->rc = -ENOMEM;
+		return -1;
+	}
 	return 0;
 }
 

@@ -21,6 +21,9 @@ struct reader {
 	FILE *f;
 	const char *path;
 	char *err;
+	int rc;			/* the failure's negative errno, set with err: -EINVAL (bad
+				 * input), -ENOMEM, or a read's own; the parsers return -1 and
+				 * ap_plan_import returns this */
 	char *line;		/* the current line, without trailing \r and \n */
 	size_t cap;
 	size_t len;
@@ -29,15 +32,16 @@ struct reader {
 	uint64_t bytes_sum;	/* of the tensors read so far, for imp_check_bytes */
 };
 
-/* 1: a line was read, 0: end of file, -1: read error (err is set). */
+/* 1: a line was read, 0: end of file, -1: read error (err and rc are set). */
 int imp_next_line(struct reader *r);
 
-/* "PATH:LINE: message" into r->err; returns -1. */
+/* "PATH:LINE: message" into r->err, r->rc -EINVAL; returns -1. */
 int imp_fail_at(struct reader *r, long line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #define fail(r, ...) imp_fail_at((r), (r)->lineno, __VA_ARGS__)
 
+/* "out of memory" as imp_fail_at says it, r->rc -ENOMEM; returns -1. */
 int imp_oom(struct reader *r);
 
 /* A printable copy of at most 32 bytes of s[0..n) for messages, "..." when cut. */

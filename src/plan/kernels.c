@@ -25,6 +25,7 @@
  * added); operators that share one table cost 4 bytes each, and 130,000 such LSTMs took
  * 600 MB and 2.5 s to plan before this limit.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,14 +319,13 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err,
 			  .generic_conv = ap_arch_resolve(o ? o->arch : AP_ARCH_HOST) ==
 					  AP_ARCH_ARM64 };
-	int rc = -1;
+	int rc;
 
 	if (!g->model || g->subgraph >= g->model->n_subgraphs ||
 	    g->model->subgraphs[g->subgraph].n_ops != g->n_ops ||
 	    g->model->subgraphs[g->subgraph].n_tensors != g->n_tensors) {
-		ap_seterr(err, "kernel tensors: already added, or the graph does not match "
-			  "its model");
-		return -1;
+		return ap_fail(err, -EINVAL, "kernel tensors: already added, or the graph does "
+			       "not match its model");
 	}
 	k.sg = &g->model->subgraphs[g->subgraph];
 	k.max_added = g->model->file_size / KT_FILE_BYTES + KT_SLACK;
@@ -383,9 +383,8 @@ int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *e
 	}
 	rc = 0;
 	goto out;
-oom:
-	if (!k.failed)
-		ap_seterr(err, "out of memory adding kernel tensors");
+oom:	/* the helpers' -1: k.failed when they said why (bad input), else memory */
+	rc = k.failed ? -EINVAL : ap_fail(err, -ENOMEM, "out of memory adding kernel tensors");
 out:
 	free(k.init_base);
 	free(k.read);

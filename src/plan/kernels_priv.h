@@ -42,7 +42,9 @@ struct kctx {
 	int32_t *init_base;		/* per node: first tensor its Init reserved, or -1 */
 	int32_t tmp[MAX_TMP];		/* node->temporaries being built */
 	uint32_t n_tmp;
-	char *err;			/* set (and failed true) by a failure that is not OOM */
+	char *err;			/* set (and failed true) by a failure that is not OOM:
+					 * the helpers' -1 is -EINVAL then, else -ENOMEM
+					 * (ap_kernels_apply) */
 	bool failed;
 	uint64_t max_added;		/* tensors the kernels may add (KT_FILE_BYTES) */
 	uint32_t t_cap, names_cap;	/* room in g->t and g->owned_names */

@@ -57,7 +57,7 @@ static int read_opcode(struct rd *r, uint64_t ref, struct ap_model_opcode *oc)
 	    fb_scalar(r, &t, OPCODE_DEPRECATED_BUILTIN, 1, 0, "deprecated_builtin_code", &dep) ||
 	    fb_scalar(r, &t, OPCODE_VERSION, 4, 1, "version", &ver) ||
 	    fb_scalar(r, &t, OPCODE_BUILTIN, 4, 0, "builtin_code", &code))
-		return -1;
+		return r->rc;
 	oc->builtin = (int32_t)(uint32_t)code;
 	if ((int8_t)dep > oc->builtin)
 		oc->builtin = (int8_t)dep;
@@ -76,10 +76,10 @@ static int read_buffer(struct rd *r, uint64_t ref, struct ap_model_buffer *b)
 	int rc;
 
 	if (fb_table_at(r, ref, &t, "table"))
-		return -1;
+		return r->rc;
 	rc = fb_vec_field(r, &t, BUFFER_DATA, 1, "data vector", &v);
 	if (rc < 0)
-		return -1;
+		return r->rc;
 	if (rc) {
 		b->data_off = v.pos;
 		b->data_len = v.n;
@@ -87,18 +87,18 @@ static int read_buffer(struct rd *r, uint64_t ref, struct ap_model_buffer *b)
 		if (v.n && v.n <= AP_MODEL_SMALL_BUFFER) {
 			b->small = fb_ralloc(r, v.n, 1, "small buffer copy");
 			if (!b->small)
-				return -1;
+				return r->rc;
 			memcpy(b->small, r->p + v.pos, v.n);
 		}
 	}
 	if (fb_scalar(r, &t, BUFFER_OFFSET, 8, 0, "offset", &b->offset) ||
 	    fb_scalar(r, &t, BUFFER_SIZE, 8, 0, "size", &b->size))
-		return -1;
+		return r->rc;
 	if (b->offset > 1 && (b->offset > r->size || b->size > r->size - b->offset)) {
 		ap_seterr(r->err, "truncated: %s runs past end of file (offset %" PRIu64
 			  ", size %" PRIu64 ", file %" PRIu64 " bytes)",
 			  fb_where(r, "external data", w, sizeof(w)), b->offset, b->size, r->size);
-		return -1;
+		return r->rc;
 	}
 	return 0;
 }
@@ -111,7 +111,7 @@ static int read_metadata(struct rd *r, uint64_t ref, struct ap_model_metadata *m
 	if (fb_table_at(r, ref, &t, "table") ||
 	    fb_str_field_nonnull(r, &t, METADATA_NAME, "name string", &md->name) ||
 	    fb_scalar(r, &t, METADATA_BUFFER, 4, 0, "buffer", &buf))
-		return -1;
+		return r->rc;
 	md->buffer = (uint32_t)buf;
 	return 0;
 }
@@ -132,7 +132,7 @@ static int read_scales(struct rd *r, const struct tbl *t, struct ap_model_tensor
 		return rc;
 	if (fb_table_at(r, at, &q, "quantization table") ||
 	    fb_vec_field(r, &q, QUANT_SCALE, 4, "scale vector", &v) < 0)
-		return -1;
+		return r->rc;
 	tn->n_scales = v.n;
 	for (uint32_t i = 0; i < v.n; i++) {
 		uint32_t bits = ld32(r->p + v.pos + 4 * (uint64_t)i);
@@ -160,11 +160,11 @@ static int read_tensor(struct rd *r, uint64_t ref, struct ap_model_tensor *tn)
 	    fb_scalar(r, &t, TENSOR_IS_VARIABLE, 1, 0, "is_variable", &var) ||
 	    fb_ints_field(r, &t, TENSOR_SHAPE_SIGNATURE, "shape_signature vector",
 			  &tn->shape_signature, &tn->sig_rank))
-		return -1;
+		return r->rc;
 	/* only its presence matters: DENSIFY's Prepare asks for it */
 	sparse = fb_field(r, &t, TENSOR_SPARSITY, 4, "sparsity", &at);
 	if (sparse < 0 || read_scales(r, &t, tn))
-		return -1;
+		return r->rc;
 	tn->sparse = sparse;
 	tn->type = (uint8_t)type;
 	tn->buffer = (uint32_t)buf;
@@ -179,7 +179,7 @@ static int new_vecs(struct rd *r, struct ap_model_op *op)
 		return 0;
 	op->vecs = fb_ralloc(r, 1, sizeof(*op->vecs), "options vectors");
 	if (!op->vecs)
-		return -1;
+		return r->rc;
 	op->vecs->composite_subgraph = -1;
 	return 0;
 }
@@ -200,12 +200,12 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 	if (rc <= 0)
 		return rc;
 	if (fb_table_at(r, at, &o, "builtin_options table"))
-		return -1;
+		return r->rc;
 	n = (o.vt_len - 4u) / 2;
 	op->options_len = (uint32_t)(4 + 2 * n + o.obj_len);
 	b = fb_ralloc(r, op->options_len, 1, "builtin_options table");
 	if (!b)
-		return -1;
+		return r->rc;
 	op->options = b;
 	b[0] = (uint8_t)n;
 	b[1] = (uint8_t)(n >> 8);
@@ -220,9 +220,9 @@ static int read_options(struct rd *r, const struct tbl *t, struct ap_model_op *o
 	if (op->options_type != OPT_RESHAPE && op->options_type != OPT_SQUEEZE)
 		return 0;
 	if (new_vecs(r, op))
-		return -1;
+		return r->rc;
 	return fb_ints_field(r, &o, 0, "options int vector", &op->vecs->ints,
-			     &op->vecs->n_ints) < 0 ? -1 : 0;
+			     &op->vecs->n_ints) < 0 ? r->rc : 0;
 }
 
 /*
@@ -248,31 +248,31 @@ static int read_options2(struct rd *r, const struct tbl *t, struct ap_model_op *
 	if (rc <= 0)
 		return rc;
 	if (fb_table_at(r, at, &o, "builtin_options_2 table") || new_vecs(r, op))
-		return -1;
+		return r->rc;
 	if (op->options2_type == OPT2_STABLEHLO_COMPOSITE) {
 		uint64_t sg;
 
 		/* field 1: decomposition_subgraph_index */
 		if (fb_scalar(r, &o, 1, 4, (uint64_t)-1, "decomposition_subgraph_index", &sg))
-			return -1;
+			return r->rc;
 		op->vecs->composite_subgraph = (int32_t)(uint32_t)sg;
 		return 0;
 	}
 	if (op->options2_type == OPT2_STABLEHLO_CASE)	/* field 0: branch_subgraph_indices */
 		return fb_ints_field(r, &o, 0, "branch_subgraph_indices", &op->vecs->branches,
-				     &op->vecs->n_branches) < 0 ? -1 : 0;
+				     &op->vecs->n_branches) < 0 ? r->rc : 0;
 	for (unsigned int i = 0; i < AP_MODEL_OPT2_LONGS; i++) {
 		struct ap_model_longs *l = &op->vecs->longs[i];
 		struct vec v;
 
 		rc = fb_vec_field(r, &o, i, 8, what[i], &v);
 		if (rc < 0)
-			return -1;
+			return r->rc;
 		if (!rc || !v.n)
 			continue;
 		l->v = fb_ralloc(r, v.n, sizeof(*l->v), what[i]);
 		if (!l->v)
-			return -1;
+			return r->rc;
 		for (uint32_t j = 0; j < v.n; j++)
 			l->v[j] = (int64_t)ld64(r->p + v.pos + 8 * (uint64_t)j);
 		l->n = v.n;
@@ -326,12 +326,12 @@ static int read_op(struct rd *r, uint64_t ref, struct ap_model_op *op)
 	    fb_ints_field(r, &t, OP_INTERMEDIATES, "intermediates vector", &op->intermediates,
 			  &op->n_intermediates) ||
 	    fb_scalar(r, &t, OP_OPTIONS_2_TYPE, 1, 0, "builtin_options_2_type", &otype2))
-		return -1;
+		return r->rc;
 	op->opcode_index = (uint32_t)idx;
 	op->options_type = (uint8_t)otype;
 	op->options2_type = (uint8_t)otype2;
 	if (read_options2(r, &t, op))
-		return -1;
+		return r->rc;
 	return otype ? read_options(r, &t, op) : 0;
 }
 
@@ -351,18 +351,18 @@ static int read_subgraph(struct rd *r, uint64_t ref, struct ap_model_subgraph *s
 	    fb_ints_field(r, &t, SG_INPUTS, "inputs vector", &sg->inputs, &sg->n_inputs) ||
 	    fb_ints_field(r, &t, SG_OUTPUTS, "outputs vector", &sg->outputs, &sg->n_outputs) ||
 	    fb_str_field_nonnull(r, &t, SG_NAME, "name string", &sg->name))
-		return -1;
+		return r->rc;
 
 	if (tv.n) {
 		sg->tensors = fb_ralloc(r, tv.n, sizeof(*sg->tensors), "tensors");
 		if (!sg->tensors)
-			return -1;
+			return r->rc;
 		sg->n_tensors = tv.n;
 	}
 	if (ov.n) {
 		sg->ops = fb_ralloc(r, ov.n, sizeof(*sg->ops), "operators");
 		if (!sg->ops)
-			return -1;
+			return r->rc;
 		sg->n_ops = ov.n;
 	}
 	r->sg = si;
@@ -370,15 +370,15 @@ static int read_subgraph(struct rd *r, uint64_t ref, struct ap_model_subgraph *s
 	for (i = 0; i < tv.n; i++) {
 		r->idx = i;
 		if (read_tensor(r, tv.pos + 4 * (uint64_t)i, &sg->tensors[i]))
-			return -1;
+			return r->rc;
 	}
 	if (model_read_sparse(r, &tv, sg))
-		return -1;
+		return r->rc;
 	r->obj = "operator";
 	for (i = 0; i < ov.n; i++) {
 		r->idx = i;
 		if (read_op(r, ov.pos + 4 * (uint64_t)i, &sg->ops[i]))
-			return -1;
+			return r->rc;
 	}
 	return 0;
 }
@@ -407,7 +407,7 @@ static int check_tensor_list(const struct ap_model_subgraph *sg, uint32_t si,
 			  " out of range (subgraph %" PRIu32 " has %" PRIu32 " tensors)",
 			  sg_prefix(si, pfx, sizeof(pfx)), owner, owner_idx, kind, i, list[i],
 			  si, sg->n_tensors);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -448,7 +448,7 @@ static int check_indices(const struct ap_model *m, char *err)
 				      sg->n_inputs, err) ||
 		    check_tensor_list(sg, si, "subgraph", si, "output", sg->outputs,
 				      sg->n_outputs, err))
-			return -1;
+			return -EINVAL;
 		for (i = 0; i < sg->n_tensors; i++) {
 			uint32_t b = sg->tensors[i].buffer;
 
@@ -457,7 +457,7 @@ static int check_indices(const struct ap_model *m, char *err)
 			ap_seterr(err, "%stensor %" PRIu32 ": buffer index %" PRIu32 " out of "
 				  "range (model has %" PRIu32 " buffers)",
 				  sg_prefix(si, pfx, sizeof(pfx)), i, b, m->n_buffers);
-			return -1;
+			return -EINVAL;
 		}
 		for (i = 0; i < sg->n_ops; i++) {
 			const struct ap_model_op *op = &sg->ops[i];
@@ -467,7 +467,7 @@ static int check_indices(const struct ap_model *m, char *err)
 					  " out of range (model has %" PRIu32 " operator codes)",
 					  sg_prefix(si, pfx, sizeof(pfx)), i, op->opcode_index,
 					  m->n_opcodes);
-				return -1;
+				return -EINVAL;
 			}
 			if (check_tensor_list(sg, si, "operator", i, "input", op->inputs,
 					      op->n_inputs, err) ||
@@ -475,7 +475,7 @@ static int check_indices(const struct ap_model *m, char *err)
 					      op->n_outputs, err) ||
 			    check_tensor_list(sg, si, "operator", i, "intermediate",
 					      op->intermediates, op->n_intermediates, err))
-				return -1;
+				return -EINVAL;
 		}
 	}
 	for (i = 0; i < m->n_metadata; i++) {
@@ -487,7 +487,7 @@ static int check_indices(const struct ap_model *m, char *err)
 			  "range (model has %" PRIu32 " buffers)", i,
 			  printable(m->metadata[i].name, name, sizeof(name)),
 			  m->metadata[i].buffer, m->n_buffers);
-		return -1;
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -519,28 +519,28 @@ static int read_offline_plan(struct rd *r, struct ap_model *m)
 		ap_seterr(r->err, "metadata %" PRIu32 " (" OFFLINE_PLAN_NAME "): buffer %" PRIu32
 			  " holds %" PRIu64 " bytes, too few for the %d-byte header", mi,
 			  m->metadata[mi].buffer, len, OFFLINE_PLAN_HEADER);
-		return -1;
+		return r->rc;
 	}
 	n = (int32_t)ld32(r->p + off + 8);
 	if (n < 0 || (uint64_t)n > (len - OFFLINE_PLAN_HEADER) / 4) {
 		ap_seterr(r->err, "metadata %" PRIu32 " (" OFFLINE_PLAN_NAME "): claims %" PRId32
 			  " offsets, but buffer %" PRIu32 " holds room for %" PRIu64, mi, n,
 			  m->metadata[mi].buffer, (len - OFFLINE_PLAN_HEADER) / 4);
-		return -1;
+		return r->rc;
 	}
 	for (i = 0; i < m->n_subgraphs; i++)
 		total += m->subgraphs[i].n_tensors;
 	if ((uint64_t)n != total) {
 		ap_seterr(r->err, "metadata %" PRIu32 " (" OFFLINE_PLAN_NAME "): has %" PRId32
 			  " offsets, but the model has %" PRIu64 " tensors", mi, n, total);
-		return -1;
+		return r->rc;
 	}
 	if (!n)
 		return 0;
 	r->obj = NULL;
 	m->offline_offsets = fb_ralloc(r, (uint64_t)n, sizeof(int32_t), "offline plan");
 	if (!m->offline_offsets)
-		return -1;
+		return r->rc;
 	m->n_offline_offsets = (uint32_t)n;
 	for (i = 0; i < (uint32_t)n; i++) {
 		int32_t v = (int32_t)ld32(r->p + off + OFFLINE_PLAN_HEADER + 4 * (uint64_t)i);
@@ -549,7 +549,7 @@ static int read_offline_plan(struct rd *r, struct ap_model *m)
 			ap_seterr(r->err, "metadata %" PRIu32 " (" OFFLINE_PLAN_NAME "): offset "
 				  "of tensor %" PRIu32 " is %" PRId32 " (want -1 or >= 0)", mi, i,
 				  v);
-			return -1;
+			return r->rc;
 		}
 		m->offline_offsets[i] = v;
 	}
@@ -587,149 +587,151 @@ static int parse(struct rd *r, struct ap_model *m)
 	    fb_vec_field(r, &t, MODEL_BUFFERS, 4, "buffers vector", &bv) < 0 ||
 	    fb_vec_field(r, &t, MODEL_METADATA, 4, "metadata vector", &mv) < 0 ||
 	    fb_str_field(r, &t, MODEL_DESCRIPTION, "description string", &m->description))
-		return -1;
+		return r->rc;
 	m->version = (uint32_t)ver;
 	if (!sv.n) {
 		ap_seterr(r->err, "model has no subgraphs");
-		return -1;
+		return r->rc;
 	}
 
 	if (cv.n) {
 		m->opcodes = fb_ralloc(r, cv.n, sizeof(*m->opcodes), "operator codes");
 		if (!m->opcodes)
-			return -1;
+			return r->rc;
 		m->n_opcodes = cv.n;
 	}
 	r->obj = "operator code";
 	for (i = 0; i < cv.n; i++) {
 		r->idx = i;
 		if (read_opcode(r, cv.pos + 4 * (uint64_t)i, &m->opcodes[i]))
-			return -1;
+			return r->rc;
 	}
 
 	r->obj = NULL;
 	if (bv.n) {
 		m->buffers = fb_ralloc(r, bv.n, sizeof(*m->buffers), "buffers");
 		if (!m->buffers)
-			return -1;
+			return r->rc;
 		m->n_buffers = bv.n;
 	}
 	r->obj = "buffer";
 	for (i = 0; i < bv.n; i++) {
 		r->idx = i;
 		if (read_buffer(r, bv.pos + 4 * (uint64_t)i, &m->buffers[i]))
-			return -1;
+			return r->rc;
 	}
 
 	r->obj = NULL;
 	if (mv.n) {
 		m->metadata = fb_ralloc(r, mv.n, sizeof(*m->metadata), "metadata");
 		if (!m->metadata)
-			return -1;
+			return r->rc;
 		m->n_metadata = mv.n;
 	}
 	r->obj = "metadata";
 	for (i = 0; i < mv.n; i++) {
 		r->idx = i;
 		if (read_metadata(r, mv.pos + 4 * (uint64_t)i, &m->metadata[i]))
-			return -1;
+			return r->rc;
 	}
 
 	r->obj = NULL;
 	m->subgraphs = fb_ralloc(r, sv.n, sizeof(*m->subgraphs), "subgraphs");
 	if (!m->subgraphs)
-		return -1;
+		return r->rc;
 	m->n_subgraphs = sv.n;
 	for (i = 0; i < sv.n; i++) {
 		if (read_subgraph(r, sv.pos + 4 * (uint64_t)i, &m->subgraphs[i], i))
-			return -1;
+			return r->rc;
 	}
 
 	if (check_indices(m, r->err))
-		return -1;
+		return -EINVAL;
 	return read_offline_plan(r, m);
 }
 
 int ap_model_parse(const uint8_t *data, size_t size, struct ap_model *m, char *err)
 {
-	struct rd r = { .p = data, .size = size, .err = err, .sg = -1 };
+	struct rd r = { .p = data, .size = size, .err = err, .rc = -EINVAL, .sg = -1 };
 	char id[32];
+	int rc;
 
 	memset(m, 0, sizeof(*m));
 	if (!size) {
 		ap_seterr(err, "empty file");
-		return -1;
+		return -EINVAL;
 	}
 	if (!data) {
 		ap_seterr(err, "no data");
-		return -1;
+		return -EINVAL;
 	}
 	if (size < 8) {
 		ap_seterr(err, "too small to be a TFLite model: %zu bytes, the header alone is 8",
 			  size);
-		return -1;
+		return -EINVAL;
 	}
 	if (memcmp(data + 4, "TFL3", 4)) {
 		show_ident(data + 4, id, sizeof(id));
 		ap_seterr(err, "not a TFLite model: file identifier is '%s', expected 'TFL3'",
 			  id);
-		return -1;
+		return -EINVAL;
 	}
 	r.limit = (uint64_t)size * ALLOC_PER_BYTE + ALLOC_SLACK;
 	m->file_size = size;
-	if (parse(&r, m)) {
+	rc = parse(&r, m);
+	if (rc)
 		ap_model_free(m);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
-/* Opens path, which must be a regular, non-empty file, and says its size; -1 on failure. */
+/*
+ * Opens path, which must be a regular, non-empty file, and says its size: the descriptor,
+ * or a negative errno with err.
+ */
 static int open_model(const char *path, size_t *size, char *err)
 {
 	uint64_t n;
 	int fd = ap_infile_open(path, &n, err);
 
-	if (fd < 0)
-		return -1;
+	if (fd < 0)	/* -1 with errno, or the negative errno itself */
+		return fd == -1 ? -errno : fd;
 	if (n == 0) {
-		ap_seterr(err, "%s: empty file", path);
 		close(fd);
-		return -1;
+		return ap_fail(err, -EINVAL, "%s: empty file", path);
 	}
 	if (n > SIZE_MAX) {
-		ap_seterr(err, "%s: too large to read (%" PRIu64 " bytes)", path, n);
 		close(fd);
-		return -1;
+		return ap_fail(err, -EINVAL, "%s: too large to read (%" PRIu64 " bytes)", path, n);
 	}
 	*size = (size_t)n;
 	return fd;
 }
 
-/* The size bytes of fd by a read() loop, for a file that cannot be mapped; NULL on failure. */
-static uint8_t *read_whole(int fd, const char *path, size_t size, char *err)
+/* The size bytes of fd by a read() loop, for a file that cannot be mapped, into *out. */
+static int read_whole(int fd, const char *path, size_t size, uint8_t **out, char *err)
 {
 	uint8_t *buf = malloc(size);
 	size_t got = 0;
 
-	if (!buf) {
-		ap_seterr(err, "%s: out of memory for %zu bytes", path, size);
-		return NULL;
-	}
+	if (!buf)
+		return ap_fail(err, -ENOMEM, "%s: out of memory for %zu bytes", path, size);
 	while (got < size) {
 		ssize_t n = pread(fd, buf + got, size - got, (off_t)got);
+		int e = errno;
 
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		if (n < 0 && (e == EINTR || e == EAGAIN))
 			continue;
 		if (n <= 0) {
-			ap_seterr(err, "%s: %s", path, n ? strerror(errno) :
-				  "file shrank while being read");
 			free(buf);
-			return NULL;
+			if (!n)
+				return ap_fail(err, -EINVAL, "%s: file shrank while being read",
+					       path);
+			return ap_fail(err, -e, "%s: %s", path, strerror(e));
 		}
 		got += (size_t)n;
 	}
-	return buf;
+	*out = buf;
+	return 0;
 }
 
 /*
@@ -748,7 +750,7 @@ static void on_bus(int sig)
 static int parse_mapped(const uint8_t *data, size_t size, struct ap_model *m, char *e)
 {
 	struct sigaction sa = { .sa_handler = on_bus }, old;
-	volatile int rc = -1;
+	volatile int rc = -EINVAL;
 
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGBUS, &sa, &old))
@@ -760,7 +762,7 @@ static int parse_mapped(const uint8_t *data, size_t size, struct ap_model *m, ch
 		memset(m, 0, sizeof(*m));
 		ap_seterr(e, "the file was truncated while it was being read (was it being "
 			  "rewritten?): read it again once it is complete");
-		rc = -1;
+		rc = -EINVAL;
 	}
 	sigaction(SIGBUS, &old, NULL);
 	return rc;
@@ -773,22 +775,22 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 	uint8_t *buf = NULL;
 	void *map = MAP_FAILED;
 	const uint8_t *data;
-	size_t size;
+	size_t size = 0;
 	int fd, rc;
 
 	memset(m, 0, sizeof(*m));
 	fd = open_model(path, &size, err);
 	if (fd < 0)
-		return -1;
+		return fd;
 	/* mmap keeps multi-gigabyte models cheap; parse_mapped catches a truncation */
 	map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map != MAP_FAILED) {
 		data = map;
 	} else {
-		buf = read_whole(fd, path, size, err);
-		if (!buf) {
+		rc = read_whole(fd, path, size, &buf, err);
+		if (rc) {
 			close(fd);
-			return -1;
+			return rc;
 		}
 		data = buf;
 	}
@@ -800,13 +802,12 @@ int ap_model_load(const char *path, struct ap_model *m, char *err)
 	free(buf);
 	if (rc) {
 		ap_seterr(err, "%s: %s", path, e);
-		return -1;
+		return rc;
 	}
 	m->path = strdup(path);
 	if (!m->path) {
 		ap_model_free(m);
-		ap_seterr(err, "%s: out of memory", path);
-		return -1;
+		return ap_fail(err, -ENOMEM, "%s: out of memory", path);
 	}
 	return 0;
 }

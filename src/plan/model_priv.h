@@ -8,7 +8,7 @@
 
 /*
  * The sparse tensors of the subgraph whose tensors vector is tv, with their ledger lengths,
- * into sg->sparse. 0, or -1 with r->err.
+ * into sg->sparse. 0, or r->rc with r->err.
  */
 int model_read_sparse(struct rd *r, const struct vec *tv, struct ap_model_subgraph *sg);
 

@@ -41,7 +41,7 @@ static int64_t index_vector_len(struct rd *r, const struct tbl *md, unsigned int
 
 /*
  * The ledger length of the sparse tensor at ref (struct ap_model_sparse): from its dim
- * 1's index vectors when that dim is CSR. -1 on a read error.
+ * 1's index vectors when that dim is CSR. r->rc on a read error.
  */
 static int read_ledger(struct rd *r, uint64_t ref, struct ap_model_sparse *sp)
 {
@@ -55,18 +55,18 @@ static int read_ledger(struct rd *r, uint64_t ref, struct ap_model_sparse *sp)
 	    fb_field(r, &t, TENSOR_SPARSITY, 4, "sparsity", &at) <= 0 ||
 	    fb_table_at(r, at, &s, "sparsity table") ||
 	    fb_vec_field(r, &s, SPARSITY_DIM_METADATA, 4, "dim_metadata vector", &v) < 0)
-		return -1;
+		return r->rc;
 	if (v.n < 2)
 		return 0;
 	if (fb_table_at(r, v.pos + 4, &md, "dim_metadata table") ||
 	    fb_scalar(r, &md, DIM_FORMAT, 1, 0, "format", &format))
-		return -1;
+		return r->rc;
 	if (format != DIM_SPARSE_CSR)
 		return 0;
 	segs = index_vector_len(r, &md, DIM_SEGMENTS_TYPE, DIM_SEGMENTS);
 	idx = index_vector_len(r, &md, DIM_INDICES_TYPE, DIM_INDICES);
 	if (segs == -2 || idx == -2)
-		return -1;
+		return r->rc;
 	if (segs >= 0 && idx >= 0 && segs + idx - 1 <= INT32_MAX)
 		sp->ledger = (int32_t)(segs + idx - 1);
 	return 0;
@@ -83,7 +83,7 @@ int model_read_sparse(struct rd *r, const struct vec *tv, struct ap_model_subgra
 		return 0;
 	sg->sparse = fb_ralloc(r, n, sizeof(*sg->sparse), "sparse tensors");
 	if (!sg->sparse)
-		return -1;
+		return r->rc;
 	for (i = 0; i < sg->n_tensors; i++) {
 		struct ap_model_sparse *sp = &sg->sparse[sg->n_sparse];
 
@@ -92,7 +92,7 @@ int model_read_sparse(struct rd *r, const struct vec *tv, struct ap_model_subgra
 		r->idx = i;
 		sp->tensor = i;
 		if (read_ledger(r, tv->pos + 4 * (uint64_t)i, sp))
-			return -1;
+			return r->rc;
 		sg->n_sparse++;
 	}
 	return 0;

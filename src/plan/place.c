@@ -25,6 +25,7 @@
  * record in SHORT_BUCKETS lists at most and in two treaps. The offsets are LiteRT's to the
  * byte: tests/unit/test_plan_ref.c checks them against its scan.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -401,7 +402,7 @@ static int buckets_add(struct pindex *x, uint32_t i)
 
 	for (size_t b = bucket_of(x, r->first); b <= hi; b++) {
 		if (ap_grow32(&x->list[b], &x->cap[b], x->len[b], sizeof(**x->list), 8))
-			return -1;
+			return -ENOMEM;
 		x->list[b][x->len[b]++] = i;
 		fen_add(x, b, 1);
 	}
@@ -466,7 +467,7 @@ static int pindex_init(struct pindex *x, const struct ap_rec *r, size_t n, uint6
 	x->cand = malloc((n + 1) * sizeof(*x->cand));
 	x->lng.t = calloc(n + 1, sizeof(*x->lng.t));
 	if (!x->list || !x->len || !x->cap || !x->fen || !x->stamp || !x->cand || !x->lng.t)
-		return -1;
+		return -ENOMEM;
 	memset(x->stamp, 0xff, (n + 1) * sizeof(*x->stamp));
 	return 0;
 }
@@ -490,7 +491,7 @@ static int build_all(struct pindex *x, size_t n, size_t i)
 {
 	x->all.t = calloc(n + 1, sizeof(*x->all.t));
 	if (!x->all.t)
-		return -1;
+		return -ENOMEM;
 	for (size_t j = 0; j < i; j++)
 		if (x->r[j].size)
 			treap_add(x, &x->all, (uint32_t)j);
@@ -498,7 +499,7 @@ static int build_all(struct pindex *x, size_t n, size_t i)
 	return 0;
 }
 
-/* Where record i goes; -1 when out of memory. */
+/* Where record i goes; -ENOMEM when out of memory. */
 static int place_one(struct pindex *x, size_t n, size_t i, enum fit fit, uint64_t *offset)
 {
 	const struct ap_rec *r = &x->r[i];
@@ -512,7 +513,7 @@ static int place_one(struct pindex *x, size_t n, size_t i, enum fit fit, uint64_
 		struct pquery w = q;
 
 		if (!x->have_all && build_all(x, n, i))
-			return -1;
+			return -ENOMEM;
 		w.budget = WALK_RATIO * scan;
 		walk(x, x->all.t, x->all.root, &w);
 		if (!w.gave_up) {

@@ -10,12 +10,6 @@
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/util/infile.h"
 
-/* The readers return -1 with err; errno tells memory from bad input. */
-static int read_failed(void)
-{
-	return errno == ENOMEM ? -ENOMEM : -EINVAL;
-}
-
 static bool is_tflite(const char *path)
 {
 	char id[8], err[AP_ERR_LEN];
@@ -37,19 +31,17 @@ struct shown {
 	bool built, planned;	/* the graph and its gaps; s->plan, with rq->strat */
 };
 
-/* The graph and the operators not modelled: 0, -1 with err (ap_graph_build's). */
+/* The graph and the operators not modelled: 0, or ap_graph_build's negative errno. */
 static int shown_build(struct shown *c, char *err)
 {
-	int n;
+	int n = ap_graph_build(c->s->model, c->rq->subgraph, &c->rq->gopts, &c->g, err);
 
-	if (ap_graph_build(c->s->model, c->rq->subgraph, &c->rq->gopts, &c->g, err))
-		return -1;
+	if (n)
+		return n;
 	c->built = true;
 	n = ap_kernel_gaps(&c->g, &c->s->gaps);
-	if (n < 0) {
-		ap_seterr(err, "out of memory");
-		return -1;
-	}
+	if (n < 0)
+		return ap_fail(err, n, "out of memory");
 	c->s->n_gaps = (uint32_t)n;
 	return 0;
 }
@@ -58,9 +50,12 @@ static int shown_build(struct shown *c, char *err)
 static int shown_hook(void *ctx, struct ap_sg_plan *sp, char *err)
 {
 	struct shown *c = ctx;
+	int rc = shown_build(c, err);
 
-	if (shown_build(c, err) || ap_plan_graph(&c->g, c->rq->strat, &c->s->plan, err))
-		return -1;
+	if (!rc)
+		rc = ap_plan_graph(&c->g, c->rq->strat, &c->s->plan, err);
+	if (rc)
+		return rc;
 	c->planned = true;
 	sp->n_gaps = c->s->n_gaps + !!sp->caller_gap.why;	/* a caller counts as one */
 	sp->arena_bytes = c->s->plan.arena_bytes;
@@ -118,15 +113,12 @@ static int plan_report(struct shown *c, char *err)
 	struct ap_plan_set *s = c->s;
 	char e[AP_ERR_LEN];
 	struct ap_sg_hook hook = { .subgraph = rq->subgraph, .plan = shown_hook, .ctx = c };
+	int rc = ap_plan_subgraphs(s->model, &rq->gopts, rq->strat, &hook, &s->sgs, e);
 
-	if (ap_plan_subgraphs(s->model, &rq->gopts, rq->strat, &hook, &s->sgs, e)) {
-		ap_seterr(err, "%s: %s", rq->path, e);
-		return read_failed();
-	}
-	if (!c->built && shown_build(c, e)) {	/* a subgraph LiteRT never plans */
-		ap_seterr(err, "%s: %s", rq->path, e);
-		return c->built ? -ENOMEM : read_failed();
-	}
+	if (!rc && !c->built)	/* a subgraph LiteRT never plans */
+		rc = shown_build(c, e);
+	if (rc)
+		return ap_fail(err, rc, "%s: %s", rq->path, e);
 	s->have_strategies = true;
 	s->arch = ap_arch_resolve(rq->gopts.arch);
 	s->caller_gap = s->sgs[rq->subgraph].caller_gap;
@@ -148,17 +140,17 @@ static int plan_model(const struct ap_plan_req *rq, struct ap_plan_set *s, char 
 	char e[AP_ERR_LEN];
 	int rc;
 
-	if (ap_model_load(rq->path, m, err))
-		return read_failed();
+	rc = ap_model_load(rq->path, m, err);
+	if (rc)
+		return rc;
 	s->model = m;
 	if (!m->n_subgraphs) {
 		ap_seterr(err, "%s: model has no subgraph", rq->path);
 		return -EINVAL;
 	}
-	if (ap_shapes_infer(m, rq->ov, rq->n_ov, &s->shapes, e)) {
-		ap_seterr(err, "%s: %s", rq->path, e);
-		return read_failed();
-	}
+	rc = ap_shapes_infer(m, rq->ov, rq->n_ov, &s->shapes, e);
+	if (rc)
+		return ap_fail(err, rc, "%s: %s", rq->path, e);
 	s->have_shapes = true;
 	if (rq->subgraph >= m->n_subgraphs) {
 		ap_seterr(err, "%s: --subgraph %u: the model has %u subgraph%s", rq->path,
@@ -168,11 +160,12 @@ static int plan_model(const struct ap_plan_req *rq, struct ap_plan_set *s, char 
 	s->subgraph = rq->subgraph;
 	if (rq->report) {
 		rc = plan_report(&c, err);
-	} else if (shown_build(&c, e)) {
-		ap_seterr(err, "%s: %s", rq->path, e);
-		rc = read_failed();
 	} else {
-		rc = ap_plan_graph(&c.g, rq->strat, &s->plan, err) ? read_failed() : 0;
+		rc = shown_build(&c, e);
+		if (rc)
+			ap_seterr(err, "%s: %s", rq->path, e);
+		else
+			rc = ap_plan_graph(&c.g, rq->strat, &s->plan, err);
 	}
 	if (c.built)
 		ap_graph_free(&c.g);
@@ -185,17 +178,11 @@ int ap_plan_build(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err
 						    !is_tflite(rq->path));
 	int rc;
 
-	errno = 0;	/* read_failed looks */
 	s->as_float32 = rq->gopts.as_float32;
 	s->n_input_shapes = rq->n_ov;
-	if (import) {
-		if (ap_plan_import(rq->path, &s->plan, err))
-			return read_failed();
-	} else {
-		rc = plan_model(rq, s, err);
-		if (rc)
-			return rc;
-	}
+	rc = import ? ap_plan_import(rq->path, &s->plan, err) : plan_model(rq, s, err);
+	if (rc)
+		return rc;
 	if (!rq->report)
 		return 0;
 	if (ap_profile_compute(&s->plan, &s->prof)) {

@@ -38,15 +38,18 @@
 
 int ap_plan_import(const char *path, struct ap_tplan *p, char *err)
 {
-	struct reader r = { .path = path, .err = err };
+	struct reader r = { .path = path, .err = err, .rc = -EINVAL };
 	const char *strategy = NULL;
 	int ret = -1, k, ncols;
 
 	memset(p, 0, sizeof(*p));
 	/* a regular file only: a FIFO would block and /dev/zero would never end */
 	r.f = ap_infile_fopen(path, err);
-	if (!r.f)
-		return -1;
+	if (!r.f) {
+		int e = errno;	/* the failed open's (EINVAL: not a regular file) */
+
+		return e ? -e : -EIO;
+	}
 	k = imp_next_line(&r);
 	if (k < 0)
 		goto out;
@@ -85,13 +88,13 @@ out:
 	if (!ret) {
 		p->model = strdup(path);
 		p->strategy = strdup(strategy);
-		if (!p->model || !p->strategy) {
-			ap_seterr(err, "%s: out of memory", path);
-			ret = -1;
-		}
+		if (!p->model || !p->strategy)
+			ret = r.rc = ap_fail(err, -ENOMEM, "%s: out of memory", path);
 	}
-	if (ret)
+	if (ret) {
 		ap_tplan_free(p);
+		ret = r.rc;
+	}
 	free(r.line);
 	fclose(r.f);
 	return ret;

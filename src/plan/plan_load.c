@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* plan_load: the --plan option, through plan_build (include/arenaprof/plan/plan_load.h). */
-#include <errno.h>
-
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
 
@@ -16,6 +14,5 @@ int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
 		s.plan = (struct ap_tplan){ 0 };
 	}
 	ap_plan_set_free(&s);
-	errno = -rc;	/* for callers that tell memory from bad input by errno */
 	return rc;
 }

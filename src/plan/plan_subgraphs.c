@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* plan_subgraphs: every subgraph's own arenas (include/arenaprof/plan/plan_subgraphs.h). */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "arenaprof/plan/coverage.h"
@@ -15,24 +16,27 @@ static int plan_one(const struct ap_model *m, uint32_t i, const struct ap_graph_
 	struct ap_tplan p;
 	struct ap_gap *gaps;
 	char e[AP_ERR_LEN];
-	int n;
+	int n, rc;
 
 	if (hook && hook->subgraph == i) {
-		if (!hook->plan(hook->ctx, sp, e))
-			return 0;
-		ap_seterr(err, "subgraph %u: %s", i, e);
-		return -1;
+		rc = hook->plan(hook->ctx, sp, e);
+		if (rc)
+			ap_seterr(err, "subgraph %u: %s", i, e);
+		return rc;
 	}
-	if (ap_graph_build(m, i, o, &g, e)) {
+	rc = ap_graph_build(m, i, o, &g, e);
+	if (rc) {
 		ap_seterr(err, "subgraph %u: %s", i, e);
-		return -1;
+		return rc;
 	}
 	n = ap_kernel_gaps(&g, &gaps);
-	if (n < 0 || ap_plan_graph(&g, s, &p, e)) {
+	rc = n < 0 ? n : ap_plan_graph(&g, s, &p, e);
+	if (rc) {
 		ap_seterr(err, "subgraph %u: %s", i, n < 0 ? "out of memory" : e);
-		free(gaps);
+		if (n >= 0)
+			free(gaps);
 		ap_graph_free(&g);
-		return -1;
+		return rc;
 	}
 	free(gaps);
 	sp->n_gaps = (uint32_t)n + !!sp->caller_gap.why;	/* a caller counts as one */
@@ -52,22 +56,24 @@ int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
 	struct ap_caller_gap *up = calloc(m->n_subgraphs + 1, sizeof(*up));
 	struct ap_sg_plan *sp = calloc(m->n_subgraphs + 1, sizeof(*sp));
 
+	int rc;
+
 	*out = NULL;
 	if (!roles || !late || !up || !sp || ap_caller_gaps(m, up)) {
 		free(up);
 		free(sp);
-		ap_seterr(err, "out of memory planning the subgraphs");
-		return -1;
+		return ap_fail(err, -ENOMEM, "out of memory planning the subgraphs");
 	}
 	for (uint32_t i = 0; i < m->n_subgraphs; i++) {
 		sp[i].info = roles[i];
 		sp[i].info.at_invoke = late[i];	/* and after a dynamic output (prepare.c) */
 		sp[i].caller_gap = up[i];
 		sp[i].planned = ap_sg_planned(roles[i].role);
-		if (sp[i].planned && plan_one(m, i, o, s, hook, &sp[i], err)) {
+		rc = sp[i].planned ? plan_one(m, i, o, s, hook, &sp[i], err) : 0;
+		if (rc) {
 			free(up);
 			free(sp);
-			return -1;
+			return rc;
 		}
 	}
 	free(up);

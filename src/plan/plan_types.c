@@ -4,6 +4,7 @@
  * plan, so whoever builds a plan must heap-allocate model, strategy, every tensor name and
  * every op name (strdup), never point them at string literals.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,20 +51,21 @@ const char *ap_kind_name(enum ap_kind k)
 	return kind_names[k];
 }
 
-/* Exact, lower-case names only; returns 0, or -1 (and leaves *k alone) when unknown. */
+/* Exact, lower-case names only; returns 0, or -EINVAL (and leaves *k alone) when
+ * unknown. */
 int ap_kind_parse(const char *s, enum ap_kind *k)
 {
 	unsigned int i;
 
 	if (!s)
-		return -1;
+		return -EINVAL;
 	for (i = 0; i < N_KINDS; i++) {
 		if (kind_names[i] && !strcmp(s, kind_names[i])) {
 			*k = (enum ap_kind)i;
 			return 0;
 		}
 	}
-	return -1;
+	return -EINVAL;
 }
 
 int ap_ptensor_in_arena(const struct ap_ptensor *t)

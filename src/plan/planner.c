@@ -3,6 +3,7 @@
  * planner: the placement strategies. Lifetimes come from lifetimes.c (LiteRT's rules)
  * except for `micro`, which uses TFLite Micro's own (AllocationInfoBuilder).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ int ap_strategy_parse(const char *s, enum ap_strategy *out)
 			return 0;
 		}
 	}
-	return -1;
+	return -EINVAL;
 }
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -172,7 +173,7 @@ static int copy_names(const struct ap_graph *g, struct ap_tplan *p)
 		len += strlen(or_empty(g->ops[i].name)) + strlen(out_name(g, &g->ops[i])) + 2;
 	at = p->names = malloc(len);
 	if (!at)
-		return -1;
+		return -ENOMEM;
 	for (uint32_t i = 0; i < p->n; i++) {
 		p->t[i].name = at;
 		at = stpcpy(at, or_empty(g->t[i].name)) + 1;
@@ -193,7 +194,7 @@ static int tplan_fill(const struct ap_graph *g, struct ap_tplan *p)
 	int32_t *last = last_uses(g);
 
 	if (!last)
-		return -1;
+		return -ENOMEM;
 	p->weights_bytes = 0;
 	for (uint32_t i = 0; i < p->n; i++) {
 		const struct ap_tensor *t = &g->t[i];
@@ -231,8 +232,7 @@ static int tplan_init(const struct ap_graph *g, struct ap_tplan *p, char *err)
 	p->model = strdup(g->model && g->model->path ? g->model->path : "");
 	if (!p->t || !p->ops || !p->model || copy_names(g, p) || tplan_fill(g, p)) {
 		ap_tplan_free(p);
-		ap_seterr(err, "out of memory building the plan");
-		return -1;
+		return ap_fail(err, -ENOMEM, "out of memory building the plan");
 	}
 	return 0;
 }
@@ -255,7 +255,7 @@ static int less_tflite(int32_t a, int32_t b, const void *ctx)
  * and std::sorts them. Equal size and first node are ties that std::sort and the hash
  * sets decide, so both are emulated (stl_order.c). A plan split by dynamic outputs
  * (ap_graph_ends_prepare) is placed one step after the other, each step sorted on its own,
- * as LiteRT's ExecuteAllocations(first, last) calls do. Returns the count, -1 on OOM.
+ * as LiteRT's ExecuteAllocations(first, last) calls do. Returns the count, -ENOMEM on OOM.
  */
 static long tflite_order(const struct ap_graph *g, int32_t *out)
 {
@@ -315,7 +315,7 @@ oom_set:
 oom:
 	free(list);
 	free(seen);
-	return -1;
+	return -ENOMEM;
 }
 
 bool ap_graph_ends_prepare(const struct ap_graph *g, uint32_t node)
@@ -338,8 +338,8 @@ static int plan_tflite(const struct ap_graph *g, struct ap_tplan *p)
 	struct ap_rec *rn = calloc(g->n_tensors + 1, sizeof(*rn));
 	struct ap_rec *rp = calloc(g->n_tensors + 1, sizeof(*rp));
 	size_t nn = 0, np = 0;
-	long n = order && rn && rp ? tflite_order(g, order) : -1;
-	int rc = -1;
+	long n = order && rn && rp ? tflite_order(g, order) : -ENOMEM;
+	int rc = -ENOMEM;
 
 	if (n < 0)
 		goto out;
@@ -439,14 +439,14 @@ static uint32_t *breadth_ranks(const struct ap_graph *g, const struct ap_rec *r,
  * largest first; r arrives sorted by size. A tensor goes with the widest operator it is
  * live at: the lowest rank over its lifetime, a range minimum (a segment tree over the
  * operators), so this is O(n log ops) whatever the lifetimes. Those live at no operator
- * (no operators at all) come last. 0, or -1 when out of memory.
+ * (no operators at all) come last. 0, or -ENOMEM when out of memory.
  */
 static int order_by_breadth(const struct ap_graph *g, struct ap_rec *r, size_t n)
 {
 	uint32_t n_ops = g->n_ops, *rank = breadth_ranks(g, r, n), *tree = NULL;
 	uint32_t *at = calloc(n_ops + 2, sizeof(*at)), *of = malloc((n + 1) * sizeof(*of));
 	struct ap_rec *out = malloc((n + 1) * sizeof(*out));
-	int rc = -1;
+	int rc = -ENOMEM;
 
 	if (rank)
 		tree = malloc((2 * (size_t)n_ops + 1) * sizeof(*tree));
@@ -575,7 +575,7 @@ static uint64_t plan_persistent(const struct ap_graph *g, struct ap_tplan *p)
 	return end;
 }
 
-/* The offsets of strategy s in p, a skeleton of g (tplan_init): -1 when out of memory. */
+/* The offsets of strategy s in p, a skeleton of g (tplan_init): -ENOMEM when out of memory. */
 static int place_by(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p)
 {
 	struct ap_rec *r = NULL;
@@ -587,15 +587,15 @@ static int place_by(const struct ap_graph *g, enum ap_strategy s, struct ap_tpla
 	free(p->strategy);
 	p->strategy = strdup(ap_strategy_name(s));
 	if (!p->strategy)
-		return -1;
+		return -ENOMEM;
 	if (s == AP_STRAT_TFLITE) {
 		if (plan_tflite(g, p))
-			return -1;
+			return -ENOMEM;
 		goto shared;
 	}
 	r = calloc(g->n_tensors + 1, sizeof(*r));
 	if (!r)
-		return -1;
+		return -ENOMEM;
 	n = s == AP_STRAT_MICRO ? micro_records(g, r) : arena_records(g, r, sharing);
 	switch (s) {
 	case AP_STRAT_GREEDY_SIZE:
@@ -623,7 +623,7 @@ static int place_by(const struct ap_graph *g, enum ap_strategy s, struct ap_tpla
 	}
 	if (hwm == UINT64_MAX) {
 		free(r);
-		return -1;
+		return -ENOMEM;
 	}
 	for (size_t k = 0; k < n; k++) {
 		struct ap_ptensor *pt = &p->t[r[k].id];
@@ -652,13 +652,18 @@ int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan 
 		  char *err)
 {
 	/* Bounds every offset and end the strategies compute (docs/design.md, Plans). */
-	if (ap_graph_check_bytes(g, err) || tplan_init(g, p, err))
-		return -1;
-	if (place_by(g, s, p)) {
+	int rc = ap_graph_check_bytes(g, err);
+
+	if (!rc)
+		rc = tplan_init(g, p, err);
+	if (rc)
+		return rc;
+	rc = place_by(g, s, p);
+	if (rc) {
 		ap_tplan_free(p);
 		ap_seterr(err, "out of memory planning");
-		return -1;
 	}
+	return rc;
 	return 0;
 }
 
@@ -667,13 +672,11 @@ int ap_plan_graph_again(const struct ap_graph *g, enum ap_strategy s, struct ap_
 {
 	if (p->n != g->n_tensors || p->n_ops != g->n_ops) {
 		ap_tplan_free(p);
-		ap_seterr(err, "internal error: replanning a plan of another graph");
-		return -1;
+		return ap_fail(err, -EINVAL, "internal error: replanning a plan of another graph");
 	}
 	if (tplan_fill(g, p) || place_by(g, s, p)) {
 		ap_tplan_free(p);
-		ap_seterr(err, "out of memory planning");
-		return -1;
+		return ap_fail(err, -ENOMEM, "out of memory planning");
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
  * subgraphs they run, down to AP_SG_MAX_DEPTH; which subgraphs LiteRT plans only in the
  * first invoke is found once per model (ap_subgraph_late).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ static int index_get(const struct ap_model *m, struct sg_index *ix)
 {
 	ix->roles = ap_subgraph_roles(m);
 	ix->late = NULL;
-	return ix->roles && !ap_sg_callees(m, &ix->cl) ? 0 : -1;
+	return ix->roles && !ap_sg_callees(m, &ix->cl) ? 0 : -ENOMEM;
 }
 
 /* Subgraph::HasDynamicTensors: a dynamic graph output, or a node whose Prepare made an
@@ -60,10 +61,10 @@ static int dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_
 	struct sg_index plain = { .roles = ix->roles, .cl = ix->cl };
 	struct ap_graph g;
 	char err[AP_ERR_LEN];
-	int dyn;
+	int dyn = build(m, sg, opts, &plain, &g, err);
 
-	if (build(m, sg, opts, &plain, &g, err))
-		return -1;
+	if (dyn)
+		return dyn;
 	dyn = graph_dynamic(&g);
 	ap_graph_free(&g);
 	return dyn;
@@ -85,7 +86,7 @@ static int find_late(const struct ap_model *m, const struct sg_index *ix, bool *
 	if (!split || !depth) {
 		free(split);
 		free(depth);
-		return -1;
+		return -ENOMEM;
 	}
 	for (uint32_t s = 0; s < n; s++) {
 		uint32_t d = s ? ap_subgraph_depth(m, ix->roles, s) : 0;
@@ -140,9 +141,13 @@ const bool *ap_subgraph_late(const struct ap_model *m)
 int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts)
 {
 	struct sg_index ix;
+	int rc;
 
-	if (sg == 0 || sg >= m->n_subgraphs || index_get(m, &ix))
-		return -1;
+	if (sg == 0 || sg >= m->n_subgraphs)
+		return -EINVAL;
+	rc = index_get(m, &ix);
+	if (rc)
+		return rc;
 	return dynamic(m, sg, opts ? opts : &no_opts, &ix);
 }
 
@@ -289,8 +294,10 @@ static bool case_late(const struct sg_index *ix)
 static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_graph_opts *opts,
 		 const struct sg_index *ix, struct ap_graph *g, char *err)
 {
-	if (ap_graph_read(m, subgraph, opts, g, err))
-		return -1;
+	int rc = ap_graph_read(m, subgraph, opts, g, err);
+
+	if (rc)
+		return rc;
 	if (ix) {
 		struct ap_sg_info info = ix->roles[subgraph];
 
@@ -305,16 +312,18 @@ static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_gr
 		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1,
 					     .arch = opts->arch };
 
-		if (ap_kernels_apply(g, &ko, err)) {
+		rc = ap_kernels_apply(g, &ko, err);
+		if (rc) {
 			ap_graph_free(g);
-			return -1;
+			return rc;
 		}
 	}
 	if (ix && ix->late)
 		run_outputs(m, g, opts, ix);
-	if (ap_graph_check_bytes(g, err)) {
+	rc = ap_graph_check_bytes(g, err);
+	if (rc) {
 		ap_graph_free(g);
-		return -1;
+		return rc;
 	}
 	ap_lifetimes_tflite(g, !opts->no_inplace);
 	return 0;
@@ -327,8 +336,7 @@ int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 
 	memset(g, 0, sizeof(*g));
 	if (m->n_subgraphs > 1 && (index_get(m, &ix) || !(ix.late = ap_subgraph_late(m)))) {
-		ap_seterr(err, "out of memory reading the subgraphs' callers");
-		return -1;
+		return ap_fail(err, -ENOMEM, "out of memory reading the subgraphs' callers");
 	}
 	return build(m, subgraph, opts ? opts : &no_opts, m->n_subgraphs > 1 ? &ix : NULL, g,
 		     err);

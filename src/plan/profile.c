@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* profile: breadth, lower bound and the overlap checker, for any plan. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ int ap_profile_compute(const struct ap_tplan *p, struct ap_profile *pr)
 	if (!pr->breadth || !delta) {
 		free(delta);
 		ap_profile_free(pr);
-		return -1;
+		return -ENOMEM;
 	}
 	/* A difference array: O(tensors + operators). */
 	for (uint32_t i = 0; i < p->n; i++) {
@@ -90,7 +91,7 @@ int ap_profile_live(const struct ap_tplan *p, int32_t op, int32_t **out)
 
 	*out = v;
 	if (!v)
-		return -1;
+		return -ENOMEM;
 	for (uint32_t i = 0; i < p->n; i++)
 		if (ap_ptensor_live_at(&p->t[i], op))
 			v[n++] = (int32_t)i;
@@ -206,7 +207,7 @@ static int live_set_init(struct live_set *s, const struct ap_tplan *p, const int
 	memset(s, 0, sizeof(*s));
 	s->offs = malloc((n + 1) * sizeof(*s->offs));
 	if (!s->offs)
-		return -1;
+		return -ENOMEM;
 	for (size_t k = 0; k < n; k++)
 		s->offs[k] = p->t[v[k]].offset;
 	ap_qsort(s->offs, n, sizeof(*s->offs), cmp_i64);
@@ -219,7 +220,7 @@ static int live_set_init(struct live_set *s, const struct ap_tplan *p, const int
 	s->slot = malloc((m + 1) * sizeof(*s->slot));
 	s->cnt = calloc(2 * s->size, sizeof(*s->cnt));
 	if (!s->slot || !s->cnt)
-		return -1;
+		return -ENOMEM;
 	memset(s->slot, 0xff, (m + 1) * sizeof(*s->slot));
 	return 0;
 }
@@ -246,7 +247,7 @@ static int overlap(const struct ap_tplan *p, int32_t a, int32_t b, char *err)
 		  ", %" PRId64 ") while both live (nodes %d-%d and %d-%d)", x->index, y->index,
 		  x->offset, x->offset + (int64_t)x->bytes, y->offset,
 		  y->offset + (int64_t)y->bytes, x->first, last_of(x), y->first, last_of(y));
-	return -1;
+	return -EINVAL;
 }
 
 /*
@@ -298,6 +299,5 @@ oom:
 	live_set_free(&s);
 	free(v);
 	free(by_last);
-	ap_seterr(err, "out of memory checking the plan");
-	return -1;
+	return ap_fail(err, -ENOMEM, "out of memory checking the plan");
 }

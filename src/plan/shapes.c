@@ -8,6 +8,7 @@
  * to other dims (flow_shapes, infer_kid), so a model with static, consistent shapes plans
  * exactly as its file says.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,13 +74,13 @@ static int seed(struct sctx *c, const struct ap_shape_override *ov, uint32_t n_o
 		    !sh_valid(c, sg->inputs[ov[k].input])) {
 			ap_seterr(err, "--input-shape %d: the model has %u input%s", ov[k].input,
 				  sg->n_inputs, sg->n_inputs == 1 ? "" : "s");
-			return -1;
+			return -EINVAL;
 		}
 		mt = &sg->tensors[sg->inputs[ov[k].input]];
 		if (ov[k].rank != mt->rank) {
 			ap_seterr(err, "--input-shape %d: input \"%s\" has rank %u, not %u",
 				  ov[k].input, mt->name, mt->rank, ov[k].rank);
-			return -1;
+			return -EINVAL;
 		}
 		for (uint32_t d = 0; d < mt->rank; d++) {
 			int32_t want = mt->shape_signature && d < mt->sig_rank ?
@@ -89,7 +90,7 @@ static int seed(struct sctx *c, const struct ap_shape_override *ov, uint32_t n_o
 				ap_seterr(err, "--input-shape %d: dimension %u of input \"%s\" is "
 					  "fixed at %d, not %d", ov[k].input, d, mt->name, want,
 					  ov[k].dims[d]);
-				return -1;
+				return -EINVAL;
 			}
 		}
 		s = &c->t[sg->inputs[ov[k].input]];
@@ -116,7 +117,7 @@ static bool dims_differ(const int32_t *a, uint32_t ra, const int32_t *b, uint32_
 	return ra != rb || (ra && memcmp(a, b, ra * sizeof(*a)));
 }
 
-/* Rewrites the open and the resized tensors' shapes in the model. -1 on OOM. */
+/* Rewrites the open and the resized tensors' shapes in the model. -ENOMEM on OOM. */
 static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *writer,
 		 struct ap_shapes_report *rep)
 {
@@ -141,11 +142,11 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 			continue;
 		d = malloc((s->rank ? s->rank : 1) * sizeof(*d));
 		if (!d)
-			return -1;
+			return -ENOMEM;
 		if (!sg->file_shapes &&
 		    !(sg->file_shapes = calloc(sg->n_tensors, sizeof(*sg->file_shapes)))) {
 			free(d);
-			return -1;
+			return -ENOMEM;
 		}
 		memcpy(d, s->d, s->rank * sizeof(*d));
 		if (!sg->file_shapes[i].d) {	/* inferred twice: the first is the file's */
@@ -154,7 +155,7 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 			sg->file_shapes[i].rank = mt->rank;
 			if (!sg->file_shapes[i].d) {
 				free(d);
-				return -1;
+				return -ENOMEM;
 			}
 		} else {
 			free(mt->shape);
@@ -167,7 +168,7 @@ static int apply(struct sctx *c, struct ap_model_subgraph *sg, const int32_t *wr
 }
 
 /* Keeps the values computed for int tensors the file holds none of (SHAPE -> ... chains),
- * for the kernels whose Prepare reads a folded input. -1 on OOM. */
+ * for the kernels whose Prepare reads a folded input. -ENOMEM on OOM. */
 static int keep_values(const struct sctx *c, struct ap_model_subgraph *sg)
 {
 	uint32_t n = 0;
@@ -183,7 +184,7 @@ static int keep_values(const struct sctx *c, struct ap_model_subgraph *sg)
 		return 0;
 	sg->values = calloc(n, sizeof(*sg->values));
 	if (!sg->values)
-		return -1;
+		return -ENOMEM;
 	for (uint32_t i = 0; i < sg->n_tensors; i++) {
 		const struct sv *s = &c->t[i];
 		struct ap_model_values *kv = &sg->values[sg->n_values];
@@ -192,7 +193,7 @@ static int keep_values(const struct sctx *c, struct ap_model_subgraph *sg)
 			continue;
 		kv->v = malloc((s->n ? s->n : 1) * sizeof(*kv->v));
 		if (!kv->v)
-			return -1;
+			return -ENOMEM;
 		memcpy(kv->v, s->v, s->n * sizeof(*kv->v));
 		kv->tensor = i;
 		kv->n = s->n;
@@ -518,7 +519,7 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 {
 	struct walk w = { .m = m };
 	struct sctx c = { .m = m };
-	int rc = -1;
+	int rc = -ENOMEM;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->first_unresolved = rep->first_unresolved_op = rep->refused_op = -1;
@@ -534,10 +535,11 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 		ap_seterr(err, "out of memory inferring shapes");
 		goto out;
 	}
-	if (seed(&c, ov, n_ov, err))
+	rc = seed(&c, ov, n_ov, err);
+	if (rc)
 		goto out;
 	if (walk_sg(&w, &c, rep, 0, false) == SH_OOM) {
-		ap_seterr(err, "out of memory inferring shapes");
+		rc = ap_fail(err, -ENOMEM, "out of memory inferring shapes");
 		goto out;
 	}
 	m->shapes_inferred = true;
@@ -562,11 +564,11 @@ int ap_shape_parse(const char *s, struct ap_shape_override *o)
 
 		if (end == s || v < 0 || v > INT32_MAX || o->rank == AP_SHAPE_MAX_RANK ||
 		    (*end && *end != ','))
-			return -1;
+			return -EINVAL;
 		o->dims[o->rank++] = (int32_t)v;
 		s = *end ? end + 1 : end;
 		if (*end == ',' && !*s)
-			return -1;
+			return -EINVAL;
 	}
-	return o->rank ? 0 : -1;
+	return o->rank ? 0 : -EINVAL;
 }

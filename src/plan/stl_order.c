@@ -3,6 +3,7 @@
  * stl_order: an emulation, written from the documented behaviour of libstdc++'s
  * _Hashtable and std::sort, of the orders LiteRT's planner sees (see stl_order.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,7 +90,7 @@ static int rehash(struct ap_uset *s, size_t n)
 	size_t bbegin = 0;
 
 	if (!b)
-		return -1;
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		b[i] = -1;
 	s->next[0] = -1;
@@ -127,7 +128,7 @@ int ap_uset_insert(struct ap_uset *s, int32_t v)
 		s->next = malloc(s->cap * sizeof(*s->next));
 		s->bucket = malloc(sizeof(*s->bucket));
 		if (!s->val || !s->next || !s->bucket)
-			return -1;
+			return -ENOMEM;
 		s->val[0] = -1;
 		s->next[0] = -1;
 		s->bucket[0] = -1;
@@ -141,18 +142,18 @@ int ap_uset_insert(struct ap_uset *s, int32_t v)
 				return 0;
 	nb = need_rehash(s);
 	if (nb && rehash(s, nb))
-		return -1;
+		return -ENOMEM;
 	if (s->n_nodes == s->cap) {
 		size_t cap = s->cap * 2;
 		int32_t *val = realloc(s->val, cap * sizeof(*val));
 		int32_t *nx;
 
 		if (!val)
-			return -1;
+			return -ENOMEM;
 		s->val = val;
 		nx = realloc(s->next, cap * sizeof(*nx));
 		if (!nx)
-			return -1;
+			return -ENOMEM;
 		s->next = nx;
 		s->cap = cap;
 	}

@@ -8,6 +8,7 @@
  * subgraph but 0, listed as its branch or not, and trims subgraph 0's inputs before
  * subgraph 0 is planned (stablehlo_case.cc). Each has an ArenaPlanner of its own.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -284,11 +285,11 @@ int ap_sg_callees(const struct ap_model *m, struct ap_sg_callees *cl)
 	uint32_t n = m->n_subgraphs, *start, *list;
 
 	if (!roles)
-		return -1;
+		return n ? -ENOMEM : -EINVAL;
 	if (!m->sg_callees) {
 		start = calloc(2 * (size_t)n + 3, sizeof(*start));
 		if (!start)
-			return -1;
+			return -ENOMEM;
 		list = start + n + 2;
 		for (uint32_t s = 1; s < n; s++)
 			if (roles[s].role != AP_SG_UNCALLED && roles[s].caller < n)

@@ -18,7 +18,7 @@ struct ap_gap {
 /*
  * The nodes of g (built with its kernels applied) whose kernel's Init or Prepare does
  * something kernels.c does not model, in execution order. Returns how many, with *gaps
- * malloc'd (NULL when none); -1 when out of memory.
+ * malloc'd (NULL when none); -ENOMEM when out of memory.
  */
 int ap_kernel_gaps(const struct ap_graph *g, struct ap_gap **gaps);
 
@@ -39,7 +39,7 @@ struct ap_caller_gap {
  * when that operator, or one further up, is named by ap_flow_gap, LiteRT's plan of the
  * subgraph is not this one either. out[m->n_subgraphs]: out[s].why is NULL when none
  * (subgraph 0, one LiteRT does not plan, every caller modelled, a caller that cannot be
- * built). Each caller's graph is built once. 0, or -1 when out of memory.
+ * built). Each caller's graph is built once. 0, or -ENOMEM when out of memory.
  */
 int ap_caller_gaps(const struct ap_model *m, struct ap_caller_gap *out);
 

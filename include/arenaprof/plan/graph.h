@@ -81,7 +81,7 @@ enum ap_arch { AP_ARCH_HOST, AP_ARCH_X86_64, AP_ARCH_ARM64 };
 enum ap_arch ap_arch_resolve(enum ap_arch a);
 /* "x86-64", "arm64" (after ap_arch_resolve). */
 const char *ap_arch_name(enum ap_arch a);
-/* "x86-64" or "x86_64", "arm64" or "aarch64": 0; else -1. */
+/* "x86-64" or "x86_64", "arm64" or "aarch64": 0; else -EINVAL. */
 int ap_arch_parse(const char *s, enum ap_arch *a);
 
 struct ap_graph_opts {
@@ -114,20 +114,21 @@ struct ap_graph {
 /*
  * The model's own tensors and operators of one subgraph, with their sizes and allocation
  * classes; no kernel additions, no lifetimes yet (prepare.h does both). opts must not be
- * NULL. 0 or -1 with err; ap_graph_release frees it.
+ * NULL. 0, or with err -EINVAL (no such subgraph, a tensor too large) or -ENOMEM;
+ * ap_graph_release frees it.
  */
 int ap_graph_read(const struct ap_model *m, uint32_t subgraph,
 		  const struct ap_graph_opts *opts, struct ap_graph *g, char *err);
 void ap_graph_release(struct ap_graph *g);
 
 /* BytesRequired of LiteRT for a type and shape, computed checked: 1 with *bytes set, 0
- * for dynamic types, -1 when the size is beyond AP_PLAN_MAX_BYTES (or 64 bits). */
+ * for dynamic types, -EINVAL when the size is beyond AP_PLAN_MAX_BYTES (or 64 bits). */
 int ap_tensor_bytes(uint8_t type, const int32_t *shape, uint32_t rank, uint64_t *bytes);
 
 /*
  * Whether g's tensors fit the plan's limit: the sum of every tensor's bytes plus 64 each
  * (any strategy's alignment) at most AP_PLAN_MAX_BYTES, so that no placement can
- * overflow an offset or an arena size. 0, or -1 with err naming the limit.
+ * overflow an offset or an arena size. 0, or -EINVAL with err naming the limit.
  */
 int ap_graph_check_bytes(const struct ap_graph *g, char *err);
 

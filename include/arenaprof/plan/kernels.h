@@ -18,7 +18,9 @@ struct ap_kernel_opts {
  * Adds what LiteRT's kernels add to graph g (as built by ap_graph_build, lifetimes not yet
  * computed): Init-reserved tensors, Prepare temporaries, persistent outputs. Appended
  * tensors go at the end of g->t; each op's temporaries are listed in its tmp/n_tmp.
- * o == NULL means { .threads = 1 }. Call it once per graph. 0, or -1 with err.
+ * o == NULL means { .threads = 1 }. Call it once per graph. 0, or with err -EINVAL (a
+ * kernel tensor beyond the plan's limits, a graph that does not match its model) or
+ * -ENOMEM.
  */
 int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err);
 

@@ -186,13 +186,18 @@ struct ap_model {
 };
 
 /*
- * Parses a whole model file held in memory. Returns 0, or -1 with a one-line reason in
- * err (AP_ERR_LEN bytes). Never reads outside [data, data + size). On failure *m is left
- * empty (safe to pass to ap_model_free).
+ * Parses a whole model file held in memory. Returns 0, or a negative errno with a one-line
+ * reason in err (AP_ERR_LEN bytes): -EINVAL for a corrupt, truncated or implausible file,
+ * -ENOMEM when out of memory. Never reads outside [data, data + size). On failure *m is
+ * left empty (safe to pass to ap_model_free).
  */
 int ap_model_parse(const uint8_t *data, size_t size, struct ap_model *m, char *err);
 
-/* Reads the file and parses it; the message names the file. */
+/*
+ * Reads the file and parses it; the message names the file. ap_model_parse's codes, and
+ * the failed open's or read's own (-ENOENT, -EACCES, -EIO...); -EINVAL for a file that is
+ * not regular, empty, or truncated while it was read.
+ */
 int ap_model_load(const char *path, struct ap_model *m, char *err);
 
 void ap_model_free(struct ap_model *m);

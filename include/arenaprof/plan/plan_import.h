@@ -24,9 +24,10 @@
 /*
  * Read the plan in PATH into *p (overwritten; every string in it is heap-allocated, release
  * it with ap_tplan_free). p->strategy is "import:litert", "import:tflm" or "import:csv" and
- * p->model is PATH. On failure returns -1, leaves *p empty (zeroed) and puts a one-line
- * message in err, "PATH:LINE: what is wrong" or "PATH: what is wrong" (bad input: the
- * commands exit with status 2).
+ * p->model is PATH. On failure returns a negative errno, leaves *p empty (zeroed) and puts
+ * a one-line message in err, "PATH:LINE: what is wrong" or "PATH: what is wrong": -EINVAL
+ * for bad input (the commands exit with status 2), -ENOMEM, or the failed open's or
+ * read's own errno (-ENOENT, -EACCES, -EIO...).
  */
 int ap_plan_import(const char *path, struct ap_tplan *p, char *err);
 

@@ -8,7 +8,7 @@
 /*
  * A .tflite file (TFL3 identifier) is planned with the tflite strategy (1 thread);
  * anything else goes to ap_plan_import (LiteRT dump, TFLM plan, CSV). ap_plan_build with
- * AP_PLAN_ANY: 0, or its negative errno with err, errno set to it too.
+ * AP_PLAN_ANY: 0, or its negative errno with err.
  */
 int ap_plan_load(const char *path, struct ap_tplan *p, char *err);
 

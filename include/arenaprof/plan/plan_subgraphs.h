@@ -23,7 +23,8 @@ struct ap_sg_plan {
 /*
  * A subgraph its caller plans itself (the one `plan` shows, with every strategy), so that
  * it is not built and planned twice: plan does what plan_one would (build the graph, find
- * its gaps, plan it with the strategy) and sets sp's sizes and n_gaps. 0, or -1 with err.
+ * its gaps, plan it with the strategy) and sets sp's sizes and n_gaps. 0, or a negative
+ * errno with err.
  */
 struct ap_sg_hook {
 	uint32_t subgraph;
@@ -34,7 +35,8 @@ struct ap_sg_hook {
 /*
  * Plans every subgraph of m with strategy s: out[m->n_subgraphs], malloc'd; the hook's
  * subgraph (hook may be NULL) through the hook. A subgraph LiteRT never plans has planned
- * false and no sizes. 0, or -1 with err.
+ * false and no sizes. 0, or a negative errno with err: the graph's or the planner's
+ * (-EINVAL: bad input), or -ENOMEM.
  */
 int ap_plan_subgraphs(const struct ap_model *m, const struct ap_graph_opts *o,
 		      enum ap_strategy s, const struct ap_sg_hook *hook,

@@ -56,11 +56,12 @@ void ap_order_micro(struct ap_rec *r, size_t n);
  */
 bool ap_graph_ends_prepare(const struct ap_graph *g, uint32_t node);
 
-/* The plan of g by strategy s, into p (ap_tplan_free it). -1 with err on failure. */
+/* The plan of g by strategy s, into p (ap_tplan_free it). 0, or with err -EINVAL (tensors
+ * beyond the plan's limits) or -ENOMEM. */
 int ap_plan_graph(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p,
 		  char *err);
 /* p, a plan of g by any strategy, planned again by s: its names are kept, not copied
- * again. On failure p is freed and err says why. */
+ * again. On failure p is freed and err says why: -EINVAL (p is not of g) or -ENOMEM. */
 int ap_plan_graph_again(const struct ap_graph *g, enum ap_strategy s, struct ap_tplan *p,
 			char *err);
 

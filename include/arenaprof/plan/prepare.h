@@ -12,13 +12,15 @@
 #include "arenaprof/plan/graph.h"
 
 /* Builds the graph of one subgraph and computes LiteRT lifetimes. opts may be NULL (the
- * defaults). 0 or -1 with err; free with ap_graph_free in either case. */
+ * defaults). 0, or a negative errno with err (-EINVAL: bad input, -ENOMEM); free with
+ * ap_graph_free in either case. */
 int ap_graph_build(const struct ap_model *m, uint32_t subgraph,
 		   const struct ap_graph_opts *opts, struct ap_graph *g, char *err);
 void ap_graph_free(struct ap_graph *g);
 
 /* Subgraph sg holds a dynamic tensor once its caller's Prepare has prepared it
- * (HasDynamicTensors): 1 or 0; -1 when it cannot be built. opts may be NULL. */
+ * (HasDynamicTensors): 1 or 0; a negative errno when it cannot be built (-EINVAL: sg is 0
+ * or out of range, or a bad graph; -ENOMEM). opts may be NULL. */
 int ap_subgraph_dynamic(const struct ap_model *m, uint32_t sg, const struct ap_graph_opts *opts);
 
 /* For each subgraph of m, whether LiteRT plans it in the first invoke rather than in

@@ -19,6 +19,7 @@ struct ap_profile {
 	int32_t widest_op;	/* -1 when there are no operators */
 };
 
+/* The breadth profile of p's lifetimes into pr (ap_profile_free it): 0, or -ENOMEM. */
 int ap_profile_compute(const struct ap_tplan *p, struct ap_profile *pr);
 void ap_profile_free(struct ap_profile *pr);
 
@@ -27,7 +28,7 @@ int ap_ptensor_live_at(const struct ap_ptensor *t, int32_t op);
 
 /*
  * Indices of the arena tensors live at op, largest first, into a malloc'd array;
- * returns the count or -1 on allocation failure.
+ * returns the count or -ENOMEM on allocation failure.
  */
 int ap_profile_live(const struct ap_tplan *p, int32_t op, int32_t **out);
 
@@ -36,7 +37,7 @@ uint32_t *ap_profile_rank(const struct ap_profile *pr);
 
 /*
  * 0 when no two arena tensors with intersecting lifetimes overlap in memory;
- * otherwise -1 and err names the first pair found.
+ * otherwise -EINVAL and err names the first pair found (-ENOMEM: out of memory).
  */
 int ap_tplan_check(const struct ap_tplan *p, char *err);
 

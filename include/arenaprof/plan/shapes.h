@@ -37,8 +37,8 @@ struct ap_shapes_report {
  * Infers subgraph 0's shapes from its input shapes (the file's, or ov) and rewrites the
  * shapes of the tensors whose signature has an unknown dimension, and of those a WHILE, IF
  * or STABLEHLO_COMPOSITE resizes to its subgraph's outputs, with every tensor computed
- * from them. Other tensors keep the file's shape. 0, or -1 with err (an override that
- * does not fit the input's signature, or out of memory).
+ * from them. Other tensors keep the file's shape. 0, or with err -EINVAL (an override
+ * that does not fit the input's signature) or -ENOMEM.
  */
 int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint32_t n_ov,
 		    struct ap_shapes_report *rep, char *err);
@@ -51,7 +51,7 @@ int ap_shapes_infer(struct ap_model *m, const struct ap_shape_override *ov, uint
 uint32_t ap_shapes_values(const struct ap_model_subgraph *sg, int32_t t, int64_t *v,
 			  uint32_t max);
 
-/* "1,16000" into o->dims; 0, or -1 (not a list of 1 to AP_SHAPE_MAX_RANK dims >= 0). */
+/* "1,16000" into o->dims; 0, or -EINVAL (not a list of 1 to AP_SHAPE_MAX_RANK dims >= 0). */
 int ap_shape_parse(const char *s, struct ap_shape_override *o);
 
 #endif

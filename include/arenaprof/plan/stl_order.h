@@ -21,7 +21,7 @@ struct ap_uset {
 };
 
 void ap_uset_init(struct ap_uset *s);
-/* Inserts v (>= 0) unless present; -1 on allocation failure. */
+/* Inserts v (>= 0) unless present; -ENOMEM on allocation failure. */
 int ap_uset_insert(struct ap_uset *s, int32_t v);
 /* Appends the elements in iteration order to out; returns how many. */
 size_t ap_uset_iterate(const struct ap_uset *s, int32_t *out);

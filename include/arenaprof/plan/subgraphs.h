@@ -79,8 +79,8 @@ struct ap_sg_callees {
 	const uint32_t *start, *list;
 };
 
-/* m's callees, computed on first use and kept in m with its roles: 0, or -1 when out of
- * memory (or m has no subgraph). */
+/* m's callees, computed on first use and kept in m with its roles: 0, or -ENOMEM when out
+ * of memory (-EINVAL: m has no subgraph). */
 int ap_sg_callees(const struct ap_model *m, struct ap_sg_callees *cl);
 
 /* The subgraphs a WHILE (cond, body), IF (then, else), CALL_ONCE or STABLEHLO_COMPOSITE
