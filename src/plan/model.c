@@ -693,8 +693,8 @@ static int open_model(const char *path, size_t *size, char *err)
 	uint64_t n;
 	int fd = ap_infile_open(path, &n, err);
 
-	if (fd < 0)	/* -1 with errno, or the negative errno itself */
-		return fd == -1 ? -errno : fd;
+	if (fd < 0)
+		return fd;
 	if (n == 0) {
 		close(fd);
 		return ap_fail(err, -EINVAL, "%s: empty file", path);

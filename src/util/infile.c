@@ -36,8 +36,10 @@ FILE *ap_infile_fopen(const char *path, char *err)
 {
 	int fd = ap_infile_open(path, NULL, err);
 
-	if (fd < 0)
+	if (fd < 0) {
+		errno = -fd;	/* a stream's failure speaks errno, as fopen's does */
 		return NULL;
+	}
 	return ap_file_fdopen(fd, "rb", path, err);
 }
 
@@ -49,6 +51,7 @@ FILE *ap_file_fdopen(int fd, const char *mode, const char *path, char *err)
 	if (!f) {
 		close(fd);
 		ap_seterr(err, "%s: %s", path, strerror(e));
+		errno = e;
 	}
 	return f;
 }

@@ -96,5 +96,9 @@ FILE *ap_outfile_fopen(const char *path, mode_t mode, char *err)
 {
 	int fd = ap_outfile_open(path, mode, err);
 
-	return fd < 0 ? NULL : ap_file_fdopen(fd, "w", path, err);
+	if (fd < 0) {
+		errno = -fd;	/* a stream's failure speaks errno, as fopen's does */
+		return NULL;
+	}
+	return ap_file_fdopen(fd, "w", path, err);
 }

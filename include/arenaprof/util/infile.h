@@ -14,9 +14,11 @@
  * errno with err (AP_ERR_LEN): open's or fstat's, -EINVAL for what is not a regular file.
  * size may be NULL. */
 int ap_infile_open(const char *path, uint64_t *size, char *err);
-/* A stream open for reading ("rb", close-on-exec), or NULL with err (AP_ERR_LEN). */
+/* A stream open for reading ("rb", close-on-exec), or NULL with err (AP_ERR_LEN) and
+ * errno set, as fopen's (a stream has no code to return). */
 FILE *ap_infile_fopen(const char *path, char *err);
-/* fd as a stream of mode; on failure fd is closed and err says why (path named). */
+/* fd as a stream of mode; on failure fd is closed, err says why (path named), errno
+ * fdopen's. */
 FILE *ap_file_fdopen(int fd, const char *mode, const char *path, char *err);
 
 #endif

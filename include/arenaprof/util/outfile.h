@@ -21,7 +21,7 @@
  * a regular file, -EPERM for another user's file in a shared sticky directory.
  */
 int ap_outfile_open(const char *path, mode_t mode, char *err);
-/* The same as a stdio stream ("we" semantics), or NULL with err. */
+/* The same as a stdio stream ("we" semantics), or NULL with err and errno set. */
 FILE *ap_outfile_fopen(const char *path, mode_t mode, char *err);
 
 #endif
