@@ -66,7 +66,7 @@ endif
 # the library the command, the fixtures and the tests link.
 MAIN_SRC := src/cli/main.c
 MAIN_OBJ := $(BUILD)/obj/cli/main.o
-LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard src/*/*.c))
+LIB_SRCS := $(filter-out $(MAIN_SRC),$(wildcard src/*/*.c src/*/*/*.c))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB := $(BUILD)/libarenaprof.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)

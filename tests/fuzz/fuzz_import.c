@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * libFuzzer target for the plan importer (src/plan/plan_import.c and the parsers it picks:
+ * libFuzzer target for the plan importer (src/plan/import/plan_import.c and the parsers it picks:
  * import_csv.c, import_litert.c, import_tflm.c): the bytes as a plan file -> the plan ->
  * what `arenaprof plan --import` does with it (profile, the overlap check, the text, JSON
  * and CSV reports) and what report's correlation reads of it (live tensors per operator,

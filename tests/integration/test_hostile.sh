@@ -73,7 +73,7 @@ MSG="$(printf '%s' "$out" | head -c 300)"
 check "plan --import of one 2^56-byte tensor: accepted, arena 2^56" python3 -c \
 	'import json,sys; sys.exit(json.loads(sys.argv[1])["arena_bytes"] != 1 << 56)' "$out"
 
-# Kernel-added tensors bounded by the model's size (src/plan/kernels.c): 130,000
+# Kernel-added tensors bounded by the model's size (src/plan/litert/kernels.c): 130,000
 # UNIDIRECTIONAL_SEQUENCE_LSTMs sharing one operator table (4 file bytes each, 12 tensors
 # reserved by each Init) took 600 MB and 2.5 s; now refused at once. Just under the limit
 # the plan is made, in memory under 64 MiB + 128 x the model's size.

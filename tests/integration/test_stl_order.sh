@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# src/plan/stl_order.c against the real libstdc++ (g++): unordered_set<int> iteration order
+# src/plan/litert/stl_order.c against the real libstdc++ (g++): unordered_set<int> iteration order
 # and std::sort with ties, on thousands of generated cases.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
@@ -10,7 +10,7 @@ if ! command -v g++ >/dev/null; then
 fi
 g++ -std=c++17 -O1 tests/stl/stl_truth.cc -o "$TMP/truth" &&
 	${CC:-gcc} -std=gnu11 -D_GNU_SOURCE -O1 -Wall -Wextra -Werror -Iinclude \
-		tests/stl/stl_emul.c src/plan/stl_order.c -o "$TMP/emul" ||
+		tests/stl/stl_emul.c src/plan/litert/stl_order.c -o "$TMP/emul" ||
 	{ fail "stl harness builds" "compile failed"; exit 1; }
 python3 - >"$TMP/cases" <<'PY'
 import random

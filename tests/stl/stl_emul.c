@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The same protocol as stl_truth.cc, answered by src/plan/stl_order.c. */
+/* The same protocol as stl_truth.cc, answered by src/plan/litert/stl_order.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

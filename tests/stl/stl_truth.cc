@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Ground truth for src/plan/stl_order.c: the real libstdc++ unordered_set and std::sort.
+// Ground truth for src/plan/litert/stl_order.c: the real libstdc++ unordered_set and std::sort.
 // Input lines: "set v..." prints the iteration order after inserting v... in order;
 // "sort k..." sorts positions 0..n-1 by key k[i] only (ties unordered), prints positions.
 #include <algorithm>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Tests of the TFLite model reader (src/plan/model.c, src/plan/opnames.c).
+ * Tests of the TFLite model reader (src/plan/model/model.c, src/plan/model/opnames.c).
  *
  * The facts about the bundled models were checked independently of this reader: with
  * LiteRT's Python interpreter (get_tensor_details, _get_ops_details) and with the flatbuffers

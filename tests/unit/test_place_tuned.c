@@ -10,5 +10,5 @@
 #define SCAN_DIRECT 3
 #define WALK_RATIO 1
 
-#include "../../src/plan/place.c"
+#include "../../src/plan/litert/place.c"
 #include "test_plan_ref.c"

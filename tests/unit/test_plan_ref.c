@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The planner's fast paths against simple references kept here, on random inputs from
- * fixed seeds: placement (src/plan/place.c) against SimpleMemoryArena's scan of every
+ * fixed seeds: placement (src/plan/litert/place.c) against SimpleMemoryArena's scan of every
  * placed allocation, as LiteRT writes it and as arenaprof did before the treap; the
  * greedy-breadth order and the sharers' last readers (planner.c) against per-operator
  * lists and a scan of every operator; the overlap check (profile.c) against every pair.

@@ -9,8 +9,8 @@
  *   import:tflm    TFLite Micro's GreedyMemoryPlanner::PrintMemoryPlan() lines.
  *   import:csv     a CSV with the header tensor,name,offset,size,first_node,last_node[,kind].
  *
- * The exact rules for each format are at the top of src/plan/import_litert.c,
- * import_tflm.c and import_csv.c; detection at the top of src/plan/plan_import.c.
+ * The exact rules for each format are at the top of src/plan/import/import_litert.c,
+ * import_tflm.c and import_csv.c; detection at the top of src/plan/import/plan_import.c.
  */
 #ifndef ARENAPROF_PLAN_IMPORT_H
 #define ARENAPROF_PLAN_IMPORT_H
