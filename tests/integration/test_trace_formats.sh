@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Traces of every older format still read: the committed fixtures, one of each format
-# (tests/fixtures/trace/v1-reference.aptrace, written by test_trace.c's reference writer
+# (tests/fixtures/trace/v1-reference.aptrace, written by the unit tests' reference writer
 # as format 1 was; v2-mininfer.aptrace, `record` of build/mininfer on MobileNet v2 with
 # run and op probes, 3 runs, by the format-2 recorder), report and export today exactly
 # what they did when they were committed: the report text against the .report file beside
