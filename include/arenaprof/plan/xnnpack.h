@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * xnnpack: what LiteRT 2.3's default CPU path holds for a model on a CPU. LiteRT hands a
+ * model's operators to its XNNPACK delegate unless told otherwise (the Python
+ * Interpreter's default resolver, CompiledModel on CPU, benchmark_model); then most of
+ * what the process pins is XNNPACK's: one workspace shared by the partitions, each
+ * operator's packed weights (anonymous memory, whatever the mmap'd model holds) and its
+ * private buffers (indirection buffers sized at reshape). The TFLite arena keeps only the
+ * partitions' edges and the operators the delegate left. docs/xnnpack.md says how each
+ * size is modelled and how it was checked against XNNPACK's allocator.
+ */
+#ifndef ARENAPROF_XNNPACK_H
+#define ARENAPROF_XNNPACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/plan/graph.h"
+#include "arenaprof/plan/model.h"
+#include "arenaprof/plan/plan.h"
+
+/* The delegate a plan is for: LiteRT's default (xnnpack), or its builtin kernels alone
+ * (none: BUILTIN_WITHOUT_DEFAULT_DELEGATES). */
+enum ap_delegate { AP_DELEGATE_XNNPACK, AP_DELEGATE_NONE };
+
+/* "xnnpack", "none": 0; else -EINVAL. */
+int ap_delegate_parse(const char *s, enum ap_delegate *d);
+const char *ap_delegate_name(enum ap_delegate d);
+
+/* The CPU features XNNPACK's configs look at (its hardware_config's arch flags). */
+enum ap_xnn_feature {
+	AP_XF_SSE41 = 1 << 0, AP_XF_AVX = 1 << 1, AP_XF_F16C = 1 << 2, AP_XF_FMA3 = 1 << 3,
+	AP_XF_AVX2 = 1 << 4, AP_XF_AVX512F = 1 << 5, AP_XF_AVX512SKX = 1 << 6,
+	AP_XF_AVX512VBMI = 1 << 7, AP_XF_AVX512VNNI = 1 << 8, AP_XF_AVXVNNI = 1 << 9,
+	AP_XF_AVX512AMX = 1 << 10, AP_XF_AVX512FP16 = 1 << 11, AP_XF_AVXVNNIINT8 = 1 << 12,
+	AP_XF_NEON = 1 << 16, AP_XF_NEON_FP16 = 1 << 17, AP_XF_NEON_DOT = 1 << 18,
+	AP_XF_NEON_I8MM = 1 << 19, AP_XF_NEON_BF16 = 1 << 20,
+};
+
+/* A target CPU. */
+struct ap_xnn_cpu {
+	char name[48];		/* "host", "x86-64-avx2", "cortex-a76", ... */
+	enum ap_arch arch;
+	uint64_t features;	/* enum ap_xnn_feature */
+	char uarch[32];		/* what XNNPACK's uarch-specific choices key on, "" none */
+};
+
+/*
+ * A CPU by name: "host" (this machine's features, as XNNPACK reads them), "x86-64-avx2",
+ * "x86-64-avx512vnni", "cortex-a55", "cortex-a72", "cortex-a76", "cortex-a78",
+ * "neoverse-n1". 0, or -EINVAL with err listing the names.
+ */
+int ap_xnn_cpu_parse(const char *name, struct ap_xnn_cpu *cpu, char *err);
+
+/* One TFLite operator (execution index) as the delegate sees it. */
+struct ap_xnn_op {
+	bool delegated;
+	const char *why;	/* not delegated: the delegate's rule that refused it */
+	uint32_t partition;	/* delegated: its partition */
+	uint64_t packed_bytes;	/* its packed weights */
+	uint64_t private_bytes;	/* its operator's own buffers (indirection, ...) */
+	uint64_t reshape_bytes;	/* of private_bytes, allocated at reshape (the first run) */
+};
+
+struct ap_xnn_part {
+	uint32_t n_ops;		/* TFLite operators in it */
+	int32_t first_op;	/* its first operator (execution index) */
+	uint64_t workspace_bytes;	/* its own memory plan */
+	uint64_t widest_value;	/* the largest value it plans in the workspace */
+	int32_t widest_op;	/* the operator writing that value */
+};
+
+struct ap_xnn_plan {
+	struct ap_xnn_cpu cpu;
+	struct ap_xnn_op *ops;	/* by execution index, n_ops of the graph */
+	uint32_t n_ops;
+	uint32_t delegated_ops;
+	struct ap_xnn_part *parts;
+	uint32_t n_parts;
+	uint64_t workspace_bytes;	/* the one workspace the partitions share: the max */
+	uint64_t packed_weights_bytes;
+	uint64_t scratch_bytes;		/* the operators' private buffers, summed */
+	uint64_t other_bytes;		/* the runtime's own objects */
+	uint64_t total_bytes;		/* everything XNNPACK's allocator holds after the
+					 * first run */
+	char not_modelled[256];		/* what of this graph the model does not follow, ""
+					 * when it follows all of it */
+};
+
+/*
+ * The XNNPACK side of g (a subgraph of m, shapes inferred) on cpu. 0, or a negative errno
+ * with err. ap_xnn_plan_free frees it in either case.
+ */
+int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
+		      const struct ap_xnn_cpu *cpu, struct ap_xnn_plan *x, char *err);
+void ap_xnn_plan_free(struct ap_xnn_plan *x);
+
+#endif
