@@ -15,7 +15,7 @@ import sys
 
 
 class Builder:
-    """Front to back, like tests/unit/test_model.c: a uoffset points forward, so what a
+    """Front to back, like tests/unit/model_fixture.h: a uoffset points forward, so what a
     reference names is written after it and linked with link()."""
 
     def __init__(self):

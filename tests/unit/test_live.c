@@ -65,28 +65,26 @@ static void sample(struct ap_live *l, uint64_t ts)
 	l->sink.sample(l->sink.ctx, &s);
 }
 
-int main(void)
+/*
+ * The first run, attached before it: the arena untouched at first (the rule falls back on
+ * the largest held mapping), then every arena page first touched by its writer, markers
+ * agreeing; rates, the residency bar, the operator order. -1 when it cannot go on.
+ */
+static int check_first_run(const struct ap_session *sess, const struct ap_tplan *plan,
+			   uint64_t pages)
 {
-	struct ap_session sess = { .pid = 42, .cmdline = "mininfer", .t_start_ns = 1000000000 };
 	struct ap_live_cell cells[8];
-	struct ap_tplan plan;
 	struct ap_live l;
 	char err[AP_ERR_LEN];
 	int32_t *owner;
 	uint32_t order[128];
-	uint64_t pages, page_of_op[128] = { 0 }, n = 0;
+	uint64_t page_of_op[128] = { 0 }, n = 0;
 	uint8_t bits[9] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x03 };
 	bool ok;
 
-	if (ap_plan_load(MODEL, &plan, err)) {
-		printf("FAIL: plan %s: %s\n", MODEL, err);
-		return 1;
-	}
-	pages = (plan.arena_bytes + PS - 1) / PS;
-	CHECK_EQ_I64("the plan's arena is 405 pages", pages, 405);
-	if (ap_live_init(&l, &sess, &plan, MODEL, err)) {
+	if (ap_live_init(&l, sess, plan, MODEL, err)) {
 		printf("FAIL: ap_live_init: %s\n", err);
-		return 1;
+		return -1;
 	}
 	set_maps(pages);
 	l.sink.mappings(l.sink.ctx, &maps, 1, 1000000000);
@@ -104,9 +102,9 @@ int main(void)
 	      "arena %d held %" PRIu64 " rule %d", l.id.map, l.arena_held, l.id.rule);
 
 	/* the first run: every arena page first touched by its writer, markers agreeing */
-	if (ap_arena_page_owners(&plan, PS, &owner) != (int64_t)pages) {
+	if (ap_arena_page_owners(plan, PS, &owner) != (int64_t)pages) {
 		printf("FAIL: page owners\n");
-		return 1;
+		return -1;
 	}
 	for (uint64_t p = 0; p < pages; p++) {
 		fault(&l, ARENA + p * PS + 8, ARENA, ARENA + pages * PS, owner[p], 1600000000 + p);
@@ -154,11 +152,19 @@ int main(void)
 	ap_live_op_order(&l, AP_SORT_INDEX, true, order);
 	CHECK_EQ_I64("index, reversed: the last first", order[0], l.n_ops - 1);
 	ap_live_free(&l);
+	return 0;
+}
 
-	/* attached after the first run: the arena resident at attach, no first touch */
-	if (ap_live_init(&l, &sess, &plan, MODEL, err)) {
+/* Attached after the first run: the arena resident at attach, no first touch. */
+static int check_attached(const struct ap_session *sess, const struct ap_tplan *plan,
+			  uint64_t pages)
+{
+	struct ap_live l;
+	char err[AP_ERR_LEN];
+
+	if (ap_live_init(&l, sess, plan, MODEL, err)) {
 		printf("FAIL: ap_live_init: %s\n", err);
-		return 1;
+		return -1;
 	}
 	l.sink.mappings(l.sink.ctx, &maps, 1, 1000000000);
 	{
@@ -177,147 +183,191 @@ int main(void)
 	      "held %" PRIu64 " ft %" PRIu64 " op0 %" PRIu64, l.arena_held, l.arena_ft,
 	      l.ops[0].resident_pages);
 	ap_live_free(&l);
+	return 0;
+}
 
-	/* latency, allocating calls and objects, without a plan */
-	if (ap_live_init(&l, &sess, NULL, NULL, err)) {
-		printf("FAIL: ap_live_init: %s\n", err);
-		return 1;
+/* Run latency: none before a run, then p50 and p99 of the last 256 runs. */
+static void check_latency(struct ap_live *l)
+{
+	uint64_t p50 = 0, p99 = 0;
+	uint32_t k = 0;
+
+	CHECK("latency: none before a run", !ap_live_latency(l, &p50, &p99, &k) && !k,
+	      "k %u", k);
+	/* 300 runs of 1..300 us (in a shuffled order), and one run's end on
+	 * another thread, which times nothing; the last 256 are 45..300 us */
+	for (uint64_t i = 0; i < 300; i++) {
+		uint64_t d = (i * 7 % 300 + 1) * 1000, t = 5000000000 + i * 1000000;
+		struct ap_event b = { .ts_ns = t, .tid = 7, .type = AP_EV_RUN_BEGIN };
+		struct ap_event e = { .ts_ns = t + d, .tid = 7, .type = AP_EV_RUN_END };
+
+		l->sink.event(l->sink.ctx, &b);
+		if (i == 100)
+			e.tid = 8;
+		l->sink.event(l->sink.ctx, &e);
 	}
+	ap_live_latency(l, &p50, &p99, &k);
 	{
-		uint64_t p50 = 0, p99 = 0;
-		uint32_t k = 0;
-		struct ap_live_object o[4];
-		struct ap_event ev = { .type = AP_EV_ALLOC, .tid = 7 };
+		/* ground truth: the last 256 timed durations, sorted by hand */
+		uint64_t v[300], n = 0, want50, want99;
 
-		CHECK("latency: none before a run", !ap_live_latency(&l, &p50, &p99, &k) && !k,
-		      "k %u", k);
-		/* 300 runs of 1..300 us (in a shuffled order), and one run's end on
-		 * another thread, which times nothing; the last 256 are 45..300 us */
-		for (uint64_t i = 0; i < 300; i++) {
-			uint64_t d = (i * 7 % 300 + 1) * 1000, t = 5000000000 + i * 1000000;
-			struct ap_event b = { .ts_ns = t, .tid = 7, .type = AP_EV_RUN_BEGIN };
-			struct ap_event e = { .ts_ns = t + d, .tid = 7, .type = AP_EV_RUN_END };
+		for (uint64_t i = 0; i < 300; i++)
+			if (i != 100)
+				v[n++] = (i * 7 % 300 + 1) * 1000;
+		qsort(v + (n - 256), 256, sizeof(*v), cmp_u64);
+		want50 = v[n - 256 + 127];	/* the lower middle: (256 - 1) / 2 */
+		want99 = v[n - 256 + 253];	/* 256 * 99 / 100 */
+		CHECK("latency: p50 and p99 of the last 256 runs",
+		      k == 256 && p50 == want50 && p99 == want99,
+		      "k %u p50 %" PRIu64 " (want %" PRIu64 ") p99 %" PRIu64
+		      " (want %" PRIu64 ")", k, p50, want50, p99, want99);
+	}
+}
 
-			l.sink.event(l.sink.ctx, &b);
-			if (i == 100)
-				e.tid = 8;
-			l.sink.event(l.sink.ctx, &e);
-		}
-		ap_live_latency(&l, &p50, &p99, &k);
-		{
-			/* ground truth: the last 256 timed durations, sorted by hand */
-			uint64_t v[300], n = 0, want50, want99;
+/* Allocating calls: the bytes held, the sites ranked by them, blocks replaced and freed. */
+static void check_allocs(struct ap_live *l)
+{
+	struct ap_event ev = { .type = AP_EV_ALLOC, .tid = 7 };
 
-			for (uint64_t i = 0; i < 300; i++)
-				if (i != 100)
-					v[n++] = (i * 7 % 300 + 1) * 1000;
-			qsort(v + (n - 256), 256, sizeof(*v), cmp_u64);
-			want50 = v[n - 256 + 127];	/* the lower middle: (256 - 1) / 2 */
-			want99 = v[n - 256 + 253];	/* 256 * 99 / 100 */
-			CHECK("latency: p50 and p99 of the last 256 runs",
-			      k == 256 && p50 == want50 && p99 == want99,
-			      "k %u p50 %" PRIu64 " (want %" PRIu64 ") p99 %" PRIu64
-			      " (want %" PRIu64 ")", k, p50, want50, p99, want99);
-		}
-
-		/* two sites: A holds 3 blocks of 64 KiB then frees one; B one of 1 MiB */
-		for (int i = 0; i < 3; i++) {
-			ev.fn = AP_ALLOC_MALLOC;
-			ev.addr = 0x1000000 + (uint64_t)i * 0x100000;
-			ev.size = 65536;
-			ev.ip = 0xa000;
-			l.sink.event(l.sink.ctx, &ev);
-		}
-		ev.addr = 0x9000000;
-		ev.size = 1 << 20;
-		ev.ip = 0xb000;
-		ev.fn = AP_ALLOC_ALIGNED_ALLOC;
-		l.sink.event(l.sink.ctx, &ev);
-		ev.fn = AP_ALLOC_FREE;
-		ev.addr = 0x1100000;
+	/* two sites: A holds 3 blocks of 64 KiB then frees one; B one of 1 MiB */
+	for (int i = 0; i < 3; i++) {
+		ev.fn = AP_ALLOC_MALLOC;
+		ev.addr = 0x1000000 + (uint64_t)i * 0x100000;
 		ev.size = 65536;
 		ev.ip = 0xa000;
-		l.sink.event(l.sink.ctx, &ev);
-		ev.addr = 0xdead000;	/* a free of a block never seen: nothing */
-		l.sink.event(l.sink.ctx, &ev);
-		sample(&l, 6000000000);
-		CHECK("allocs: held bytes, sites ranked by bytes not freed",
-		      l.alloc_bytes == (1 << 20) + 2 * 65536 && l.n_callers == 2 &&
-		      l.callers[0].ip == 0xb000 && l.callers[0].bytes == 1 << 20 &&
-		      l.callers[1].ip == 0xa000 && l.callers[1].bytes == 2 * 65536 &&
-		      l.callers[1].blocks == 2,
-		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
-
-		/* 3000 more blocks from 1000 sites, freed in another order than made; a
-		 * block at an address still held replaces it (its free went unseen) */
-		for (uint64_t i = 0; i < 3000; i++) {
-			ev.fn = AP_ALLOC_MALLOC;
-			ev.addr = 0x40000000 + i * 0x10000;
-			ev.size = 4096 + i;
-			ev.ip = 0xc000 + (i % 1000) * 8;
-			l.sink.event(l.sink.ctx, &ev);
-		}
-		ev.addr = 0x40000000;
-		ev.size = 100;
-		l.sink.event(l.sink.ctx, &ev);
-		sample(&l, 6500000000);
-		CHECK("allocs: 3000 blocks more, one replaced; the sites holding them",
-		      l.alloc_bytes == (1 << 20) + 2 * 65536 + 3000 * 4096 +
-				       2999 * 3000 / 2 - 4096 + 100 &&
-		      l.n_callers == 2 + 1000,
-		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
-		ev.fn = AP_ALLOC_FREE;
-		for (uint64_t i = 3000; i-- > 0;) {
-			ev.addr = 0x40000000 + (i * 7 % 3000) * 0x10000;
-			l.sink.event(l.sink.ctx, &ev);
-		}
-		sample(&l, 6600000000);
-		CHECK("allocs: every one freed, the sites that hold nothing dropped",
-		      l.alloc_bytes == (1 << 20) + 2 * 65536 && l.n_callers == 2 &&
-		      l.callers[0].ip == 0xb000 && l.callers[1].blocks == 2,
-		      "held %" PRIu64 " callers %u", l.alloc_bytes, l.n_callers);
-
-		/* objects: [heap] twice (two vmas) and the unnamed anonymous ones */
-		set_maps(10);
-		l.sink.mappings(l.sink.ctx, &maps, 1, 6000000000);
-		maps_m[0].start = 0x555500021000ULL;
-		maps_m[0].end = 0x555500030000ULL;
-		l.sink.mappings(l.sink.ctx, &maps, 2, 6100000000);
-		fault(&l, 0x555500000010ULL, 0x555500000000ULL, 0x555500021000ULL, -1, 6200000000);
-		fault(&l, 0x555500001010ULL, 0x555500000000ULL, 0x555500021000ULL, -1, 6200000001);
-		fault(&l, 0x555500022010ULL, 0x555500021000ULL, 0x555500030000ULL, -1, 6200000002);
-		fault(&l, ARENA + 8, ARENA, ARENA + 10 * PS, -1, 6200000003);
-		fault(&l, ARENA + 16, ARENA, ARENA + 10 * PS, -1, 6200000004);
-		k = ap_live_objects(&l, o, 4);
-		CHECK("objects: vmas summed per object, the most held first",
-		      k == 2 && !strcmp(o[0].name, "[heap]") && o[0].held_pages == 3 &&
-		      o[0].mappings == 2 && o[0].faults == 3 && !strcmp(o[1].name, "[anon]") &&
-		      o[1].held_pages == 1 && o[1].faults == 2 && o[1].mappings == 2,
-		      "%u objects: %s %" PRIu64 " pages %u maps", k, k ? o[0].name : "-",
-		      k ? o[0].held_pages : 0, k ? o[0].mappings : 0);
+		l->sink.event(l->sink.ctx, &ev);
 	}
+	ev.addr = 0x9000000;
+	ev.size = 1 << 20;
+	ev.ip = 0xb000;
+	ev.fn = AP_ALLOC_ALIGNED_ALLOC;
+	l->sink.event(l->sink.ctx, &ev);
+	ev.fn = AP_ALLOC_FREE;
+	ev.addr = 0x1100000;
+	ev.size = 65536;
+	ev.ip = 0xa000;
+	l->sink.event(l->sink.ctx, &ev);
+	ev.addr = 0xdead000;	/* a free of a block never seen: nothing */
+	l->sink.event(l->sink.ctx, &ev);
+	sample(l, 6000000000);
+	CHECK("allocs: held bytes, sites ranked by bytes not freed",
+	      l->alloc_bytes == (1 << 20) + 2 * 65536 && l->n_callers == 2 &&
+	      l->callers[0].ip == 0xb000 && l->callers[0].bytes == 1 << 20 &&
+	      l->callers[1].ip == 0xa000 && l->callers[1].bytes == 2 * 65536 &&
+	      l->callers[1].blocks == 2,
+	      "held %" PRIu64 " callers %u", l->alloc_bytes, l->n_callers);
+
+	/* 3000 more blocks from 1000 sites, freed in another order than made; a
+	 * block at an address still held replaces it (its free went unseen) */
+	for (uint64_t i = 0; i < 3000; i++) {
+		ev.fn = AP_ALLOC_MALLOC;
+		ev.addr = 0x40000000 + i * 0x10000;
+		ev.size = 4096 + i;
+		ev.ip = 0xc000 + (i % 1000) * 8;
+		l->sink.event(l->sink.ctx, &ev);
+	}
+	ev.addr = 0x40000000;
+	ev.size = 100;
+	l->sink.event(l->sink.ctx, &ev);
+	sample(l, 6500000000);
+	CHECK("allocs: 3000 blocks more, one replaced; the sites holding them",
+	      l->alloc_bytes == (1 << 20) + 2 * 65536 + 3000 * 4096 +
+			       2999 * 3000 / 2 - 4096 + 100 &&
+	      l->n_callers == 2 + 1000,
+	      "held %" PRIu64 " callers %u", l->alloc_bytes, l->n_callers);
+	ev.fn = AP_ALLOC_FREE;
+	for (uint64_t i = 3000; i-- > 0;) {
+		ev.addr = 0x40000000 + (i * 7 % 3000) * 0x10000;
+		l->sink.event(l->sink.ctx, &ev);
+	}
+	sample(l, 6600000000);
+	CHECK("allocs: every one freed, the sites that hold nothing dropped",
+	      l->alloc_bytes == (1 << 20) + 2 * 65536 && l->n_callers == 2 &&
+	      l->callers[0].ip == 0xb000 && l->callers[1].blocks == 2,
+	      "held %" PRIu64 " callers %u", l->alloc_bytes, l->n_callers);
+}
+
+/* Objects: [heap] twice (two vmas) and the unnamed anonymous ones. */
+static void check_objects(struct ap_live *l)
+{
+	struct ap_live_object o[4];
+	uint32_t k;
+
+	set_maps(10);
+	l->sink.mappings(l->sink.ctx, &maps, 1, 6000000000);
+	maps_m[0].start = 0x555500021000ULL;
+	maps_m[0].end = 0x555500030000ULL;
+	l->sink.mappings(l->sink.ctx, &maps, 2, 6100000000);
+	fault(l, 0x555500000010ULL, 0x555500000000ULL, 0x555500021000ULL, -1, 6200000000);
+	fault(l, 0x555500001010ULL, 0x555500000000ULL, 0x555500021000ULL, -1, 6200000001);
+	fault(l, 0x555500022010ULL, 0x555500021000ULL, 0x555500030000ULL, -1, 6200000002);
+	fault(l, ARENA + 8, ARENA, ARENA + 10 * PS, -1, 6200000003);
+	fault(l, ARENA + 16, ARENA, ARENA + 10 * PS, -1, 6200000004);
+	k = ap_live_objects(l, o, 4);
+	CHECK("objects: vmas summed per object, the most held first",
+	      k == 2 && !strcmp(o[0].name, "[heap]") && o[0].held_pages == 3 &&
+	      o[0].mappings == 2 && o[0].faults == 3 && !strcmp(o[1].name, "[anon]") &&
+	      o[1].held_pages == 1 && o[1].faults == 2 && o[1].mappings == 2,
+	      "%u objects: %s %" PRIu64 " pages %u maps", k, k ? o[0].name : "-",
+	      k ? o[0].held_pages : 0, k ? o[0].mappings : 0);
+}
+
+/* Latency, allocating calls and objects, without a plan. -1 when it cannot go on. */
+static int check_without_plan(const struct ap_session *sess)
+{
+	struct ap_live l;
+	char err[AP_ERR_LEN];
+
+	if (ap_live_init(&l, sess, NULL, NULL, err)) {
+		printf("FAIL: ap_live_init: %s\n", err);
+		return -1;
+	}
+	check_latency(&l);
+	check_allocs(&l);
+	check_objects(&l);
 	ap_live_free(&l);
+	return 0;
+}
 
-	/* the rule alone: plan size with slack wins over larger; [stack] never */
-	{
-		struct ap_arena_cand c[] = {
-			{ .start = 0, .end = 100 * PS, .pages = 90, .anon = true, .path = "" },
-			{ .start = 0, .end = (pages + 1) * PS, .pages = 3, .anon = true, .path = "",
-			  .first_run = 0 },
-			{ .start = 0, .end = 900 * PS, .pages = 900, .anon = true,
-			  .path = "[stack]" },
-		};
-		char rule[160];
-		bool by_size;
+/* The rule alone: plan size with slack wins over larger; [stack] never. */
+static void check_rule(const struct ap_tplan *plan, uint64_t pages)
+{
+	struct ap_arena_cand c[] = {
+		{ .start = 0, .end = 100 * PS, .pages = 90, .anon = true, .path = "" },
+		{ .start = 0, .end = (pages + 1) * PS, .pages = 3, .anon = true, .path = "",
+		  .first_run = 0 },
+		{ .start = 0, .end = 900 * PS, .pages = 900, .anon = true,
+		  .path = "[stack]" },
+	};
+	char rule[160];
+	bool by_size;
 
-		CHECK_EQ_I64("rule: the plan's size (one page of slack)",
-			     ap_arena_pick(c, 3, &plan, PS, rule, sizeof(rule), &by_size), 1);
-		CHECK("rule: by the plan's size", by_size, "by_size %d", by_size);
-		CHECK_EQ_I64("rule: without a plan the largest held, never [stack]",
-			     ap_arena_pick(c, 3, NULL, PS, rule, sizeof(rule), &by_size), 0);
-		CHECK("rule: says so", !strcmp(rule, "largest faulted anonymous mapping (no plan "
-		      "given)"), "%s", rule);
+	CHECK_EQ_I64("rule: the plan's size (one page of slack)",
+		     ap_arena_pick(c, 3, plan, PS, rule, sizeof(rule), &by_size), 1);
+	CHECK("rule: by the plan's size", by_size, "by_size %d", by_size);
+	CHECK_EQ_I64("rule: without a plan the largest held, never [stack]",
+		     ap_arena_pick(c, 3, NULL, PS, rule, sizeof(rule), &by_size), 0);
+	CHECK("rule: says so", !strcmp(rule, "largest faulted anonymous mapping (no plan "
+	      "given)"), "%s", rule);
+}
+
+int main(void)
+{
+	struct ap_session sess = { .pid = 42, .cmdline = "mininfer", .t_start_ns = 1000000000 };
+	struct ap_tplan plan;
+	char err[AP_ERR_LEN];
+	uint64_t pages;
+
+	if (ap_plan_load(MODEL, &plan, err)) {
+		printf("FAIL: plan %s: %s\n", MODEL, err);
+		return 1;
 	}
+	pages = (plan.arena_bytes + PS - 1) / PS;
+	CHECK_EQ_I64("the plan's arena is 405 pages", pages, 405);
+	if (check_first_run(&sess, &plan, pages) || check_attached(&sess, &plan, pages) ||
+	    check_without_plan(&sess))
+		return 1;
+	check_rule(&plan, pages);
 	ap_tplan_free(&plan);
 	TEST_EXIT();
 }
