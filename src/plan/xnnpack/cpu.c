@@ -55,7 +55,7 @@ static void host_x86(struct ap_xnn_cpu *cpu)
 	uint32_t a, b, c, d, b7 = 0, c7 = 0, d7 = 0, a71 = 0, d71 = 0, max;
 	uint64_t f = 0, xcr0 = 0;
 	char vendor[13] = { 0 };
-	uint32_t family, model;
+	uint32_t family, model, c1;
 
 	max = __get_cpuid_max(0, (unsigned int *)vendor);
 	__cpuid(0, a, b, c, d);
@@ -65,7 +65,8 @@ static void host_x86(struct ap_xnn_cpu *cpu)
 	__cpuid(1, a, b, c, d);
 	family = ((a >> 8) & 0xf) + ((a >> 20) & 0xff);
 	model = ((a >> 4) & 0xf) | (((a >> 16) & 0xf) << 4);
-	if (c & (1u << 27))
+	c1 = c;
+	if (c1 & (1u << 27))
 		xcr0 = xgetbv0();
 	if (max >= 7) {
 		__cpuid_count(7, 0, a, b7, c7, d7);
@@ -74,13 +75,13 @@ static void host_x86(struct ap_xnn_cpu *cpu)
 	bool ymm = (xcr0 & 0x6) == 0x6, zmm = (xcr0 & 0xe6) == 0xe6;
 	bool tile = (xcr0 & 0x60000) == 0x60000;
 
-	if (c & (1u << 19))
+	if (c1 & (1u << 19))
 		f |= AP_XF_SSE41;
-	if (ymm && (c & (1u << 28)))
+	if (ymm && (c1 & (1u << 28)))
 		f |= AP_XF_AVX;
-	if (ymm && (c & (1u << 29)))
+	if (ymm && (c1 & (1u << 29)))
 		f |= AP_XF_F16C;
-	if (ymm && (c & (1u << 12)))
+	if (ymm && (c1 & (1u << 12)))
 		f |= AP_XF_FMA3;
 	if (ymm && (b7 & (1u << 5)))
 		f |= AP_XF_AVX2;
