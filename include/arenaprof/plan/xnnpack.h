@@ -35,6 +35,8 @@ enum ap_xnn_feature {
 	AP_XF_AVX512AMX = 1 << 10, AP_XF_AVX512FP16 = 1 << 11, AP_XF_AVXVNNIINT8 = 1 << 12,
 	AP_XF_NEON = 1 << 16, AP_XF_NEON_FP16 = 1 << 17, AP_XF_NEON_DOT = 1 << 18,
 	AP_XF_NEON_I8MM = 1 << 19, AP_XF_NEON_BF16 = 1 << 20,
+	AP_XF_GFNI = 1 << 13,		/* XNNPACK needs it for AVX-VNNI and AMX */
+	AP_XF_AVX512BF16 = 1 << 14,
 };
 
 /* A target CPU. */

@@ -101,16 +101,28 @@ struct xnn_partition {
 struct xnn_gemm_cfg {
 	uint32_t mr, nr, log2_kr, log2_sr;
 	uint32_t planes;		/* packed planes (1 but for some f16/int4 kernels) */
+	const char *family;		/* the microkernel it names, "7x16c8 avx512vnni" */
 };
 
 struct xnn_dwconv_cfg {
 	uint32_t channel_tile, channel_subtile, channel_round;
 	uint32_t primary_tile, middle_tile, last_tile;	/* multipass: middle/last non-zero */
+	const char *family;
 };
 
 /* The gemm config of a datatype pair on the CPU; false when XNNPACK has none there. */
 bool xnn_cpu_gemm(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
 		  struct xnn_gemm_cfg *g);
+/* The igemm config of a convolution (f32 has its own; the others are the gemm's). */
+bool xnn_cpu_igemm(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
+		   struct xnn_gemm_cfg *g);
+/* f32's narrow config, which a fully connected node with few output channels (or a
+ * convolution with fewer than nr) takes instead; false when none. */
+bool xnn_cpu_gemm_nr2(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
+		      struct xnn_gemm_cfg *g);
+/* The vmulcaddc channel tile (a 1x1 unpadded stride-1 depthwise f32/f16 convolution);
+ * 0 when none. */
+uint32_t xnn_cpu_vmulcaddc_tile(const struct ap_xnn_cpu *cpu, enum xnn_dt in);
 /* The dwconv config for a kernel of k taps; false when none. */
 bool xnn_cpu_dwconv(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w, uint32_t k,
 		    struct xnn_dwconv_cfg *d);
