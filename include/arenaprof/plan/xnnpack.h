@@ -62,6 +62,8 @@ struct ap_xnn_op {
 	uint64_t packed_bytes;	/* its packed weights */
 	uint64_t private_bytes;	/* its operator's own buffers (indirection, ...) */
 	uint64_t reshape_bytes;	/* of private_bytes, allocated at reshape (the first run) */
+	bool unpacks;		/* a DEQUANTIZE or DENSIFY of static data: the delegate
+				 * unpacks it itself, no XNNPACK node */
 };
 
 struct ap_xnn_part {
@@ -70,6 +72,9 @@ struct ap_xnn_part {
 	uint64_t workspace_bytes;	/* its own memory plan */
 	uint64_t widest_value;	/* the largest value it plans in the workspace */
 	int32_t widest_op;	/* the operator writing that value */
+	int32_t *ops;		/* its operators, n_ops, in the order the delegate visits */
+	int32_t *inputs, *outputs;	/* the delegate node's tensors, sorted, unique */
+	uint32_t n_inputs, n_outputs;
 };
 
 struct ap_xnn_plan {
@@ -85,6 +90,10 @@ struct ap_xnn_plan {
 	uint64_t other_bytes;		/* the runtime's own objects */
 	uint64_t total_bytes;		/* everything XNNPACK's allocator holds after the
 					 * first run */
+	/* the execution plan after the delegate: an operator's index, or -(K + 1) for the
+	 * delegate node of partition K */
+	int32_t *order;
+	uint32_t n_order;
 	char not_modelled[256];		/* what of this graph the model does not follow, ""
 					 * when it follows all of it */
 };
@@ -96,5 +105,16 @@ struct ap_xnn_plan {
 int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
 		      const struct ap_xnn_cpu *cpu, struct ap_xnn_plan *x, char *err);
 void ap_xnn_plan_free(struct ap_xnn_plan *x);
+
+/*
+ * The graph TFLite plans its arena for once the delegate has replaced its partitions:
+ * x->order's operators, each partition one DELEGATE node whose inputs and outputs are the
+ * partition's edge tensors (no temporaries), the other operators as in g with their
+ * kernels' temporaries; LiteRT's lifetimes computed. g must be ap_graph_build's (kernels
+ * applied). out is for ap_xnn_delegated_graph_free in either case. 0, or -ENOMEM with err.
+ */
+int ap_xnn_delegated_graph(const struct ap_graph *g, const struct ap_xnn_plan *x,
+			   struct ap_graph *out, char *err);
+void ap_xnn_delegated_graph_free(struct ap_graph *out);
 
 #endif

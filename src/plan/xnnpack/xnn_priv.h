@@ -71,6 +71,8 @@ struct xnn_node {
 	uint32_t depth_multiplier;	/* depthwise */
 	int32_t in_value, out_value;	/* into the partition's values */
 	int32_t extra[4];		/* more inputs (a binary's second), -1 none */
+	bool in_place;		/* of a type whose output may take its input's bytes
+				 * (unary, binary, copy, softmax, reshape) */
 };
 
 /* Where a value lives (xnn_allocation_type). */
@@ -87,6 +89,9 @@ struct xnn_value {
 	uint64_t bytes;		/* its tensor's bytes (before XNNPACK's rounding) */
 	int32_t first, last;	/* the nodes of its partition that write and last read it */
 	int32_t reuses;		/* in place: the value whose bytes it takes, -1 none */
+	uint32_t consumers;	/* the nodes reading it (+1 for a partition output) */
+	int32_t producer;	/* the node writing it, -1 none */
+	uint64_t offset;	/* in the workspace (memplan.c) */
 };
 
 struct xnn_partition {

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * subgraph: the XNNPACK nodes and values one partition becomes, after the rewrites XNNPACK
+ * makes before it creates the operators (docs/xnnpack-delegate.md, "The subgraph"): a PAD
+ * of zeros folded into the convolution after it, a RELU-like clamp folded into the node
+ * that writes its input, a 1x1 convolution run as a fully connected operator; then the
+ * values' lifetimes and the in-place reuse of the runtime's memory planner.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/plan/builtin_ops.h"
+#include "arenaprof/util/err.h"
+#include "xnn_priv.h"
+
+struct sctx {
+	const struct ap_model *m;
+	const struct ap_graph *g;
+	const struct ap_model_subgraph *sg;
+	const struct ap_xnn_part *part;
+	struct xnn_partition *p;
+	int32_t *vmap;		/* tensor -> value, -1 */
+	bool *quasi;		/* tensor: an unpacked static's output */
+	bool *removed;		/* node: folded away */
+	bool *clamp;		/* node: a clamp (RELU, RELU6, RELU_N1_TO_1) */
+	bool *has_clamp;	/* node: takes a clamp (convolutions, pools, FC) */
+};
+
+static bool in_list(const int32_t *v, uint32_t n, int32_t t)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == t)
+			return true;
+	return false;
+}
+
+static int32_t value_of(struct sctx *c, int32_t t)
+{
+	struct xnn_value *v;
+
+	if (t < 0 || (uint32_t)t >= c->sg->n_tensors)
+		return -1;
+	if (c->vmap[t] >= 0)
+		return c->vmap[t];
+	v = &c->p->values[c->p->n_values];
+	memset(v, 0, sizeof(*v));
+	v->tfl_tensor = t;
+	v->bytes = c->g->t[t].bytes;
+	v->first = v->last = v->reuses = v->producer = -1;
+	if (in_list(c->part->inputs, c->part->n_inputs, t) ||
+	    in_list(c->part->outputs, c->part->n_outputs, t))
+		v->alloc = XNN_A_EXTERNAL;
+	else if (c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t])
+		v->alloc = XNN_A_STATIC;
+	else
+		v->alloc = XNN_A_WORKSPACE;
+	c->vmap[t] = (int32_t)c->p->n_values++;
+	return c->vmap[t];
+}
+
+static enum xnn_dt dt_of(uint8_t type)
+{
+	switch (type) {
+	case AP_TT_FLOAT32: return XNN_DT_F32;
+	case AP_TT_FLOAT16: return XNN_DT_F16;
+	case AP_TT_INT8: return XNN_DT_QS8;
+	case AP_TT_UINT8: return XNN_DT_QU8;
+	case AP_TT_INT4: return XNN_DT_QC4W;
+	default: return XNN_DT_OTHER;
+	}
+}
+
+static uint32_t dim(const struct ap_model_tensor *t, uint32_t k)
+{
+	return k < t->rank && t->shape[k] > 0 ? (uint32_t)t->shape[k] : 1;
+}
+
+/* TensorFlow's SAME padding of one axis, as XNNPACK computes it at reshape. */
+static void same_pad(uint32_t in, uint32_t out, uint32_t k, uint32_t s, uint32_t d,
+		     uint32_t *lo, uint32_t *hi)
+{
+	int64_t total = (int64_t)(out - 1) * s + (int64_t)(k - 1) * d + 1 - in;
+
+	if (total < 0)
+		total = 0;
+	*lo = (uint32_t)(total / 2);
+	*hi = (uint32_t)(total - total / 2);
+}
+
+/* The geometry of a convolution, a pool or a resize from its tensors and options. */
+static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct ap_op *op,
+		     struct xnn_node *n)
+{
+	const struct ap_model_tensor *in = &c->sg->tensors[op->in[0]];
+	const struct ap_model_tensor *out = &c->sg->tensors[op->out[0]];
+	const struct ap_model_tensor *f = op->n_in > 1 && op->in[1] >= 0 ?
+					  &c->sg->tensors[op->in[1]] : NULL;
+	bool conv = op->opcode == OP_CONV_2D, dw = op->opcode == OP_DEPTHWISE_CONV_2D;
+	bool pool = op->opcode == OP_AVERAGE_POOL_2D || op->opcode == OP_MAX_POOL_2D;
+	int64_t padding = ap_model_op_option(c->m, mo, 0, 1, 1);
+
+	n->batch = dim(in, 0);
+	n->in_h = dim(in, 1), n->in_w = dim(in, 2), n->in_c = dim(in, in->rank - 1);
+	n->out_h = dim(out, 1), n->out_w = dim(out, 2), n->out_c = dim(out, out->rank - 1);
+	n->stride_h = n->stride_w = n->dil_h = n->dil_w = n->groups = 1;
+	n->k_h = n->k_w = 1;
+	if (conv || dw) {
+		n->stride_w = (uint32_t)ap_model_op_option(c->m, mo, 1, 4, 1);
+		n->stride_h = (uint32_t)ap_model_op_option(c->m, mo, 2, 4, 1);
+		n->dil_w = (uint32_t)ap_model_op_option(c->m, mo, dw ? 5 : 4, 4, 1);
+		n->dil_h = (uint32_t)ap_model_op_option(c->m, mo, dw ? 6 : 5, 4, 1);
+		n->k_h = dim(f, 1), n->k_w = dim(f, 2);
+		if (dw) {
+			n->depth_multiplier = (uint32_t)ap_model_op_option(c->m, mo, 3, 4, 1);
+			n->groups = n->in_c;
+		} else {
+			n->groups = dim(f, 3) ? n->in_c / dim(f, 3) : 1;
+		}
+	} else if (pool) {
+		n->stride_w = (uint32_t)ap_model_op_option(c->m, mo, 1, 4, 1);
+		n->stride_h = (uint32_t)ap_model_op_option(c->m, mo, 2, 4, 1);
+		n->k_w = (uint32_t)ap_model_op_option(c->m, mo, 3, 4, 1);
+		n->k_h = (uint32_t)ap_model_op_option(c->m, mo, 4, 4, 1);
+	}
+	if ((conv || dw || pool) && padding == 0) {
+		same_pad(n->in_h, n->out_h, n->k_h, n->stride_h, n->dil_h, &n->pad_top,
+			 &n->pad_bottom);
+		same_pad(n->in_w, n->out_w, n->k_w, n->stride_w, n->dil_w, &n->pad_left,
+			 &n->pad_right);
+	}
+	n->w_dt = f ? dt_of(f->type) : XNN_DT_OTHER;
+	if (f && f->type == AP_TT_INT8 && f->n_scales > 1)
+		n->w_dt = XNN_DT_QC8W;
+	n->has_bias = op->n_in > 2 && op->in[2] >= 0;
+}
+
+static enum xnn_kind kind_of(const struct ap_op *op, const struct xnn_node *n)
+{
+	switch (op->opcode) {
+	case OP_CONV_2D:
+		if (n->k_h == 1 && n->k_w == 1 && n->stride_h == 1 && n->stride_w == 1 &&
+		    !(n->pad_top | n->pad_bottom | n->pad_left | n->pad_right) &&
+		    n->groups == 1)
+			return XNN_K_FC;
+		return XNN_K_CONV_IGEMM;
+	case OP_DEPTHWISE_CONV_2D: return XNN_K_DWCONV;
+	case OP_FULLY_CONNECTED: return XNN_K_FC;
+	case OP_CUSTOM: return XNN_K_DECONV;
+	case OP_AVERAGE_POOL_2D:
+		return n->k_h == 1 && n->k_w == 1 ? XNN_K_ELEMENTWISE : XNN_K_POOL_AVG;
+	case OP_MAX_POOL_2D: return XNN_K_POOL_MAX;
+	case OP_RESIZE_BILINEAR: return XNN_K_RESIZE_BILINEAR;
+	case OP_RESHAPE: return XNN_K_COPY;
+	case OP_CONCATENATION: return XNN_K_CONCAT;
+	case OP_PAD: return XNN_K_PAD;
+	case OP_SOFTMAX: return XNN_K_SOFTMAX;
+	case OP_DEPTH_TO_SPACE: return XNN_K_DEPTH_TO_SPACE;
+	case OP_DEQUANTIZE: case OP_QUANTIZE: return XNN_K_OTHER;	/* convert */
+	default: return XNN_K_ELEMENTWISE;
+	}
+}
+
+/* One XNNPACK node for a TFLite operator. */
+static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	const struct ap_model_op *mo = &c->sg->ops[i];
+	bool weights = op->opcode == OP_CONV_2D || op->opcode == OP_DEPTHWISE_CONV_2D ||
+		       op->opcode == OP_FULLY_CONNECTED || op->opcode == OP_CUSTOM;
+	uint32_t k = 0;
+
+	memset(n, 0, sizeof(*n));
+	n->tfl_op = i;
+	n->in_value = value_of(c, op->in[0]);
+	n->out_value = value_of(c, op->out[0]);
+	for (uint32_t j = 0; j < 4; j++)
+		n->extra[j] = -1;
+	/* weights are static values, planned by nobody: only activations are kept */
+	for (uint32_t j = 1; !weights && j < op->n_in && k < 4; j++)
+		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc != AP_ALLOC_WEIGHTS)
+			n->extra[k++] = value_of(c, op->in[j]);
+	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
+	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
+		geometry(c, mo, op, n);
+	n->kind = kind_of(op, n);
+	c->clamp[at] = op->opcode == OP_RELU || op->opcode == OP_RELU6 ||
+		       op->opcode == OP_RELU_N1_TO_1 || (op->opcode == OP_AVERAGE_POOL_2D &&
+							 n->kind == XNN_K_ELEMENTWISE);
+	c->has_clamp[at] = c->clamp[at] || op->opcode == OP_CONV_2D ||
+			   op->opcode == OP_DEPTHWISE_CONV_2D || op->opcode == OP_FULLY_CONNECTED ||
+			   op->opcode == OP_AVERAGE_POOL_2D || op->opcode == OP_MAX_POOL_2D ||
+			   op->opcode == OP_CUSTOM;
+	n->in_place = n->kind == XNN_K_ELEMENTWISE || n->kind == XNN_K_COPY ||
+		      n->kind == XNN_K_SOFTMAX;
+}
+
+#define FOR_INPUTS(n, v, body) do { \
+	int32_t ins_[5] = { (n)->in_value, (n)->extra[0], (n)->extra[1], (n)->extra[2], \
+			    (n)->extra[3] }; \
+	for (int j_ = 0; j_ < 5; j_++) { \
+		int32_t v = ins_[j_]; \
+		bool dup_ = false; \
+		for (int k_ = 0; k_ < j_; k_++) \
+			dup_ |= ins_[k_] == v; \
+		if (v >= 0 && !dup_) { body; } \
+	} \
+} while (0)
+
+/* xnn_subgraph_analyze_consumers_and_producers over the nodes left. */
+static void analyze(struct sctx *c)
+{
+	struct xnn_partition *p = c->p;
+
+	for (uint32_t v = 0; v < p->n_values; v++) {
+		p->values[v].consumers = 0;
+		p->values[v].producer = -1;
+	}
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		struct xnn_node *nd = &p->nodes[n];
+
+		if (c->removed[n])
+			continue;
+		FOR_INPUTS(nd, v, p->values[v].consumers++);
+		if (nd->out_value >= 0)
+			p->values[nd->out_value].producer = (int32_t)n;
+	}
+	for (uint32_t v = 0; v < p->n_values; v++)
+		if (in_list(c->part->outputs, c->part->n_outputs, p->values[v].tfl_tensor))
+			p->values[v].consumers++;
+}
+
+/* A PAD of zeros in H and W only, read by one convolution with explicit padding, folds
+ * into it (xnn_subgraph_fusion). */
+static void fold_pads(struct sctx *c)
+{
+	struct xnn_partition *p = c->p;
+
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		struct xnn_node *pad = &p->nodes[n];
+		const struct ap_op *op = &c->g->ops[pad->tfl_op];
+		struct xnn_value *v;
+		int64_t pd[8];
+		uint32_t cn;
+
+		if (c->removed[n] || pad->kind != XNN_K_PAD || pad->out_value < 0)
+			continue;
+		v = &p->values[pad->out_value];
+		if (v->consumers != 1 || v->alloc != XNN_A_WORKSPACE ||
+		    ap_model_tensor_ints(c->m, &c->sg->tensors[op->in[1]], pd, 8) != 8 ||
+		    (pd[0] | pd[1] | pd[6] | pd[7]))
+			continue;
+		for (cn = n + 1; cn < p->n_nodes; cn++)
+			if (!c->removed[cn] && p->nodes[cn].in_value == pad->out_value)
+				break;
+		if (cn == p->n_nodes)
+			continue;
+		{
+			struct xnn_node *cv = &p->nodes[cn];
+			const struct ap_model_op *mo = &c->sg->ops[cv->tfl_op];
+			int32_t code = c->g->ops[cv->tfl_op].opcode;
+
+			if ((code != OP_CONV_2D && code != OP_DEPTHWISE_CONV_2D) ||
+			    ap_model_op_option(c->m, mo, 0, 1, 1) == 0)
+				continue;
+			cv->pad_top += (uint32_t)pd[2], cv->pad_bottom += (uint32_t)pd[3];
+			cv->pad_left += (uint32_t)pd[4], cv->pad_right += (uint32_t)pd[5];
+			cv->in_value = pad->in_value;
+			cv->in_h = pad->in_h, cv->in_w = pad->in_w;
+			if (code == OP_CONV_2D)
+				cv->kind = kind_of(&c->g->ops[cv->tfl_op], cv);
+			c->removed[n] = true;
+		}
+		analyze(c);
+	}
+}
+
+/* A clamp whose input only it reads folds into the node writing that input
+ * (optimize_common_subgraphs_merge_clamps). */
+static void fold_clamps(struct sctx *c)
+{
+	struct xnn_partition *p = c->p;
+
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		struct xnn_node *cl = &p->nodes[n];
+		struct xnn_value *in;
+
+		if (c->removed[n] || !c->clamp[n] || cl->in_value < 0)
+			continue;
+		in = &p->values[cl->in_value];
+		if (in->consumers > 1 || in->producer < 0 || !c->has_clamp[in->producer])
+			continue;
+		p->nodes[in->producer].out_value = cl->out_value;
+		c->removed[n] = true;
+		analyze(c);
+	}
+}
+
+/* Lifetimes over the runtime's operators, then optimize_tensor_allocation_for_in_place_
+ * operations. */
+static void lifetimes(struct sctx *c)
+{
+	struct xnn_partition *p = c->p;
+
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		struct xnn_node *nd = &p->nodes[n];
+		int32_t vs[6] = { nd->in_value, nd->extra[0], nd->extra[1], nd->extra[2],
+				  nd->extra[3], nd->out_value };
+
+		if (c->removed[n])
+			continue;
+		for (int j = 0; j < 6; j++) {
+			struct xnn_value *v;
+
+			if (vs[j] < 0)
+				continue;
+			v = &p->values[vs[j]];
+			if (v->first < 0)
+				v->first = (int32_t)n;
+			v->last = (int32_t)n;
+		}
+	}
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		struct xnn_node *nd = &p->nodes[n];
+		struct xnn_value *out;
+		int32_t in = -1, root;
+
+		if (c->removed[n] || !nd->in_place || nd->out_value < 0)
+			continue;
+		out = &p->values[nd->out_value];
+		FOR_INPUTS(nd, v, {
+			struct xnn_value *iv = &p->values[v];
+
+			if (in < 0 && iv->alloc == XNN_A_WORKSPACE &&
+			    out->alloc == XNN_A_WORKSPACE && iv->consumers == 1 &&
+			    iv->bytes == out->bytes)
+				in = v;
+		});
+		if (in < 0 || out->consumers != 1)
+			continue;
+		for (root = in; p->values[root].reuses >= 0; root = p->values[root].reuses)
+			;
+		out->reuses = root;
+		/* the root lives on to the output's one consumer */
+		for (uint32_t k = n + 1; k < p->n_nodes; k++) {
+			bool reads = false;
+
+			if (c->removed[k])
+				continue;
+			FOR_INPUTS(&p->nodes[k], v, reads |= v == nd->out_value);
+			if (reads) {
+				p->values[root].last = (int32_t)k;
+				break;
+			}
+		}
+	}
+}
+
+/* The nodes left, compacted. The values keep the indices of before (a folded node reads
+ * and writes nothing, so no two lifetimes overlap otherwise). */
+static void compact(struct sctx *c)
+{
+	struct xnn_partition *p = c->p;
+	uint32_t k = 0;
+
+	for (uint32_t n = 0; n < p->n_nodes; n++)
+		if (!c->removed[n])
+			p->nodes[k++] = p->nodes[n];
+	p->n_nodes = k;
+}
+
+int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t partition,
+		 const struct ap_xnn_plan *x, struct xnn_partition *p, char *err)
+{
+	const struct ap_xnn_part *part = &x->parts[partition];
+	struct sctx c = { .m = m, .g = g, .sg = &m->subgraphs[g->subgraph], .part = part,
+			  .p = p };
+	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 0, nn = part->n_ops + 1;
+	int rc = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (uint32_t k = 0; k < part->n_ops; k++)
+		nv += g->ops[part->ops[k]].n_in + g->ops[part->ops[k]].n_out;
+	c.vmap = malloc(nt * sizeof(*c.vmap));
+	c.quasi = calloc(nt, sizeof(*c.quasi));
+	c.removed = calloc(nn, sizeof(bool));
+	c.clamp = calloc(nn, sizeof(bool));
+	c.has_clamp = calloc(nn, sizeof(bool));
+	p->nodes = calloc(nn, sizeof(*p->nodes));
+	p->values = calloc(nv + 1, sizeof(*p->values));
+	if (!c.vmap || !c.quasi || !c.removed || !c.clamp || !c.has_clamp || !p->nodes ||
+	    !p->values) {
+		rc = ap_fail(err, -ENOMEM, "out of memory building partition %u", partition);
+		goto out;
+	}
+	for (uint32_t t = 0; t < nt; t++)
+		c.vmap[t] = -1;
+	for (uint32_t k = 0; k < part->n_ops; k++)
+		if (x->ops[part->ops[k]].unpacks)
+			c.quasi[g->ops[part->ops[k]].out[0]] = true;
+	for (uint32_t k = 0; k < part->n_ops; k++) {
+		int32_t i = part->ops[k];
+
+		if (x->ops[i].unpacks || !g->ops[i].n_in || !g->ops[i].n_out)
+			continue;
+		define(&c, i, &p->nodes[p->n_nodes], p->n_nodes);
+		p->nodes[p->n_nodes].partition = partition;
+		p->n_nodes++;
+	}
+	analyze(&c);
+	fold_pads(&c);
+	fold_clamps(&c);
+	lifetimes(&c);
+	compact(&c);
+out:
+	free(c.vmap);
+	free(c.quasi);
+	free(c.removed);
+	free(c.clamp);
+	free(c.has_clamp);
+	return rc;
+}
+
+void xnn_partition_free(struct xnn_partition *p)
+{
+	free(p->nodes);
+	free(p->values);
+	memset(p, 0, sizeof(*p));
+}

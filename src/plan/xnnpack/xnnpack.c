@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * xnnpack: the entry of the default path's model (include/arenaprof/plan/xnnpack.h): the
+ * delegate's choice and partitions, each partition's subgraph and workspace, the packed
+ * weights and private buffers of its nodes, summed; and the graph TFLite plans once the
+ * delegate replaced the partitions (docs/xnnpack-delegate.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/plan/builtin_ops.h"
+#include "arenaprof/util/err.h"
+#include "xnn_priv.h"
+
+int ap_delegate_parse(const char *s, enum ap_delegate *d)
+{
+	if (!strcmp(s, "xnnpack"))
+		*d = AP_DELEGATE_XNNPACK;
+	else if (!strcmp(s, "none"))
+		*d = AP_DELEGATE_NONE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *ap_delegate_name(enum ap_delegate d)
+{
+	return d == AP_DELEGATE_NONE ? "none" : "xnnpack";
+}
+
+/* A partition's sizes into x: its workspace, its widest value, its nodes' bytes. */
+static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_partition *p)
+{
+	struct ap_xnn_part *part = &x->parts[k];
+
+	part->workspace_bytes = p->workspace_bytes;
+	part->widest_op = -1;
+	for (uint32_t v = 0; v < p->n_values; v++) {
+		const struct xnn_value *val = &p->values[v];
+
+		if (val->alloc == XNN_A_WORKSPACE && val->bytes > part->widest_value) {
+			part->widest_value = val->bytes;
+			part->widest_op = val->producer >= 0 ? p->nodes[0].tfl_op : -1;
+		}
+	}
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		const struct xnn_node *nd = &p->nodes[n];
+		struct ap_xnn_op *op = &x->ops[nd->tfl_op];
+		uint64_t at_reshape = 0, priv;
+
+		if (nd->out_value >= 0 && p->values[nd->out_value].bytes == part->widest_value &&
+		    p->values[nd->out_value].alloc == XNN_A_WORKSPACE)
+			part->widest_op = nd->tfl_op;
+		op->packed_bytes += xnn_packed_bytes(nd, &x->cpu);
+		priv = xnn_private_bytes(nd, &x->cpu, &at_reshape);
+		op->private_bytes += priv;
+		op->reshape_bytes += at_reshape;
+		x->packed_weights_bytes += xnn_packed_bytes(nd, &x->cpu);
+		x->scratch_bytes += priv;
+	}
+	/* the one workspace grows to the largest plan (initialize_workspace_values) */
+	if (p->workspace_bytes > x->workspace_bytes)
+		x->workspace_bytes = p->workspace_bytes;
+}
+
+int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
+		      const struct ap_xnn_cpu *cpu, struct ap_xnn_plan *x, char *err)
+{
+	int rc;
+
+	memset(x, 0, sizeof(*x));
+	x->cpu = *cpu;
+	if (g->subgraph >= m->n_subgraphs || m->subgraphs[g->subgraph].n_ops != g->n_ops)
+		return ap_fail(err, -EINVAL, "the graph is not of its model");
+	rc = xnn_delegate(m, g, x, err);
+	if (rc)
+		return rc;
+	for (uint32_t k = 0; k < x->n_parts; k++) {
+		struct xnn_partition p;
+
+		rc = xnn_subgraph(m, g, k, x, &p, err);
+		if (!rc && xnn_memplan(&p, cpu))
+			rc = ap_fail(err, -ENOMEM, "out of memory planning partition %u", k);
+		if (!rc)
+			take_partition(x, k, &p);
+		xnn_partition_free(&p);
+		if (rc)
+			return rc;
+	}
+	/* TODO: the runtime's own objects (the workspace struct, operator objects): helper C's
+	 * part; other_bytes stays 0 until it says how */
+	x->total_bytes = x->workspace_bytes + x->packed_weights_bytes + x->scratch_bytes +
+			 x->other_bytes;
+	return 0;
+}
+
+void ap_xnn_plan_free(struct ap_xnn_plan *x)
+{
+	for (uint32_t k = 0; x->parts && k < x->n_parts; k++) {
+		free(x->parts[k].ops);
+		free(x->parts[k].inputs);
+		free(x->parts[k].outputs);
+	}
+	free(x->parts);
+	free(x->ops);
+	free(x->order);
+	memset(x, 0, sizeof(*x));
+}
+
+void ap_xnn_delegated_graph_free(struct ap_graph *out)
+{
+	for (uint32_t i = 0; out->ops && i < out->n_ops; i++)
+		free(out->ops[i].tmp);
+	free(out->t);
+	free(out->ops);
+	memset(out, 0, sizeof(*out));
+}
+
+int ap_xnn_delegated_graph(const struct ap_graph *g, const struct ap_xnn_plan *x,
+			   struct ap_graph *out, char *err)
+{
+	memset(out, 0, sizeof(*out));
+	*out = *g;
+	out->owned_inputs = NULL;
+	out->owned_names = NULL;
+	out->n_owned_names = 0;
+	out->first_split = -1;
+	out->n_ops = x->n_order;
+	out->t = malloc((g->n_tensors ? g->n_tensors : 1) * sizeof(*out->t));
+	out->ops = calloc(x->n_order ? x->n_order : 1, sizeof(*out->ops));
+	if (!out->t || !out->ops) {
+		out->n_ops = 0;
+		ap_xnn_delegated_graph_free(out);
+		return ap_fail(err, -ENOMEM, "out of memory building the delegated graph");
+	}
+	memcpy(out->t, g->t, g->n_tensors * sizeof(*out->t));
+	for (uint32_t i = 0; i < g->n_tensors; i++) {
+		out->t[i].first = out->t[i].last = AP_NODE_NONE;
+		out->t[i].share_root = -1;
+		out->t[i].producer = -1;
+	}
+	for (uint32_t k = 0; k < x->n_order; k++) {
+		struct ap_op *o = &out->ops[k];
+		int32_t e = x->order[k];
+
+		if (e >= 0) {
+			*o = g->ops[e];
+			o->tmp = NULL;
+			if (g->ops[e].n_tmp) {
+				o->tmp = malloc(g->ops[e].n_tmp * sizeof(*o->tmp));
+				if (!o->tmp) {
+					o->n_tmp = 0;
+					ap_xnn_delegated_graph_free(out);
+					return ap_fail(err, -ENOMEM, "out of memory");
+				}
+				memcpy(o->tmp, g->ops[e].tmp, g->ops[e].n_tmp * sizeof(*o->tmp));
+			}
+		} else {
+			const struct ap_xnn_part *p = &x->parts[-e - 1];
+
+			o->opcode = OP_DELEGATE;
+			o->name = "TfLiteXNNPackDelegate";
+			o->in = p->inputs, o->n_in = p->n_inputs;
+			o->out = p->outputs, o->n_out = p->n_outputs;
+		}
+		for (uint32_t j = 0; j < o->n_out; j++)
+			if (o->out[j] >= 0 && out->t[o->out[j]].producer < 0)
+				out->t[o->out[j]].producer = (int32_t)k;
+	}
+	ap_lifetimes_tflite(out, true);
+	return 0;
+}
