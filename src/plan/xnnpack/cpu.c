@@ -204,7 +204,9 @@ static bool uarch_is(const struct ap_xnn_cpu *cpu, const char *const *list)
 static bool set(struct xnn_gemm_cfg *g, uint32_t mr, uint32_t nr, uint32_t log2_kr,
 		uint32_t log2_sr, const char *family)
 {
-	*g = (struct xnn_gemm_cfg){ mr, nr, log2_kr, log2_sr, 1, family };
+	/* mr_mask 0: the kernels of mr 1 and mr, as most configs have */
+	*g = (struct xnn_gemm_cfg){ .mr = mr, .nr = nr, .log2_kr = log2_kr,
+				    .log2_sr = log2_sr, .planes = 1, .family = family };
 	return true;
 }
 

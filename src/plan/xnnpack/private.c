@@ -1,13 +1,310 @@
 // SPDX-License-Identifier: Apache-2.0
-/* private: what an operator keeps beside its packed weights (xnn_priv.h). To be
- * written: 0 until then. */
+/*
+ * private: what an XNNPACK operator keeps beside its packed weights after the first run
+ * (xnn_priv.h): its descriptor blocks, made at create; its zero buffer; and the buffers
+ * its reshape sizes (indirection buffers, resize-bilinear's interpolation weights). The
+ * rules and where each constant comes from: docs/xnnpack-private.md.
+ */
 #include "xnn_priv.h"
+
+/*
+ * The descriptor blocks, as the x86-64 build of LiteRT 2.3.0 allocates them (the sizes
+ * of XNNPACK's structs in that binary, read from the allocator's trace:
+ * docs/xnnpack-private.md, "Measured constants").
+ */
+enum {
+	XO_OPERATOR = 520,	/* struct xnn_operator, every operator */
+	XO_COMPUTE = 88,	/* one struct compute_parameters */
+	XO_CONV_OP = 224,	/* struct xnn_convolution_operator */
+	XO_UKERNEL_IGEMM = 264,	/* struct xnn_ukernel_igemm (convolution, deconvolution) */
+	XO_IGEMM_CTX = 408,	/* struct igemm_op_context */
+	XO_DWCONV_CTX = 336,	/* struct dwconv_op_context */
+	XO_GEMM_TYPES = 288,	/* struct gemm_types (fully connected) */
+	XO_GEMM_CTX = 688,	/* struct gemm_op_context (fully connected) */
+	XO_EXTRA_PARAMS = 40,	/* one union xnn_params (a binary's extra parameters) */
+	XO_PAD_CTX = 232,	/* struct pad_context (constant pad) */
+	XO_SUBCONV = 72,	/* one struct subconvolution_params (deconvolution) */
+	XO_LUT = 256,		/* an 8-bit unary operator's lookup table */
+	XO_RUNTIME = 96,	/* struct xnn_runtime */
+	XO_OPDATA = 240,	/* struct xnn_operator_data, one a subgraph node */
+	XO_RUNTIME_VALUE = 160,	/* struct xnn_runtime_value, one a subgraph value */
+	XO_WORKSPACE = 32,	/* struct xnn_workspace, one a delegate */
+};
+
+#define XNN_EXTRA 16		/* XNN_EXTRA_BYTES */
+#define XNN_ALIGN 64		/* XNN_ALLOCATION_ALIGNMENT on x86-64 */
+#define PTR 8			/* sizeof(void *) */
+
+static uint64_t round_up(uint64_t x, uint64_t q)
+{
+	return q ? (x + q - 1) / q * q : x;
+}
+
+static uint64_t div_up(uint64_t x, uint64_t q)
+{
+	return q ? (x + q - 1) / q : x;
+}
+
+static uint32_t log2_elsize(enum xnn_dt dt)
+{
+	switch (dt) {
+	case XNN_DT_F32:
+		return 2;
+	case XNN_DT_F16:
+		return 1;
+	default:
+		return 0;	/* qs8, qu8 activations */
+	}
+}
+
+/* The cost XNNPACK's mr heuristic gives an mr x nr tile on m rows. */
+static uint64_t mr_cost(uint64_t m, uint32_t mr, uint32_t nr)
+{
+	return div_up(m, mr) * (3ull * (mr + nr) + (uint64_t)mr * nr);
+}
+
+static bool mr_available(const struct xnn_gemm_cfg *g, uint32_t mr)
+{
+	if (g->mr_mask)
+		return mr <= 32 && (g->mr_mask >> (mr - 1)) & 1;
+	return mr == 1 || mr == g->mr;
+}
+
+/*
+ * The mr an IGEMM runs with on m output rows: m itself when a kernel of that mr exists
+ * and m <= the config's mr, else the available mr of least cost (ties: the larger).
+ */
+uint32_t xnn_igemm_mr(const struct xnn_gemm_cfg *g, uint64_t m)
+{
+	uint32_t best = g->mr;
+	uint64_t best_cost = UINT64_MAX;
+
+	if (m == 0 || g->mr == 0)
+		return g->mr ? g->mr : 1;
+	if (m <= g->mr && mr_available(g, (uint32_t)m))
+		return (uint32_t)m;
+	for (uint32_t mr = 1; mr <= g->mr; mr++) {
+		uint64_t c;
+
+		if (!mr_available(g, mr))
+			continue;
+		c = mr_cost(m, mr, g->nr);
+		if (c <= best_cost) {
+			best = mr;
+			best_cost = c;
+		}
+	}
+	return best;
+}
+
+static bool padded(const struct xnn_node *n)
+{
+	return (n->pad_top | n->pad_bottom | n->pad_left | n->pad_right) != 0 ||
+	       (n->same_padding && n->k_h * n->k_w != 1);
+}
+
+/* A convolution through an indirection buffer (also a depthwise one XNNPACK has no
+ * dwconv kernel for, or with a depth multiplier). */
+static uint64_t conv_igemm(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
+			   uint64_t *reshape)
+{
+	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_CONV_OP + XO_UKERNEL_IGEMM +
+		       XO_IGEMM_CTX;
+	uint64_t ks = (uint64_t)n->k_h * n->k_w;
+	uint64_t out = (uint64_t)n->out_h * n->out_w;
+	uint32_t groups = n->groups ? n->groups : 1;
+
+	if (padded(n)) {
+		uint64_t kr = (1ull << g->log2_kr) << g->log2_sr;
+		uint64_t k_stride = round_up(n->in_c / groups, kr);
+
+		obj += XNN_EXTRA + (k_stride << log2_elsize(n->in_dt));
+	}
+	*reshape = ks * round_up(out, xnn_igemm_mr(g, out)) * PTR;
+	return obj;
+}
+
+static uint64_t conv_dw(const struct xnn_node *n, const struct xnn_dwconv_cfg *d,
+			uint64_t *reshape)
+{
+	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_CONV_OP + XO_UKERNEL_IGEMM +
+		       XO_DWCONV_CTX;
+	uint64_t ks = (uint64_t)n->k_h * n->k_w;
+	uint64_t step_w = n->dil_w > 1 ? n->k_w : (n->stride_w < n->k_w ? n->stride_w : n->k_w);
+	uint64_t step_h = ks + (n->out_w ? n->out_w - 1 : 0) * step_w * n->k_h;
+	uint64_t tile = d->primary_tile > ks ? d->primary_tile : ks;
+	uint64_t elems = (uint64_t)n->out_h * step_h + tile - ks;
+
+	if (padded(n)) {
+		uint64_t c_stride = round_up(n->in_c, d->channel_tile ? d->channel_tile : 1);
+
+		obj += XNN_EXTRA + (c_stride << log2_elsize(n->in_dt));
+	}
+	*reshape = round_up(elems * PTR, XNN_ALIGN);
+	return obj;
+}
+
+/* Transposed convolution: the subconvolution path when a stride exceeds 1 (and no stride
+ * exceeds its kernel, no dilation), else a plain IGEMM over the output. */
+static uint64_t deconv(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
+		       uint64_t *reshape)
+{
+	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_UKERNEL_IGEMM + XO_CONV_OP;
+	uint64_t ks = (uint64_t)n->k_h * n->k_w;
+	uint64_t kr = (1ull << g->log2_kr) << g->log2_sr;
+	uint32_t groups = n->groups ? n->groups : 1;
+	uint32_t sh = n->stride_h ? n->stride_h : 1, sw = n->stride_w ? n->stride_w : 1;
+	bool subconv = (sh > 1 || sw > 1) && n->dil_h <= 1 && n->dil_w <= 1 &&
+		       sw <= n->k_w && sh <= n->k_h;
+
+	obj += XNN_EXTRA + (round_up(n->in_c / groups, kr) << log2_elsize(n->in_dt));
+	if (subconv) {
+		uint64_t mr = xnn_igemm_mr(g, n->batch ? n->batch : 1);
+
+		obj += (uint64_t)XO_SUBCONV * sh * sw;
+		*reshape = ks * n->out_h * sw * round_up(div_up(n->out_w, sw), mr) * PTR;
+	} else {
+		uint64_t out = (uint64_t)n->out_h * n->out_w;
+
+		obj += XO_IGEMM_CTX;
+		*reshape = ks * round_up(out, xnn_igemm_mr(g, out)) * PTR;
+	}
+	return obj;
+}
+
+static uint64_t pool(const struct xnn_node *n, uint64_t *reshape)
+{
+	uint64_t ps = (uint64_t)n->k_h * n->k_w;
+	uint64_t sw = n->stride_w < n->k_w ? n->stride_w : n->k_w;
+	uint64_t step_h, rows;
+
+	if (n->kind == XNN_K_POOL_MAX && n->dil_w > 1)
+		sw = n->k_w;
+	step_h = ps + (n->out_w ? n->out_w - 1 : 0) * sw * n->k_h;
+	if (n->kind == XNN_K_POOL_MAX) {
+		rows = n->out_h;
+	} else {
+		/* compressed: the padded rows at the top and bottom, and one */
+		uint64_t s = n->stride_h ? n->stride_h : 1;
+
+		rows = div_up(n->pad_top, s) + div_up(n->pad_bottom, s) + 1;
+		/* its zero buffer, made at reshape */
+		*reshape = XNN_EXTRA + ((uint64_t)n->in_c << log2_elsize(n->in_dt));
+	}
+	*reshape += (rows * step_h + ps - 1) * PTR;
+	return XO_OPERATOR + XO_COMPUTE + XO_CONV_OP;
+}
+
+static uint64_t resize(const struct xnn_node *n, uint64_t *reshape)
+{
+	uint64_t px = (uint64_t)n->out_h * n->out_w;
+	/* interpolation weights: two a pixel, int16 for 8-bit types, else the type's */
+	uint64_t w = n->in_dt == XNN_DT_F32 ? 4 : 2;
+
+	*reshape = px * 4 * PTR + px * 2 * w;
+	return XO_OPERATOR + 2 * XO_COMPUTE + XO_CONV_OP;
+}
+
+static uint64_t elementwise(const struct xnn_node *n)
+{
+	if (n->extra[0] >= 0)	/* binary */
+		return XO_OPERATOR + XO_COMPUTE + XO_EXTRA_PARAMS;
+	/* an 8-bit unary without its own kernel (tanh, logistic, ...) adds XO_LUT; which
+	 * ones is not modelled (none in the bundled models) */
+	return XO_OPERATOR + 2 * XO_COMPUTE;
+}
+
+uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
+			       const struct xnn_dwconv_cfg *d, uint64_t *at_reshape)
+{
+	uint64_t r = 0, obj;
+
+	switch (n->kind) {
+	case XNN_K_CONV_IGEMM:
+	case XNN_K_CONV_GEMM:
+		obj = g ? conv_igemm(n, g, &r) : 0;
+		break;
+	case XNN_K_DWCONV:
+		if (d && n->depth_multiplier <= 1)
+			obj = conv_dw(n, d, &r);
+		else
+			obj = g ? conv_igemm(n, g, &r) : 0;
+		break;
+	case XNN_K_DECONV:
+		obj = g ? deconv(n, g, &r) : 0;
+		break;
+	case XNN_K_FC:
+		obj = XO_OPERATOR + 2 * XO_COMPUTE + XO_CONV_OP + XO_GEMM_TYPES + XO_GEMM_CTX;
+		break;
+	case XNN_K_POOL_AVG:
+	case XNN_K_POOL_MAX:
+		obj = pool(n, &r);
+		break;
+	case XNN_K_RESIZE_BILINEAR:
+		obj = resize(n, &r);
+		break;
+	case XNN_K_ELEMENTWISE:
+		obj = elementwise(n);
+		break;
+	case XNN_K_PAD:
+		obj = XO_OPERATOR + XO_COMPUTE + XO_PAD_CTX;
+		break;
+	case XNN_K_COPY:
+		obj = XO_OPERATOR + 2 * XO_COMPUTE;
+		break;
+	case XNN_K_CONCAT:
+	case XNN_K_SPLIT:
+		/* one copy operator an input (concatenation) or output (split) */
+		obj = (XO_OPERATOR + 2 * XO_COMPUTE) * (n->n_parts ? n->n_parts : 1);
+		break;
+	default:
+		/* not measured: an operator descriptor and one compute block */
+		obj = XO_OPERATOR + XO_COMPUTE;
+		break;
+	}
+	*at_reshape = r;
+	return obj + r;
+}
 
 uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu,
 			   uint64_t *at_reshape)
 {
-	(void)n;
-	(void)cpu;
-	*at_reshape = 0;
-	return 0;
+	struct xnn_gemm_cfg g = { 0 };
+	struct xnn_dwconv_cfg d = { 0 };
+	bool have_g = false, have_d = false;
+
+	switch (n->kind) {
+	case XNN_K_CONV_IGEMM:
+	case XNN_K_CONV_GEMM:
+	case XNN_K_DECONV:
+		have_g = xnn_cpu_gemm(cpu, n->in_dt, n->w_dt, &g);
+		break;
+	case XNN_K_DWCONV:
+		have_d = xnn_cpu_dwconv(cpu, n->in_dt, n->w_dt, n->k_h * n->k_w, &d);
+		if (!have_d || n->depth_multiplier > 1)
+			have_g = xnn_cpu_gemm(cpu, n->in_dt, n->w_dt, &g);
+		break;
+	default:
+		break;
+	}
+	return xnn_private_bytes_cfg(n, have_g ? &g : NULL, have_d ? &d : NULL, at_reshape);
+}
+
+uint64_t xnn_runtime_bytes(uint32_t n_nodes, uint32_t n_values)
+{
+	return XO_RUNTIME + (uint64_t)XO_OPDATA * n_nodes + (uint64_t)XO_RUNTIME_VALUE * n_values;
+}
+
+uint32_t xnn_runtime_values(const struct xnn_partition *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->n_values; i++)
+		n += p->values[i].tfl_tensor >= 0 && p->values[i].alloc != XNN_A_EXTERNAL ? 2 : 1;
+	return n;
+}
+
+uint64_t xnn_workspace_object_bytes(void)
+{
+	return XO_WORKSPACE;
 }

@@ -67,12 +67,17 @@ struct xnn_node {
 	uint32_t k_h, k_w;		/* kernel (pooling window for a pool) */
 	uint32_t stride_h, stride_w, dil_h, dil_w;
 	uint32_t pad_top, pad_bottom, pad_left, pad_right;
+	bool same_padding;		/* TFLite's SAME (XNNPACK's TensorFlow SAME flag): a
+					 * kernel wider than 1 then gets a zero buffer even
+					 * where the padding is 0 */
 	uint32_t groups;		/* convolution groups (depthwise: in_c) */
 	uint32_t depth_multiplier;	/* depthwise */
 	int32_t in_value, out_value;	/* into the partition's values */
 	int32_t extra[4];		/* more inputs (a binary's second), -1 none */
 	bool in_place;		/* of a type whose output may take its input's bytes
 				 * (unary, binary, copy, softmax, reshape) */
+	uint32_t n_parts;		/* a concatenation's inputs, a split's outputs: one
+					 * copy operator each (0 counts as 1) */
 };
 
 /* Where a value lives (xnn_allocation_type). */
@@ -107,6 +112,8 @@ struct xnn_gemm_cfg {
 	uint32_t mr, nr, log2_kr, log2_sr;
 	uint32_t planes;		/* packed planes (1 but for some f16/int4 kernels) */
 	const char *family;		/* the microkernel it names, "7x16c8 avx512vnni" */
+	uint32_t mr_mask;		/* the IGEMM mrs with a kernel, bit m-1 for mr m;
+					 * 0: mr 1 and mr (XNNPACK's usual pair) */
 };
 
 struct xnn_dwconv_cfg {
@@ -149,5 +156,23 @@ uint64_t xnn_packed_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu
  * sized at reshape. */
 uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu,
 			   uint64_t *at_reshape);
+/* The same with the configs given (NULL: XNNPACK has none there; what needs it counts 0). */
+uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
+			       const struct xnn_dwconv_cfg *d, uint64_t *at_reshape);
+/* The mr XNNPACK's heuristic picks for an IGEMM over m output rows (pixels). */
+uint32_t xnn_igemm_mr(const struct xnn_gemm_cfg *g, uint64_t m);
+/*
+ * The runtime's own blocks for one partition (xnn_create_runtime_v4): its descriptor, an
+ * opdata entry a subgraph node and a value entry a subgraph value. n_nodes counts every
+ * node the delegate defined (those a rewrite fused away too); n_values is XNNPACK's count,
+ * xnn_runtime_values of the partition.
+ */
+uint64_t xnn_runtime_bytes(uint32_t n_nodes, uint32_t n_values);
+/* XNNPACK's value count of a partition whose values are one a TFLite tensor its nodes
+ * touch (and one a value a rewrite made): the delegate reserves an id for every such
+ * tensor and defines the ones not at the partition's edge again as internal values. */
+uint32_t xnn_runtime_values(const struct xnn_partition *p);
+/* The delegate's one workspace descriptor (struct xnn_workspace). */
+uint64_t xnn_workspace_object_bytes(void);
 
 #endif
