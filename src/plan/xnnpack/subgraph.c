@@ -48,11 +48,12 @@ static int32_t value_of(struct sctx *c, int32_t t)
 	v->tfl_tensor = t;
 	v->bytes = c->g->t[t].bytes;
 	v->first = v->last = v->reuses = v->producer = -1;
-	if (in_list(c->part->inputs, c->part->n_inputs, t) ||
-	    in_list(c->part->outputs, c->part->n_outputs, t))
-		v->alloc = XNN_A_EXTERNAL;
-	else if (c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t])
+	/* a constant is static even where the delegate node lists it among its inputs */
+	if (c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t])
 		v->alloc = XNN_A_STATIC;
+	else if (in_list(c->part->inputs, c->part->n_inputs, t) ||
+		 in_list(c->part->outputs, c->part->n_outputs, t))
+		v->alloc = XNN_A_EXTERNAL;
 	else
 		v->alloc = XNN_A_WORKSPACE;
 	c->vmap[t] = (int32_t)c->p->n_values++;
@@ -162,6 +163,27 @@ static enum xnn_kind kind_of(const struct ap_op *op, const struct xnn_node *n)
 }
 
 /* One XNNPACK node for a TFLite operator. */
+/*
+ * Whether input j of an operator is one of the delegate's values: every tensor a node
+ * touches is (the constants too: the runtime keeps an entry for each, which its objects
+ * count), but for the shape-like inputs the delegate reads as data and never defines.
+ */
+static bool is_value_input(int32_t opcode, uint32_t j)
+{
+	switch (opcode) {
+	case OP_RESHAPE: case OP_RESIZE_BILINEAR: case OP_PAD: case OP_MEAN: case OP_SUM:
+	case OP_REDUCE_MAX: case OP_REDUCE_MIN: case OP_SLICE: case OP_STRIDED_SLICE:
+	case OP_EXPAND_DIMS: case OP_TRANSPOSE:
+		return j == 0;
+	case OP_SPLIT:
+		return j == 1;
+	case OP_TRANSPOSE_CONV:
+		return j != 0;
+	default:
+		return true;
+	}
+}
+
 static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 {
 	const struct ap_op *op = &c->g->ops[i];
@@ -180,6 +202,10 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	for (uint32_t j = 1; !weights && j < op->n_in && k < 4; j++)
 		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc != AP_ALLOC_WEIGHTS)
 			n->extra[k++] = value_of(c, op->in[j]);
+	for (uint32_t j = 1; j < op->n_in; j++)	/* the constants: values of their own */
+		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc == AP_ALLOC_WEIGHTS &&
+		    is_value_input(op->opcode, j))
+			value_of(c, op->in[j]);
 	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
 		geometry(c, mo, op, n);
@@ -407,6 +433,7 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 		p->nodes[p->n_nodes].partition = partition;
 		p->n_nodes++;
 	}
+	p->n_defined = p->n_nodes;
 	analyze(&c);
 	fold_pads(&c);
 	fold_clamps(&c);

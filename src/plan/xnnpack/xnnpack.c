@@ -48,18 +48,21 @@ static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_p
 	for (uint32_t n = 0; n < p->n_nodes; n++) {
 		const struct xnn_node *nd = &p->nodes[n];
 		struct ap_xnn_op *op = &x->ops[nd->tfl_op];
-		uint64_t at_reshape = 0, priv;
+		uint64_t at_reshape = 0, priv, packed;
 
 		if (nd->out_value >= 0 && p->values[nd->out_value].bytes == part->widest_value &&
 		    p->values[nd->out_value].alloc == XNN_A_WORKSPACE)
 			part->widest_op = nd->tfl_op;
-		op->packed_bytes += xnn_packed_bytes(nd, &x->cpu);
+		packed = xnn_packed_bytes(nd, &x->cpu);
+		op->packed_bytes += packed;
 		priv = xnn_private_bytes(nd, &x->cpu, &at_reshape);
 		op->private_bytes += priv;
 		op->reshape_bytes += at_reshape;
-		x->packed_weights_bytes += xnn_packed_bytes(nd, &x->cpu);
+		x->packed_weights_bytes += packed;
 		x->scratch_bytes += priv;
 	}
+	/* the runtime's descriptor, an opdata per defined node, a value entry per value */
+	x->other_bytes += xnn_runtime_bytes(p->n_defined, xnn_runtime_values(p));
 	/* the one workspace grows to the largest plan (initialize_workspace_values) */
 	if (p->workspace_bytes > x->workspace_bytes)
 		x->workspace_bytes = p->workspace_bytes;
@@ -89,8 +92,8 @@ int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
 		if (rc)
 			return rc;
 	}
-	/* TODO: the runtime's own objects (the workspace struct, operator objects): helper C's
-	 * part; other_bytes stays 0 until it says how */
+	/* the delegate's workspace descriptor, made with the delegate whatever it takes */
+	x->other_bytes += xnn_workspace_object_bytes();
 	x->total_bytes = x->workspace_bytes + x->packed_weights_bytes + x->scratch_bytes +
 			 x->other_bytes;
 	return 0;
