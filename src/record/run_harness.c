@@ -137,21 +137,24 @@ static int make_cgroup(const struct ap_run_req *rq, const char *parent,
 		       struct ap_run_result *r)
 {
 	char name[96], err[AP_ERR_LEN];
-	int e;
+	int rc;
 
 	snprintf(name, sizeof(name), "arenaprof-run-%d-%d", (int)getpid(), r->index);
-	if (ap_cg_create(parent, name, r->cgroup, sizeof(r->cgroup), err)) {
-		e = errno;
+	rc = ap_cg_create(parent, name, r->cgroup, sizeof(r->cgroup), err);
+	if (rc) {
 		note(rq, "%s", err);
-		return failed(e);
+		return failed(-rc);
 	}
-	if ((rq->min != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.min", rq->min, err)) ||
-	    (rq->high != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.high", rq->high, err)) ||
-	    (rq->max != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.max", rq->max, err))) {
-		e = errno;
+	if (rq->min != AP_NO_VALUE)
+		rc = ap_cg_set(r->cgroup, "memory.min", rq->min, err);
+	if (!rc && rq->high != AP_NO_VALUE)
+		rc = ap_cg_set(r->cgroup, "memory.high", rq->high, err);
+	if (!rc && rq->max != AP_NO_VALUE)
+		rc = ap_cg_set(r->cgroup, "memory.max", rq->max, err);
+	if (rc) {
 		note(rq, "%s", err);
 		clean_up(rq, r);
-		return failed(e);
+		return failed(-rc);
 	}
 	return 0;
 }
@@ -218,7 +221,7 @@ static int start_child(struct run_ctx *c)
 	const struct ap_run_req *rq = c->rq;
 	char err[AP_ERR_LEN];
 	struct ap_spawn sp;
-	int e;
+	int e, rc;
 
 	fflush(stdout);
 	fflush(stderr);
@@ -230,11 +233,11 @@ static int start_child(struct run_ctx *c)
 		return failed(e);
 	}
 	c->pid = sp.pid;
-	if (ap_cg_move(c->r->cgroup, c->pid, err)) {
-		e = errno;
+	rc = ap_cg_move(c->r->cgroup, c->pid, err);
+	if (rc) {
 		note(rq, "%s", err);
 		ap_spawn_abandon(&sp);
-		return failed(e);
+		return failed(-rc);
 	}
 	c->pidfd = pidfd_of(c->pid);
 	c->t0 = ap_clock_ns(CLOCK_MONOTONIC);

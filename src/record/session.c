@@ -254,8 +254,9 @@ static void sample_kernel_accounting(struct ap_session *s, struct ap_session_sam
 }
 
 /*
- * The cgroup's memory.peak through the session's held fd: 0 done or no cgroup read, -1
- * with err when it cannot be reset here (before 6.12, cgroup v1: its reset is global).
+ * The cgroup's memory.peak through the session's held fd: 0 done or no cgroup read, a
+ * negative errno with err when it cannot be reset here (before 6.12, cgroup v1: its reset
+ * is global).
  */
 static int reset_kernel_peaks(struct ap_session *s, char *err)
 {
