@@ -198,10 +198,12 @@ static void before_run(struct run_ctx *c)
 	r->n_trig = rq->n_trig;
 	for (size_t i = 0; i < rq->n_trig; i++) {
 		struct ap_run_trig *tr = &r->trig[i];
+		int rc;
 
 		ap_psi_trigger_parse(rq->trig_spec[i], &tr->t, NULL);
-		if (ap_psi_trigger_arm(&tr->t, c->pressure, tr->error)) {
-			bool absent = errno == ENOENT || errno == EOPNOTSUPP;
+		rc = ap_psi_trigger_arm(&tr->t, c->pressure, tr->error);
+		if (rc) {
+			bool absent = rc == -ENOENT || rc == -EOPNOTSUPP;
 
 			if (!*c->psi_said || !absent)
 				note(rq, "--psi-trigger '%s' not armed: %s", tr->t.spec, tr->error);
