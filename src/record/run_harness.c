@@ -223,16 +223,16 @@ static int start_child(struct run_ctx *c)
 	const struct ap_run_req *rq = c->rq;
 	char err[AP_ERR_LEN];
 	struct ap_spawn sp;
-	int e, rc;
+	int rc;
 
 	fflush(stdout);
 	fflush(stderr);
 	/* held until it is in its cgroup: everything it allocates is charged there */
-	if (ap_spawn_held(&sp, rq->argv, &(struct ap_spawn_opts){
-				.out_to_err = rq->out_to_err, .user = rq->user })) {
-		e = errno;
-		note(rq, "cannot start %s: %s", rq->argv[0], strerror(e));
-		return failed(e);
+	rc = ap_spawn_held(&sp, rq->argv, &(struct ap_spawn_opts){
+				.out_to_err = rq->out_to_err, .user = rq->user });
+	if (rc) {
+		note(rq, "cannot start %s: %s", rq->argv[0], strerror(-rc));
+		return failed(-rc);
 	}
 	c->pid = sp.pid;
 	rc = ap_cg_move(c->r->cgroup, c->pid, err);
@@ -243,13 +243,13 @@ static int start_child(struct run_ctx *c)
 	}
 	c->pidfd = pidfd_of(c->pid);
 	c->t0 = ap_clock_ns(CLOCK_MONOTONIC);
-	e = ap_spawn_release(&sp);
-	if (e) {
+	rc = ap_spawn_release(&sp);
+	if (rc) {
 		if (rq->user && strcmp(sp.failed_at, "exec"))
 			note(rq, "cannot run %s as %s: %s: %s", rq->argv[0], rq->user->name,
-			     sp.failed_at, strerror(e));
+			     sp.failed_at, strerror(-rc));
 		else
-			note(rq, "cannot run %s: %s", rq->argv[0], strerror(e));
+			note(rq, "cannot run %s: %s", rq->argv[0], strerror(-rc));
 		if (c->pidfd >= 0)
 			close(c->pidfd);
 		waitpid(c->pid, NULL, 0);

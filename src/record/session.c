@@ -564,8 +564,9 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 			sp.user = &s->user;
 		}
 		/* held until the tracer is attached: its first fault is seen */
-		if (ap_spawn_held(&s->child, opts->argv, &sp)) {
-			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(errno));
+		rc = ap_spawn_held(&s->child, opts->argv, &sp);
+		if (rc) {
+			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(-rc));
 			ap_session_free(s);
 			return -EAGAIN;
 		}
@@ -640,14 +641,14 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 
 		if (e && s->have_user && strcmp(s->child.failed_at, "exec")) {
 			ap_session_note(s, 2, "cannot run %s as %s: %s: %s", s->o.argv[0],
-					s->user.name, s->child.failed_at, strerror(e));
+					s->user.name, s->child.failed_at, strerror(-e));
 			s->end_reason = AP_END_ERROR;
-			rc = -e;
+			rc = e;
 			target_alive(s);
 		} else if (e) {
-			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(e));
+			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(-e));
 			s->end_reason = AP_END_ERROR;
-			rc = -e;
+			rc = e;
 			target_alive(s);
 		}
 		if (!e && s->have_user)
