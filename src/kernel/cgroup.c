@@ -23,8 +23,8 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/textparse.h"
 
-/* every error of this reader sets errno too: ap_fail_errno (err.c) */
-#define fail ap_fail_errno
+/* fail(err, EINVAL, ...): every error of this reader, as a negative errno (err.c) */
+#define fail(err, e, ...) ap_fail(err, -(e), __VA_ARGS__)
 
 /* A failed open, read or write of a cgroup (or /proc) file. */
 int ap_cg_sys_fail(const char *path, int e, const char *verb, char *err)
@@ -275,6 +275,7 @@ static int parse_flat(const char *buf, size_t len, const char *name, void *out, 
 	struct ap_tp t;
 	const char *s;
 	size_t n, i;
+	int rc;
 
 	memset(out, 0xff, sz);
 	if (!seen || !alias_v) {
@@ -299,7 +300,8 @@ static int parse_flat(const char *buf, size_t len, const char *name, void *out, 
 		rn = n;
 		ap_tp_token(&rest, &rn, &k, &kn);
 		if (!ap_tp_token(&rest, &rn, &v, &vn) || ap_tp_token(&rest, &rn, &extra, &en)) {
-			ap_tp_bad(&t, "'%s' is not a 'key value' line", ap_tp_quote(q, s, n));
+			rc = ap_tp_bad(&t, "'%s' is not a 'key value' line",
+				       ap_tp_quote(q, s, n));
 			goto bad;
 		}
 		for (i = 0; i < kn; i++) {
@@ -307,8 +309,8 @@ static int parse_flat(const char *buf, size_t len, const char *name, void *out, 
 
 			if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			      (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-')) {
-				ap_tp_bad(&t, "'%s' is not a 'key value' line",
-					  ap_tp_quote(q, s, n));
+				rc = ap_tp_bad(&t, "'%s' is not a 'key value' line",
+					       ap_tp_quote(q, s, n));
 				goto bad;
 			}
 		}
@@ -324,8 +326,9 @@ static int parse_flat(const char *buf, size_t len, const char *name, void *out, 
 			continue;	/* a key this version does not read */
 		r = ap_tp_u64(v, vn, &x);
 		if (r) {
-			ap_tp_bad(&t, "%.*s: '%s' is %s", (int)kn, k, ap_tp_quote(q, v, vn),
-				  r == AP_TP_RANGE ? "too large" : "not a number");
+			rc = ap_tp_bad(&t, "%.*s: '%s' is %s", (int)kn, k,
+				       ap_tp_quote(q, v, vn),
+				       r == AP_TP_RANGE ? "too large" : "not a number");
 			goto bad;
 		}
 		*dst = x;
@@ -343,7 +346,7 @@ bad:
 	memset(out, 0xff, sz);
 	free(seen);
 	free(alias_v);
-	return -1;
+	return rc;
 }
 
 static const struct ap_tp_key event_keys[] = {
@@ -428,8 +431,10 @@ int ap_cg_path_of(char *out, size_t len, const char *dir, const char *file, char
 /* Reads a file whole; ap_cg_sys_fail's messages. */
 static int slurp(const char *path, char **buf, size_t *len, char *err)
 {
-	if (ap_read_file(path, AP_CG_FILE_CAP, buf, len))
-		return ap_cg_sys_fail(path, errno, "read", err);
+	int rc = ap_read_file(path, AP_CG_FILE_CAP, buf, len);
+
+	if (rc)
+		return ap_cg_sys_fail(path, -rc, "read", err);
 	return 0;
 }
 
@@ -441,8 +446,11 @@ int ap_cg_read_value(const char *dir, const char *file, bool allow_max, uint64_t
 	int rc;
 
 	*v = AP_NO_VALUE;
-	if (ap_cg_path_of(path, sizeof(path), dir, file, err) || slurp(path, &buf, &len, err))
-		return -1;
+	rc = ap_cg_path_of(path, sizeof(path), dir, file, err);
+	if (!rc)
+		rc = slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
 	rc = ap_cg_parse_value(buf, len, path, allow_max, v, err);
 	free(buf);
 	return rc;
@@ -455,9 +463,12 @@ int ap_cg_read_events(const char *dir, bool local, struct ap_cg_events *e, char 
 	int rc;
 
 	memset(e, 0xff, sizeof(*e));
-	if (ap_cg_path_of(path, sizeof(path), dir, local ? "memory.events.local" : "memory.events",
-		    err) || slurp(path, &buf, &len, err))
-		return -1;
+	rc = ap_cg_path_of(path, sizeof(path), dir,
+			   local ? "memory.events.local" : "memory.events", err);
+	if (!rc)
+		rc = slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
 	rc = ap_cg_parse_events(buf, len, path, e, err);
 	free(buf);
 	return rc;
@@ -470,9 +481,11 @@ int ap_cg_read_stat(const char *dir, struct ap_cg_stat *s, char *err)
 	int rc;
 
 	memset(s, 0xff, sizeof(*s));
-	if (ap_cg_path_of(path, sizeof(path), dir, "memory.stat", err) ||
-	    slurp(path, &buf, &len, err))
-		return -1;
+	rc = ap_cg_path_of(path, sizeof(path), dir, "memory.stat", err);
+	if (!rc)
+		rc = slurp(path, &buf, &len, err);
+	if (rc)
+		return rc;
 	rc = ap_cg_parse_stat(buf, len, path, s, err);
 	free(buf);
 	return rc;
@@ -490,19 +503,19 @@ int ap_cg_read_where(int pid, struct ap_cg_where *w, char *err)
 	if (pid <= 0)
 		return fail(err, EINVAL, "invalid process id %d", pid);
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	if (ap_read_file(path, AP_CG_FILE_CAP, &buf, &len)) {
-		int e = errno;
-
-		if (e == ENOENT || e == ESRCH)
+	rc = ap_read_file(path, AP_CG_FILE_CAP, &buf, &len);
+	if (rc) {
+		if (rc == -ENOENT || rc == -ESRCH)
 			return fail(err, ESRCH, "process %d does not exist (exited?)", pid);
-		return ap_cg_sys_fail(path, e, "read", err);
+		return ap_cg_sys_fail(path, -rc, "read", err);
 	}
 	rc = ap_cg_parse_membership(buf, len, path, &w->m, err);
 	free(buf);
 	if (rc)
-		return -1;
-	if (slurp("/proc/self/mountinfo", &buf, &len, err))
-		return -1;
+		return rc;
+	rc = slurp("/proc/self/mountinfo", &buf, &len, err);
+	if (rc)
+		return rc;
 	rc = ap_cg_parse_mountinfo(buf, len, "/proc/self/mountinfo", &w->mt, err);
 	free(buf);
 	return rc;

@@ -19,8 +19,8 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/textparse.h"
 
-/* every error of this reader sets errno too: ap_fail_errno (err.c) */
-#define fail ap_fail_errno
+/* fail(err, EINVAL, ...): every error of this reader, as a negative errno (err.c) */
+#define fail(err, e, ...) ap_fail(err, -(e), __VA_ARGS__)
 
 static bool file_exists(const char *dir, const char *file)
 {
@@ -36,13 +36,15 @@ int ap_cg_v2_check_dir(const char *dir, char *err)
 	char path[AP_CG_PATH_MAX + 64], *buf;
 	size_t len;
 	bool yes;
+	int rc;
 
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
-	if (ap_read_file(path, AP_CG_FILE_CAP, &buf, &len)) {
-		if (errno == ENOENT)
+	rc = ap_read_file(path, AP_CG_FILE_CAP, &buf, &len);
+	if (rc) {
+		if (rc == -ENOENT)
 			return fail(err, ENOTSUP, "%s is not a cgroup v2 directory (no "
 				    "cgroup.controllers)", dir);
-		return ap_cg_sys_fail(path, errno, "read", err);
+		return ap_cg_sys_fail(path, -rc, "read", err);
 	}
 	yes = ap_cg_list_has(buf, len, "memory");
 	free(buf);
@@ -55,36 +57,40 @@ int ap_cg_v2_check_dir(const char *dir, char *err)
 int ap_cg_v2_parent(int pid, char *dir, size_t len, char *err)
 {
 	struct ap_cg_where *w = calloc(1, sizeof(*w));
-	int rc = -1;
+	int rc;
 
 	if (!w)
 		return fail(err, ENOMEM, "out of memory");
-	if (ap_cg_read_where(pid, w, err))
+	rc = ap_cg_read_where(pid, w, err);
+	if (rc)
 		goto out;
 	if (!w->mt.has_v2) {
-		fail(err, ENOTSUP, w->mt.has_v1_memory ?
-		     "needs cgroup v2 with the memory controller: this host has only cgroup v1 "
-		     "(memory controller at %s) and no cgroup v2 mounted" :
-		     "needs cgroup v2 with the memory controller: no cgroup v2 is mounted%s",
-		     w->mt.has_v1_memory ? w->mt.v1_memory_dir : "");
+		rc = fail(err, ENOTSUP, w->mt.has_v1_memory ?
+			  "needs cgroup v2 with the memory controller: this host has only "
+			  "cgroup v1 (memory controller at %s) and no cgroup v2 mounted" :
+			  "needs cgroup v2 with the memory controller: no cgroup v2 is mounted%s",
+			  w->mt.has_v1_memory ? w->mt.v1_memory_dir : "");
 		goto out;
 	}
 	if (!ap_cg_dir_list_has(w->mt.v2_dir, "cgroup.controllers", "memory")) {
 		if (w->mt.has_v1_memory)
-			fail(err, ENOTSUP, "needs cgroup v2 with the memory controller: this "
-			     "host's memory controller is bound to cgroup v1 (%s); its cgroup v2 "
-			     "(%s) has no memory controller", w->mt.v1_memory_dir, w->mt.v2_dir);
+			rc = fail(err, ENOTSUP, "needs cgroup v2 with the memory controller: "
+				  "this host's memory controller is bound to cgroup v1 (%s); its "
+				  "cgroup v2 (%s) has no memory controller", w->mt.v1_memory_dir,
+				  w->mt.v2_dir);
 		else
-			fail(err, ENOTSUP, "needs cgroup v2 with the memory controller: cgroup v2 "
-			     "at %s does not offer it (a kernel without CONFIG_MEMCG, or "
-			     "cgroup_disable=memory)", w->mt.v2_dir);
+			rc = fail(err, ENOTSUP, "needs cgroup v2 with the memory controller: "
+				  "cgroup v2 at %s does not offer it (a kernel without "
+				  "CONFIG_MEMCG, or cgroup_disable=memory)", w->mt.v2_dir);
 		goto out;
 	}
 	if (!w->m.has_v2) {
-		fail(err, ENOTSUP, "process %d has no cgroup v2 path in /proc/%d/cgroup", pid, pid);
+		rc = fail(err, ENOTSUP, "process %d has no cgroup v2 path in /proc/%d/cgroup", pid,
+			  pid);
 		goto out;
 	}
-	if (ap_cg_join(w->mt.v2_dir, w->mt.v2_root, w->m.v2, dir, len, err))
+	rc = ap_cg_join(w->mt.v2_dir, w->mt.v2_root, w->m.v2, dir, len, err);
+	if (rc)
 		goto out;
 	rc = ap_cg_v2_check_dir(dir, err);
 out:
@@ -96,10 +102,11 @@ static int write_file(const char *dir, const char *file, const char *val, char *
 {
 	char path[AP_CG_PATH_MAX + 64];
 	ssize_t w;
-	int fd, e;
+	int fd, e, rc;
 
-	if (ap_cg_path_of(path, sizeof(path), dir, file, err))
-		return -1;
+	rc = ap_cg_path_of(path, sizeof(path), dir, file, err);
+	if (rc)
+		return rc;
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ap_cg_sys_fail(path, errno, "write", err);
@@ -123,11 +130,13 @@ static int write_file(const char *dir, const char *file, const char *val, char *
 
 int ap_cg_create(const char *parent, const char *name, char *out, size_t len, char *err)
 {
-	int n;
+	int n, rc;
 
-	if (!ap_cg_dir_list_has(parent, "cgroup.subtree_control", "memory") &&
-	    write_file(parent, "cgroup.subtree_control", "+memory", err))
-		return -1;
+	if (!ap_cg_dir_list_has(parent, "cgroup.subtree_control", "memory")) {
+		rc = write_file(parent, "cgroup.subtree_control", "+memory", err);
+		if (rc)
+			return rc;
+	}
 	n = snprintf(out, len, "%s/%s", parent, name);
 	if (n < 0 || (size_t)n >= len)
 		return fail(err, ENAMETOOLONG, "%s/%s: path too long", parent, name);

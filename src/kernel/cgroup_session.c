@@ -19,8 +19,8 @@
 #include "arenaprof/util/textparse.h"
 #include "arenaprof/trace/trace.h"
 
-/* every error of this reader sets errno too: ap_fail_errno (err.c) */
-#define fail ap_fail_errno
+/* fail(err, EINVAL, ...): every error of this reader, as a negative errno (err.c) */
+#define fail(err, e, ...) ap_fail(err, -(e), __VA_ARGS__)
 
 static void msg(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -200,6 +200,7 @@ int ap_cg_session_open(struct ap_cg_session **sp, int pid, char *err)
 	char why2[AP_ERR_LEN], why1[AP_ERR_LEN], e[AP_ERR_LEN];
 	struct ap_cg_where *w;
 	struct ap_psi psi;
+	int rc;
 
 	*sp = NULL;
 	s = calloc(1, sizeof(*s));
@@ -212,13 +213,11 @@ int ap_cg_session_open(struct ap_cg_session **sp, int pid, char *err)
 	s->pid = pid;
 	for (int i = 0; i < F_N; i++)
 		s->fd[i] = -1;
-	if (ap_cg_read_where(pid, w, err)) {
-		int en = errno;
-
+	rc = ap_cg_read_where(pid, w, err);
+	if (rc) {
 		free(s);
 		free(w);
-		errno = en;
-		return -1;
+		return rc;
 	}
 	if (!open_v2(s, w, why2, sizeof(why2)) && !open_v1(s, w, why1, sizeof(why1))) {
 		close_fds(s);
@@ -274,7 +273,10 @@ static void lost(struct ap_cg_session *s, int e)
 	s->peak = AP_PEAK_NONE;
 }
 
-/* One held file's value; a failure is noted the first time. */
+/*
+ * One held file's value: 0, or the negative errno of the read or the parse that failed
+ * (-EBADF: the file is not held, its open failed). A failure is noted the first time.
+ */
 static int read_held(struct ap_cg_session *s, int which, const char *file, uint64_t *v)
 {
 	char name[AP_CG_PATH_MAX + 64], err[AP_ERR_LEN], *buf;
@@ -283,16 +285,15 @@ static int read_held(struct ap_cg_session *s, int which, const char *file, uint6
 
 	*v = AP_NO_VALUE;
 	if (s->fd[which] < 0)
-		return -1;
+		return -EBADF;
 	snprintf(name, sizeof(name), "%s/%s", s->dir, file);
-	if (ap_read_fd(s->fd[which], AP_CG_FILE_CAP, &buf, &len)) {
-		int e = errno;
-
-		if (e == ENODEV || e == ENOENT) {
-			lost(s, e);
-			return -1;
+	rc = ap_read_fd(s->fd[which], AP_CG_FILE_CAP, &buf, &len);
+	if (rc) {
+		if (rc == -ENODEV || rc == -ENOENT) {
+			lost(s, -rc);
+			return rc;
 		}
-		ap_cg_sys_fail(name, e, "read", err);
+		rc = ap_cg_sys_fail(name, -rc, "read", err);
 		goto noted;
 	}
 	rc = ap_cg_parse_value(buf, len, name, false, v, err);
@@ -305,7 +306,7 @@ noted:
 	if (!s->reported[which])
 		note(s, "%s (noted once)", err);
 	s->reported[which] = true;
-	return -1;
+	return rc;
 }
 
 /* /proc/pressure/memory through the held fd; a failure is noted the first time. */
@@ -313,12 +314,14 @@ static void read_sys_psi(struct ap_cg_session *s, struct ap_psi *p)
 {
 	char err[AP_ERR_LEN], *buf;
 	size_t len;
+	int rc;
 
 	ap_psi_init(p);
 	if (s->fd[F_PSI] < 0)
 		return;
-	if (ap_read_fd(s->fd[F_PSI], 1 << 16, &buf, &len)) {
-		ap_cg_sys_fail(AP_PSI_SYSTEM_MEMORY, errno, "read", err);
+	rc = ap_read_fd(s->fd[F_PSI], 1 << 16, &buf, &len);
+	if (rc) {
+		ap_cg_sys_fail(AP_PSI_SYSTEM_MEMORY, -rc, "read", err);
 		goto noted;
 	}
 	if (ap_psi_parse(buf, len, AP_PSI_SYSTEM_MEMORY, p, err)) {
@@ -409,6 +412,7 @@ int ap_cg_reset_peak(struct ap_cg_session *s, char *err)
 	static const char reset[] = "reset\n";
 	ssize_t w;
 	uint64_t v;
+	int e;
 
 	switch (s->peak) {
 	case AP_PEAK_RESETTABLE:
@@ -417,14 +421,13 @@ int ap_cg_reset_peak(struct ap_cg_session *s, char *err)
 		} while (w < 0 && errno == EINTR);
 		if (w >= 0)
 			return 0;
-		if (errno == ENODEV || errno == ENOENT) {
-			int e = errno;
-
+		e = errno;
+		if (e == ENODEV || e == ENOENT) {
 			lost(s, e);
 			return fail(err, ENODEV, "cgroup %s was removed", s->dir);
 		}
 		return fail(err, EOPNOTSUPP, "%s/memory.peak: the reset was refused (%s): the "
-			    "kernel cannot reset it (6.12+ can)", s->dir, strerror(errno));
+			    "kernel cannot reset it (6.12+ can)", s->dir, strerror(e));
 	case AP_PEAK_POLLED:
 		if (!read_held(s, F_CURRENT, "memory.current", &v))
 			s->polled_peak = v;

@@ -149,16 +149,6 @@ int ap_psi_parse(const char *buf, size_t len, const char *name, struct ap_psi *p
 	return 0;
 }
 
-/*
- * -e, errno e too (cli/cmd_run.c still reads errno after ap_psi_trigger_arm): the
- * code of every failure here.
- */
-static int psi_fail(int e)
-{
-	errno = e;
-	return -e;
-}
-
 /* Sets err for a failed open/read/write of a pressure file; returns -e. */
 static int sys_fail(const char *path, int e, const char *what, char *err)
 {
@@ -182,7 +172,7 @@ static int sys_fail(const char *path, int e, const char *what, char *err)
 		ap_seterr(err, "%s: %s: %s", path, what, strerror(e));
 		break;
 	}
-	return psi_fail(e);
+	return -e;
 }
 
 int ap_psi_read(const char *path, struct ap_psi *p, char *err)
@@ -217,24 +207,24 @@ int ap_psi_trigger_parse(const char *spec, struct ap_psi_trigger *t, char *err)
 		ap_seterr(err, "PSI trigger '%s' is not 'some|full STALL_US WINDOW_US' "
 			  "(e.g. 'some 150000 1000000')", ap_tp_quote(q, spec ? spec : "",
 								    strlen(spec ? spec : "")));
-		return psi_fail(EINVAL);
+		return -EINVAL;
 	}
 	r1 = ap_tp_u64(tok[1], tn[1], &t->stall_us);
 	r2 = ap_tp_u64(tok[2], tn[2], &t->window_us);
 	if (r1 || r2) {
 		ap_seterr(err, "PSI trigger '%s': the stall and the window are microseconds "
 			  "(whole numbers)", ap_tp_quote(q, spec, strlen(spec)));
-		return psi_fail(EINVAL);
+		return -EINVAL;
 	}
 	if (t->window_us < AP_PSI_WINDOW_MIN_US || t->window_us > AP_PSI_WINDOW_MAX_US) {
 		ap_seterr(err, "PSI trigger '%s': the window must be 500000 to 10000000 us "
 			  "(500 ms to 10 s)", ap_tp_quote(q, spec, strlen(spec)));
-		return psi_fail(EINVAL);
+		return -EINVAL;
 	}
 	if (!t->stall_us || t->stall_us > t->window_us) {
 		ap_seterr(err, "PSI trigger '%s': the stall must be 1 us to the window",
 			  ap_tp_quote(q, spec, strlen(spec)));
-		return psi_fail(EINVAL);
+		return -EINVAL;
 	}
 	t->full = tok[0][0] == 'f';
 	snprintf(t->spec, sizeof(t->spec), "%s %llu %llu", t->full ? "full" : "some",
@@ -250,7 +240,7 @@ int ap_psi_trigger_arm(struct ap_psi_trigger *t, const char *path, char *err)
 
 	if (t->fd >= 0) {
 		ap_seterr(err, "PSI trigger '%s' is already armed on %s", t->spec, t->path);
-		return psi_fail(EBUSY);
+		return -EBUSY;
 	}
 	snprintf(t->path, sizeof(t->path), "%s", path);
 	t->gone = false;
@@ -281,7 +271,7 @@ int ap_psi_trigger_arm(struct ap_psi_trigger *t, const char *path, char *err)
 		default:
 			return sys_fail(path, e, "write a trigger to", err);
 		}
-		return psi_fail(e);
+		return -e;
 	}
 	t->fd = fd;
 	return 0;
@@ -317,7 +307,7 @@ int ap_psi_wait(struct ap_psi_trigger *t, size_t n, int timeout_ms, enum ap_psi_
 		free(pf);
 		free(idx);
 		ap_seterr(err, "out of memory");
-		return psi_fail(ENOMEM);
+		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
 		if (t[i].fd < 0 || t[i].gone)
@@ -330,7 +320,7 @@ int ap_psi_wait(struct ap_psi_trigger *t, size_t n, int timeout_ms, enum ap_psi_
 		free(pf);
 		free(idx);
 		ap_seterr(err, "no PSI trigger is armed (or every one's source is gone)");
-		return psi_fail(ENODEV);
+		return -ENODEV;
 	}
 	do {
 		r = poll(pf, (nfds_t)m, timeout_ms);
@@ -343,7 +333,7 @@ int ap_psi_wait(struct ap_psi_trigger *t, size_t n, int timeout_ms, enum ap_psi_
 		if (e == EINTR)
 			return 0;
 		ap_seterr(err, "poll on PSI triggers: %s", strerror(e));
-		return psi_fail(e);
+		return -e;
 	}
 	for (i = 0; i < m && r > 0; i++) {
 		enum ap_psi_event ev = ap_psi_trigger_event(&t[idx[i]], pf[i].revents);

@@ -137,21 +137,24 @@ static int make_cgroup(const struct ap_run_req *rq, const char *parent,
 		       struct ap_run_result *r)
 {
 	char name[96], err[AP_ERR_LEN];
-	int e;
+	int rc;
 
 	snprintf(name, sizeof(name), "arenaprof-run-%d-%d", (int)getpid(), r->index);
-	if (ap_cg_create(parent, name, r->cgroup, sizeof(r->cgroup), err)) {
-		e = errno;
+	rc = ap_cg_create(parent, name, r->cgroup, sizeof(r->cgroup), err);
+	if (rc) {
 		note(rq, "%s", err);
-		return failed(e);
+		return failed(-rc);
 	}
-	if ((rq->min != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.min", rq->min, err)) ||
-	    (rq->high != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.high", rq->high, err)) ||
-	    (rq->max != AP_NO_VALUE && ap_cg_set(r->cgroup, "memory.max", rq->max, err))) {
-		e = errno;
+	if (rq->min != AP_NO_VALUE)
+		rc = ap_cg_set(r->cgroup, "memory.min", rq->min, err);
+	if (!rc && rq->high != AP_NO_VALUE)
+		rc = ap_cg_set(r->cgroup, "memory.high", rq->high, err);
+	if (!rc && rq->max != AP_NO_VALUE)
+		rc = ap_cg_set(r->cgroup, "memory.max", rq->max, err);
+	if (rc) {
 		note(rq, "%s", err);
 		clean_up(rq, r);
-		return failed(e);
+		return failed(-rc);
 	}
 	return 0;
 }
@@ -195,10 +198,12 @@ static void before_run(struct run_ctx *c)
 	r->n_trig = rq->n_trig;
 	for (size_t i = 0; i < rq->n_trig; i++) {
 		struct ap_run_trig *tr = &r->trig[i];
+		int rc;
 
 		ap_psi_trigger_parse(rq->trig_spec[i], &tr->t, NULL);
-		if (ap_psi_trigger_arm(&tr->t, c->pressure, tr->error)) {
-			bool absent = errno == ENOENT || errno == EOPNOTSUPP;
+		rc = ap_psi_trigger_arm(&tr->t, c->pressure, tr->error);
+		if (rc) {
+			bool absent = rc == -ENOENT || rc == -EOPNOTSUPP;
 
 			if (!*c->psi_said || !absent)
 				note(rq, "--psi-trigger '%s' not armed: %s", tr->t.spec, tr->error);
@@ -218,33 +223,33 @@ static int start_child(struct run_ctx *c)
 	const struct ap_run_req *rq = c->rq;
 	char err[AP_ERR_LEN];
 	struct ap_spawn sp;
-	int e;
+	int rc;
 
 	fflush(stdout);
 	fflush(stderr);
 	/* held until it is in its cgroup: everything it allocates is charged there */
-	if (ap_spawn_held(&sp, rq->argv, &(struct ap_spawn_opts){
-				.out_to_err = rq->out_to_err, .user = rq->user })) {
-		e = errno;
-		note(rq, "cannot start %s: %s", rq->argv[0], strerror(e));
-		return failed(e);
+	rc = ap_spawn_held(&sp, rq->argv, &(struct ap_spawn_opts){
+				.out_to_err = rq->out_to_err, .user = rq->user });
+	if (rc) {
+		note(rq, "cannot start %s: %s", rq->argv[0], strerror(-rc));
+		return failed(-rc);
 	}
 	c->pid = sp.pid;
-	if (ap_cg_move(c->r->cgroup, c->pid, err)) {
-		e = errno;
+	rc = ap_cg_move(c->r->cgroup, c->pid, err);
+	if (rc) {
 		note(rq, "%s", err);
 		ap_spawn_abandon(&sp);
-		return failed(e);
+		return failed(-rc);
 	}
 	c->pidfd = pidfd_of(c->pid);
 	c->t0 = ap_clock_ns(CLOCK_MONOTONIC);
-	e = ap_spawn_release(&sp);
-	if (e) {
+	rc = ap_spawn_release(&sp);
+	if (rc) {
 		if (rq->user && strcmp(sp.failed_at, "exec"))
 			note(rq, "cannot run %s as %s: %s: %s", rq->argv[0], rq->user->name,
-			     sp.failed_at, strerror(e));
+			     sp.failed_at, strerror(-rc));
 		else
-			note(rq, "cannot run %s: %s", rq->argv[0], strerror(e));
+			note(rq, "cannot run %s: %s", rq->argv[0], strerror(-rc));
 		if (c->pidfd >= 0)
 			close(c->pidfd);
 		waitpid(c->pid, NULL, 0);

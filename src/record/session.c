@@ -254,8 +254,9 @@ static void sample_kernel_accounting(struct ap_session *s, struct ap_session_sam
 }
 
 /*
- * The cgroup's memory.peak through the session's held fd: 0 done or no cgroup read, -1
- * with err when it cannot be reset here (before 6.12, cgroup v1: its reset is global).
+ * The cgroup's memory.peak through the session's held fd: 0 done or no cgroup read, a
+ * negative errno with err when it cannot be reset here (before 6.12, cgroup v1: its reset
+ * is global).
  */
 static int reset_kernel_peaks(struct ap_session *s, char *err)
 {
@@ -563,8 +564,9 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 			sp.user = &s->user;
 		}
 		/* held until the tracer is attached: its first fault is seen */
-		if (ap_spawn_held(&s->child, opts->argv, &sp)) {
-			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(errno));
+		rc = ap_spawn_held(&s->child, opts->argv, &sp);
+		if (rc) {
+			ap_seterr(err, "cannot start %s: %s", opts->argv[0], strerror(-rc));
 			ap_session_free(s);
 			return -EAGAIN;
 		}
@@ -639,14 +641,14 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 
 		if (e && s->have_user && strcmp(s->child.failed_at, "exec")) {
 			ap_session_note(s, 2, "cannot run %s as %s: %s: %s", s->o.argv[0],
-					s->user.name, s->child.failed_at, strerror(e));
+					s->user.name, s->child.failed_at, strerror(-e));
 			s->end_reason = AP_END_ERROR;
-			rc = -e;
+			rc = e;
 			target_alive(s);
 		} else if (e) {
-			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(e));
+			ap_session_note(s, 2, "cannot run %s: %s", s->o.argv[0], strerror(-e));
 			s->end_reason = AP_END_ERROR;
-			rc = -e;
+			rc = e;
 			target_alive(s);
 		}
 		if (!e && s->have_user)

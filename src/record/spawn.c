@@ -127,13 +127,11 @@ int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *
 	sp->pid = -1;
 	sp->release_fd = sp->exec_err_fd = -1;
 	sp->failed_at = NULL;
-	/* errno stays set to the code too: cli/cmd_run.c still prints strerror(errno) */
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
 	if (pipe2(er, O_CLOEXEC)) {
 		e = errno;
 		close_pair(go);
-		errno = e;
 		return -e;
 	}
 	sp->pid = fork();
@@ -141,7 +139,6 @@ int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *
 		e = errno;
 		close_pair(go);
 		close_pair(er);
-		errno = e;
 		return -e;
 	}
 	if (sp->pid == 0) {
@@ -183,7 +180,7 @@ int ap_spawn_release(struct ap_spawn *sp)
 	close(sp->release_fd);
 	close(sp->exec_err_fd);
 	sp->release_fd = sp->exec_err_fd = -1;
-	return e;
+	return -e;
 }
 
 void ap_spawn_abandon(struct ap_spawn *sp)

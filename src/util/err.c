@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -40,18 +39,4 @@ int ap_fail(char *err, int code, const char *fmt, ...)
 		one_line(err);
 	}
 	return code;
-}
-
-int ap_fail_errno(char *err, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err) {
-		va_start(ap, fmt);
-		vsnprintf(err, AP_ERR_LEN, fmt, ap);
-		va_end(ap);
-		one_line(err);
-	}
-	errno = e;
-	return -1;
 }

@@ -56,7 +56,6 @@ int ap_tp_bad(struct ap_tp *t, const char *fmt, ...)
 	va_end(ap);
 	if (t->err)
 		ap_seterr(t->err, "%s:%lu: %s", t->name, t->line, msg);
-	errno = EINVAL;		/* kernel/cgroup.c's callers still read errno */
 	return -EINVAL;
 }
 
@@ -229,10 +228,7 @@ void ap_tp_set_keys(void *s, const struct ap_tp_key *keys, size_t n, uint64_t v)
 		*AP_TP_FIELD(s, keys[i].off) = v;
 }
 
-/*
- * 0, or -ENOMEM, -EFBIG (over cap) or pread's -errno. errno is left set to the same code:
- * kernel/cgroup*.c still read it after ap_read_file and ap_read_fd.
- */
+/* 0, or -ENOMEM, -EFBIG (over cap) or pread's -errno. */
 static int read_loop(int fd, size_t cap, char **out, size_t *len)
 {
 	size_t size = READ_START, got = 0;
@@ -275,7 +271,6 @@ static int read_loop(int fd, size_t cap, char **out, size_t *len)
 	return 0;
 fail:
 	free(buf);
-	errno = e;
 	return -e;
 }
 
@@ -297,7 +292,5 @@ int ap_read_file(const char *path, size_t cap, char **buf, size_t *len)
 		return -errno;
 	rc = read_loop(fd, cap, buf, len);
 	close(fd);
-	if (rc)
-		errno = -rc;
 	return rc;
 }

@@ -15,11 +15,12 @@
  * error is one line naming the file and the line:
  *     "/sys/fs/cgroup/a/memory.events:3: max: 'x1' is not a number".
  *
- * Errors. Every int function of cgroup*.h returns 0 or -1 with a one-line message in err
- * (AP_ERR_LEN bytes, may be NULL) and errno set: ENOENT (no such file: an older kernel, or
- * no such cgroup), ENODEV (the cgroup was removed while a file of it was open), EACCES (no
- * permission: run as root), EINVAL (contents that do not parse), EOPNOTSUPP (the kernel
- * cannot do it: memory.peak reset before 6.12, any reset on v1), others as the kernel said.
+ * Errors. Every int function of cgroup*.h returns 0 or a negative errno with a one-line
+ * message in err (AP_ERR_LEN bytes, may be NULL), util/err.h's dialect: -ENOENT (no such
+ * file: an older kernel, or no such cgroup), -ENODEV (the cgroup was removed while a file
+ * of it was open), -EACCES (no permission: run as root), -EINVAL (contents that do not
+ * parse), -EOPNOTSUPP (the kernel cannot do it: memory.peak reset before 6.12, any reset
+ * on v1), others as the kernel said.
  */
 #ifndef ARENAPROF_CGROUP_H
 #define ARENAPROF_CGROUP_H
@@ -73,7 +74,7 @@ int ap_cg_parse_mountinfo(const char *buf, size_t len, const char *name, struct 
 
 /*
  * The directory of cgroup path cg in a hierarchy mounted at dir whose root is root:
- * dir + (cg without the root prefix). -1 (ENOENT) when cg is not below root (not visible
+ * dir + (cg without the root prefix). -ENOENT when cg is not below root (not visible
  * through that mount).
  */
 int ap_cg_join(const char *dir, const char *root, const char *cg, char *out, size_t len,
@@ -137,16 +138,16 @@ struct ap_cg_where {
 	struct ap_cg_mounts mt;
 };
 
-/* Reads /proc/PID/cgroup and /proc/self/mountinfo; ESRCH when pid is gone. */
+/* Reads /proc/PID/cgroup and /proc/self/mountinfo; -ESRCH when pid is gone. */
 int ap_cg_read_where(int pid, struct ap_cg_where *w, char *err);
 /* Does dir/file (cgroup.controllers, cgroup.subtree_control) list word? false unreadable. */
 bool ap_cg_dir_list_has(const char *dir, const char *file, const char *word);
-/* dir/file into out; -1 (ENAMETOOLONG) when it does not fit. */
+/* dir/file into out; -ENAMETOOLONG when it does not fit. */
 int ap_cg_path_of(char *out, size_t len, const char *dir, const char *file, char *err);
 /*
  * The message of a failed open, read or write (verb) of path with errno e: ENOENT (an
  * older kernel, or the cgroup is gone), ENODEV (removed), EACCES and EPERM (run as root).
- * Returns -1.
+ * Returns -e (-EACCES for EPERM too).
  */
 int ap_cg_sys_fail(const char *path, int e, const char *verb, char *err);
 

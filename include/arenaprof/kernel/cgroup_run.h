@@ -16,8 +16,8 @@
 
 /*
  * Finds where `run` can create cgroups: the v2 directory of pid's cgroup (the default
- * parent) with the memory controller available in it. -1 (errno ENOTSUP) with one line
- * saying exactly what is missing: no cgroup v2 mounted, the memory controller bound to
+ * parent) with the memory controller available in it. -ENOTSUP with one line saying
+ * exactly what is missing: no cgroup v2 mounted, the memory controller bound to
  * cgroup v1 (and where), memory not enabled in the parent's parent, ...
  * Reads only.
  */

@@ -50,10 +50,11 @@ struct ap_cg_session;
 
 /*
  * Resolves pid's memory cgroup (v2, else v1) once, opens memory.peak (v2) and keeps that
- * descriptor until ap_cg_session_close. Fails only for a bad or gone pid (ESRCH) or no
- * memory; a host without a usable memory cgroup or without PSI gives a session that
- * samples what it can, with the reason queued as a note (ap_cg_next_note). The process
- * is not followed if it later moves to another cgroup.
+ * descriptor until ap_cg_session_close. Fails only for a bad or gone pid (-EINVAL,
+ * -ESRCH), no memory (-ENOMEM) or an unreadable /proc (ap_cg_read_where's errors); a host
+ * without a usable memory cgroup or without PSI gives a session that samples what it can,
+ * with the reason queued as a note (ap_cg_next_note). The process is not followed if it
+ * later moves to another cgroup.
  */
 int ap_cg_session_open(struct ap_cg_session **s, int pid, char *err);
 enum ap_cg_mode ap_cg_session_mode(const struct ap_cg_session *s);
@@ -96,9 +97,9 @@ void ap_cg_snapshot(struct ap_cg_session *s, struct ap_cg_snapshot *snap);
 
 /*
  * Resets the peak seen through the session's memory.peak descriptor to the current usage
- * (6.12+; other descriptors, and other tools, still see the peak since creation). -1 with
- * errno EOPNOTSUPP and a message saying what to do instead on a kernel where memory.peak
- * is read-only or absent and on v1 (whose reset is global); ENODEV: the cgroup is gone.
+ * (6.12+; other descriptors, and other tools, still see the peak since creation).
+ * -EOPNOTSUPP with a message saying what to do instead on a kernel where memory.peak is
+ * read-only or absent and on v1 (whose reset is global); -ENODEV: the cgroup is gone.
  */
 int ap_cg_reset_peak(struct ap_cg_session *s, char *err);
 

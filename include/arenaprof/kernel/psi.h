@@ -23,8 +23,7 @@
  * and the message says PSI is not available; callers say so once and carry on.
  *
  * Errors: every int function returns 0 (or a count) or a negative errno with a one-line
- * message in err (AP_ERR_LEN bytes, may be NULL); errno is set to the same code too, for
- * callers that still read it (cli/cmd_run.c after ap_psi_trigger_arm).
+ * message in err (AP_ERR_LEN bytes, may be NULL).
  */
 #ifndef ARENAPROF_PSI_H
 #define ARENAPROF_PSI_H

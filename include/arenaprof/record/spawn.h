@@ -42,11 +42,12 @@ struct ap_spawn {
 int ap_spawn_user_lookup(const char *user, struct ap_spawn_user *u, char *err);
 void ap_spawn_user_free(struct ap_spawn_user *u);
 
-/* Forks argv, held. 0, or pipe2's or fork's -errno (errno set to the same). */
+/* Forks argv, held. 0, or pipe2's or fork's -errno. */
 int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *o);
 /*
- * Lets it exec and waits for the outcome: 0 ran, else the errno of what failed (failed_at
- * names it: the switch to the user, the parent-death signal, or the exec itself).
+ * Lets it exec and waits for the outcome: 0 ran, else the negative errno of what failed
+ * (failed_at names it: the switch to the user, the parent-death signal, or the exec
+ * itself).
  */
 int ap_spawn_release(struct ap_spawn *sp);
 /* Gives it up before the exec: it exits 127 without running argv; reaped. */

@@ -30,7 +30,4 @@ void ap_seterr(char *err, const char *fmt, ...) __attribute__((format(printf, 2,
 /* ap_seterr, then returns code (a negative errno): `return ap_fail(err, -EINVAL, ...)`. */
 int ap_fail(char *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* ap_seterr, then errno = e: for readers whose callers branch on errno (ESRCH...). -1. */
-int ap_fail_errno(char *err, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 #endif

@@ -30,7 +30,7 @@ void ap_tp_init(struct ap_tp *t, const char *buf, size_t len, const char *name, 
 bool ap_tp_next(struct ap_tp *t, const char **s, size_t *n);
 /* The same, but a trailing '\r' stays part of the line (the /proc parsers quote it). */
 bool ap_tp_next_raw(struct ap_tp *t, const char **s, size_t *n);
-/* "NAME:LINE: message" in err; returns -EINVAL (errno EINVAL too, for kernel/cgroup.c). */
+/* "NAME:LINE: message" in err; returns -EINVAL. */
 int ap_tp_bad(struct ap_tp *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *ap_tp_quote(char buf[AP_TP_QUOTE_LEN], const char *s, size_t n);
 void ap_tp_trim(const char **s, size_t *n);
@@ -74,8 +74,8 @@ void ap_tp_set_keys(void *s, const struct ap_tp_key *keys, size_t n, uint64_t v)
 
 /*
  * Reads a whole file (at most cap bytes) into a malloc'd, NUL-terminated *buf. 0, or a
- * negative errno (open's or read's, -ENOMEM, -EFBIG over the cap), with errno set to the
- * same for the callers that still read it; nothing is allocated then.
+ * negative errno (open's or read's, -ENOMEM, -EFBIG over the cap); nothing is allocated
+ * then.
  */
 int ap_read_file(const char *path, size_t cap, char **buf, size_t *len);
 /* The same from offset 0 of an open file (pread: the fd's position is not used). */
