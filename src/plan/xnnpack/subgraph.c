@@ -99,7 +99,8 @@ static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct 
 					  &c->sg->tensors[op->in[1]] : NULL;
 	bool conv = op->opcode == OP_CONV_2D, dw = op->opcode == OP_DEPTHWISE_CONV_2D;
 	bool pool = op->opcode == OP_AVERAGE_POOL_2D || op->opcode == OP_MAX_POOL_2D;
-	int64_t padding = ap_model_op_option(c->m, mo, 0, 1, 1);
+	/* Padding: SAME (0) is the schema's default, which a writer may leave out */
+	int64_t padding = ap_model_op_option(c->m, mo, 0, 1, 0);
 
 	n->batch = dim(in, 0);
 	n->in_h = dim(in, 1), n->in_w = dim(in, 2), n->in_c = dim(in, in->rank - 1);
@@ -125,6 +126,7 @@ static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct 
 		n->k_h = (uint32_t)ap_model_op_option(c->m, mo, 4, 4, 1);
 	}
 	if ((conv || dw || pool) && padding == 0) {
+		n->same_padding = true;
 		same_pad(n->in_h, n->out_h, n->k_h, n->stride_h, n->dil_h, &n->pad_top,
 			 &n->pad_bottom);
 		same_pad(n->in_w, n->out_w, n->k_w, n->stride_w, n->dil_w, &n->pad_left,
@@ -287,7 +289,7 @@ static void fold_pads(struct sctx *c)
 			int32_t code = c->g->ops[cv->tfl_op].opcode;
 
 			if ((code != OP_CONV_2D && code != OP_DEPTHWISE_CONV_2D) ||
-			    ap_model_op_option(c->m, mo, 0, 1, 1) == 0)
+			    ap_model_op_option(c->m, mo, 0, 1, 0) == 0)
 				continue;
 			cv->pad_top += (uint32_t)pd[2], cv->pad_bottom += (uint32_t)pd[3];
 			cv->pad_left += (uint32_t)pd[4], cv->pad_right += (uint32_t)pd[5];
