@@ -159,7 +159,8 @@ static enum xnn_kind kind_of(const struct ap_op *op, const struct xnn_node *n)
 	case OP_PAD: return XNN_K_PAD;
 	case OP_SOFTMAX: return XNN_K_SOFTMAX;
 	case OP_DEPTH_TO_SPACE: return XNN_K_DEPTH_TO_SPACE;
-	case OP_DEQUANTIZE: case OP_QUANTIZE: return XNN_K_OTHER;	/* convert */
+	/* convert: a unary elementwise node of XNNPACK's (in place when the sizes agree) */
+	case OP_DEQUANTIZE: case OP_QUANTIZE: return XNN_K_ELEMENTWISE;
 	default: return XNN_K_ELEMENTWISE;
 	}
 }
@@ -212,6 +213,11 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
 		geometry(c, mo, op, n);
 	n->kind = kind_of(op, n);
+	/* a concatenation is one copy operator an input, a split one an output */
+	if (op->opcode == OP_CONCATENATION)
+		n->n_parts = op->n_in;
+	else if (op->opcode == OP_SPLIT)
+		n->n_parts = op->n_out;
 	c->clamp[at] = op->opcode == OP_RELU || op->opcode == OP_RELU6 ||
 		       op->opcode == OP_RELU_N1_TO_1 || (op->opcode == OP_AVERAGE_POOL_2D &&
 							 n->kind == XNN_K_ELEMENTWISE);
