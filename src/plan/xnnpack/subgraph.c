@@ -187,6 +187,12 @@ static bool is_value_input(int32_t opcode, uint32_t j)
 	}
 }
 
+/* A constant, or the output of a DEQUANTIZE or DENSIFY the delegate unpacked. */
+static bool is_const(const struct sctx *c, int32_t t)
+{
+	return c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t];
+}
+
 static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 {
 	const struct ap_op *op = &c->g->ops[i];
@@ -203,11 +209,11 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 		n->extra[j] = -1;
 	/* weights are static values, planned by nobody: only activations are kept */
 	for (uint32_t j = 1; !weights && j < op->n_in && k < 4; j++)
-		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc != AP_ALLOC_WEIGHTS)
+		if (op->in[j] >= 0 && !is_const(c, op->in[j]))
 			n->extra[k++] = value_of(c, op->in[j]);
-	for (uint32_t j = 1; j < op->n_in; j++)	/* the constants: values of their own */
-		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc == AP_ALLOC_WEIGHTS &&
-		    is_value_input(op->opcode, j))
+	/* the constants (an unpacked DEQUANTIZE's output too): values of their own */
+	for (uint32_t j = 1; j < op->n_in; j++)
+		if (op->in[j] >= 0 && is_const(c, op->in[j]) && is_value_input(op->opcode, j))
 			value_of(c, op->in[j]);
 	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
@@ -311,9 +317,10 @@ static void fold_pads(struct sctx *c)
 
 /* A clamp whose input only it reads folds into the node writing that input
  * (optimize_common_subgraphs_merge_clamps). */
-static void fold_clamps(struct sctx *c)
+static uint32_t fold_clamps(struct sctx *c)
 {
 	struct xnn_partition *p = c->p;
+	uint32_t folded = 0;
 
 	for (uint32_t n = 0; n < p->n_nodes; n++) {
 		struct xnn_node *cl = &p->nodes[n];
@@ -326,8 +333,10 @@ static void fold_clamps(struct sctx *c)
 			continue;
 		p->nodes[in->producer].out_value = cl->out_value;
 		c->removed[n] = true;
+		folded++;
 		analyze(c);
 	}
+	return folded;
 }
 
 /* Lifetimes over the runtime's operators, then optimize_tensor_allocation_for_in_place_
@@ -410,6 +419,7 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	struct sctx c = { .m = m, .g = g, .sg = &m->subgraphs[g->subgraph], .part = part,
 			  .p = p };
 	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 0, nn = part->n_ops + 1;
+	uint32_t folded;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -444,9 +454,14 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	p->n_defined = p->n_nodes;
 	analyze(&c);
 	fold_pads(&c);
-	fold_clamps(&c);
+	folded = fold_clamps(&c);
 	lifetimes(&c);
 	compact(&c);
+	/* a merged clamp is a change of xnn_subgraph_optimize_common_subgraphs, whose
+	 * clean-up drops every node fused away (a folded PAD's too) before the runtime
+	 * sizes its opdata; without one the fused nodes keep their slots */
+	if (folded)
+		p->n_defined = p->n_nodes;
 out:
 	free(c.vmap);
 	free(c.quasi);
