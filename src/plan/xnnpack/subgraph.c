@@ -235,6 +235,40 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 		      n->kind == XNN_K_SOFTMAX;
 }
 
+/* A binary operator with a fused activation: XNNPACK's binary node clamps nothing, so
+ * its definition inserts a clamp node after it (xnn_insert_clamp_node). */
+static bool binary_clamps(const struct sctx *c, int32_t i)
+{
+	int32_t code = c->g->ops[i].opcode;
+
+	return (code == OP_ADD || code == OP_SUB || code == OP_MUL || code == OP_DIV) &&
+	       ap_model_op_option(c->m, &c->sg->ops[i], 0, 1, 0) != 0;
+}
+
+/* The inserted clamp: the binary node last defined now writes a new internal value of
+ * its output's shape, which a unary clamp node reads to write the output. */
+static void insert_clamp(struct sctx *c, uint32_t partition)
+{
+	struct xnn_partition *p = c->p;
+	struct xnn_node *bin = &p->nodes[p->n_nodes - 1], *cl = &p->nodes[p->n_nodes];
+	struct xnn_value *v = &p->values[p->n_values];
+
+	memset(v, 0, sizeof(*v));
+	v->tfl_tensor = -1;
+	v->alloc = XNN_A_WORKSPACE;
+	v->bytes = p->values[bin->out_value].bytes;
+	v->first = v->last = v->reuses = v->producer = -1;
+	*cl = *bin;
+	cl->kind = XNN_K_ELEMENTWISE;
+	cl->partition = partition;
+	for (uint32_t j = 0; j < 4; j++)
+		cl->extra[j] = -1;
+	cl->in_value = (int32_t)p->n_values++;
+	bin->out_value = cl->in_value;
+	c->clamp[p->n_nodes] = c->has_clamp[p->n_nodes] = true;
+	p->n_nodes++;
+}
+
 #define FOR_INPUTS(n, v, body) do { \
 	int32_t ins_[5] = { (n)->in_value, (n)->extra[0], (n)->extra[1], (n)->extra[2], \
 			    (n)->extra[3] }; \
@@ -418,7 +452,9 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	const struct ap_xnn_part *part = &x->parts[partition];
 	struct sctx c = { .m = m, .g = g, .sg = &m->subgraphs[g->subgraph], .part = part,
 			  .p = p };
-	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 0, nn = part->n_ops + 1;
+	/* a node an operator, and a clamp node after a binary one */
+	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = part->n_ops;
+	uint32_t nn = 2 * part->n_ops + 1;
 	uint32_t folded;
 	int rc = 0;
 
@@ -450,6 +486,8 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 		define(&c, i, &p->nodes[p->n_nodes], p->n_nodes);
 		p->nodes[p->n_nodes].partition = partition;
 		p->n_nodes++;
+		if (binary_clamps(&c, i))
+			insert_clamp(&c, partition);
 	}
 	p->n_defined = p->n_nodes;
 	analyze(&c);
