@@ -89,6 +89,27 @@ static void same_pad(uint32_t in, uint32_t out, uint32_t k, uint32_t s, uint32_t
 	*hi = (uint32_t)(total - total / 2);
 }
 
+/* One axis of MediaPipe's Convolution2DTransposeBias: its custom options (padding, strides)
+ * are not read, so the stride is the one its shapes imply: VALID's out = (in - 1) * s + k
+ * when that divides, else SAME's out = in * s (the two agree where both hold). */
+static uint32_t deconv_stride(uint32_t in, uint32_t out, uint32_t k)
+{
+	if (in > 1 && out >= k && (out - k) % (in - 1) == 0 && (out - k) / (in - 1) >= 1)
+		return (out - k) / (in - 1);
+	return in && out % in == 0 && out >= in ? out / in : 1;
+}
+
+/* A transposed convolution's geometry: the filter is OHWI; the padding that trims the
+ * output, (in - 1) * s + k - out an axis, split as TensorFlow's SAME does. */
+static void deconv_geometry(const struct ap_model_tensor *f, struct xnn_node *n)
+{
+	n->out_c = dim(f, 0), n->k_h = dim(f, 1), n->k_w = dim(f, 2);
+	n->stride_h = deconv_stride(n->in_h, n->out_h, n->k_h);
+	n->stride_w = deconv_stride(n->in_w, n->out_w, n->k_w);
+	same_pad(n->out_h, n->in_h, n->k_h, n->stride_h, 1, &n->pad_top, &n->pad_bottom);
+	same_pad(n->out_w, n->in_w, n->k_w, n->stride_w, 1, &n->pad_left, &n->pad_right);
+}
+
 /* The geometry of a convolution, a pool or a resize from its tensors and options. */
 static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct ap_op *op,
 		     struct xnn_node *n)
@@ -124,6 +145,8 @@ static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct 
 		n->stride_h = (uint32_t)ap_model_op_option(c->m, mo, 2, 4, 1);
 		n->k_w = (uint32_t)ap_model_op_option(c->m, mo, 3, 4, 1);
 		n->k_h = (uint32_t)ap_model_op_option(c->m, mo, 4, 4, 1);
+	} else if (op->opcode == OP_CUSTOM && f) {
+		deconv_geometry(f, n);
 	}
 	if ((conv || dw || pool) && padding == 0) {
 		n->same_padding = true;
