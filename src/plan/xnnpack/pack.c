@@ -139,13 +139,18 @@ static uint64_t dw_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu,
 static uint64_t deconv_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu,
 			     const struct elsize *e)
 {
-	struct xnn_gemm_cfg g;
+	struct xnn_gemm_cfg g, g2;
 	uint64_t groups = n->groups ? n->groups : 1, sub = 1;
 	uint32_t sh = n->stride_h ? n->stride_h : 1, sw = n->stride_w ? n->stride_w : 1;
 	uint32_t dh = n->dil_h ? n->dil_h : 1, dw = n->dil_w ? n->dil_w : 1;
 
 	if (!xnn_cpu_igemm(cpu, n->in_dt, n->w_dt, &g))
 		return 0;
+	/* f32 takes the narrow config when the group's outputs are fewer than nr
+	 * (setup_variant_and_gemm_config), as a convolution does */
+	if (n->in_dt == XNN_DT_F32 && g.nr > n->out_c / groups &&
+	    xnn_cpu_gemm_nr2(cpu, n->in_dt, n->w_dt, &g2))
+		g = g2;
 	if ((sh > 1 || sw > 1) && dh == 1 && dw == 1 && sw <= n->k_w && sh <= n->k_h)
 		sub = (uint64_t)sh * sw;
 	return gemm_bytes(&g, e, groups, n->in_c / groups, n->out_c / groups,

@@ -276,9 +276,20 @@ uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cp
 	switch (n->kind) {
 	case XNN_K_CONV_IGEMM:
 	case XNN_K_CONV_GEMM:
-	case XNN_K_DECONV:
 		have_g = xnn_cpu_gemm(cpu, n->in_dt, n->w_dt, &g);
 		break;
+	case XNN_K_DECONV: {
+		/* the deconvolution's config: f32's igemm, or its narrow one when the
+		 * outputs are fewer than nr (as pack.c) */
+		struct xnn_gemm_cfg g2;
+		uint32_t gr = n->groups ? n->groups : 1;
+
+		have_g = xnn_cpu_igemm(cpu, n->in_dt, n->w_dt, &g);
+		if (have_g && n->in_dt == XNN_DT_F32 && g.nr > n->out_c / gr &&
+		    xnn_cpu_gemm_nr2(cpu, n->in_dt, n->w_dt, &g2))
+			g = g2;
+		break;
+	}
 	case XNN_K_DWCONV:
 		have_d = xnn_cpu_dwconv(cpu, n->in_dt, n->w_dt, n->k_h * n->k_w, &d);
 		if (!have_d || n->depth_multiplier > 1)

@@ -89,6 +89,27 @@ static void same_pad(uint32_t in, uint32_t out, uint32_t k, uint32_t s, uint32_t
 	*hi = (uint32_t)(total - total / 2);
 }
 
+/* One axis of MediaPipe's Convolution2DTransposeBias: its custom options (padding, strides)
+ * are not read, so the stride is the one its shapes imply: VALID's out = (in - 1) * s + k
+ * when that divides, else SAME's out = in * s (the two agree where both hold). */
+static uint32_t deconv_stride(uint32_t in, uint32_t out, uint32_t k)
+{
+	if (in > 1 && out >= k && (out - k) % (in - 1) == 0 && (out - k) / (in - 1) >= 1)
+		return (out - k) / (in - 1);
+	return in && out % in == 0 && out >= in ? out / in : 1;
+}
+
+/* A transposed convolution's geometry: the filter is OHWI; the padding that trims the
+ * output, (in - 1) * s + k - out an axis, split as TensorFlow's SAME does. */
+static void deconv_geometry(const struct ap_model_tensor *f, struct xnn_node *n)
+{
+	n->out_c = dim(f, 0), n->k_h = dim(f, 1), n->k_w = dim(f, 2);
+	n->stride_h = deconv_stride(n->in_h, n->out_h, n->k_h);
+	n->stride_w = deconv_stride(n->in_w, n->out_w, n->k_w);
+	same_pad(n->out_h, n->in_h, n->k_h, n->stride_h, 1, &n->pad_top, &n->pad_bottom);
+	same_pad(n->out_w, n->in_w, n->k_w, n->stride_w, 1, &n->pad_left, &n->pad_right);
+}
+
 /* The geometry of a convolution, a pool or a resize from its tensors and options. */
 static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct ap_op *op,
 		     struct xnn_node *n)
@@ -99,7 +120,8 @@ static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct 
 					  &c->sg->tensors[op->in[1]] : NULL;
 	bool conv = op->opcode == OP_CONV_2D, dw = op->opcode == OP_DEPTHWISE_CONV_2D;
 	bool pool = op->opcode == OP_AVERAGE_POOL_2D || op->opcode == OP_MAX_POOL_2D;
-	int64_t padding = ap_model_op_option(c->m, mo, 0, 1, 1);
+	/* Padding: SAME (0) is the schema's default, which a writer may leave out */
+	int64_t padding = ap_model_op_option(c->m, mo, 0, 1, 0);
 
 	n->batch = dim(in, 0);
 	n->in_h = dim(in, 1), n->in_w = dim(in, 2), n->in_c = dim(in, in->rank - 1);
@@ -123,8 +145,11 @@ static void geometry(struct sctx *c, const struct ap_model_op *mo, const struct 
 		n->stride_h = (uint32_t)ap_model_op_option(c->m, mo, 2, 4, 1);
 		n->k_w = (uint32_t)ap_model_op_option(c->m, mo, 3, 4, 1);
 		n->k_h = (uint32_t)ap_model_op_option(c->m, mo, 4, 4, 1);
+	} else if (op->opcode == OP_CUSTOM && f) {
+		deconv_geometry(f, n);
 	}
 	if ((conv || dw || pool) && padding == 0) {
+		n->same_padding = true;
 		same_pad(n->in_h, n->out_h, n->k_h, n->stride_h, n->dil_h, &n->pad_top,
 			 &n->pad_bottom);
 		same_pad(n->in_w, n->out_w, n->k_w, n->stride_w, n->dil_w, &n->pad_left,
@@ -157,7 +182,8 @@ static enum xnn_kind kind_of(const struct ap_op *op, const struct xnn_node *n)
 	case OP_PAD: return XNN_K_PAD;
 	case OP_SOFTMAX: return XNN_K_SOFTMAX;
 	case OP_DEPTH_TO_SPACE: return XNN_K_DEPTH_TO_SPACE;
-	case OP_DEQUANTIZE: case OP_QUANTIZE: return XNN_K_OTHER;	/* convert */
+	/* convert: a unary elementwise node of XNNPACK's (in place when the sizes agree) */
+	case OP_DEQUANTIZE: case OP_QUANTIZE: return XNN_K_ELEMENTWISE;
 	default: return XNN_K_ELEMENTWISE;
 	}
 }
@@ -184,6 +210,12 @@ static bool is_value_input(int32_t opcode, uint32_t j)
 	}
 }
 
+/* A constant, or the output of a DEQUANTIZE or DENSIFY the delegate unpacked. */
+static bool is_const(const struct sctx *c, int32_t t)
+{
+	return c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t];
+}
+
 static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 {
 	const struct ap_op *op = &c->g->ops[i];
@@ -200,16 +232,21 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 		n->extra[j] = -1;
 	/* weights are static values, planned by nobody: only activations are kept */
 	for (uint32_t j = 1; !weights && j < op->n_in && k < 4; j++)
-		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc != AP_ALLOC_WEIGHTS)
+		if (op->in[j] >= 0 && !is_const(c, op->in[j]))
 			n->extra[k++] = value_of(c, op->in[j]);
-	for (uint32_t j = 1; j < op->n_in; j++)	/* the constants: values of their own */
-		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc == AP_ALLOC_WEIGHTS &&
-		    is_value_input(op->opcode, j))
+	/* the constants (an unpacked DEQUANTIZE's output too): values of their own */
+	for (uint32_t j = 1; j < op->n_in; j++)
+		if (op->in[j] >= 0 && is_const(c, op->in[j]) && is_value_input(op->opcode, j))
 			value_of(c, op->in[j]);
 	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
 		geometry(c, mo, op, n);
 	n->kind = kind_of(op, n);
+	/* a concatenation is one copy operator an input, a split one an output */
+	if (op->opcode == OP_CONCATENATION)
+		n->n_parts = op->n_in;
+	else if (op->opcode == OP_SPLIT)
+		n->n_parts = op->n_out;
 	c->clamp[at] = op->opcode == OP_RELU || op->opcode == OP_RELU6 ||
 		       op->opcode == OP_RELU_N1_TO_1 || (op->opcode == OP_AVERAGE_POOL_2D &&
 							 n->kind == XNN_K_ELEMENTWISE);
@@ -219,6 +256,40 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 			   op->opcode == OP_CUSTOM;
 	n->in_place = n->kind == XNN_K_ELEMENTWISE || n->kind == XNN_K_COPY ||
 		      n->kind == XNN_K_SOFTMAX;
+}
+
+/* A binary operator with a fused activation: XNNPACK's binary node clamps nothing, so
+ * its definition inserts a clamp node after it (xnn_insert_clamp_node). */
+static bool binary_clamps(const struct sctx *c, int32_t i)
+{
+	int32_t code = c->g->ops[i].opcode;
+
+	return (code == OP_ADD || code == OP_SUB || code == OP_MUL || code == OP_DIV) &&
+	       ap_model_op_option(c->m, &c->sg->ops[i], 0, 1, 0) != 0;
+}
+
+/* The inserted clamp: the binary node last defined now writes a new internal value of
+ * its output's shape, which a unary clamp node reads to write the output. */
+static void insert_clamp(struct sctx *c, uint32_t partition)
+{
+	struct xnn_partition *p = c->p;
+	struct xnn_node *bin = &p->nodes[p->n_nodes - 1], *cl = &p->nodes[p->n_nodes];
+	struct xnn_value *v = &p->values[p->n_values];
+
+	memset(v, 0, sizeof(*v));
+	v->tfl_tensor = -1;
+	v->alloc = XNN_A_WORKSPACE;
+	v->bytes = p->values[bin->out_value].bytes;
+	v->first = v->last = v->reuses = v->producer = -1;
+	*cl = *bin;
+	cl->kind = XNN_K_ELEMENTWISE;
+	cl->partition = partition;
+	for (uint32_t j = 0; j < 4; j++)
+		cl->extra[j] = -1;
+	cl->in_value = (int32_t)p->n_values++;
+	bin->out_value = cl->in_value;
+	c->clamp[p->n_nodes] = c->has_clamp[p->n_nodes] = true;
+	p->n_nodes++;
 }
 
 #define FOR_INPUTS(n, v, body) do { \
@@ -287,7 +358,7 @@ static void fold_pads(struct sctx *c)
 			int32_t code = c->g->ops[cv->tfl_op].opcode;
 
 			if ((code != OP_CONV_2D && code != OP_DEPTHWISE_CONV_2D) ||
-			    ap_model_op_option(c->m, mo, 0, 1, 1) == 0)
+			    ap_model_op_option(c->m, mo, 0, 1, 0) == 0)
 				continue;
 			cv->pad_top += (uint32_t)pd[2], cv->pad_bottom += (uint32_t)pd[3];
 			cv->pad_left += (uint32_t)pd[4], cv->pad_right += (uint32_t)pd[5];
@@ -303,9 +374,10 @@ static void fold_pads(struct sctx *c)
 
 /* A clamp whose input only it reads folds into the node writing that input
  * (optimize_common_subgraphs_merge_clamps). */
-static void fold_clamps(struct sctx *c)
+static uint32_t fold_clamps(struct sctx *c)
 {
 	struct xnn_partition *p = c->p;
+	uint32_t folded = 0;
 
 	for (uint32_t n = 0; n < p->n_nodes; n++) {
 		struct xnn_node *cl = &p->nodes[n];
@@ -318,8 +390,10 @@ static void fold_clamps(struct sctx *c)
 			continue;
 		p->nodes[in->producer].out_value = cl->out_value;
 		c->removed[n] = true;
+		folded++;
 		analyze(c);
 	}
+	return folded;
 }
 
 /* Lifetimes over the runtime's operators, then optimize_tensor_allocation_for_in_place_
@@ -401,7 +475,10 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	const struct ap_xnn_part *part = &x->parts[partition];
 	struct sctx c = { .m = m, .g = g, .sg = &m->subgraphs[g->subgraph], .part = part,
 			  .p = p };
-	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 0, nn = part->n_ops + 1;
+	/* a node an operator, and a clamp node after a binary one */
+	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = part->n_ops;
+	uint32_t nn = 2 * part->n_ops + 1;
+	uint32_t folded;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -432,13 +509,20 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 		define(&c, i, &p->nodes[p->n_nodes], p->n_nodes);
 		p->nodes[p->n_nodes].partition = partition;
 		p->n_nodes++;
+		if (binary_clamps(&c, i))
+			insert_clamp(&c, partition);
 	}
 	p->n_defined = p->n_nodes;
 	analyze(&c);
 	fold_pads(&c);
-	fold_clamps(&c);
+	folded = fold_clamps(&c);
 	lifetimes(&c);
 	compact(&c);
+	/* a merged clamp is a change of xnn_subgraph_optimize_common_subgraphs, whose
+	 * clean-up drops every node fused away (a folded PAD's too) before the runtime
+	 * sizes its opdata; without one the fused nodes keep their slots */
+	if (folded)
+		p->n_defined = p->n_nodes;
 out:
 	free(c.vmap);
 	free(c.quasi);

@@ -102,7 +102,9 @@ struct xnn_value {
 struct xnn_partition {
 	struct xnn_node *nodes;
 	uint32_t n_nodes;
-	uint32_t n_defined;		/* nodes the delegate defined, those fused away too */
+	uint32_t n_defined;		/* the runtime's operator slots: the nodes the delegate
+					 * defined, less those fused away when a clamp merged
+					 * (subgraph.c) */
 	struct xnn_value *values;
 	uint32_t n_values;
 	uint64_t workspace_bytes;	/* its memory plan, as xnn_plan_memory sizes it */
