@@ -202,6 +202,9 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	for (uint32_t j = 1; !weights && j < op->n_in && k < 4; j++)
 		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc != AP_ALLOC_WEIGHTS)
 			n->extra[k++] = value_of(c, op->in[j]);
+	/* mul(x, x) runs as square(x), a unary (optimize_common_subgraphs_mul_to_sqr) */
+	if (op->opcode == OP_MUL && op->n_in == 2 && op->in[0] == op->in[1])
+		n->extra[0] = -1;
 	for (uint32_t j = 1; j < op->n_in; j++)	/* the constants: values of their own */
 		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc == AP_ALLOC_WEIGHTS &&
 		    is_value_input(op->opcode, j))
