@@ -213,6 +213,11 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
 		geometry(c, mo, op, n);
 	n->kind = kind_of(op, n);
+	/* a concatenation runs one copy operator an input, a split one an output */
+	if (n->kind == XNN_K_CONCAT)
+		n->n_parts = op->n_in;
+	else if (n->kind == XNN_K_SPLIT)
+		n->n_parts = op->n_out;
 	c->clamp[at] = op->opcode == OP_RELU || op->opcode == OP_RELU6 ||
 		       op->opcode == OP_RELU_N1_TO_1 || (op->opcode == OP_AVERAGE_POOL_2D &&
 							 n->kind == XNN_K_ELEMENTWISE);
