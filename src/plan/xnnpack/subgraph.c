@@ -403,13 +403,57 @@ static void compact(struct sctx *c)
 	p->n_nodes = k;
 }
 
+/* A value the delegate defines itself (no TFLite tensor): in the workspace. */
+static int32_t new_value(struct sctx *c, uint64_t bytes)
+{
+	struct xnn_value *v = &c->p->values[c->p->n_values];
+
+	memset(v, 0, sizeof(*v));
+	v->tfl_tensor = -1;
+	v->bytes = bytes;
+	v->alloc = XNN_A_WORKSPACE;
+	v->first = v->last = v->reuses = v->producer = -1;
+	return (int32_t)c->p->n_values++;
+}
+
+/*
+ * The nodes the delegate defines ahead of a FULLY_CONNECTED (VisitFullyConnectedNode):
+ * without keep_num_dims, a static reshape of the input to 2-D into a value of its own.
+ * The value the fully connected node then reads, -1 when none was defined.
+ */
+static int32_t fc_prologue(struct sctx *c, int32_t i, uint32_t partition)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	const struct ap_model_op *mo = &c->sg->ops[i];
+	struct xnn_partition *p = c->p;
+	struct xnn_node *n;
+
+	if (op->opcode != OP_FULLY_CONNECTED || ap_model_op_option(c->m, mo, 2, 1, 0))
+		return -1;
+	n = &p->nodes[p->n_nodes];
+	memset(n, 0, sizeof(*n));
+	n->tfl_op = i;
+	n->kind = XNN_K_COPY;
+	n->in_place = true;
+	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
+	for (uint32_t j = 0; j < 4; j++)
+		n->extra[j] = -1;
+	n->in_value = value_of(c, op->in[0]);
+	n->out_value = new_value(c, c->g->t[op->in[0]].bytes);
+	n->partition = partition;
+	p->n_nodes++;
+	return n->out_value;
+}
+
 int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t partition,
 		 const struct ap_xnn_plan *x, struct xnn_partition *p, char *err)
 {
 	const struct ap_xnn_part *part = &x->parts[partition];
 	struct sctx c = { .m = m, .g = g, .sg = &m->subgraphs[g->subgraph], .part = part,
 			  .p = p };
-	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 0, nn = part->n_ops + 1;
+	/* room for the nodes and values the delegate adds: up to two of each an operator */
+	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 2 * part->n_ops;
+	uint32_t nn = 3 * part->n_ops + 1;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -433,12 +477,15 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 		if (x->ops[part->ops[k]].unpacks)
 			c.quasi[g->ops[part->ops[k]].out[0]] = true;
 	for (uint32_t k = 0; k < part->n_ops; k++) {
-		int32_t i = part->ops[k];
+		int32_t i = part->ops[k], in;
 
 		if (x->ops[i].unpacks || !g->ops[i].n_in || !g->ops[i].n_out)
 			continue;
+		in = fc_prologue(&c, i, partition);
 		define(&c, i, &p->nodes[p->n_nodes], p->n_nodes);
 		p->nodes[p->n_nodes].partition = partition;
+		if (in >= 0)
+			p->nodes[p->n_nodes].in_value = in;
 		p->n_nodes++;
 	}
 	p->n_defined = p->n_nodes;
