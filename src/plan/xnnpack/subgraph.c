@@ -158,6 +158,10 @@ static enum xnn_kind kind_of(const struct ap_op *op, const struct xnn_node *n)
 	case OP_SOFTMAX: return XNN_K_SOFTMAX;
 	case OP_DEPTH_TO_SPACE: return XNN_K_DEPTH_TO_SPACE;
 	case OP_DEQUANTIZE: case OP_QUANTIZE: return XNN_K_OTHER;	/* convert */
+	case OP_SLICE: case OP_STRIDED_SLICE: return XNN_K_SLICE;
+	case OP_TRANSPOSE: return XNN_K_TRANSPOSE;
+	case OP_SPLIT: return XNN_K_SPLIT;
+	case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: return XNN_K_REDUCE;
 	default: return XNN_K_ELEMENTWISE;
 	}
 }
@@ -184,6 +188,63 @@ static bool is_value_input(int32_t opcode, uint32_t j)
 	}
 }
 
+/* A value the delegate defines itself (no TFLite tensor): in the workspace. */
+static int32_t new_value(struct sctx *c, uint64_t bytes)
+{
+	struct xnn_value *v = &c->p->values[c->p->n_values];
+
+	memset(v, 0, sizeof(*v));
+	v->tfl_tensor = -1;
+	v->bytes = bytes;
+	v->alloc = XNN_A_WORKSPACE;
+	v->first = v->last = v->reuses = v->producer = -1;
+	return (int32_t)c->p->n_values++;
+}
+
+static void no_values(struct xnn_node *n)
+{
+	for (uint32_t j = 0; j < 4; j++)
+		n->extra[j] = -1;
+	for (uint32_t j = 0; j < 3; j++)
+		n->more_out[j] = -1;
+	n->op_ws = -1;
+}
+
+/*
+ * A reduction's own workspace (reshape_reduce_nd): an accumulator (4 bytes) an output
+ * element and XNN_EXTRA_BYTES, a record of the memory plan over the node alone; and, when
+ * the innermost axis is kept, the zero buffer's channels (the kept run after the last
+ * reduced axis).
+ */
+static void reduce_geometry(struct sctx *c, const struct ap_op *op, struct xnn_node *n)
+{
+	const struct ap_model_tensor *in = &c->sg->tensors[op->in[0]];
+	int64_t ax[6];
+	uint32_t na = ap_model_tensor_ints(c->m, &c->sg->tensors[op->in[1]], ax, 6);
+	bool red[8] = { false };
+	uint64_t outs = 1, run = 1;
+	int32_t last = -1;
+
+	for (uint32_t k = 0; k < na; k++) {
+		int64_t a = ax[k] < 0 ? ax[k] + in->rank : ax[k];
+
+		if (a >= 0 && a < (int64_t)in->rank && a < 8)
+			red[a] = true;
+	}
+	for (uint32_t d = 0; d < in->rank && d < 8; d++) {
+		if (red[d]) {
+			last = (int32_t)d;
+			run = 1;
+		} else {
+			outs *= dim(in, d);
+			run *= dim(in, d);
+		}
+	}
+	n->op_ws = new_value(c, outs * 4 + 16);
+	c->p->values[n->op_ws].tfl_tensor = -2;
+	n->reduce_channels = last >= 0 && !red[in->rank - 1] ? run : 0;
+}
+
 static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 {
 	const struct ap_op *op = &c->g->ops[i];
@@ -194,12 +255,17 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 
 	memset(n, 0, sizeof(*n));
 	n->tfl_op = i;
-	n->in_value = value_of(c, op->in[0]);
+	no_values(n);
+	if (op->opcode == OP_SPLIT) {	/* the axis first, then the data */
+		n->in_value = value_of(c, op->in[1]);
+		for (uint32_t j = 1; j < op->n_out && j < 4; j++)
+			n->more_out[j - 1] = value_of(c, op->out[j]);
+	} else {
+		n->in_value = value_of(c, op->in[0]);
+	}
 	n->out_value = value_of(c, op->out[0]);
-	for (uint32_t j = 0; j < 4; j++)
-		n->extra[j] = -1;
 	/* weights are static values, planned by nobody: only activations are kept */
-	for (uint32_t j = 1; !weights && j < op->n_in && k < 4; j++)
+	for (uint32_t j = 1; !weights && op->opcode != OP_SPLIT && j < op->n_in && k < 4; j++)
 		if (op->in[j] >= 0 && c->g->t[op->in[j]].alloc != AP_ALLOC_WEIGHTS)
 			n->extra[k++] = value_of(c, op->in[j]);
 	/* mul(x, x) runs as square(x), a unary (optimize_common_subgraphs_mul_to_sqr) */
@@ -213,6 +279,8 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
 		geometry(c, mo, op, n);
 	n->kind = kind_of(op, n);
+	if (n->kind == XNN_K_REDUCE)
+		reduce_geometry(c, op, n);
 	/* a concatenation runs one copy operator an input, a split one an output */
 	if (n->kind == XNN_K_CONCAT)
 		n->n_parts = op->n_in;
@@ -258,6 +326,9 @@ static void analyze(struct sctx *c)
 		FOR_INPUTS(nd, v, p->values[v].consumers++);
 		if (nd->out_value >= 0)
 			p->values[nd->out_value].producer = (int32_t)n;
+		for (uint32_t j = 0; j < 3; j++)
+			if (nd->more_out[j] >= 0)
+				p->values[nd->more_out[j]].producer = (int32_t)n;
 	}
 	for (uint32_t v = 0; v < p->n_values; v++)
 		if (in_list(c->part->outputs, c->part->n_outputs, p->values[v].tfl_tensor))
@@ -338,12 +409,13 @@ static void lifetimes(struct sctx *c)
 
 	for (uint32_t n = 0; n < p->n_nodes; n++) {
 		struct xnn_node *nd = &p->nodes[n];
-		int32_t vs[6] = { nd->in_value, nd->extra[0], nd->extra[1], nd->extra[2],
-				  nd->extra[3], nd->out_value };
+		int32_t vs[10] = { nd->in_value, nd->extra[0], nd->extra[1], nd->extra[2],
+				   nd->extra[3], nd->out_value, nd->more_out[0], nd->more_out[1],
+				   nd->more_out[2], nd->op_ws };
 
 		if (c->removed[n])
 			continue;
-		for (int j = 0; j < 6; j++) {
+		for (int j = 0; j < 10; j++) {
 			struct xnn_value *v;
 
 			if (vs[j] < 0)
@@ -403,19 +475,6 @@ static void compact(struct sctx *c)
 	p->n_nodes = k;
 }
 
-/* A value the delegate defines itself (no TFLite tensor): in the workspace. */
-static int32_t new_value(struct sctx *c, uint64_t bytes)
-{
-	struct xnn_value *v = &c->p->values[c->p->n_values];
-
-	memset(v, 0, sizeof(*v));
-	v->tfl_tensor = -1;
-	v->bytes = bytes;
-	v->alloc = XNN_A_WORKSPACE;
-	v->first = v->last = v->reuses = v->producer = -1;
-	return (int32_t)c->p->n_values++;
-}
-
 /*
  * The nodes the delegate defines ahead of a FULLY_CONNECTED (VisitFullyConnectedNode):
  * without keep_num_dims, a static reshape of the input to 2-D into a value of its own.
@@ -436,8 +495,7 @@ static int32_t fc_prologue(struct sctx *c, int32_t i, uint32_t partition)
 	n->kind = XNN_K_COPY;
 	n->in_place = true;
 	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
-	for (uint32_t j = 0; j < 4; j++)
-		n->extra[j] = -1;
+	no_values(n);
 	n->in_value = value_of(c, op->in[0]);
 	n->out_value = new_value(c, c->g->t[op->in[0]].bytes);
 	n->partition = partition;
