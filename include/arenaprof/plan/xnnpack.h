@@ -77,6 +77,24 @@ struct ap_xnn_part {
 	uint32_t n_inputs, n_outputs;
 };
 
+/*
+ * One subgraph of the model as the delegate holds it: LiteRT applies the delegate to every
+ * subgraph but its validation ones (WHILE and IF bodies, CALL_ONCE init subgraphs,
+ * decompositions, CASE branches), each partition its own runtime (objects and packed weights
+ * at creation), reshaped (private buffers, its memory plan) when LiteRT prepares the
+ * subgraph.
+ */
+struct ap_xnn_sg {
+	bool delegated;			/* the delegate was applied to it */
+	bool reshaped;			/* its runtimes are reshaped by the first run */
+	uint32_t delegated_ops;
+	uint32_t n_parts;
+	uint64_t workspace_bytes;	/* its largest partition plan (0: not reshaped) */
+	uint64_t packed_weights_bytes;
+	uint64_t scratch_bytes;
+	uint64_t other_bytes;		/* its runtimes' own objects */
+};
+
 struct ap_xnn_plan {
 	struct ap_xnn_cpu cpu;
 	struct ap_xnn_op *ops;	/* by execution index, n_ops of the graph */
@@ -84,12 +102,16 @@ struct ap_xnn_plan {
 	uint32_t delegated_ops;
 	struct ap_xnn_part *parts;
 	uint32_t n_parts;
-	uint64_t workspace_bytes;	/* the one workspace the partitions share: the max */
+	/* The model's totals, over every subgraph (ops, parts, delegated_ops and order
+	 * are the shown subgraph's; sgs[] has each subgraph's own share) */
+	uint64_t workspace_bytes;	/* the one workspace every runtime shares: the max */
 	uint64_t packed_weights_bytes;
 	uint64_t scratch_bytes;		/* the operators' private buffers, summed */
-	uint64_t other_bytes;		/* the runtime's own objects */
+	uint64_t other_bytes;		/* the runtimes' own objects, the workspace's */
 	uint64_t total_bytes;		/* everything XNNPACK's allocator holds after the
 					 * first run */
+	struct ap_xnn_sg *sgs;		/* by subgraph, n_sgs (the model's count) */
+	uint32_t n_sgs;
 	/* the execution plan after the delegate: an operator's index, or -(K + 1) for the
 	 * delegate node of partition K */
 	int32_t *order;
@@ -99,8 +121,10 @@ struct ap_xnn_plan {
 };
 
 /*
- * The XNNPACK side of g (a subgraph of m, shapes inferred) on cpu. 0, or a negative errno
- * with err. ap_xnn_plan_free frees it in either case.
+ * The XNNPACK side of m on cpu, shown for g (a subgraph of m, shapes inferred): g's
+ * operators and partitions, the totals over every subgraph of m (each other built with
+ * ap_graph_build's defaults). 0, or a negative errno with err. ap_xnn_plan_free frees it in
+ * either case.
  */
 int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
 		      const struct ap_xnn_cpu *cpu, struct ap_xnn_plan *x, char *err);

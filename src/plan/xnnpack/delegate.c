@@ -284,6 +284,69 @@ static const char *fc_rules(const struct dctx *c, const struct ap_op *op)
 	return NULL;
 }
 
+/* A static int32 (or int64 where allowed) 1-D tensor of the input's rank: its values. */
+static bool static_ints(const struct dctx *c, int32_t t, bool i64, uint32_t n, int64_t *v)
+{
+	const struct ap_model_tensor *x;
+
+	if (!valid(c, t) || !is_static(c, t))
+		return false;
+	x = mt(c, t);
+	if (x->type != AP_TT_INT32 && !(i64 && x->type == AP_TT_INT64))
+		return false;
+	return x->rank == 1 && x->shape[0] == (int32_t)n && n <= MAX_DIMS &&
+	       ap_model_tensor_ints(c->m, x, v, MAX_DIMS) == n;
+}
+
+/* VisitSliceNode and VisitStridedSliceNode: static begin/size (begin/end/strides, unit
+ * strides, no ellipsis, new-axis or shrink mask), float or 8-bit data. */
+static const char *slice_rules(const struct dctx *c, const struct ap_op *op, bool strided)
+{
+	int64_t a[MAX_DIMS], b[MAX_DIMS], st[MAX_DIMS];
+	uint32_t r;
+
+	if (op->n_in != (strided ? 4u : 3u) || op->n_out != 1 || !valid(c, op->in[0]) ||
+	    !valid(c, op->out[0]))
+		return strided ? "needs 4 inputs and 1 output" : "needs 3 inputs and 1 output";
+	r = mt(c, op->in[0])->rank;
+	if (strided && (opt(c, 2, 4, 0) || opt(c, 3, 4, 0) || opt(c, 4, 4, 0)))
+		return "an ellipsis, new-axis or shrink mask";
+	if (strided && !static_ints(c, op->in[3], false, r, st))
+		return "strides not static int32 of the input's rank";
+	for (uint32_t k = 0; strided && k < r; k++)
+		if (st[k] != 1)
+			return "a stride other than 1";
+	if (!static_ints(c, op->in[1], !strided, r, a) ||
+	    !static_ints(c, op->in[2], !strided, r, b))
+		return "begin or size not static, of the input's rank";
+	for (uint32_t k = 0; !strided && k < r; k++)
+		if (a[k] < 0 || b[k] <= 0)
+			return "a negative begin or a size not positive";
+	if (!type_ok(c, op->in[0], true, true) || !type_ok(c, op->out[0], true, true))
+		return "a type not float or 8-bit";
+	return NULL;
+}
+
+/* VisitReduceNode: static int32 axes (at most 1-D, some), float or 8-bit data. */
+static const char *reduce_rules(const struct dctx *c, const struct ap_op *op)
+{
+	const struct ap_model_tensor *ax;
+	int64_t v[MAX_DIMS + 1];
+	uint32_t n;
+
+	if (op->n_in != 2 || op->n_out != 1 || !valid(c, op->in[1]))
+		return "needs 2 inputs and 1 output";
+	if (!type_ok(c, op->in[0], true, true))
+		return "input not float or 8-bit";
+	ax = mt(c, op->in[1]);
+	if (ax->type != AP_TT_INT32 || ax->rank > 1 || !is_static(c, op->in[1]))
+		return "axes not a static int32 vector";
+	n = ap_model_tensor_ints(c->m, ax, v, MAX_DIMS + 1);
+	if (!n || n > MAX_DIMS || (n == 1 && !v[0] && !mt(c, op->in[0])->rank))
+		return "no axes, or more than 6";
+	return type_ok(c, op->out[0], true, true) ? NULL : "output not float or 8-bit";
+}
+
 /* Subgraph::VisitNode as a dry run: NULL when the delegate takes op, else why not. */
 static const char *visit(struct dctx *c, const struct ap_op *op)
 {
@@ -349,9 +412,37 @@ static const char *visit(struct dctx *c, const struct ap_op *op)
 			return NULL;
 		}
 		return "a custom operator the delegate does not know";
+	case OP_SLICE:
+		return slice_rules(c, op, false);
+	case OP_STRIDED_SLICE:
+		return slice_rules(c, op, true);
 	case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN:
-	case OP_STRIDED_SLICE: case OP_SLICE: case OP_SPLIT: case OP_TRANSPOSE:
-	case OP_EXPAND_DIMS: case OP_BATCH_MATMUL: case OP_TRANSPOSE_CONV:
+		return reduce_rules(c, op);
+	case OP_TRANSPOSE:
+		if (op->n_in != 2 || op->n_out != 1 || !type_ok(c, op->in[0], true, true))
+			return "input not float or 8-bit";
+		for (uint32_t k = 0; k < mt(c, op->in[0])->rank; k++)
+			if (mt(c, op->in[0])->shape[k] <= 0)
+				return "a dimension not positive";
+		if (!valid(c, op->in[1]) || !is_static(c, op->in[1]) ||
+		    mt(c, op->in[1])->rank != 1 || mt(c, op->in[1])->shape[0] > MAX_DIMS)
+			return "permutation not static, or of more than 6 dimensions";
+		return NULL;
+	case OP_SPLIT:
+		if (op->n_in != 2 || op->n_out < 2 || op->n_out > 4)
+			return "needs 2 inputs and 2 to 4 outputs";
+		if (!valid(c, op->in[0]) || mt(c, op->in[0])->type != AP_TT_INT32 ||
+		    !is_static(c, op->in[0]))
+			return "axis not static int32";
+		if (!type_ok(c, op->in[1], true, true))
+			return "input not float or 8-bit";
+		for (uint32_t k = 0; k < op->n_out; k++)
+			if (!valid(c, op->out[k]) || !type_ok(c, op->out[k], true, true))
+				return "an output not float or 8-bit";
+		return NULL;
+	case OP_EXPAND_DIMS:
+		return "the delegate's rule refuses it before any check";
+	case OP_BATCH_MATMUL: case OP_TRANSPOSE_CONV:
 	case OP_SPACE_TO_DEPTH: case OP_VAR_HANDLE: case OP_READ_VARIABLE:
 	case OP_ASSIGN_VARIABLE: case OP_STABLEHLO_COMPOSITE:
 		snprintf(c->gap, sizeof(c->gap), "%s (the delegate's rules for it)",

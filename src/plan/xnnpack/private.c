@@ -23,6 +23,7 @@ enum {
 	XO_GEMM_CTX = 688,	/* struct gemm_op_context (fully connected) */
 	XO_EXTRA_PARAMS = 40,	/* one union xnn_params (a binary's extra parameters) */
 	XO_PAD_CTX = 232,	/* struct pad_context (constant pad) */
+	XO_REDUCE_CTX = 272,	/* struct reduce_context */
 	XO_SUBCONV = 72,	/* one struct subconvolution_params (deconvolution) */
 	XO_LUT = 256,		/* an 8-bit unary operator's lookup table */
 	XO_RUNTIME = 96,	/* struct xnn_runtime */
@@ -252,6 +253,13 @@ uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_c
 	case XNN_K_COPY:
 		obj = XO_OPERATOR + 2 * XO_COMPUTE;
 		break;
+	case XNN_K_REDUCE:
+		/* its context, one compute block, one extra params; a reduction over an
+		 * outer axis keeps a zero buffer of the innermost kept run (at reshape) */
+		obj = XO_OPERATOR + XO_REDUCE_CTX + XO_COMPUTE + XO_EXTRA_PARAMS;
+		if (n->reduce_channels)
+			r = XNN_EXTRA + (n->reduce_channels << log2_elsize(n->in_dt));
+		break;
 	case XNN_K_CONCAT:
 	case XNN_K_SPLIT:
 		/* one copy operator an input (concatenation) or output (split) */
@@ -311,7 +319,9 @@ uint32_t xnn_runtime_values(const struct xnn_partition *p)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < p->n_values; i++)
-		n += p->values[i].tfl_tensor >= 0 && p->values[i].alloc != XNN_A_EXTERNAL ? 2 : 1;
+		if (p->values[i].tfl_tensor != -2)	/* an operator's workspace */
+			n += p->values[i].tfl_tensor >= 0 &&
+			     p->values[i].alloc != XNN_A_EXTERNAL ? 2 : 1;
 	return n;
 }
 

@@ -184,6 +184,10 @@ static enum xnn_kind kind_of(const struct ap_op *op, const struct xnn_node *n)
 	case OP_DEPTH_TO_SPACE: return XNN_K_DEPTH_TO_SPACE;
 	/* convert: a unary elementwise node of XNNPACK's (in place when the sizes agree) */
 	case OP_DEQUANTIZE: case OP_QUANTIZE: return XNN_K_ELEMENTWISE;
+	case OP_SLICE: case OP_STRIDED_SLICE: return XNN_K_SLICE;
+	case OP_TRANSPOSE: return XNN_K_TRANSPOSE;
+	case OP_SPLIT: return XNN_K_SPLIT;
+	case OP_MEAN: case OP_SUM: case OP_REDUCE_MAX: case OP_REDUCE_MIN: return XNN_K_REDUCE;
 	default: return XNN_K_ELEMENTWISE;
 	}
 }
@@ -216,6 +220,63 @@ static bool is_const(const struct sctx *c, int32_t t)
 	return c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t];
 }
 
+/* A value the delegate defines itself (no TFLite tensor): in the workspace. */
+static int32_t new_value(struct sctx *c, uint64_t bytes)
+{
+	struct xnn_value *v = &c->p->values[c->p->n_values];
+
+	memset(v, 0, sizeof(*v));
+	v->tfl_tensor = -1;
+	v->bytes = bytes;
+	v->alloc = XNN_A_WORKSPACE;
+	v->first = v->last = v->reuses = v->producer = -1;
+	return (int32_t)c->p->n_values++;
+}
+
+static void no_values(struct xnn_node *n)
+{
+	for (uint32_t j = 0; j < 4; j++)
+		n->extra[j] = -1;
+	for (uint32_t j = 0; j < 3; j++)
+		n->more_out[j] = -1;
+	n->op_ws = -1;
+}
+
+/*
+ * A reduction's own workspace (reshape_reduce_nd): an accumulator (4 bytes) an output
+ * element and XNN_EXTRA_BYTES, a record of the memory plan over the node alone; and, when
+ * the innermost axis is kept, the zero buffer's channels (the kept run after the last
+ * reduced axis).
+ */
+static void reduce_geometry(struct sctx *c, const struct ap_op *op, struct xnn_node *n)
+{
+	const struct ap_model_tensor *in = &c->sg->tensors[op->in[0]];
+	int64_t ax[6];
+	uint32_t na = ap_model_tensor_ints(c->m, &c->sg->tensors[op->in[1]], ax, 6);
+	bool red[8] = { false };
+	uint64_t outs = 1, run = 1;
+	int32_t last = -1;
+
+	for (uint32_t k = 0; k < na; k++) {
+		int64_t a = ax[k] < 0 ? ax[k] + in->rank : ax[k];
+
+		if (a >= 0 && a < (int64_t)in->rank && a < 8)
+			red[a] = true;
+	}
+	for (uint32_t d = 0; d < in->rank && d < 8; d++) {
+		if (red[d]) {
+			last = (int32_t)d;
+			run = 1;
+		} else {
+			outs *= dim(in, d);
+			run *= dim(in, d);
+		}
+	}
+	n->op_ws = new_value(c, outs * 4 + 16);
+	c->p->values[n->op_ws].tfl_tensor = -2;
+	n->reduce_channels = last >= 0 && !red[in->rank - 1] ? run : 0;
+}
+
 static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 {
 	const struct ap_op *op = &c->g->ops[i];
@@ -226,14 +287,22 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 
 	memset(n, 0, sizeof(*n));
 	n->tfl_op = i;
-	n->in_value = value_of(c, op->in[0]);
+	no_values(n);
+	if (op->opcode == OP_SPLIT) {	/* the axis first, then the data */
+		n->in_value = value_of(c, op->in[1]);
+		for (uint32_t j = 1; j < op->n_out && j < 4; j++)
+			n->more_out[j - 1] = value_of(c, op->out[j]);
+	} else {
+		n->in_value = value_of(c, op->in[0]);
+	}
 	n->out_value = value_of(c, op->out[0]);
-	for (uint32_t j = 0; j < 4; j++)
-		n->extra[j] = -1;
 	/* weights are static values, planned by nobody: only activations are kept */
-	for (uint32_t j = 1; !weights && j < op->n_in && k < 4; j++)
+	for (uint32_t j = 1; !weights && op->opcode != OP_SPLIT && j < op->n_in && k < 4; j++)
 		if (op->in[j] >= 0 && !is_const(c, op->in[j]))
 			n->extra[k++] = value_of(c, op->in[j]);
+	/* mul(x, x) runs as square(x), a unary (optimize_common_subgraphs_mul_to_sqr) */
+	if (op->opcode == OP_MUL && op->n_in == 2 && op->in[0] == op->in[1])
+		n->extra[0] = -1;
 	/* the constants (an unpacked DEQUANTIZE's output too): values of their own */
 	for (uint32_t j = 1; j < op->n_in; j++)
 		if (op->in[j] >= 0 && is_const(c, op->in[j]) && is_value_input(op->opcode, j))
@@ -242,10 +311,12 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
 		geometry(c, mo, op, n);
 	n->kind = kind_of(op, n);
-	/* a concatenation is one copy operator an input, a split one an output */
-	if (op->opcode == OP_CONCATENATION)
+	if (n->kind == XNN_K_REDUCE)
+		reduce_geometry(c, op, n);
+	/* a concatenation runs one copy operator an input, a split one an output */
+	if (n->kind == XNN_K_CONCAT)
 		n->n_parts = op->n_in;
-	else if (op->opcode == OP_SPLIT)
+	else if (n->kind == XNN_K_SPLIT)
 		n->n_parts = op->n_out;
 	c->clamp[at] = op->opcode == OP_RELU || op->opcode == OP_RELU6 ||
 		       op->opcode == OP_RELU_N1_TO_1 || (op->opcode == OP_AVERAGE_POOL_2D &&
@@ -321,6 +392,9 @@ static void analyze(struct sctx *c)
 		FOR_INPUTS(nd, v, p->values[v].consumers++);
 		if (nd->out_value >= 0)
 			p->values[nd->out_value].producer = (int32_t)n;
+		for (uint32_t j = 0; j < 3; j++)
+			if (nd->more_out[j] >= 0)
+				p->values[nd->more_out[j]].producer = (int32_t)n;
 	}
 	for (uint32_t v = 0; v < p->n_values; v++)
 		if (in_list(c->part->outputs, c->part->n_outputs, p->values[v].tfl_tensor))
@@ -404,12 +478,13 @@ static void lifetimes(struct sctx *c)
 
 	for (uint32_t n = 0; n < p->n_nodes; n++) {
 		struct xnn_node *nd = &p->nodes[n];
-		int32_t vs[6] = { nd->in_value, nd->extra[0], nd->extra[1], nd->extra[2],
-				  nd->extra[3], nd->out_value };
+		int32_t vs[10] = { nd->in_value, nd->extra[0], nd->extra[1], nd->extra[2],
+				   nd->extra[3], nd->out_value, nd->more_out[0], nd->more_out[1],
+				   nd->more_out[2], nd->op_ws };
 
 		if (c->removed[n])
 			continue;
-		for (int j = 0; j < 6; j++) {
+		for (int j = 0; j < 10; j++) {
 			struct xnn_value *v;
 
 			if (vs[j] < 0)
@@ -469,15 +544,44 @@ static void compact(struct sctx *c)
 	p->n_nodes = k;
 }
 
+/*
+ * The nodes the delegate defines ahead of a FULLY_CONNECTED (VisitFullyConnectedNode):
+ * without keep_num_dims, a static reshape of the input to 2-D into a value of its own.
+ * The value the fully connected node then reads, -1 when none was defined.
+ */
+static int32_t fc_prologue(struct sctx *c, int32_t i, uint32_t partition)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	const struct ap_model_op *mo = &c->sg->ops[i];
+	struct xnn_partition *p = c->p;
+	struct xnn_node *n;
+
+	if (op->opcode != OP_FULLY_CONNECTED || ap_model_op_option(c->m, mo, 2, 1, 0))
+		return -1;
+	n = &p->nodes[p->n_nodes];
+	memset(n, 0, sizeof(*n));
+	n->tfl_op = i;
+	n->kind = XNN_K_COPY;
+	n->in_place = true;
+	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
+	no_values(n);
+	n->in_value = value_of(c, op->in[0]);
+	n->out_value = new_value(c, c->g->t[op->in[0]].bytes);
+	n->partition = partition;
+	p->n_nodes++;
+	return n->out_value;
+}
+
 int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t partition,
 		 const struct ap_xnn_plan *x, struct xnn_partition *p, char *err)
 {
 	const struct ap_xnn_part *part = &x->parts[partition];
 	struct sctx c = { .m = m, .g = g, .sg = &m->subgraphs[g->subgraph], .part = part,
 			  .p = p };
-	/* a node an operator, and a clamp node after a binary one */
-	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = part->n_ops;
-	uint32_t nn = 2 * part->n_ops + 1;
+	/* room for the nodes and values the delegate and XNNPACK add: a clamp after a
+	 * binary, a reshape before a fully connected, an operator's workspace record */
+	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 3 * part->n_ops;
+	uint32_t nn = 4 * part->n_ops + 1;
 	uint32_t folded;
 	int rc = 0;
 
@@ -502,12 +606,15 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 		if (x->ops[part->ops[k]].unpacks)
 			c.quasi[g->ops[part->ops[k]].out[0]] = true;
 	for (uint32_t k = 0; k < part->n_ops; k++) {
-		int32_t i = part->ops[k];
+		int32_t i = part->ops[k], in;
 
 		if (x->ops[i].unpacks || !g->ops[i].n_in || !g->ops[i].n_out)
 			continue;
+		in = fc_prologue(&c, i, partition);
 		define(&c, i, &p->nodes[p->n_nodes], p->n_nodes);
 		p->nodes[p->n_nodes].partition = partition;
+		if (in >= 0)
+			p->nodes[p->n_nodes].in_value = in;
 		p->n_nodes++;
 		if (binary_clamps(&c, i))
 			insert_clamp(&c, partition);

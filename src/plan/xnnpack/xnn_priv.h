@@ -78,6 +78,11 @@ struct xnn_node {
 				 * (unary, binary, copy, softmax, reshape) */
 	uint32_t n_parts;		/* a concatenation's inputs, a split's outputs: one
 					 * copy operator each (0 counts as 1) */
+	int32_t more_out[3];		/* a split's outputs after out_value, -1 none */
+	int32_t op_ws;			/* the value standing for the operator's own
+					 * workspace (a reduction's accumulators), -1 none */
+	uint64_t reduce_channels;	/* a reduction over other than the innermost axis:
+					 * the innermost kept run its zero buffer spans */
 };
 
 /* Where a value lives (xnn_allocation_type). */
@@ -89,7 +94,8 @@ enum xnn_alloc {
 };
 
 struct xnn_value {
-	int32_t tfl_tensor;	/* -1: a value the subgraph made (a rewrite's) */
+	int32_t tfl_tensor;	/* -1: a value the subgraph made (a rewrite's); -2 an
+				 * operator's workspace, a record of the plan only */
 	enum xnn_alloc alloc;
 	uint64_t bytes;		/* its tensor's bytes (before XNNPACK's rounding) */
 	int32_t first, last;	/* the nodes of its partition that write and last read it */

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "arenaprof/plan/builtin_ops.h"
+#include "arenaprof/plan/prepare.h"
+#include "arenaprof/plan/subgraphs.h"
 #include "arenaprof/util/err.h"
 #include "xnn_priv.h"
 
@@ -30,12 +32,14 @@ const char *ap_delegate_name(enum ap_delegate d)
 	return d == AP_DELEGATE_NONE ? "none" : "xnnpack";
 }
 
-/* A partition's sizes into x: its workspace, its widest value, its nodes' bytes. */
-static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_partition *p)
+/* A partition's sizes into x: its workspace, its widest value, its nodes' bytes; of a
+ * runtime never reshaped, only what its creation allocates. */
+static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_partition *p,
+			   bool reshaped)
 {
 	struct ap_xnn_part *part = &x->parts[k];
 
-	part->workspace_bytes = p->workspace_bytes;
+	part->workspace_bytes = reshaped ? p->workspace_bytes : 0;
 	part->widest_op = -1;
 	for (uint32_t v = 0; v < p->n_values; v++) {
 		const struct xnn_value *val = &p->values[v];
@@ -56,6 +60,10 @@ static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_p
 		packed = xnn_packed_bytes(nd, &x->cpu);
 		op->packed_bytes += packed;
 		priv = xnn_private_bytes(nd, &x->cpu, &at_reshape);
+		if (!reshaped) {
+			priv -= at_reshape;
+			at_reshape = 0;
+		}
 		op->private_bytes += priv;
 		op->reshape_bytes += at_reshape;
 		x->packed_weights_bytes += packed;
@@ -64,12 +72,14 @@ static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_p
 	/* the runtime's descriptor, an opdata per defined node, a value entry per value */
 	x->other_bytes += xnn_runtime_bytes(p->n_defined, xnn_runtime_values(p));
 	/* the one workspace grows to the largest plan (initialize_workspace_values) */
-	if (p->workspace_bytes > x->workspace_bytes)
-		x->workspace_bytes = p->workspace_bytes;
+	if (part->workspace_bytes > x->workspace_bytes)
+		x->workspace_bytes = part->workspace_bytes;
 }
 
-int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
-		      const struct ap_xnn_cpu *cpu, struct ap_xnn_plan *x, char *err)
+/* One subgraph's delegate kernels: its operators, partitions and their sizes into x. */
+static int plan_graph(const struct ap_model *m, const struct ap_graph *g,
+		      const struct ap_xnn_cpu *cpu, bool reshaped, struct ap_xnn_plan *x,
+		      char *err)
 {
 	int rc;
 
@@ -87,11 +97,97 @@ int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
 		if (!rc && xnn_memplan(&p, cpu))
 			rc = ap_fail(err, -ENOMEM, "out of memory planning partition %u", k);
 		if (!rc)
-			take_partition(x, k, &p);
+			take_partition(x, k, &p, reshaped);
 		xnn_partition_free(&p);
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+static void sg_summary(struct ap_xnn_sg *s, const struct ap_xnn_plan *y, bool reshaped)
+{
+	s->delegated = true;
+	s->reshaped = reshaped;
+	s->delegated_ops = y->delegated_ops;
+	s->n_parts = y->n_parts;
+	s->workspace_bytes = y->workspace_bytes;
+	s->packed_weights_bytes = y->packed_weights_bytes;
+	s->scratch_bytes = y->scratch_bytes;
+	s->other_bytes = y->other_bytes;
+}
+
+static void note(struct ap_xnn_plan *x, uint32_t sg, const char *what)
+{
+	if (!x->not_modelled[0] && what[0])
+		snprintf(x->not_modelled, sizeof(x->not_modelled), "subgraph %u: %.200s", sg, what);
+}
+
+/* A subgraph other than the shown one, its runtimes added to x's totals. */
+static void plan_other(const struct ap_model *m, uint32_t i, bool reshaped,
+		       struct ap_xnn_plan *x)
+{
+	char e[AP_ERR_LEN];
+	struct ap_graph g;
+	struct ap_xnn_plan y;
+
+	memset(&y, 0, sizeof(y));
+	if (ap_graph_build(m, i, NULL, &g, e)) {
+		note(x, i, e);
+		ap_graph_free(&g);
+		return;
+	}
+	if (plan_graph(m, &g, &x->cpu, reshaped, &y, e)) {
+		note(x, i, e);
+	} else {
+		sg_summary(&x->sgs[i], &y, reshaped);
+		x->packed_weights_bytes += y.packed_weights_bytes;
+		x->scratch_bytes += y.scratch_bytes;
+		x->other_bytes += y.other_bytes;
+		if (y.workspace_bytes > x->workspace_bytes)
+			x->workspace_bytes = y.workspace_bytes;
+		note(x, i, y.not_modelled);
+	}
+	ap_xnn_plan_free(&y);
+	ap_graph_free(&g);
+}
+
+/* LiteRT's interpreter skips the subgraphs named as validation ones (IsValidationSubgraph) */
+static bool validation(const struct ap_model *m, uint32_t i)
+{
+	const char *n = m->subgraphs[i].name;
+
+	return n && !strncmp(n, "VALIDATION:", 11);
+}
+
+int ap_xnn_plan_build(const struct ap_model *m, const struct ap_graph *g,
+		      const struct ap_xnn_cpu *cpu, struct ap_xnn_plan *x, char *err)
+{
+	const struct ap_sg_info *roles = ap_subgraph_roles(m);
+	uint32_t shown = g->subgraph;
+	int rc;
+
+	/* LiteRT reshapes a subgraph's runtimes when it prepares the subgraph */
+#define RESHAPED(i) (roles ? ap_sg_planned(roles[i].role) : (i) == 0)
+	rc = plan_graph(m, g, cpu, RESHAPED(shown), x, err);
+	if (rc)
+		return rc;
+	x->sgs = calloc(m->n_subgraphs ? m->n_subgraphs : 1, sizeof(*x->sgs));
+	if (!x->sgs)
+		return ap_fail(err, -ENOMEM, "out of memory planning the subgraphs");
+	x->n_sgs = m->n_subgraphs;
+	sg_summary(&x->sgs[shown], x, RESHAPED(shown));
+	if (x->not_modelled[0] && m->n_subgraphs > 1) {
+		char t[sizeof(x->not_modelled)];
+
+		snprintf(t, sizeof(t), "%s", x->not_modelled);
+		x->not_modelled[0] = 0;
+		note(x, shown, t);
+	}
+	for (uint32_t i = 0; i < m->n_subgraphs; i++)
+		if (i != shown && !validation(m, i))
+			plan_other(m, i, RESHAPED(i), x);
+#undef RESHAPED
 	/* the delegate's workspace descriptor, made with the delegate whatever it takes */
 	x->other_bytes += xnn_workspace_object_bytes();
 	x->total_bytes = x->workspace_bytes + x->packed_weights_bytes + x->scratch_bytes +
@@ -109,6 +205,7 @@ void ap_xnn_plan_free(struct ap_xnn_plan *x)
 	free(x->parts);
 	free(x->ops);
 	free(x->order);
+	free(x->sgs);
 	memset(x, 0, sizeof(*x));
 }
 
