@@ -109,8 +109,9 @@ struct args {
 	enum ap_arch cpu_arch;		/* --cpu's, resolved */
 };
 
-/* --cpu NAME: a CPU ap_xnn_cpu_parse knows; its arch is the one the TFLite side plans
- * for. 0, or AP_EXIT_USAGE (said, one line). */
+/* --cpu NAME, read after every option (a --delegate none after it refuses it first): a
+ * CPU ap_xnn_cpu_parse knows, whose arch the TFLite side plans for. 0, or AP_EXIT_USAGE
+ * (said, one line). */
 static int cpu_option(struct args *a, const char *arg)
 {
 	struct ap_xnn_cpu cpu;
@@ -121,7 +122,6 @@ static int cpu_option(struct args *a, const char *arg)
 		ap_cli_say("plan", "%s", err);
 		return AP_EXIT_USAGE;
 	}
-	a->rq.cpu = arg;
 	a->cpu_arch = ap_arch_resolve(cpu.arch);
 	return 0;
 }
@@ -195,7 +195,7 @@ static int set_option(struct args *a, int c, const char *arg)
 		}
 		a->have_delegate = true;
 		break;
-	case 'U': return cpu_option(a, arg);
+	case 'U': a->rq.cpu = arg; break;	/* read by delegate_args */
 	case 'I':
 		if (a->rq.n_ov == AP_MAX_INPUT_SHAPES) {
 			ap_cli_say("plan", "--input-shape: at most %d", AP_MAX_INPUT_SHAPES);
@@ -229,6 +229,8 @@ static int delegate_args(struct args *a, bool import)
 	}
 	if (!a->rq.cpu)
 		return GO_ON;
+	if (cpu_option(a, a->rq.cpu))
+		return AP_EXIT_USAGE;
 	if (a->have_arch && ap_arch_resolve(a->rq.gopts.arch) != a->cpu_arch) {
 		ap_cli_say("plan", "--cpu %s is %s, not --arch %s", a->rq.cpu,
 			   ap_arch_name(a->cpu_arch),
