@@ -26,6 +26,6 @@ capture litert_text $AP report /tmp/litert.trace --plan $MV2
 for m in gen_float16_weights face_detection_short_range; do
 	capture "lplan_$m" python3 -E -s /ap/tests/litert/litert_plan.py --threads 4 \
 		/ap/tests/models/$m.tflite
-	capture "aplan_$m" $AP plan /ap/tests/models/$m.tflite --threads 4 --csv
-	capture "apjson_$m" $AP plan /ap/tests/models/$m.tflite --threads 4 --json
+	capture "aplan_$m" $AP plan --delegate none /ap/tests/models/$m.tflite --threads 4 --csv
+	capture "apjson_$m" $AP plan --delegate none /ap/tests/models/$m.tflite --threads 4 --json
 done

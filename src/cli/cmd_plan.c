@@ -24,24 +24,31 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof plan MODEL.tflite [--strategy S] [--budget SIZE] [--json | "
-		"--csv]\n"
+		"usage: arenaprof plan MODEL.tflite [--delegate xnnpack|none] [--cpu NAME]\n"
+		"                      [--strategy S] [--budget SIZE] [--json | --csv]\n"
 		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph "
 		"K]\n"
 		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
 		"                      [--input-shape [K=]D,D,...]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
-		"Plans the tensor arenas of a model as LiteRT would and says what they need. Each\n"
-		"subgraph has arenas of its own: the text and JSON list every subgraph's sizes "
-		"and\n"
-		"show one subgraph's plan, tensor by tensor.\n"
+		"Plans what LiteRT holds for a model and says what it needs. By default that\n"
+		"is LiteRT's default CPU path: the XNNPACK delegate's workspace, operator\n"
+		"buffers and packed weights (anonymous memory) beside the TFLite arena that\n"
+		"remains; --delegate none plans the builtin kernels alone. Each subgraph has\n"
+		"arenas of its own: the text and JSON list every subgraph's sizes and show\n"
+		"one subgraph's plan, tensor by tensor.\n"
+		"  --delegate D        xnnpack (default, as LiteRT) or none (the builtin kernels:\n"
+		"                      BUILTIN_WITHOUT_DEFAULT_DELEGATES)\n"
+		"  --cpu NAME          the CPU XNNPACK picks its microkernels for (default host:\n"
+		"                      this machine); with --delegate xnnpack\n"
 		"  --subgraph K        the subgraph shown (default 0, the primary): a WHILE's "
 		"cond\n"
 		"                      or body, an IF's branch, a CALL_ONCE's init subgraph\n"
 		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, "
 		"micro\n"
 		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G);\n"
-		"                      exit 3 when the arena alone does not fit it\n"
+		"                      exit 3 when the non-reclaimable memory (the arena alone\n"
+		"                      with --delegate none) does not fit it\n"
 		"  --json              one JSON object; --csv: the tensor table\n"
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
@@ -98,8 +105,26 @@ struct args {
 	struct ap_plan_req rq;
 	struct ap_plan_set s;		/* top, budget */
 	struct ap_shape_override ov[AP_MAX_INPUT_SHAPES];
-	bool json, csv, have_sg;
+	bool json, csv, have_sg, have_delegate, have_arch;
+	enum ap_arch cpu_arch;		/* --cpu's, resolved */
 };
+
+/* --cpu NAME, read after every option (a --delegate none after it refuses it first): a
+ * CPU ap_xnn_cpu_parse knows, whose arch the TFLite side plans for. 0, or AP_EXIT_USAGE
+ * (said, one line). */
+static int cpu_option(struct args *a, const char *arg)
+{
+	struct ap_xnn_cpu cpu;
+	char err[AP_ERR_LEN];
+
+	if (ap_xnn_cpu_parse(arg, &cpu, err)) {
+		err[strcspn(err, "\n")] = 0;
+		ap_cli_say("plan", "%s", err);
+		return AP_EXIT_USAGE;
+	}
+	a->cpu_arch = ap_arch_resolve(cpu.arch);
+	return 0;
+}
 
 #define GO_ON AP_CMD_GO_ON	/* parse_args: plan; else the exit code */
 
@@ -161,7 +186,16 @@ static int set_option(struct args *a, int c, const char *arg)
 			ap_cli_say("plan", "--arch '%s': arm64 or x86-64", arg);
 			return AP_EXIT_USAGE;
 		}
+		a->have_arch = true;
 		break;
+	case 'D':
+		if (ap_delegate_parse(arg, &a->rq.delegate)) {
+			ap_cli_say("plan", "--delegate '%s': xnnpack or none", arg);
+			return AP_EXIT_USAGE;
+		}
+		a->have_delegate = true;
+		break;
+	case 'U': a->rq.cpu = arg; break;	/* read by delegate_args */
 	case 'I':
 		if (a->rq.n_ov == AP_MAX_INPUT_SHAPES) {
 			ap_cli_say("plan", "--input-shape: at most %d", AP_MAX_INPUT_SHAPES);
@@ -180,6 +214,33 @@ static int set_option(struct args *a, int c, const char *arg)
 	return 0;
 }
 
+/* --delegate and --cpu against the rest: GO_ON, or AP_EXIT_USAGE (said). */
+static int delegate_args(struct args *a, bool import)
+{
+	if (import && (a->have_delegate || a->rq.cpu)) {
+		ap_cli_say("plan", "--%s needs a MODEL: an imported plan has no delegate",
+			   a->rq.cpu ? "cpu" : "delegate");
+		return AP_EXIT_USAGE;
+	}
+	if (a->rq.cpu && a->rq.delegate == AP_DELEGATE_NONE) {
+		ap_cli_say("plan", "--cpu is XNNPACK's target; --delegate none plans the builtin "
+			   "kernels (--arch)");
+		return AP_EXIT_USAGE;
+	}
+	if (!a->rq.cpu)
+		return GO_ON;
+	if (cpu_option(a, a->rq.cpu))
+		return AP_EXIT_USAGE;
+	if (a->have_arch && ap_arch_resolve(a->rq.gopts.arch) != a->cpu_arch) {
+		ap_cli_say("plan", "--cpu %s is %s, not --arch %s", a->rq.cpu,
+			   ap_arch_name(a->cpu_arch),
+			   ap_arch_name(ap_arch_resolve(a->rq.gopts.arch)));
+		return AP_EXIT_USAGE;
+	}
+	a->rq.gopts.arch = a->cpu_arch;	/* the TFLite side runs on the same CPU */
+	return GO_ON;
+}
+
 /* The command line into a: GO_ON, or the exit code (--help, a bad option, said). */
 static int parse_args(struct args *a, int argc, char **argv)
 {
@@ -191,7 +252,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	a->rq = (struct ap_plan_req){ .src = AP_PLAN_MODEL, .strat = AP_STRAT_TFLITE,
 				      .ov = a->ov, .report = true };
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
-		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: I|input-shape: h|help");
+		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: I|input-shape: "
+		     "D=delegate: U=cpu: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
@@ -223,7 +285,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		ap_cli_say("plan", "--subgraph needs a MODEL, not --import");
 		return AP_EXIT_USAGE;
 	}
-	return GO_ON;
+	return delegate_args(a, import);
 }
 
 int cmd_plan_parse(int argc, char **argv)

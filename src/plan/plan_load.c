@@ -5,7 +5,9 @@
 
 int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
 {
-	struct ap_plan_req rq = { .path = path, .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE };
+	/* the builtin plan: attributing a trace against XNNPACK's is issue 25's */
+	struct ap_plan_req rq = { .path = path, .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE,
+				  .delegate = AP_DELEGATE_NONE };
 	struct ap_plan_set s = { 0 };
 	int rc = ap_plan_build(&rq, &s, err);
 

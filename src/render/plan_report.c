@@ -8,6 +8,7 @@
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/plan_report.h"
 #include "arenaprof/util/units.h"
+#include "plan_report_priv.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 
@@ -55,7 +56,7 @@ static void print_last(FILE *f, int32_t last)
 /* The shown subgraph's arenas, and those of every other subgraph LiteRT plans: theirs
  * are heap blocks of their own, allocated with it (at most: CALL_ONCE releases its init
  * subgraph's normal arena after its first run). */
-static uint64_t pinned_bytes(const struct ap_plan_set *s)
+uint64_t ap_pr_tflite_bytes(const struct ap_plan_set *s)
 {
 	uint64_t b = s->plan.arena_bytes + s->plan.persistent_bytes;
 
@@ -67,7 +68,7 @@ static uint64_t pinned_bytes(const struct ap_plan_set *s)
 
 bool ap_plan_fits(const struct ap_plan_set *s)
 {
-	return !s->have_budget || pinned_bytes(s) <= s->budget;
+	return !s->have_budget || ap_pr_anon_bytes(s) <= s->budget;
 }
 
 /* memory.high: 95 % of the budget, a tripwire below memory.max. */
@@ -87,28 +88,32 @@ static uint64_t page_up(uint64_t v)
  */
 static uint64_t min_of(const struct ap_plan_set *s)
 {
-	uint64_t w = page_up(s->plan.weights_bytes), high = high_of(s->budget);
+	uint64_t w = page_up(ap_pr_file_bytes(s)), high = high_of(s->budget);
 
 	return w < high ? w : high / 4096 * 4096;
 }
 
 static void print_budget(FILE *f, const struct ap_plan_set *s)
 {
-	uint64_t pinned = pinned_bytes(s), all = pinned + s->plan.weights_bytes;
+	uint64_t pinned = ap_pr_anon_bytes(s), all = pinned + ap_pr_file_bytes(s);
 	uint64_t high = high_of(s->budget);
+	/* the builtin path's words, or the default path's two halves */
+	const char *sum = s->have_xnn ? "non-reclaimable + file-backed weights" :
+			  "arena + persistent + weights";
+	const char *alone = s->have_xnn ? "the non-reclaimable memory alone" : "the arena alone";
 
 	fprintf(f, "\nbudget %s:\n", B(s->budget));
 	if (all <= s->budget)
-		fprintf(f, "  fits: arena + persistent + weights = %s, %s to spare\n",
-			B(all), B(s->budget - all));
+		fprintf(f, "  fits: %s = %s, %s to spare\n", sum, B(all),
+			B(s->budget - all));
 	else if (pinned <= s->budget)
 		fprintf(f, "  fits only by paging weights out: needs %s with weights resident, "
-			"%s over; the arena alone (%s) fits, so reclaim will re-read "
+			"%s over; %s (%s) fits, so reclaim will re-read "
 			"weights from the file on every run (thrashing)\n",
-			B(all), B(all - s->budget), B(pinned));
+			B(all), B(all - s->budget), alone, B(pinned));
 	else
-		fprintf(f, "  does not fit: the arena alone needs %s, %s over the budget "
-			"(with weights %s)\n", B(pinned), B(pinned - s->budget), B(all));
+		fprintf(f, "  does not fit: %s needs %s, %s over the budget "
+			"(with weights %s)\n", alone, B(pinned), B(pinned - s->budget), B(all));
 	fprintf(f, "  model memory only: add the runtime's code, heap and stacks\n");
 	fprintf(f, "  suggested cgroup v2 settings:\n");
 	fprintf(f, "    memory.max  = %" PRIu64 "   (%s: the hard limit, OOM kill above)\n",
@@ -116,7 +121,7 @@ static void print_budget(FILE *f, const struct ap_plan_set *s)
 	fprintf(f, "    memory.high = %" PRIu64 "   (%s, 95%%: a tripwire that throttles "
 		"and reclaims before the OOM killer)\n", high, B(high));
 	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s, kept from reclaim)\n", min_of(s),
-		B(min_of(s)), min_of(s) < page_up(s->plan.weights_bytes) ?
+		B(min_of(s)), min_of(s) < page_up(ap_pr_file_bytes(s)) ?
 		"as much of the mapped weights as memory.high allows" : "the mapped weights");
 }
 
@@ -272,10 +277,12 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 		fprintf(f, "            planned for LiteRT on %s\n", ap_arch_name(s->arch));
 	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
 		s->as_float32 ? ", planned as if every activation were float32" : "");
+	ap_pr_text_xnn_head(f, s);
 	print_split(f, s);
 	if (m)
 		print_shapes(f, s);
 	print_gaps(f, s);
+	ap_pr_text_xnn(f, s);
 	fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
 		B(p->weights_bytes));
 	fprintf(f, "arena       %12s  %s plan: anonymous, never reclaimable without swap\n",
@@ -384,14 +391,13 @@ static void json_strategies(struct ap_json *j, const struct ap_plan_set *s)
 		ap_json_end_obj(j);
 	}
 	if (s->have_budget) {
-		uint64_t pinned = pinned_bytes(s);
+		uint64_t pinned = ap_pr_anon_bytes(s), file = ap_pr_file_bytes(s);
 
 		ap_json_obj(j, "budget");
 		ap_json_u64(j, "budget_bytes", s->budget);
-		ap_json_bool(j, "fits", pinned + p->weights_bytes <= s->budget);
-		ap_json_bool(j, "arena_fits", pinned <= s->budget);
-		ap_json_i64(j, "margin_bytes", (int64_t)s->budget -
-			    (int64_t)(pinned + p->weights_bytes));
+		ap_json_bool(j, "fits", pinned + file <= s->budget);
+		ap_json_bool(j, "arena_fits", pinned <= s->budget);	/* the anonymous half */
+		ap_json_i64(j, "margin_bytes", (int64_t)s->budget - (int64_t)(pinned + file));
 		ap_json_u64(j, "memory_max", s->budget);
 		ap_json_u64(j, "memory_high", high_of(s->budget));
 		ap_json_u64(j, "memory_min", min_of(s));
@@ -499,8 +505,11 @@ static void json_subgraphs(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_end_arr(j);
 }
 
-static void json_ops(struct ap_json *j, const struct ap_tplan *p, const struct ap_profile *pr)
+static void json_ops(struct ap_json *j, const struct ap_plan_set *s)
 {
+	const struct ap_tplan *p = &s->plan;
+	const struct ap_profile *pr = &s->prof;
+
 	ap_json_arr(j, "ops");
 	for (uint32_t i = 0; i < pr->n_ops; i++) {
 		ap_json_obj(j, NULL);
@@ -508,6 +517,7 @@ static void json_ops(struct ap_json *j, const struct ap_tplan *p, const struct a
 		ap_json_str(j, "opcode", op_name(p, (int32_t)i));
 		ap_json_str(j, "output", out_name(p, (int32_t)i));
 		ap_json_u64(j, "breadth_bytes", pr->breadth[i]);
+		ap_pr_json_op_xnn(j, s, i);
 		ap_json_end_obj(j);
 	}
 	ap_json_end_arr(j);
@@ -521,6 +531,7 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 
 	ap_json_init(&j, f);
 	ap_json_obj(&j, NULL);
+	ap_json_u64(&j, "schema_version", AP_PLAN_SCHEMA);
 	ap_json_str(&j, "model", p->model);
 	ap_json_str(&j, "strategy", p->strategy);
 	if (s->model) {
@@ -536,6 +547,7 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 	ap_json_u64(&j, "arena_bytes", p->arena_bytes);
 	ap_json_u64(&j, "persistent_bytes", p->persistent_bytes);
 	ap_json_u64(&j, "lower_bound_bytes", pr->lower_bound);
+	ap_pr_json_xnn(&j, s);
 	json_widest(&j, p, pr);
 	json_strategies(&j, s);
 	json_tensors(&j, p);
@@ -551,7 +563,7 @@ void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
 	}
 	if (s->sgs)
 		json_subgraphs(&j, s);
-	json_ops(&j, p, pr);
+	json_ops(&j, s);
 	ap_json_end_obj(&j);
 	ap_json_finish(&j);
 }

@@ -44,9 +44,9 @@ done
 # the planner: the same plan on both arches, byte for byte, for the arm64 build's default
 # --arch (at 4 threads, where CONV_2D's kernel type shows)
 for m in "$MODELS"/*.tflite; do
-	"$ARENAPROF" plan "$m" --threads 4 --arch arm64 --json >"$TMP/x86.json" 2>"$TMP/x86.err"
+	"$ARENAPROF" plan --delegate none "$m" --threads 4 --arch arm64 --json >"$TMP/x86.json" 2>"$TMP/x86.err"
 	rx=$?
-	run64 "$A64/arenaprof" plan "$m" --threads 4 --json >"$TMP/a64.json" 2>"$TMP/a64.err"
+	run64 "$A64/arenaprof" plan --delegate none "$m" --threads 4 --json >"$TMP/a64.json" 2>"$TMP/a64.err"
 	ra=$?
 	MSG="exit x86 $rx arm64 $ra; $(cmp "$TMP/x86.json" "$TMP/a64.json" 2>&1 | head -1) $(head -c 200 "$TMP/a64.err")"
 	check "plan --json $(basename "$m"): arm64 output equals x86 (exit $rx)" \

@@ -26,8 +26,8 @@ sys.exit(0 if ($cond) else 1)" "$out" "$TMP/truth.json" "$rc"
 }
 
 # ground truth for plans: plan --json of each model, computed by the planner's own command
-"$ARENAPROF" plan "$MV1" --json >"$TMP/p1.json"
-"$ARENAPROF" plan "$MV2" --json >"$TMP/p2.json"
+"$ARENAPROF" plan --delegate none "$MV1" --json >"$TMP/p1.json"
+"$ARENAPROF" plan --delegate none "$MV2" --json >"$TMP/p2.json"
 python3 - "$TMP/p1.json" "$TMP/p2.json" >"$TMP/truth.json" <<'PY'
 import json, sys
 p = [json.load(open(f)) for f in sys.argv[1:3]]

@@ -186,7 +186,7 @@ sys.exit(not ok)' "$TMP/ansi80.txt"
 
 	# the plan behind the faults: one faint extent per operator row and tensor live while
 	# it runs, as many as plan --json's own lifetimes give
-	"$ARENAPROF" plan "$MV2" --json >"$TMP/plan.json"
+	"$ARENAPROF" plan --delegate none "$MV2" --json >"$TMP/plan.json"
 	want=$($PY -c '
 import json, sys
 d = json.load(open(sys.argv[1])); n = 0

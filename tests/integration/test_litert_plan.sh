@@ -29,7 +29,7 @@ done
 # the not_modelled operators plan --json names for subgraph $2, "#index opcode" each, and
 # the caller up its chain that LiteRT runs otherwise, "#index opcode in subgraph S"
 not_modelled() {
-	"$ARENAPROF" plan "$1" "${SHAPE_ARGS[@]}" --subgraph "$2" --json | python3 -c 'import json, sys
+	"$ARENAPROF" plan --delegate none "$1" "${SHAPE_ARGS[@]}" --subgraph "$2" --json | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 c = d.get("caller_not_modelled")
 print(" ".join(["#%d %s" % (g["index"], g["opcode"]) for g in d["not_modelled"]] +
@@ -39,7 +39,7 @@ print(" ".join(["#%d %s" % (g["index"], g["opcode"]) for g in d["not_modelled"]]
 # the subgraphs plan plans as LiteRT does (at allocate_tensors or the first invoke; not
 # those it never plans, nor those run otherwise, whose caller is named), one line
 planned_subgraphs() {
-	"$ARENAPROF" plan "$1" "${SHAPE_ARGS[@]}" --json | python3 -c 'import json, sys
+	"$ARENAPROF" plan --delegate none "$1" "${SHAPE_ARGS[@]}" --json | python3 -c 'import json, sys
 print(" ".join(str(s["index"]) for s in json.load(sys.stdin)["subgraph_plans"]
                if s["planned_at"] in ("allocate_tensors", "first invoke")))'
 }
@@ -65,7 +65,7 @@ compare_sg() {
 	[ "$k" = 0 ] && sg_loaded=0
 	# a plan split by dynamic outputs is whole only after the first invoke, and a
 	# subgraph run after a dynamic output is planned in it
-	invoke=$("$ARENAPROF" plan "$m" "${SHAPE_ARGS[@]}" --subgraph "$k" --json | python3 -c 'import json, sys
+	invoke=$("$ARENAPROF" plan --delegate none "$m" "${SHAPE_ARGS[@]}" --subgraph "$k" --json | python3 -c 'import json, sys
 d = json.load(sys.stdin)
 late = d["subgraph_plans"][int(sys.argv[1])]["planned_at"] == "first invoke"
 print("--invoke" if d["split_after"] or late else "")' "$k")
@@ -87,7 +87,7 @@ print("--invoke" if d["split_after"] or late else "")' "$k")
 		return 1
 	fi
 	[ "$k" = 0 ] && sg_loaded=1
-	"$ARENAPROF" plan "$m" "${SHAPE_ARGS[@]}" --threads "$threads" --subgraph "$k" --csv \
+	"$ARENAPROF" plan --delegate none "$m" "${SHAPE_ARGS[@]}" --threads "$threads" --subgraph "$k" --csv \
 		>"$TMP/ap.csv"
 	python3 tests/litert/compare_plan.py "$TMP/lr.csv" "$TMP/ap.csv" >"$TMP/cmp" 2>&1
 	rc=$?
@@ -103,7 +103,7 @@ print("--invoke" if d["split_after"] or late else "")' "$k")
 	# the persistent arena (dequantized and densified weights, hwcn_weights, row_sums,
 	# variables, resource handles): LiteRT's high-water mark against arenaprof's
 	want=$(sed -n 's/.*persistent arena: high_water_mark=\([0-9]*\).*/\1/p' "$TMP/lr.csv")
-	got=$("$ARENAPROF" plan "$m" "${SHAPE_ARGS[@]}" --threads "$threads" --subgraph "$k" --json |
+	got=$("$ARENAPROF" plan --delegate none "$m" "${SHAPE_ARGS[@]}" --threads "$threads" --subgraph "$k" --json |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["persistent_bytes"])')
 	MSG="LiteRT '$want', arenaprof $got" \
 		check "$name: persistent arena of LiteRT's size ($got bytes)" test "$got" = "$want"
@@ -131,8 +131,8 @@ if [ -n "$LITERT_MODELS" ]; then
 elif "$PY" tests/litert/gen_models.py "$TMP/gen" 2>"$TMP/gen.err"; then
 	for g in "$TMP"/gen/*.tflite; do
 		m=$MODELS/$(basename "$g")
-		"$ARENAPROF" plan "$g" --csv >"$TMP/gen.csv" 2>&1
-		"$ARENAPROF" plan "$m" --csv >"$TMP/kept.csv" 2>&1
+		"$ARENAPROF" plan --delegate none "$g" --csv >"$TMP/gen.csv" 2>&1
+		"$ARENAPROF" plan --delegate none "$m" --csv >"$TMP/kept.csv" 2>&1
 		MSG="$m plans differently from what gen_models.py writes: regenerate it" \
 			check "$(basename "$g"): gen_models.py still writes its plan" \
 			cmp -s "$TMP/gen.csv" "$TMP/kept.csv"
@@ -174,7 +174,7 @@ for d in ("ai-edge-litert", "ai-edge-litert-nightly"):
 	# allocate_tensors (a subgraph run after a dynamic output)
 	for pair in gen_while_late:2 gen_if_late:1 gen_composite_late:1 gen_case_late:2; do
 		m=$MODELS/${pair%%:*}.tflite k=${pair#*:}
-		at=$("$ARENAPROF" plan "$m" --json | python3 -c 'import json, sys
+		at=$("$ARENAPROF" plan --delegate none "$m" --json | python3 -c 'import json, sys
 print(json.load(sys.stdin)["subgraph_plans"][int(sys.argv[1])]["planned_at"])' "$k")
 		"$RT_PY" tests/litert/litert_plan.py --subgraph "$k" "$m" >"$TMP/lr.csv" 2>&1
 		unplaced=$(grep -c 'not placed by allocate_tensors' "$TMP/lr.csv")

@@ -153,8 +153,8 @@ PY
 model_case() {
 	local name=$1 m=$2 runs=$3 k=${4:--1} e=${5:-0} bopt=() r
 	[ "$e" -gt 0 ] && bopt=(--branch-op "$k" --branch-every "$e")
-	"$ARENAPROF" plan "$m" --json >"$TMP/$name.plan.json" 2>/dev/null &&
-		"$ARENAPROF" plan "$m" --csv >"$TMP/$name.csv" 2>/dev/null ||
+	"$ARENAPROF" plan --delegate none "$m" --json >"$TMP/$name.plan.json" 2>/dev/null &&
+		"$ARENAPROF" plan --delegate none "$m" --csv >"$TMP/$name.csv" 2>/dev/null ||
 		{ fail "$name plan" "arenaprof plan $m failed"; return; }
 	if ! "$MI" --truth "$m" --runs "$runs" "${bopt[@]}" >"$TMP/$name.truth.json" \
 		2>"$TMP/err"; then

@@ -21,7 +21,7 @@ if [ ! -x "$GEN" ]; then
 fi
 
 # the arena tensor of MobileNet v1 written first (a name that reports and heatmaps show)
-name=$("$ARENAPROF" plan --csv "$MV1" | awk -F, '$7 == "arena" { print $2; exit }')
+name=$("$ARENAPROF" plan --delegate none --csv "$MV1" | awk -F, '$7 == "arena" { print $2; exit }')
 if ! python3 "$EVIL" model "$MV1" "$TMP/mv1.tflite" "$name" ||
 	! python3 "$EVIL" model "$DET" "$TMP/det.tflite" TFLite_Detection_PostProcess ||
 	! "$GEN" fault 2000 "$TMP/f.trace" || ! "$GEN" note 200 "$TMP/n.trace" ||

@@ -35,7 +35,7 @@ chmod 755 "$TMP"
 LOC=C.UTF-8
 locale -a 2>/dev/null | grep -qi '^c\.utf-\?8$' || LOC=C
 
-read -r PLAN_BYTES PAGES WIDEST OPNAMES < <("$ARENAPROF" plan "$MV2" --json | python3 -c '
+read -r PLAN_BYTES PAGES WIDEST OPNAMES < <("$ARENAPROF" plan --delegate none "$MV2" --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 ops = d["ops"]

@@ -79,9 +79,45 @@ static void test_bad_input(void)
 	CHECK("--plan of a missing file: -ENOENT", rc == -ENOENT, "%d: %s", rc, err);
 }
 
+/* The delegate: XNNPACK unless told (LiteRT's default), none is the builtin plan alone,
+ * and --plan (ap_plan_load) is the builtin plan whatever the default. */
+static void test_delegate(void)
+{
+	struct ap_plan_req rq = { .path = MV2, .src = AP_PLAN_MODEL, .strat = AP_STRAT_TFLITE,
+				  .report = true };
+	struct ap_plan_set x = { 0 }, b = { 0 };
+	struct ap_tplan p;
+	char err[AP_ERR_LEN];
+	int rc = ap_plan_build(&rq, &x, err);
+
+	CHECK("the default: the XNNPACK side, of every operator", rc == 0 && x.have_delegate &&
+	      x.delegate == AP_DELEGATE_XNNPACK && x.have_xnn && x.xnn.n_ops == x.plan.n_ops &&
+	      x.kept_weights_bytes <= x.plan.weights_bytes, "%d: %s", rc, err);
+	rq.delegate = AP_DELEGATE_NONE;
+	rc = ap_plan_build(&rq, &b, err);
+	CHECK("--delegate none: no XNNPACK side", rc == 0 && b.have_delegate &&
+	      b.delegate == AP_DELEGATE_NONE && !b.have_xnn, "%d: %s", rc, err);
+	rc = ap_plan_load(MV2, &p, err);
+	CHECK("--plan: loads", rc == 0, "%d: %s", rc, err);
+	if (!rc) {
+		CHECK_U64("--plan: the builtin arena", p.arena_bytes, b.plan.arena_bytes);
+		ap_tplan_free(&p);
+	}
+	rq.cpu = "no-such-cpu";
+	rq.delegate = AP_DELEGATE_XNNPACK;
+	ap_plan_set_free(&x);
+	x = (struct ap_plan_set){ 0 };
+	rc = ap_plan_build(&rq, &x, err);
+	CHECK("an unknown CPU: -EINVAL, one line", rc == -EINVAL && !strchr(err, '\n'),
+	      "%d: %s", rc, err);
+	ap_plan_set_free(&x);
+	ap_plan_set_free(&b);
+}
+
 int main(void)
 {
 	test_report_and_load_agree();
+	test_delegate();
 	test_import();
 	test_bad_input();
 	TEST_EXIT();

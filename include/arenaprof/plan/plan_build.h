@@ -20,6 +20,7 @@
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/plan/shapes.h"
+#include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/util/err.h"
 
 /* What path holds. */
@@ -39,6 +40,10 @@ struct ap_plan_req {
 	uint32_t n_ov;
 	bool report;	/* all `plan` shows: every subgraph's sizes, every strategy's for the
 			 * comparison table, the split points, the profile; else the plan alone */
+	/* The delegate a model's plan is for: XNNPACK (the zero: LiteRT's default) or none
+	 * (the builtin kernels, BUILTIN_WITHOUT_DEFAULT_DELEGATES); an import has none. */
+	enum ap_delegate delegate;
+	const char *cpu;	/* XNNPACK's target CPU (ap_xnn_cpu_parse), NULL: "host" */
 };
 
 /* The plan of a model or an import, and for `plan` what its report prints beside it. */
@@ -69,6 +74,16 @@ struct ap_plan_set {
 	uint32_t n_input_shapes;	/* --input-shape given */
 	char overlap[AP_ERR_LEN];	/* an import whose tensors live at the same time share
 					 * bytes: why; "" when none do */
+	bool have_delegate;		/* a model's plan: delegate is set; not an import's */
+	enum ap_delegate delegate;
+	bool have_xnn;			/* xnn is set: the xnnpack delegate, a model */
+	struct ap_xnn_plan xnn;		/* what XNNPACK holds beside the TFLite arena */
+	/* of plan.weights_bytes, the file-backed weights the runtime keeps reading: all but
+	 * those only delegated operators read (XNNPACK packed them once); with have_xnn */
+	uint64_t kept_weights_bytes;
+	/* what of the default path the plan does not follow, "" when it follows all of it:
+	 * xnn.not_modelled, and the TFLite arena's own caveat; with have_xnn */
+	char xnn_not_modelled[4 * AP_ERR_LEN];
 };
 
 /*

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plan_report_priv: what plan_report.c and plan_report_xnn.c share: the two halves the
+ * verdict weighs, and the XNNPACK side's printers (the default path, issue 24).
+ */
+#ifndef ARENAPROF_PLAN_REPORT_PRIV_H
+#define ARENAPROF_PLAN_REPORT_PRIV_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arenaprof/plan/plan_build.h"
+#include "arenaprof/util/json.h"
+
+/* The TFLite arenas: the shown subgraph's and every other subgraph's LiteRT plans. */
+uint64_t ap_pr_tflite_bytes(const struct ap_plan_set *s);
+/* Non-reclaimable: the TFLite arenas and, on the XNNPACK path, all XNNPACK holds. */
+uint64_t ap_pr_anon_bytes(const struct ap_plan_set *s);
+/* Reclaimable: the file-backed weights the runtime keeps reading. */
+uint64_t ap_pr_file_bytes(const struct ap_plan_set *s);
+
+/* The delegate, the CPU, partitions and delegated operators, what is not modelled. */
+void ap_pr_text_xnn_head(FILE *f, const struct ap_plan_set *s);
+/* The default path's two halves, their parts, the widest XNNPACK value. */
+void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s);
+/* "delegate", "cpu", "xnnpack", "anonymous_bytes", "reclaimable_bytes" (as they apply). */
+void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s);
+/* An operator's XNNPACK keys in the "ops" list, with s->have_xnn. */
+void ap_pr_json_op_xnn(struct ap_json *j, const struct ap_plan_set *s, uint32_t op);
+
+#endif

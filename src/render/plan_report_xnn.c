@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * plan_report_xnn: the default path's side of `arenaprof plan` (docs/xnnpack.md): what
+ * XNNPACK holds beside the TFLite arena, as text and JSON. Printed only for a plan with
+ * the XNNPACK delegate; --delegate none prints what it always printed.
+ */
+#include <inttypes.h>
+
+#include "arenaprof/util/escape.h"
+#include "arenaprof/util/units.h"
+#include "plan_report_priv.h"
+
+#define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
+#define TS(s) ap_text_safe((s), (char[256]){ 0 }, 256)
+
+uint64_t ap_pr_anon_bytes(const struct ap_plan_set *s)
+{
+	return ap_pr_tflite_bytes(s) + (s->have_xnn ? s->xnn.total_bytes : 0);
+}
+
+uint64_t ap_pr_file_bytes(const struct ap_plan_set *s)
+{
+	return s->have_xnn ? s->kept_weights_bytes : s->plan.weights_bytes;
+}
+
+static const char *op_name(const struct ap_tplan *p, int32_t i)
+{
+	return i >= 0 && (uint32_t)i < p->n_ops && p->ops[i].opname[0] ?
+	       p->ops[i].opname : "?";
+}
+
+/* The partition with the widest value, or -1 when no partition plans one. */
+static int32_t widest_part(const struct ap_xnn_plan *x)
+{
+	int32_t w = -1;
+
+	for (uint32_t i = 0; i < x->n_parts; i++)
+		if (x->parts[i].widest_value && (w < 0 ||
+		    x->parts[i].widest_value > x->parts[w].widest_value))
+			w = (int32_t)i;
+	return w;
+}
+
+void ap_pr_text_xnn_head(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_xnn_plan *x = &s->xnn;
+
+	if (!s->have_xnn)
+		return;
+	fprintf(f, "            delegate xnnpack, LiteRT's default CPU path (--delegate none: "
+		"the builtin kernels)\n");
+	fprintf(f, "            CPU %s (%s): %u of %u operators delegated, in %u partition%s\n",
+		TS(x->cpu.name), ap_arch_name(ap_arch_resolve(x->cpu.arch)), x->delegated_ops,
+		x->n_ops, x->n_parts, x->n_parts == 1 ? "" : "s");
+	if (s->xnn_not_modelled[0])
+		fprintf(f, "            not modelled: %s\n", TS(s->xnn_not_modelled));
+}
+
+void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_xnn_plan *x = &s->xnn;
+	uint64_t tfl = ap_pr_tflite_bytes(s), other = x->scratch_bytes + x->other_bytes;
+	int32_t w = widest_part(x);
+
+	if (!s->have_xnn)
+		return;
+	fprintf(f, "\nnon-reclaimable   %12s  anonymous, never reclaimable without swap:\n",
+		B(ap_pr_anon_bytes(s)));
+	fprintf(f, "  TFLite arena    %12s  arena + persistent, every subgraph LiteRT plans\n",
+		B(tfl));
+	fprintf(f, "  XNNPACK workspace %10s  the partitions' values, one workspace shared\n",
+		B(x->workspace_bytes));
+	fprintf(f, "  operator buffers %11s  indirection buffers, scratch, XNNPACK's objects\n",
+		B(other));
+	fprintf(f, "  packed weights  %12s  repacked from the file into anonymous memory\n",
+		B(x->packed_weights_bytes));
+	fprintf(f, "reclaimable       %12s  file-backed weights the runtime keeps reading "
+		"(mmap)\n", B(s->kept_weights_bytes));
+	if (w >= 0)
+		fprintf(f, "widest XNNPACK value: %s, written by #%d %s in partition %d\n",
+			B(x->parts[w].widest_value), x->parts[w].widest_op,
+			TS(op_name(&s->plan, x->parts[w].widest_op)), w);
+	fprintf(f, "\nthe TFLite side, in detail (what --delegate none plans):\n");
+}
+
+static void json_parts(struct ap_json *j, const struct ap_xnn_plan *x)
+{
+	ap_json_arr(j, "partition_plans");
+	for (uint32_t i = 0; i < x->n_parts; i++) {
+		const struct ap_xnn_part *p = &x->parts[i];
+
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "index", i);
+		ap_json_u64(j, "operators", p->n_ops);
+		ap_json_i64(j, "first_op", p->first_op);
+		ap_json_u64(j, "workspace_bytes", p->workspace_bytes);
+		ap_json_u64(j, "widest_value_bytes", p->widest_value);
+		ap_json_i64(j, "widest_op", p->widest_op);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+}
+
+void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
+{
+	const struct ap_xnn_plan *x = &s->xnn;
+	int32_t w = widest_part(x);
+
+	if (!s->have_delegate) {
+		if (!s->model)
+			ap_json_null(j, "delegate");	/* an imported plan: the runtime's */
+		return;
+	}
+	ap_json_str(j, "delegate", ap_delegate_name(s->delegate));
+	if (!s->have_xnn)
+		return;
+	ap_json_str(j, "cpu", x->cpu.name);
+	ap_json_str(j, "cpu_arch", ap_arch_name(ap_arch_resolve(x->cpu.arch)));
+	ap_json_u64(j, "anonymous_bytes", ap_pr_anon_bytes(s));
+	ap_json_u64(j, "reclaimable_bytes", ap_pr_file_bytes(s));
+	ap_json_u64(j, "tflite_bytes", ap_pr_tflite_bytes(s));
+	ap_json_obj(j, "xnnpack");
+	ap_json_u64(j, "total_bytes", x->total_bytes);
+	ap_json_u64(j, "workspace_bytes", x->workspace_bytes);
+	ap_json_u64(j, "packed_weights_bytes", x->packed_weights_bytes);
+	ap_json_u64(j, "scratch_bytes", x->scratch_bytes);
+	ap_json_u64(j, "other_bytes", x->other_bytes);
+	ap_json_u64(j, "delegated_operators", x->delegated_ops);
+	ap_json_u64(j, "partitions", x->n_parts);
+	ap_json_str(j, "not_modelled", s->xnn_not_modelled);
+	if (w >= 0) {
+		ap_json_obj(j, "widest_value");
+		ap_json_u64(j, "bytes", x->parts[w].widest_value);
+		ap_json_u64(j, "partition", (uint64_t)w);
+		ap_json_i64(j, "op", x->parts[w].widest_op);
+		ap_json_end_obj(j);
+	} else {
+		ap_json_null(j, "widest_value");
+	}
+	json_parts(j, x);
+	ap_json_end_obj(j);
+}
+
+void ap_pr_json_op_xnn(struct ap_json *j, const struct ap_plan_set *s, uint32_t op)
+{
+	const struct ap_xnn_op *o = op < s->xnn.n_ops ? &s->xnn.ops[op] : NULL;
+
+	if (!s->have_xnn)
+		return;
+	ap_json_bool(j, "delegated", o && o->delegated);
+	if (o && o->delegated)
+		ap_json_u64(j, "partition", o->partition);
+	else
+		ap_json_null(j, "partition");
+	if (o && !o->delegated && o->why)
+		ap_json_str(j, "not_delegated", o->why);
+	ap_json_u64(j, "packed_bytes", o ? o->packed_bytes : 0);
+	ap_json_u64(j, "private_bytes", o ? o->private_bytes : 0);
+}
