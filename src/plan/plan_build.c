@@ -160,61 +160,51 @@ static int kept_weights(const struct ap_graph *g, const struct ap_xnn_plan *x, u
 }
 
 /*
- * THE PLACE where the TFLite arena that remains on the delegated graph is to be planned
- * (issue 24): LiteRT plans the graph the delegate left, the delegate kernels' inputs and
- * outputs and the operators it refused, as it plans any graph. xnnpack.h has no planner
- * of that graph yet (helper A's part): until it has, s->plan (and every strategy's size,
- * the profile) stays the builtin plan of the whole graph, and the plan says so. When it
- * lands, plan the delegated graph here, for the shown strategy and for every strategy of
- * the report's table, in place of the builtin ones.
+ * The TFLite arena that remains on the delegated graph: LiteRT plans the graph the
+ * delegate left (each partition one delegate node, its edges its inputs and outputs, and
+ * the operators it refused with their kernels' temporaries) as it plans any graph, by the
+ * shown strategy. The other subgraphs' arenas stay their builtin plans, said so when one
+ * of them holds delegated operators.
  */
 static int plan_delegated_arena(struct shown *c, char *err)
 {
 	struct ap_plan_set *s = c->s;
-	size_t n = strlen(s->xnn_not_modelled);
-
-	(void)err;
-	snprintf(s->xnn_not_modelled + n, sizeof(s->xnn_not_modelled) - n, "%sthe TFLite "
-		 "arena shown is the builtin path's, not yet the delegated graph's",
-		 n ? "; " : "");
-	return 0;
-}
-
-/* The target CPU: rq->cpu, or this machine's. A default "host" that cpu.c cannot read
- * yet is a CPU of no features on the build's arch, said in not_modelled (why holds
- * AP_ERR_LEN + 32 bytes). */
-static int xnn_cpu(const struct ap_plan_req *rq, struct ap_xnn_cpu *cpu, char *why,
-		   char *err)
-{
+	struct ap_graph dg;
 	char e[AP_ERR_LEN];
-	int rc = ap_xnn_cpu_parse(rq->cpu ? rq->cpu : "host", cpu, e);
+	int rc = ap_xnn_delegated_graph(&c->g, &s->xnn, &dg, e);
 
-	why[0] = 0;
 	if (!rc)
-		return 0;
-	if (rq->cpu)
-		return ap_fail(err, rc, "%s", e);
-	*cpu = (struct ap_xnn_cpu){ .name = "host", .arch = ap_arch_resolve(AP_ARCH_HOST) };
-	snprintf(why, AP_ERR_LEN + 32, "the host CPU is not known (%s)", e);
+		rc = ap_plan_graph(&dg, c->rq->strat, &s->xnn_arena, e);
+	ap_xnn_delegated_graph_free(&dg);
+	if (rc)
+		return ap_fail(err, rc, "%s: the delegated graph: %s", c->rq->path, e);
+	s->have_xnn_arena = true;
+	for (uint32_t i = 0; i < s->xnn.n_sgs; i++) {
+		if (i == s->subgraph || !s->xnn.sgs[i].delegated_ops || !s->sgs ||
+		    !s->sgs[i].planned)
+			continue;
+		snprintf(s->arena_not_modelled, sizeof(s->arena_not_modelled), "the TFLite "
+			 "arenas of subgraphs other than %u are their builtin plans", s->subgraph);
+		break;
+	}
 	return 0;
 }
 
-/* The XNNPACK side of the shown graph (rq->delegate xnnpack), and the arena left. */
+/* The XNNPACK side of the shown graph (rq->delegate xnnpack) on rq->cpu (NULL: this
+ * machine), and the arena left. */
 static int plan_xnn(struct shown *c, char *err)
 {
 	struct ap_plan_set *s = c->s;
 	struct ap_xnn_cpu cpu;
-	char why[AP_ERR_LEN + 32], e[AP_ERR_LEN];
-	int rc = xnn_cpu(c->rq, &cpu, why, err);
+	char e[AP_ERR_LEN];
+	int rc = ap_xnn_cpu_parse(c->rq->cpu ? c->rq->cpu : "host", &cpu, e);
 
 	if (rc)
-		return rc;
+		return ap_fail(err, rc, "%s", e);
 	s->have_xnn = true;
 	rc = ap_xnn_plan_build(s->model, &c->g, &cpu, &s->xnn, e);
 	if (rc)
 		return ap_fail(err, rc, "%s: %s", c->rq->path, e);
-	snprintf(s->xnn_not_modelled, sizeof(s->xnn_not_modelled), "%s%s%s", why,
-		 why[0] && s->xnn.not_modelled[0] ? "; " : "", s->xnn.not_modelled);
 	if (kept_weights(&c->g, &s->xnn, &s->kept_weights_bytes))
 		return ap_fail(err, -ENOMEM, "out of memory");
 	return plan_delegated_arena(c, err);
@@ -295,6 +285,8 @@ void ap_plan_set_free(struct ap_plan_set *s)
 	free(s->split_after);
 	if (s->have_xnn)
 		ap_xnn_plan_free(&s->xnn);
+	if (s->have_xnn_arena)
+		ap_tplan_free(&s->xnn_arena);
 	ap_model_free(&s->loaded);
 	s->model = NULL;
 }

@@ -58,7 +58,8 @@ static void print_last(FILE *f, int32_t last)
  * subgraph's normal arena after its first run). */
 uint64_t ap_pr_tflite_bytes(const struct ap_plan_set *s)
 {
-	uint64_t b = s->plan.arena_bytes + s->plan.persistent_bytes;
+	const struct ap_tplan *p = s->have_xnn_arena ? &s->xnn_arena : &s->plan;
+	uint64_t b = p->arena_bytes + p->persistent_bytes;
 
 	for (uint32_t i = 0; s->sgs && i < s->model->n_subgraphs; i++)
 		if (i != s->subgraph && s->sgs[i].planned)

@@ -52,8 +52,10 @@ void ap_pr_text_xnn_head(FILE *f, const struct ap_plan_set *s)
 	fprintf(f, "            CPU %s (%s): %u of %u operators delegated, in %u partition%s\n",
 		TS(x->cpu.name), ap_arch_name(ap_arch_resolve(x->cpu.arch)), x->delegated_ops,
 		x->n_ops, x->n_parts, x->n_parts == 1 ? "" : "s");
-	if (s->xnn_not_modelled[0])
-		fprintf(f, "            not modelled: %s\n", TS(s->xnn_not_modelled));
+	if (x->not_modelled[0])
+		fprintf(f, "            not modelled: %s\n", TS(x->not_modelled));
+	if (s->arena_not_modelled[0])
+		fprintf(f, "            not modelled: %s\n", TS(s->arena_not_modelled));
 }
 
 void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s)
@@ -119,6 +121,7 @@ void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_u64(j, "anonymous_bytes", ap_pr_anon_bytes(s));
 	ap_json_u64(j, "reclaimable_bytes", ap_pr_file_bytes(s));
 	ap_json_u64(j, "tflite_bytes", ap_pr_tflite_bytes(s));
+	ap_json_str(j, "tflite_not_modelled", s->arena_not_modelled);
 	ap_json_obj(j, "xnnpack");
 	ap_json_u64(j, "total_bytes", x->total_bytes);
 	ap_json_u64(j, "workspace_bytes", x->workspace_bytes);
@@ -127,7 +130,7 @@ void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_u64(j, "other_bytes", x->other_bytes);
 	ap_json_u64(j, "delegated_operators", x->delegated_ops);
 	ap_json_u64(j, "partitions", x->n_parts);
-	ap_json_str(j, "not_modelled", s->xnn_not_modelled);
+	ap_json_str(j, "not_modelled", x->not_modelled);
 	if (w >= 0) {
 		ap_json_obj(j, "widest_value");
 		ap_json_u64(j, "bytes", x->parts[w].widest_value);

@@ -8,13 +8,13 @@
 # so is a model LiteRT itself refuses (with its error); a measurement that fails, or a
 # missing bpftrace, LiteRT or root, is a FAIL with the reason (CI installs them:
 # scripts/install-deps). The oracle runs the models in batches, one bpftrace session for
-# XNN_BATCH (default 12) of them. XNN_MODES=interpreter,compiled compares CompiledModel's
-# too; XNN_MODELS="A.tflite B.tflite" only those.
+# XNN_BATCH (default 12) of them, the Interpreter's and CompiledModel's (XNN_MODES,
+# default interpreter,compiled); XNN_MODELS="A.tflite B.tflite" only those.
 . tests/lib.sh
 venv=${ARENAPROF_VENV:-/opt/arenaprof-venv}
 PY=$venv/bin/python
 ORACLE=tests/litert/xnnpack/xnnpack_truth.py
-MODES=${XNN_MODES:-interpreter}
+MODES=${XNN_MODES:-interpreter,compiled}
 
 if [ "$(id -u)" != 0 ]; then
 	fail "xnnpack plan: the oracle" "needs root (bpftrace uprobes)"
@@ -56,7 +56,7 @@ echo "INFO: the oracle measured ${#models[@]} models ($MODES) in $(($(date +%s) 
 python3 - "$TMP" "$TMP/truth.json" "$MODES" "${models[@]}" <<'PY'
 import json, os, sys
 tmp, truth, modes, models = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3], sys.argv[4:]
-n = {"pass": 0, "fail": 0, "skip": 0}
+n = {"pass": 0, "fail": 0, "skip": 0, "exact": 0}
 for path in models:
     name = os.path.basename(path)[:-len(".tflite")]
     try:
@@ -91,8 +91,9 @@ for path in models:
             print("%s: %s: total_bytes %d, XNNPACK's allocator %d (%+.2f %%, floor %d)%s" %
                   ("PASS" if ok else "FAIL", label, got, live,
                    100.0 * (got - live) / live if live else 0.0, tol,
-                   "" if ok else ": beyond the floor"))
+                   ": exact" if got == live else "" if ok else ": beyond the floor"))
             n["pass" if ok else "fail"] += 1
-print("INFO: %d within the floor, %d beyond it, %d skipped (not modelled, or LiteRT fails on the model)"
-      % (n["pass"], n["fail"], n["skip"]))
+            n["exact"] += got == live
+print("INFO: %d within the floor (%d of them exact), %d beyond it, %d skipped (not modelled, "
+      "or LiteRT fails on the model)" % (n["pass"], n["exact"], n["fail"], n["skip"]))
 PY

@@ -78,12 +78,15 @@ struct ap_plan_set {
 	enum ap_delegate delegate;
 	bool have_xnn;			/* xnn is set: the xnnpack delegate, a model */
 	struct ap_xnn_plan xnn;		/* what XNNPACK holds beside the TFLite arena */
+	bool have_xnn_arena;		/* xnn_arena is set */
+	struct ap_tplan xnn_arena;	/* the shown subgraph's TFLite arena once the
+					 * delegate replaced its partitions (the strategy's) */
 	/* of plan.weights_bytes, the file-backed weights the runtime keeps reading: all but
 	 * those only delegated operators read (XNNPACK packed them once); with have_xnn */
 	uint64_t kept_weights_bytes;
-	/* what of the default path the plan does not follow, "" when it follows all of it:
-	 * xnn.not_modelled, and the TFLite arena's own caveat; with have_xnn */
-	char xnn_not_modelled[4 * AP_ERR_LEN];
+	/* what of the TFLite arena on the default path the plan does not follow, "" when it
+	 * follows all of it (XNNPACK's own: xnn.not_modelled); with have_xnn */
+	char arena_not_modelled[AP_ERR_LEN];
 };
 
 /*
