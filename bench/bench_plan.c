@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Plan speed: every strategy on MobileNet v2 and on a generated 10,000-operator
- * chain-with-skips graph (op i reads t[i] and t[i-4], writes t[i+1]). Prints a table of
- * median wall times over repeated runs.
+ * chain-with-skips graph (op i reads t[i] and t[i-4], writes t[i+1]); then the whole of
+ * what `plan` computes for a model (ap_plan_build: reading it, shapes, the plan and the
+ * report's strategies), builtin and on LiteRT's default XNNPACK path side by side. Prints
+ * median wall times over repeated runs, with the min..max band.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include <time.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/planner.h"
 
@@ -51,6 +54,32 @@ static double time_plan(struct ap_graph *g, enum ap_strategy s, int reps, uint64
 	med = t[reps / 2];
 	free(t);
 	return med;
+}
+
+/* Median, min and max of `reps` runs of `plan`'s whole computation of model on delegate d. */
+static void time_build(const char *model, enum ap_delegate d, int reps, double out[3])
+{
+	double *t = calloc((size_t)reps, sizeof(*t));
+	struct ap_plan_req rq = { .path = model, .src = AP_PLAN_MODEL, .strat = AP_STRAT_TFLITE,
+				  .report = true, .delegate = d };
+	char err[AP_ERR_LEN];
+
+	for (int i = 0; i < reps; i++) {
+		struct ap_plan_set s = { 0 };
+		double t0 = now_ms();
+
+		if (ap_plan_build(&rq, &s, err)) {
+			fprintf(stderr, "bench_plan: %s\n", err);
+			exit(1);
+		}
+		t[i] = now_ms() - t0;
+		ap_plan_set_free(&s);
+	}
+	qsort(t, (size_t)reps, sizeof(*t), cmp_d);
+	out[0] = t[reps / 2];
+	out[1] = t[0];
+	out[2] = t[reps - 1];
+	free(t);
 }
 
 static void chain_graph(struct ap_graph *g, uint32_t n_ops)
@@ -106,6 +135,14 @@ int main(int argc, char **argv)
 
 		printf("%-16s %-34s %12.3f %14llu\n", ap_strategy_name(s),
 		       "chain-with-skips (10,000 ops)", ms, (unsigned long long)arena);
+	}
+	printf("\n%-34s %12s %20s\n", "plan (the whole computation)", "median ms", "min..max");
+	for (int d = AP_DELEGATE_XNNPACK; d <= AP_DELEGATE_NONE; d++) {
+		double b[3];
+
+		time_build(model, (enum ap_delegate)d, 51, b);
+		printf("--delegate %-23s %12.3f %9.3f..%-9.3f\n", ap_delegate_name(d), b[0], b[1],
+		       b[2]);
 	}
 	ap_graph_free(&g);
 	ap_model_free(&m);
