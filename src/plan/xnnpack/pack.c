@@ -41,6 +41,11 @@ static bool elsizes(enum xnn_dt in, enum xnn_dt w, struct elsize *e)
 	case XNN_DT_QU8:
 		*e = (struct elsize){ 1, 4, 0 };
 		return w == XNN_DT_QU8;
+	case XNN_DT_QD8:
+		/* a dynamically quantized node: the int32 kernel sums in the bias slot, a
+		 * float scale and a float bias a channel as extra bytes */
+		*e = (struct elsize){ 1, 4, 8 };
+		return w == XNN_DT_QC8W;
 	default:
 		return false;
 	}
