@@ -373,6 +373,37 @@ static bool qd8_qc8w(const struct ap_xnn_cpu *cpu, bool igemm, struct xnn_gemm_c
 	return set(g, 4, 4, 3, 0, "qd8 4x4c8 sse41");
 }
 
+/*
+ * The configs of a dynamically quantized fully connected node with per-channel int4
+ * weights (two planes): init_qdu8_f32_qc4w_gemm_config on x86-64, whose arch flag ranks
+ * above the signed config's (SSE2 there) everywhere but on AMX; the GFNI variant unless
+ * on Zen 4 or 5. Not modelled on arm64.
+ */
+static bool qd8_qc4w(const struct ap_xnn_cpu *cpu, struct xnn_gemm_cfg *g)
+{
+	bool ok;
+
+	if (cpu->arch == AP_ARCH_ARM64)
+		return false;
+	if (has(cpu, AP_XF_AVX512AMX))
+		ok = set(g, 16, 64, 2, 0, "qd8 16x64c4 avx512amx");
+	else if (has(cpu, AP_XF_AVX512VNNI | AP_XF_GFNI) && strcmp(cpu->uarch, "zen4") &&
+		 strcmp(cpu->uarch, "zen5"))
+		ok = set(g, 14, 16, 3, 0, "qdu8 14x16c8 avx512vnnigfni");
+	else if (has(cpu, AP_XF_AVX512VNNI))
+		ok = set(g, 8, 16, 3, 0, "qdu8 8x16c8 avx512vnni");
+	else if (has(cpu, AP_XF_AVXVNNI))
+		ok = set(g, 5, 8, 3, 0, "qdu8 5x8c8 avxvnni");
+	else if (has(cpu, AP_XF_AVX512SKX))
+		ok = set(g, 8, 16, 3, 0, "qdu8 8x16c8 avx512skx");
+	else if (has(cpu, AP_XF_AVX2))
+		ok = set(g, 4, 8, 3, 0, "qdu8 4x8c8 avx2");
+	else
+		ok = set(g, 4, 4, 3, 0, "qd8 4x4c8 sse2");
+	g->planes = 2;
+	return ok;
+}
+
 /* Is the filter a weights type the input's configs take? f32 and f16 weights of an f32
  * node are packed as f32 (XNNPACK converts the f16 ones before packing). */
 static bool f32_weights(enum xnn_dt w)
@@ -393,9 +424,11 @@ bool xnn_cpu_gemm(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
 	case XNN_DT_QU8:
 		return w == XNN_DT_QU8 && qu8_gemm(cpu, g);
 	case XNN_DT_QD8:
+		if (w == XNN_DT_QC4W)
+			return qd8_qc4w(cpu, g);
 		return w == XNN_DT_QC8W && qd8_qc8w(cpu, false, g);
 	default:
-		return false;	/* int4 weights: not modelled */
+		return false;
 	}
 }
 

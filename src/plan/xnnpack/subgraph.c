@@ -663,7 +663,8 @@ static uint64_t lhs_workspace(const struct xnn_node *n, const struct ap_xnn_cpu 
 	if (!xnn_cpu_gemm(cpu, n->in_dt, n->w_dt, &g))
 		return 0;
 	kr = (1ull << g.log2_kr) << g.log2_sr;
-	k = (n->in_c + kr - 1) / kr * kr;
+	k = n->w_dt == XNN_DT_QC4W ? (n->in_c + g.planes - 1) / g.planes * g.planes : n->in_c;
+	k = (k + kr - 1) / kr * kr;
 	row = (8 + k + 3) / 4 * 4;
 	mr = m == 1 ? 1 : g.mr;
 	per = mr * row;
