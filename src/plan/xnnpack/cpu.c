@@ -339,6 +339,71 @@ static bool qu8_gemm(const struct ap_xnn_cpu *cpu, struct xnn_gemm_cfg *g)
 		   "3x4c8 sse2 ld64");
 }
 
+/*
+ * The configs of a dynamically quantized node (a qdint8 input, per-channel int8 weights):
+ * init_qd8_f32_qc8w_gemm_config, whose struct serves both fully connected and convolution,
+ * and the unsigned qdu8 configs, which the subgraph takes instead (optimize_packed_lhs's
+ * convert_gemm_to_qduint8) where their arch flag ranks above the signed one's: AVX512-VNNI
+ * (an assembly 5x64c4 for a fully connected, 10x16c8 for a convolution) and AVX-VNNI.
+ */
+static bool qd8_qc8w(const struct ap_xnn_cpu *cpu, bool igemm, struct xnn_gemm_cfg *g)
+{
+	static const char *const a55[] = { "cortex-a53", "cortex-a55r0", "cortex-a55", NULL };
+
+	if (cpu->arch == AP_ARCH_ARM64) {
+		if (has(cpu, AP_XF_NEON_I8MM))
+			return set(g, 4, 16, 3, 0, "qd8 4x16c8 neoni8mm");
+		if (has(cpu, AP_XF_NEON_DOT))
+			return set(g, 4, 16, 2, 0, "qd8 4x16c4 aarch64 neondot");
+		if (uarch_is(cpu, a55))
+			return set(g, 4, 16, 0, 0, "qd8 4x16 neon mlal lane");
+		return set(g, 2, 8, 1, 2, "qd8 2x8c2s4 neon mlal");
+	}
+	if (has(cpu, AP_XF_AVX512AMX))
+		return set(g, 16, 64, 2, 0, "qd8 16x64c4 avx512amx");
+	if (has(cpu, AP_XF_AVX512VNNI))
+		return igemm ? set(g, 10, 16, 3, 0, "qdu8 10x16c8 avx512vnni") :
+			       set(g, 5, 64, 2, 0, "qdu8 5x64c4 amd64 avx512vnni");
+	if (has(cpu, AP_XF_AVXVNNI))
+		return set(g, 5, 8, 3, 0, "qdu8 5x8c8 avxvnni");
+	if (has(cpu, AP_XF_AVX512SKX))
+		return set(g, 8, 16, 3, 0, "qd8 8x16c8 avx512skx");
+	if (has(cpu, AP_XF_AVX2))
+		return set(g, 4, 8, 3, 0, "qd8 4x8c8 avx2");
+	return set(g, 4, 4, 3, 0, "qd8 4x4c8 sse41");
+}
+
+/*
+ * The configs of a dynamically quantized fully connected node with per-channel int4
+ * weights (two planes): init_qdu8_f32_qc4w_gemm_config on x86-64, whose arch flag ranks
+ * above the signed config's (SSE2 there) everywhere but on AMX; the GFNI variant unless
+ * on Zen 4 or 5. Not modelled on arm64.
+ */
+static bool qd8_qc4w(const struct ap_xnn_cpu *cpu, struct xnn_gemm_cfg *g)
+{
+	bool ok;
+
+	if (cpu->arch == AP_ARCH_ARM64)
+		return false;
+	if (has(cpu, AP_XF_AVX512AMX))
+		ok = set(g, 16, 64, 2, 0, "qd8 16x64c4 avx512amx");
+	else if (has(cpu, AP_XF_AVX512VNNI | AP_XF_GFNI) && strcmp(cpu->uarch, "zen4") &&
+		 strcmp(cpu->uarch, "zen5"))
+		ok = set(g, 14, 16, 3, 0, "qdu8 14x16c8 avx512vnnigfni");
+	else if (has(cpu, AP_XF_AVX512VNNI))
+		ok = set(g, 8, 16, 3, 0, "qdu8 8x16c8 avx512vnni");
+	else if (has(cpu, AP_XF_AVXVNNI))
+		ok = set(g, 5, 8, 3, 0, "qdu8 5x8c8 avxvnni");
+	else if (has(cpu, AP_XF_AVX512SKX))
+		ok = set(g, 8, 16, 3, 0, "qdu8 8x16c8 avx512skx");
+	else if (has(cpu, AP_XF_AVX2))
+		ok = set(g, 4, 8, 3, 0, "qdu8 4x8c8 avx2");
+	else
+		ok = set(g, 4, 4, 3, 0, "qd8 4x4c8 sse2");
+	g->planes = 2;
+	return ok;
+}
+
 /* Is the filter a weights type the input's configs take? f32 and f16 weights of an f32
  * node are packed as f32 (XNNPACK converts the f16 ones before packing). */
 static bool f32_weights(enum xnn_dt w)
@@ -358,8 +423,12 @@ bool xnn_cpu_gemm(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
 		return (w == XNN_DT_QS8 || w == XNN_DT_QC8W) && qs8_qc8w_gemm(cpu, g);
 	case XNN_DT_QU8:
 		return w == XNN_DT_QU8 && qu8_gemm(cpu, g);
+	case XNN_DT_QD8:
+		if (w == XNN_DT_QC4W)
+			return qd8_qc4w(cpu, g);
+		return w == XNN_DT_QC8W && qd8_qc8w(cpu, false, g);
 	default:
-		return false;	/* dynamic quantization (qd8) and int4: not modelled */
+		return false;
 	}
 }
 
@@ -368,6 +437,8 @@ bool xnn_cpu_igemm(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
 {
 	if (in == XNN_DT_F32)
 		return f32_weights(w) && f32_igemm(cpu, g);
+	if (in == XNN_DT_QD8)
+		return w == XNN_DT_QC8W && qd8_qc8w(cpu, true, g);
 	return xnn_cpu_gemm(cpu, in, w, g);
 }
 
@@ -387,6 +458,25 @@ bool xnn_cpu_gemm_nr2(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt 
 	if (has(cpu, AP_XF_AVX))
 		return set(g, 5, 8, 0, 0, "5x8 avx broadcast");
 	return set(g, 4, 2, 2, 0, "4x2c4 sse");
+}
+
+/* cpuinfo's L2 of core 0: this machine's from sysfs, else a typical size of the family */
+uint64_t xnn_cpu_l2_bytes(const struct ap_xnn_cpu *cpu)
+{
+	if (!strcmp(cpu->name, "host")) {
+		FILE *fp = fopen("/sys/devices/system/cpu/cpu0/cache/index2/size", "r");
+		unsigned long kib = 0;
+		char unit = 0;
+
+		if (fp) {
+			if (fscanf(fp, "%lu%c", &kib, &unit) < 1)
+				kib = 0;
+			fclose(fp);
+		}
+		if (kib)
+			return unit == 'M' ? kib << 20 : kib << 10;
+	}
+	return cpu->arch == AP_ARCH_ARM64 ? 512u << 10 : 1u << 20;
 }
 
 uint32_t xnn_cpu_vmulcaddc_tile(const struct ap_xnn_cpu *cpu, enum xnn_dt in)

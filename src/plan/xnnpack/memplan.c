@@ -5,7 +5,8 @@
  * bytes is a record of its size rounded up to XNN_EXTRA_BYTES and then to the allocation
  * alignment; the records, largest first (glibc's qsort is a stable merge sort here), each
  * take the smallest gap between the records placed before whose lifetimes overlap its own,
- * else the end; the arena is the highest end, and the block holds 2 * XNN_EXTRA_BYTES more
+ * else the end (a dynamically quantized value's record holds its quantization params and
+ * row sums too); the arena is the highest end, and the block holds 2 * XNN_EXTRA_BYTES more
  * for the sparse kernels' reads.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "xnn_priv.h"
 
 #define XNN_EXTRA_BYTES 16
+#define XNN_EXTRA_QPARAMS 15	/* XNN_EXTRA_QUANTIZATION_PARAMS */
 
 struct rec {
 	uint64_t size, off;
@@ -28,6 +30,12 @@ struct blk {
 static uint64_t round_po2(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) & ~(a - 1);
+}
+
+/* xnn_get_rounded_size */
+static uint64_t rounded(uint64_t v, uint64_t align)
+{
+	return round_po2(round_po2(v, XNN_EXTRA_BYTES), align);
 }
 
 static int by_size(const void *a, const void *b)
@@ -101,8 +109,13 @@ int xnn_memplan(struct xnn_partition *p, const struct ap_xnn_cpu *cpu)
 
 		if (x->alloc != XNN_A_WORKSPACE || x->reuses >= 0 || x->first < 0 || !x->bytes)
 			continue;
-		r[n] = (struct rec){ .size = round_po2(round_po2(x->bytes, XNN_EXTRA_BYTES), align),
-				     .first = x->first, .last = x->last, .id = v };
+		r[n] = (struct rec){ .size = rounded(x->bytes, align), .first = x->first,
+				     .last = x->last, .id = v };
+		/* a dynamically quantized value carries its rows' quantization params
+		 * (8 bytes a row) and row sums (4), each padded by 15 entries */
+		if (x->qd8_rows)
+			r[n].size += rounded(x->qd8_rows * 8 + XNN_EXTRA_QPARAMS * 8, align) +
+				     rounded(x->qd8_rows * 4 + XNN_EXTRA_QPARAMS * 4, align);
 		s[n] = &r[n];
 		n++;
 	}

@@ -41,6 +41,11 @@ static bool elsizes(enum xnn_dt in, enum xnn_dt w, struct elsize *e)
 	case XNN_DT_QU8:
 		*e = (struct elsize){ 1, 4, 0 };
 		return w == XNN_DT_QU8;
+	case XNN_DT_QD8:
+		/* a dynamically quantized node: the int32 kernel sums in the bias slot, a
+		 * float scale and a float bias a channel as extra bytes */
+		*e = (struct elsize){ 1, 4, 8 };
+		return w == XNN_DT_QC8W || w == XNN_DT_QC4W;
 	default:
 		return false;
 	}
@@ -86,6 +91,15 @@ static uint64_t fc_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu,
 	if (n->in_dt == XNN_DT_F32 && xnn_cpu_gemm_nr2(cpu, n->in_dt, n->w_dt, &g2) &&
 	    use_nr2(g.nr, g2.nr, n->out_c))
 		g = g2;
+	if (n->w_dt == XNN_DT_QC4W) {
+		/* int4: the inputs rounded to the planes, then to kr x sr x planes, two a
+		 * byte */
+		uint64_t k = round_up(round_up(n->in_c, g.planes),
+				      ((1ull << g.log2_kr) << g.log2_sr) * g.planes) / 2;
+
+		return round_up(round_up(n->out_c, g.nr) * (k + e->bias + e->extra),
+				alignment(cpu));
+	}
 	return gemm_bytes(&g, e, 1, n->in_c, n->out_c, 1, 1, cpu);
 }
 

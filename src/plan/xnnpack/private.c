@@ -115,13 +115,23 @@ static uint64_t conv_igemm(const struct xnn_node *n, const struct xnn_gemm_cfg *
 	uint64_t out = (uint64_t)n->out_h * n->out_w;
 	uint32_t groups = n->groups ? n->groups : 1;
 
+	uint64_t zero = 0;
+
 	if (padded(n)) {
 		uint64_t kr = (1ull << g->log2_kr) << g->log2_sr;
 		uint64_t k_stride = round_up(n->in_c / groups, kr);
 
-		obj += XNN_EXTRA + (k_stride << log2_elsize(n->in_dt));
+		zero = XNN_EXTRA + (k_stride << log2_elsize(n->in_dt));
+		obj += zero;
 	}
 	*reshape = ks * round_up(out, xnn_igemm_mr(g, out)) * PTR;
+	/* dynamically quantized: its reshape keeps a zero buffer pointer an image, and a
+	 * zero buffer of its own for every image after the first */
+	if (n->in_dt == XNN_DT_QD8) {
+		uint64_t b = n->batch ? n->batch : 1;
+
+		*reshape += b * PTR + (b - 1) * zero;
+	}
 	return obj;
 }
 
@@ -284,7 +294,9 @@ uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cp
 	switch (n->kind) {
 	case XNN_K_CONV_IGEMM:
 	case XNN_K_CONV_GEMM:
-		have_g = xnn_cpu_gemm(cpu, n->in_dt, n->w_dt, &g);
+		/* a dynamically quantized convolution has an igemm config of its own */
+		have_g = n->in_dt == XNN_DT_QD8 ? xnn_cpu_igemm(cpu, n->in_dt, n->w_dt, &g) :
+						   xnn_cpu_gemm(cpu, n->in_dt, n->w_dt, &g);
 		break;
 	case XNN_K_DECONV: {
 		/* the deconvolution's config: f32's igemm, or its narrow one when the

@@ -572,6 +572,149 @@ static int32_t fc_prologue(struct sctx *c, int32_t i, uint32_t partition)
 	return n->out_value;
 }
 
+/* A float32 input with int8 (or int4) weights: the delegate's dynamically quantized path. */
+static bool dyn_quant(const struct sctx *c, int32_t i)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	uint8_t it, ft;
+
+	if ((op->opcode != OP_CONV_2D && op->opcode != OP_FULLY_CONNECTED) || op->n_in < 2 ||
+	    op->in[0] < 0 || op->in[1] < 0)
+		return false;
+	it = c->sg->tensors[op->in[0]].type, ft = c->sg->tensors[op->in[1]].type;
+	return it == AP_TT_FLOAT32 &&
+	       (ft == AP_TT_INT8 || (op->opcode == OP_FULLY_CONNECTED && ft == AP_TT_INT4));
+}
+
+/* The rows of a tensor but its last nonbatch dimensions. */
+static uint64_t batch_rows(const struct ap_model_tensor *t, uint32_t nonbatch)
+{
+	uint64_t r = 1;
+
+	for (uint32_t k = 0; k + nonbatch < t->rank; k++)
+		r *= dim(t, k);
+	return r;
+}
+
+/*
+ * The delegate's dynamically quantized path (VisitConv2DNode, VisitFullyConnectedNode): a
+ * qdint8 value of the input's shape (its batch the first dimension of a convolution's, all
+ * but the last of a fully connected's) and a unary convert node writing it from the float
+ * input value (from the reshape fc_prologue defined, if any). The value the node then
+ * reads.
+ */
+static int32_t dq_prologue(struct sctx *c, int32_t i, uint32_t partition, int32_t from)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	const struct ap_model_tensor *in = &c->sg->tensors[op->in[0]];
+	struct xnn_partition *p = c->p;
+	struct xnn_node *n = &p->nodes[p->n_nodes];
+	int32_t q;
+
+	memset(n, 0, sizeof(*n));
+	n->tfl_op = i;
+	n->kind = XNN_K_ELEMENTWISE;
+	n->in_place = true;
+	n->in_dt = XNN_DT_F32;
+	no_values(n);
+	n->in_value = from >= 0 ? from : value_of(c, op->in[0]);
+	q = new_value(c, c->g->t[op->in[0]].bytes / 4);
+	p->values[q].qd8_rows = batch_rows(in, op->opcode == OP_CONV_2D ? 3 : 1);
+	n->out_value = q;
+	n->partition = partition;
+	p->n_nodes++;
+	return q;
+}
+
+/* The node reading a qdint8 value: its filter redefined as a per-channel value of its own
+ * (a per-tensor scale widened), static. */
+static void dq_node(struct sctx *c, struct xnn_node *n, int32_t q)
+{
+	const struct ap_op *op = &c->g->ops[n->tfl_op];
+	int32_t k = new_value(c, 0);
+
+	c->p->values[k].alloc = XNN_A_STATIC;
+	n->in_value = q;
+	n->in_dt = XNN_DT_QD8;
+	n->w_dt = c->sg->tensors[op->in[1]].type == AP_TT_INT4 ? XNN_DT_QC4W : XNN_DT_QC8W;
+	n->rows = c->p->values[q].qd8_rows;
+	if (op->opcode == OP_FULLY_CONNECTED) {
+		uint32_t kc = dim(&c->sg->tensors[op->in[1]], 1);
+
+		n->in_c = kc;
+		n->out_c = dim(&c->sg->tensors[op->in[1]], 0);
+		n->rows = kc ? c->g->t[op->in[0]].bytes / 4 / kc : 1;
+	} else {
+		n->rows = (uint64_t)n->batch * n->in_h * n->in_w;
+	}
+}
+
+/*
+ * The workspace a fully connected node asks for to pack its quantized LHS itself
+ * (reshape_fully_connected_nc, one thread): mr rows (1 for a batch of 1) of a params
+ * record (8 bytes) and k_stride int8s, 4-aligned, when a row of the GEMM fits the L2
+ * (xnn_should_inline_lhs_packing); else the whole LHS packed ahead.
+ */
+static uint64_t lhs_workspace(const struct xnn_node *n, const struct ap_xnn_cpu *cpu)
+{
+	struct xnn_gemm_cfg g;
+	uint64_t kr, k, row, mr, m = n->rows ? n->rows : 1, per, lines, nst;
+
+	if (!xnn_cpu_gemm(cpu, n->in_dt, n->w_dt, &g))
+		return 0;
+	kr = (1ull << g.log2_kr) << g.log2_sr;
+	k = n->w_dt == XNN_DT_QC4W ? (n->in_c + g.planes - 1) / g.planes * g.planes : n->in_c;
+	k = (k + kr - 1) / kr * kr;
+	row = (8 + k + 3) / 4 * 4;
+	mr = m == 1 ? 1 : g.mr;
+	per = mr * row;
+	nst = (n->w_dt == XNN_DT_QC4W ? k / 2 : k) + 12;
+	{
+		uint64_t mr2 = g.mr < m ? g.mr : m;
+		uint64_t mst = (per + mr - 1) / mr;
+
+		lines = (mr2 * mst + 63) / 64 + (n->out_c * nst + 63) / 64 +
+			mr2 * ((n->out_c * 4 + 63) / 64);
+	}
+	if (lines * 64 <= xnn_cpu_l2_bytes(cpu))
+		return per;
+	return (m + mr - 1) / mr * mr * row;
+}
+
+/*
+ * xnn_subgraph_optimize_packed_lhs: a fully connected node reading a qdint8 value reads
+ * the convert's float input instead and packs it itself (a workspace of its own); the
+ * convert, its value unread, is cleared, and the clean-up after drops every node cleared.
+ * Whether any changed.
+ */
+static bool packed_lhs(struct sctx *c, const struct ap_xnn_cpu *cpu)
+{
+	struct xnn_partition *p = c->p;
+	bool changed = false;
+
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		struct xnn_node *fc = &p->nodes[n];
+		struct xnn_value *q;
+		int32_t cv;
+
+		if (c->removed[n] || fc->kind != XNN_K_FC || fc->in_dt != XNN_DT_QD8 ||
+		    fc->in_value < 0)
+			continue;
+		q = &p->values[fc->in_value];
+		cv = q->producer;
+		if (cv < 0)
+			continue;
+		fc->in_value = p->nodes[cv].in_value;
+		if (q->consumers <= 1)
+			c->removed[cv] = true;
+		fc->op_ws = new_value(c, lhs_workspace(fc, cpu));
+		p->values[fc->op_ws].tfl_tensor = -2;
+		changed = true;
+		analyze(c);
+	}
+	return changed;
+}
+
 int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t partition,
 		 const struct ap_xnn_plan *x, struct xnn_partition *p, char *err)
 {
@@ -580,9 +723,10 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 			  .p = p };
 	/* room for the nodes and values the delegate and XNNPACK add: a clamp after a
 	 * binary, a reshape before a fully connected, an operator's workspace record */
-	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 3 * part->n_ops;
-	uint32_t nn = 4 * part->n_ops + 1;
+	uint32_t nt = c.sg->n_tensors ? c.sg->n_tensors : 1, nv = 6 * part->n_ops;
+	uint32_t nn = 5 * part->n_ops + 1;
 	uint32_t folded;
+	bool lhs;
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -606,15 +750,18 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 		if (x->ops[part->ops[k]].unpacks)
 			c.quasi[g->ops[part->ops[k]].out[0]] = true;
 	for (uint32_t k = 0; k < part->n_ops; k++) {
-		int32_t i = part->ops[k], in;
+		int32_t i = part->ops[k], in, q;
 
 		if (x->ops[i].unpacks || !g->ops[i].n_in || !g->ops[i].n_out)
 			continue;
 		in = fc_prologue(&c, i, partition);
+		q = dyn_quant(&c, i) ? dq_prologue(&c, i, partition, in) : -1;
 		define(&c, i, &p->nodes[p->n_nodes], p->n_nodes);
 		p->nodes[p->n_nodes].partition = partition;
 		if (in >= 0)
 			p->nodes[p->n_nodes].in_value = in;
+		if (q >= 0)
+			dq_node(&c, &p->nodes[p->n_nodes], q);
 		p->n_nodes++;
 		if (binary_clamps(&c, i))
 			insert_clamp(&c, partition);
@@ -623,12 +770,13 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	analyze(&c);
 	fold_pads(&c);
 	folded = fold_clamps(&c);
+	lhs = packed_lhs(&c, &x->cpu);
 	lifetimes(&c);
 	compact(&c);
 	/* a merged clamp is a change of xnn_subgraph_optimize_common_subgraphs, whose
 	 * clean-up drops every node fused away (a folded PAD's too) before the runtime
 	 * sizes its opdata; without one the fused nodes keep their slots */
-	if (folded)
+	if (folded || lhs)
 		p->n_defined = p->n_nodes;
 out:
 	free(c.vmap);

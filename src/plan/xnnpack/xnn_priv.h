@@ -33,6 +33,8 @@ enum xnn_dt {
 	XNN_DT_F32, XNN_DT_F16, XNN_DT_QS8, XNN_DT_QU8,
 	XNN_DT_QC8W,	/* per-channel int8 filter (with a qs8 or f32 input) */
 	XNN_DT_QC4W,	/* per-channel int4 filter */
+	XNN_DT_QD8,	/* a dynamically quantized int8 input (qdint8 or qduint8: a float input
+			 * the delegate converts ahead of a node with int8 or int4 weights) */
 	XNN_DT_OTHER,
 };
 
@@ -83,6 +85,9 @@ struct xnn_node {
 					 * workspace (a reduction's accumulators), -1 none */
 	uint64_t reduce_channels;	/* a reduction over other than the innermost axis:
 					 * the innermost kept run its zero buffer spans */
+	uint64_t rows;			/* a dynamically quantized node (in_dt QD8): the rows
+					 * of its input (a fully connected's batch, a
+					 * convolution's images) */
 };
 
 /* Where a value lives (xnn_allocation_type). */
@@ -103,6 +108,9 @@ struct xnn_value {
 	uint32_t consumers;	/* the nodes reading it (+1 for a partition output) */
 	int32_t producer;	/* the node writing it, -1 none */
 	uint64_t offset;	/* in the workspace (memplan.c) */
+	uint64_t qd8_rows;	/* a dynamically quantized value: its rows (batch dims),
+				 * whose quantization params and row sums the plan adds;
+				 * 0 otherwise */
 };
 
 struct xnn_partition {
@@ -141,6 +149,8 @@ bool xnn_cpu_igemm(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
  * convolution with fewer than nr) takes instead; false when none. */
 bool xnn_cpu_gemm_nr2(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
 		      struct xnn_gemm_cfg *g);
+/* The L2 data cache XNNPACK reads for its inline LHS packing choice (bytes). */
+uint64_t xnn_cpu_l2_bytes(const struct ap_xnn_cpu *cpu);
 /* The vmulcaddc channel tile (a 1x1 unpadded stride-1 depthwise f32/f16 convolution);
  * 0 when none. */
 uint32_t xnn_cpu_vmulcaddc_tile(const struct ap_xnn_cpu *cpu, enum xnn_dt in);
