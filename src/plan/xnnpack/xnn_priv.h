@@ -168,6 +168,11 @@ uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cp
 /* The same with the configs given (NULL: XNNPACK has none there; what needs it counts 0). */
 uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
 			       const struct xnn_dwconv_cfg *d, uint64_t *at_reshape);
+/* The same on an architecture (xnn_private_bytes_cfg is x86-64's): some struct sizes and
+ * XNN_ALLOCATION_ALIGNMENT are the architecture's. */
+uint64_t xnn_private_bytes_arch(const struct xnn_node *n, enum ap_arch arch,
+				const struct xnn_gemm_cfg *g, const struct xnn_dwconv_cfg *d,
+				uint64_t *at_reshape);
 /* The mr XNNPACK's heuristic picks for an IGEMM over m output rows (pixels). */
 uint32_t xnn_igemm_mr(const struct xnn_gemm_cfg *g, uint64_t m);
 /*
