@@ -332,8 +332,11 @@ uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cp
 	default:
 		break;
 	}
+	/* FallbackToFp32's fp32 copy of an fp16 static value is a new value of the runtime */
 	return xnn_private_bytes_arch(n, cpu->arch, have_g ? &g : NULL, have_d ? &d : NULL,
-				      at_reshape);
+				      at_reshape) +
+	       (n->n_f16_static && xnn_cpu_f16_fallback(cpu, n) ?
+		(uint64_t)XO_RUNTIME_VALUE * n->n_f16_static : 0);
 }
 
 uint64_t xnn_runtime_bytes(uint32_t n_nodes, uint32_t n_values)
