@@ -35,6 +35,7 @@ static const struct want wants[] = {
 	{ "cortex-a72", "face_detection_short_range.tflite", 3852868 },
 	{ "cortex-a72", "mobilenet_v1_0.25_128_quant.tflite", 1207283 },
 	{ "cortex-a72", "selfie_segmentation.tflite", 9918692 },
+	{ "cortex-a72", "gen_float16_weights.tflite", 32632 },
 	{ "cortex-a76", "mobilenet_v2_1.0_224_quant.tflite", 6875067 },
 	{ "cortex-a76", "deeplabv3_mnv2_dm05_pascal_quant.tflite", 22956591 },
 	{ "cortex-a76", "face_detection_short_range.tflite", 3434684 },
