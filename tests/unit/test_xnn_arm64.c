@@ -41,6 +41,8 @@ static const struct want wants[] = {
 	{ "cortex-a76", "face_detection_short_range.tflite", 3434684 },
 	{ "cortex-a76", "mobilenet_v1_0.25_128_quant.tflite", 1207283 },
 	{ "cortex-a76", "selfie_segmentation.tflite", 9474484 },
+	{ "neoverse-n1", "mobilenet_v2_1.0_224_quant.tflite", 6875067 },
+	{ "neoverse-n1", "face_detection_short_range.tflite", 3434684 },
 };
 
 static void check_model(const struct want *w)
