@@ -564,3 +564,29 @@ bool xnn_cpu_dwconv(const struct ap_xnn_cpu *cpu, enum xnn_dt in, enum xnn_dt w,
 		}
 	return false;	/* over 25 taps: the operator runs it as an igemm */
 }
+
+/*
+ * GetOpActionFp16 of XNNPACK's fp16-to-fp32 fallback: a node with fp16 values keeps them
+ * when the CPU has the node's fp16 configs (a fully connected: the gemm; a depthwise
+ * convolution: the dwconv; a convolution: the gemm, vmulcaddc and dwconv), else it is
+ * rewritten to fp32. A 1x1 convolution the subgraph runs as fully connected is judged
+ * here as fully connected (the same answer on every CPU cpu.c names).
+ */
+bool xnn_cpu_f16_fallback(const struct ap_xnn_cpu *cpu, const struct xnn_node *n)
+{
+	struct xnn_gemm_cfg g;
+	struct xnn_dwconv_cfg d;
+	bool gemm = xnn_cpu_gemm(cpu, XNN_DT_F16, XNN_DT_F16, &g);
+	bool dw = xnn_cpu_dwconv(cpu, XNN_DT_F16, XNN_DT_F16, 9, &d);
+
+	switch (n->kind) {
+	case XNN_K_FC:
+	case XNN_K_DECONV:
+	case XNN_K_BATCH_MATMUL:
+		return !gemm;
+	case XNN_K_DWCONV:
+		return !dw;
+	default:
+		return !(gemm && dw && xnn_cpu_vmulcaddc_tile(cpu, XNN_DT_F16));
+	}
+}

@@ -171,7 +171,7 @@ static uint64_t deconv_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *
 			  (uint64_t)n->k_h * n->k_w, sub, cpu);
 }
 
-uint64_t xnn_packed_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu)
+static uint64_t packed(const struct xnn_node *n, const struct ap_xnn_cpu *cpu)
 {
 	struct elsize e;
 
@@ -203,4 +203,19 @@ uint64_t xnn_packed_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu
 	default:
 		return 0;
 	}
+}
+
+/*
+ * The packed block, and where XNNPACK has no fp16 kernels for the node on the CPU
+ * (FallbackToFp32, e.g. a Cortex-A72: no fp16 arithmetic), the fp32 copies it makes of
+ * the node's fp16 static weights first: one zeroed block of 4 bytes an element and
+ * XNN_EXTRA_BYTES a value, kept for the runtime's life.
+ */
+uint64_t xnn_packed_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu)
+{
+	uint64_t b = packed(n, cpu);
+
+	if (n->n_f16_static && xnn_cpu_f16_fallback(cpu, n))
+		b += 4 * n->f16_static_elems + 16ull * n->n_f16_static;
+	return b;
 }

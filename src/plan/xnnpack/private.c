@@ -10,17 +10,14 @@
 /*
  * The descriptor blocks, as the x86-64 build of LiteRT 2.3.0 allocates them (the sizes
  * of XNNPACK's structs in that binary, read from the allocator's trace:
- * docs/xnnpack-private.md, "Measured constants").
+ * docs/xnnpack-private.md, "Measured constants"). The aarch64 wheel's that differ are in
+ * struct xo_arch below.
  */
 enum {
 	XO_OPERATOR = 520,	/* struct xnn_operator, every operator */
 	XO_COMPUTE = 88,	/* one struct compute_parameters */
 	XO_CONV_OP = 224,	/* struct xnn_convolution_operator */
-	XO_UKERNEL_IGEMM = 264,	/* struct xnn_ukernel_igemm (convolution, deconvolution) */
-	XO_IGEMM_CTX = 408,	/* struct igemm_op_context */
 	XO_DWCONV_CTX = 336,	/* struct dwconv_op_context */
-	XO_GEMM_TYPES = 288,	/* struct gemm_types (fully connected) */
-	XO_GEMM_CTX = 688,	/* struct gemm_op_context (fully connected) */
 	XO_EXTRA_PARAMS = 40,	/* one union xnn_params (a binary's extra parameters) */
 	XO_PAD_CTX = 232,	/* struct pad_context (constant pad) */
 	XO_REDUCE_CTX = 272,	/* struct reduce_context */
@@ -33,8 +30,29 @@ enum {
 };
 
 #define XNN_EXTRA 16		/* XNN_EXTRA_BYTES */
-#define XNN_ALIGN 64		/* XNN_ALLOCATION_ALIGNMENT on x86-64 */
 #define PTR 8			/* sizeof(void *) */
+
+/*
+ * The blocks whose size is the architecture's, measured in each wheel (x86-64: the
+ * bpftrace oracle; arm64: tests/litert/xnnpack/xnn_preload.so in the qemu guest,
+ * scripts/vm/xnn-truth). A microkernel table holds XNN_MAX_UARCH_TYPES pointers an entry
+ * (1 on x86-64, 3 on arm64, for big.LITTLE), hence the ukernel and gemm-types sizes.
+ */
+struct xo_arch {
+	uint32_t ukernel_igemm;	/* struct xnn_ukernel_igemm (convolution, deconvolution) */
+	uint32_t igemm_ctx;	/* struct igemm_op_context */
+	uint32_t gemm_types;	/* struct gemm_types (fully connected) */
+	uint32_t gemm_ctx;	/* struct gemm_op_context (fully connected) */
+	uint32_t align;		/* XNN_ALLOCATION_ALIGNMENT */
+};
+
+static const struct xo_arch xo_x86_64 = { 264, 408, 288, 688, 64 };
+static const struct xo_arch xo_arm64 = { 1544, 424, 1568, 704, 16 };
+
+static const struct xo_arch *xo_of(enum ap_arch arch)
+{
+	return ap_arch_resolve(arch) == AP_ARCH_ARM64 ? &xo_arm64 : &xo_x86_64;
+}
 
 static uint64_t round_up(uint64_t x, uint64_t q)
 {
@@ -106,11 +124,11 @@ static bool padded(const struct xnn_node *n)
 
 /* A convolution through an indirection buffer (also a depthwise one XNNPACK has no
  * dwconv kernel for, or with a depth multiplier). */
-static uint64_t conv_igemm(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
-			   uint64_t *reshape)
+static uint64_t conv_igemm(const struct xnn_node *n, const struct xo_arch *xa,
+			   const struct xnn_gemm_cfg *g, uint64_t *reshape)
 {
-	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_CONV_OP + XO_UKERNEL_IGEMM +
-		       XO_IGEMM_CTX;
+	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_CONV_OP + xa->ukernel_igemm +
+		       xa->igemm_ctx;
 	uint64_t ks = (uint64_t)n->k_h * n->k_w;
 	uint64_t out = (uint64_t)n->out_h * n->out_w;
 	uint32_t groups = n->groups ? n->groups : 1;
@@ -135,10 +153,10 @@ static uint64_t conv_igemm(const struct xnn_node *n, const struct xnn_gemm_cfg *
 	return obj;
 }
 
-static uint64_t conv_dw(const struct xnn_node *n, const struct xnn_dwconv_cfg *d,
-			uint64_t *reshape)
+static uint64_t conv_dw(const struct xnn_node *n, const struct xo_arch *xa,
+			const struct xnn_dwconv_cfg *d, uint64_t *reshape)
 {
-	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_CONV_OP + XO_UKERNEL_IGEMM +
+	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_CONV_OP + xa->ukernel_igemm +
 		       XO_DWCONV_CTX;
 	uint64_t ks = (uint64_t)n->k_h * n->k_w;
 	uint64_t step_w = n->dil_w > 1 ? n->k_w : (n->stride_w < n->k_w ? n->stride_w : n->k_w);
@@ -151,16 +169,16 @@ static uint64_t conv_dw(const struct xnn_node *n, const struct xnn_dwconv_cfg *d
 
 		obj += XNN_EXTRA + (c_stride << log2_elsize(n->in_dt));
 	}
-	*reshape = round_up(elems * PTR, XNN_ALIGN);
+	*reshape = round_up(elems * PTR, xa->align);
 	return obj;
 }
 
 /* Transposed convolution: the subconvolution path when a stride exceeds 1 (and no stride
  * exceeds its kernel, no dilation), else a plain IGEMM over the output. */
-static uint64_t deconv(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
-		       uint64_t *reshape)
+static uint64_t deconv(const struct xnn_node *n, const struct xo_arch *xa,
+		       const struct xnn_gemm_cfg *g, uint64_t *reshape)
 {
-	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + XO_UKERNEL_IGEMM + XO_CONV_OP;
+	uint64_t obj = XO_OPERATOR + 3 * XO_COMPUTE + xa->ukernel_igemm + XO_CONV_OP;
 	uint64_t ks = (uint64_t)n->k_h * n->k_w;
 	uint64_t kr = (1ull << g->log2_kr) << g->log2_sr;
 	uint32_t groups = n->groups ? n->groups : 1;
@@ -177,7 +195,7 @@ static uint64_t deconv(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
 	} else {
 		uint64_t out = (uint64_t)n->out_h * n->out_w;
 
-		obj += XO_IGEMM_CTX;
+		obj += xa->igemm_ctx;
 		*reshape = ks * round_up(out, xnn_igemm_mr(g, out)) * PTR;
 	}
 	return obj;
@@ -228,24 +246,32 @@ static uint64_t elementwise(const struct xnn_node *n)
 uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
 			       const struct xnn_dwconv_cfg *d, uint64_t *at_reshape)
 {
+	return xnn_private_bytes_arch(n, AP_ARCH_X86_64, g, d, at_reshape);
+}
+
+uint64_t xnn_private_bytes_arch(const struct xnn_node *n, enum ap_arch arch,
+				const struct xnn_gemm_cfg *g, const struct xnn_dwconv_cfg *d,
+				uint64_t *at_reshape)
+{
+	const struct xo_arch *xa = xo_of(arch);
 	uint64_t r = 0, obj;
 
 	switch (n->kind) {
 	case XNN_K_CONV_IGEMM:
 	case XNN_K_CONV_GEMM:
-		obj = g ? conv_igemm(n, g, &r) : 0;
+		obj = g ? conv_igemm(n, xa, g, &r) : 0;
 		break;
 	case XNN_K_DWCONV:
 		if (d && n->depth_multiplier <= 1)
-			obj = conv_dw(n, d, &r);
+			obj = conv_dw(n, xa, d, &r);
 		else
-			obj = g ? conv_igemm(n, g, &r) : 0;
+			obj = g ? conv_igemm(n, xa, g, &r) : 0;
 		break;
 	case XNN_K_DECONV:
-		obj = g ? deconv(n, g, &r) : 0;
+		obj = g ? deconv(n, xa, g, &r) : 0;
 		break;
 	case XNN_K_FC:
-		obj = XO_OPERATOR + 2 * XO_COMPUTE + XO_CONV_OP + XO_GEMM_TYPES + XO_GEMM_CTX;
+		obj = XO_OPERATOR + 2 * XO_COMPUTE + XO_CONV_OP + xa->gemm_types + xa->gemm_ctx;
 		break;
 	case XNN_K_POOL_AVG:
 	case XNN_K_POOL_MAX:
@@ -318,7 +344,11 @@ uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cp
 	default:
 		break;
 	}
-	return xnn_private_bytes_cfg(n, have_g ? &g : NULL, have_d ? &d : NULL, at_reshape);
+	/* FallbackToFp32's fp32 copy of an fp16 static value is a new value of the runtime */
+	return xnn_private_bytes_arch(n, cpu->arch, have_g ? &g : NULL, have_d ? &d : NULL,
+				      at_reshape) +
+	       (n->n_f16_static && xnn_cpu_f16_fallback(cpu, n) ?
+		(uint64_t)XO_RUNTIME_VALUE * n->n_f16_static : 0);
 }
 
 uint64_t xnn_runtime_bytes(uint32_t n_nodes, uint32_t n_values)

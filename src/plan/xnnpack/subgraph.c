@@ -220,6 +220,44 @@ static bool is_const(const struct sctx *c, int32_t t)
 	return c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t];
 }
 
+/*
+ * Is t the output of an unpacked DEQUANTIZE of float16 that the delegate skips, defining
+ * its fp16 input as the static value instead? It does so when every reader of t is a
+ * CONV_2D, DEPTHWISE_CONV_2D or FULLY_CONNECTED that takes t as other than its input.
+ */
+static bool f16_skipped(const struct sctx *c, int32_t t)
+{
+	const struct ap_graph *g = c->g;
+	bool src = false;
+
+	if (!c->quasi[t])
+		return false;
+	for (uint32_t i = 0; i < g->n_ops; i++) {
+		const struct ap_op *op = &g->ops[i];
+
+		if (op->opcode == OP_DEQUANTIZE && op->n_in == 1 && op->n_out == 1 &&
+		    op->out[0] == t && op->in[0] >= 0)
+			src = c->sg->tensors[op->in[0]].type == AP_TT_FLOAT16;
+		for (uint32_t j = 0; j < op->n_in; j++) {
+			if (op->in[j] != t)
+				continue;
+			if ((op->opcode != OP_CONV_2D && op->opcode != OP_DEPTHWISE_CONV_2D &&
+			     op->opcode != OP_FULLY_CONNECTED) || j == 0)
+				return false;
+		}
+	}
+	return src;
+}
+
+static uint64_t elements(const struct ap_model_tensor *t)
+{
+	uint64_t e = 1;
+
+	for (uint32_t k = 0; k < t->rank; k++)
+		e *= t->shape[k] > 0 ? (uint64_t)t->shape[k] : 1;
+	return e;
+}
+
 /* A value the delegate defines itself (no TFLite tensor): in the workspace. */
 static int32_t new_value(struct sctx *c, uint64_t bytes)
 {
@@ -305,8 +343,13 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 		n->extra[0] = -1;
 	/* the constants (an unpacked DEQUANTIZE's output too): values of their own */
 	for (uint32_t j = 1; j < op->n_in; j++)
-		if (op->in[j] >= 0 && is_const(c, op->in[j]) && is_value_input(op->opcode, j))
+		if (op->in[j] >= 0 && is_const(c, op->in[j]) && is_value_input(op->opcode, j)) {
 			value_of(c, op->in[j]);
+			if (f16_skipped(c, op->in[j])) {
+				n->n_f16_static++;
+				n->f16_static_elems += elements(&c->sg->tensors[op->in[j]]);
+			}
+		}
 	n->in_dt = dt_of(c->sg->tensors[op->in[0]].type);
 	if (op->opcode != OP_RESHAPE && op->opcode != OP_CONCATENATION)
 		geometry(c, mo, op, n);

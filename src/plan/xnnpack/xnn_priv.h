@@ -88,6 +88,9 @@ struct xnn_node {
 	uint64_t rows;			/* a dynamically quantized node (in_dt QD8): the rows
 					 * of its input (a fully connected's batch, a
 					 * convolution's images) */
+	uint32_t n_f16_static;		/* float16 weights the delegate defines as fp16
+					 * static values (the DEQUANTIZE it skips) */
+	uint64_t f16_static_elems;	/* their elements, all of them */
 };
 
 /* Where a value lives (xnn_allocation_type). */
@@ -178,6 +181,14 @@ uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cp
 /* The same with the configs given (NULL: XNNPACK has none there; what needs it counts 0). */
 uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
 			       const struct xnn_dwconv_cfg *d, uint64_t *at_reshape);
+/* cpu.c: does XNNPACK rewrite the node's fp16 static values to fp32 copies on the CPU
+ * (FallbackToFp32: the node's fp16 configs are missing there)? */
+bool xnn_cpu_f16_fallback(const struct ap_xnn_cpu *cpu, const struct xnn_node *n);
+/* The same on an architecture (xnn_private_bytes_cfg is x86-64's): some struct sizes and
+ * XNN_ALLOCATION_ALIGNMENT are the architecture's. */
+uint64_t xnn_private_bytes_arch(const struct xnn_node *n, enum ap_arch arch,
+				const struct xnn_gemm_cfg *g, const struct xnn_dwconv_cfg *d,
+				uint64_t *at_reshape);
 /* The mr XNNPACK's heuristic picks for an IGEMM over m output rows (pixels). */
 uint32_t xnn_igemm_mr(const struct xnn_gemm_cfg *g, uint64_t m);
 /*

@@ -90,6 +90,12 @@ static int plan_graph(const struct ap_model *m, const struct ap_graph *g,
 	rc = xnn_delegate(m, g, x, err);
 	if (rc)
 		return rc;
+	/* sparse weights hint XNNPACK's NCHW (SpMM) rewrite, which the arm64 build does
+	 * (measured: docs/xnnpack-packing.md, "arm64") and the model does not */
+	for (uint32_t i = 0; i < g->n_ops && ap_arch_resolve(cpu->arch) == AP_ARCH_ARM64; i++)
+		if (x->ops[i].unpacks && g->ops[i].opcode == OP_DENSIFY && !x->not_modelled[0])
+			snprintf(x->not_modelled, sizeof(x->not_modelled),
+				 "sparse weights on arm64: XNNPACK's NCHW (SpMM) rewrite");
 	for (uint32_t k = 0; k < x->n_parts; k++) {
 		struct xnn_partition p;
 
