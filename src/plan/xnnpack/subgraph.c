@@ -303,6 +303,11 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	/* mul(x, x) runs as square(x), a unary (optimize_common_subgraphs_mul_to_sqr) */
 	if (op->opcode == OP_MUL && op->n_in == 2 && op->in[0] == op->in[1])
 		n->extra[0] = -1;
+	/* a binary node whatever its operands: a static one is a value it reads too */
+	n->binary = op->n_in == 2 && op->in[0] != op->in[1] &&
+		    (op->opcode == OP_ADD || op->opcode == OP_SUB || op->opcode == OP_MUL ||
+		     op->opcode == OP_DIV || op->opcode == OP_MAXIMUM ||
+		     op->opcode == OP_MINIMUM || op->opcode == OP_SQUARED_DIFFERENCE);
 	/* the constants (an unpacked DEQUANTIZE's output too): values of their own */
 	for (uint32_t j = 1; j < op->n_in; j++)
 		if (op->in[j] >= 0 && is_const(c, op->in[j]) && is_value_input(op->opcode, j))
@@ -354,6 +359,7 @@ static void insert_clamp(struct sctx *c, uint32_t partition)
 	v->first = v->last = v->reuses = v->producer = -1;
 	*cl = *bin;
 	cl->kind = XNN_K_ELEMENTWISE;
+	cl->binary = false;
 	cl->partition = partition;
 	for (uint32_t j = 0; j < 4; j++)
 		cl->extra[j] = -1;

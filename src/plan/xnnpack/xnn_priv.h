@@ -78,6 +78,7 @@ struct xnn_node {
 	int32_t extra[4];		/* more inputs (a binary's second), -1 none */
 	bool in_place;		/* of a type whose output may take its input's bytes
 				 * (unary, binary, copy, softmax, reshape) */
+	bool binary;		/* a binary elementwise node (a static operand too) */
 	uint32_t n_parts;		/* a concatenation's inputs, a split's outputs: one
 					 * copy operator each (0 counts as 1) */
 	int32_t more_out[3];		/* a split's outputs after out_value, -1 none */
