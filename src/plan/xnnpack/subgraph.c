@@ -243,10 +243,10 @@ static void no_values(struct xnn_node *n)
 }
 
 /*
- * A reduction's own workspace (reshape_reduce_nd): an accumulator (4 bytes) an output
- * element and XNN_EXTRA_BYTES, a record of the memory plan over the node alone; and, when
- * the innermost axis is kept, the zero buffer's channels (the kept run after the last
- * reduced axis).
+ * A reduction's own workspace (reshape_reduce_nd): of a non-float32 input, an accumulator
+ * (4 bytes) an output element and XNN_EXTRA_BYTES, a record of the memory plan over the
+ * node alone; and, when the innermost axis is kept, the zero buffer's channels (the kept
+ * run after the last reduced axis).
  */
 static void reduce_geometry(struct sctx *c, const struct ap_op *op, struct xnn_node *n)
 {
@@ -272,8 +272,11 @@ static void reduce_geometry(struct sctx *c, const struct ap_op *op, struct xnn_n
 			run *= dim(in, d);
 		}
 	}
-	n->op_ws = new_value(c, outs * 4 + 16);
-	c->p->values[n->op_ws].tfl_tensor = -2;
+	/* a float32 reduction asks for none (reshape_reduce_operator passes no size) */
+	if (in->type != AP_TT_FLOAT32) {
+		n->op_ws = new_value(c, outs * 4 + 16);
+		c->p->values[n->op_ws].tfl_tensor = -2;
+	}
 	n->reduce_channels = last >= 0 && !red[in->rank - 1] ? run : 0;
 }
 
