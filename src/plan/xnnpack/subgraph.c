@@ -51,6 +51,8 @@ static int32_t value_of(struct sctx *c, int32_t t)
 	/* a constant is static even where the delegate node lists it among its inputs */
 	if (c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t])
 		v->alloc = XNN_A_STATIC;
+	else if (c->sg->tensors[t].type == AP_TT_RESOURCE)
+		v->alloc = XNN_A_PERSISTENT;	/* a variable: external, no external id */
 	else if (in_list(c->part->inputs, c->part->n_inputs, t) ||
 		 in_list(c->part->outputs, c->part->n_outputs, t))
 		v->alloc = XNN_A_EXTERNAL;
@@ -337,6 +339,26 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 		      n->kind == XNN_K_SOFTMAX;
 }
 
+/* A READ_VARIABLE (the variable to its output) or an ASSIGN_VARIABLE (its input to the
+ * variable): a copy node (VisitReadVariableNode, VisitAssignVariableNode). */
+static void var_copy(struct sctx *c, int32_t i, uint32_t partition)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	struct xnn_node *n = &c->p->nodes[c->p->n_nodes];
+	bool read = op->opcode == OP_READ_VARIABLE;
+
+	memset(n, 0, sizeof(*n));
+	n->tfl_op = i;
+	n->partition = partition;
+	n->kind = XNN_K_COPY;
+	n->copy = n->in_place = true;
+	no_values(n);
+	n->in_value = value_of(c, read ? op->in[0] : op->in[1]);
+	n->out_value = value_of(c, read ? op->out[0] : op->in[0]);
+	n->in_dt = dt_of(c->sg->tensors[read ? op->out[0] : op->in[1]].type);
+	c->p->n_nodes++;
+}
+
 /* A binary operator with a fused activation: XNNPACK's binary node clamps nothing, so
  * its definition inserts a clamp node after it (xnn_insert_clamp_node). */
 static bool binary_clamps(const struct sctx *c, int32_t i)
@@ -450,6 +472,72 @@ static void fold_pads(struct sctx *c)
 			if (code == OP_CONV_2D)
 				cv->kind = kind_of(&c->g->ops[cv->tfl_op], cv);
 			c->removed[n] = true;
+		}
+		analyze(c);
+	}
+}
+
+/* No node between producer and consumer reads or writes value v (can_reorder_use). */
+static bool reorderable(const struct sctx *c, int32_t v, uint32_t producer, uint32_t consumer)
+{
+	for (uint32_t k = producer + 1; k < consumer; k++) {
+		const struct xnn_node *nd = &c->p->nodes[k];
+		bool uses = nd->out_value == v;
+
+		if (c->removed[k])
+			continue;
+		FOR_INPUTS(nd, u, uses |= u == v);
+		for (uint32_t j = 0; j < 3; j++)
+			uses |= nd->more_out[j] == v;
+		if (uses)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * xnn_subgraph_fusion's copies: a workspace value read once, whose reader is a copy node,
+ * is written by its producer straight into the copy's output (upstream); else, whose writer
+ * is a copy node, is read by its reader from the copy's input (downstream). The copy node
+ * is cleared, keeping its slot.
+ */
+static void fuse_copies(struct sctx *c)
+{
+	struct xnn_partition *p = c->p;
+
+	for (uint32_t v = 0; v < p->n_values; v++) {
+		struct xnn_value *val = &p->values[v];
+		struct xnn_node *pr, *cs;
+		uint32_t k;
+
+		if (val->consumers != 1 || val->producer < 0 || val->alloc != XNN_A_WORKSPACE)
+			continue;
+		for (k = (uint32_t)val->producer + 1; k < p->n_nodes; k++) {
+			bool reads = false;
+
+			if (!c->removed[k])
+				FOR_INPUTS(&p->nodes[k], u, reads |= u == (int32_t)v);
+			if (reads)
+				break;
+		}
+		if (k == p->n_nodes)
+			continue;
+		pr = &p->nodes[val->producer], cs = &p->nodes[k];
+		if (cs->copy && reorderable(c, cs->out_value, (uint32_t)val->producer, k)) {
+			pr->out_value = cs->out_value;
+			c->removed[k] = true;
+		} else if (pr->copy && reorderable(c, pr->in_value, (uint32_t)val->producer, k)) {
+			if (cs->in_value == (int32_t)v)
+				cs->in_value = pr->in_value;
+			else
+				for (uint32_t j = 0; j < 4; j++)
+					if (cs->extra[j] == (int32_t)v) {
+						cs->extra[j] = pr->in_value;
+						break;
+					}
+			c->removed[val->producer] = true;
+		} else {
+			continue;
 		}
 		analyze(c);
 	}
@@ -761,6 +849,12 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	for (uint32_t k = 0; k < part->n_ops; k++) {
 		int32_t i = part->ops[k], in, q;
 
+		if (g->ops[i].opcode == OP_READ_VARIABLE ||
+		    g->ops[i].opcode == OP_ASSIGN_VARIABLE) {
+			var_copy(&c, i, partition);
+			continue;
+		}
+		/* a VAR_HANDLE defines no node: its variable is a value the copies use */
 		if (x->ops[i].unpacks || !g->ops[i].n_in || !g->ops[i].n_out)
 			continue;
 		in = fc_prologue(&c, i, partition);
@@ -778,6 +872,7 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	p->n_defined = p->n_nodes;
 	analyze(&c);
 	fold_pads(&c);
+	fuse_copies(&c);
 	folded = fold_clamps(&c);
 	lhs = packed_lhs(&c, &x->cpu);
 	lifetimes(&c);
