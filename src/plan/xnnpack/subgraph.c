@@ -683,6 +683,20 @@ static bool dyn_quant(const struct sctx *c, int32_t i)
 	       (ft == AP_TT_INT8 || (op->opcode == OP_FULLY_CONNECTED && ft == AP_TT_INT4));
 }
 
+/* An int8 FULLY_CONNECTED with int8 (or int4) weights: the delegate defines its filter
+ * again as a per-channel value (VisitFullyConnectedNode's static quantization path). */
+static bool srq_fc(const struct sctx *c, int32_t i)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	uint8_t ft;
+
+	if (op->opcode != OP_FULLY_CONNECTED || op->n_in < 2 || op->in[0] < 0 || op->in[1] < 0 ||
+	    c->sg->tensors[op->in[0]].type != AP_TT_INT8)
+		return false;
+	ft = c->sg->tensors[op->in[1]].type;
+	return ft == AP_TT_INT8 || ft == AP_TT_INT4;
+}
+
 /* The rows of a tensor but its last nonbatch dimensions. */
 static uint64_t batch_rows(const struct ap_model_tensor *t, uint32_t nonbatch)
 {
@@ -865,6 +879,8 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 			p->nodes[p->n_nodes].in_value = in;
 		if (q >= 0)
 			dq_node(&c, &p->nodes[p->n_nodes], q);
+		else if (srq_fc(&c, i))	/* its filter redefined per channel, static */
+			c.p->values[new_value(&c, 0)].alloc = XNN_A_STATIC;
 		p->n_nodes++;
 		if (binary_clamps(&c, i))
 			insert_clamp(&c, partition);
