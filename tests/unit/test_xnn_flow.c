@@ -61,6 +61,19 @@ static const struct want wants[] = {
 	{ "gen_dynamic_tile.tflite", 5328 },
 	/* a concatenation: one copy operator an input; a SPLIT of 6 outputs refused */
 	{ "split_concat.tflite", 5304 },
+	/* a binary node with a static operand stays binary (not a unary's two blocks) */
+	{ "gen_dynamic_reshape.tflite", 9736 },
+	{ "tf_cond_diff.tflite", 3704 },
+	{ "tf_cond_pass.tflite", 3280 },
+	{ "tf_while_static.tflite", 4568 },
+	/* a float32 reduction asks for no workspace of its own */
+	{ "tf_cond_same.tflite", 5176 },
+	/* variables: VAR_HANDLE taken once typed, reads and assignments copy nodes, a copy
+	 * fused over a workspace value read once (xnn_subgraph_fusion) */
+	{ "gen_resource_vars.tflite", 8776 },
+	{ "gen_dynamic_edges.tflite", 11636 },
+	/* an int8 fully connected node's filter defined again per channel */
+	{ "keras_lstm_mnist_ptq.tflite", 15432 },
 };
 
 static void check_model(const struct want *w, const struct ap_xnn_cpu *cpu)
@@ -94,6 +107,46 @@ static void check_model(const struct want *w, const struct ap_xnn_cpu *cpu)
 			/* the shares add up; the workspace is the largest, not the sum */
 			CHECK_U64("shares", sum + x.workspace_bytes + 32, x.total_bytes);
 		}
+		ap_xnn_plan_free(&x);
+	}
+	ap_graph_free(&g);
+	ap_model_free(&m);
+}
+
+/*
+ * gen_resource_vars: main's CALL_ONCE left to TFLite, its two VAR_HANDLEs, two reads, two
+ * adds and an assignment one partition; the reads' copies fused into the adds, leaving one
+ * 256-byte value in the workspace (288 with the 32 extra bytes); the init subgraph's two
+ * assignments of constants a partition of their own.
+ */
+static void check_variables(const struct ap_xnn_cpu *cpu)
+{
+	struct ap_model m;
+	struct ap_graph g;
+	struct ap_xnn_plan x;
+	struct ap_shapes_report sr;
+	char err[AP_ERR_LEN];
+	int rc;
+
+	memset(&sr, 0, sizeof(sr));
+	if (ap_model_load(TEST_MODELS "/gen_resource_vars.tflite", &m, err)) {
+		CHECK("variables model", 0, "%s", err);
+		return;
+	}
+	rc = ap_shapes_infer(&m, NULL, 0, &sr, err) || ap_graph_build(&m, 0, NULL, &g, err);
+	CHECK("variables graph", !rc, "%s", err);
+	if (!rc && !ap_xnn_plan_build(&m, &g, cpu, &x, err)) {
+		CHECK_U64("main delegated", x.delegated_ops, 7);
+		CHECK_U64("main parts", x.n_parts, 1);
+		CHECK("call_once refused", !x.ops[0].delegated, "CALL_ONCE delegated");
+		CHECK("var_handle taken", x.ops[1].delegated && x.ops[2].delegated,
+		      "a VAR_HANDLE refused");
+		CHECK_U64("workspace", x.workspace_bytes, 288);
+		CHECK_U64("init delegated", x.sgs[1].delegated_ops, 4);
+		CHECK_U64("init parts", x.sgs[1].n_parts, 1);
+		/* main: 3 copies' worth of objects less the 2 fused, 2 binaries; init: 2 copies */
+		CHECK_U64("scratch", x.scratch_bytes, 696 + 2 * 648 + 2 * 696);
+		CHECK("modelled", !x.not_modelled[0], "%s", x.not_modelled);
 		ap_xnn_plan_free(&x);
 	}
 	ap_graph_free(&g);
@@ -148,5 +201,6 @@ int main(void)
 	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++)
 		check_model(&wants[i], &cpu);
 	check_shown(&cpu);
+	check_variables(&cpu);
 	TEST_EXIT();
 }

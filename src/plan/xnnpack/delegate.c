@@ -22,6 +22,9 @@ struct dctx {
 	const struct ap_model_subgraph *sg;
 	const struct ap_model_op *mo;
 	bool *quasi;		/* by tensor: unpacked from static data by the delegate */
+	int32_t *handle;	/* by resource tensor: the VAR_HANDLE writing it, -1 */
+	int32_t *proxy;		/* by resource tensor: the tensor giving its type, -1 */
+	int32_t node;		/* the operator visited */
 	char gap[96];		/* an operator the rules here do not follow */
 };
 
@@ -347,6 +350,61 @@ static const char *reduce_rules(const struct dctx *c, const struct ap_op *op)
 	return type_ok(c, op->out[0], true, true) ? NULL : "output not float or 8-bit";
 }
 
+/*
+ * A resource variable's proxy (ResourceInfo::AddProxyValue): a READ_VARIABLE's output or an
+ * ASSIGN_VARIABLE's input gives the variable its type and shape, once a VAR_HANDLE before
+ * named it; every later one must agree. NULL when taken.
+ */
+static const char *add_proxy(struct dctx *c, int32_t res, int32_t t)
+{
+	const struct ap_model_tensor *a, *b;
+
+	if (!valid(c, res) || !valid(c, t))
+		return "a missing tensor";
+	if (!type_ok(c, t, true, true))
+		return "a type not float or 8-bit";
+	if (c->handle[res] < 0)
+		return "no VAR_HANDLE before it";
+	if (c->proxy[res] < 0) {
+		c->proxy[res] = t;
+		return NULL;
+	}
+	a = mt(c, c->proxy[res]), b = mt(c, t);
+	if (a->type != b->type || a->rank != b->rank)
+		return "a type or shape other than the variable's";
+	for (uint32_t k = 0; k < a->rank; k++)
+		if (a->shape[k] != b->shape[k])
+			return "a type or shape other than the variable's";
+	return NULL;
+}
+
+/*
+ * VAR_HANDLE, READ_VARIABLE, ASSIGN_VARIABLE (VisitVarHandleNode, VisitReadVariableNode,
+ * VisitAssignVariableNode): the dry run refuses a VAR_HANDLE, noting it as its output's
+ * handle; a read (of a ranked output) or an assignment is taken when it gives the
+ * variable a proxy (add_proxy); choose() then takes the VAR_HANDLE of every variable with
+ * one.
+ */
+static const char *variable_rules(struct dctx *c, const struct ap_op *op)
+{
+	switch (op->opcode) {
+	case OP_VAR_HANDLE:
+		if (op->n_out == 1 && valid(c, op->out[0]))
+			c->handle[op->out[0]] = c->node;
+		return "a variable's handle: taken once a read or an assignment types it";
+	case OP_READ_VARIABLE:
+		if (op->n_in != 1 || op->n_out != 1 || !valid(c, op->out[0]))
+			return "needs 1 input and 1 output";
+		if (!mt(c, op->out[0])->rank)
+			return "a scalar or unranked output";
+		return add_proxy(c, op->in[0], op->out[0]);
+	default:
+		if (op->n_in != 2)
+			return "needs 2 inputs";
+		return add_proxy(c, op->in[0], op->in[1]);
+	}
+}
+
 /* Subgraph::VisitNode as a dry run: NULL when the delegate takes op, else why not. */
 static const char *visit(struct dctx *c, const struct ap_op *op)
 {
@@ -442,9 +500,10 @@ static const char *visit(struct dctx *c, const struct ap_op *op)
 		return NULL;
 	case OP_EXPAND_DIMS:
 		return "the delegate's rule refuses it before any check";
+	case OP_VAR_HANDLE: case OP_READ_VARIABLE: case OP_ASSIGN_VARIABLE:
+		return variable_rules(c, op);
 	case OP_BATCH_MATMUL: case OP_TRANSPOSE_CONV:
-	case OP_SPACE_TO_DEPTH: case OP_VAR_HANDLE: case OP_READ_VARIABLE:
-	case OP_ASSIGN_VARIABLE: case OP_STABLEHLO_COMPOSITE:
+	case OP_SPACE_TO_DEPTH: case OP_STABLEHLO_COMPOSITE:
 		snprintf(c->gap, sizeof(c->gap), "%s (the delegate's rules for it)",
 			 op->name ? op->name : "?");
 		return "not modelled here: taken as refused";
@@ -483,6 +542,7 @@ static void choose(struct dctx *c, struct ap_xnn_plan *x, int32_t *producer, boo
 		const char *why;
 
 		c->mo = &c->sg->ops[i];
+		c->node = (int32_t)i;
 		if (static_unpack(c, op)) {
 			unpack[i] = true;
 			c->quasi[op->out[0]] = true;
@@ -504,6 +564,12 @@ static void choose(struct dctx *c, struct ap_xnn_plan *x, int32_t *producer, boo
 		}
 		x->ops[i].delegated = true;
 	}
+	/* the handle of every variable a read or an assignment typed */
+	for (uint32_t t = 0; t < c->sg->n_tensors; t++)
+		if (c->proxy[t] >= 0 && c->handle[t] >= 0) {
+			x->ops[c->handle[t]].delegated = true;
+			x->ops[c->handle[t]].why = NULL;
+		}
 	for (uint32_t i = 0; i < g->n_ops; i++)
 		if (unpack[i]) {
 			x->ops[i].delegated = true;
@@ -727,6 +793,8 @@ int xnn_delegate(const struct ap_model *m, const struct ap_graph *g, struct ap_x
 	int rc = -ENOMEM;
 
 	c.quasi = calloc(nt, sizeof(*c.quasi));
+	c.handle = malloc(nt * sizeof(*c.handle));
+	c.proxy = malloc(nt * sizeof(*c.proxy));
 	s.tepoch = malloc(nt * sizeof(int32_t));
 	s.nepoch = malloc(nn * sizeof(int32_t));
 	s.ctl_in = malloc(nn * sizeof(int32_t));
@@ -734,8 +802,8 @@ int xnn_delegate(const struct ap_model *m, const struct ap_graph *g, struct ap_x
 	s.ss = calloc(nn + 1, sizeof(*s.ss));
 	x->ops = calloc(nn, sizeof(*x->ops));
 	x->n_ops = g->n_ops;
-	if (!producer || !unpack || !mine || !c.quasi || !s.tepoch || !s.nepoch || !s.ctl_in ||
-	    !s.ctl_next || !s.ss || !x->ops)
+	if (!producer || !unpack || !mine || !c.quasi || !c.handle || !c.proxy || !s.tepoch ||
+	    !s.nepoch || !s.ctl_in || !s.ctl_next || !s.ss || !x->ops)
 		goto out;
 	/* the graph's own tensors only: kernel temporaries are not the delegate's to see */
 	if (g->n_tensors < c.sg->n_tensors) {
@@ -743,7 +811,7 @@ int xnn_delegate(const struct ap_model *m, const struct ap_graph *g, struct ap_x
 		goto out;
 	}
 	for (uint32_t i = 0; i < nt; i++)
-		producer[i] = -1;
+		producer[i] = c.handle[i] = c.proxy[i] = -1;
 	choose(&c, x, producer, unpack);
 	for (uint32_t i = 0; i < g->n_ops; i++)
 		mine[i] = x->ops[i].delegated;
@@ -767,6 +835,8 @@ out:
 	free(s.ctl_in);
 	free(s.ctl_next);
 	free(c.quasi);
+	free(c.handle);
+	free(c.proxy);
 	free(producer);
 	free(unpack);
 	free(mine);

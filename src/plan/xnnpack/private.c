@@ -236,7 +236,7 @@ static uint64_t resize(const struct xnn_node *n, uint64_t *reshape)
 
 static uint64_t elementwise(const struct xnn_node *n)
 {
-	if (n->extra[0] >= 0)	/* binary */
+	if (n->binary || n->extra[0] >= 0)	/* binary, a static operand too */
 		return XO_OPERATOR + XO_COMPUTE + XO_EXTRA_PARAMS;
 	/* an 8-bit unary without its own kernel (tanh, logistic, ...) adds XO_LUT; which
 	 * ones is not modelled (none in the bundled models) */

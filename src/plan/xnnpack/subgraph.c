@@ -51,6 +51,8 @@ static int32_t value_of(struct sctx *c, int32_t t)
 	/* a constant is static even where the delegate node lists it among its inputs */
 	if (c->g->t[t].alloc == AP_ALLOC_WEIGHTS || c->quasi[t])
 		v->alloc = XNN_A_STATIC;
+	else if (c->sg->tensors[t].type == AP_TT_RESOURCE)
+		v->alloc = XNN_A_PERSISTENT;	/* a variable: external, no external id */
 	else if (in_list(c->part->inputs, c->part->n_inputs, t) ||
 		 in_list(c->part->outputs, c->part->n_outputs, t))
 		v->alloc = XNN_A_EXTERNAL;
@@ -281,10 +283,10 @@ static void no_values(struct xnn_node *n)
 }
 
 /*
- * A reduction's own workspace (reshape_reduce_nd): an accumulator (4 bytes) an output
- * element and XNN_EXTRA_BYTES, a record of the memory plan over the node alone; and, when
- * the innermost axis is kept, the zero buffer's channels (the kept run after the last
- * reduced axis).
+ * A reduction's own workspace (reshape_reduce_nd): of a non-float32 input, an accumulator
+ * (4 bytes) an output element and XNN_EXTRA_BYTES, a record of the memory plan over the
+ * node alone; and, when the innermost axis is kept, the zero buffer's channels (the kept
+ * run after the last reduced axis).
  */
 static void reduce_geometry(struct sctx *c, const struct ap_op *op, struct xnn_node *n)
 {
@@ -310,8 +312,11 @@ static void reduce_geometry(struct sctx *c, const struct ap_op *op, struct xnn_n
 			run *= dim(in, d);
 		}
 	}
-	n->op_ws = new_value(c, outs * 4 + 16);
-	c->p->values[n->op_ws].tfl_tensor = -2;
+	/* a float32 reduction asks for none (reshape_reduce_operator passes no size) */
+	if (in->type != AP_TT_FLOAT32) {
+		n->op_ws = new_value(c, outs * 4 + 16);
+		c->p->values[n->op_ws].tfl_tensor = -2;
+	}
 	n->reduce_channels = last >= 0 && !red[in->rank - 1] ? run : 0;
 }
 
@@ -341,6 +346,11 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 	/* mul(x, x) runs as square(x), a unary (optimize_common_subgraphs_mul_to_sqr) */
 	if (op->opcode == OP_MUL && op->n_in == 2 && op->in[0] == op->in[1])
 		n->extra[0] = -1;
+	/* a binary node whatever its operands: a static one is a value it reads too */
+	n->binary = op->n_in == 2 && op->in[0] != op->in[1] &&
+		    (op->opcode == OP_ADD || op->opcode == OP_SUB || op->opcode == OP_MUL ||
+		     op->opcode == OP_DIV || op->opcode == OP_MAXIMUM ||
+		     op->opcode == OP_MINIMUM || op->opcode == OP_SQUARED_DIFFERENCE);
 	/* the constants (an unpacked DEQUANTIZE's output too): values of their own */
 	for (uint32_t j = 1; j < op->n_in; j++)
 		if (op->in[j] >= 0 && is_const(c, op->in[j]) && is_value_input(op->opcode, j)) {
@@ -372,6 +382,26 @@ static void define(struct sctx *c, int32_t i, struct xnn_node *n, uint32_t at)
 		      n->kind == XNN_K_SOFTMAX;
 }
 
+/* A READ_VARIABLE (the variable to its output) or an ASSIGN_VARIABLE (its input to the
+ * variable): a copy node (VisitReadVariableNode, VisitAssignVariableNode). */
+static void var_copy(struct sctx *c, int32_t i, uint32_t partition)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	struct xnn_node *n = &c->p->nodes[c->p->n_nodes];
+	bool read = op->opcode == OP_READ_VARIABLE;
+
+	memset(n, 0, sizeof(*n));
+	n->tfl_op = i;
+	n->partition = partition;
+	n->kind = XNN_K_COPY;
+	n->copy = n->in_place = true;
+	no_values(n);
+	n->in_value = value_of(c, read ? op->in[0] : op->in[1]);
+	n->out_value = value_of(c, read ? op->out[0] : op->in[0]);
+	n->in_dt = dt_of(c->sg->tensors[read ? op->out[0] : op->in[1]].type);
+	c->p->n_nodes++;
+}
+
 /* A binary operator with a fused activation: XNNPACK's binary node clamps nothing, so
  * its definition inserts a clamp node after it (xnn_insert_clamp_node). */
 static bool binary_clamps(const struct sctx *c, int32_t i)
@@ -397,6 +427,7 @@ static void insert_clamp(struct sctx *c, uint32_t partition)
 	v->first = v->last = v->reuses = v->producer = -1;
 	*cl = *bin;
 	cl->kind = XNN_K_ELEMENTWISE;
+	cl->binary = false;
 	cl->partition = partition;
 	for (uint32_t j = 0; j < 4; j++)
 		cl->extra[j] = -1;
@@ -484,6 +515,72 @@ static void fold_pads(struct sctx *c)
 			if (code == OP_CONV_2D)
 				cv->kind = kind_of(&c->g->ops[cv->tfl_op], cv);
 			c->removed[n] = true;
+		}
+		analyze(c);
+	}
+}
+
+/* No node between producer and consumer reads or writes value v (can_reorder_use). */
+static bool reorderable(const struct sctx *c, int32_t v, uint32_t producer, uint32_t consumer)
+{
+	for (uint32_t k = producer + 1; k < consumer; k++) {
+		const struct xnn_node *nd = &c->p->nodes[k];
+		bool uses = nd->out_value == v;
+
+		if (c->removed[k])
+			continue;
+		FOR_INPUTS(nd, u, uses |= u == v);
+		for (uint32_t j = 0; j < 3; j++)
+			uses |= nd->more_out[j] == v;
+		if (uses)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * xnn_subgraph_fusion's copies: a workspace value read once, whose reader is a copy node,
+ * is written by its producer straight into the copy's output (upstream); else, whose writer
+ * is a copy node, is read by its reader from the copy's input (downstream). The copy node
+ * is cleared, keeping its slot.
+ */
+static void fuse_copies(struct sctx *c)
+{
+	struct xnn_partition *p = c->p;
+
+	for (uint32_t v = 0; v < p->n_values; v++) {
+		struct xnn_value *val = &p->values[v];
+		struct xnn_node *pr, *cs;
+		uint32_t k;
+
+		if (val->consumers != 1 || val->producer < 0 || val->alloc != XNN_A_WORKSPACE)
+			continue;
+		for (k = (uint32_t)val->producer + 1; k < p->n_nodes; k++) {
+			bool reads = false;
+
+			if (!c->removed[k])
+				FOR_INPUTS(&p->nodes[k], u, reads |= u == (int32_t)v);
+			if (reads)
+				break;
+		}
+		if (k == p->n_nodes)
+			continue;
+		pr = &p->nodes[val->producer], cs = &p->nodes[k];
+		if (cs->copy && reorderable(c, cs->out_value, (uint32_t)val->producer, k)) {
+			pr->out_value = cs->out_value;
+			c->removed[k] = true;
+		} else if (pr->copy && reorderable(c, pr->in_value, (uint32_t)val->producer, k)) {
+			if (cs->in_value == (int32_t)v)
+				cs->in_value = pr->in_value;
+			else
+				for (uint32_t j = 0; j < 4; j++)
+					if (cs->extra[j] == (int32_t)v) {
+						cs->extra[j] = pr->in_value;
+						break;
+					}
+			c->removed[val->producer] = true;
+		} else {
+			continue;
 		}
 		analyze(c);
 	}
@@ -627,6 +724,20 @@ static bool dyn_quant(const struct sctx *c, int32_t i)
 	it = c->sg->tensors[op->in[0]].type, ft = c->sg->tensors[op->in[1]].type;
 	return it == AP_TT_FLOAT32 &&
 	       (ft == AP_TT_INT8 || (op->opcode == OP_FULLY_CONNECTED && ft == AP_TT_INT4));
+}
+
+/* An int8 FULLY_CONNECTED with int8 (or int4) weights: the delegate defines its filter
+ * again as a per-channel value (VisitFullyConnectedNode's static quantization path). */
+static bool srq_fc(const struct sctx *c, int32_t i)
+{
+	const struct ap_op *op = &c->g->ops[i];
+	uint8_t ft;
+
+	if (op->opcode != OP_FULLY_CONNECTED || op->n_in < 2 || op->in[0] < 0 || op->in[1] < 0 ||
+	    c->sg->tensors[op->in[0]].type != AP_TT_INT8)
+		return false;
+	ft = c->sg->tensors[op->in[1]].type;
+	return ft == AP_TT_INT8 || ft == AP_TT_INT4;
 }
 
 /* The rows of a tensor but its last nonbatch dimensions. */
@@ -795,6 +906,12 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	for (uint32_t k = 0; k < part->n_ops; k++) {
 		int32_t i = part->ops[k], in, q;
 
+		if (g->ops[i].opcode == OP_READ_VARIABLE ||
+		    g->ops[i].opcode == OP_ASSIGN_VARIABLE) {
+			var_copy(&c, i, partition);
+			continue;
+		}
+		/* a VAR_HANDLE defines no node: its variable is a value the copies use */
 		if (x->ops[i].unpacks || !g->ops[i].n_in || !g->ops[i].n_out)
 			continue;
 		in = fc_prologue(&c, i, partition);
@@ -805,6 +922,8 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 			p->nodes[p->n_nodes].in_value = in;
 		if (q >= 0)
 			dq_node(&c, &p->nodes[p->n_nodes], q);
+		else if (srq_fc(&c, i))	/* its filter redefined per channel, static */
+			c.p->values[new_value(&c, 0)].alloc = XNN_A_STATIC;
 		p->n_nodes++;
 		if (binary_clamps(&c, i))
 			insert_clamp(&c, partition);
@@ -812,6 +931,7 @@ int xnn_subgraph(const struct ap_model *m, const struct ap_graph *g, uint32_t pa
 	p->n_defined = p->n_nodes;
 	analyze(&c);
 	fold_pads(&c);
+	fuse_copies(&c);
 	folded = fold_clamps(&c);
 	lhs = packed_lhs(&c, &x->cpu);
 	lifetimes(&c);

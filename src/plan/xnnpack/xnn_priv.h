@@ -78,6 +78,9 @@ struct xnn_node {
 	int32_t extra[4];		/* more inputs (a binary's second), -1 none */
 	bool in_place;		/* of a type whose output may take its input's bytes
 				 * (unary, binary, copy, softmax, reshape) */
+	bool binary;		/* a binary elementwise node (a static operand too) */
+	bool copy;		/* an xnn_define_copy node (a variable's read or assignment),
+				 * which xnn_subgraph_fusion may fuse away */
 	uint32_t n_parts;		/* a concatenation's inputs, a split's outputs: one
 					 * copy operator each (0 counts as 1) */
 	int32_t more_out[3];		/* a split's outputs after out_value, -1 none */
@@ -98,7 +101,7 @@ enum xnn_alloc {
 	XNN_A_EXTERNAL,		/* a TFLite tensor at a partition's edge: TFLite's arena */
 	XNN_A_STATIC,		/* a constant (weights: packed by the nodes that read them) */
 	XNN_A_WORKSPACE,	/* an internal value: planned into the shared workspace */
-	XNN_A_PERSISTENT,	/* a variable's */
+	XNN_A_PERSISTENT,	/* a variable's: the delegate's own memory, planned by nobody */
 };
 
 struct xnn_value {
