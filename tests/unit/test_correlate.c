@@ -111,7 +111,14 @@ static int build(struct fake *x, const struct ap_tplan *p, uint64_t given, struc
 {
 	memset(&x->a.id, 0, sizeof(x->a.id));
 	x->a.id.map = x->a.id.block = -1;
-	if (ap_arena_identify(&x->a, p, given, -1, NULL, &x->a.id)) {
+	int rc = ap_arena_identify(&x->a, p, given, -1, NULL, &x->a.id);
+
+	/* the model's look-up painted the fake's maps: a cache its free would drop (the maps
+	 * here are the test's own arrays, so not ap_as_free) */
+	ap_newest_free(&x->a.as.newest);
+	x->a.as.painted = 0;
+	x->a.as.paint_oom = false;
+	if (rc) {
 		snprintf(err, AP_ERR_LEN, "out of memory identifying the arena");
 		return -1;
 	}
