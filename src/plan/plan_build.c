@@ -276,6 +276,27 @@ int ap_plan_build(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err
 	return 0;
 }
 
+uint64_t ap_plan_set_tflite_bytes(const struct ap_plan_set *s)
+{
+	const struct ap_tplan *p = s->have_xnn_arena ? &s->xnn_arena : &s->plan;
+	uint64_t b = p->arena_bytes + p->persistent_bytes;
+
+	for (uint32_t i = 0; s->sgs && i < s->model->n_subgraphs; i++)
+		if (i != s->subgraph && s->sgs[i].planned)
+			b += s->sgs[i].arena_bytes + s->sgs[i].persistent_bytes;
+	return b;
+}
+
+uint64_t ap_plan_set_anon_bytes(const struct ap_plan_set *s)
+{
+	return ap_plan_set_tflite_bytes(s) + (s->have_xnn ? s->xnn.total_bytes : 0);
+}
+
+uint64_t ap_plan_set_file_bytes(const struct ap_plan_set *s)
+{
+	return s->have_xnn ? s->kept_weights_bytes : s->plan.weights_bytes;
+}
+
 void ap_plan_set_free(struct ap_plan_set *s)
 {
 	ap_profile_free(&s->prof);

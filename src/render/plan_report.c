@@ -56,20 +56,9 @@ static void print_last(FILE *f, int32_t last)
 /* The shown subgraph's arenas, and those of every other subgraph LiteRT plans: theirs
  * are heap blocks of their own, allocated with it (at most: CALL_ONCE releases its init
  * subgraph's normal arena after its first run). */
-uint64_t ap_pr_tflite_bytes(const struct ap_plan_set *s)
-{
-	const struct ap_tplan *p = s->have_xnn_arena ? &s->xnn_arena : &s->plan;
-	uint64_t b = p->arena_bytes + p->persistent_bytes;
-
-	for (uint32_t i = 0; s->sgs && i < s->model->n_subgraphs; i++)
-		if (i != s->subgraph && s->sgs[i].planned)
-			b += s->sgs[i].arena_bytes + s->sgs[i].persistent_bytes;
-	return b;
-}
-
 bool ap_plan_fits(const struct ap_plan_set *s)
 {
-	return !s->have_budget || ap_pr_anon_bytes(s) <= s->budget;
+	return !s->have_budget || ap_plan_set_anon_bytes(s) <= s->budget;
 }
 
 /* memory.high: 95 % of the budget, a tripwire below memory.max. */
@@ -89,14 +78,14 @@ static uint64_t page_up(uint64_t v)
  */
 static uint64_t min_of(const struct ap_plan_set *s)
 {
-	uint64_t w = page_up(ap_pr_file_bytes(s)), high = high_of(s->budget);
+	uint64_t w = page_up(ap_plan_set_file_bytes(s)), high = high_of(s->budget);
 
 	return w < high ? w : high / 4096 * 4096;
 }
 
 static void print_budget(FILE *f, const struct ap_plan_set *s)
 {
-	uint64_t pinned = ap_pr_anon_bytes(s), all = pinned + ap_pr_file_bytes(s);
+	uint64_t pinned = ap_plan_set_anon_bytes(s), all = pinned + ap_plan_set_file_bytes(s);
 	uint64_t high = high_of(s->budget);
 	/* the builtin path's words, or the default path's two halves */
 	const char *sum = s->have_xnn ? "non-reclaimable + file-backed weights" :
@@ -122,7 +111,7 @@ static void print_budget(FILE *f, const struct ap_plan_set *s)
 	fprintf(f, "    memory.high = %" PRIu64 "   (%s, 95%%: a tripwire that throttles "
 		"and reclaims before the OOM killer)\n", high, B(high));
 	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s, kept from reclaim)\n", min_of(s),
-		B(min_of(s)), min_of(s) < page_up(ap_pr_file_bytes(s)) ?
+		B(min_of(s)), min_of(s) < page_up(ap_plan_set_file_bytes(s)) ?
 		"as much of the mapped weights as memory.high allows" : "the mapped weights");
 }
 
@@ -392,7 +381,7 @@ static void json_strategies(struct ap_json *j, const struct ap_plan_set *s)
 		ap_json_end_obj(j);
 	}
 	if (s->have_budget) {
-		uint64_t pinned = ap_pr_anon_bytes(s), file = ap_pr_file_bytes(s);
+		uint64_t pinned = ap_plan_set_anon_bytes(s), file = ap_plan_set_file_bytes(s);
 
 		ap_json_obj(j, "budget");
 		ap_json_u64(j, "budget_bytes", s->budget);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * plan_report_priv: what plan_report.c and plan_report_xnn.c share: the two halves the
- * verdict weighs, and the XNNPACK side's printers (the default path, issue 24).
+ * plan_report_priv: plan_report_xnn.c's printers of the XNNPACK side (the default path),
+ * for plan_report.c; the halves they print are the plan set's (plan_build.h).
  */
 #ifndef ARENAPROF_PLAN_REPORT_PRIV_H
 #define ARENAPROF_PLAN_REPORT_PRIV_H
@@ -11,13 +11,6 @@
 
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/util/json.h"
-
-/* The TFLite arenas: the shown subgraph's and every other subgraph's LiteRT plans. */
-uint64_t ap_pr_tflite_bytes(const struct ap_plan_set *s);
-/* Non-reclaimable: the TFLite arenas and, on the XNNPACK path, all XNNPACK holds. */
-uint64_t ap_pr_anon_bytes(const struct ap_plan_set *s);
-/* Reclaimable: the file-backed weights the runtime keeps reading. */
-uint64_t ap_pr_file_bytes(const struct ap_plan_set *s);
 
 /* The delegate, the CPU, partitions and delegated operators, what is not modelled. */
 void ap_pr_text_xnn_head(FILE *f, const struct ap_plan_set *s);

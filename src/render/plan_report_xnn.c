@@ -13,16 +13,6 @@
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 #define TS(s) ap_text_safe((s), (char[256]){ 0 }, 256)
 
-uint64_t ap_pr_anon_bytes(const struct ap_plan_set *s)
-{
-	return ap_pr_tflite_bytes(s) + (s->have_xnn ? s->xnn.total_bytes : 0);
-}
-
-uint64_t ap_pr_file_bytes(const struct ap_plan_set *s)
-{
-	return s->have_xnn ? s->kept_weights_bytes : s->plan.weights_bytes;
-}
-
 static const char *op_name(const struct ap_tplan *p, int32_t i)
 {
 	return i >= 0 && (uint32_t)i < p->n_ops && p->ops[i].opname[0] ?
@@ -61,13 +51,13 @@ void ap_pr_text_xnn_head(FILE *f, const struct ap_plan_set *s)
 void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s)
 {
 	const struct ap_xnn_plan *x = &s->xnn;
-	uint64_t tfl = ap_pr_tflite_bytes(s), other = x->scratch_bytes + x->other_bytes;
+	uint64_t tfl = ap_plan_set_tflite_bytes(s), other = x->scratch_bytes + x->other_bytes;
 	int32_t w = widest_part(x);
 
 	if (!s->have_xnn)
 		return;
 	fprintf(f, "\nnon-reclaimable   %12s  anonymous, never reclaimable without swap:\n",
-		B(ap_pr_anon_bytes(s)));
+		B(ap_plan_set_anon_bytes(s)));
 	fprintf(f, "  TFLite arena    %12s  arena + persistent, every subgraph LiteRT plans\n",
 		B(tfl));
 	fprintf(f, "  XNNPACK workspace %10s  the partitions' values, one workspace shared\n",
@@ -118,9 +108,9 @@ void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
 		return;
 	ap_json_str(j, "cpu", x->cpu.name);
 	ap_json_str(j, "cpu_arch", ap_arch_name(ap_arch_resolve(x->cpu.arch)));
-	ap_json_u64(j, "anonymous_bytes", ap_pr_anon_bytes(s));
-	ap_json_u64(j, "reclaimable_bytes", ap_pr_file_bytes(s));
-	ap_json_u64(j, "tflite_bytes", ap_pr_tflite_bytes(s));
+	ap_json_u64(j, "anonymous_bytes", ap_plan_set_anon_bytes(s));
+	ap_json_u64(j, "reclaimable_bytes", ap_plan_set_file_bytes(s));
+	ap_json_u64(j, "tflite_bytes", ap_plan_set_tflite_bytes(s));
 	ap_json_str(j, "tflite_not_modelled", s->arena_not_modelled);
 	ap_json_obj(j, "xnnpack");
 	ap_json_u64(j, "total_bytes", x->total_bytes);

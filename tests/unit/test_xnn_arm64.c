@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "xnn_fixture.h"
 
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/shapes.h"
@@ -48,36 +49,17 @@ static const struct want wants[] = {
 static void check_model(const struct want *w)
 {
 	struct ap_xnn_cpu cpu;
-	struct ap_model m;
-	struct ap_graph g;
-	struct ap_xnn_plan x;
-	struct ap_shapes_report sr;
-	char path[256], name[160], err[AP_ERR_LEN];
-	int rc;
+	struct xnn_fix f;
+	char name[160], err[AP_ERR_LEN];
 
 	snprintf(name, sizeof(name), "%s %s", w->cpu, w->model);
 	if (ap_xnn_cpu_parse(w->cpu, &cpu, err)) {
 		CHECK(name, 0, "%s", err);
 		return;
 	}
-	snprintf(path, sizeof(path), "%s/%s", TEST_MODELS, w->model);
-	memset(&sr, 0, sizeof(sr));
-	if (ap_model_load(path, &m, err)) {
-		CHECK(name, 0, "%s", err);
-		return;
-	}
-	rc = ap_shapes_infer(&m, NULL, 0, &sr, err) || ap_graph_build(&m, 0, NULL, &g, err);
-	CHECK(name, !rc, "%s", err);
-	if (!rc) {
-		rc = ap_xnn_plan_build(&m, &g, &cpu, &x, err);
-		CHECK(name, !rc, "%s", err);
-		if (!rc) {
-			CHECK_U64(name, x.total_bytes, w->total);
-			ap_xnn_plan_free(&x);
-		}
-		ap_graph_free(&g);
-	}
-	ap_model_free(&m);
+	if (xnn_fix_plan(&f, w->model, name, &cpu))
+		CHECK_U64(name, f.x.total_bytes, w->total);
+	xnn_fix_free(&f);
 }
 
 int main(void)

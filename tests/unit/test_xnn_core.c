@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "xnn_fixture.h"
 
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
@@ -44,37 +45,21 @@ static const struct want wants[] = {
 
 static void check_model(const struct want *w)
 {
-	struct ap_model m;
-	struct ap_graph g, d;
-	struct ap_xnn_plan x;
-	struct ap_tplan p;
-	struct ap_shapes_report sr;
 	struct ap_xnn_cpu cpu = { .name = "host", .arch = AP_ARCH_X86_64 };
-	char path[256], err[AP_ERR_LEN];
+	struct xnn_fix f;
+	struct ap_graph d;
+	struct ap_tplan p;
+	char err[AP_ERR_LEN];
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s", TEST_MODELS, w->model);
-	memset(&sr, 0, sizeof(sr));
-	if (ap_model_load(path, &m, err)) {
-		CHECK(w->model, 0, "%s", err);
-		return;
-	}
-	rc = ap_shapes_infer(&m, NULL, 0, &sr, err) || ap_graph_build(&m, 0, NULL, &g, err);
-	CHECK(w->model, !rc, "%s", err);
-	if (rc) {
-		ap_model_free(&m);
-		return;
-	}
-	rc = ap_xnn_plan_build(&m, &g, &cpu, &x, err);
-	CHECK(w->model, !rc, "%s", err);
-	if (!rc) {
-		CHECK_U64(w->model, x.workspace_bytes, w->workspace);
+	if (xnn_fix_plan(&f, w->model, w->model, &cpu)) {
+		CHECK_U64(w->model, f.x.workspace_bytes, w->workspace);
 		if (w->parts) {
-			CHECK_U64("partitions", x.n_parts, w->parts);
-			CHECK_U64("delegated operators", x.delegated_ops, w->delegated);
-			CHECK_U64("operators", x.n_ops, w->n_ops);
+			CHECK_U64("partitions", f.x.n_parts, w->parts);
+			CHECK_U64("delegated operators", f.x.delegated_ops, w->delegated);
+			CHECK_U64("operators", f.x.n_ops, w->n_ops);
 		}
-		rc = ap_xnn_delegated_graph(&g, &x, &d, err) ||
+		rc = ap_xnn_delegated_graph(&f.g, &f.x, &d, err) ||
 		     ap_plan_graph(&d, AP_STRAT_TFLITE, &p, err);
 		CHECK("delegated graph", !rc, "%s", err);
 		if (!rc) {
@@ -83,9 +68,7 @@ static void check_model(const struct want *w)
 		}
 		ap_xnn_delegated_graph_free(&d);
 	}
-	ap_xnn_plan_free(&x);
-	ap_graph_free(&g);
-	ap_model_free(&m);
+	xnn_fix_free(&f);
 }
 
 /* MobileNet v2's delegate nodes as LiteRT makes them: the 62 operators up to Conv_1,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "xnn_fixture.h"
 
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/shapes.h"
@@ -78,39 +79,20 @@ static const struct want wants[] = {
 
 static void check_model(const struct want *w, const struct ap_xnn_cpu *cpu)
 {
-	struct ap_model m;
-	struct ap_graph g;
-	struct ap_xnn_plan x;
-	struct ap_shapes_report sr;
-	char path[256], err[AP_ERR_LEN];
-	int rc;
+	struct xnn_fix f;
 
-	snprintf(path, sizeof(path), "%s/%s", TEST_MODELS, w->model);
-	memset(&sr, 0, sizeof(sr));
-	if (ap_model_load(path, &m, err)) {
-		CHECK(w->model, 0, "%s", err);
-		return;
-	}
-	rc = ap_shapes_infer(&m, NULL, 0, &sr, err) || ap_graph_build(&m, 0, NULL, &g, err);
-	CHECK(w->model, !rc, "%s", err);
-	if (!rc) {
-		rc = ap_xnn_plan_build(&m, &g, cpu, &x, err);
-		CHECK(w->model, !rc, "%s", err);
-		if (!rc) {
-			uint64_t sum = 0;
+	if (xnn_fix_plan(&f, w->model, w->model, cpu)) {
+		uint64_t sum = 0;
 
-			CHECK_U64(w->model, x.total_bytes, w->total);
-			CHECK_U64("subgraphs", x.n_sgs, m.n_subgraphs);
-			for (uint32_t i = 0; i < x.n_sgs; i++)
-				sum += x.sgs[i].packed_weights_bytes + x.sgs[i].scratch_bytes +
-				       x.sgs[i].other_bytes;
-			/* the shares add up; the workspace is the largest, not the sum */
-			CHECK_U64("shares", sum + x.workspace_bytes + 32, x.total_bytes);
-		}
-		ap_xnn_plan_free(&x);
+		CHECK_U64(w->model, f.x.total_bytes, w->total);
+		CHECK_U64("subgraphs", f.x.n_sgs, f.m.n_subgraphs);
+		for (uint32_t i = 0; i < f.x.n_sgs; i++)
+			sum += f.x.sgs[i].packed_weights_bytes + f.x.sgs[i].scratch_bytes +
+			       f.x.sgs[i].other_bytes;
+		/* the shares add up; the workspace is the largest, not the sum */
+		CHECK_U64("shares", sum + f.x.workspace_bytes + 32, f.x.total_bytes);
 	}
-	ap_graph_free(&g);
-	ap_model_free(&m);
+	xnn_fix_free(&f);
 }
 
 /*

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "xnn_fixture.h"
 
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/shapes.h"
@@ -47,44 +48,24 @@ static const struct measured measured[] = {
 
 static void check_model(const struct ap_xnn_cpu *cpu, const struct measured *w)
 {
-	struct ap_model m;
-	struct ap_graph g;
-	struct ap_xnn_plan x;
-	struct ap_shapes_report sr;
-	char path[256], err[AP_ERR_LEN], label[128];
-	int rc;
+	struct xnn_fix f;
+	char label[128];
 
-	snprintf(path, sizeof(path), "%s/%s", TEST_MODELS, w->model);
-	memset(&sr, 0, sizeof(sr));
-	if (ap_model_load(path, &m, err)) {
-		CHECK(w->model, 0, "%s", err);
-		return;
-	}
-	rc = ap_shapes_infer(&m, NULL, 0, &sr, err) || ap_graph_build(&m, 0, NULL, &g, err);
-	CHECK(w->model, !rc, "%s", err);
-	if (rc) {
-		ap_model_free(&m);
-		return;
-	}
-	rc = ap_xnn_plan_build(&m, &g, cpu, &x, err);
-	CHECK(w->model, !rc, "%s", err);
-	if (!rc) {
+	if (xnn_fix_plan(&f, w->model, w->model, cpu)) {
 		snprintf(label, sizeof(label), "%s: total", w->model);
-		CHECK_U64(label, x.total_bytes, w->total);
+		CHECK_U64(label, f.x.total_bytes, w->total);
 		snprintf(label, sizeof(label), "%s: workspace", w->model);
-		CHECK_U64(label, x.workspace_bytes, w->workspace);
+		CHECK_U64(label, f.x.workspace_bytes, w->workspace);
 		snprintf(label, sizeof(label), "%s: packed weights", w->model);
-		CHECK_U64(label, x.packed_weights_bytes, w->packed);
+		CHECK_U64(label, f.x.packed_weights_bytes, w->packed);
 		snprintf(label, sizeof(label), "%s: operators' own buffers", w->model);
-		CHECK_U64(label, x.scratch_bytes, w->scratch);
+		CHECK_U64(label, f.x.scratch_bytes, w->scratch);
 		snprintf(label, sizeof(label), "%s: runtime objects", w->model);
-		CHECK_U64(label, x.other_bytes, w->other);
+		CHECK_U64(label, f.x.other_bytes, w->other);
 		snprintf(label, sizeof(label), "%s: modelled whole", w->model);
-		CHECK(label, !x.not_modelled[0], "%s", x.not_modelled);
+		CHECK(label, !f.x.not_modelled[0], "%s", f.x.not_modelled);
 	}
-	ap_xnn_plan_free(&x);
-	ap_graph_free(&g);
-	ap_model_free(&m);
+	xnn_fix_free(&f);
 }
 
 int main(void)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "test.h"
+#include "xnn_fixture.h"
 
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/shapes.h"
@@ -37,35 +38,16 @@ static const struct want wants[] = {
 
 static void check_model(const struct want *w, const struct ap_xnn_cpu *cpu)
 {
-	struct ap_model m;
-	struct ap_graph g;
-	struct ap_xnn_plan x;
-	struct ap_shapes_report sr;
-	char path[256], err[AP_ERR_LEN];
-	int rc;
+	struct xnn_fix f;
 
-	snprintf(path, sizeof(path), "%s/%s", TEST_MODELS, w->model);
-	memset(&sr, 0, sizeof(sr));
-	if (ap_model_load(path, &m, err)) {
-		CHECK(w->model, 0, "%s", err);
-		return;
+	if (xnn_fix_plan(&f, w->model, w->model, cpu)) {
+		CHECK_U64(w->model, f.x.total_bytes, w->total);
+		if (w->workspace)
+			CHECK_U64("workspace", f.x.workspace_bytes, w->workspace);
+		CHECK_U64("packed", f.x.packed_weights_bytes, w->packed);
+		CHECK("nothing unmodelled", !f.x.not_modelled[0], "%s", f.x.not_modelled);
 	}
-	rc = ap_shapes_infer(&m, NULL, 0, &sr, err) || ap_graph_build(&m, 0, NULL, &g, err);
-	CHECK(w->model, !rc, "%s", err);
-	if (!rc) {
-		rc = ap_xnn_plan_build(&m, &g, cpu, &x, err);
-		CHECK(w->model, !rc, "%s", err);
-		if (!rc) {
-			CHECK_U64(w->model, x.total_bytes, w->total);
-			if (w->workspace)
-				CHECK_U64("workspace", x.workspace_bytes, w->workspace);
-			CHECK_U64("packed", x.packed_weights_bytes, w->packed);
-			CHECK("nothing unmodelled", !x.not_modelled[0], "%s", x.not_modelled);
-		}
-		ap_xnn_plan_free(&x);
-	}
-	ap_graph_free(&g);
-	ap_model_free(&m);
+	xnn_fix_free(&f);
 }
 
 /* gen_hybrid_conv: partition 0 is convert, conv, fully connected (its convert dropped),

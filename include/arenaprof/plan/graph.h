@@ -71,12 +71,6 @@ struct ap_op {
 	bool shape_not_known;
 };
 
-/*
- * The CPU LiteRT runs on: it picks CONV_2D's kernel type (docs/litert-kernels.md, "Where
- * the x86-64 and aarch64 builds differ"). HOST is the arch arenaprof was built for.
- */
-enum ap_arch { AP_ARCH_HOST, AP_ARCH_X86_64, AP_ARCH_ARM64 };
-
 /* HOST resolved to the build's arch. */
 enum ap_arch ap_arch_resolve(enum ap_arch a);
 /* "x86-64", "arm64" (after ap_arch_resolve). */

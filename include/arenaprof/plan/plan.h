@@ -76,4 +76,11 @@ int ap_kind_parse(const char *s, enum ap_kind *k);
 /* Does the tensor occupy bytes of the normal arena? (not shared, bytes > 0, offset >= 0) */
 int ap_ptensor_in_arena(const struct ap_ptensor *t);
 
+/*
+ * The CPU LiteRT runs on: it picks CONV_2D's kernel type (docs/litert-kernels.md, "Where
+ * the x86-64 and aarch64 builds differ") and XNNPACK its microkernels (xnnpack.h). HOST is
+ * the arch arenaprof was built for; graph.h resolves, names and parses it.
+ */
+enum ap_arch { AP_ARCH_HOST, AP_ARCH_X86_64, AP_ARCH_ARM64 };
+
 #endif

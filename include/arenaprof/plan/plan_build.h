@@ -97,6 +97,13 @@ struct ap_plan_set {
  * s is for ap_plan_set_free.
  */
 int ap_plan_build(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err);
+/* The halves the verdict weighs. The TFLite arenas: the shown subgraph's (on the XNNPACK
+ * path, its delegated graph's) and every other subgraph LiteRT plans. */
+uint64_t ap_plan_set_tflite_bytes(const struct ap_plan_set *s);
+/* Non-reclaimable: the TFLite arenas and, on the XNNPACK path, all XNNPACK holds. */
+uint64_t ap_plan_set_anon_bytes(const struct ap_plan_set *s);
+/* Reclaimable: the file-backed weights the runtime keeps reading. */
+uint64_t ap_plan_set_file_bytes(const struct ap_plan_set *s);
 void ap_plan_set_free(struct ap_plan_set *s);
 
 #endif

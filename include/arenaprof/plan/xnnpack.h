@@ -15,9 +15,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arenaprof/plan/graph.h"
-#include "arenaprof/plan/model.h"
 #include "arenaprof/plan/plan.h"
+
+struct ap_graph;
+struct ap_model;
 
 /* The delegate a plan is for: LiteRT's default (xnnpack), or its builtin kernels alone
  * (none: BUILTIN_WITHOUT_DEFAULT_DELEGATES). */
