@@ -192,6 +192,22 @@ static int plan_delegated_arena(struct shown *c, char *err)
 
 /* The XNNPACK side of the shown graph (rq->delegate xnnpack) on rq->cpu (NULL: this
  * machine), and the arena left. */
+/*
+ * XNNPACK's weight cache: every packed buffer the model's operators make goes through
+ * xnn_get_pointer_to_write_weights, which a weights cache redirects to the cache (every
+ * operator kind and datatype that packs: convolutions, depthwise, transposed, fully
+ * connected, batch matmul with static weights). The builder reserves one buffer of the
+ * largest request plus its 128-byte alignment slack and keeps it.
+ */
+#define AP_WCACHE_ALIGN 128
+
+static void weight_cache(const struct ap_xnn_plan *x, struct ap_plan_wcache *w)
+{
+	w->movable_bytes = x->packed_weights_bytes;
+	w->applies = w->movable_bytes > 0;
+	w->build_buffer_bytes = w->applies ? x->largest_packed_bytes + AP_WCACHE_ALIGN : 0;
+}
+
 static int plan_xnn(struct shown *c, char *err)
 {
 	struct ap_plan_set *s = c->s;
@@ -207,6 +223,7 @@ static int plan_xnn(struct shown *c, char *err)
 		return ap_fail(err, rc, "%s: %s", c->rq->path, e);
 	if (kept_weights(&c->g, &s->xnn, &s->kept_weights_bytes))
 		return ap_fail(err, -ENOMEM, "out of memory");
+	weight_cache(&s->xnn, &s->wcache);
 	return plan_delegated_arena(c, err);
 }
 

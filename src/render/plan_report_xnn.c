@@ -48,6 +48,35 @@ void ap_pr_text_xnn_head(FILE *f, const struct ap_plan_set *s)
 		fprintf(f, "            not modelled: %s\n", TS(s->arena_not_modelled));
 }
 
+#define WC_HOW "CompiledModel: CpuOptions(xnnpack_weight_cache_path=FILE), a file, " \
+	"not a directory; benchmark_model, benchmark_litert_model: " \
+	"--xnnpack_weight_cache_file_path=FILE; C++: " \
+	"TfLiteXNNPackDelegateOptions.weight_cache_file_path; the Python Interpreter has no knob"
+
+/* The halves with the weight cache on: a built file loaded, and the run that builds it. */
+static uint64_t cache_anon(const struct ap_plan_set *s, bool building)
+{
+	const struct ap_plan_wcache *c = &s->wcache;
+
+	return ap_plan_set_anon_bytes(s) - c->movable_bytes +
+	       (building ? c->build_buffer_bytes : 0);
+}
+
+static void text_cache(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_plan_wcache *c = &s->wcache;
+
+	if (!c->applies)
+		return;
+	fprintf(f, "weight cache      %12s  packed weights a cache file would hold (off above: "
+		"LiteRT's default)\n", B(c->movable_bytes));
+	fprintf(f, "  turn it on: CpuOptions(xnnpack_weight_cache_path=FILE), "
+		"--xnnpack_weight_cache_file_path=FILE\n");
+	fprintf(f, "  with it: non-reclaimable %s (%s while it builds the file), reclaimable %s\n",
+		B(cache_anon(s, false)), B(cache_anon(s, true)),
+		B(ap_plan_set_file_bytes(s) + c->movable_bytes));
+}
+
 void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s)
 {
 	const struct ap_xnn_plan *x = &s->xnn;
@@ -68,6 +97,7 @@ void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s)
 		B(x->packed_weights_bytes));
 	fprintf(f, "reclaimable       %12s  file-backed weights the runtime keeps reading "
 		"(mmap)\n", B(s->kept_weights_bytes));
+	text_cache(f, s);
 	if (w >= 0)
 		fprintf(f, "widest XNNPACK value: %s, written by #%d %s in partition %d\n",
 			B(x->parts[w].widest_value), x->parts[w].widest_op,
@@ -91,6 +121,23 @@ static void json_parts(struct ap_json *j, const struct ap_xnn_plan *x)
 		ap_json_end_obj(j);
 	}
 	ap_json_end_arr(j);
+}
+
+static void json_cache(struct ap_json *j, const struct ap_plan_set *s)
+{
+	const struct ap_plan_wcache *c = &s->wcache;
+
+	ap_json_obj(j, "weight_cache");
+	ap_json_bool(j, "applies", c->applies);
+	ap_json_u64(j, "movable_bytes", c->movable_bytes);
+	ap_json_u64(j, "build_buffer_bytes", c->build_buffer_bytes);
+	ap_json_u64(j, "anonymous_bytes", cache_anon(s, false));
+	ap_json_u64(j, "anonymous_bytes_building", cache_anon(s, true));
+	ap_json_u64(j, "reclaimable_bytes", ap_plan_set_file_bytes(s) + c->movable_bytes);
+	ap_json_str(j, "shown", "off: anonymous_bytes and reclaimable_bytes outside are "
+		    "LiteRT's default, no cache");
+	ap_json_str(j, "how", WC_HOW);
+	ap_json_end_obj(j);
 }
 
 void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
@@ -131,6 +178,7 @@ void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
 		ap_json_null(j, "widest_value");
 	}
 	json_parts(j, x);
+	json_cache(j, s);
 	ap_json_end_obj(j);
 }
 

@@ -323,13 +323,19 @@ opk = {"delegated", "partition", "packed_bytes", "private_bytes"}
 # the TFLite arena left once the delegate replaced its partitions: LiteRT 2.3.0 plans
 # 214,528 bytes for it (its tensors read with the default resolver, XNNPACK applied)
 tfl = d["tflite_bytes"]
+c = x.get("weight_cache", {})
 ok = (d["schema_version"] == 2 and d["delegate"] == "xnnpack" and d["cpu"] == "host" and
       keys <= set(x) and all(opk <= set(o) for o in d["ops"]) and tfl == 214528 and
       d["anonymous_bytes"] == tfl + x["total_bytes"] and
+      tfl <= d["arena_bytes"] + d["persistent_bytes"] and
+      c.get("applies") is True and c["movable_bytes"] == x["packed_weights_bytes"] and
+      c["anonymous_bytes"] == d["anonymous_bytes"] - c["movable_bytes"] and
+      c["anonymous_bytes_building"] == c["anonymous_bytes"] + c["build_buffer_bytes"] and
+      c["reclaimable_bytes"] == d["reclaimable_bytes"] + c["movable_bytes"] and
       d["reclaimable_bytes"] <= d["weights_bytes"] and
       d["budget"]["margin_bytes"] == 64 * 2**20 - d["anonymous_bytes"] - d["reclaimable_bytes"])
 print("ok" if ok else json.dumps({k: v for k, v in d.items() if k not in ("ops", "tensor_plan")}))')
-MSG="$r" check "plan --json: delegate xnnpack, cpu host, the xnnpack keys, the delegated arena LiteRT plans, anonymous = arena + XNNPACK" \
+MSG="$r" check "plan --json: delegate xnnpack, cpu host, the xnnpack keys, the delegated arena LiteRT plans, anonymous = arena + XNNPACK, the weight cache's halves" \
 	test "$r" = ok
 out=$("$ARENAPROF" plan "$mv2" --budget 64M)
 MSG="$(echo "$out" | head -12)" check "plan: leads with the two halves, the verdict weighs them" \

@@ -47,6 +47,20 @@ struct ap_plan_req {
 };
 
 /* The plan of a model or an import, and for `plan` what its report prints beside it. */
+/*
+ * XNNPACK's file-backed weight cache (docs/xnnpack.md "Weight cache"), off by default:
+ * given a cache FILE (CompiledModel's CpuOptions(xnnpack_weight_cache_path=FILE), the
+ * benchmark tools' --xnnpack_weight_cache_file_path=FILE) the delegate writes every
+ * operator's packed weights into the file and maps it, whatever their datatype: they leave
+ * XNNPACK's allocator for file-backed, reclaimable pages. The run that builds the file keeps
+ * one anonymous buffer as large as the largest packed weights.
+ */
+struct ap_plan_wcache {
+	bool applies;			/* the delegate packs weights the cache would hold */
+	uint64_t movable_bytes;		/* of xnn.packed_weights_bytes, what moves to the file */
+	uint64_t build_buffer_bytes;	/* the builder's buffer, on the run that builds it */
+};
+
 struct ap_plan_set {
 	const struct ap_model *model;	/* &loaded; NULL for an imported plan */
 	struct ap_model loaded;
@@ -87,6 +101,7 @@ struct ap_plan_set {
 	/* what of the TFLite arena on the default path the plan does not follow, "" when it
 	 * follows all of it (XNNPACK's own: xnn.not_modelled); with have_xnn */
 	char arena_not_modelled[AP_ERR_LEN];
+	struct ap_plan_wcache wcache;	/* XNNPACK's weight cache; with have_xnn */
 };
 
 /*

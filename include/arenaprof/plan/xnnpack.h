@@ -111,6 +111,8 @@ struct ap_xnn_plan {
 	uint64_t other_bytes;		/* the runtimes' own objects, the workspace's */
 	uint64_t total_bytes;		/* everything XNNPACK's allocator holds after the
 					 * first run */
+	uint64_t largest_packed_bytes;	/* the largest one node's packed weights (what
+					 * a weight cache's builder keeps a buffer of) */
 	struct ap_xnn_sg *sgs;		/* by subgraph, n_sgs (the model's count) */
 	uint32_t n_sgs;
 	/* the execution plan after the delegate: an operator's index, or -(K + 1) for the

@@ -67,6 +67,8 @@ static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_p
 		op->private_bytes += priv;
 		op->reshape_bytes += at_reshape;
 		x->packed_weights_bytes += packed;
+		if (packed > x->largest_packed_bytes)
+			x->largest_packed_bytes = packed;
 		x->scratch_bytes += priv;
 	}
 	/* the runtime's descriptor, an opdata per defined node, a value entry per value */

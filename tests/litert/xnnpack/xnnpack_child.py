@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Child process of xnnpack_truth.py: runs one model in LiteRT and marks its phases.
 
-usage: xnnpack_child.py {interpreter|compiled} MODEL.tflite [--threads N]
+usage: xnnpack_child.py {interpreter|compiled} MODEL.tflite [--threads N] [--weight-cache PATH]
+
+--weight-cache PATH (compiled only): CpuOptions(xnnpack_weight_cache_path=PATH), XNNPACK's
+weight cache: a FILE that the delegate builds (when missing or empty) or loads, or ":memory"
+(a memfd). Every phase then also records the mappings of that file ("weight_cache").
 
 Phase markers are close(900000000 + k) system calls (they fail with EBADF), which the
 bpftrace script in xnnpack_truth.py records in the same event stream as the allocator
@@ -23,7 +27,50 @@ def smaps():
                     out[parts[0].rstrip(":")] = int(parts[1]) * 1024
     except OSError:
         pass
-    return {k: out.get(k) for k in ("Rss", "Anonymous", "Pss_Anon", "Pss_File", "Private_Dirty")}
+    return {k: out.get(k) for k in ("Rss", "Anonymous", "Pss_Anon", "Pss_File", "Pss_Shmem",
+                                    "Private_Dirty", "Private_Clean", "Shared_Clean",
+                                    "Shared_Dirty")}
+
+def cache_maps(path):
+    """The mappings of the weight-cache file (or its memfd) in /proc/self/smaps: their count,
+    summed Rss, dirty and clean bytes, the bytes of the file they span (overlaps counted once)
+    and the file's size."""
+    if not path:
+        return None
+    want = "/memfd:XNNPack in-memory weight cache" if path.startswith(":memory") \
+        else os.path.realpath(path)
+    maps, cur = [], None
+    try:
+        with open("/proc/self/smaps") as f:
+            for line in f:
+                p = line.split()
+                if p and "-" in p[0] and not p[0].endswith(":"):
+                    name = line.split(None, 5)[5].strip() if len(p) >= 6 else ""
+                    cur = None
+                    if name == want or name.startswith(want + " "):
+                        lo, hi = (int(x, 16) for x in p[0].split("-"))
+                        cur = {"off": int(p[2], 16), "len": hi - lo}
+                        maps.append(cur)
+                elif cur is not None and len(p) >= 3 and p[-1] == "kB":
+                    cur[p[0].rstrip(":")] = int(p[1]) * 1024
+    except OSError:
+        return None
+    span, end = 0, -1
+    for m in sorted(maps, key=lambda m: m["off"]):
+        lo, hi = max(m["off"], end), m["off"] + m["len"]
+        if hi > lo:
+            span += hi - lo
+            end = hi
+    size = None
+    if not path.startswith(":memory"):
+        try:
+            size = os.path.getsize(path)
+        except OSError:
+            pass
+    sm = lambda k: sum(m.get(k, 0) for m in maps)
+    return {"mappings": len(maps), "rss": sm("Rss"), "span": span, "file_size": size,
+            "dirty": sm("Private_Dirty") + sm("Shared_Dirty"),
+            "clean": sm("Private_Clean") + sm("Shared_Clean"), "locked": sm("Locked")}
 
 def lib_base():
     """Load address of libpywrap_litert_common.so (mapping at file offset 0), as hex."""
@@ -40,10 +87,13 @@ def lib_base():
 def main():
     mode, model = sys.argv[1], sys.argv[2]
     threads = 1
+    cache = None
+    if "--weight-cache" in sys.argv:
+        cache = sys.argv[sys.argv.index("--weight-cache") + 1]
     if "--threads" in sys.argv:
         threads = int(sys.argv[sys.argv.index("--threads") + 1])
     res = {"lib_base": lib_base(), "pid": os.getpid(), "mode": mode, "model": model, "threads": threads,
-           "phases": [], "error": None, "error_phase": None}
+           "phases": [], "error": None, "error_phase": None, "weight_cache_path": cache}
     import numpy as np
     if mode == "interpreter":
         from ai_edge_litert import interpreter as I
@@ -57,7 +107,7 @@ def main():
         if not res.get("lib_base"):
             res["lib_base"] = lib_base()
         res["phases"].append({"name": PHASES[k], "id": k, "t_ns": time.monotonic_ns(),
-                              "smaps": smaps()})
+                              "smaps": smaps(), "weight_cache": cache_maps(cache)})
         try:
             os.close(MAGIC + k)
         except OSError:
@@ -83,8 +133,10 @@ def main():
                 mark(2 + k)
             res["num_tensors"] = len(obj.get_tensor_details())
         else:
-            opts = Options(hardware_accelerators=HardwareAccelerator.CPU,
-                           cpu_options=CpuOptions(num_threads=threads))
+            cpu = CpuOptions(num_threads=threads)
+            if cache:
+                cpu = CpuOptions(num_threads=threads, xnnpack_weight_cache_path=cache)
+            opts = Options(hardware_accelerators=HardwareAccelerator.CPU, cpu_options=cpu)
             obj = CompiledModel.from_file(model, options=opts)
             mark(1)
             phase = "allocated"

@@ -7,6 +7,13 @@ What it measures. For every model a child process (xnnpack_child.py) runs LiteRT
       by default), allocate_tensors, invoke() x3;
   (b) compiled:    CompiledModel.from_file(M) on CPU, create_input/output_buffers,
       run_by_index(0, ...) x3;
+  and, asked for in --modes, CompiledModel with XNNPACK's weight cache
+  (CpuOptions(xnnpack_weight_cache_path=...), docs/xnnpack.md "Weight cache"):
+  (c) compiled-cache:      builds the cache file DIR/MODEL.xnncache (removed first);
+  (d) compiled-cache-load: loads the file (c) built;
+  (e) compiled-memory:     the in-memory cache (":memory", a memfd);
+  each phase then also records the cache's mappings (phases.P.weight_cache: rss, span of the
+  file, dirty and clean bytes, file_size);
 while one bpftrace session (xnn_alloc.bt) traces xnn_allocate / xnn_reallocate /
 xnn_deallocate / xnn_aligned_allocate / xnn_aligned_deallocate, XNNPACK's default
 allocator, in LiteRT's libpywrap_litert_common.so (uprobes, uretprobes for the returned
@@ -24,7 +31,7 @@ xnn_reallocate uretprobe stopped firing after ~900 hits); a model whose stream i
 complete runs again in a new session (--retries).
 
 usage (root; the Python that has ai-edge-litert, e.g. /opt/arenaprof-venv/bin/python):
-  PY xnnpack_truth.py [--modes interpreter,compiled] [--threads 1] [--out truth.json]
+  PY xnnpack_truth.py [--modes interpreter,compiled] [--weight-cache DIR] [--threads 1] [--out truth.json]
       [--md truth.md] [--lib .../libpywrap_litert_common.so] [MODEL.tflite ...]
 Without models: every tests/models/*.tflite of this repository. The child runs with the
 driver's own Python unless --python; the library is found in that Python's ai_edge_litert
@@ -352,8 +359,29 @@ def replay(events, base, syms, top_n=12):
 
 
 # ---------------------------------------------------------------------------
+CACHE_DIR = None        # --weight-cache DIR: where the compiled-cache modes keep their files
+CACHE_MODES = ("compiled-cache", "compiled-cache-load", "compiled-memory")
+
+
+def cache_path(mode, model):
+    """The weight cache a mode runs with: compiled-cache builds DIR/MODEL.xnncache (removed
+    first), compiled-cache-load loads the file the compiled-cache run built (run it first),
+    compiled-memory uses the in-memory cache (":memory", a memfd); None for the others."""
+    if mode == "compiled-memory":
+        return ":memory"
+    if mode not in CACHE_MODES:
+        return None
+    return os.path.join(CACHE_DIR, os.path.basename(model) + ".xnncache")
+
+
 def run_child(mode, model, threads, timeout):
-    cmd = [PY, os.path.join(HERE, "xnnpack_child.py"), mode, model, "--threads", str(threads)]
+    cmd = [PY, os.path.join(HERE, "xnnpack_child.py"), "interpreter" if mode == "interpreter"
+           else "compiled", model, "--threads", str(threads)]
+    cache = cache_path(mode, model)
+    if cache:
+        if mode == "compiled-cache" and os.path.exists(cache):
+            os.unlink(cache)
+        cmd += ["--weight-cache", cache]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -400,10 +428,11 @@ def summarize(child, snaps, extra):
     out = {"pid": child.get("pid"), "error": child.get("error"),
            "error_phase": child.get("error_phase"), "rc": child.get("rc")}
     for k in ("fully_accelerated", "signature", "num_tensors", "log_tail", "traceback",
-              "trace_complete", "trace_problem", "trace_attempt"):
+              "trace_complete", "trace_problem", "trace_attempt", "weight_cache_path"):
         if k in child:
             out[k] = child[k]
     sm = {p["name"]: p["smaps"] for p in child.get("phases", [])}
+    wc = {p["name"]: p.get("weight_cache") for p in child.get("phases", [])}
     out["smaps"] = sm
     out["phases"] = {}
     for name in PHASES:
@@ -412,6 +441,8 @@ def summarize(child, snaps, extra):
             if name in sm and sm[name]:
                 s["smaps_anonymous"] = sm[name].get("Anonymous")
                 s["smaps_rss"] = sm[name].get("Rss")
+            if wc.get(name):
+                s["weight_cache"] = wc[name]
             out["phases"][name] = s
     out.update(extra)
     a0 = (sm.get("start") or {}).get("Anonymous")
@@ -432,6 +463,9 @@ def main():
     ap.add_argument("--md", help="a Markdown table of it, too")
     ap.add_argument("--batch", type=int, default=6, help="models per bpftrace session")
     ap.add_argument("--retries", type=int, default=2)
+    ap.add_argument("--weight-cache", metavar="DIR",
+                    help="where the modes " + ", ".join(CACHE_MODES) + " keep their cache "
+                    "files (default: a temporary directory)")
     ap.add_argument("--events", help="bpftrace's raw output (default: a temporary file)")
     ap.add_argument("--python", default=sys.executable, help="the child's Python")
     ap.add_argument("--lib", default=os.environ.get("XNN_LITERT_LIB"),
@@ -445,8 +479,24 @@ def main():
     if not args.events:
         tmpd = tempfile.TemporaryDirectory(prefix="xnnpack-truth.")
         args.events = os.path.join(tmpd.name, "events.txt")
+    global CACHE_DIR
+    CACHE_DIR = args.weight_cache
+    if CACHE_DIR:
+        os.makedirs(CACHE_DIR, exist_ok=True)
+    elif tmpd:
+        CACHE_DIR = tmpd.name
+    else:
+        tmpc = tempfile.TemporaryDirectory(prefix="xnnpack-cache.")  # noqa: F841 (kept alive)
+        CACHE_DIR = tmpc.name
     models = args.models or sorted(glob.glob(os.path.join(REPO, "tests", "models", "*.tflite")))
     modes = args.modes.split(",")
+    for mode in modes:
+        if mode not in ("interpreter", "compiled") + CACHE_MODES:
+            raise SystemExit("unknown mode %r (interpreter, compiled, %s)" % (mode, ", ".join(CACHE_MODES)))
+    if "compiled-cache-load" in modes and ("compiled-cache" not in modes or modes.index(
+            "compiled-cache") > modes.index("compiled-cache-load")) and not args.weight_cache:
+        raise SystemExit("compiled-cache-load loads what compiled-cache built: run that first, "
+                         "or give --weight-cache DIR with the files")
     syms = Symbols(LIB)
     # Runs in bpftrace sessions of --batch models each.  Every process's event stream is
     # checked (each allocate / aligned_allocate / reallocate entry has its return event;
