@@ -16,27 +16,8 @@ PY=$venv/bin/python
 ORACLE=tests/litert/xnnpack/xnnpack_truth.py
 MODES=${XNN_MODES:-interpreter,compiled}
 
-if [ "$(id -u)" != 0 ]; then
-	fail "xnnpack plan: the oracle" "needs root (bpftrace uprobes)"
-	exit 0
-fi
-if ! command -v bpftrace >/dev/null; then
-	fail "xnnpack plan: the oracle" "no bpftrace on PATH (scripts/install-deps installs it)"
-	exit 0
-fi
-ver=$("$PY" -c 'import importlib.metadata as m; print(m.version("ai-edge-litert"))' 2>&1)
-if [ $? != 0 ]; then
-	fail "xnnpack plan: the oracle" "no ai-edge-litert in $venv (scripts/install-deps): $ver"
-	exit 0
-fi
-if [ "$ver" != 2.3.0 ]; then
-	fail "xnnpack plan: the oracle" "ai-edge-litert $ver in $venv: the plan models 2.3.0"
-	exit 0
-fi
-if [ ! -x "$ARENAPROF" ]; then
-	fail "xnnpack plan: built" "$ARENAPROF missing"
-	exit 0
-fi
+. tests/litert/xnnpack/oracle_ready.sh
+oracle_ready "xnnpack plan" || exit 0
 
 # shellcheck disable=SC2206
 models=(${XNN_MODELS:-$MODELS/*.tflite})
