@@ -314,6 +314,14 @@ uint64_t ap_plan_set_file_bytes(const struct ap_plan_set *s)
 	return s->have_xnn ? s->kept_weights_bytes : s->plan.weights_bytes;
 }
 
+uint64_t ap_plan_set_cache_anon_bytes(const struct ap_plan_set *s, bool building)
+{
+	const struct ap_plan_wcache *c = &s->wcache;
+
+	return ap_plan_set_anon_bytes(s) - c->movable_bytes +
+	       (building ? c->build_buffer_bytes : 0);
+}
+
 void ap_plan_set_free(struct ap_plan_set *s)
 {
 	ap_profile_free(&s->prof);

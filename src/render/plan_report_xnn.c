@@ -53,15 +53,6 @@ void ap_pr_text_xnn_head(FILE *f, const struct ap_plan_set *s)
 	"--xnnpack_weight_cache_file_path=FILE; C++: " \
 	"TfLiteXNNPackDelegateOptions.weight_cache_file_path; the Python Interpreter has no knob"
 
-/* The halves with the weight cache on: a built file loaded, and the run that builds it. */
-static uint64_t cache_anon(const struct ap_plan_set *s, bool building)
-{
-	const struct ap_plan_wcache *c = &s->wcache;
-
-	return ap_plan_set_anon_bytes(s) - c->movable_bytes +
-	       (building ? c->build_buffer_bytes : 0);
-}
-
 static void text_cache(FILE *f, const struct ap_plan_set *s)
 {
 	const struct ap_plan_wcache *c = &s->wcache;
@@ -73,7 +64,7 @@ static void text_cache(FILE *f, const struct ap_plan_set *s)
 	fprintf(f, "  turn it on: CpuOptions(xnnpack_weight_cache_path=FILE), "
 		"--xnnpack_weight_cache_file_path=FILE\n");
 	fprintf(f, "  with it: non-reclaimable %s (%s while it builds the file), reclaimable %s\n",
-		B(cache_anon(s, false)), B(cache_anon(s, true)),
+		B(ap_plan_set_cache_anon_bytes(s, false)), B(ap_plan_set_cache_anon_bytes(s, true)),
 		B(ap_plan_set_file_bytes(s) + c->movable_bytes));
 }
 
@@ -131,8 +122,8 @@ static void json_cache(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_bool(j, "applies", c->applies);
 	ap_json_u64(j, "movable_bytes", c->movable_bytes);
 	ap_json_u64(j, "build_buffer_bytes", c->build_buffer_bytes);
-	ap_json_u64(j, "anonymous_bytes", cache_anon(s, false));
-	ap_json_u64(j, "anonymous_bytes_building", cache_anon(s, true));
+	ap_json_u64(j, "anonymous_bytes", ap_plan_set_cache_anon_bytes(s, false));
+	ap_json_u64(j, "anonymous_bytes_building", ap_plan_set_cache_anon_bytes(s, true));
 	ap_json_u64(j, "reclaimable_bytes", ap_plan_set_file_bytes(s) + c->movable_bytes);
 	ap_json_str(j, "shown", "off: anonymous_bytes and reclaimable_bytes outside are "
 		    "LiteRT's default, no cache");

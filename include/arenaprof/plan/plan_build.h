@@ -119,6 +119,9 @@ uint64_t ap_plan_set_tflite_bytes(const struct ap_plan_set *s);
 uint64_t ap_plan_set_anon_bytes(const struct ap_plan_set *s);
 /* Reclaimable: the file-backed weights the runtime keeps reading. */
 uint64_t ap_plan_set_file_bytes(const struct ap_plan_set *s);
+/* Non-reclaimable with XNNPACK's weight cache on: the built file loaded, or (building) the
+ * run that builds it, which keeps its build buffer. */
+uint64_t ap_plan_set_cache_anon_bytes(const struct ap_plan_set *s, bool building);
 void ap_plan_set_free(struct ap_plan_set *s);
 
 #endif
