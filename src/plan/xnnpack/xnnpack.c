@@ -44,10 +44,8 @@ static void take_partition(struct ap_xnn_plan *x, uint32_t k, const struct xnn_p
 	for (uint32_t v = 0; v < p->n_values; v++) {
 		const struct xnn_value *val = &p->values[v];
 
-		if (val->alloc == XNN_A_WORKSPACE && val->bytes > part->widest_value) {
-			part->widest_value = val->bytes;
-			part->widest_op = val->producer >= 0 ? p->nodes[0].tfl_op : -1;
-		}
+		if (val->alloc == XNN_A_WORKSPACE && val->bytes > part->widest_value)
+			part->widest_value = val->bytes;	/* its writer: the nodes below */
 	}
 	for (uint32_t n = 0; n < p->n_nodes; n++) {
 		const struct xnn_node *nd = &p->nodes[n];
