@@ -26,7 +26,7 @@ static const struct xnn_dwconv_cfg qu8_dw = { .channel_tile = 32, .primary_tile 
 
 static uint64_t node_bytes(const struct xnn_node *n, uint64_t *r)
 {
-	return xnn_private_bytes_cfg(n, &qu8_gemm, &qu8_dw, r);
+	return xnn_private_bytes_arch(n, AP_ARCH_X86_64, &qu8_gemm, &qu8_dw, r);
 }
 
 static void base_node(struct xnn_node *n, enum xnn_kind k)
@@ -126,7 +126,7 @@ static void test_layers(void)
 	{
 		struct xnn_gemm_cfg f32 = { .mr = 7, .nr = 16, .planes = 1 };
 
-		b = xnn_private_bytes_cfg(&n, &f32, NULL, &r);
+		b = xnn_private_bytes_arch(&n, AP_ARCH_X86_64, &f32, NULL, &r);
 	}
 	CHECK_U64("selfie deconv indirection", r, 2097152);
 	CHECK_U64("selfie deconv private", b, 2097152 + 1560 + 80);

@@ -243,12 +243,6 @@ static uint64_t elementwise(const struct xnn_node *n)
 	return XO_OPERATOR + 2 * XO_COMPUTE;
 }
 
-uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
-			       const struct xnn_dwconv_cfg *d, uint64_t *at_reshape)
-{
-	return xnn_private_bytes_arch(n, AP_ARCH_X86_64, g, d, at_reshape);
-}
-
 uint64_t xnn_private_bytes_arch(const struct xnn_node *n, enum ap_arch arch,
 				const struct xnn_gemm_cfg *g, const struct xnn_dwconv_cfg *d,
 				uint64_t *at_reshape)

@@ -181,14 +181,11 @@ uint64_t xnn_packed_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu
  * sized at reshape. */
 uint64_t xnn_private_bytes(const struct xnn_node *n, const struct ap_xnn_cpu *cpu,
 			   uint64_t *at_reshape);
-/* The same with the configs given (NULL: XNNPACK has none there; what needs it counts 0). */
-uint64_t xnn_private_bytes_cfg(const struct xnn_node *n, const struct xnn_gemm_cfg *g,
-			       const struct xnn_dwconv_cfg *d, uint64_t *at_reshape);
 /* cpu.c: does XNNPACK rewrite the node's fp16 static values to fp32 copies on the CPU
  * (FallbackToFp32: the node's fp16 configs are missing there)? */
 bool xnn_cpu_f16_fallback(const struct ap_xnn_cpu *cpu, const struct xnn_node *n);
-/* The same on an architecture (xnn_private_bytes_cfg is x86-64's): some struct sizes and
- * XNN_ALLOCATION_ALIGNMENT are the architecture's. */
+/* The same with the configs given (NULL: XNNPACK has none there; what needs it counts 0),
+ * on an architecture: some struct sizes and XNN_ALLOCATION_ALIGNMENT are its own. */
 uint64_t xnn_private_bytes_arch(const struct xnn_node *n, enum ap_arch arch,
 				const struct xnn_gemm_cfg *g, const struct xnn_dwconv_cfg *d,
 				uint64_t *at_reshape);
