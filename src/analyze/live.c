@@ -284,10 +284,10 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 		mark_changed(l, mi);
 	if (!(bits & AP_AS_COUNTED))
 		return 0;
-	ap_live_obj_add(l, (uint32_t)mi, 0, 1);
+	/* a fault, and with a first touch a page held, for the mapping's object */
+	ap_live_obj_add(l, (uint32_t)mi, !!(bits & AP_AS_FIRST), 1);
 	if (!(bits & AP_AS_FIRST))
 		return 0;
-	ap_live_obj_add(l, (uint32_t)mi, 1, 0);
 	mark_changed(l, mi);
 	if (mi == l->id.map)
 		arena_page(l, l->as.touches[l->as.n_touches - 1].page, PAGE_FIRST_TOUCH, ev->op);
