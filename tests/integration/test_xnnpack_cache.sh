@@ -26,7 +26,9 @@ for m in "${models[@]}"; do
 		fail "$name: plan --json" "exit $?: $(head -1 "$TMP/$name.plan.err")"
 done
 mkdir -p "$TMP/cache"
+oracle_preload "xnnpack weight cache" || exit 0
 if ! "$PY" "$ORACLE" --modes "$MODES" --weight-cache "$TMP/cache" --out "$TMP/truth.json" \
+	--preload "$TMP/xnn_preload.so" \
 	"${models[@]}" >"$TMP/oracle.log" 2>&1; then
 	fail "xnnpack weight cache: the oracle ran" "$(tail -3 "$TMP/oracle.log" | tr '\n' ' ')"
 	exit 0
@@ -34,6 +36,8 @@ fi
 
 python3 - "$TMP" "$TMP/truth.json" "${models[@]}" <<'PY'
 import json, os, sys
+sys.path.insert(0, "tests/litert/xnnpack")
+import oracles
 tmp, truth, models = sys.argv[1], json.load(open(sys.argv[2])), sys.argv[3:]
 
 def near(label, got, want):
@@ -59,15 +63,18 @@ for path in models:
         r = runs.get(mode, {})
         ph = r.get("phases", {}).get("invoke1", {})
         label = "%s (%s)" % (name, mode)
-        if r.get("error") or not r.get("trace_complete") or "live_bytes" not in ph:
-            print("FAIL: %s: no measurement (%s)" % (label, r.get("error") or
-                  r.get("trace_problem") or "no invoke1 phase"))
+        if r.get("error"):
+            print("FAIL: %s: LiteRT failed: %s" % (label, r["error"]))
+            continue
+        live, line = oracles.invoke1(label, r)
+        if line:
+            print(line)
+        if live is None:
             continue
         if mode == "compiled":
-            near(label + ": XNNPACK's allocator = total_bytes", ph["live_bytes"],
-                 x["total_bytes"])
+            near(label + ": XNNPACK's allocator = total_bytes", live, x["total_bytes"])
             continue
-        near(label + ": XNNPACK's allocator = total_bytes - movable_bytes", ph["live_bytes"],
+        near(label + ": XNNPACK's allocator = total_bytes - movable_bytes", live,
              x["total_bytes"] - c["movable_bytes"])
         wc = ph.get("weight_cache") or {}
         rss = min(wc.get("rss") or 0, wc.get("span") or 0) if wc.get("mappings") else None

@@ -1,6 +1,7 @@
 # Sourced by the XNNPACK oracle's tests: oracle_ready LABEL checks what the oracle needs
 # (root for bpftrace's uprobes, bpftrace, ai-edge-litert 2.3.0 in $venv, the built
 # $ARENAPROF); on the first thing missing it prints a FAIL with the reason and returns 1.
+# oracle_preload LABEL builds the in-process oracle, $TMP/xnn_preload.so (xnn_preload.c).
 oracle_ready() {
 	local label=$1 ver
 	if [ "$(id -u)" != 0 ]; then
@@ -22,6 +23,14 @@ oracle_ready() {
 	fi
 	if [ ! -x "$ARENAPROF" ]; then
 		fail "$label: built" "$ARENAPROF missing"
+		return 1
+	fi
+}
+
+oracle_preload() {
+	if ! cc -O2 -shared -fPIC -o "$TMP/xnn_preload.so" tests/litert/xnnpack/xnn_preload.c \
+		-lpthread 2>"$TMP/preload.err"; then
+		fail "$1: the in-process oracle built" "$(head -1 "$TMP/preload.err")"
 		return 1
 	fi
 }

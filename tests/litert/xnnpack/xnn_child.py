@@ -2,12 +2,13 @@
 """Runs one model in LiteRT with xnn_preload.so preloaded and marks the phases.
 
 usage: LD_PRELOAD=xnn_preload.so xnn_child.py MODEL.tflite [--mode interpreter|compiled]
-           [--threads N] [--invokes N]
+           [--threads N] [--invokes N] [--weight-cache PATH]
 
 The preload (tests/litert/xnnpack/xnn_preload.c) counts the live bytes of XNNPACK's
 allocator and prints them at each xnn_oracle_mark(k): 0 start (after the import), 1 loaded,
 2 allocated, 3.. after each invoke, 99 deleted. The Interpreter is the default resolver
-(XNNPACK applied by default, as LiteRT does).
+(XNNPACK applied by default, as LiteRT does). --weight-cache PATH (compiled only):
+CpuOptions(xnnpack_weight_cache_path=PATH), XNNPACK's weight cache file (built when missing).
 """
 import argparse
 import ctypes
@@ -19,6 +20,7 @@ ap.add_argument('model')
 ap.add_argument('--mode', default='interpreter', choices=('interpreter', 'compiled'))
 ap.add_argument('--threads', type=int, default=1)
 ap.add_argument('--invokes', type=int, default=3)
+ap.add_argument('--weight-cache')
 a = ap.parse_args()
 
 import numpy as np  # noqa: E402
@@ -49,7 +51,8 @@ if a.mode == 'interpreter':
         mark(3 + k)
 else:
     opts = Options(hardware_accelerators=HardwareAccelerator.CPU,
-                   cpu_options=CpuOptions(num_threads=a.threads))
+                   cpu_options=CpuOptions(num_threads=a.threads) if not a.weight_cache else
+                   CpuOptions(num_threads=a.threads, xnnpack_weight_cache_path=a.weight_cache))
     obj = CompiledModel.from_file(a.model, options=opts)
     mark(1)
     ins = obj.create_input_buffers(0)

@@ -28,7 +28,9 @@ How. Several models run in one bpftrace session (--batch), which keeps a run of 
 bundled model to a few minutes. Each process's event stream is checked: every allocate,
 aligned_allocate and reallocate entry needs its return event (on some kernels a session's
 xnn_reallocate uretprobe stopped firing after ~900 hits); a model whose stream is not
-complete runs again in a new session (--retries).
+complete runs again in a new session (--retries). --preload SO counts every run a second
+time, in the process (xnn_preload.c, hooks in XNNPACK's allocator table, no uprobes): the
+measurement where the uprobes fail, and a check of the two against each other.
 
 usage (root; the Python that has ai-edge-litert, e.g. /opt/arenaprof-venv/bin/python):
   PY xnnpack_truth.py [--modes interpreter,compiled] [--weight-cache DIR] [--threads 1] [--out truth.json]
@@ -403,6 +405,39 @@ def run_child(mode, model, threads, timeout):
     return res
 
 
+def run_preload(mode, model, so, threads, timeout):
+    """The second oracle (xnn_preload.c, in the process, no uprobes): XNNPACK's allocator
+    counted by hooks in its own function table; {"invoke1": live bytes after the first
+    invoke, "invoke3": after the third} or {"error": why}. The cache modes run with the same
+    cache file as the traced run (compiled-cache removes it first and builds it again)."""
+    if mode == "compiled-memory":
+        return None
+    with tempfile.NamedTemporaryFile(prefix="xnn-preload.", suffix=".out") as out:
+        env = dict(os.environ, LD_PRELOAD=so, XNN_ORACLE_OUT=out.name)
+        cmd = [PY, "-E", "-s", os.path.join(HERE, "xnn_child.py"), model, "--mode",
+               "interpreter" if mode == "interpreter" else "compiled",
+               "--threads", str(threads)]
+        cache = cache_path(mode, model)
+        if cache:
+            if mode == "compiled-cache" and os.path.exists(cache):
+                os.unlink(cache)
+            cmd += ["--weight-cache", cache]
+        try:
+            p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"error": "timeout after %ds" % timeout}
+        marks = {}
+        for line in open(out.name):
+            f = line.split()
+            if len(f) >= 5 and f[0] == "XNNORACLE" and f[1] == "mark" and f[3] == "live":
+                marks[int(f[2])] = int(f[4])
+    if 3 not in marks:
+        tail = [l for l in p.stderr.splitlines() if l.strip()][-2:]
+        return {"error": "no mark after the first invoke (rc %d): %s" %
+                (p.returncode, " | ".join(tail))}
+    return {"invoke1": marks[3], "invoke3": marks.get(5)}
+
+
 def complete(ev):
     """Every entry probe (A, M, R) followed, on its thread, by its return (a, m, r)?"""
     pend = {}
@@ -468,6 +503,9 @@ def main():
                     "files (default: a temporary directory)")
     ap.add_argument("--events", help="bpftrace's raw output (default: a temporary file)")
     ap.add_argument("--python", default=sys.executable, help="the child's Python")
+    ap.add_argument("--preload", metavar="SO",
+                    help="also count every run but compiled-memory in the process with "
+                    "this build of xnn_preload.c (models.M.MODE.preload)")
     ap.add_argument("--lib", default=os.environ.get("XNN_LITERT_LIB"),
                     help="LiteRT's " + LIB_NAME + " (default: the python's ai_edge_litert)")
     args = ap.parse_args()
@@ -546,6 +584,10 @@ def main():
         snaps, extra = replay(per.get(c.get("pid"), []), base, syms) if c.get("pid") else ({}, {})
         entry = result["models"].setdefault(os.path.basename(m), {})
         entry[mode] = summarize(c, snaps, extra)
+        if args.preload:
+            pre = run_preload(mode, m, os.path.abspath(args.preload), args.threads, args.timeout)
+            if pre is not None:
+                entry[mode]["preload"] = pre
     with open(args.out, "w") as f:
         json.dump(result, f, indent=1)
     if args.md:
