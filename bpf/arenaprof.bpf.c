@@ -54,6 +54,18 @@ struct {
 	__type(value, __s32);
 } cur_op SEC(".maps");
 
+/*
+ * tid -> how deep this thread is in run entry points. Several are attached at once (each
+ * API LiteRT offers, and one calls another: CompiledModel's Run calls Interpreter::Invoke);
+ * only the outermost call on a thread begins and ends a run.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} run_depth SEC(".maps");
+
 /* .bss: read by userspace through the mmap'd skeleton. */
 struct ap_counters counters;
 /* Runs begun so far by the target (one target per object, so a plain global). */
@@ -426,9 +438,19 @@ SEC("uprobe")
 int BPF_KPROBE(run_enter)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 one = 1, *depth;
 
 	if (!is_target())
 		return 0;
+	depth = bpf_map_lookup_elem(&run_depth, &tid);
+	if (depth && *depth) {
+		(*depth)++;		/* an entry point inside a run: the same run */
+		return 0;
+	}
+	if (depth)
+		*depth = 1;
+	else
+		bpf_map_update_elem(&run_depth, &tid, &one, BPF_ANY);
 	__sync_fetch_and_add(&runs_begun, 1);
 	emit_marker(AP_EV_RUN_BEGIN, tid, runs_begun - 1, current_op(tid));
 	return 0;
@@ -438,8 +460,15 @@ SEC("uretprobe")
 int BPF_KRETPROBE(run_exit)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	__u32 *depth;
 
 	if (!is_target())
+		return 0;
+	depth = bpf_map_lookup_elem(&run_depth, &tid);
+	/* no entry seen (the probe attached inside a run): not a run of ours */
+	if (!depth || !*depth)
+		return 0;
+	if (--(*depth))
 		return 0;
 	emit_marker(AP_EV_RUN_END, tid, runs_begun - 1, current_op(tid));
 	return 0;

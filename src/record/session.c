@@ -121,26 +121,32 @@ static bool already_checked(struct ap_session *s, const char *path)
 	return false;
 }
 
-/* Without --run-probe: LiteRT's invoke entry point in any newly mapped ELF file. */
+/*
+ * Without --run-probe: LiteRT's run entry points in every newly mapped ELF file, every
+ * API found (a process may run the Interpreter and a CompiledModel, from two libraries).
+ */
 static void find_run_probe(struct ap_session *s)
 {
-	for (size_t i = 0; i < s->maps.n && !s->run_probe; i++) {
+	for (size_t i = 0; i < s->maps.n; i++) {
 		const struct ap_map *m = &s->maps.m[i];
-		char sym[256], err[AP_ERR_LEN];
+		struct ap_run_entry re[16];
+		char err[AP_ERR_LEN];
+		int n;
 
 		if (!(m->prot & AP_PROT_EXEC) || m->path[0] != '/' ||
 		    already_checked(s, m->path))
 			continue;
-		if (ap_symbols_find_invoke(m->path, sym, sizeof(sym)) != 1)
-			continue;
-		if (ap_probe_attach_run(s->probe, m->path, sym, err)) {
-			ap_session_note(s, 1, "found %s in %s but could not attach to it: %s", sym,
-					m->path, err);
-			continue;
+		n = ap_symbols_find_runs(m->path, re, sizeof(re) / sizeof(re[0]));
+		for (int k = 0; k < n; k++) {
+			if (ap_probe_attach_run(s->probe, m->path, re[k].symbol, err)) {
+				ap_session_note(s, 1, "found %s in %s but could not attach to it: "
+						"%s", re[k].symbol, m->path, err);
+				continue;
+			}
+			s->run_probe = true;
+			ap_session_note(s, 0, "run probe: %s:%s (LiteRT entry point found "
+					"automatically: %s)", m->path, re[k].symbol, re[k].api);
 		}
-		s->run_probe = true;
-		ap_session_note(s, 0, "run probe: %s:%s (LiteRT entry point found "
-				"automatically)", m->path, sym);
 	}
 }
 
@@ -687,7 +693,7 @@ int ap_session_step(struct ap_session *s, int max_wait_ms)
 			s->end_reason = AP_END_TARGET_EXIT;
 			return 0;
 		}
-		snapshot_maps(s, !s->run_probe);
+		snapshot_maps(s, !s->o.run_spec);
 		sample(s, now);
 		send_counters(s, false);
 		SEND(s, flush);
@@ -706,7 +712,7 @@ int ap_session_step(struct ap_session *s, int max_wait_ms)
 		wait_ms = (int)(STALE_SNAPSHOT_NS / 1000000ULL) + 1;
 	n = ap_probe_poll(s->probe, wait_ms, on_event, s, err);
 	if (s->maps_stale && ap_clock_ns(CLOCK_MONOTONIC) - s->last_snapshot > STALE_SNAPSHOT_NS)
-		snapshot_maps(s, !s->run_probe);
+		snapshot_maps(s, !s->o.run_spec);
 	if (n < 0 && !(s->o.stop && *s->o.stop)) {
 		ap_session_note(s, 2, "polling the ring buffer failed: %s", err);
 		s->end_reason = AP_END_ERROR;

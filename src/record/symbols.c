@@ -169,50 +169,104 @@ int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_o
 	return ret;
 }
 
-static const char *const invoke_syms[] = {
-	"_ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi",
-	"TfLiteInterpreterInvoke",
-	"_ZN6tflite4impl11Interpreter6InvokeEv",
-	"_ZN6tflite11Interpreter6InvokeEv",
-};
-#define N_INVOKE (sizeof(invoke_syms) / sizeof(invoke_syms[0]))
+/*
+ * LiteRT's run entry points, by API. A group is looked for only when the groups it
+ * stands behind are absent from the file: the exported CompiledModel C API where the
+ * internal Run every CompiledModel API converges on is stripped (libLiteRt.so), XNNPACK's
+ * xnn_invoke_runtime where no LiteRT API is there (a program that drives XNNPACK itself;
+ * inside LiteRT it runs once per delegated partition, and each hit costs a uprobe).
+ */
+enum { G_LITERT, G_CM_CAPI, G_XNNPACK };
 
-struct invoke_ctx {
-	size_t best;		/* index into invoke_syms; N_INVOKE = none yet */
+static const struct run_sym {
+	const char *name;
+	bool prefix;		/* name is the start of a mangled name (its arguments vary) */
+	int group;
+	const char *api;
+} run_syms[] = {
+	{ "_ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi", false, G_LITERT,
+	  "Python Interpreter.invoke" },
+	{ "TfLiteInterpreterInvoke", false, G_LITERT, "C API TfLiteInterpreterInvoke" },
+	{ "_ZN6tflite4impl11Interpreter6InvokeEv", false, G_LITERT,
+	  "C++ tflite::Interpreter::Invoke" },
+	{ "_ZN6tflite11Interpreter6InvokeEv", false, G_LITERT,
+	  "C++ tflite::Interpreter::Invoke (older TF)" },
+	{ "_ZN20LiteRtCompiledModelT3RunE", true, G_LITERT,
+	  "CompiledModel, every API (Python run_by_index/run_by_name, C++, C)" },
+	{ "LiteRtRunCompiledModel", false, G_CM_CAPI, "CompiledModel C API" },
+	{ "LiteRtRunCompiledModelWithOptions", false, G_CM_CAPI, "CompiledModel C API" },
+	{ "LiteRtRunCompiledModelWithSchedulingInfo", false, G_CM_CAPI, "CompiledModel C API" },
+	{ "LiteRtRunCompiledModelAsync", false, G_CM_CAPI, "CompiledModel C API (async)" },
+	{ "LiteRtRunCompiledModelAsyncWithOptions", false, G_CM_CAPI,
+	  "CompiledModel C API (async)" },
+	{ "LiteRtRunCompiledModelAsyncWithSchedulingInfo", false, G_CM_CAPI,
+	  "CompiledModel C API (async)" },
+	{ "xnn_invoke_runtime", false, G_XNNPACK, "XNNPACK xnn_invoke_runtime" },
+};
+#define N_RUN_SYMS (sizeof(run_syms) / sizeof(run_syms[0]))
+
+struct runs_ctx {
+	struct ap_run_entry *out;
+	size_t max, n;
+	bool group[3];
+	bool internal_run;	/* LiteRtCompiledModelT::Run is there */
 };
 
-static int match_invoke(void *ctx, const char *name, const GElf_Sym *sym)
+static bool have_entry(const struct runs_ctx *rc, const char *name)
 {
-	struct invoke_ctx *ic = ctx;
-	size_t i;
-
-	(void)sym;
-	for (i = 0; i < ic->best; i++) {
-		if (!strcmp(name, invoke_syms[i])) {
-			ic->best = i;
-			break;
-		}
-	}
-	return ic->best == 0;	/* the preferred one: nothing better to find */
+	for (size_t i = 0; i < rc->n; i++)
+		if (!strcmp(rc->out[i].symbol, name))
+			return true;
+	return false;
 }
 
-int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len)
+static int match_runs(void *ctx, const char *name, const GElf_Sym *sym)
 {
-	struct invoke_ctx ic = { .best = N_INVOKE };
-	struct elf_file f;
-	int rc = elf_file_open(&f, elf_path, NULL);
+	struct runs_ctx *rc = ctx;
 
-	if (rc)
-		return rc;
-	for_each_func(f.elf, match_invoke, &ic);
-	elf_file_close(&f);
-	if (ic.best == N_INVOKE)
+	(void)sym;
+	for (size_t i = 0; i < N_RUN_SYMS; i++) {
+		const struct run_sym *r = &run_syms[i];
+
+		if (r->prefix ? strncmp(name, r->name, strlen(r->name)) : strcmp(name, r->name))
+			continue;
+		if (strlen(name) >= sizeof(rc->out[0].symbol) || have_entry(rc, name) ||
+		    rc->n == rc->max)
+			return 0;	/* too long to be one of ours, or seen in the other table */
+		snprintf(rc->out[rc->n].symbol, sizeof(rc->out[0].symbol), "%s", name);
+		rc->out[rc->n].api = r->api;
+		rc->out[rc->n].group = r->group;
+		rc->n++;
+		rc->group[r->group] = true;
+		if (r->prefix)
+			rc->internal_run = true;
 		return 0;
-	if (len) {
-		strncpy(symbol, invoke_syms[ic.best], len - 1);
-		symbol[len - 1] = '\0';
 	}
-	return 1;
+	return 0;
+}
+
+int ap_symbols_find_runs(const char *elf_path, struct ap_run_entry *out, size_t max)
+{
+	struct runs_ctx rc = { .out = out, .max = max };
+	struct elf_file f;
+	size_t i, k = 0;
+	int ret = elf_file_open(&f, elf_path, NULL);
+
+	if (ret)
+		return ret;
+	for_each_func(f.elf, match_runs, &rc);
+	elf_file_close(&f);
+	/* keep a group only where the groups it stands behind are absent */
+	for (i = 0; i < rc.n; i++) {
+		int g = out[i].group;
+
+		if (g == G_CM_CAPI && rc.internal_run)
+			continue;
+		if (g == G_XNNPACK && (rc.group[G_LITERT] || rc.group[G_CM_CAPI]))
+			continue;
+		out[k++] = out[i];
+	}
+	return (int)k;
 }
 
 /* File offset -> virtual address, through the PT_LOAD segment holding it. */

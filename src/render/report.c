@@ -474,7 +474,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	uint32_t *order = by_address(a);
 	double secs = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) / 1e9 : 0;
 	uint64_t page = page_of(a);
-	char probe[512];
+	char probe[1024];
 	const char *run_probe = ap_summary_run_probe(a, probe, sizeof(probe));
 
 	ap_summary_text(f, r);

@@ -44,14 +44,64 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/* The API of a "run probe: FILE:SYM (LiteRT entry point found automatically: API)" note. */
+static bool note_api(const char *note, const char **api, size_t *len)
+{
+	static const char tag[] = "found automatically: ";
+	const char *p = strstr(note, tag), *end;
+
+	if (!p)
+		return false;
+	*api = p + sizeof(tag) - 1;
+	end = strrchr(*api, ')');
+	*len = end ? (size_t)(end - *api) : strlen(*api);
+	return true;
+}
+
+/*
+ * The run probe: --run-probe's, else the entry point found automatically; where record
+ * attached several (one per API in the files mapped), how many and their APIs, once each.
+ */
 const char *ap_summary_run_probe(const struct ap_analysis *a, char *buf, size_t len)
 {
 	static const char found[] = "run probe: ";
+	uint32_t n = 0, first = 0, named = 0;
+	size_t at;
+	bool dup;
 
 	snprintf(buf, len, "%s", a->strings[AP_HS_RUN_PROBE]);
-	for (uint32_t i = 0; !buf[0] && i < a->n_notes; i++)
-		if (!strncmp(a->notes[i], found, sizeof(found) - 1))
-			snprintf(buf, len, "%s", a->notes[i] + sizeof(found) - 1);
+	if (buf[0])
+		return buf;
+	for (uint32_t i = 0; i < a->n_notes; i++)
+		if (!strncmp(a->notes[i], found, sizeof(found) - 1) && !n++)
+			first = i;
+	if (n == 1)
+		snprintf(buf, len, "%s", a->notes[first] + sizeof(found) - 1);
+	if (n <= 1)
+		return buf;
+	at = (size_t)snprintf(buf, len, "%u LiteRT entry points found automatically (a run is "
+			      "the outermost call): ", n);
+	for (uint32_t i = first; i < a->n_notes && at < len; i++) {
+		const char *api;
+		size_t alen;
+
+		if (strncmp(a->notes[i], found, sizeof(found) - 1) ||
+		    !note_api(a->notes[i], &api, &alen))
+			continue;
+		/* each API once: skip one named by an earlier note */
+		dup = false;
+		for (uint32_t k = first; k < i && !dup; k++) {
+			const char *b;
+			size_t blen;
+
+			dup = !strncmp(a->notes[k], found, sizeof(found) - 1) &&
+			      note_api(a->notes[k], &b, &blen) && blen == alen &&
+			      !strncmp(api, b, alen);
+		}
+		if (!dup)
+			at += (size_t)snprintf(buf + at, len - at, "%s%.*s",
+					       named++ ? ", " : "", (int)alen, api);
+	}
 	return buf;
 }
 

@@ -178,18 +178,24 @@ wheel=$(compgen -G \
 	'/opt/arenaprof-venv/lib/python3*/site-packages/ai_edge_litert/libpywrap_litert_common.so' |
 	head -n 1)
 if [ -n "$wheel" ]; then
-	out=$("$DRV" -I "$wheel")
-	MSG="got: $out" check "symbols: LiteRT wheel's invoke entry is the Python wrapper's" \
-		test "$out" = "invoke _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi"
-	inv=${out#invoke }
+	# every API in the wheel: the Python wrapper, the C API, C++, CompiledModel's Run; not
+	# xnn_invoke_runtime (inside them) nor CompiledModel's C API (its Run is there)
+	out=$("$DRV" -I "$wheel" | sort | tr '\n' ' ')
+	want="invoke _ZN20LiteRtCompiledModelT3RunESt17basic_string_viewIcSt11char_traitsIcEERKSt6vectorIP19LiteRtTensorBufferTSaIS6_EESA_RbP14LiteRtOptionsTPK20LiteRtSchedulingInfo invoke _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi invoke _ZN6tflite4impl11Interpreter6InvokeEv "
+	MSG="got: $out" check "symbols: the LiteRT wheel's run entry points, every API" \
+		test "$out" = "$want"
+	inv=_ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi
 	# a local .symtab symbol in a library whose text segment's vaddr != file offset
 	sym=_ZN6tflite4impl11Interpreter6InvokeEv
 	want=$(file_offset "$wheel" $sym)
 	out=$("$DRV" -L "$wheel:$sym")
 	MSG="got '$out', want '$want'" check "symbols: wheel Invoke file offset" \
 		test "$out" = "$want"
-	out=$("$DRV" -I "$(dirname "$wheel")/libLiteRt.so")
-	MSG="got: $out" check "symbols: no invoke in libLiteRt.so" test "$out" = "invoke none"
+	# libLiteRt.so is stripped to its exports: CompiledModel's C API, no interpreter
+	out=$("$DRV" -I "$(dirname "$wheel")/libLiteRt.so" | sort | tr '\n' ' ')
+	want="invoke LiteRtRunCompiledModel invoke LiteRtRunCompiledModelAsync invoke LiteRtRunCompiledModelAsyncWithOptions invoke LiteRtRunCompiledModelAsyncWithSchedulingInfo invoke LiteRtRunCompiledModelWithOptions invoke LiteRtRunCompiledModelWithSchedulingInfo "
+	MSG="got: $out" check "symbols: libLiteRt.so's entry points are CompiledModel's C API" \
+		test "$out" = "$want"
 	# end to end: a run marker on that entry counts the Python interpreter's invoke()s
 	py=/opt/arenaprof-venv/bin/python3
 	cat >"$TMP/invoke.py" <<'PY'

@@ -17,21 +17,32 @@
 int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_offset,
 		      char *err);
 
+/* A run entry point found in an ELF file: its symbol (as stored: mangled), the API. */
+struct ap_run_entry {
+	char symbol[256];
+	const char *api;	/* "Python Interpreter.invoke", ... (static) */
+	int group;
+};
+
 /*
- * Looks for LiteRT's invoke entry points in an executable or shared library and copies
- * the first found, in this order, into symbol (len bytes):
- *   _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi   the Python wrapper
- *   TfLiteInterpreterInvoke                  the C API
- *   _ZN6tflite4impl11Interpreter6InvokeEv    tflite::impl::Interpreter::Invoke()
+ * LiteRT's run entry points in an executable or shared library, every API there:
+ *   _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi   Python Interpreter.invoke
+ *   TfLiteInterpreterInvoke                  the interpreter's C API
+ *   _ZN6tflite4impl11Interpreter6InvokeEv    tflite::impl::Interpreter::Invoke() (C++)
  *   _ZN6tflite11Interpreter6InvokeEv         tflite::Interpreter::Invoke() (older TF)
- * The outermost entry a program goes through comes first: the Python wrapper invokes the
- * subgraph itself and never calls Interpreter::Invoke (measured on the ai_edge_litert
- * wheel: 3 wrapper calls, 0 Interpreter::Invoke calls for 3 invoke()s), and the C API
- * function is the exported boundary of C-API libraries, whose C++ symbols may be local,
- * stripped or inlined. Returns 1 when found, 0 when none is there, a negative errno when
- * the file cannot be read as ELF (the open's, or -EINVAL).
+ *   _ZN20LiteRtCompiledModelT3Run...         where every CompiledModel API converges
+ *   LiteRtRunCompiledModel*                  CompiledModel's C API, only where that
+ *                                            internal Run is stripped (libLiteRt.so)
+ *   xnn_invoke_runtime                       XNNPACK's, only in a file with none of the
+ *                                            above (a program driving XNNPACK itself)
+ * The Python wrapper invokes the subgraph itself and never calls Interpreter::Invoke
+ * (measured on the ai_edge_litert wheel), and CompiledModel's Run calls
+ * Interpreter::Invoke: one API can call another, so the run probe counts only the
+ * outermost call on a thread (bpf/arenaprof.bpf.c, run_depth). Fills up to max entries
+ * and returns how many; a negative errno when the file cannot be read as ELF (the
+ * open's, or -EINVAL).
  */
-int ap_symbols_find_invoke(const char *elf_path, char *symbol, size_t len);
+int ap_symbols_find_runs(const char *elf_path, struct ap_run_entry *out, size_t max);
 
 /*
  * The function symbol (.symtab or .dynsym) whose bytes hold the instruction at
