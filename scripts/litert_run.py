@@ -16,6 +16,7 @@ ap = argparse.ArgumentParser(prog="litert-run")
 ap.add_argument("model")
 ap.add_argument("--runs", type=int, default=1)
 ap.add_argument("--delegate", choices=("none", "xnnpack"), default="none")
+ap.add_argument("--api", choices=("interpreter", "compiled"), default="interpreter")
 ap.add_argument("--threads", type=int, default=1)
 ap.add_argument("--resize-at", type=int, default=0)
 ap.add_argument("--print-arena", action="store_true")
@@ -30,6 +31,9 @@ if a.resize_at and not 1 <= a.resize_at < a.runs:
     die("--resize-at %d needs 1 <= R < N = %d" % (a.resize_at, a.runs))
 if not os.path.isfile(a.model):
     die("%s: no such file" % a.model)
+if a.api == "compiled" and (a.delegate != "xnnpack" or a.resize_at or a.print_arena):
+    die("--api compiled runs LiteRT's default CPU path: it takes --delegate xnnpack, and "
+        "neither --resize-at nor --print-arena")
 
 import numpy as np  # noqa: E402
 try:
@@ -37,15 +41,52 @@ try:
 except ImportError:
     from tflite_runtime import interpreter as I  # noqa: E402
 
-kw = {"model_path": a.model, "num_threads": a.threads}
-if a.delegate == "none":
-    kw["experimental_op_resolver_type"] = \
-        I.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-try:
-    interp = I.Interpreter(**kw)
-    interp.allocate_tensors()
-except Exception as e:  # noqa: BLE001
-    die("LiteRT cannot load %s: %s" % (a.model, str(e).strip().splitlines()[0]), 3)
+
+
+class Compiled:
+    """CompiledModel on CPU (XNNPACK), behind the few Interpreter calls this script makes."""
+
+    def __init__(self, model, threads):
+        from ai_edge_litert.compiled_model import CompiledModel
+        from ai_edge_litert.cpu_options import CpuOptions
+        from ai_edge_litert.hardware_accelerator import HardwareAccelerator
+        from ai_edge_litert.options import Options
+        opts = Options(hardware_accelerators=HardwareAccelerator.CPU,
+                       cpu_options=CpuOptions(num_threads=threads))
+        self.cm = CompiledModel.from_file(model, options=opts)
+        self.ins = self.cm.create_input_buffers(0)
+        self.outs = self.cm.create_output_buffers(0)
+        key = list(self.cm.get_signature_list())[0]
+        det = self.cm.get_input_tensor_details(key)
+        names = self.cm.get_signature_list()[key]["inputs"]
+        self.details = [{"index": k, "shape": det[n]["shape"], "dtype": det[n]["dtype"]}
+                        for k, n in enumerate(names)]
+
+    def get_input_details(self):
+        return self.details
+
+    def set_tensor(self, k, v):
+        self.ins[k].write(v)
+
+    def invoke(self):
+        self.cm.run_by_index(0, self.ins, self.outs)
+
+
+if a.api == "compiled":
+    try:
+        interp = Compiled(a.model, a.threads)
+    except Exception as e:  # noqa: BLE001
+        die("LiteRT cannot compile %s: %s" % (a.model, str(e).strip().splitlines()[0]), 3)
+else:
+    kw = {"model_path": a.model, "num_threads": a.threads}
+    if a.delegate == "none":
+        kw["experimental_op_resolver_type"] = \
+            I.OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    try:
+        interp = I.Interpreter(**kw)
+        interp.allocate_tensors()
+    except Exception as e:  # noqa: BLE001
+        die("LiteRT cannot load %s: %s" % (a.model, str(e).strip().splitlines()[0]), 3)
 
 
 def inputs_for(interp):

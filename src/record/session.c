@@ -144,7 +144,7 @@ static void find_run_probe(struct ap_session *s)
 				continue;
 			}
 			s->run_probe = true;
-			ap_session_note(s, 0, "run probe: %s:%s (LiteRT entry point found "
+			ap_session_note(s, 0, "run probe: %s:%s (run entry point found "
 					"automatically: %s)", m->path, re[k].symbol, re[k].api);
 		}
 	}
@@ -753,6 +753,11 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 	if (!s->run_probe && !s->o.run_spec)
 		ap_session_note(s, 0, "no run probe: no LiteRT invoke entry point was found in "
 				"the target's mapped ELF files; pass --run-probe BINARY:SYMBOL");
+	else if (!s->o.run_spec && !s->runs && s->end_reason == AP_END_TARGET_EXIT)
+		ap_session_note(s, 0, "no run was counted through the run entry points found "
+				"(the notes name them); a program that runs its model through "
+				"another (C++ tflite::Interpreter::Invoke in a library that also "
+				"holds CompiledModel) needs --run-probe BINARY:SYMBOL");
 }
 
 void ap_session_end(const struct ap_session *s, struct ap_rec_end *end)

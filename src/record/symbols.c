@@ -170,13 +170,15 @@ int ap_symbols_lookup(const char *elf_path, const char *symbol, uint64_t *file_o
 }
 
 /*
- * LiteRT's run entry points, by API. A group is looked for only when the groups it
- * stands behind are absent from the file: the exported CompiledModel C API where the
- * internal Run every CompiledModel API converges on is stripped (libLiteRt.so), XNNPACK's
- * xnn_invoke_runtime where no LiteRT API is there (a program that drives XNNPACK itself;
- * inside LiteRT it runs once per delegated partition, and each hit costs a uprobe).
+ * LiteRT's run entry points, by API. A group is kept only when the groups it stands
+ * behind are absent from the file, because every probed call costs two traps (about 8 us
+ * each on the development VM): C++ Interpreter::Invoke where CompiledModel's Run is (in
+ * the wheel its only caller is that Run: measured with bpftrace), the exported
+ * CompiledModel C API where that internal Run is stripped (libLiteRt.so), XNNPACK's
+ * xnn_invoke_runtime where no LiteRT API is (a program that drives XNNPACK itself;
+ * inside LiteRT it runs once per delegated partition).
  */
-enum { G_LITERT, G_CM_CAPI, G_XNNPACK };
+enum { G_LITERT, G_CXX, G_CM_CAPI, G_XNNPACK, N_GROUPS };
 
 static const struct run_sym {
 	const char *name;
@@ -187,9 +189,9 @@ static const struct run_sym {
 	{ "_ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi", false, G_LITERT,
 	  "Python Interpreter.invoke" },
 	{ "TfLiteInterpreterInvoke", false, G_LITERT, "C API TfLiteInterpreterInvoke" },
-	{ "_ZN6tflite4impl11Interpreter6InvokeEv", false, G_LITERT,
+	{ "_ZN6tflite4impl11Interpreter6InvokeEv", false, G_CXX,
 	  "C++ tflite::Interpreter::Invoke" },
-	{ "_ZN6tflite11Interpreter6InvokeEv", false, G_LITERT,
+	{ "_ZN6tflite11Interpreter6InvokeEv", false, G_CXX,
 	  "C++ tflite::Interpreter::Invoke (older TF)" },
 	{ "_ZN20LiteRtCompiledModelT3RunE", true, G_LITERT,
 	  "CompiledModel, every API (Python run_by_index/run_by_name, C++, C)" },
@@ -208,7 +210,7 @@ static const struct run_sym {
 struct runs_ctx {
 	struct ap_run_entry *out;
 	size_t max, n;
-	bool group[3];
+	bool group[N_GROUPS];
 	bool internal_run;	/* LiteRtCompiledModelT::Run is there */
 };
 
@@ -260,9 +262,10 @@ int ap_symbols_find_runs(const char *elf_path, struct ap_run_entry *out, size_t 
 	for (i = 0; i < rc.n; i++) {
 		int g = out[i].group;
 
-		if (g == G_CM_CAPI && rc.internal_run)
+		if ((g == G_CM_CAPI || g == G_CXX) && rc.internal_run)
 			continue;
-		if (g == G_XNNPACK && (rc.group[G_LITERT] || rc.group[G_CM_CAPI]))
+		if (g == G_XNNPACK && (rc.group[G_LITERT] || rc.group[G_CXX] ||
+				       rc.group[G_CM_CAPI]))
 			continue;
 		out[k++] = out[i];
 	}

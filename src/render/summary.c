@@ -44,7 +44,7 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
-/* The API of a "run probe: FILE:SYM (LiteRT entry point found automatically: API)" note. */
+/* The API of a "run probe: FILE:SYM (run entry point found automatically: API)" note. */
 static bool note_api(const char *note, const char **api, size_t *len)
 {
 	static const char tag[] = "found automatically: ";

@@ -178,10 +178,11 @@ wheel=$(compgen -G \
 	'/opt/arenaprof-venv/lib/python3*/site-packages/ai_edge_litert/libpywrap_litert_common.so' |
 	head -n 1)
 if [ -n "$wheel" ]; then
-	# every API in the wheel: the Python wrapper, the C API, C++, CompiledModel's Run; not
-	# xnn_invoke_runtime (inside them) nor CompiledModel's C API (its Run is there)
+	# every API in the wheel: the Python wrapper and CompiledModel's Run; not C++
+	# Interpreter::Invoke (that Run is its caller), xnn_invoke_runtime (inside them) nor
+	# CompiledModel's C API (its Run is there)
 	out=$("$DRV" -I "$wheel" | sort | tr '\n' ' ')
-	want="invoke _ZN20LiteRtCompiledModelT3RunESt17basic_string_viewIcSt11char_traitsIcEERKSt6vectorIP19LiteRtTensorBufferTSaIS6_EESA_RbP14LiteRtOptionsTPK20LiteRtSchedulingInfo invoke _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi invoke _ZN6tflite4impl11Interpreter6InvokeEv "
+	want="invoke _ZN20LiteRtCompiledModelT3RunESt17basic_string_viewIcSt11char_traitsIcEERKSt6vectorIP19LiteRtTensorBufferTSaIS6_EESA_RbP14LiteRtOptionsTPK20LiteRtSchedulingInfo invoke _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi "
 	MSG="got: $out" check "symbols: the LiteRT wheel's run entry points, every API" \
 		test "$out" = "$want"
 	inv=_ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi

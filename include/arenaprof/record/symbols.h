@@ -28,9 +28,10 @@ struct ap_run_entry {
  * LiteRT's run entry points in an executable or shared library, every API there:
  *   _ZN6tflite19interpreter_wrapper18InterpreterWrapper6InvokeEi   Python Interpreter.invoke
  *   TfLiteInterpreterInvoke                  the interpreter's C API
- *   _ZN6tflite4impl11Interpreter6InvokeEv    tflite::impl::Interpreter::Invoke() (C++)
- *   _ZN6tflite11Interpreter6InvokeEv         tflite::Interpreter::Invoke() (older TF)
  *   _ZN20LiteRtCompiledModelT3Run...         where every CompiledModel API converges
+ *   _ZN6tflite4impl11Interpreter6InvokeEv    tflite::impl::Interpreter::Invoke() (C++),
+ *   _ZN6tflite11Interpreter6InvokeEv         tflite::Interpreter::Invoke() (older TF),
+ *                                            only where that Run is not (its caller)
  *   LiteRtRunCompiledModel*                  CompiledModel's C API, only where that
  *                                            internal Run is stripped (libLiteRt.so)
  *   xnn_invoke_runtime                       XNNPACK's, only in a file with none of the
