@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
@@ -316,19 +317,75 @@ void ap_corr_free(struct ap_corr *c)
 	c->widest_op = -1;
 }
 
+/*
+ * --delegate auto: a model has two plans, the builtin kernels' arena and the TFLite arena
+ * left on LiteRT's default path (XNNPACK takes its partitions). The allocation probe saw
+ * which one the runtime allocated: a first pass reads the blocks, and the plan whose size
+ * one of them has is the trace's (the builtin one when neither or both are). *reuse: that
+ * pass, when it is the one the caller would run (the builtin plan, no fault callback).
+ */
+static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
+			   struct ap_analysis *pre, bool *reuse, char *err)
+{
+	struct ap_analysis_opts po = { .plan = &x->plan, .model_path = in->plan_path,
+				       .arena_addr = in->arena_addr, .salvage = in->salvage };
+	struct ap_tplan xp = { 0 };
+	char ignored[AP_ERR_LEN];
+	struct ap_arid r;
+	int rc;
+
+	*reuse = false;
+	/* an import, or a model the XNNPACK side cannot plan: the one plan there is */
+	if (ap_plan_load_for(in->plan_path, AP_DELEGATE_XNNPACK, &xp, ignored))
+		return 0;
+	if (xp.arena_bytes == x->plan.arena_bytes) {
+		ap_tplan_free(&xp);
+		return 0;
+	}
+	rc = ap_analysis_run(in->trace, &po, pre, err);
+	if (rc) {
+		ap_tplan_free(&xp);
+		return rc;
+	}
+	ap_arid_find(pre->allocs, x->plan.arena_bytes, &r);
+	if (r.rule != AP_ARID_PLAN_SIZE) {
+		ap_arid_find(pre->allocs, xp.arena_bytes, &r);
+		if (r.rule == AP_ARID_PLAN_SIZE) {
+			ap_tplan_free(&x->plan);
+			x->plan = xp;
+			xp = (struct ap_tplan){ 0 };
+			x->delegate = AP_DELEGATE_XNNPACK;
+		}
+	}
+	ap_tplan_free(&xp);
+	*reuse = x->delegate == AP_DELEGATE_NONE && !in->on_fault;
+	if (!*reuse)
+		ap_analysis_free(pre);
+	return 0;
+}
+
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 {
 	struct ap_analysis_opts ao = { 0 };
+	bool reuse = false;
 	int rc;
 
 	memset(x, 0, sizeof(*x));
 	x->a.id.map = -1;
 	x->c.arena = -1;
 	if (in->plan_path) {
-		rc = ap_plan_load(in->plan_path, &x->plan, err);
+		x->delegate = in->delegate == AP_CORR_XNNPACK ? AP_DELEGATE_XNNPACK :
+			      AP_DELEGATE_NONE;
+		rc = ap_plan_load_for(in->plan_path, x->delegate, &x->plan, err);
 		if (rc)
 			return rc;
 		x->have_plan = true;
+		x->delegate_auto = in->delegate == AP_CORR_AUTO;
+		if (x->delegate_auto) {
+			rc = choose_delegate(in, x, &x->a, &reuse, err);
+			if (rc)
+				return rc;
+		}
 		ao.plan = &x->plan;
 		ao.model_path = in->plan_path;
 		if (in->on_plan)
@@ -338,7 +395,7 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	ao.on_fault = in->on_fault;
 	ao.ctx = in->ctx;
 	ao.salvage = in->salvage;
-	rc = ap_analysis_run(in->trace, &ao, &x->a, err);
+	rc = reuse ? 0 : ap_analysis_run(in->trace, &ao, &x->a, err);
 	if (rc)
 		return rc;
 	if (in->arena_addr && x->a.id.map < 0) {

@@ -16,6 +16,14 @@ int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *
 	switch (c) {
 	case 'p': in->plan_path = arg; return 0;
 	case 'S': in->salvage = true; return 0;
+	case 'D':
+		if (!strcmp(arg, "auto") || !strcmp(arg, "xnnpack") || !strcmp(arg, "none")) {
+			in->delegate = !strcmp(arg, "auto") ? AP_CORR_AUTO :
+				       !strcmp(arg, "xnnpack") ? AP_CORR_XNNPACK : AP_CORR_NONE;
+			return 0;
+		}
+		ap_cli_say(cmd, "--delegate '%s' is not auto, xnnpack or none", arg);
+		return AP_EXIT_USAGE;
 	case 'a':
 		in->arena_addr = 0;
 		if (!strcmp(arg, "auto") ||

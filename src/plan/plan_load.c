@@ -3,18 +3,25 @@
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
 
-int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
+int ap_plan_load_for(const char *path, enum ap_delegate d, struct ap_tplan *p, char *err)
 {
-	/* the builtin plan: attributing a trace against XNNPACK's is issue 25's */
 	struct ap_plan_req rq = { .path = path, .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE,
-				  .delegate = AP_DELEGATE_NONE };
+				  .delegate = d };
 	struct ap_plan_set s = { 0 };
 	int rc = ap_plan_build(&rq, &s, err);
 
-	if (!rc) {
+	if (!rc && s.have_xnn_arena) {
+		*p = s.xnn_arena;
+		s.xnn_arena = (struct ap_tplan){ 0 };
+	} else if (!rc) {
 		*p = s.plan;
 		s.plan = (struct ap_tplan){ 0 };
 	}
 	ap_plan_set_free(&s);
 	return rc;
+}
+
+int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
+{
+	return ap_plan_load_for(path, AP_DELEGATE_NONE, p, err);
 }

@@ -608,6 +608,8 @@ static void json_corr(struct ap_json *j, const struct ap_corr_all *x)
 	ap_json_str(j, "strategy", p->strategy);
 	ap_json_u64(j, "arena_bytes", p->arena_bytes);
 	ap_json_u64(j, "operators", p->n_ops);
+	ap_json_str(j, "delegate", ap_delegate_name(x->delegate));
+	ap_json_str(j, "delegate_chosen", x->delegate_auto ? "auto" : "given");
 	ap_json_end_obj(j);
 	ap_json_bool(j, "plan_matches", !c->mismatch);
 	ap_json_arr(j, "mismatch_reasons");

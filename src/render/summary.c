@@ -120,9 +120,14 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 		fprintf(f, "verdict    the plan does NOT describe this trace: %s\n",
 			x->c.n_reasons ? x->c.reasons[0] : "");
 	else
-		fprintf(f, "verdict    the arena is as planned: %s planned, %s first touched "
-			"(found by %s)\n", B(g->arena_planned), B(g->kind[AP_GROUP_ARENA]),
+		fprintf(f, "verdict    the %sis as planned: %s planned, %s first touched "
+			"(found by %s)\n", x->delegate == AP_DELEGATE_XNNPACK ?
+			"TFLite arena left beside XNNPACK (LiteRT's default path) " : "arena ",
+			B(g->arena_planned), B(g->kind[AP_GROUP_ARENA]),
 			ap_arena_rule_key(id->rule));
+	if (x->have_plan && x->delegate_auto && x->delegate == AP_DELEGATE_XNNPACK)
+		fprintf(f, "           (the plan of --delegate xnnpack, chosen by the arena "
+			"block's size; --delegate none gives the builtin kernels' plan)\n");
 }
 
 void ap_summary_text(FILE *f, const struct ap_report *r)

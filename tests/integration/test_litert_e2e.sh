@@ -114,33 +114,56 @@ check('weights: the model mapping, file-backed (%d faults, %d major)' % (w['faul
 PY
 }
 
+# xnnpack_checks NAME MODEL: on the default path report's --delegate auto takes the plan
+# of the TFLite arena left beside XNNPACK, which must be LiteRT's own (litert-run
+# --print-arena reads its ArenaPlanner); --delegate none, the builtin plan, must say it
+# does not describe the trace and name what took the arena's place
 xnnpack_checks() {
-	local name=$1 t=$TMP/$1
-	local base
+	local name=$1 model=$2 t=$TMP/$1
+	local base nbytes
 
 	base=$(truth_base "$t.out" allocate)
-	python3 - "$t.json" "$base" "$name" <<'PY'
+	nbytes=$(truth_bytes "$t.out" allocate)
+	"$AP" report "$t.trace" --plan "$model" --delegate none --json >"$t.none.json" \
+		2>"$t.none.err"
+	MSG="exit $?: $(head -2 "$t.none.err")"
+	check "$name: report --delegate none exits 0" [ -s "$t.none.json" ]
+	python3 - "$t.json" "$t.none.json" "$base" "$nbytes" "$name" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-base, name = int(sys.argv[2], 16) if sys.argv[2] else 0, sys.argv[3]
-a = d['arena_id']
+d, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+base = int(sys.argv[3], 16) if sys.argv[3] else 0
+nbytes, name = int(sys.argv[4] or 0), sys.argv[5]
 def check(what, ok, why=''):
     print(('PASS: %s: %s' if ok else 'FAIL: %s: %s: ' + why) % (name, what))
-check('the runtime\'s own arena found (rule %s)' % a['rule'], a['rule'] == 'runtime_block',
-      a['rule_text'])
-check('its base is LiteRT\'s', a['base'] == base, '0x%x vs 0x%x' % (a['base'], base))
-check('arena much smaller than the plan (%d of %d bytes)' % (a['bytes'], a['plan_bytes']),
-      a['bytes'] * 2 < a['plan_bytes'])
-xnn = [c for c in d['not_planned']['callers'] if c['caller'].startswith('xnn_')]
+a, p = d['arena_id'], d['correlation']['plan']
+check('--delegate auto took XNNPACK\'s plan', (p['delegate'], p['delegate_chosen']) ==
+      ('xnnpack', 'auto'), str(p))
+check('its arena == LiteRT\'s own on the default path (%d bytes)' % nbytes,
+      a['plan_bytes'] == nbytes, str(a['plan_bytes']))
+check('found by the allocation probe (rule %s), at LiteRT\'s base' % a['rule'],
+      a['rule'] == 'allocation' and a['base'] == base, '%s 0x%x vs 0x%x' % (
+          a['rule_text'], a['base'], base))
+ft = a['first_touch_pages']
+check('every first-touched arena page attributed (%d of %d)' % (a['attributed_pages'], ft),
+      ft > 0 and a['attributed_pages'] == ft and a['unplanned_pages'] == 0)
+check('the plan matches (summary.plan_matches)', d['correlation']['plan_matches'] and
+      d['summary']['plan_matches'] is True, str(d['correlation']['mismatch_reasons']))
+a = n['arena_id']
+check('--delegate none: the runtime\'s own arena found (rule %s)' % a['rule'],
+      a['rule'] == 'runtime_block' and a['base'] == base, a['rule_text'])
+check('--delegate none: arena much smaller than the plan (%d of %d bytes)' % (
+      a['bytes'], a['plan_bytes']), a['bytes'] * 2 < a['plan_bytes'])
+xnn = [c for c in n['not_planned']['callers'] if c['caller'].startswith('xnn_')]
 big = sum(c['bytes'] for c in xnn)
-check('names the memory in its place: %s, %d bytes' % (
+check('--delegate none: names the memory in its place: %s, %d bytes' % (
       ', '.join(sorted({c['caller'].split(' ')[0] for c in xnn})), big),
-      big > a['plan_bytes'] - a['bytes'], str(d['not_planned']['callers'][:3]))
-check('the plan is said not to match', not d['correlation']['plan_matches'])
+      big > a['plan_bytes'] - a['bytes'], str(n['not_planned']['callers'][:3]))
+check('--delegate none: the plan is said not to match',
+      not n['correlation']['plan_matches'])
 PY
-	MSG="$(grep -c 'in its place' "$t.txt") lines"
-	check "$name: the text report says what took the arena's place" \
-		grep -q "in its place xnn_aligned_allocate" "$t.txt"
+	MSG="$(head -2 "$t.txt")"
+	check "$name: the text verdict names the default path's arena" \
+		grep -q "^verdict    the TFLite arena left beside XNNPACK (LiteRT's default path) is as planned" "$t.txt"
 }
 
 main litert-mv2-none "$MV2" none && none_checks litert-mv2-none
@@ -172,8 +195,8 @@ sys.exit(not (a == b and open(sys.argv[3]).read() == open(sys.argv[4]).read()))'
 		"$t.json" "$t.plain.json" "$t.csv" "$t.plain.csv"
 fi
 main litert-face-none "$FACE" none && none_checks litert-face-none
-main litert-mv2-xnnpack "$MV2" xnnpack && xnnpack_checks litert-mv2-xnnpack
-main litert-face-xnnpack "$FACE" xnnpack && xnnpack_checks litert-face-xnnpack
+main litert-mv2-xnnpack "$MV2" xnnpack && xnnpack_checks litert-mv2-xnnpack "$MV2"
+main litert-face-xnnpack "$FACE" xnnpack && xnnpack_checks litert-face-xnnpack "$FACE"
 
 # The heatmap of a none run against mininfer's for the same model (op markers there):
 # the same operators light up the same offsets.

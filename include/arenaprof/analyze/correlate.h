@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "arenaprof/analyze/analysis.h"
+#include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/plan/plan.h"
 
@@ -123,10 +124,18 @@ static inline int32_t ap_corr_plan_op_at(const struct ap_corr *c, uint64_t addr)
 /* Names an operator for labels: "-1 input", "12 CONV_2D"; buf of len bytes. */
 const char *ap_corr_op_label(const struct ap_tplan *p, int32_t op, char *buf, int len);
 
+/*
+ * Which of a model's plans --plan means: the TFLite arena on LiteRT's default path
+ * (XNNPACK's delegate) or the builtin kernels' (none), or auto: the one whose arena the
+ * allocation probe saw allocated (the builtin one when neither or both were).
+ */
+enum ap_corr_delegate { AP_CORR_AUTO, AP_CORR_XNNPACK, AP_CORR_NONE };
+
 /* Everything report, heatmap and export read: plan, one pass, correlation. */
 struct ap_corr_in {
 	const char *trace;
 	const char *plan_path;		/* NULL: no plan */
+	enum ap_corr_delegate delegate;	/* of the plan of a model */
 	uint64_t arena_addr;		/* --arena ADDR: planned offset 0; 0: found (arena.h) */
 	/* once the plan is loaded, before the pass (to size what on_fault fills), or NULL */
 	void (*on_plan)(void *ctx, const struct ap_tplan *p);
@@ -140,6 +149,8 @@ struct ap_corr_in {
 struct ap_corr_all {
 	struct ap_tplan plan;
 	bool have_plan;
+	enum ap_delegate delegate;	/* the plan's (an import's: none) */
+	bool delegate_auto;		/* chosen by the trace (--delegate auto) */
 	struct ap_analysis a;
 	struct ap_corr c;
 };

@@ -8,13 +8,18 @@
 
 #include "arenaprof/analyze/correlate.h"
 
-/* Their part of a command's option spec (cli/opts.h): 'p' for --plan and --plan-csv, 'a'
- * for --arena, 'S' for --salvage. */
-#define AP_TRACE_IN_SPEC "p|plan: p=plan-csv: a|arena: S|salvage"
+/* Their part of a command's option spec (cli/opts.h): 'p' for --plan and --plan-csv, 'D'
+ * for --delegate, 'a' for --arena, 'S' for --salvage. */
+#define AP_TRACE_IN_SPEC "p|plan: p=plan-csv: D=delegate: a|arena: S|salvage"
 
 
 /* Their lines in --help. */
 #define AP_TRACE_IN_HELP \
+	"  --delegate auto    (default) a model's plan for what the trace ran: the TFLite\n" \
+	"                     arena left beside XNNPACK (LiteRT's default path) when the\n" \
+	"                     allocation probe saw that arena allocated, else the builtin\n" \
+	"                     kernels' plan\n" \
+	"  --delegate xnnpack|none  that plan, as `arenaprof plan --delegate` computes it\n" \
 	"  --arena auto       (default) the arena as found: record --arena's address, the\n" \
 	"                     allocation probe's block of the plan's size, else the\n" \
 	"                     mapping of the plan's size and the base that fits it best\n" \

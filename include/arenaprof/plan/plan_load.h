@@ -4,6 +4,7 @@
 #define ARENAPROF_PLAN_LOAD_H
 
 #include "arenaprof/plan/plan.h"
+#include "arenaprof/plan/xnnpack.h"
 
 /*
  * A .tflite file (TFL3 identifier) is planned with the tflite strategy (1 thread);
@@ -11,5 +12,12 @@
  * AP_PLAN_ANY: 0, or its negative errno with err.
  */
 int ap_plan_load(const char *path, struct ap_tplan *p, char *err);
+
+/*
+ * The same for delegate d: with AP_DELEGATE_XNNPACK a model's plan is the TFLite arena
+ * that remains on LiteRT's default path (the delegated graph's, plan_build.h's xnn_arena),
+ * an import's is itself. ap_plan_load is AP_DELEGATE_NONE's.
+ */
+int ap_plan_load_for(const char *path, enum ap_delegate d, struct ap_tplan *p, char *err);
 
 #endif
