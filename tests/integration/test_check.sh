@@ -158,9 +158,8 @@ check "as nobody: bpf missing (not permitted), record and top unavailable" sh -c
 	[ "$3" = unavailable ] && [ "$4" = unavailable ]' _ "$(st bpf)" "$(detail bpf)" \
 	"$(face record)" "$(face top)"
 MSG="$(cat "$TMP/nobody.err")"
-check "as nobody: one line on stderr naming bpf" sh -c '
-	[ "$(wc -l <"$1")" = 1 ] && grep -q "^arenaprof check: record and top cannot run: bpf missing" "$1"' \
-	_ "$TMP/nobody.err"
+check "as nobody: one line on stderr naming bpf" sh -c '[ "$(wc -l <"$1")" = 1 ] &&
+	grep -q "^arenaprof check: record and top cannot run: bpf missing" "$1"' _ "$TMP/nobody.err"
 
 # usage
 MSG="$("$ARENAPROF" check --help 2>&1 | head -3)"
