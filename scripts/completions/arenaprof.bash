@@ -2,7 +2,7 @@
 _arenaprof()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
-	local cmds="plan record report top heatmap export run diff help"
+	local cmds="plan record report top heatmap export run diff check help"
 	local opts
 	if [ "$COMP_CWORD" -eq 1 ]; then
 		COMPREPLY=($(compgen -W "$cmds -p --help --version" -- "$cur"))
@@ -17,6 +17,7 @@ _arenaprof()
 	export) opts="--format --output --plan --plan-csv --delegate --arena --salvage --max-instants --help" ;;
 	run) opts="--memory-max --memory-high --memory-min --plan --psi-trigger --repeat --cgroup-parent --json --user --help" ;;
 	diff) opts="--plan --fail-above --json --help" ;;
+	check) opts="--json --verbose --help" ;;
 	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
 	esac
 	if [[ $cur == -* ]]; then

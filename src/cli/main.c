@@ -21,6 +21,7 @@ static const struct {
 	{ "export", cmd_export, "a trace as Chrome trace-event JSON (Perfetto), CSV or JSON" },
 	{ "run", cmd_run, "run a command in fresh cgroups with memory limits: what it cost" },
 	{ "diff", cmd_diff, "two plans or traces side by side; exit 3 past --fail-above (CI)" },
+	{ "check", cmd_check, "what each face needs of this kernel, probed: what is missing" },
 };
 
 static void usage(FILE *f)

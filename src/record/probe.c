@@ -117,6 +117,11 @@ static const char *errstr(int e, char *buf, size_t len)
 	return buf;
 }
 
+const char *ap_probe_errstr(int e, char *buf, size_t len)
+{
+	return errstr(e, buf, len);
+}
+
 const char *ap_method_name(enum ap_method m)
 {
 	switch (m) {
@@ -418,20 +423,25 @@ void ap_probe_set_verbose(bool on)
 	verbose = on;
 }
 
-bool ap_probe_supported(enum ap_method m, char *why)
+int ap_probe_try(enum ap_method m, char *why)
 {
 	struct ap_probe p = { 0 };
+	int err;
 
 	setup_libbpf();
-	if (m == AP_METHOD_NONE) {
-		ap_seterr(why, "auto is not a method");
-		return false;
-	}
+	if (m == AP_METHOD_NONE)
+		return ap_fail(why, -EINVAL, "auto is not a method");
 	/* 0xffffffff: no such tgid, the programs run but match nothing */
-	if (try_method(&p, m, 0xffffffffu, ring_size(1), why))
-		return false;
+	err = try_method(&p, m, 0xffffffffu, ring_size(1), why);
+	if (err)
+		return err;
 	teardown(&p);
-	return true;
+	return 0;
+}
+
+bool ap_probe_supported(enum ap_method m, char *why)
+{
+	return !ap_probe_try(m, why);
 }
 
 static int rb_handler(void *ctx, void *data, size_t size)

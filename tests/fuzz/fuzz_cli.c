@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target for the command line: the input split at its NUL bytes into argv, the
- * first word the command (plan, record, report, top, heatmap, export, run or diff; a word
+ * first word the command (plan, record, report, top, heatmap, export, run, diff or check; a word
  * that starts with '-' is `arenaprof -p PID ...`, the live view, as main.c dispatches
  * it), read by that command's option parser alone (cmd_NAME_parse, cmd.h), never run.
  * Never a crash, a leak or a read outside argv. The parser goes on saying nothing, prints
@@ -37,6 +37,7 @@ static const struct {
 	{ "export", cmd_export_parse },
 	{ "run", cmd_run_parse },
 	{ "diff", cmd_diff_parse },
+	{ "check", cmd_check_parse },
 };
 
 /* Every line starts with prefix or "  - ", is valid UTF-8 with no C0, DEL or C1. */

@@ -29,10 +29,10 @@ comp() {	# comp WORD...: what the completion offers for the last word
 }
 MSG="$(comp arenaprof "" | tr '\n' ' ')"
 check "bash completion: the commands" sh -c '
-	for c in plan record report top heatmap export run diff; do
+	for c in plan record report top heatmap export run diff check; do
 		printf "%s\n" "$1" | grep -qw "$c" || exit 1; done' _ "$MSG"
 # every option a command's --help lists in its own option lines ("  --name") is offered
-for c in plan record report heatmap export run diff top; do
+for c in plan record report heatmap export run diff top check; do
 	offered=$(comp arenaprof "$c" -- | tr '\n' ' ')
 	listed=$("$ARENAPROF" "$c" --help | grep -oE -- '^ +--[a-z][a-z-]*[a-z]' | tr -d ' ' |
 		sort -u)

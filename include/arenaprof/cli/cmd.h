@@ -13,6 +13,7 @@ int cmd_heatmap(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 /* What a command's option parser returns when the command goes on: not an exit code. */
 #define AP_CMD_GO_ON (-1)
@@ -32,5 +33,6 @@ int cmd_heatmap_parse(int argc, char **argv);
 int cmd_export_parse(int argc, char **argv);
 int cmd_run_parse(int argc, char **argv);
 int cmd_diff_parse(int argc, char **argv);
+int cmd_check_parse(int argc, char **argv);
 
 #endif

@@ -54,6 +54,10 @@ int ap_method_parse(const char *s, enum ap_method *m);	/* "auto" -> NONE; -EINVA
  *   "fentry: loading handle_mm_fault fexit failed: Operation not permitted (EPERM)".
  */
 bool ap_probe_supported(enum ap_method m, char *why);
+/* The same, 0 or the failed step's negative errno (-EPERM: the kernel refused it). */
+int ap_probe_try(enum ap_method m, char *why);
+/* An errno as "Operation not permitted (EPERM)"; the kernel's ENOTSUPP (524) named. */
+const char *ap_probe_errstr(int e, char *buf, size_t len);
 
 /* libbpf's messages to stderr for ap_probe_supported too (ap_probe_open sets it from
  * its opts). */
