@@ -128,13 +128,12 @@ def judge_litert():
     info(f'record took {s["secs"]} s with {m.group(1) if m else "?"}')
     check(f'the fault source is {AUTO} on this kernel', m is not None and m.group(1) == AUTO,
           s['err'][-300:])
-    m = re.search(r'run probe: (\S+):(\S+) \(LiteRT entry point found automatically\)',
-                  s['err'])
+    found = re.findall(r'run probe: (\S+):(\S+) \(run entry point found automatically: ',
+                       s['err'])
     check('run probe found automatically in the aarch64 wheel '
           '(InterpreterWrapper::Invoke in libpywrap_litert_common.so)',
-          m is not None and m.group(2) == LITERT_INVOKE and
-          m.group(1).endswith('libpywrap_litert_common.so'),
-          re.findall(r'.*run probe.*', s['err'])[:2])
+          any(sym == LITERT_INVOKE and path.endswith('libpywrap_litert_common.so')
+              for path, sym in found), re.findall(r'.*run probe.*', s['err'])[:2])
     truth = re.search(r'^arena 0x([0-9a-f]+) bytes (\d+) allocate$', s['out'], re.M)
     if not check('LiteRT printed its own arena (litert_run.py --print-arena)',
                  truth is not None, s['out'][:300]):
@@ -181,8 +180,28 @@ def judge_litert():
     t = sec('litert_text')
     if t:
         check('the text report names the method and the run probe',
-              t['rc'] == 0 and f'method     {AUTO}' in t['out'] and LITERT_INVOKE in t['out'],
+              t['rc'] == 0 and f'method     {AUTO}' in t['out'] and
+              'Python Interpreter.invoke' in t['out'],
               t['out'][:400])
+
+
+def judge_litert_compiled():
+    """CompiledModel (run_by_index) on the default path in the guest: every run counted
+    (its TFLite arena is not planned yet: it binds the inputs to its own TensorBuffers)."""
+    s = sec('litert_compiled')
+    if not s or not check('record of litert_run.py --api compiled exits 0', s['rc'] == 0,
+                          f'rc {s["rc"] if s else "?"}: {s["err"][-600:] if s else ""}'):
+        return
+    check('CompiledModel: the run probe is LiteRtCompiledModelT::Run',
+          re.search(r'run probe: \S+libpywrap_litert_common.so:_ZN20LiteRtCompiledModelT3Run',
+                    s['err']) is not None, re.findall(r'.*run probe.*', s['err'])[:3])
+    r = sec('litert_compiled_json')
+    d = js(r, 'litert_compiled_json') if r else None
+    if d:
+        check(f'CompiledModel: {a.litert_runs} runs counted, ended by --runs',
+              d['runs'] == a.litert_runs and
+              d['end']['reason'] == 'the requested runs completed',
+              f'{d["runs"]} runs, {d["end"]["reason"]!r}')
 
 
 def judge_litert_plans():
@@ -223,6 +242,7 @@ def judge_litert_plans():
 
 if a.suite == 'litert':
     judge_litert()
+    judge_litert_compiled()
     judge_litert_plans()
     sys.exit(1 if failed else 0)
 

@@ -20,6 +20,11 @@ capture litert_record $AP record -o /tmp/litert.trace --runs "$LITERT_RUNS" -- \
 	--delegate none --print-arena
 capture litert_json $AP report /tmp/litert.trace --plan $MV2 --json
 capture litert_text $AP report /tmp/litert.trace --plan $MV2
+# CompiledModel on the default path (run_by_index): every run counted
+capture litert_compiled $AP record -o /tmp/compiled.trace --runs "$LITERT_RUNS" -- \
+	python3 -E -s /ap/scripts/litert_run.py $MV2 --runs $((LITERT_RUNS + 5)) \
+	--delegate xnnpack --api compiled
+capture litert_compiled_json $AP report /tmp/compiled.trace --plan $MV2 --json
 # the aarch64 wheel's CONV_2D is kGenericOptimized: at 4 threads a float CONV_2D takes an
 # im2col where x86-64 takes hwcn_weights. LiteRT's plan against this build's (whose
 # default --arch is arm64), judged by scripts/vm/check.py with tests/litert/compare_plan.py
