@@ -57,10 +57,11 @@ struct {
 /*
  * tid -> how deep this thread is in run entry points. Several are attached at once (each
  * API LiteRT offers, and one calls another: CompiledModel's Run calls Interpreter::Invoke);
- * only the outermost call on a thread begins and ends a run.
+ * only the outermost call on a thread begins and ends a run. LRU: the entries of threads
+ * gone make room for new ones.
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, __u32);

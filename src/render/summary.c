@@ -79,7 +79,7 @@ const char *ap_summary_run_probe(const struct ap_analysis *a, char *buf, size_t 
 		snprintf(buf, len, "%s", a->notes[first] + sizeof(found) - 1);
 	if (n <= 1)
 		return buf;
-	at = (size_t)snprintf(buf, len, "%u LiteRT entry points found automatically (a run is "
+	at = (size_t)snprintf(buf, len, "%u run entry points found automatically (a run is "
 			      "the outermost call): ", n);
 	for (uint32_t i = first; i < a->n_notes && at < len; i++) {
 		const char *api;

@@ -4,10 +4,15 @@
  * one subgraph of one clamp over N floats, invoked R times. The run probe must find
  * xnn_invoke_runtime in libXNNPACK.so and count R runs.
  *
- * usage: xnn_direct RUNS   (prints "done runs RUNS" at the end)
+ * usage: xnn_direct RUNS [SETTLE_MS]   (prints "done runs RUNS" at the end)
+ *
+ * SETTLE_MS: a pause before the first run, as a real program spends loading its model. The
+ * recorder attaches the run probe once it has seen libXNNPACK mapped (its next look at the
+ * mappings, at most an --interval later); runs made before that are not counted.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include <xnnpack.h>
 
@@ -29,9 +34,9 @@ int main(int argc, char **argv)
 	enum xnn_status st;
 	long runs;
 
-	runs = argc == 2 ? strtol(argv[1], NULL, 10) : 0;
+	runs = argc >= 2 && argc <= 3 ? strtol(argv[1], NULL, 10) : 0;
 	if (runs < 1) {
-		fprintf(stderr, "usage: xnn_direct RUNS (RUNS >= 1)\n");
+		fprintf(stderr, "usage: xnn_direct RUNS [SETTLE_MS] (RUNS >= 1)\n");
 		return 2;
 	}
 	if ((st = xnn_initialize(NULL)) != xnn_status_success)
@@ -49,6 +54,12 @@ int main(int argc, char **argv)
 		return die("defining the subgraph", st);
 	if ((st = xnn_create_runtime(sg, &rt)) != xnn_status_success)
 		return die("xnn_create_runtime", st);
+	if (argc == 3) {
+		long ms = strtol(argv[2], NULL, 10);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
 	for (long r = 0; r < runs; r++) {
 		struct xnn_external_value ext[2] = { { in_id, in }, { out_id, out } };
 
