@@ -41,11 +41,9 @@ void ap_features_init(struct ap_features *fs)
 struct ap_feature *ap_features_add(struct ap_features *fs, const char *name,
 				   const char *affects, const char *kernel_option)
 {
-	struct ap_feature *f;
+	static struct ap_feature spare;	/* the list full (a bug): probes need not check */
+	struct ap_feature *f = fs->n < AP_FEAT_MAX ? &fs->f[fs->n++] : &spare;
 
-	if (fs->n == AP_FEAT_MAX)
-		return NULL;
-	f = &fs->f[fs->n++];
 	memset(f, 0, sizeof(*f));
 	f->name = name;
 	f->affects = affects;
@@ -104,16 +102,13 @@ const char *ap_face_state_name(enum ap_face_state s)
 	return "?";
 }
 
-/* A feature added, or a static spare when the list is full, so probes need not check. */
+/* A feature added with its costs to record, top and run. */
 static struct ap_feature *add(struct ap_features *fs, const char *name, const char *affects,
 			      const char *option, enum ap_face_state rec, enum ap_face_state top,
 			      enum ap_face_state run)
 {
-	static struct ap_feature spare;
 	struct ap_feature *f = ap_features_add(fs, name, affects, option);
 
-	if (!f)
-		f = &spare;
 	f->cost[AP_FACE_RECORD] = rec;
 	f->cost[AP_FACE_TOP] = top;
 	f->cost[AP_FACE_RUN] = run;

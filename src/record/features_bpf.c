@@ -29,15 +29,12 @@
 #define AP_X86 0
 #endif
 
-/* A feature added, or a static spare when the list is full (a bug), as in features.c. */
+/* A feature added with its cost to record and top, and its fault method's rank. */
 static struct ap_feature *add(struct ap_features *fs, const char *name, const char *affects,
 			      const char *option, enum ap_face_state cost, int rank)
 {
-	static struct ap_feature spare;
 	struct ap_feature *f = ap_features_add(fs, name, affects, option);
 
-	if (!f)
-		f = &spare;
 	f->cost[AP_FACE_RECORD] = cost;
 	f->cost[AP_FACE_TOP] = cost;
 	f->method_rank = rank;

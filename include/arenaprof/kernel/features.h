@@ -68,8 +68,8 @@ struct ap_features {
 /* uname's release and machine; no features yet. */
 void ap_features_init(struct ap_features *fs);
 /*
- * A new feature, status ok and detail empty until ap_feature_set; costs all ok. NULL when
- * the list is full (AP_FEAT_MAX: a bug here).
+ * A new feature, status ok and detail empty until ap_feature_set; costs all ok. Never
+ * NULL: when the list is full (AP_FEAT_MAX: a bug here) a spare outside it.
  */
 struct ap_feature *ap_features_add(struct ap_features *fs, const char *name,
 				   const char *affects, const char *kernel_option);

@@ -376,14 +376,19 @@ def cache_path(mode, model):
     return os.path.join(CACHE_DIR, os.path.basename(model) + ".xnncache")
 
 
+def cache_args(mode, model):
+    """The child's --weight-cache for a mode (compiled-cache: the file removed first)."""
+    cache = cache_path(mode, model)
+    if not cache:
+        return []
+    if mode == "compiled-cache" and os.path.exists(cache):
+        os.unlink(cache)
+    return ["--weight-cache", cache]
+
+
 def run_child(mode, model, threads, timeout):
     cmd = [PY, os.path.join(HERE, "xnnpack_child.py"), "interpreter" if mode == "interpreter"
-           else "compiled", model, "--threads", str(threads)]
-    cache = cache_path(mode, model)
-    if cache:
-        if mode == "compiled-cache" and os.path.exists(cache):
-            os.unlink(cache)
-        cmd += ["--weight-cache", cache]
+           else "compiled", model, "--threads", str(threads)] + cache_args(mode, model)
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -416,12 +421,7 @@ def run_preload(mode, model, so, threads, timeout):
         env = dict(os.environ, LD_PRELOAD=so, XNN_ORACLE_OUT=out.name)
         cmd = [PY, "-E", "-s", os.path.join(HERE, "xnn_child.py"), model, "--mode",
                "interpreter" if mode == "interpreter" else "compiled",
-               "--threads", str(threads)]
-        cache = cache_path(mode, model)
-        if cache:
-            if mode == "compiled-cache" and os.path.exists(cache):
-                os.unlink(cache)
-            cmd += ["--weight-cache", cache]
+               "--threads", str(threads)] + cache_args(mode, model)
         try:
             p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
