@@ -592,6 +592,25 @@ static __always_inline __u64 caller_of(struct pt_regs *ctx)
 	return ra;
 }
 
+/*
+ * The caller's caller: the return address in the caller's frame record, which the frame
+ * pointer still names at the callee's entry (XNNPACK is built with frame pointers in
+ * LiteRT's wheels; without them this is a stale address or 0).
+ */
+static __always_inline __u64 caller_up(struct pt_regs *ctx)
+{
+	__u64 ra = 0, fp = 0;
+
+#if defined(__TARGET_ARCH_x86)
+	fp = PT_REGS_FP_CORE(ctx);
+#elif defined(__TARGET_ARCH_arm64)
+	fp = BPF_CORE_READ((struct user_pt_regs *)ctx, regs[29]);
+#endif
+	if (fp)
+		bpf_probe_read_user(&ra, sizeof(ra), (void *)(fp + 8));
+	return ra;
+}
+
 static __always_inline void emit_alloc(__u32 tid, __u64 ptr, __u64 size, __u64 align,
 				       __u64 fn, __u64 caller)
 {
@@ -614,7 +633,7 @@ int BPF_KPROBE(alloc_enter)
 	struct alloc_call call = {};
 	struct alloc_key key;
 	__u64 fn = bpf_get_attach_cookie(ctx);
-	bool tracked = false;
+	bool tracked = false, xnn = false;
 
 	if (!is_target())
 		return 0;
@@ -641,13 +660,29 @@ int BPF_KPROBE(alloc_enter)
 		call.align = PT_REGS_PARM2_CORE(ctx);
 		call.size = PT_REGS_PARM3_CORE(ctx);
 		break;
+	/* XNNPACK's allocator: the context first, every block whatever its size */
+	case AP_ALLOC_XNN_ALLOCATE:
+		call.size = PT_REGS_PARM2_CORE(ctx);
+		xnn = true;
+		break;
+	case AP_ALLOC_XNN_REALLOCATE:
+		call.memptr = PT_REGS_PARM2_CORE(ctx);
+		call.size = PT_REGS_PARM3_CORE(ctx);
+		xnn = true;
+		break;
+	case AP_ALLOC_XNN_ALIGNED:
+		call.size = PT_REGS_PARM3_CORE(ctx);
+		xnn = true;
+		break;
 	default:
 		return 0;
 	}
-	call.in_window = call.size >= alloc_min && call.size <= alloc_max && alloc_max;
+	call.in_window = xnn || (call.size >= alloc_min && call.size <= alloc_max && alloc_max);
 	if (!call.in_window && !tracked)
 		return 0;
 	call.caller = caller_of(ctx);
+	if (xnn)	/* its align field: the caller's caller (XNNPACK's align is constant) */
+		call.align = caller_up(ctx);
 	key.tid = (__u32)bpf_get_current_pid_tgid();
 	key.fn = (__u32)fn;
 	bpf_map_update_elem(&alloc_calls, &key, &call, BPF_ANY);
@@ -692,7 +727,7 @@ int BPF_KRETPROBE(alloc_exit)
 	if (!ptr)
 		return 0;	/* failed (realloc: the old block is still there) */
 	/* realloc: the old block is gone, or now of another size */
-	if (key.fn == AP_ALLOC_REALLOC && call.memptr)
+	if ((key.fn == AP_ALLOC_REALLOC || key.fn == AP_ALLOC_XNN_REALLOCATE) && call.memptr)
 		forget_block(tid, call.memptr, call.caller);
 	if (!call.in_window)
 		return 0;
@@ -706,7 +741,9 @@ int BPF_KRETPROBE(alloc_exit)
 SEC("uprobe")
 int BPF_KPROBE(free_enter)
 {
-	__u64 ptr = PT_REGS_PARM1_CORE(ctx);
+	__u64 fn = bpf_get_attach_cookie(ctx);
+	/* xnn_deallocate and xnn_aligned_deallocate take the allocator's context first */
+	__u64 ptr = fn == AP_ALLOC_FREE ? PT_REGS_PARM1_CORE(ctx) : PT_REGS_PARM2_CORE(ctx);
 
 	if (!ptr || !is_target())
 		return 0;

@@ -24,9 +24,12 @@ enum ap_ev_type {
 };
 
 /*
- * The C library functions the allocation probe watches (AP_EV_ALLOC: the fn field; also
- * the uprobe attach cookie). glibc's aligned_alloc and memalign are one function: events
- * then say AP_ALLOC_ALIGNED_ALLOC.
+ * The functions the allocation probe watches (AP_EV_ALLOC: the fn field; also the uprobe
+ * attach cookie): the C library's, and XNNPACK's default allocator (the five functions of
+ * its struct xnn_allocator, each with the allocator's context first), which XNNPACK calls
+ * for every block it holds, whatever its size. glibc's aligned_alloc and memalign are one
+ * function: events then say AP_ALLOC_ALIGNED_ALLOC. An XNNPACK block's align field holds
+ * the caller's caller instead (XNNPACK aligns every block to one constant of its build).
  */
 enum ap_alloc_fn {
 	AP_ALLOC_MALLOC = 1,		/* malloc(size) */
@@ -36,7 +39,12 @@ enum ap_alloc_fn {
 	AP_ALLOC_MEMALIGN = 5,		/* memalign(align, size) */
 	AP_ALLOC_POSIX_MEMALIGN = 6,	/* posix_memalign(&p, align, size) */
 	AP_ALLOC_FREE = 7,		/* free(p) of a block an event reported */
-	AP_ALLOC_FN_MAX = AP_ALLOC_FREE,
+	AP_ALLOC_XNN_ALLOCATE = 8,	/* xnn_allocate(context, size) */
+	AP_ALLOC_XNN_REALLOCATE = 9,	/* xnn_reallocate(context, p, size) */
+	AP_ALLOC_XNN_ALIGNED = 10,	/* xnn_aligned_allocate(context, align, size) */
+	AP_ALLOC_XNN_FREE = 11,		/* xnn_deallocate(context, p) (probe only) */
+	AP_ALLOC_XNN_ALIGNED_FREE = 12,	/* xnn_aligned_deallocate(context, p) (probe only) */
+	AP_ALLOC_FN_MAX = AP_ALLOC_XNN_ALIGNED_FREE,
 };
 
 enum ap_fault_flag {

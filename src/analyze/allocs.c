@@ -29,10 +29,25 @@ const char *ap_alloc_fn_name(uint32_t fn)
 		return "posix_memalign";
 	case AP_ALLOC_FREE:
 		return "free";
+	case AP_ALLOC_XNN_ALLOCATE:
+		return "xnn_allocate";
+	case AP_ALLOC_XNN_REALLOCATE:
+		return "xnn_reallocate";
+	case AP_ALLOC_XNN_ALIGNED:
+		return "xnn_aligned_allocate";
+	case AP_ALLOC_XNN_FREE:
+		return "xnn_deallocate";
+	case AP_ALLOC_XNN_ALIGNED_FREE:
+		return "xnn_aligned_deallocate";
 	case AP_ALLOC_GIVEN:
 		return "--arena";
 	}
 	return "?";
+}
+
+bool ap_alloc_fn_xnn(uint32_t fn)
+{
+	return fn >= AP_ALLOC_XNN_ALLOCATE && fn <= AP_ALLOC_XNN_ALIGNED_FREE;
 }
 
 const char *ap_block_call(const struct ap_block *b, char *buf, size_t len)
@@ -119,7 +134,8 @@ int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
 		}
 		return 0;
 	}
-	if (r->fn < AP_ALLOC_MALLOC || r->fn > AP_ALLOC_POSIX_MEMALIGN || !r->ptr)
+	if (r->fn == AP_ALLOC_XNN_FREE || r->fn == AP_ALLOC_XNN_ALIGNED_FREE ||
+	    r->fn < AP_ALLOC_MALLOC || r->fn > AP_ALLOC_XNN_ALIGNED || !r->ptr)
 		return 0;
 	if (i >= 0) {
 		b = &al->b[i];
@@ -131,6 +147,8 @@ int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
 		if (b->tid == r->tid && b->size == r->size) {
 			b->fn = r->fn;
 			b->caller = r->caller;
+			if (ap_alloc_fn_xnn(r->fn))	/* XNNPACK's call around libc's */
+				b->caller_up = r->align;
 			return 0;
 		}
 		b->t_free = r->ts_ns;	/* its free was not seen: it is gone now */
@@ -142,6 +160,10 @@ int ap_allocs_add(struct ap_allocs *al, const struct ap_rec_alloc *r)
 	*b = (struct ap_block){ .ptr = r->ptr, .size = r->size, .align = r->align,
 				.caller = r->caller, .t_alloc = r->ts_ns, .run_alloc = r->run,
 				.run_free = INT32_MAX, .fn = r->fn, .tid = r->tid };
+	if (ap_alloc_fn_xnn(r->fn)) {
+		b->caller_up = r->align;
+		b->align = 0;
+	}
 	if (index_block(al, al->n))
 		return -ENOMEM;
 	al->n++;
@@ -198,6 +220,9 @@ bool ap_arid_may_be(const struct ap_block *b, uint64_t arena_bytes)
 	bool plan_size = arena_bytes && b->size >= arena_bytes &&
 			 b->size <= arena_bytes + AP_ARENA_SLACK &&
 			 b->size - (base_of(b) - b->ptr) >= arena_bytes;
+
+	if (ap_alloc_fn_xnn(b->fn))	/* XNNPACK's own, never LiteRT's arena buffer */
+		return false;
 
 	return plan_size || ((b->fn == AP_ALLOC_ALIGNED_ALLOC || b->fn == AP_ALLOC_MEMALIGN) &&
 			     b->align == AP_ARENA_ALIGN);

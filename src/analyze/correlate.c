@@ -11,6 +11,7 @@
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
+#include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/util/grow.h"
@@ -317,12 +318,22 @@ void ap_corr_free(struct ap_corr *c)
 	c->widest_op = -1;
 }
 
+/* The trace has blocks of XNNPACK's allocator (record probes it where it is mapped). */
+static bool xnn_ran(const struct ap_allocs *al)
+{
+	for (uint32_t i = 0; al && i < al->n; i++)
+		if (ap_alloc_fn_xnn(al->b[i].fn))
+			return true;
+	return false;
+}
+
 /*
  * --delegate auto: a model has two plans, the builtin kernels' arena and the TFLite arena
  * left on LiteRT's default path (XNNPACK takes its partitions). The allocation probe saw
- * which one the runtime allocated: a first pass reads the blocks, and the plan whose size
- * one of them has is the trace's (the builtin one when neither or both are). *reuse: that
- * pass, when it is the one the caller would run (the builtin plan, no fault callback).
+ * which one the runtime took: a first pass reads the blocks; XNNPACK's allocator called
+ * means the default path, else the plan whose size one of the blocks has is the trace's
+ * (the builtin one when neither or both are). *reuse: that pass, when it is the one the
+ * caller would run (the builtin plan, no fault callback).
  */
 static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 			   struct ap_analysis *pre, bool *reuse, char *err)
@@ -338,17 +349,18 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 	/* an import, or a model the XNNPACK side cannot plan: the one plan there is */
 	if (ap_plan_load_for(in->plan_path, AP_DELEGATE_XNNPACK, &xp, ignored))
 		return 0;
-	if (xp.arena_bytes == x->plan.arena_bytes) {
-		ap_tplan_free(&xp);
-		return 0;
-	}
 	rc = ap_analysis_run(in->trace, &po, pre, err);
 	if (rc) {
 		ap_tplan_free(&xp);
 		return rc;
 	}
 	ap_arid_find(pre->allocs, x->plan.arena_bytes, &r);
-	if (r.rule != AP_ARID_PLAN_SIZE) {
+	if (xnn_ran(pre->allocs)) {	/* XNNPACK's allocator was called: its path ran */
+		ap_tplan_free(&x->plan);
+		x->plan = xp;
+		xp = (struct ap_tplan){ 0 };
+		x->delegate = AP_DELEGATE_XNNPACK;
+	} else if (r.rule != AP_ARID_PLAN_SIZE && xp.arena_bytes != x->plan.arena_bytes) {
 		ap_arid_find(pre->allocs, xp.arena_bytes, &r);
 		if (r.rule == AP_ARID_PLAN_SIZE) {
 			ap_tplan_free(&x->plan);
@@ -362,6 +374,30 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 	if (!*reuse)
 		ap_analysis_free(pre);
 	return 0;
+}
+
+/*
+ * XNNPACK's blocks, named by operator with the model's default-path plan when --plan is
+ * a model the delegate was planned for (an import, or --delegate none: classes only).
+ */
+static int measure_xnn(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
+{
+	struct ap_plan_req rq = { .path = in->plan_path, .src = AP_PLAN_MODEL,
+				  .strat = AP_STRAT_TFLITE,
+				  .delegate = AP_DELEGATE_XNNPACK };
+	struct ap_plan_set s = { 0 };
+	char ignored[AP_ERR_LEN];
+	bool planned = false;
+	int rc;
+
+	if (x->have_plan && x->delegate == AP_DELEGATE_XNNPACK && in->plan_path &&
+	    x->a.allocs && x->a.allocs->n)
+		planned = !ap_plan_build(&rq, &s, ignored) && s.have_xnn;
+	rc = ap_xnn_measure(&x->a, planned ? &s.xnn : NULL, planned ? &s.plan : NULL, &x->xm);
+	ap_plan_set_free(&s);
+	if (rc)
+		ap_seterr(err, "out of memory");
+	return rc;
 }
 
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
@@ -403,12 +439,16 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 			  in->arena_addr);
 		return -EINVAL;
 	}
+	rc = measure_xnn(in, x, err);
+	if (rc)
+		return rc;
 	return ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err);
 }
 
 void ap_corr_all_free(struct ap_corr_all *x)
 {
 	ap_corr_free(&x->c);
+	ap_xnn_measured_free(&x->xm);
 	ap_analysis_free(&x->a);
 	if (x->have_plan)
 		ap_tplan_free(&x->plan);

@@ -14,7 +14,7 @@
  * A small demangler for the names callers have: nested names (_ZN ... E) and plain
  * ones (_Z3foo), without their parameters; anything else stays as it is.
  */
-static const char *demangle(const char *m, char *buf, size_t len)
+const char *ap_demangle(const char *m, char *buf, size_t len)
 {
 	const char *p = m;
 	size_t n = 0;
@@ -76,7 +76,7 @@ const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_of
 	uint64_t d;
 
 	if (!ap_symbols_name_at(path, inode, file_off, sym, sizeof(sym), &d))
-		snprintf(buf, len, "%s (%s)", demangle(sym, dm, sizeof(dm)), base_name(path));
+		snprintf(buf, len, "%s (%s)", ap_demangle(sym, dm, sizeof(dm)), base_name(path));
 	else
 		snprintf(buf, len, "%s+0x%" PRIx64, base_name(path), file_off);
 	return ap_name_clean(buf);	/* an ELF file's symbol is its author's text */

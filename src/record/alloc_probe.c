@@ -26,6 +26,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/record/alloc_probe.h"
 #include "arenaprof/record/probe.h"
+#include "arenaprof/record/symbols.h"
 #include "arenaprof/trace/trace.h"
 
 static const char *base_name(const char *p)
@@ -138,6 +139,48 @@ void ap_alloc_probe_start(struct ap_alloc_probe *a)
 		attach_lib(a, libc, "attached before exec");
 }
 
+/* True the first time path is seen (remembered), false after (or out of memory). */
+static bool first_look(struct ap_alloc_probe *a, const char *path)
+{
+	char **v;
+
+	for (size_t i = 0; i < a->n_files; i++)
+		if (!strcmp(a->files[i], path))
+			return false;
+	v = realloc(a->files, (a->n_files + 1) * sizeof(*v));
+	if (!v)
+		return false;
+	a->files = v;
+	v[a->n_files] = strdup(path);
+	if (!v[a->n_files])
+		return false;
+	a->n_files++;
+	return true;
+}
+
+/*
+ * XNNPACK's allocator, where a mapped file has it (LiteRT's wheel links XNNPACK into
+ * libpywrap_litert_common.so; a program may map libXNNPACK.so): its blocks are what
+ * LiteRT's default CPU path holds beside the arena, most far below a page.
+ */
+static void attach_xnn(struct ap_alloc_probe *a, const char *path)
+{
+	uint64_t off[AP_XNN_N_SYMS];
+	char err[AP_ERR_LEN];
+
+	if (!first_look(a, path) || ap_symbols_find_xnn_allocator(path, off) != 1)
+		return;
+	if (ap_probe_attach_xnn(a->probe, path, off, err)) {
+		note(a, 1, "allocation probe: XNNPACK's allocator in %s: cannot attach: %s",
+		     path, err);
+		return;
+	}
+	a->xnn_attached++;
+	note(a, 0, "allocation probe: XNNPACK's allocator in %s (xnn_allocate "
+			"xnn_reallocate xnn_aligned_allocate xnn_deallocate "
+			"xnn_aligned_deallocate), every block", path);
+}
+
 void ap_alloc_probe_maps(struct ap_alloc_probe *a, const struct ap_maps *maps)
 {
 	if (a->mode == AP_ARENA_GIVEN) {
@@ -150,8 +193,12 @@ void ap_alloc_probe_maps(struct ap_alloc_probe *a, const struct ap_maps *maps)
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct ap_map *m = &maps->m[i];
 
-		if (!(m->prot & AP_PROT_EXEC) || !is_libc(m->path))
+		if (!(m->prot & AP_PROT_EXEC) || m->path[0] != '/')
 			continue;
+		if (!is_libc(m->path)) {
+			attach_xnn(a, m->path);
+			continue;
+		}
 		a->libc_seen = true;
 		attach_lib(a, m->path, "mapped by the target");
 	}
@@ -199,9 +246,10 @@ void ap_alloc_probe_stop(struct ap_alloc_probe *a, bool have_maps)
 		return;
 	}
 	note(a, 0, "allocation probe: %llu allocation calls, %llu blocks of %"
-			PRIu64 " bytes or more reported (%llu freed)%s",
+			PRIu64 " bytes or more%s reported (%llu freed)%s",
 			(unsigned long long)c.calls, (unsigned long long)c.events,
-			a->alloc_min, (unsigned long long)c.frees,
+			a->alloc_min, a->xnn_attached ? " (XNNPACK's: every size)" : "",
+			(unsigned long long)c.frees,
 			c.untracked ? "; some frees could not be followed (too many live "
 			"blocks)" : "");
 }
@@ -213,4 +261,9 @@ void ap_alloc_probe_free(struct ap_alloc_probe *a)
 	free(a->libs);
 	a->libs = NULL;
 	a->n_libs = 0;
+	for (size_t i = 0; i < a->n_files; i++)
+		free(a->files[i]);
+	free(a->files);
+	a->files = NULL;
+	a->n_files = 0;
 }

@@ -734,6 +734,43 @@ int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what,
 	return n ? 0 : -1;
 }
 
+/* symbols.h's enum ap_xnn_alloc_sym order */
+static const struct {
+	const char *name;
+	enum ap_alloc_fn fn;
+} xnn_funcs[AP_XNN_N_SYMS] = {
+	{ "xnn_allocate", AP_ALLOC_XNN_ALLOCATE },
+	{ "xnn_reallocate", AP_ALLOC_XNN_REALLOCATE },
+	{ "xnn_aligned_allocate", AP_ALLOC_XNN_ALIGNED },
+	{ "xnn_deallocate", AP_ALLOC_XNN_FREE },
+	{ "xnn_aligned_deallocate", AP_ALLOC_XNN_ALIGNED_FREE },
+};
+
+int ap_probe_attach_xnn(struct ap_probe *p, const char *path, const uint64_t *off, char *err)
+{
+	size_t first_link = p->n_links;
+	char eb[96];
+	int rc = 0;
+
+	for (size_t i = 0; i < AP_XNN_N_SYMS && !rc; i++) {
+		bool is_free = xnn_funcs[i].fn == AP_ALLOC_XNN_FREE ||
+			       xnn_funcs[i].fn == AP_ALLOC_XNN_ALIGNED_FREE;
+
+		rc = attach_one(p, is_free ? p->skel->progs.free_enter : p->skel->progs.alloc_enter,
+				path, off[i], xnn_funcs[i].fn, false);
+		if (!rc && !is_free)
+			rc = attach_one(p, p->skel->progs.alloc_exit, path, off[i],
+					xnn_funcs[i].fn, true);
+		if (rc)
+			ap_seterr(err, "uprobe %s:%s: %s", path, xnn_funcs[i].name,
+				  errstr(rc, eb, sizeof(eb)));
+	}
+	if (rc)
+		while (p->n_links > first_link)
+			ap_bpf_link_close(&p->links[--p->n_links]);
+	return rc < 0 ? rc : -rc;
+}
+
 void ap_probe_set_alloc_window(struct ap_probe *p, uint64_t min, uint64_t max)
 {
 	__atomic_store_n(&p->skel->bss->alloc_min, min, __ATOMIC_RELAXED);

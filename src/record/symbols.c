@@ -13,6 +13,7 @@
 #include <libelf.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -272,6 +273,44 @@ int ap_symbols_find_runs(const char *elf_path, struct ap_run_entry *out, size_t 
 	return (int)k;
 }
 
+static const char *const xnn_alloc_names[AP_XNN_N_SYMS] = {
+	"xnn_allocate", "xnn_reallocate", "xnn_aligned_allocate", "xnn_deallocate",
+	"xnn_aligned_deallocate",
+};
+
+struct xnn_ctx {
+	Elf *elf;
+	uint64_t *off;
+	unsigned int found;	/* a bit a symbol */
+};
+
+static int match_xnn(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct xnn_ctx *xc = ctx;
+
+	if (strncmp(name, "xnn_", 4))
+		return 0;
+	for (int i = 0; i < AP_XNN_N_SYMS; i++)
+		if (!(xc->found & (1u << i)) && !strcmp(name, xnn_alloc_names[i]) &&
+		    !vaddr_to_offset(xc->elf, sym, &xc->off[i]))
+			xc->found |= 1u << i;
+	return xc->found == (1u << AP_XNN_N_SYMS) - 1;
+}
+
+int ap_symbols_find_xnn_allocator(const char *elf_path, uint64_t off[AP_XNN_N_SYMS])
+{
+	struct elf_file f;
+	struct xnn_ctx xc = { .off = off };
+	int ret = elf_file_open(&f, elf_path, NULL);
+
+	if (ret)
+		return ret;
+	xc.elf = f.elf;
+	ret = for_each_func(f.elf, match_xnn, &xc);
+	elf_file_close(&f);
+	return ret ? 1 : 0;
+}
+
 /* File offset -> virtual address, through the PT_LOAD segment holding it. */
 static int offset_to_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 {
@@ -345,5 +384,79 @@ int ap_symbols_name_at(const char *elf_path, uint64_t inode, uint64_t file_offse
 		}
 	}
 	elf_file_close(&f);
+	return ret;
+}
+
+struct batch_ctx {
+	const uint64_t *vaddr;	/* sorted ascending */
+	size_t n;
+	GElf_Sym *sym;		/* the tightest symbol found for each */
+	const char **name;
+};
+
+static int match_batch(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct batch_ctx *bc = ctx;
+	uint64_t end = sym->st_value + (sym->st_size ? sym->st_size : 1);
+	size_t lo = 0, hi = bc->n;
+
+	while (lo < hi) {	/* the first address at or above the symbol */
+		size_t mid = (lo + hi) / 2;
+
+		if (bc->vaddr[mid] < sym->st_value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < bc->n && bc->vaddr[i] < end; i++)
+		if (!bc->name[i] || sym->st_value > bc->sym[i].st_value) {
+			bc->sym[i] = *sym;
+			bc->name[i] = name;
+		}
+	return 0;
+}
+
+int ap_symbols_names_at(const char *elf_path, uint64_t inode, const uint64_t *file_offset,
+			size_t n, char **names)
+{
+	struct batch_ctx bc = { .n = n };
+	uint64_t *va = calloc(n + 1, sizeof(*va));
+	struct elf_file f;
+	struct stat st;
+	int ret = -ENOMEM;
+
+	for (size_t i = 0; i < n; i++)
+		names[i] = NULL;
+	bc.sym = calloc(n + 1, sizeof(*bc.sym));
+	bc.name = calloc(n + 1, sizeof(*bc.name));
+	if (!va || !bc.sym || !bc.name)
+		goto out;
+	ret = elf_file_open(&f, elf_path, NULL);
+	if (ret)
+		goto out;
+	if (inode && (fstat(f.fd, &st) || (uint64_t)st.st_ino != inode)) {
+		ret = -ESTALE;
+		goto close;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (offset_to_vaddr(f.elf, file_offset[i], &va[i]))
+			va[i] = UINT64_MAX;	/* in no segment: matches no symbol */
+	for (size_t i = 1; i < n; i++)
+		if (va[i] < va[i - 1]) {
+			ret = -EINVAL;	/* the caller's promise: sorted offsets */
+			goto close;
+		}
+	bc.vaddr = va;
+	for_each_func(f.elf, match_batch, &bc);
+	ret = 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		if (bc.name[i] && !(names[i] = strdup(bc.name[i])))
+			ret = -ENOMEM;
+close:
+	elf_file_close(&f);
+out:
+	free(va);
+	free(bc.sym);
+	free(bc.name);
 	return ret;
 }

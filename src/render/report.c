@@ -19,6 +19,7 @@
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/report.h"
 #include "arenaprof/render/summary.h"
+#include "arenaprof/render/xnn_report.h"
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
@@ -536,6 +537,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 		}
 	}
 	text_groups(f, &r->x->c);
+	ap_xnn_report_text(f, &r->x->xm);
 	if (r->x->have_plan)
 		text_corr(f, r);
 	for (uint32_t i = 0; i < a->n_notes; i++)
@@ -798,6 +800,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		ap_json_str(&j, NULL, a->notes[i]);
 	ap_json_end_arr(&j);
 	json_groups(&j, &r->x->c);
+	ap_xnn_report_json(&j, &r->x->xm);
 	if (r->x->have_plan)
 		json_corr(&j, r->x);
 	if (r->attrib)

@@ -6,6 +6,7 @@
 
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/render/summary.h"
+#include "arenaprof/render/xnn_report.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/units.h"
 
@@ -125,9 +126,11 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 			"TFLite arena left beside XNNPACK (LiteRT's default path) " : "arena ",
 			B(g->arena_planned), B(g->kind[AP_GROUP_ARENA]),
 			ap_arena_rule_key(id->rule));
+	ap_xnn_verdict_text(f, &x->xm);
 	if (x->have_plan && x->delegate_auto && x->delegate == AP_DELEGATE_XNNPACK)
-		fprintf(f, "           (the plan of --delegate xnnpack, chosen by the arena "
-			"block's size; --delegate none gives the builtin kernels' plan)\n");
+		fprintf(f, "           (the plan of --delegate xnnpack, chosen by the trace: "
+			"XNNPACK's allocator ran, or the arena block has its size; --delegate "
+			"none gives the builtin kernels' plan)\n");
 }
 
 void ap_summary_text(FILE *f, const struct ap_report *r)

@@ -38,6 +38,7 @@ struct ap_analysis;
 /* One allocation as the probe saw it: from its return to its free. */
 struct ap_block {
 	uint64_t ptr, size, align, caller;
+	uint64_t caller_up;		/* XNNPACK's blocks: the caller's caller, 0 unknown */
 	uint64_t t_alloc, t_free;	/* ns; t_free 0: not freed in the trace */
 	int32_t run_alloc, run_free;	/* runs begun minus 1 at those times */
 	uint32_t fn;			/* enum ap_alloc_fn */
@@ -69,6 +70,8 @@ void ap_allocs_note(struct ap_allocs *al, uint64_t ts_ns, const char *text);
 void ap_allocs_free(struct ap_allocs *al);
 
 const char *ap_alloc_fn_name(uint32_t fn);
+/* One of XNNPACK's allocator functions (AP_ALLOC_XNN_*). */
+bool ap_alloc_fn_xnn(uint32_t fn);
 
 enum ap_arid_rule {
 	AP_ARID_NONE = 0,	/* no block identified */

@@ -24,6 +24,7 @@
 #include "arenaprof/analyze/analysis.h"
 #include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/plan/plan.h"
 
 #define AP_OP_NONE AP_OWNER_NONE	/* no planned tensor covers the page */
@@ -153,6 +154,8 @@ struct ap_corr_all {
 	bool delegate_auto;		/* chosen by the trace (--delegate auto) */
 	struct ap_analysis a;
 	struct ap_corr c;
+	struct ap_xnn_measured xm;	/* XNNPACK's blocks (xnn_blocks.h), named by the
+					 * model's default-path plan when --plan is a model */
 };
 
 /*

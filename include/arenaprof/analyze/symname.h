@@ -11,4 +11,9 @@
 const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_off, char *buf,
 			      size_t len);
 
+/* A mangled name as its qualified name without parameters ("tflite::xnnpack::Subgraph::
+ * Prepare"), with a small demangler: nested and plain names; anything else is m itself.
+ * Returns buf or m. */
+const char *ap_demangle(const char *m, char *buf, size_t len);
+
 #endif

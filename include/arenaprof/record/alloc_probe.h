@@ -43,11 +43,17 @@ struct ap_alloc_probe {
 	bool libc_seen;			/* the target mapped a C library */
 	bool arena_addr_seen;		/* AP_ARENA_GIVEN: a mapping held the address */
 	bool quiet;			/* malloc, calloc, realloc, free detached */
+	char **files;			/* mapped files searched for XNNPACK's allocator */
+	size_t n_files;
+	uint32_t xnn_attached;		/* files whose XNNPACK allocator is probed */
 };
 
 /* At release: --arena ADDR's event, or the session's own C library for a started command. */
 void ap_alloc_probe_start(struct ap_alloc_probe *a);
-/* Every maps snapshot: C libraries the target mapped (have_maps: a snapshot was taken). */
+/*
+ * Every maps snapshot: C libraries the target mapped, and XNNPACK's allocator in any
+ * executable mapping that has its symbols (have_maps: a snapshot was taken).
+ */
 void ap_alloc_probe_maps(struct ap_alloc_probe *a, const struct ap_maps *maps);
 /* The first run's end: from then on aligned allocations only. */
 void ap_alloc_probe_run_end(struct ap_alloc_probe *a);

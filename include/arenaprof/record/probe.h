@@ -84,6 +84,14 @@ int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbo
  */
 int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what, size_t len,
 			  char *err);
+/*
+ * XNNPACK's default allocator in the ELF file at path, its five functions at the file
+ * offsets off (symbols.h's order): every block XNNPACK takes, whatever its size, comes as
+ * an AP_EV_ALLOC event with XNNPACK's function, the caller and the caller's caller, and so
+ * does its free. These are never detached (XNNPACK allocates at create and reshape, not
+ * per run). 0, or a negative errno with err (nothing is left attached then).
+ */
+int ap_probe_attach_xnn(struct ap_probe *p, const char *path, const uint64_t *off, char *err);
 /* Report allocations of min..max bytes (inclusive); 0, 0: none. Takes effect at once. */
 void ap_probe_set_alloc_window(struct ap_probe *p, uint64_t min, uint64_t max);
 void ap_probe_alloc_counters(const struct ap_probe *p, struct ap_alloc_counters *c);

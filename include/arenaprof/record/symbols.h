@@ -45,6 +45,24 @@ struct ap_run_entry {
  */
 int ap_symbols_find_runs(const char *elf_path, struct ap_run_entry *out, size_t max);
 
+/* XNNPACK's default allocator (its src/allocator.c): the functions of its table. */
+enum ap_xnn_alloc_sym {
+	AP_XNN_SYM_ALLOCATE,		/* xnn_allocate */
+	AP_XNN_SYM_REALLOCATE,		/* xnn_reallocate */
+	AP_XNN_SYM_ALIGNED,		/* xnn_aligned_allocate */
+	AP_XNN_SYM_FREE,		/* xnn_deallocate */
+	AP_XNN_SYM_ALIGNED_FREE,	/* xnn_aligned_deallocate */
+	AP_XNN_N_SYMS,
+};
+
+/*
+ * The file offsets of XNNPACK's allocator functions in an ELF file, in one pass over its
+ * symbol tables (LiteRT's wheel keeps them as local .symtab entries). 1: all five found;
+ * 0: not all (an XNNPACK built without them, or a stripped one); a negative errno when
+ * the file cannot be read as ELF.
+ */
+int ap_symbols_find_xnn_allocator(const char *elf_path, uint64_t off[AP_XNN_N_SYMS]);
+
 /*
  * The function symbol (.symtab or .dynsym) whose bytes hold the instruction at
  * file_offset of the ELF file: its name into name (len bytes, as stored: mangled) and
@@ -56,4 +74,12 @@ int ap_symbols_find_runs(const char *elf_path, struct ap_run_entry *out, size_t 
 int ap_symbols_name_at(const char *elf_path, uint64_t inode, uint64_t file_offset, char *name,
 		       size_t len, uint64_t *delta);
 
+/*
+ * ap_symbols_name_at for n file offsets at once (sorted ascending), in one pass over the
+ * symbol tables: names[i] gets a strdup of the mangled name holding file_offset[i], or
+ * NULL when none does (the caller frees each). 0, or a negative errno (as
+ * ap_symbols_name_at's; -EINVAL also when the offsets are not sorted), names all NULL.
+ */
+int ap_symbols_names_at(const char *elf_path, uint64_t inode, const uint64_t *file_offset,
+			size_t n, char **names);
 #endif
