@@ -171,6 +171,7 @@ static int collect(const struct ap_analysis *a, struct ap_xnn_measured *m)
 		m->probed = true;
 		if (!live_after_run0(b, have_runs))
 			continue;
+		m->b[m->n].size = b->size;
 		m->b[m->n++].block = i;
 		an[n_an++].addr = b->caller;
 		an[n_an++].addr = b->caller_up;

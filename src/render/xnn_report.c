@@ -121,12 +121,26 @@ void ap_xnn_report_json(struct ap_json *j, const struct ap_xnn_measured *m)
 		return;
 	}
 	ap_json_obj(j, "xnnpack");
-	ap_json_u64(j, "blocks", m->n);
+	ap_json_u64(j, "n_blocks", m->n);
 	ap_json_u64(j, "blocks_bytes", m->blocks_bytes);
 	ap_json_u64(j, "attributed_bytes", m->attributed_bytes);
 	for (int c = 0; c < AP_XNN_N_CLASSES; c++)
 		ap_json_u64(j, ap_xnn_class_key(c), m->bytes[c]);
 	ap_json_bool(j, "named_by_plan", m->attributed);
+	ap_json_arr(j, "blocks");	/* in allocation order */
+	for (uint32_t k = 0; k < m->n; k++) {
+		ap_json_obj(j, NULL);
+		ap_json_u64(j, "size", m->b[k].size);
+		ap_json_str(j, "class", ap_xnn_class_key(m->b[k].cls));
+		if (m->b[k].op >= 0)
+			ap_json_i64(j, "op", m->b[k].op);
+		else
+			ap_json_null(j, "op");
+		ap_json_bool(j, "exact", m->b[k].exact);
+		ap_json_str(j, "site", m->b[k].site);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
 	if (m->attributed) {
 		ap_json_bool(j, "as_planned", ap_xnn_as_planned(m));
 		ap_json_obj(j, "planned");

@@ -43,6 +43,7 @@ const char *ap_xnn_class_key(enum ap_xnn_class c);
 
 struct ap_xnn_mblock {
 	uint32_t block;		/* in a->allocs->b */
+	uint64_t size;		/* bytes asked for */
 	enum ap_xnn_class cls;
 	int32_t op;		/* the TFLite operator (execution index), -1 none */
 	bool exact;		/* op named by sizes that sum as planned, not by order only */

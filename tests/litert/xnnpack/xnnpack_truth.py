@@ -426,16 +426,18 @@ def run_preload(mode, model, so, threads, timeout):
             p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return {"error": "timeout after %ds" % timeout}
-        marks = {}
+        marks, blocks = {}, {}
         for line in open(out.name):
             f = line.split()
             if len(f) >= 5 and f[0] == "XNNORACLE" and f[1] == "mark" and f[3] == "live":
                 marks[int(f[2])] = int(f[4])
+                if len(f) >= 7 and f[5] == "blocks":
+                    blocks[int(f[2])] = int(f[6])
     if 3 not in marks:
         tail = [l for l in p.stderr.splitlines() if l.strip()][-2:]
         return {"error": "no mark after the first invoke (rc %d): %s" %
                 (p.returncode, " | ".join(tail))}
-    return {"invoke1": marks[3], "invoke3": marks.get(5)}
+    return {"invoke1": marks[3], "invoke3": marks.get(5), "invoke1_blocks": blocks.get(3)}
 
 
 def complete(ev):
