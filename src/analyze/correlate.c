@@ -156,6 +156,13 @@ static int add_dis(struct ap_corr *c, uint64_t *cap, const struct ap_corr_disagr
 	return 0;
 }
 
+/* A first touch of the arena: in its mapping, and in its block when it is one. */
+static bool in_arena(const struct ap_corr *c, const struct ap_analysis *a,
+		     const struct ap_touch *t)
+{
+	return (int32_t)t->map == a->id.map && t->page >= c->page_lo && t->page < c->page_hi;
+}
+
 static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 {
 	uint64_t cap = 0;
@@ -164,7 +171,7 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 		const struct ap_touch *t = &a->as.touches[i];
 		int32_t po;
 
-		if ((int32_t)t->map != a->id.map)
+		if (!in_arena(c, a, t))
 			continue;
 		po = t->page < c->n_pages ? c->page_op[t->page] : AP_OP_NONE;
 		if (po != AP_OP_NONE)
@@ -199,7 +206,7 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 {
 	uint64_t ps = c->page_size, map_bytes = c->map_end - c->map_start;
 	uint64_t extent = p->arena_bytes + (uint64_t)c->delta;
-	uint64_t extent_pages = (extent + ps - 1) / ps, seen;
+	uint64_t extent_pages = (extent + ps - 1) / ps, seen, planned;
 
 	if (extent > map_bytes)
 		reason(c, "arena size mismatch: the plan's %" PRIu64 "-byte arena does not fit "
@@ -213,10 +220,11 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 		return;
 	/* a few touches agree with any plan: an inference touches most of its arena */
 	seen = c->ft_pages + a->as.maps[c->arena].resident_at_attach;
-	if ((double)seen < COVER_MIN * (double)c->plan_pages)
+	planned = c->plan_pages - (c->page_lo < c->plan_pages ? c->page_lo : 0);
+	if ((double)seen < COVER_MIN * (double)planned)
 		reason(c, "only %" PRIu64 " of the plan's %" PRIu64 " arena pages were touched or "
 		       "resident: too few to tell whether the plan describes this trace", seen,
-		       c->plan_pages);
+		       planned);
 	if (c->have_markers && ap_corr_agreement(c) < AGREE_MIN)
 		reason(c, "plan and marker attribution agree on only %.1f %% of %" PRIu64
 		       " first-touch pages", 100 * ap_corr_agreement(c), c->compared);
@@ -277,8 +285,15 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 		c->n_pages = ((uint64_t)c->delta + p->arena_bytes) / c->page_size + 2;
 	c->base = id->base;
 	c->delta = (int64_t)(id->base - m->start);
+	c->page_lo = 0;
+	c->page_hi = UINT64_MAX;
+	if (ap_arena_is_block(id)) {
+		c->page_lo = (uint64_t)c->delta / c->page_size;
+		c->page_hi = ((uint64_t)c->delta + p->arena_bytes + c->page_size - 1) /
+			     c->page_size;
+	}
 	for (uint64_t i = 0; i < a->as.n_touches; i++)
-		c->ft_pages += (int32_t)a->as.touches[i].map == id->map;
+		c->ft_pages += in_arena(c, a, &a->as.touches[i]);
 	c->page_op = malloc((c->n_pages + 1) * sizeof(*c->page_op));
 	c->page_tensor = malloc((c->n_pages + 1) * sizeof(*c->page_tensor));
 	tails = malloc((c->ft_pages + 1) * sizeof(*tails));
@@ -356,6 +371,21 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 	}
 	ap_arid_find(pre->allocs, x->plan.arena_bytes, &r);
 	if (xnn_ran(pre->allocs)) {	/* XNNPACK's allocator was called: its path ran */
+		struct ap_tplan cp = { 0 };
+
+		ap_arid_find(pre->allocs, xp.arena_bytes, &r);
+		/* no block of the Interpreter's size: CompiledModel's, inputs apart? */
+		if (r.rule != AP_ARID_PLAN_SIZE &&
+		    !ap_plan_load_compiled(in->plan_path, &cp, ignored)) {
+			ap_arid_find(pre->allocs, cp.arena_bytes, &r);
+			if (r.rule == AP_ARID_PLAN_SIZE) {
+				ap_tplan_free(&xp);
+				xp = cp;
+				x->inputs_bound = true;
+			} else {
+				ap_tplan_free(&cp);
+			}
+		}
 		ap_tplan_free(&x->plan);
 		x->plan = xp;
 		xp = (struct ap_tplan){ 0 };

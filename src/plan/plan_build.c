@@ -173,6 +173,11 @@ static int plan_delegated_arena(struct shown *c, char *err)
 	char e[AP_ERR_LEN];
 	int rc = ap_xnn_delegated_graph(&c->g, &s->xnn, &dg, e);
 
+	/* CompiledModel: the inputs are its TensorBuffers' (measured: its arena is the
+	 * delegated graph's less the input bytes) */
+	for (uint32_t i = 0; !rc && c->rq->inputs_bound && i < dg.n_inputs; i++)
+		if (dg.inputs[i] >= 0 && dg.t[dg.inputs[i]].alloc == AP_ALLOC_ARENA)
+			dg.t[dg.inputs[i]].alloc = AP_ALLOC_CUSTOM;
 	if (!rc)
 		rc = ap_plan_graph(&dg, c->rq->strat, &s->xnn_arena, e);
 	ap_xnn_delegated_graph_free(&dg);

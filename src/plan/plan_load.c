@@ -3,10 +3,11 @@
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
 
-int ap_plan_load_for(const char *path, enum ap_delegate d, struct ap_tplan *p, char *err)
+static int load(const char *path, enum ap_delegate d, bool bound, struct ap_tplan *p,
+		char *err)
 {
 	struct ap_plan_req rq = { .path = path, .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE,
-				  .delegate = d };
+				  .delegate = d, .inputs_bound = bound };
 	struct ap_plan_set s = { 0 };
 	int rc = ap_plan_build(&rq, &s, err);
 
@@ -19,6 +20,16 @@ int ap_plan_load_for(const char *path, enum ap_delegate d, struct ap_tplan *p, c
 	}
 	ap_plan_set_free(&s);
 	return rc;
+}
+
+int ap_plan_load_for(const char *path, enum ap_delegate d, struct ap_tplan *p, char *err)
+{
+	return load(path, d, false, p, err);
+}
+
+int ap_plan_load_compiled(const char *path, struct ap_tplan *p, char *err)
+{
+	return load(path, AP_DELEGATE_XNNPACK, true, p, err);
 }
 
 int ap_plan_load(const char *path, struct ap_tplan *p, char *err)

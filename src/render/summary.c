@@ -19,6 +19,8 @@ struct figures {
 	bool peak_hwm;
 	uint64_t kind[AP_GROUP_COUNT];
 	uint64_t arena_planned;	/* 0: no plan */
+	uint64_t arena_touched;	/* the arena's first touches: its block's pages when it
+				 * is a block in a larger mapping, else its mapping's */
 	const char *top_call;	/* the largest allocating call outside the arena, or NULL */
 	int64_t first_run_ns;	/* run 0 less the median run; -1 unknown */
 };
@@ -33,6 +35,9 @@ static void gather(const struct ap_report *r, struct figures *g)
 		g->kind[k] = x->c.groups[k].resident_bytes;
 	g->peak = ap_corr_peak(x, &g->peak_hwm);
 	g->arena_planned = x->have_plan ? x->plan.arena_bytes : 0;
+	g->arena_touched = g->kind[AP_GROUP_ARENA];
+	if (x->have_plan && x->c.page_lo < x->c.page_hi && x->c.page_hi != UINT64_MAX)
+		g->arena_touched = x->c.ft_pages * x->c.page_size;
 	g->first_run_ns = -1;
 	if (at && at->n_callers)
 		g->top_call = at->callers[0].name;
@@ -123,8 +128,10 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 	else
 		fprintf(f, "verdict    the %sis as planned: %s planned, %s first touched "
 			"(found by %s)\n", x->delegate == AP_DELEGATE_XNNPACK ?
-			"TFLite arena left beside XNNPACK (LiteRT's default path) " : "arena ",
-			B(g->arena_planned), B(g->kind[AP_GROUP_ARENA]),
+			(x->inputs_bound ? "TFLite arena left beside XNNPACK by CompiledModel "
+			 "(its inputs in its own buffers) " : "TFLite arena left beside XNNPACK "
+			 "(LiteRT's default path) ") : "arena ",
+			B(g->arena_planned), B(g->arena_touched),
 			ap_arena_rule_key(id->rule));
 	ap_xnn_verdict_text(f, &x->xm);
 	if (x->have_plan && x->delegate_auto && x->delegate == AP_DELEGATE_XNNPACK)

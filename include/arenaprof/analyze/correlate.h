@@ -69,6 +69,10 @@ struct ap_corr {
 	uint64_t n_pages;		/* pages of the arena mapping the tables cover: up
 					 * to the plan's extent and a page past it */
 	uint64_t plan_pages;		/* of them, pages the plan's extent reaches */
+	/* the pages of the arena's block when the arena is one ([heap], or a mapping
+	 * glibc shares with other blocks): only first touches there are the arena's;
+	 * 0 and UINT64_MAX otherwise */
+	uint64_t page_lo, page_hi;
 	int32_t *page_op;		/* per page: plan attribution, AP_OP_NONE */
 	int32_t *page_tensor;		/* per page: the tensor that names it, -1 */
 
@@ -152,6 +156,8 @@ struct ap_corr_all {
 	bool have_plan;
 	enum ap_delegate delegate;	/* the plan's (an import's: none) */
 	bool delegate_auto;		/* chosen by the trace (--delegate auto) */
+	bool inputs_bound;		/* the plan of CompiledModel's arena: the inputs in
+					 * its own TensorBuffers (chosen by the trace) */
 	struct ap_analysis a;
 	struct ap_corr c;
 	struct ap_xnn_measured xm;	/* XNNPACK's blocks (xnn_blocks.h), named by the

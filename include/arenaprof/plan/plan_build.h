@@ -44,6 +44,9 @@ struct ap_plan_req {
 	 * (the builtin kernels, BUILTIN_WITHOUT_DEFAULT_DELEGATES); an import has none. */
 	enum ap_delegate delegate;
 	const char *cpu;	/* XNNPACK's target CPU (ap_xnn_cpu_parse), NULL: "host" */
+	/* The model's inputs live in buffers of the caller's, outside the arena: LiteRT's
+	 * CompiledModel binds every input to a TensorBuffer of its own (the XNNPACK path) */
+	bool inputs_bound;
 };
 
 /* The plan of a model or an import, and for `plan` what its report prints beside it. */
