@@ -28,8 +28,8 @@ void ap_xnn_verdict_text(FILE *f, const struct ap_xnn_measured *m)
 		return;
 	if (!m->attributed) {
 		fprintf(f, "           XNNPACK held %s (workspace %s, packed weights %s, "
-			"operator buffers %s): --plan MODEL (on its default path, --delegate auto or "
-			"xnnpack) names them by operator\n",
+			"operator buffers %s): --plan MODEL (on its default path, --delegate "
+			"auto or xnnpack) names them by operator\n",
 			B(m->blocks_bytes), B(m->bytes[AP_XNN_WORKSPACE]),
 			B(m->bytes[AP_XNN_PACKED]), B(m->bytes[AP_XNN_SCRATCH]));
 		return;
