@@ -186,8 +186,8 @@ def judge_litert():
 
 
 def judge_litert_compiled():
-    """CompiledModel (run_by_index) on the default path in the guest: every run counted
-    (its TFLite arena is not planned yet: it binds the inputs to its own TensorBuffers)."""
+    """CompiledModel (run_by_index) on the default path in the guest: every run counted,
+    and XNNPACK's blocks named by operator against the arm64 plan."""
     s = sec('litert_compiled')
     if not s or not check('record of litert_run.py --api compiled exits 0', s['rc'] == 0,
                           f'rc {s["rc"] if s else "?"}: {s["err"][-600:] if s else ""}'):
@@ -202,6 +202,24 @@ def judge_litert_compiled():
               d['runs'] == a.litert_runs and
               d['end']['reason'] == 'the requested runs completed',
               f'{d["runs"]} runs, {d["end"]["reason"]!r}')
+        judge_xnnpack_blocks(d, 'CompiledModel')
+
+
+def judge_xnnpack_blocks(d, label):
+    """XNNPACK's allocator probed in the aarch64 wheel: its blocks named by operator
+    against the arm64 plan (every class and every delegated operator as planned)."""
+    x = d.get('xnnpack')
+    if not check(f'{label}: XNNPACK\'s allocator probed, its blocks named by the plan',
+                 bool(x) and x.get('named_by_plan'), str(x)[:300]):
+        return
+    check(f'{label}: every XNNPACK byte named ({x["blocks_bytes"]} bytes, '
+          f'{x["n_blocks"]} blocks)', x['attributed_bytes'] == x['blocks_bytes'],
+          f'{x["attributed_bytes"]} of {x["blocks_bytes"]}')
+    check(f'{label}: XNNPACK as planned, {x["operators_exact"]} of '
+          f'{x["operators_planned"]} operators exact',
+          x['as_planned'] and x['operators_exact'] == x['operators_planned'],
+          f'measured { {k: x[k] for k in x["planned"]} }, planned {x["planned"]}, '
+          f'{x["naming"]}')
 
 
 def judge_litert_plans():
