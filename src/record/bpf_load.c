@@ -6,8 +6,12 @@
  * The loader leaves the fds it created in a context block laid out as a light
  * skeleton's: struct bpf_loader_ctx, one bpf_map_desc a map in the object's order, then
  * one bpf_prog_desc a loaded program in the object's order (libbpf's gen_loader.c).
+ *
+ * With a BTF file (--btf, btf_custom.h) libbpf loads the object itself: a loader program
+ * would have the kernel relocate against its own BTF and ignore the file.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +24,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/record/bpf_load.h"
+#include "arenaprof/record/btf_custom.h"
 
 #define LOG_SIZE (4u << 20)
 
@@ -73,6 +78,62 @@ static int map_global_data(struct bpf_object *obj, const struct ap_bpf_loaded *l
 	return 0;
 }
 
+/* libbpf's words while it loads with a BTF file: a CO-RE relocation it failed, kept. */
+static libbpf_print_fn_t prev_print;
+static char core_failed[160];
+
+static int watch_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const char *const marks[] = { "failed to resolve CO-RE relocation ",
+					     "target candidate search failed for " };
+	char *line = NULL;
+	va_list aq;
+
+	/* whole: the verifier's log comes as one message, the relocation inside it */
+	va_copy(aq, ap);
+	if (level == LIBBPF_WARN && vasprintf(&line, fmt, aq) < 0)
+		line = NULL;
+	va_end(aq);
+	for (size_t i = 0; line && i < 2 && !core_failed[0]; i++) {
+		const char *p = strstr(line, marks[i]);
+
+		if (p)
+			snprintf(core_failed, sizeof(core_failed), "%.*s",
+				 (int)strcspn(p + strlen(marks[i]), "\n:"), p + strlen(marks[i]));
+	}
+	free(line);
+	return prev_print ? prev_print(level, fmt, ap) : 0;
+}
+
+/* bpf_object__load with the BTF file, the fds libbpf's (it closes them). */
+static int load_custom(struct bpf_object *obj, struct ap_bpf_loaded *l, char *err)
+{
+	struct bpf_program *p;
+	struct bpf_map *m;
+	size_t i = 0;
+	int ret;
+
+	core_failed[0] = '\0';
+	prev_print = libbpf_set_print(watch_print);
+	ret = bpf_object__load(obj);
+	libbpf_set_print(prev_print);
+	if (ret && core_failed[0])
+		return ap_fail(err, AP_BPF_ECORE, "%s is not this kernel's BTF: the CO-RE "
+			       "relocation of %s failed: the BTF is probably for another kernel "
+			       "(uname -r names this one)", ap_btf_said(), core_failed);
+	if (ret) {
+		ap_seterr(err, "%s", strerror(-ret));
+		return ret;
+	}
+	l->borrowed = true;
+	bpf_object__for_each_map(m, obj)
+		l->map_fd[i++] = bpf_map__fd(m);
+	i = 0;
+	bpf_object__for_each_program(p, obj)
+		l->prog_fd[i++] = bpf_program__autoload(p) ? bpf_program__fd(p) : -1;
+	return 0;
+}
+
 int ap_bpf_load(struct bpf_object *obj, struct ap_bpf_loaded *l, bool verbose, char *err)
 {
 	LIBBPF_OPTS(gen_loader_opts, gen);
@@ -89,6 +150,17 @@ int ap_bpf_load(struct bpf_object *obj, struct ap_bpf_loaded *l, bool verbose, c
 	l->obj = obj;
 	l->n_maps = count_maps(obj);
 	l->n_progs = count_progs(obj);
+	if (ap_btf_path()) {
+		l->map_fd = calloc(l->n_maps ? l->n_maps : 1, sizeof(int));
+		l->prog_fd = calloc(l->n_progs ? l->n_progs : 1, sizeof(int));
+		ret = !l->map_fd || !l->prog_fd ? ap_fail(err, -ENOMEM, "out of memory") :
+		      load_custom(obj, l, err);
+		if (!ret)
+			ret = map_global_data(obj, l, err);
+		if (ret)
+			ap_bpf_unload(l);
+		return ret;
+	}
 	ret = bpf_object__gen_loader(obj, &gen);
 	if (!ret)
 		ret = bpf_object__load(obj);	/* writes the loader; loads nothing */
@@ -176,6 +248,12 @@ int ap_bpf_prog_fd(const struct ap_bpf_loaded *l, const struct bpf_program *prog
 
 void ap_bpf_unload(struct ap_bpf_loaded *l)
 {
+	if (l->borrowed) {
+		free(l->map_fd);
+		free(l->prog_fd);
+		memset(l, 0, sizeof(*l));
+		return;
+	}
 	for (size_t i = 0; l->prog_fd && i < l->n_progs; i++)
 		if (l->prog_fd[i] > 0)
 			close(l->prog_fd[i]);
