@@ -440,6 +440,10 @@ int ap_btf_ready(char *why)
 
 	choose_default();
 	if (g.src == AP_BTF_MISSING) {
+		e = ap_btf_kernel_probe(why);
+		/* no BTF in the kernel either: a file would not help, say that instead */
+		if (e && e != -EPERM && e != -EACCES)
+			return e;
 		e = access(AP_BTF_SYSFS, R_OK) ? errno : 0;
 		return ap_fail(why, -ENOENT, "no kernel BTF (%s: %s): give --btf FILE or "
 			       "ARENAPROF_BTF=FILE, this kernel's BTF (uname -r %s), from "
@@ -448,12 +452,9 @@ int ap_btf_ready(char *why)
 	}
 	if (g.src == AP_BTF_BUILTIN)
 		return 0;
-	e = ap_btf_match(why);
-	if (e)
-		return e;
-	if (!access(AP_BTF_SYSFS, R_OK))
-		return 0;
-	return ap_btf_kernel_probe(why);
+	/* first: without BTF in the kernel no file helps, matching or not */
+	e = access(AP_BTF_SYSFS, R_OK) ? ap_btf_kernel_probe(why) : 0;
+	return e ? e : ap_btf_match(why);
 }
 
 int ap_btf_method_ok(enum ap_method m, char *why)

@@ -186,8 +186,9 @@ static void probe_method(struct ap_feature *f, enum ap_method m, const char *ext
 			       "%s%s", why, always ? extra : "");
 }
 
-/* The BTF: where it comes from, and a file checked against this kernel. */
-static void probe_btf(struct ap_features *fs, struct ap_feature *f, bool may)
+/* The BTF: where it comes from, and a file checked against this kernel. kernel: the
+ * kernel's own BTF probed (ap_btf_kernel_probe), 1 when not probed. */
+static void probe_btf(struct ap_features *fs, struct ap_feature *f, bool may, int kernel)
 {
 	enum ap_btf_source src = ap_btf_source();
 	char why[AP_ERR_LEN];
@@ -200,6 +201,10 @@ static void probe_btf(struct ap_features *fs, struct ap_feature *f, bool may)
 	if (src == AP_BTF_BUILTIN) {
 		ap_feature_set(f, AP_FEAT_OK, "built-in: %s, %lld KiB", AP_BTF_SYSFS,
 			       (long long)st.st_size / 1024);
+	} else if (src == AP_BTF_MISSING && kernel < 0) {
+		ap_feature_set(f, AP_FEAT_MISSING, "no %s (%s), and no BTF inside the kernel "
+			       "either (see kernel_btf): no --btf file can help", AP_BTF_SYSFS,
+			       strerror(e));
 	} else if (src == AP_BTF_MISSING) {
 		ap_feature_set(f, AP_FEAT_MISSING, "no %s (%s), no --btf, no "
 			       "ARENAPROF_BTF: --btf FILE with this kernel's BTF (uname -r %s) "
@@ -217,8 +222,9 @@ static void probe_btf(struct ap_features *fs, struct ap_feature *f, bool may)
 	}
 }
 
-/* BTF inside the kernel, which typed pointers need whatever file relocates. */
-static void probe_kernel_btf(struct ap_feature *f)
+/* BTF inside the kernel, which typed pointers need whatever file relocates: 0 there, or
+ * the probe's -errno. */
+static int probe_kernel_btf(struct ap_feature *f)
 {
 	char why[AP_ERR_LEN];
 	int e = ap_btf_kernel_probe(why);
@@ -230,6 +236,7 @@ static void probe_kernel_btf(struct ap_feature *f)
 	else
 		ap_feature_set(f, e == -EPERM || e == -EACCES ? AP_FEAT_REFUSED : AP_FEAT_MISSING,
 			       "%s", why);
+	return e == -EPERM || e == -EACCES ? 1 : e;
 }
 
 /* The features after bpf, when this user may not load anything: not probed, and why. */
@@ -253,7 +260,6 @@ void ap_features_probe_bpf(struct ap_features *fs)
 	bool may = probe_bpf(fs);
 	size_t from = fs->n;
 
-	probe_btf(fs, bt, may);
 	kb = add(fs, "kernel_btf", "record and top cannot run: the fault programs take typed "
 		 "kernel pointers (bpf_get_current_task_btf, bpf_find_vma), checked against "
 		 "the kernel's own BTF; --btf cannot stand in", "CONFIG_DEBUG_INFO_BTF=y", U, 0);
@@ -277,11 +283,11 @@ void ap_features_probe_bpf(struct ap_features *fs)
 		ap_feature_set(tp, AP_FEAT_MISSING, "x86 only: not on this architecture");
 		ap_feature_set(tr, AP_FEAT_MISSING, "x86 only: not on this architecture");
 	}
+	probe_btf(fs, bt, may, may ? probe_kernel_btf(kb) : 1);
 	if (!may) {
 		not_probed(fs, from);
 		return;
 	}
-	probe_kernel_btf(kb);
 	libbpf_answer(rb, libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL),
 		      "BPF_MAP_TYPE_RINGBUF created");
 	libbpf_answer(fv, libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma,

@@ -11,8 +11,13 @@
 
 void ap_check_text(FILE *f, const struct ap_features *fs)
 {
+	const struct ap_feature *kb;
+
 	fprintf(f, "kernel %s, %s\n", TS(fs->kernel), TS(fs->arch));
-	if (!fs->btf_file)
+	kb = ap_features_find(fs, "kernel_btf");
+	if (!fs->btf_file && kb && kb->status == AP_FEAT_MISSING)
+		fprintf(f, "BTF: missing, in the kernel too (see kernel_btf)\n\n");
+	else if (!fs->btf_file)
 		fprintf(f, "BTF: missing (--btf FILE or ARENAPROF_BTF=FILE fixes it)\n\n");
 	else if (!strcmp(fs->btf_source, "built-in"))
 		fprintf(f, "BTF: built-in (%s)\n\n", TS(fs->btf_file));

@@ -53,9 +53,10 @@ const char *ap_btf_said(void);
 
 /*
  * Before the first load: is there a BTF, and does the file match the running kernel?
- * Without one, the error names --btf and how to make one. With a file: the layout check
- * (once a process), and, without /sys/kernel/btf/vmlinux, ap_btf_kernel_probe. 0, or a
- * negative errno with why (AP_ERR_LEN).
+ * Without one, the error names --btf and how to make one, unless the kernel has no BTF
+ * inside either (ap_btf_kernel_probe), which no file helps. With a file: without
+ * /sys/kernel/btf/vmlinux ap_btf_kernel_probe first, then the layout check (once a
+ * process). 0, or a negative errno with why (AP_ERR_LEN).
  */
 int ap_btf_ready(char *why);
 /* The layout check alone: 0 with what matched in detail, or a negative errno with why. */
