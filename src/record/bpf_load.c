@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -97,9 +98,18 @@ static int watch_print(enum libbpf_print_level level, const char *fmt, va_list a
 	for (size_t i = 0; line && i < 2 && !core_failed[0]; i++) {
 		const char *p = strstr(line, marks[i]);
 
-		if (p)
-			snprintf(core_failed, sizeof(core_failed), "%.*s",
-				 (int)strcspn(p + strlen(marks[i]), "\n:"), p + strlen(marks[i]));
+		if (!p)
+			continue;
+		/* "<byte_off> [375] struct vm_area_struct.vm_flags (0:2 @ offset 32)" */
+		p += strlen(marks[i]);
+		if (*p == '<' && strchr(p, ' '))
+			p = strchr(p, ' ') + 1;
+		if (*p == '[' && strchr(p, ' '))
+			p = strchr(p, ' ') + 1;
+		snprintf(core_failed, sizeof(core_failed), "%.*s", (int)strcspn(p, "\n(:"), p);
+		core_failed[strcspn(core_failed, "\n")] = '\0';
+		while (strlen(core_failed) && core_failed[strlen(core_failed) - 1] == ' ')
+			core_failed[strlen(core_failed) - 1] = '\0';
 	}
 	free(line);
 	return prev_print ? prev_print(level, fmt, ap) : 0;
@@ -109,6 +119,7 @@ static int watch_print(enum libbpf_print_level level, const char *fmt, va_list a
 static int load_custom(struct bpf_object *obj, struct ap_bpf_loaded *l, char *err)
 {
 	struct bpf_program *p;
+	struct utsname u;
 	struct bpf_map *m;
 	size_t i = 0;
 	int ret;
@@ -117,10 +128,10 @@ static int load_custom(struct bpf_object *obj, struct ap_bpf_loaded *l, char *er
 	prev_print = libbpf_set_print(watch_print);
 	ret = bpf_object__load(obj);
 	libbpf_set_print(prev_print);
-	if (ret && core_failed[0])
-		return ap_fail(err, AP_BPF_ECORE, "%s is not this kernel's BTF: the CO-RE "
-			       "relocation of %s failed: the BTF is probably for another kernel "
-			       "(uname -r names this one)", ap_btf_said(), core_failed);
+	if (ret && core_failed[0] && !uname(&u))
+		return ap_fail(err, AP_BPF_ECORE, "%s is not this kernel's BTF (uname -r %s): "
+			       "CO-RE cannot relocate %s against it: the BTF is probably for "
+			       "another kernel", ap_btf_said(), u.release, core_failed);
 	if (ret) {
 		ap_seterr(err, "%s", strerror(-ret));
 		return ret;

@@ -234,6 +234,21 @@ expect_refusal "ARENAPROF_BTF=/etc/passwd check: exit 2, one line naming it" 2 \
 	env ARENAPROF_BTF=/etc/passwd "$ARENAPROF" check
 expect_refusal "top --btf /nonexistent: exit 2, one line" 2 \
 	"^arenaprof top: --btf /nonexistent: No such file" "$ARENAPROF" top -p $$ --btf /nonexistent
+# a BTF whose layout check passes but where a type the programs use is gone (its name
+# changed in the string table): the CO-RE relocation fails, and says which
+if python3 -c 'import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(b"\0vm_area_struct\0")
+b[i + 14] = ord("X")
+open(sys.argv[2], "wb").write(b)' $SYSBTF "$TMP/novma.btf" 2>/dev/null; then
+	want="perf: --btf $TMP/novma.btf is not this kernel's BTF (uname -r $(uname -r)): CO-RE"
+	want="$want cannot relocate struct vm_area_struct.vm_flags against it"
+	expect_refusal "record --btf without vm_area_struct: exit 1, one line naming the relocation" \
+		1 "$want" \
+		"$ARENAPROF" record --probe perf --btf "$TMP/novma.btf" -o "$TMP/x.trace" -- true
+else
+	fail "a BTF without vm_area_struct" "could not patch a copy of $SYSBTF"
+fi
 # another kernel's BTF: the VM suite's cached 6.1 kernel (scripts/vm/fetch-kernels)
 other=${ARENAPROF_VM_CACHE:-/var/cache/arenaprof-vm}/linux-6.1/vmlinuz
 if [ -s "$other" ] && python3 scripts/btf-from-image.py "$other" "$TMP/6.1.btf" >/dev/null 2>&1
