@@ -554,15 +554,16 @@ def judge_btf():
         except ValueError:
             check('mininfer --truth --runs 2', False, t['err'][:300])
     for rec, rep, how in (('btf_rec', 'btf_rep', '--btf /tmp/vmlinux.btf'),
-                          ('btfenv_rec', 'btfenv_rep', 'ARENAPROF_BTF=/tmp/vmlinux.btf')):
+                          ('btfenv_rec', None, 'ARENAPROF_BTF=/tmp/vmlinux.btf')):
         s = sec(rec)
         if not s or not check(f'no built-in BTF, {how}: record exits 0 with perf, tp and '
                               'fentry refused for want of the kernel\'s BTF ids',
                               s['rc'] == 0 and 'with perf' in s['err'] and
-                              'fentry: attaches by the kernel\'s own BTF ids' in s['err'],
+                              'fentry: attaches by the kernel\'s own BTF ids' in s['err'] and
+                              f'{how} serves CO-RE relocations only' in s['err'],
                               f'rc {s["rc"] if s else "?"}: {s["err"][-600:] if s else ""}'):
             continue
-        r = sec(rep)
+        r = sec(rep) if rep else None
         d = js(r, rep) if r else None
         if not d or truth is None:
             continue
@@ -586,13 +587,15 @@ def judge_btf():
             check(f'{how}: check_trace.py', False, res.stderr[-300:])
         info(f'{how}: {len(d.get("arena_pages", []))} first-touched arena pages, '
              f'{d.get("faults_total")} faults; record took {s["secs"]} s')
-    s = sec('btf_check')
-    d = js(s, 'btf_check') if s else None
-    if d:
+    for name, src in (('btf_check', '--btf'), ('btfenv_check', 'ARENAPROF_BTF')):
+        s = sec(name)
+        d = js(s, name) if s else None
+        if not d:
+            continue
         f = {x['name']: x for x in d['features']}
-        check('check --btf: source --btf, btf ok (the layout read right), perf ok, tp_btf '
-              'and fentry missing, record degraded',
-              d['btf'] == {'source': '--btf', 'file': '/tmp/vmlinux.btf'} and
+        check(f'check with {src}: source {src}, btf ok (the layout read right), perf ok, '
+              'tp_btf and fentry missing, record degraded',
+              d['btf'] == {'source': src, 'file': '/tmp/vmlinux.btf'} and
               f['btf']['status'] == 'ok' and 'read this process right' in f['btf']['detail']
               and f['perf_events']['status'] == 'ok' and
               f['tp_btf']['status'] == f['fentry']['status'] == 'missing' and

@@ -78,10 +78,12 @@ if cp $BTFS/vmlinux /tmp/vmlinux.btf && mount -t tmpfs tmpfs $BTFS; then
 	capture btf_rec $AP record --btf /tmp/vmlinux.btf -o /tmp/btf.trace \
 		--run-probe $MI:mininfer_invoke --op-probe $MI:mininfer_op:0 -- $MI $MV2 --runs 2
 	capture btf_rep $AP report /tmp/btf.trace --plan $MV2 --json --pages
-	capture btfenv_rec env ARENAPROF_BTF=/tmp/vmlinux.btf $AP record -o /tmp/btfenv.trace \
-		--run-probe $MI:mininfer_invoke --op-probe $MI:mininfer_op:0 -- $MI $MV2 --runs 2
-	capture btfenv_rep $AP report /tmp/btfenv.trace --plan $MV2 --json --pages
 	capture btf_check $AP check --btf /tmp/vmlinux.btf --json
+	# the environment's path takes the option's from here on (the host's test_check.sh
+	# traces mininfer through it too): a short record, and check
+	capture btfenv_rec env ARENAPROF_BTF=/tmp/vmlinux.btf $AP record -o /tmp/btfenv.trace \
+		-- true
+	capture btfenv_check env ARENAPROF_BTF=/tmp/vmlinux.btf $AP check --json
 	if [ -s /ap/other.btf ]; then
 		echo "INFO other_btf ${OTHER_BTF:-?}"
 		capture btf_wrong $AP record --btf /ap/other.btf -o /tmp/wrong.trace -- \

@@ -243,7 +243,7 @@ b[i + 14] = ord("X")
 open(sys.argv[2], "wb").write(b)' $SYSBTF "$TMP/novma.btf" 2>/dev/null; then
 	want="perf: --btf $TMP/novma.btf is not this kernel's BTF (uname -r $(uname -r)): CO-RE"
 	want="$want cannot relocate struct vm_area_struct.vm_flags against it"
-	expect_refusal "record --btf without vm_area_struct: exit 1, one line naming the relocation" \
+	expect_refusal "record --btf without vm_area_struct: exit 1, the relocation named" \
 		1 "$want" \
 		"$ARENAPROF" record --probe perf --btf "$TMP/novma.btf" -o "$TMP/x.trace" -- true
 else
