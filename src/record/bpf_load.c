@@ -89,6 +89,7 @@ static int watch_print(enum libbpf_print_level level, const char *fmt, va_list a
 					     "target candidate search failed for " };
 	char *line = NULL;
 	va_list aq;
+	size_t n;
 
 	/* whole: the verifier's log comes as one message, the relocation inside it */
 	va_copy(aq, ap);
@@ -106,10 +107,10 @@ static int watch_print(enum libbpf_print_level level, const char *fmt, va_list a
 			p = strchr(p, ' ') + 1;
 		if (*p == '[' && strchr(p, ' '))
 			p = strchr(p, ' ') + 1;
-		snprintf(core_failed, sizeof(core_failed), "%.*s", (int)strcspn(p, "\n(:"), p);
-		core_failed[strcspn(core_failed, "\n")] = '\0';
-		while (strlen(core_failed) && core_failed[strlen(core_failed) - 1] == ' ')
-			core_failed[strlen(core_failed) - 1] = '\0';
+		n = strcspn(p, "\n(:");
+		while (n && p[n - 1] == ' ')
+			n--;
+		snprintf(core_failed, sizeof(core_failed), "%.*s", (int)n, p);
 	}
 	free(line);
 	return prev_print ? prev_print(level, fmt, ap) : 0;

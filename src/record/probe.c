@@ -340,10 +340,9 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 {
 	const char *name = ap_method_name(m);
 	struct ap_bpf_link l;
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = ap_btf_path());
 	char eb[96];
 	int err;
-
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = ap_btf_path());
 
 	err = ap_btf_method_ok(m, why);
 	if (err)
