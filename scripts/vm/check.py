@@ -526,6 +526,114 @@ if s:
               'chosen by --probe auto after' in s['err'] and 'not supported by this kernel'
               in s['err'], s['err'][-400:])
 
+# ---- 6. no /sys/kernel/btf/vmlinux: --btf FILE and ARENAPROF_BTF ----
+RELEASE = begin.group(1)
+SYSBTF = '/sys/kernel/btf/vmlinux'
+
+
+def judge_btf():
+    """The sysfs BTF hidden (tests.sh, 6): record's refusal, --btf and ARENAPROF_BTF of its
+    copy against the truth, check's report, and another kernel's BTF refused."""
+    global failed
+    h = sections.get('nobtf_hide')
+    if h:
+        check('the guest hides /sys/kernel/btf/vmlinux', False, h['err'][:300])
+        return
+    s = sec('nobtf_paths')
+    if s:
+        check('with /sys/kernel/btf hidden, none of libbpf\'s vmlinux locations exists',
+              s['rc'] == 0 and s['out'].strip() == '', s['out'][:300])
+    s = sec('nobtf_rec')
+    if s:
+        ok1, lines = one_line(s)
+        want = (f'no kernel BTF ({SYSBTF}: No such file or directory): give --btf FILE or '
+                f'ARENAPROF_BTF=FILE, this kernel\'s BTF (uname -r {RELEASE}), from pahole -J')
+        check('no BTF, no --btf: record exits 1, one line naming --btf, ARENAPROF_BTF, '
+              'uname -r, pahole -J and BTFHub', s['rc'] == 1 and ok1 and want in s['err'] and
+              'BTFHub' in s['err'], f'rc {s["rc"]}: {lines}')
+    s = sec('nobtf_check')
+    d = js(s, 'nobtf_check') if s else None
+    if d:
+        f = {x['name']: x for x in d['features']}
+        check('check without BTF: source missing, btf missing naming --btf, record and top '
+              'unavailable, exit 2', s['rc'] == 2 and
+              d['btf'] == {'source': 'missing', 'file': None} and
+              f['btf']['status'] == 'missing' and '--btf FILE' in f['btf']['detail'] and
+              d['faces']['record'] == d['faces']['top'] == 'unavailable',
+              f'rc {s["rc"]}, btf {d["btf"]}, {f["btf"]}, faces {d["faces"]}')
+        # what this test does not show, said by the guest itself: the kernel has BTF inside
+        check('... and kernel_btf ok: the kernel still has BTF of its own (only the file is '
+              'hidden)', f['kernel_btf']['status'] == 'ok', str(f['kernel_btf']))
+    t = sec('btf_truth')
+    truth = None
+    if t:
+        try:
+            truth = json.loads(t['out'])
+        except ValueError:
+            check('mininfer --truth --runs 2', False, t['err'][:300])
+    for rec, rep, how in (('btf_rec', 'btf_rep', '--btf /tmp/vmlinux.btf'),
+                          ('btfenv_rec', None, 'ARENAPROF_BTF=/tmp/vmlinux.btf')):
+        s = sec(rec)
+        if not s or not check(f'no built-in BTF, {how}: record exits 0 with perf, tp and '
+                              'fentry refused for want of the kernel\'s BTF ids',
+                              s['rc'] == 0 and 'with perf' in s['err'] and
+                              'fentry: attaches by the kernel\'s own BTF ids' in s['err'] and
+                              f'{how} serves CO-RE relocations only' in s['err'],
+                              f'rc {s["rc"] if s else "?"}: {s["err"][-600:] if s else ""}'):
+            continue
+        r = sec(rep) if rep else None
+        d = js(r, rep) if r else None
+        if not d or truth is None:
+            continue
+        check(f'{how}: the trace says method perf, page {a.page_size}',
+              d.get('method') == 'perf' and d.get('page_size') == a.page_size,
+              f'{d.get("method")} {d.get("page_size")}')
+        with tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as fr, \
+                tempfile.NamedTemporaryFile('w', suffix='.json', delete=False) as ft:
+            fr.write(r['out'])
+            json.dump(truth, ft)
+        res = subprocess.run([sys.executable, 'tests/py/check_trace.py', fr.name, ft.name,
+                              '--runs', '2', '--agreement', '--label', f'[{K}] {how}: '],
+                             capture_output=True, text=True)
+        os.unlink(fr.name)
+        os.unlink(ft.name)
+        for line in res.stdout.splitlines():
+            if line.startswith('FAIL: '):
+                failed = True
+            print(line)
+        if res.returncode and 'FAIL' not in res.stdout:
+            check(f'{how}: check_trace.py', False, res.stderr[-300:])
+        info(f'{how}: {len(d.get("arena_pages", []))} first-touched arena pages, '
+             f'{d.get("faults_total")} faults; record took {s["secs"]} s')
+    for name, src in (('btf_check', '--btf'), ('btfenv_check', 'ARENAPROF_BTF')):
+        s = sec(name)
+        d = js(s, name) if s else None
+        if not d:
+            continue
+        f = {x['name']: x for x in d['features']}
+        check(f'check with {src}: source {src}, btf ok (the layout read right), perf ok, '
+              'tp_btf and fentry missing, record degraded',
+              d['btf'] == {'source': src, 'file': '/tmp/vmlinux.btf'} and
+              f['btf']['status'] == 'ok' and 'read this process right' in f['btf']['detail']
+              and f['perf_events']['status'] == 'ok' and
+              f['tp_btf']['status'] == f['fentry']['status'] == 'missing' and
+              d['faces']['record'] == 'degraded',
+              f'btf {d["btf"]}, {f["btf"]["detail"]}, perf {f["perf_events"]["status"]}, '
+              f'tp {f["tp_btf"]["status"]}, fentry {f["fentry"]["status"]}, {d["faces"]}')
+    other = re.search(r'^INFO other_btf (\S+)', text, re.M)
+    s = sections.get('btf_wrong')
+    if s is None or not other:
+        check('a wrong --btf was tried', False, 'no btf_wrong section: no /ap/other.btf')
+        return
+    ok1, lines = one_line(s)
+    check(f'--btf of the {other.group(1)} kernel\'s BTF: exit 1, one line: not this '
+          'kernel\'s BTF, uname -r named, probably another kernel',
+          s['rc'] == 1 and ok1 and f"is not this kernel's BTF (uname -r {RELEASE})" in s['err']
+          and 'probably for another kernel' in s['err'], f'rc {s["rc"]}: {lines}')
+
+
+judge_btf()
+
 if end and int(end.group(1)) != 0:
     info(f'tests.sh exit code {end.group(1)}')
 sys.exit(1 if failed else 0)

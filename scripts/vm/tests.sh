@@ -3,7 +3,7 @@
 # root cgroup. It runs each test command as a section (capture, scripts/vm/lib.sh);
 # scripts/vm/check.py (on the host) judges the sections; cg_check prints its own
 # PASS:/FAIL: lines. /ap/vm.conf (written by scripts/vmtest) sets KERNEL, PEAK
-# (resettable|readonly) and RUNS.
+# (resettable|readonly), RUNS and OTHER_BTF (the kernel whose BTF /ap/other.btf is).
 . /ap/vm.conf
 . /ap/scripts/vm/lib.sh
 AP=/ap/build/arenaprof
@@ -59,3 +59,37 @@ for m in fentry tp perf; do
 done
 capture rec_auto $AP record -o /tmp/auto.trace -- $MI $MV2 --runs 1
 capture rep_auto $AP report /tmp/auto.trace --plan $MV2 --json
+
+# 6. a kernel without /sys/kernel/btf/vmlinux: the file hidden under a tmpfs, its copy as
+#    --btf FILE (a raw BTF of this very kernel, as BTFHub's are) and the other kernel's BTF
+#    (/ap/other.btf, cut from its image by scripts/vmtest) as a wrong one. The kernel keeps
+#    its BTF inside: this tests the relocation against the file, not a kernel without BTF.
+BTFS=/sys/kernel/btf
+if cp $BTFS/vmlinux /tmp/vmlinux.btf && mount -t tmpfs tmpfs $BTFS; then
+	# none of libbpf's other vmlinux locations either (btf__load_vmlinux_btf)
+	r=$(uname -r)
+	capture nobtf_paths sh -c "ls -d $BTFS/vmlinux /boot/vmlinux-$r /lib/modules/$r/vmlinux-$r \
+		/lib/modules/$r/build/vmlinux /usr/lib/modules/$r/kernel/vmlinux \
+		/usr/lib/debug/boot/vmlinux-$r /usr/lib/debug/boot/vmlinux-$r.debug \
+		/usr/lib/debug/lib/modules/$r/vmlinux 2>/dev/null; true"
+	capture nobtf_rec $AP record -o /tmp/nobtf.trace -- $MI $MV2 --runs 1
+	capture nobtf_check $AP check --json
+	capture btf_truth $MI --truth $MV2 --runs 2
+	capture btf_rec $AP record --btf /tmp/vmlinux.btf -o /tmp/btf.trace \
+		--run-probe $MI:mininfer_invoke --op-probe $MI:mininfer_op:0 -- $MI $MV2 --runs 2
+	capture btf_rep $AP report /tmp/btf.trace --plan $MV2 --json --pages
+	capture btf_check $AP check --btf /tmp/vmlinux.btf --json
+	# the environment's path takes the option's from here on (the host's test_check.sh
+	# traces mininfer through it too): a short record, and check
+	capture btfenv_rec env ARENAPROF_BTF=/tmp/vmlinux.btf $AP record -o /tmp/btfenv.trace \
+		-- true
+	capture btfenv_check env ARENAPROF_BTF=/tmp/vmlinux.btf $AP check --json
+	if [ -s /ap/other.btf ]; then
+		echo "INFO other_btf ${OTHER_BTF:-?}"
+		capture btf_wrong $AP record --btf /ap/other.btf -o /tmp/wrong.trace -- \
+			$MI $MV2 --runs 1
+	fi
+	umount $BTFS
+else
+	capture nobtf_hide sh -c "echo cannot copy and hide $BTFS/vmlinux >&2; exit 1"
+fi

@@ -7,6 +7,7 @@
 #include "arenaprof/cli/cmd.h"
 #include "arenaprof/cli/opts.h"
 #include "arenaprof/kernel/features.h"
+#include "arenaprof/record/btf_custom.h"
 #include "arenaprof/record/features_bpf.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/render/check_report.h"
@@ -15,12 +16,14 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof check [--json] [--verbose]\n\n"
+		"usage: arenaprof check [--json] [--btf FILE] [--verbose]\n\n"
 		"Probes every kernel feature arenaprof's faces need on the running kernel, for\n"
 		"real (BPF programs loaded and attached, then detached; files read): its status\n"
 		"(ok, missing, refused), what falls back or cannot run without it, and the kernel\n"
 		"option that brings it; then the state of each face (record, top, run, plan).\n"
 		"  --json             one JSON object\n"
+		"  --btf FILE         check with this BTF, as record --btf uses it (default\n"
+		"                     $ARENAPROF_BTF, else /sys/kernel/btf/vmlinux)\n"
 		"  --verbose          libbpf's messages on stderr\n"
 		"Exit 0: every face has what it needs; 1: a face is degraded (a fallback in use);\n"
 		"2: a face cannot run at all (e.g. no permission to load BPF), or bad usage.\n");
@@ -28,6 +31,7 @@ static void usage(FILE *f)
 
 struct args {
 	bool json, verbose;
+	const char *btf;
 };
 
 #define GO_ON AP_CMD_GO_ON
@@ -38,11 +42,12 @@ static int parse_args(struct args *a, int argc, char **argv)
 	int c;
 
 	*a = (struct args){ 0 };
-	ap_opts_init(&op, "j|json v|verbose h|help");
+	ap_opts_init(&op, "j|json v|verbose h|help B=btf:");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': a->json = true; break;
 		case 'v': a->verbose = true; break;
+		case 'B': a->btf = optarg; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default: return ap_cli_bad_option("check", argv);
 		}
@@ -107,11 +112,16 @@ static void say_unavailable(const struct ap_features *fs)
 int cmd_check(int argc, char **argv)
 {
 	static struct ap_features fs;
+	char err[AP_ERR_LEN];
 	struct args a;
 	int rc = parse_args(&a, argc, argv);
 
 	if (rc != GO_ON)
 		return rc;
+	if (ap_btf_choose(a.btf, err)) {
+		ap_cli_say("check", "%s", err);
+		return AP_EXIT_USAGE;
+	}
 	ap_probe_set_verbose(a.verbose);
 	ap_features_init(&fs);
 	ap_features_probe_files(&fs);

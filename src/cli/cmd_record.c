@@ -22,6 +22,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/util/numparse.h"
+#include "arenaprof/record/btf_custom.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/ring_sizing.h"
 #include "arenaprof/record/session.h"
@@ -135,7 +136,7 @@ static void usage(FILE *f)
 		"BINARY:SYMBOL]\n"
 		"                        [--op-probe BINARY:SYMBOL[:ARG]] [--interval MS]\n"
 		"                        [--ring-size SIZE] [--arena auto|off|ADDR] [--keep]\n"
-		"                        [--user USER] [--json] [-v]\n\n"
+		"                        [--user USER] [--btf FILE] [--json] [-v]\n\n"
 		"Traces every page fault of a process into TRACE (see arenaprof-trace(5)).\n"
 		"  -- CMD ARGS      start CMD, attach before it runs: no first touch is missed\n"
 		"  -p PID           attach to a running process; pages already resident are "
@@ -166,6 +167,9 @@ static void usage(FILE *f)
 		"                   strace and perf do: a command that opens devices or writes\n"
 		"                   where its service does keeps working. Under sudo, --user\n"
 		"                   \"$SUDO_USER\" runs it as you\n"
+		"  --btf FILE       the kernel's BTF from FILE, for a kernel without\n"
+		"                   /sys/kernel/btf/vmlinux: raw BTF (BTFHub's, unpacked) or an\n"
+		"                   ELF vmlinux with .BTF; default $ARENAPROF_BTF\n"
 		"  --json           at the end, the outcome as one JSON object on stdout (trace,\n"
 		"                   faults, runs, drops, how it ended, record's exit code)\n"
 		"  -v               libbpf diagnostics\n"
@@ -177,6 +181,8 @@ static void usage(FILE *f)
 }
 
 #define GO_ON AP_CMD_GO_ON	/* parse_args: record; else the exit code */
+
+static const char *btf_opt;	/* --btf FILE */
 
 /*
  * The command line into so (from record's defaults), *out and *json: GO_ON, or the exit
@@ -194,8 +200,10 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 					.stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
 	*out = NULL;
 	*json = false;
+	btf_opt = NULL;
 	ap_opts_init(&op, "+p|pid: o|output: n|runs: d|duration: m|probe: R|run-probe: O|op-probe: "
-		     "i|interval: s|ring-size: k|keep u|user: A|arena: j=json v|verbose h|help");
+		     "i|interval: s|ring-size: k|keep u|user: A|arena: j=json v|verbose h|help "
+		     "B=btf:");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(so, c, optarg);
 
@@ -224,6 +232,7 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 			break;
 		}
 		case 'k': so->keep = true; break;
+		case 'B': btf_opt = optarg; break;
 		case 'u': so->user = optarg; break;
 		case 'A': {
 			int w = ap_cli_word(optarg, "auto", "off", NULL);
@@ -289,6 +298,10 @@ int cmd_record(int argc, char **argv)
 
 	if (rc != GO_ON)
 		return rc;
+	if (ap_btf_choose(btf_opt, err)) {
+		ap_cli_say("record", "%s", err);
+		return AP_EXIT_USAGE;
+	}
 	/* a closed stderr pipe must not kill the recorder before the trace is finished,
 	 * and the session's first notes may already meet one (the command gets its
 	 * default back before exec: record/spawn.c) */

@@ -29,6 +29,7 @@
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/plan/plan_load.h"
+#include "arenaprof/record/btf_custom.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/render/openmetrics.h"
@@ -93,7 +94,8 @@ static void usage(FILE *f)
 		"                     [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
 		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
 		"                     [--snapshot-dir DIR] [--trace-ring SIZE]\n"
-		"                     [--openmetrics FILE] [--alloc-probe on|off] [-v]\n"
+		"                     [--openmetrics FILE] [--alloc-probe on|off] [--btf FILE]\n"
+		"                     [-v]\n"
 		"       arenaprof -p PID [same options]\n\n"
 		"The live view of a running process: memory, arena residency, cgroup, pressure,\n"
 		"faults and, with a plan, operators. Keys: q quit, space pause, r reset peaks,\n"
@@ -116,7 +118,7 @@ static void usage(FILE *f)
 		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
 		"  --alloc-probe on|off  uprobes on the C library's allocator: the Allocs panel's\n"
 		"                     calls holding the most (default on)\n"
-		"  --probe, --run-probe, --op-probe, --ring-size, -v: as for record\n");
+		"  --probe, --run-probe, --op-probe, --ring-size, --btf, -v: as for record\n");
 }
 
 /* ---- w: a snapshot of the session so far ---- */
@@ -405,6 +407,7 @@ static int open_trace(struct top *t, char *err)
 struct args {
 	struct ap_session_opts so;
 	const char *plan_path;
+	const char *btf;	/* --btf FILE */
 	bool batch;
 };
 
@@ -444,6 +447,7 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 		t->iterations = (int)v;
 		break;
 	case 'D': t->snap_dir = arg; break;
+	case 'B': a->btf = arg; break;
 	case 'L': {
 		int w = ap_cli_word(arg, "on", "off", NULL);
 
@@ -477,7 +481,7 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
 		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose "
-		     "h|help");
+		     "h|help B=btf:");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(&a->so, c, optarg);
 
@@ -608,6 +612,11 @@ int cmd_top(int argc, char **argv)
 	if (rc != GO_ON) {
 		free(t);
 		return rc;
+	}
+	if (ap_btf_choose(a.btf, err)) {
+		ap_cli_say("top", "%s", err);
+		free(t);
+		return AP_EXIT_USAGE;
 	}
 	if (a.plan_path && ap_plan_load(a.plan_path, &plan, err)) {
 		ap_cli_say("top", "%s", err);

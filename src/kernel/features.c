@@ -115,20 +115,6 @@ static struct ap_feature *add(struct ap_features *fs, const char *name, const ch
 	return f;
 }
 
-static void probe_btf(struct ap_features *fs)
-{
-	struct ap_feature *f = add(fs, "btf", "record and top cannot run: the kernel resolves "
-				   "every fault program against its own BTF when it loads them",
-				   "CONFIG_DEBUG_INFO_BTF=y", U, U, 0);
-	const char *path = "/sys/kernel/btf/vmlinux";
-	struct stat st;
-
-	if (stat(path, &st) || access(path, R_OK))
-		ap_feature_set(f, AP_FEAT_MISSING, "%s: %s", path, strerror(errno));
-	else
-		ap_feature_set(f, AP_FEAT_OK, "%s, %lld KiB", path, (long long)st.st_size / 1024);
-}
-
 static void probe_uprobes(struct ap_features *fs)
 {
 	struct ap_feature *f = add(fs, "uprobes", "record and top run without run and operator "
@@ -325,7 +311,6 @@ static void probe_procfs(struct ap_features *fs)
 
 void ap_features_probe_files(struct ap_features *fs)
 {
-	probe_btf(fs);
 	probe_uprobes(fs);
 	probe_tracefs(fs);
 	probe_cgroup(fs);
@@ -335,8 +320,8 @@ void ap_features_probe_files(struct ap_features *fs)
 
 /* The order of the table: what record needs first, the BPF side, then the samplers'. */
 static const char *const order[] = {
-	"btf", "bpf", "ringbuf", "bpf_find_vma", "uprobes", "tp_btf", "tracepoint", "fentry",
-	"perf_events", "tracefs", "cgroup_v2", "memcg_v2", "memory_peak", "psi",
+	"btf", "bpf", "kernel_btf", "ringbuf", "bpf_find_vma", "uprobes", "tp_btf", "tracepoint",
+	"fentry", "perf_events", "tracefs", "cgroup_v2", "memcg_v2", "memory_peak", "psi",
 	"smaps_rollup", "clear_refs",
 };
 

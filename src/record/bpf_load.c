@@ -6,12 +6,17 @@
  * The loader leaves the fds it created in a context block laid out as a light
  * skeleton's: struct bpf_loader_ctx, one bpf_map_desc a map in the object's order, then
  * one bpf_prog_desc a loaded program in the object's order (libbpf's gen_loader.c).
+ *
+ * With a BTF file (--btf, btf_custom.h) libbpf loads the object itself: a loader program
+ * would have the kernel relocate against its own BTF and ignore the file.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -20,6 +25,7 @@
 
 #include "arenaprof/util/err.h"
 #include "arenaprof/record/bpf_load.h"
+#include "arenaprof/record/btf_custom.h"
 
 #define LOG_SIZE (4u << 20)
 
@@ -73,6 +79,73 @@ static int map_global_data(struct bpf_object *obj, const struct ap_bpf_loaded *l
 	return 0;
 }
 
+/* libbpf's words while it loads with a BTF file: a CO-RE relocation it failed, kept. */
+static libbpf_print_fn_t prev_print;
+static char core_failed[160];
+
+static int watch_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	static const char *const marks[] = { "failed to resolve CO-RE relocation ",
+					     "target candidate search failed for " };
+	char *line = NULL;
+	va_list aq;
+	size_t n;
+
+	/* whole: the verifier's log comes as one message, the relocation inside it */
+	va_copy(aq, ap);
+	if (level == LIBBPF_WARN && vasprintf(&line, fmt, aq) < 0)
+		line = NULL;
+	va_end(aq);
+	for (size_t i = 0; line && i < 2 && !core_failed[0]; i++) {
+		const char *p = strstr(line, marks[i]);
+
+		if (!p)
+			continue;
+		/* "<byte_off> [375] struct vm_area_struct.vm_flags (0:2 @ offset 32)" */
+		p += strlen(marks[i]);
+		if (*p == '<' && strchr(p, ' '))
+			p = strchr(p, ' ') + 1;
+		if (*p == '[' && strchr(p, ' '))
+			p = strchr(p, ' ') + 1;
+		n = strcspn(p, "\n(:");
+		while (n && p[n - 1] == ' ')
+			n--;
+		snprintf(core_failed, sizeof(core_failed), "%.*s", (int)n, p);
+	}
+	free(line);
+	return prev_print ? prev_print(level, fmt, ap) : 0;
+}
+
+/* bpf_object__load with the BTF file, the fds libbpf's (it closes them). */
+static int load_custom(struct bpf_object *obj, struct ap_bpf_loaded *l, char *err)
+{
+	struct bpf_program *p;
+	struct utsname u;
+	struct bpf_map *m;
+	size_t i = 0;
+	int ret;
+
+	core_failed[0] = '\0';
+	prev_print = libbpf_set_print(watch_print);
+	ret = bpf_object__load(obj);
+	libbpf_set_print(prev_print);
+	if (ret && core_failed[0] && !uname(&u))
+		return ap_fail(err, AP_BPF_ECORE, "%s is not this kernel's BTF (uname -r %s): "
+			       "CO-RE cannot relocate %s against it: the BTF is probably for "
+			       "another kernel", ap_btf_said(), u.release, core_failed);
+	if (ret) {
+		ap_seterr(err, "%s", strerror(-ret));
+		return ret;
+	}
+	l->borrowed = true;
+	bpf_object__for_each_map(m, obj)
+		l->map_fd[i++] = bpf_map__fd(m);
+	i = 0;
+	bpf_object__for_each_program(p, obj)
+		l->prog_fd[i++] = bpf_program__autoload(p) ? bpf_program__fd(p) : -1;
+	return 0;
+}
+
 int ap_bpf_load(struct bpf_object *obj, struct ap_bpf_loaded *l, bool verbose, char *err)
 {
 	LIBBPF_OPTS(gen_loader_opts, gen);
@@ -89,6 +162,17 @@ int ap_bpf_load(struct bpf_object *obj, struct ap_bpf_loaded *l, bool verbose, c
 	l->obj = obj;
 	l->n_maps = count_maps(obj);
 	l->n_progs = count_progs(obj);
+	if (ap_btf_path()) {
+		l->map_fd = calloc(l->n_maps ? l->n_maps : 1, sizeof(int));
+		l->prog_fd = calloc(l->n_progs ? l->n_progs : 1, sizeof(int));
+		ret = !l->map_fd || !l->prog_fd ? ap_fail(err, -ENOMEM, "out of memory") :
+		      load_custom(obj, l, err);
+		if (!ret)
+			ret = map_global_data(obj, l, err);
+		if (ret)
+			ap_bpf_unload(l);
+		return ret;
+	}
 	ret = bpf_object__gen_loader(obj, &gen);
 	if (!ret)
 		ret = bpf_object__load(obj);	/* writes the loader; loads nothing */
@@ -176,6 +260,12 @@ int ap_bpf_prog_fd(const struct ap_bpf_loaded *l, const struct bpf_program *prog
 
 void ap_bpf_unload(struct ap_bpf_loaded *l)
 {
+	if (l->borrowed) {
+		free(l->map_fd);
+		free(l->prog_fd);
+		memset(l, 0, sizeof(*l));
+		return;
+	}
 	for (size_t i = 0; l->prog_fd && i < l->n_progs; i++)
 		if (l->prog_fd[i] > 0)
 			close(l->prog_fd[i]);

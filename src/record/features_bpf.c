@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -17,6 +18,7 @@
 
 #include "arenaprof/event.h"
 #include "arenaprof/kernel/features.h"
+#include "arenaprof/record/btf_custom.h"
 #include "arenaprof/record/features_bpf.h"
 #include "arenaprof/record/probe.h"
 
@@ -184,6 +186,59 @@ static void probe_method(struct ap_feature *f, enum ap_method m, const char *ext
 			       "%s%s", why, always ? extra : "");
 }
 
+/* The BTF: where it comes from, and a file checked against this kernel. kernel: the
+ * kernel's own BTF probed (ap_btf_kernel_probe), 1 when not probed. */
+static void probe_btf(struct ap_features *fs, struct ap_feature *f, bool may, int kernel)
+{
+	enum ap_btf_source src = ap_btf_source();
+	char why[AP_ERR_LEN];
+	struct stat st;
+	bool sysfs = !stat(AP_BTF_SYSFS, &st) && !access(AP_BTF_SYSFS, R_OK);
+	int e = sysfs ? 0 : errno;
+
+	fs->btf_source = ap_btf_source_name(src);
+	fs->btf_file = src == AP_BTF_BUILTIN ? AP_BTF_SYSFS : ap_btf_path();
+	if (src == AP_BTF_BUILTIN) {
+		ap_feature_set(f, AP_FEAT_OK, "built-in: %s, %lld KiB", AP_BTF_SYSFS,
+			       (long long)st.st_size / 1024);
+	} else if (src == AP_BTF_MISSING && kernel < 0) {
+		ap_feature_set(f, AP_FEAT_MISSING, "no %s (%s), and no BTF inside the kernel "
+			       "either (see kernel_btf): no --btf file can help", AP_BTF_SYSFS,
+			       strerror(e));
+	} else if (src == AP_BTF_MISSING) {
+		ap_feature_set(f, AP_FEAT_MISSING, "no %s (%s), no --btf, no "
+			       "ARENAPROF_BTF: --btf FILE with this kernel's BTF (uname -r %s) "
+			       "fixes it", AP_BTF_SYSFS, strerror(e), fs->kernel);
+	} else if (!may) {
+		ap_feature_set(f, AP_FEAT_REFUSED, "%s (%s): not checked against this kernel: "
+			       "this user may not load BPF (see bpf)", ap_btf_said(),
+			       ap_btf_kind());
+	} else if (ap_btf_match(why)) {
+		ap_feature_set(f, AP_FEAT_MISSING, "%s", why);
+	} else {
+		ap_feature_set(f, AP_FEAT_OK, "%s (%s%s): task_struct and mm_struct at its "
+			       "offsets read this process right", ap_btf_said(), ap_btf_kind(),
+			       sysfs ? "; instead of the built-in one" : "; no " AP_BTF_SYSFS);
+	}
+}
+
+/* BTF inside the kernel, which typed pointers need whatever file relocates: 0 there, or
+ * the probe's -errno. */
+static int probe_kernel_btf(struct ap_feature *f)
+{
+	char why[AP_ERR_LEN];
+	int e = ap_btf_kernel_probe(why);
+
+	if (!e)
+		ap_feature_set(f, AP_FEAT_OK, "a program calling bpf_get_current_task_btf loaded%s",
+			       access(AP_BTF_SYSFS, F_OK) ? " (though there is no " AP_BTF_SYSFS
+			       ")" : "");
+	else
+		ap_feature_set(f, e == -EPERM || e == -EACCES ? AP_FEAT_REFUSED : AP_FEAT_MISSING,
+			       "%s", why);
+	return e == -EPERM || e == -EACCES ? 1 : e;
+}
+
 /* The features after bpf, when this user may not load anything: not probed, and why. */
 static void not_probed(struct ap_features *fs, size_t from)
 {
@@ -195,11 +250,19 @@ static void not_probed(struct ap_features *fs, size_t from)
 
 void ap_features_probe_bpf(struct ap_features *fs)
 {
-	struct ap_feature *rb, *fv, *tp, *tr, *fe, *pe;
+	struct ap_feature *bt = add(fs, "btf", "record and top cannot run: the fault programs "
+				    "are relocated (CO-RE) against the kernel's BTF",
+				    "CONFIG_DEBUG_INFO_BTF=y; or --btf FILE (ARENAPROF_BTF=FILE): "
+				    "this kernel's BTF, by pahole -J from its vmlinux with debug "
+				    "info, or BTFHub's", U, 0);
+	struct ap_feature *rb, *fv, *tp, *tr, *fe, *pe, *kb;
 	char paranoid[16], extra[64];
 	bool may = probe_bpf(fs);
 	size_t from = fs->n;
 
+	kb = add(fs, "kernel_btf", "record and top cannot run: the fault programs take typed "
+		 "kernel pointers (bpf_get_current_task_btf, bpf_find_vma), checked against "
+		 "the kernel's own BTF; --btf cannot stand in", "CONFIG_DEBUG_INFO_BTF=y", U, 0);
 	rb = add(fs, "ringbuf", "record and top cannot run: the fault programs write into a "
 		 "BPF ring buffer", "CONFIG_BPF_SYSCALL=y, Linux 5.8+", U, 0);
 	fv = add(fs, "bpf_find_vma", "record and top cannot run: every fault program classifies "
@@ -220,6 +283,7 @@ void ap_features_probe_bpf(struct ap_features *fs)
 		ap_feature_set(tp, AP_FEAT_MISSING, "x86 only: not on this architecture");
 		ap_feature_set(tr, AP_FEAT_MISSING, "x86 only: not on this architecture");
 	}
+	probe_btf(fs, bt, may, may ? probe_kernel_btf(kb) : 1);
 	if (!may) {
 		not_probed(fs, from);
 		return;
@@ -228,9 +292,19 @@ void ap_features_probe_bpf(struct ap_features *fs)
 		      "BPF_MAP_TYPE_RINGBUF created");
 	libbpf_answer(fv, libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma,
 						  NULL), "bpf_find_vma known to the verifier");
+	probe_tracepoint(tr);
+	if (bt->status != AP_FEAT_OK) {
+		struct ap_feature *const m[] = { tp, fe, pe };
+
+		/* each would fail for the BTF's one reason, said there */
+		for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+			if (!m[i]->detail[0])
+				ap_feature_set(m[i], AP_FEAT_MISSING, "not probed: no BTF to "
+					       "relocate the fault programs against (see btf)");
+		return;
+	}
 	if (AP_X86)
 		probe_method(tp, AP_METHOD_TP, " (tp_btf/page_fault_user)", false);
-	probe_tracepoint(tr);
 	probe_method(fe, AP_METHOD_FENTRY, " (fexit/handle_mm_fault)", false);
 	sysctl("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
 	snprintf(extra, sizeof(extra), "; kernel.perf_event_paranoid=%s", paranoid);

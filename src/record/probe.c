@@ -35,6 +35,7 @@
 #include "arenaprof/event.h"
 #include "arenaprof/record/bpf_attach.h"
 #include "arenaprof/record/bpf_load.h"
+#include "arenaprof/record/btf_custom.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/ring_event.h"
 #include "arenaprof/record/ring_sizing.h"
@@ -250,30 +251,17 @@ static int online_cpus(int *cpus, int max)
 	return n > 0 ? n : -1;
 }
 
-/*
- * The kernel resolves the programs against its BTF when it runs the loader: say plainly
- * when there is none (the loader's answer would be a bare errno).
- */
-static int check_btf(enum ap_method m, char *why)
-{
-	char eb[96];
-
-	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
-		int e = errno;
-
-		ap_seterr(why, "%s: no kernel BTF (/sys/kernel/btf/vmlinux): %s",
-			  ap_method_name(m), errstr(e, eb, sizeof(eb)));
-		return -e;
-	}
-	return 0;
-}
-
 /* A failed load: an attach target missing from the kernel's BTF (ENOENT) said plainly. */
 static void load_error(enum ap_method m, int err, char *why)
 {
 	char eb[96];
 
-	if (err == -ENOENT && m == AP_METHOD_TP)
+	if (err == AP_BPF_ECORE) {
+		char said[AP_ERR_LEN];
+
+		snprintf(said, sizeof(said), "%s", why);
+		ap_seterr(why, "%s: %s", ap_method_name(m), said);
+	} else if (err == -ENOENT && m == AP_METHOD_TP)
 		ap_seterr(why, "tp: this kernel has no page_fault_user tracepoint (x86 only)");
 	else if (err == -ENOENT && m == AP_METHOD_FENTRY)
 		ap_seterr(why, "fentry: handle_mm_fault is not in the kernel BTF");
@@ -352,13 +340,14 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 {
 	const char *name = ap_method_name(m);
 	struct ap_bpf_link l;
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .btf_custom_path = ap_btf_path());
 	char eb[96];
 	int err;
 
-	err = check_btf(m, why);
+	err = ap_btf_method_ok(m, why);
 	if (err)
 		return err;
-	p->skel = arenaprof_bpf__open();
+	p->skel = arenaprof_bpf__open_opts(&oo);
 	if (!p->skel) {
 		err = -errno;
 		ap_seterr(why, "%s: opening the BPF object failed: %s", name,
@@ -431,6 +420,9 @@ int ap_probe_try(enum ap_method m, char *why)
 	setup_libbpf();
 	if (m == AP_METHOD_NONE)
 		return ap_fail(why, -EINVAL, "auto is not a method");
+	err = ap_btf_ready(why);
+	if (err)
+		return err;
 	/* 0xffffffff: no such tgid, the programs run but match nothing */
 	err = try_method(&p, m, 0xffffffffu, ring_size(1), why);
 	if (err)
@@ -487,6 +479,10 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 		ap_seterr(err, "no target pid");
 		return -EINVAL;
 	}
+	ret = ap_btf_ready(err);	/* one reason, not one per method */
+	if (ret)
+		return ret;
+	ret = -1;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		ap_seterr(err, "out of memory");

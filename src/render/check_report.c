@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* check_report: check's table and JSON (include/arenaprof/render/check_report.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "arenaprof/render/check_report.h"
 #include "arenaprof/util/escape.h"
@@ -10,7 +11,19 @@
 
 void ap_check_text(FILE *f, const struct ap_features *fs)
 {
-	fprintf(f, "kernel %s, %s\n\n", TS(fs->kernel), TS(fs->arch));
+	const struct ap_feature *kb;
+
+	fprintf(f, "kernel %s, %s\n", TS(fs->kernel), TS(fs->arch));
+	kb = ap_features_find(fs, "kernel_btf");
+	if (!fs->btf_file && kb && kb->status == AP_FEAT_MISSING)
+		fprintf(f, "BTF: missing, in the kernel too (see kernel_btf)\n\n");
+	else if (!fs->btf_file)
+		fprintf(f, "BTF: missing (--btf FILE or ARENAPROF_BTF=FILE fixes it)\n\n");
+	else if (!strcmp(fs->btf_source, "built-in"))
+		fprintf(f, "BTF: built-in (%s)\n\n", TS(fs->btf_file));
+	else
+		fprintf(f, "BTF: %s%s%s\n\n", fs->btf_source,
+			strcmp(fs->btf_source, "--btf") ? "=" : " ", TS(fs->btf_file));
 	fprintf(f, "%-13s %-8s %s\n", "FEATURE", "STATUS", "DETAIL / WITHOUT IT / KERNEL OPTION");
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct ap_feature *ft = &fs->f[i];
@@ -37,6 +50,13 @@ void ap_check_json(FILE *f, const struct ap_features *fs)
 	ap_json_obj(&j, NULL);
 	ap_json_str(&j, "kernel", fs->kernel);
 	ap_json_str(&j, "arch", fs->arch);
+	ap_json_obj(&j, "btf");
+	ap_json_str(&j, "source", fs->btf_source ? fs->btf_source : "missing");
+	if (fs->btf_file)
+		ap_json_str(&j, "file", fs->btf_file);
+	else
+		ap_json_null(&j, "file");
+	ap_json_end_obj(&j);
 	ap_json_arr(&j, "features");
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct ap_feature *ft = &fs->f[i];

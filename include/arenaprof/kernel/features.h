@@ -6,8 +6,8 @@
  * there, and the kernel option that brings it; and from them the state of each face.
  *
  * This header and src/kernel/features.c hold the list and the probes of what the kernel
- * exposes in files (BTF, the uprobe PMU, tracefs, cgroup v2, PSI, smaps_rollup,
- * clear_refs); record/features_bpf.h adds the probes that load BPF (the bpf() syscall,
+ * exposes in files (the uprobe PMU, tracefs, cgroup v2, PSI, smaps_rollup, clear_refs);
+ * record/features_bpf.h adds the BTF and the probes that load BPF (the bpf() syscall,
  * the ring buffer, bpf_find_vma, the fault methods), since loading is record/'s.
  */
 #ifndef ARENAPROF_KERNEL_FEATURES_H
@@ -60,6 +60,9 @@ struct ap_feature {
 struct ap_features {
 	char kernel[72];		/* uname -r */
 	char arch[72];			/* uname -m */
+	/* where the BTF comes from: "built-in", "--btf", "ARENAPROF_BTF" or "missing" */
+	const char *btf_source;
+	const char *btf_file;		/* its file, or NULL (missing) */
 	struct ap_feature f[AP_FEAT_MAX];
 	size_t n;
 	enum ap_face_state face[AP_FACE_N];	/* ap_features_judge */

@@ -11,10 +11,15 @@
  * the fds are here, and bpf_attach.h attaches by fd. The object's global data maps
  * (.bss, .rodata) are mapped over libbpf's copies, so a skeleton's bss and rodata
  * pointers read and write the kernel's maps as after a normal load.
+ *
+ * With a BTF file (--btf, ARENAPROF_BTF: btf_custom.h) libbpf loads the object itself,
+ * relocating against the file here (the loader would relocate against the kernel's own
+ * BTF); the fds are then libbpf's, and the same calls work.
  */
 #ifndef ARENAPROF_RECORD_BPF_LOAD_H
 #define ARENAPROF_RECORD_BPF_LOAD_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -27,7 +32,11 @@ struct ap_bpf_loaded {
 	int *map_fd;		/* in the object's map order */
 	int *prog_fd;		/* in the object's program order; -1: not loaded */
 	size_t n_maps, n_progs;
+	bool borrowed;		/* the fds are libbpf's (a BTF file): it closes them */
 };
+
+/* ap_bpf_load's error when a CO-RE relocation found no match in the BTF file. */
+#define AP_BPF_ECORE (-EBADE)
 
 /*
  * Generates the loader for obj (its programs' autoload flags and maps' sizes as set),
