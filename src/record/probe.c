@@ -186,14 +186,16 @@ static int push_link(struct ap_probe *p, const struct ap_bpf_link *l)
 
 static void teardown(struct ap_probe *p)
 {
+	/* the markers first (attached last), then the quiet thread's wait: a target that
+	 * runs on (record --runs N) stops trapping on every operator as soon as it can */
+	while (p->n_links)
+		ap_bpf_link_close(&p->links[--p->n_links]);
+	while (p->n_hot)
+		ap_bpf_link_close(&p->hot[--p->n_hot]);
 	if (p->quiet_running) {
 		pthread_join(p->quiet_thread, NULL);
 		p->quiet_running = false;
 	}
-	while (p->n_hot)
-		ap_bpf_link_close(&p->hot[--p->n_hot]);
-	while (p->n_links)
-		ap_bpf_link_close(&p->links[--p->n_links]);
 	free(p->links);
 	p->links = NULL;
 	p->cap_links = 0;
