@@ -165,6 +165,24 @@ MSG="exit $rc, still running: $alive; $(tail -2 "$t.err")"
 check "-p --runs 5: record exits 0 and the process runs on" [ "$rc:$alive" = "0:yes" ]
 reads "-p --runs 5" "$t.trace" 5 "the requested runs completed"
 
+# report's n/a (issue 27, item 6): the arena was resident before -p attached, so there is
+# no first touch to compare the markers with; and without op markers there is no marker
+# count. Neither is "0 of 0" nor "marker 0".
+"$AP" report "$TMP/attach.trace" --plan "$MV2" >"$TMP/attach.plan.txt" 2>&1
+MSG="$(grep '^agreement' "$TMP/attach.plan.txt")"
+check "report of a -p trace, arena resident at attach: agreement n/a, not 0 of 0" \
+	grep -q "^agreement  plan and op-marker attribution: n/a (no first-touch arena page to compare)$" \
+	"$TMP/attach.plan.txt"
+t=$TMP/no-op
+"$AP" record -o "$t.trace" --run-probe "$MI:mininfer_invoke" --runs 3 -- "$MI" "$MV2" \
+	--runs 3 >/dev/null 2>"$t.err"
+"$AP" report "$t.trace" --plan "$MV2" >"$t.txt" 2>&1
+MSG="$(grep '^widest\|^agreement' "$t.txt")"
+check "report without op markers: the widest operator's marker pages n/a, not 0" \
+	sh -c 'grep -q "^widest .*first-touch pages: plan [0-9]*, marker n/a$" "$1" &&
+		grep -q "^agreement  no op markers .* [0-9]* of [0-9]* first touches in plan order$" "$1"' \
+	_ "$t.txt"
+
 # -p and fewer runs: the process, held on stdin, makes its 3 runs once record is attached
 mkfifo "$TMP/go"
 exec 3<>"$TMP/go"
