@@ -427,9 +427,11 @@ static int command_end(struct ap_session *s, sig_atomic_t signals_at_stop)
 			return AP_EXIT_RUNTIME;
 		}
 	}
-	if (!s->target_gone)
-		ap_cli_say("record", "the command, pid %d, is left running%s", s->pid,
-			   s->o.keep ? " (--keep)" : "");
+	if (!s->target_gone && s->o.keep)
+		ap_cli_say("record", "the command, pid %d, is left running (--keep)", s->pid);
+	else if (!s->target_gone)	/* deaf to SIGTERM: PR_SET_PDEATHSIG (spawn.h) */
+		ap_cli_say("record", "the command, pid %d, did not end within 2 s of SIGTERM; "
+			   "it gets SIGKILL as record exits", s->pid);
 	else if (s->ended_by_stop)
 		ap_cli_say("record", "the command, pid %d, was ended by record %s: %s", s->pid,
 			   ended_for(s), ap_session_exit_text(s, st, sizeof(st)));
