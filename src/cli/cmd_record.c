@@ -43,12 +43,19 @@ enum {
 	REC_EXIT_NO_RUN = 6,		/* --runs N, and not one run seen */
 };
 
-static volatile sig_atomic_t stop_signal, n_signals;
+static volatile sig_atomic_t stop_signal, n_signals, pass_on;
 
-static void on_signal(int sig)
+/*
+ * While record waits for the command (--runs N), a signal is passed on to it (spawn.h):
+ * one sent to record, not one the terminal sent, which the command's process group got
+ * too (a second one either way: SIGKILL).
+ */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	stop_signal = sig;
-	n_signals++;	/* while record waits for the command: passed on (spawn.h) */
+	pass_on = si && si->si_code == SI_KERNEL ? 0 : sig;
+	n_signals++;
 }
 
 static bool status_shown;	/* the status line is on the terminal, to be cleared */
@@ -421,7 +428,7 @@ static int command_end(struct ap_session *s, sig_atomic_t signals_at_stop)
 		ap_cli_say("record", "the command, pid %d, runs on untraced to its own end: "
 			   "waiting for it (--kill-at-runs ends it at N runs, --keep leaves it)",
 			   s->pid);
-		rc = ap_session_wait(s, &n_signals, signals_at_stop);
+		rc = ap_session_wait(s, &n_signals, &pass_on, signals_at_stop);
 		if (rc) {
 			ap_cli_say("record", "waiting for pid %d: %s", s->pid, strerror(-rc));
 			return AP_EXIT_RUNTIME;
@@ -503,7 +510,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct ap_session_opts so;
 	struct ap_session_sink messages = { .note = print_note };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	struct ap_session s;
 	struct ap_trace_sink t;
 	char *out, err[AP_ERR_LEN];

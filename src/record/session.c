@@ -784,7 +784,8 @@ void ap_session_detach(struct ap_session *s)
 	s->cg = NULL;
 }
 
-int ap_session_wait(struct ap_session *s, volatile sig_atomic_t *n_signals, sig_atomic_t seen)
+int ap_session_wait(struct ap_session *s, volatile sig_atomic_t *n_signals,
+		    volatile sig_atomic_t *pass_on, sig_atomic_t seen)
 {
 	static volatile sig_atomic_t none;
 	int st, rc;
@@ -792,7 +793,7 @@ int ap_session_wait(struct ap_session *s, volatile sig_atomic_t *n_signals, sig_
 	if (!s->started || s->target_gone || s->o.keep || s->end_reason != AP_END_RUNS)
 		return 0;
 	rc = ap_spawn_wait(s->pid, n_signals ? n_signals : &none, seen,
-			   s->o.stop ? s->o.stop : &none, &st);
+			   pass_on ? pass_on : &none, &st);
 	if (!rc)
 		set_exit(s, st);
 	return rc;

@@ -218,7 +218,10 @@ int ap_spawn_wait(pid_t pid, volatile sig_atomic_t *n_signals, sig_atomic_t seen
 		if (*n_signals != seen) {
 			/* the first one is the user's to the command; a second one insists */
 			seen = *n_signals;
-			kill(pid, forwarded++ ? SIGKILL : *sig);
+			if (forwarded++)
+				kill(pid, SIGKILL);
+			else if (*sig)
+				kill(pid, *sig);
 		}
 		w = waitpid(pid, status, WNOHANG);
 		if (w == pid)

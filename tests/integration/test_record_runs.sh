@@ -248,3 +248,58 @@ d = json.loads(sys.argv[1])
 sys.exit(not (d["command"]["exit_status"] == 3 and d["exit_code"] == 4 and d["runs"] == 5))' \
 	"$(tail -1 "$t.out")"
 reads "LiteRT script, --runs 5" "$t.trace" 5 "the requested runs completed"
+
+# A SIGINT while record waits reaches the command once: passed on when it was sent to
+# record (kill), not when the terminal sent it, which the command's process group got
+# too (^C through script(1)'s pty). The command counts the SIGINTs it gets.
+cat >"$TMP/sig.py" <<'PY'
+import signal, sys, time
+from ai_edge_litert.interpreter import Interpreter
+it = Interpreter(model_path=sys.argv[1])
+it.allocate_tensors()
+n = 0
+def h(s, f):
+    global n
+    n += 1
+signal.signal(signal.SIGINT, h)
+for _ in range(10):
+    it.invoke()
+print("ready", flush=True)
+t = time.time()
+while time.time() - t < 4:
+    time.sleep(0.05)
+print(f"signals {n}", flush=True)
+PY
+# sigint_case NAME HOW: HOW is tty (^C into the pty) or kill (kill -INT of record)
+sigint_case() {
+	local t=$TMP/sig-$2 sp rc rec
+	mkfifo "$t.in"
+	exec 4<>"$t.in"
+	script -qec "exec $AP record -o $t.trace --runs 5 -- $venv/bin/python $TMP/sig.py $MV1 \
+>$t.out 2>$t.err" /dev/null <"$t.in" >"$t.script" 2>&1 &
+	sp=$!
+	for _ in $(seq 200); do
+		grep -q '^ready' "$t.out" 2>/dev/null && grep -q 'waiting for it' "$t.err" &&
+			break
+		sleep 0.1
+	done
+	if [ "$2" = tty ]; then
+		printf '\003' >&4
+	else
+		rec=$(pgrep -P "$sp" -x arenaprof)	# script's child execs record
+		kill -INT "$rec"
+	fi
+	timeout 30 tail --pid="$sp" -f /dev/null
+	wait "$sp"
+	rc=$?
+	exec 4>&-
+	MSG="exit $rc; the command printed: $(tr '\n' '|' <"$t.out"); $(tail -1 "$t.err")"
+	check "$1: the command got one SIGINT, handled it and exited 0; record exits 0" \
+		[ "$rc:$(sed -n 's/^signals //p' "$t.out")" = "0:1" ]
+}
+if command -v script >/dev/null; then
+	sigint_case "^C on the terminal while record waits" tty
+	sigint_case "kill -INT of record while it waits" kill
+else
+	fail "SIGINT while record waits" "script(1) is missing (bsdutils)"
+fi

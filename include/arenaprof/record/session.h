@@ -230,11 +230,12 @@ void ap_session_end(const struct ap_session *s, struct ap_rec_end *end);
 void ap_session_detach(struct ap_session *s);
 /*
  * Waits for a started command that ap_session_stop left running (--runs without
- * kill_at_runs) to end, for exit_status and term_signal; the signals counted in *n_signals
- * past seen are passed on (ap_spawn_wait). 0 at once when there is none to wait for, else
- * waitpid's -errno.
+ * kill_at_runs) to end, for exit_status and term_signal; a signal counted in *n_signals
+ * past seen is passed on as *pass_on says (ap_spawn_wait). 0 at once when there is none
+ * to wait for, else waitpid's -errno.
  */
-int ap_session_wait(struct ap_session *s, volatile sig_atomic_t *n_signals, sig_atomic_t seen);
+int ap_session_wait(struct ap_session *s, volatile sig_atomic_t *n_signals,
+		    volatile sig_atomic_t *pass_on, sig_atomic_t seen);
 /* Closes the probe and frees everything; a started command not yet released exits. */
 void ap_session_free(struct ap_session *s);
 
