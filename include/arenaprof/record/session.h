@@ -215,7 +215,8 @@ void ap_session_note(struct ap_session *s, uint32_t level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
  * Ends the session with reason (if none yet; 0: as it is): drains what the kernel
- * queued, ends a started command unless keep (or it exited), sends the final counters.
+ * queued, ends a started command (SIGTERM, ended_by_stop) unless keep or it exited, and
+ * at --runs N only with kill_at_runs (else ap_session_wait), sends the final counters.
  * Only the first call does anything.
  */
 void ap_session_stop(struct ap_session *s, uint32_t reason);
