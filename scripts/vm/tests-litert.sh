@@ -14,7 +14,7 @@ export PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LITERT_RUN_TOOLS=/ap/te
 
 echo "INFO kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo) mem $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 capture python python3 -E -s -c 'import sys, numpy, ai_edge_litert; print(sys.version.split()[0], numpy.__version__)'
-# record stops the workload after LITERT_RUNS invokes: it would run 5 more
+# record stops recording after LITERT_RUNS invokes; the workload runs its 5 more
 capture litert_record $AP record -o /tmp/litert.trace --runs "$LITERT_RUNS" -- \
 	python3 -E -s /ap/scripts/litert_run.py $MV2 --runs $((LITERT_RUNS + 5)) \
 	--delegate none --print-arena

@@ -313,6 +313,7 @@ static int on_event(void *ctx, const struct ap_event *ev)
 		/* a run is timed entry to return on one thread, as benchmark_model times it */
 		if (pv->run_t0 && pv->run_tid == ev->tid && ev->ts_ns >= pv->run_t0) {
 			l->lat.ns[l->lat.n++ % AP_LIVE_LAT] = ev->ts_ns - pv->run_t0;
+			l->lat.sum_ns += ev->ts_ns - pv->run_t0;
 			pv->run_t0 = 0;
 		}
 		break;

@@ -3,8 +3,9 @@
  * arenaprof record: traces the page faults of a process (started here, stopped until the
  * tracer is attached, or attached with -p) into a trace file, with run/op markers and
  * /proc samples, until the target exits, N runs complete, the duration ends or a signal
- * arrives. Every stop finalises the trace. The collecting is the session's (session.h);
- * this file is the options, the trace sink and the messages.
+ * arrives. Every stop finalises the trace. At N runs a started command is left to finish
+ * untraced, and waited for, unless --kill-at-runs. The collecting is the session's
+ * (session.h); this file is the options, the trace sink, the messages and the exit code.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,16 +26,37 @@
 #include "arenaprof/record/btf_custom.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/ring_sizing.h"
+#include "arenaprof/record/run_harness.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
 #include "arenaprof/util/clock.h"
 
 
-static volatile sig_atomic_t stop_signal;
+/*
+ * record's exit codes past the shared ones (0 ok, 1 the recorder failed, 2 bad usage): an
+ * outcome of what was asked, never a status the command chose, so that a CI script can
+ * tell them apart (man/arenaprof-record.1, EXIT STATUS). The first that applies wins: 1,
+ * then NO_RUN, FEWER_RUNS, COMMAND.
+ */
+enum {
+	REC_EXIT_COMMAND = 4,		/* the command failed: a non-zero status, a signal */
+	REC_EXIT_FEWER_RUNS = 5,	/* fewer runs than --runs N */
+	REC_EXIT_NO_RUN = 6,		/* --runs N, and not one run seen */
+};
 
-static void on_signal(int sig)
+static volatile sig_atomic_t stop_signal, n_signals, pass_on;
+
+/*
+ * While record waits for the command (--runs N), a signal is passed on to it (spawn.h):
+ * one sent to record, not one the terminal sent, which the command's process group got
+ * too (a second one either way: SIGKILL).
+ */
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	stop_signal = sig;
+	pass_on = si && si->si_code == SI_KERNEL ? 0 : sig;
+	n_signals++;
 }
 
 static bool status_shown;	/* the status line is on the terminal, to be cleared */
@@ -56,42 +78,79 @@ static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *tex
 	return 0;
 }
 
-/* --json: the recording's outcome as one JSON object, the last line on stdout. */
-static void print_json(const struct ap_session *s, const char *out, uint64_t bytes, int rc)
+/*
+ * What --json says of the probe and of the trace's end, kept when the probe is closed and
+ * the trace ended (at --runs N, before the command that runs on ends).
+ */
+struct outcome {
+	const char *method;
+	uint64_t ring_bytes, bpf_run_ns, bpf_runs, trace_bytes;
+	double sized_for_rate;
+	struct ap_rec_end end;		/* as the trace holds it */
+};
+
+static void outcome_take(struct outcome *o, struct ap_session *s, const struct ap_trace_sink *t)
 {
-	uint64_t run_ns, runs;
+	o->method = ap_method_name(ap_probe_method(s->probe));
+	o->ring_bytes = ap_probe_ring_bytes(s->probe);
+	o->sized_for_rate = ap_probe_sized_for_rate(s->probe);
+	/* for make bench: the recorder's own cost (bpf stats only when enabled) */
+	ap_probe_fault_stats(s->probe, &o->bpf_run_ns, &o->bpf_runs);
+	o->trace_bytes = t->w.bytes;
+	ap_session_end(s, &o->end);
+}
+
+static void json_status(struct ap_json *j, int exit_status, int term_signal)
+{
+	if (exit_status >= 0 && !term_signal)
+		ap_json_i64(j, "exit_status", exit_status);
+	else
+		ap_json_null(j, "exit_status");
+	if (term_signal > 0)
+		ap_json_i64(j, "signal", term_signal);
+	else
+		ap_json_null(j, "signal");
+}
+
+/* --json: the recording's outcome as one JSON object, the last line on stdout. */
+static void print_json(const struct ap_session *s, const char *out, const struct outcome *o,
+		       int rc)
+{
 	struct rusage ru;
 	struct ap_json j;
 
 	ap_json_init(&j, stdout);
 	ap_json_obj(&j, NULL);
 	ap_json_str(&j, "trace", out);
-	ap_json_u64(&j, "trace_bytes", bytes);
+	ap_json_u64(&j, "trace_bytes", o->trace_bytes);
 	ap_json_i64(&j, "pid", s->pid);
-	ap_json_str(&j, "method", ap_method_name(ap_probe_method(s->probe)));
+	ap_json_str(&j, "method", o->method);
 	ap_json_u64(&j, "faults", s->faults);
 	ap_json_u64(&j, "runs", s->runs);
+	if (s->o.runs_limit)
+		ap_json_u64(&j, "runs_asked", s->o.runs_limit);
+	else
+		ap_json_null(&j, "runs_asked");
 	ap_json_u64(&j, "dropped_events", s->counters.ringbuf_drops);
-	ap_json_u64(&j, "ring_bytes", ap_probe_ring_bytes(s->probe));
-	ap_json_u64(&j, "ring_sized_for_faults_per_s",
-		    (uint64_t)ap_probe_sized_for_rate(s->probe));
-	/* for make bench: the recorder's own cost (bpf stats only when enabled) */
-	ap_probe_fault_stats(s->probe, &run_ns, &runs);
-	ap_json_u64(&j, "bpf_fault_run_ns", run_ns);
-	ap_json_u64(&j, "bpf_fault_runs", runs);
+	ap_json_u64(&j, "ring_bytes", o->ring_bytes);
+	ap_json_u64(&j, "ring_sized_for_faults_per_s", (uint64_t)o->sized_for_rate);
+	ap_json_u64(&j, "bpf_fault_run_ns", o->bpf_run_ns);
+	ap_json_u64(&j, "bpf_fault_runs", o->bpf_runs);
 	if (!getrusage(RUSAGE_SELF, &ru))
 		ap_json_u64(&j, "recorder_peak_rss_bytes", (uint64_t)ru.ru_maxrss * 1024);
-	ap_json_obj(&j, "end");
-	ap_json_str(&j, "reason", ap_trace_end_reason(s->end_reason));
-	if (s->exit_status >= 0 && !s->term_signal)
-		ap_json_i64(&j, "exit_status", s->exit_status);
-	else
-		ap_json_null(&j, "exit_status");
-	if (s->term_signal > 0)
-		ap_json_i64(&j, "signal", s->term_signal);
-	else
-		ap_json_null(&j, "signal");
+	ap_json_obj(&j, "end");		/* the trace's end record */
+	ap_json_str(&j, "reason", ap_trace_end_reason(o->end.reason));
+	json_status(&j, o->end.exit_status, o->end.term_signal);
 	ap_json_end_obj(&j);
+	if (s->started) {		/* its end, waited for past the trace's */
+		ap_json_obj(&j, "command");
+		json_status(&j, s->exit_status, s->term_signal);
+		ap_json_bool(&j, "ended_by_record", s->ended_by_stop);
+		ap_json_bool(&j, "left_running", !s->target_gone);
+		ap_json_end_obj(&j);
+	} else {
+		ap_json_null(&j, "command");
+	}
 	ap_json_i64(&j, "exit_code", rc);
 	ap_json_end_obj(&j);
 	ap_json_finish(&j);
@@ -135,13 +194,19 @@ static void usage(FILE *f)
 		"                        [--probe auto|tp|fentry|perf] [--run-probe "
 		"BINARY:SYMBOL]\n"
 		"                        [--op-probe BINARY:SYMBOL[:ARG]] [--interval MS]\n"
-		"                        [--ring-size SIZE] [--arena auto|off|ADDR] [--keep]\n"
+		"                        [--ring-size SIZE] [--arena auto|off|ADDR]\n"
+		"                        [--kill-at-runs | --keep]\n"
 		"                        [--user USER] [--btf FILE] [--json] [-v]\n\n"
 		"Traces every page fault of a process into TRACE (see arenaprof-trace(5)).\n"
 		"  -- CMD ARGS      start CMD, attach before it runs: no first touch is missed\n"
 		"  -p PID           attach to a running process; pages already resident are "
 		"recorded\n"
-		"  --runs N         stop after N completed runs (needs a run probe)\n"
+		"  --runs N         stop recording after N completed runs (needs a run probe);\n"
+		"                   the trace is complete then, and a command started with --\n"
+		"                   runs on untraced to its own end, its output whole, and is\n"
+		"                   waited for (a signal to record is passed on to it)\n"
+		"  --kill-at-runs   with --runs N: end the command at N runs instead (SIGTERM,\n"
+		"                   SIGKILL 2 s later)\n"
 		"  --duration S     stop after S seconds\n"
 		"  --probe M        fault source: auto (tp, then fentry, then perf), tp, fentry, "
 		"perf\n"
@@ -158,9 +223,9 @@ static void usage(FILE *f)
 		"the\n"
 		"                   arena block of the plan's size and its exact base\n"
 		"  --arena off      no allocation probe; --arena ADDR: the arena's base (hex)\n"
-		"  --keep           with -- CMD and --runs: leave the command running at the end\n"
-		"                   (and if the recorder dies; without it, the command gets\n"
-		"                   SIGKILL when the recorder dies)\n"
+		"  --keep           leave the command running at the end, not waited for (and if\n"
+		"                   the recorder dies; without it, the command gets SIGKILL when\n"
+		"                   the recorder dies)\n"
 		"  --user USER      run CMD as USER (name or uid; its groups as initgroups sets\n"
 		"                   them); the probes stay with the privileged recorder.\n"
 		"                   Default: as the recorder, so root under sudo, as 'sudo CMD',\n"
@@ -175,9 +240,18 @@ static void usage(FILE *f)
 		"  -v               libbpf diagnostics\n"
 		"On a terminal a status line (time, runs, faults, bytes written, drops) is\n"
 		"rewritten once a second.\n"
-		"Exit: 0; with -- CMD, CMD's own exit status when it ends by itself with one\n"
-		"(128 + the signal when a signal killed it), as strace does; 1 when recording\n"
-		"failed, 2 for bad usage. The trace is complete in every case but 1.\n");
+		"Exit status (the first that applies; the trace is complete in every case but 1\n"
+		"and 2, and holds every run recorded):\n"
+		"  1  the recorder failed (BPF, the ring buffer, writing TRACE)\n"
+		"  2  bad usage or input; CMD could not be started (no trace is left)\n"
+		"  6  --runs N, and no run was seen: no run probe, or it never fired\n"
+		"  5  --runs N, and fewer runs were recorded: the target exited first,\n"
+		"     --duration ended first, or a signal stopped the recording\n"
+		"  4  CMD failed: it ended by itself with a non-zero status or by a signal\n"
+		"     (its status is on record's line 'the command, pid P exited (...)' and in\n"
+		"     --json's command.exit_status and command.signal)\n"
+		"  0  otherwise: recorded as asked, and CMD (if any) exited 0 or was ended by\n"
+		"     record (--kill-at-runs, --duration, a signal)\n");
 }
 
 #define GO_ON AP_CMD_GO_ON	/* parse_args: record; else the exit code */
@@ -202,8 +276,8 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 	*json = false;
 	btf_opt = NULL;
 	ap_opts_init(&op, "+p|pid: o|output: n|runs: d|duration: m|probe: R|run-probe: O|op-probe: "
-		     "i|interval: s|ring-size: k|keep u|user: A|arena: j=json v|verbose h|help "
-		     "B=btf:");
+		     "i|interval: s|ring-size: k|keep K=kill-at-runs u|user: A|arena: j=json "
+		     "v|verbose h|help B=btf:");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(so, c, optarg);
 
@@ -233,6 +307,7 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 		}
 		case 'k': so->keep = true; break;
 		case 'B': btf_opt = optarg; break;
+		case 'K': so->kill_at_runs = true; break;
 		case 'u': so->user = optarg; break;
 		case 'A': {
 			int w = ap_cli_word(optarg, "auto", "off", NULL);
@@ -258,6 +333,12 @@ bad_value:
 			"(see 'arenaprof record --help')");
 		return AP_EXIT_USAGE;
 	}
+	if (so->kill_at_runs && (!so->runs_limit || so->keep || so->pid > 0)) {
+		ap_cli_say("record", "--kill-at-runs %s", !so->runs_limit ? "needs --runs N" :
+			   so->keep ? "and --keep contradict each other" :
+			   "is for a command started with --: -p never ends a process");
+		return AP_EXIT_USAGE;
+	}
 	so->argv = argv + optind;
 	if (duration > 0)
 		so->duration_ns = (uint64_t)(duration * 1e9);
@@ -273,27 +354,177 @@ int cmd_record_parse(int argc, char **argv)
 	return parse_args(argc, argv, &so, &out, &json);
 }
 
-/*
- * The command's own end as record's exit code, as strace gives it: its exit status, or
- * 128 + the signal that killed it (the trace is complete either way).
- */
-static int target_status(const struct ap_session *s)
+/* What ended a recording of fewer runs than asked, for its error line. */
+static const char *cut_short_by(const struct ap_session *s, char *buf, size_t len)
 {
-	if (s->term_signal > 0)
-		return 128 + (s->term_signal & 127);
-	return s->exit_status > 0 ? s->exit_status & 255 : AP_EXIT_OK;
+	char st[64], sig[32];
+
+	switch (s->end_reason) {
+	case AP_END_TARGET_EXIT:
+		snprintf(buf, len, "the %s exited (%s)", s->started ? "command" : "process",
+			 ap_session_exit_text(s, st, sizeof(st)));
+		break;
+	case AP_END_DURATION:
+		snprintf(buf, len, "--duration ended");
+		break;
+	case AP_END_SIGNAL:
+		snprintf(buf, len, "%s stopped the recording",
+			 ap_run_sig_name(stop_signal, sig, sizeof(sig)));
+		break;
+	default:
+		snprintf(buf, len, "the recording ended");
+	}
+	return buf;
+}
+
+/*
+ * --runs N with fewer runs recorded: one error line, with the likely cause and what to pass
+ * when there was none at all. The exit code, or 0 when the runs asked for were recorded.
+ */
+static int runs_short(const struct ap_session *s)
+{
+	uint64_t want = s->o.runs_limit;
+	char why[128], cause[512];
+
+	if (!want || s->runs >= want)
+		return 0;
+	if (s->runs) {
+		ap_cli_say("record", "error: %" PRIu64 " of the %" PRIu64 " runs asked for were "
+			   "recorded before %s; the trace holds those %" PRIu64, s->runs, want,
+			   cut_short_by(s, why, sizeof(why)), s->runs);
+		return REC_EXIT_FEWER_RUNS;
+	}
+	cut_short_by(s, why, sizeof(why));
+	if (!s->run_probe)
+		snprintf(cause, sizeof(cause), "no run probe was attached (no LiteRT run entry "
+			 "point in the ELF files the %s mapped); pass --run-probe BINARY:SYMBOL, "
+			 "the function that performs one inference",
+			 s->started ? "command" : "process");
+	else if (s->o.run_spec)
+		snprintf(cause, sizeof(cause), "the run probe %s never fired before %s; pass "
+			 "--run-probe with the function that performs one inference",
+			 s->o.run_spec, why);
+	else
+		snprintf(cause, sizeof(cause), "the run entry points found (named above) never "
+			 "fired before %s: the model runs through another function; pass "
+			 "--run-probe BINARY:SYMBOL", why);
+	ap_cli_say("record", "error: --runs %" PRIu64 ", but no run was seen: %s", want, cause);
+	return REC_EXIT_NO_RUN;
+}
+
+/* Why record ended the command it started, for the line that says so. */
+static const char *ended_for(const struct ap_session *s)
+{
+	switch (s->end_reason) {
+	case AP_END_RUNS: return "at --runs (--kill-at-runs)";
+	case AP_END_DURATION: return "at the end of --duration";
+	case AP_END_SIGNAL: return "as the recording was interrupted";
+	default: return "as the recording failed";
+	}
+}
+
+/*
+ * The started command after the trace is complete: waited for when --runs N left it
+ * running, then its end said. 0, or AP_EXIT_RUNTIME when it could not be waited for.
+ */
+static int command_end(struct ap_session *s, sig_atomic_t signals_at_stop)
+{
+	char st[64];
+	int rc;
+
+	if (s->end_reason == AP_END_RUNS && !s->target_gone && !s->o.keep) {
+		ap_cli_say("record", "the command, pid %d, runs on untraced to its own end: "
+			   "waiting for it (--kill-at-runs ends it at N runs, --keep leaves it)",
+			   s->pid);
+		rc = ap_session_wait(s, &n_signals, &pass_on, signals_at_stop);
+		if (rc) {
+			ap_cli_say("record", "waiting for pid %d: %s", s->pid, strerror(-rc));
+			return AP_EXIT_RUNTIME;
+		}
+	}
+	if (!s->target_gone && s->o.keep)
+		ap_cli_say("record", "the command, pid %d, is left running (--keep)", s->pid);
+	else if (!s->target_gone)	/* deaf to SIGTERM: PR_SET_PDEATHSIG (spawn.h) */
+		ap_cli_say("record", "the command, pid %d, did not end within 2 s of SIGTERM; "
+			   "it gets SIGKILL as record exits", s->pid);
+	else if (s->ended_by_stop)
+		ap_cli_say("record", "the command, pid %d, was ended by record %s: %s", s->pid,
+			   ended_for(s), ap_session_exit_text(s, st, sizeof(st)));
+	else if (s->end_reason != AP_END_TARGET_EXIT)	/* ended after the trace */
+		ap_cli_say("record", "the command, pid %d exited (%s)", s->pid,
+			   ap_session_exit_text(s, st, sizeof(st)));
+	return 0;
+}
+
+/* The recording's end as record's exit code, by the order of the enum above. */
+static int exit_code(const struct ap_session *s, bool trace_failed)
+{
+	int rc;
+
+	if (trace_failed || s->end_reason == AP_END_ERROR)
+		return AP_EXIT_RUNTIME;
+	if (!s->started && s->end_reason == AP_END_TARGET_EXIT && !s->faults && !s->runs)
+		return AP_EXIT_RUNTIME;	/* the process was gone before anything was seen */
+	rc = runs_short(s);
+	if (rc)
+		return rc;
+	if (s->started && s->target_gone && !s->ended_by_stop &&
+	    (s->term_signal > 0 || s->exit_status > 0))
+		return REC_EXIT_COMMAND;
+	return AP_EXIT_OK;
+}
+
+/*
+ * The trace written, the probe closed, the command's end awaited (a signal since the stop
+ * is passed on to it): the messages, the code.
+ */
+static int finish(struct ap_session *s, struct ap_trace_sink *t, const char *out, bool json,
+		  sig_atomic_t signals_at_stop)
+{
+	struct outcome o;
+	char err[AP_ERR_LEN];
+	bool failed = ap_trace_sink_close(t, s) != 0;
+	int rc;
+
+	outcome_take(&o, s, t);
+	if (failed && t->close_failed)
+		ap_cli_say("record", "%s", t->err);
+	else if (failed)
+		ap_cli_say("record", "writing %s failed: %s; the trace holds every whole record "
+			   "before the failure", out, t->err);
+	if (s->end_reason == AP_END_TARGET_EXIT)
+		ap_cli_say("record", "%s %d exited (%s)%s", s->started ? "the command, pid" :
+			   "process", s->pid, ap_session_exit_text(s, err, sizeof(err)),
+			   !s->faults && !s->runs ? " before any fault or run was seen" : "");
+	if (!failed)
+		ap_cli_say("record", "%" PRIu64 " faults, %" PRIu64 " runs, %llu dropped "
+			   "events; trace %s (complete)", s->faults, s->runs,
+			   (unsigned long long)s->counters.ringbuf_drops, out);
+	if (s->counters.ringbuf_drops)
+		ap_cli_say("record", "warning: %llu events were dropped: the ring buffer (%s) "
+			   "overflowed; record again with a larger --ring-size",
+			   (unsigned long long)s->counters.ringbuf_drops,
+			   ap_fmt_bytes(o.ring_bytes, (char[32]){ 0 }, 32));
+	ap_session_detach(s);	/* the command runs on untraced (--runs N) */
+	rc = s->started ? command_end(s, signals_at_stop) : 0;
+	if (!rc)
+		rc = exit_code(s, failed);
+	if (json && !failed)
+		print_json(s, out, &o, rc);
+	return rc;
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct ap_session_opts so;
 	struct ap_session_sink messages = { .note = print_note };
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	struct ap_session s;
 	struct ap_trace_sink t;
 	char *out, err[AP_ERR_LEN];
 	bool tty = isatty(STDERR_FILENO), json;
 	uint64_t t0, next;
+	sig_atomic_t signals;
 	int rc = parse_args(argc, argv, &so, &out, &json);
 
 	if (rc != GO_ON)
@@ -334,43 +565,15 @@ int cmd_record(int argc, char **argv)
 		ap_session_free(&s);
 		return AP_EXIT_USAGE;
 	}
-	rc = AP_EXIT_OK;
 	t0 = next = ap_clock_ns(CLOCK_MONOTONIC) + 1000000000ULL;
 	t0 -= 1000000000ULL;
 	while (ap_session_step(&s, -1))
 		if (tty)
 			status_line(&s, &t, t0, &next);
+	signals = n_signals;
 	status_clear();
 	ap_session_stop(&s, 0);
-	if (ap_trace_sink_close(&t, &s)) {
-		if (t.close_failed)
-			ap_cli_say("record", "%s", t.err);
-		else
-			ap_cli_say("record", "writing %s failed: %s; the trace holds every "
-				"whole record before the failure", out, t.err);
-		rc = AP_EXIT_RUNTIME;
-		goto out;
-	}
-	if (s.end_reason == AP_END_TARGET_EXIT)
-		ap_cli_say("record", "%s %d exited (%s)%s", s.started ? "the command, pid" :
-			"process", s.pid, ap_session_exit_text(&s, err, sizeof(err)),
-			!s.faults && !s.runs ? " before any fault or run was seen" : "");
-	ap_cli_say("record", "%" PRIu64 " faults, %" PRIu64 " runs, %llu "
-		"dropped events; trace %s", s.faults, s.runs,
-		(unsigned long long)s.counters.ringbuf_drops, out);
-	if (s.counters.ringbuf_drops)
-		ap_cli_say("record", "warning: %llu events were dropped: the ring "
-			"buffer (%s) overflowed; record again with a larger --ring-size",
-			(unsigned long long)s.counters.ringbuf_drops,
-			ap_fmt_bytes(ap_probe_ring_bytes(s.probe), (char[32]){ 0 }, 32));
-	rc = s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
-	if (!s.started && s.end_reason == AP_END_TARGET_EXIT && !s.faults && !s.runs)
-		rc = AP_EXIT_RUNTIME;	/* the process was gone before anything was seen */
-	if (!rc && s.started && s.end_reason == AP_END_TARGET_EXIT)
-		rc = target_status(&s);
-	if (json)
-		print_json(&s, out, t.w.bytes, rc);
-out:
+	rc = finish(&s, &t, out, json, signals);
 	ap_session_free(&s);
 	return rc;
 }

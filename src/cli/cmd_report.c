@@ -128,7 +128,7 @@ int cmd_report(int argc, char **argv)
 	r->path = argv[optind];
 	r->x = &x;
 	if (a.fmt == 2) {
-		ap_openmetrics_report(stdout, r);
+		ap_openmetrics_report(stdout, r, AP_VERSION);
 	} else if (a.json) {
 		ap_report_json(stdout, r);
 	} else {

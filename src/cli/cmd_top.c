@@ -266,7 +266,7 @@ static void write_metrics(struct top *t, bool tui)
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", t->om_path, (int)getpid());
 	f = ap_outfile_fopen(tmp, 0644, err);
 	if (f) {
-		ap_openmetrics_live(f, &t->live);
+		ap_openmetrics_live(f, &t->live, AP_VERSION);
 		if (fclose(f) || rename(tmp, t->om_path)) {
 			snprintf(err, sizeof(err), "%s: %s", t->om_path, strerror(errno));
 			unlink(tmp);

@@ -187,14 +187,16 @@ static int push_link(struct ap_probe *p, const struct ap_bpf_link *l)
 
 static void teardown(struct ap_probe *p)
 {
+	/* the markers first (attached last), then the quiet thread's wait: a target that
+	 * runs on (record --runs N) stops trapping on every operator as soon as it can */
+	while (p->n_links)
+		ap_bpf_link_close(&p->links[--p->n_links]);
+	while (p->n_hot)
+		ap_bpf_link_close(&p->hot[--p->n_hot]);
 	if (p->quiet_running) {
 		pthread_join(p->quiet_thread, NULL);
 		p->quiet_running = false;
 	}
-	while (p->n_hot)
-		ap_bpf_link_close(&p->hot[--p->n_hot]);
-	while (p->n_links)
-		ap_bpf_link_close(&p->links[--p->n_links]);
 	free(p->links);
 	p->links = NULL;
 	p->cap_links = 0;
@@ -576,22 +578,26 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 	e = ap_symbols_lookup(path, symbol, &off, err);
 	if (e)
 		return e;
-	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, enter), p->pid, path, off, false,
-				 cookie, &l1);
-	if (e) {
-		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
-		return e;
-	}
+	/* the return first: a call entered between the two attaches (-p of a busy process)
+	 * then has an end without a beginning, which the BPF side ignores, not a beginning
+	 * without an end, which would leave its thread's depth above 0 for good */
 	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, exit), p->pid, path, off, true, cookie,
 				 &l2);
 	if (e) {
-		ap_bpf_link_close(&l1);
 		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
 		return e;
 	}
-	if (push_link(p, &l1) || push_link(p, &l2)) {
-		/* push_link(l1) may have worked: take it back so nothing is closed twice */
-		if (p->n_links && p->links[p->n_links - 1].fd == l1.fd)
+	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, enter), p->pid, path, off, false,
+				 cookie, &l1);
+	if (e) {
+		ap_bpf_link_close(&l2);
+		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
+		return e;
+	}
+	/* closed in reverse (teardown): the entry before the return, for the same reason */
+	if (push_link(p, &l2) || push_link(p, &l1)) {
+		/* push_link(l2) may have worked: take it back so nothing is closed twice */
+		if (p->n_links && p->links[p->n_links - 1].fd == l2.fd)
 			p->n_links--;
 		ap_bpf_link_close(&l2);
 		ap_bpf_link_close(&l1);

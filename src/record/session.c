@@ -733,17 +733,25 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 	if (!s->failed && s->end_reason != AP_END_RUNS)
 		while (ap_probe_poll(s->probe, 0, on_event, s, err) > 0 && !s->failed)
 			;
-	if (s->end_reason == AP_END_RUNS && s->started && !s->o.keep) {
+	if (s->end_reason == AP_END_RUNS && s->started && s->o.kill_at_runs &&
+	    target_alive(s)) {
+		int st;
+
+		s->ended_by_stop = true;
 		kill(s->pid, SIGTERM);
 		for (int i = 0; i < 200 && target_alive(s); i++)
 			usleep(10000);
 		if (target_alive(s)) {
 			kill(s->pid, SIGKILL);
-			waitpid(s->pid, NULL, 0);
+			if (waitpid(s->pid, &st, 0) == s->pid)
+				set_exit(s, st);
 		}
+	} else if (s->end_reason == AP_END_RUNS) {
+		/* the command goes on to its own end, its output whole (ap_session_wait) */
 	} else if (s->started && s->end_reason != AP_END_TARGET_EXIT && !s->o.keep &&
 		   target_alive(s)) {
 		/* interrupted: the command we started goes too */
+		s->ended_by_stop = true;
 		kill(s->pid, SIGTERM);
 		for (int i = 0; i < 200 && target_alive(s); i++)
 			usleep(10000);
@@ -765,6 +773,30 @@ void ap_session_end(const struct ap_session *s, struct ap_rec_end *end)
 	*end = (struct ap_rec_end){ .ts_ns = ap_clock_ns(CLOCK_MONOTONIC), .reason = s->end_reason,
 				    .exit_status = s->exit_status,
 				    .term_signal = s->term_signal, .runs = (uint32_t)s->runs };
+}
+
+void ap_session_detach(struct ap_session *s)
+{
+	ap_probe_close(s->probe);
+	s->probe = NULL;
+	s->alloc.probe = NULL;
+	ap_cg_session_close(s->cg);
+	s->cg = NULL;
+}
+
+int ap_session_wait(struct ap_session *s, volatile sig_atomic_t *n_signals,
+		    volatile sig_atomic_t *pass_on, sig_atomic_t seen)
+{
+	static volatile sig_atomic_t none;
+	int st, rc;
+
+	if (!s->started || s->target_gone || s->o.keep || s->end_reason != AP_END_RUNS)
+		return 0;
+	rc = ap_spawn_wait(s->pid, n_signals ? n_signals : &none, seen,
+			   pass_on ? pass_on : &none, &st);
+	if (!rc)
+		set_exit(s, st);
+	return rc;
 }
 
 void ap_session_free(struct ap_session *s)

@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,4 +193,51 @@ void ap_spawn_abandon(struct ap_spawn *sp)
 	close(sp->exec_err_fd);
 	sp->release_fd = sp->exec_err_fd = -1;
 	waitpid(sp->pid, NULL, 0);
+}
+
+/* A pidfd polls readable when the process ends; -1 where the kernel has none (< 5.3). */
+static int pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+int ap_spawn_wait(pid_t pid, volatile sig_atomic_t *n_signals, sig_atomic_t seen,
+		  volatile sig_atomic_t *sig, int *status)
+{
+	int forwarded = 0;
+	int fd = pidfd_of(pid), e = 0;
+
+	for (;;) {
+		pid_t w;
+
+		if (*n_signals != seen) {
+			/* the first one is the user's to the command; a second one insists */
+			seen = *n_signals;
+			if (forwarded++)
+				kill(pid, SIGKILL);
+			else if (*sig)
+				kill(pid, *sig);
+		}
+		w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			e = errno;
+			break;
+		}
+		/* a signal cuts the poll short (EINTR); one that comes just before it is
+		 * passed on at the timeout */
+		if (fd >= 0)
+			poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, 100);
+		else
+			poll(NULL, 0, 20);
+	}
+	if (fd >= 0)
+		close(fd);
+	return -e;
 }

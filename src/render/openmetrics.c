@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-/* openmetrics: report's figures as OpenMetrics text (openmetrics.h). */
+/*
+ * openmetrics: report's figures as OpenMetrics text (openmetrics.h), as Prometheus users
+ * expect them: counters as a family whose sample ends in _total, the run latency as a
+ * summary (quantiles 0.5, 0.9, 0.99, _sum, _count), a build_info gauge, no empty label,
+ * "# EOF" last.
+ */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/render/openmetrics.h"
+#include "arenaprof/util/stats.h"
 
 /* A label value: backslash, quote and newline escaped, as the format wants. */
 static void label(FILE *f, const char *v)
@@ -24,7 +31,7 @@ static void label(FILE *f, const char *v)
 
 struct om {
 	FILE *f;
-	const char *model, *host;
+	const char *model, *host;	/* NULL or "": the label is left out, never empty */
 };
 
 static void head(const struct om *o, const char *name, const char *type, const char *unit,
@@ -36,97 +43,185 @@ static void head(const struct om *o, const char *name, const char *type, const c
 	fprintf(o->f, "# HELP %s %s\n", name, help);
 }
 
-static void sample(const struct om *o, const char *name, const char *extra, double v)
+/* One label "key=value" after the ones before it (*n of them), if value is not empty. */
+static void one_label(const struct om *o, int *n, const char *key, const char *value)
 {
-	fprintf(o->f, "%s{model=\"", name);
-	label(o->f, o->model);
-	fputs("\",host=\"", o->f);
-	label(o->f, o->host);
-	fprintf(o->f, "\"%s} %.17g\n", extra ? extra : "", v);
+	if (!value || !*value)
+		return;
+	fprintf(o->f, "%s%s=\"", *n ? "," : "{", key);
+	label(o->f, value);
+	fputc('"', o->f);
+	(*n)++;
+}
+
+/* A value: an integer as it is, a duration in ns as seconds, exactly ("0.001904591"). */
+struct val {
+	char s[32];
+};
+
+static struct val num(uint64_t v)
+{
+	struct val r;
+
+	snprintf(r.s, sizeof(r.s), "%" PRIu64, v);
+	return r;
+}
+
+static struct val secs(uint64_t ns)
+{
+	struct val r;
+
+	snprintf(r.s, sizeof(r.s), "%" PRIu64 ".%09" PRIu64, ns / UINT64_C(1000000000),
+		 ns % UINT64_C(1000000000));
+	return r;
+}
+
+/* name{model,host[,quantile]} v; suffix: "_total", "_sum", ... or "" */
+static void sample(const struct om *o, const char *name, const char *suffix,
+		   const char *quantile, struct val v)
+{
+	int n = 0;
+
+	fprintf(o->f, "%s%s", name, suffix);
+	one_label(o, &n, "model", o->model);
+	one_label(o, &n, "host", o->host);
+	one_label(o, &n, "quantile", quantile);
+	fprintf(o->f, "%s %s\n", n ? "}" : "", v.s);
 }
 
 /* A gauge with one sample (unit: NULL, or the name's suffix, e.g. "bytes"). */
 static void gauge(const struct om *o, const char *name, const char *unit, const char *help,
-		  double v)
+		  struct val v)
 {
 	head(o, name, "gauge", unit, help);
-	sample(o, name, NULL, v);
+	sample(o, name, "", NULL, v);
 }
 
-/* The model's file name for the label, "" without a plan. */
+/* A counter: the family is name, its sample name_total. */
+static void counter(const struct om *o, const char *name, const char *help, uint64_t v)
+{
+	head(o, name, "counter", NULL, help);
+	sample(o, name, "_total", NULL, num(v));
+}
+
+/* arenaprof's version, as Prometheus exporters give theirs (its value is always 1). */
+static void build_info(FILE *f, const char *version)
+{
+	struct om o = { .f = f };
+	int n = 0;
+
+	head(&o, "arenaprof_build_info", "gauge", NULL, "arenaprof's version; always 1.");
+	fputs("arenaprof_build_info", f);
+	one_label(&o, &n, "version", version);
+	fprintf(f, "%s 1\n", n ? "}" : "");
+}
+
+/*
+ * The run latency as a summary: quantiles 0.5 and 0.99 as util/stats.h defines them for
+ * report and the live view, 0.9 by the same rule, over v (n > 0, sorted here); count runs
+ * and sum_ns their total (over more runs than v for the live view's window).
+ */
+static void latency(const struct om *o, const char *help, uint64_t *v, size_t n,
+		    uint64_t count, uint64_t sum_ns)
+{
+	const char *name = "arenaprof_run_latency_seconds";
+	uint64_t q50, q99;
+
+	ap_median_p99(v, n, &q50, &q99);
+	head(o, name, "summary", "seconds", help);
+	sample(o, name, "", "0.5", secs(q50));
+	sample(o, name, "", "0.9", secs(v[n * 90 / 100]));
+	sample(o, name, "", "0.99", secs(q99));
+	sample(o, name, "_sum", NULL, secs(sum_ns));
+	sample(o, name, "_count", NULL, num(count));
+}
+
+/* The model's file name for the label, NULL without a plan. */
 static const char *model_of(const struct ap_tplan *p)
 {
 	const char *slash = p ? strrchr(p->model, '/') : NULL;
 
-	return !p ? "" : slash ? slash + 1 : p->model;
+	return !p ? NULL : slash ? slash + 1 : p->model;
 }
 
-void ap_openmetrics_live(FILE *f, const struct ap_live *l)
+void ap_openmetrics_live(FILE *f, const struct ap_live *l, const char *version)
 {
 	char host[256] = "";
 	struct om o = { .f = f, .host = host, .model = model_of(l->plan) };
-	uint64_t hwm = l->last.rec.vm_hwm, p50, p99;
-	uint32_t n;
+	uint64_t hwm = l->last.rec.vm_hwm, v[AP_LIVE_LAT];
+	size_t k = l->lat.n < AP_LIVE_LAT ? (size_t)l->lat.n : AP_LIVE_LAT;
 
 	gethostname(host, sizeof(host) - 1);
+	build_info(f, version);
 	if (l->plan)
 		gauge(&o, "arenaprof_arena_planned_bytes", "bytes", "The plan's tensor arena.",
-		      (double)l->plan->arena_bytes);
+		      num(l->plan->arena_bytes));
 	if (l->id.map >= 0)
 		gauge(&o, "arenaprof_arena_found_bytes", "bytes", "The arena's first-touched "
-		      "and attach-resident bytes.", (double)(l->arena_held * l->page_size));
+		      "and attach-resident bytes.", num(l->arena_held * l->page_size));
 	if (hwm != AP_NO_VALUE)
-		gauge(&o, "arenaprof_peak_bytes", "bytes", "VmHWM, the latest sample.",
-		      (double)hwm);
-	gauge(&o, "arenaprof_arena_first_touch_pages", NULL, "Arena pages first touched while "
-	      "traced.", (double)l->arena_ft);
-	gauge(&o, "arenaprof_dropped_events", NULL, "Events the ring buffer dropped.",
-	      (double)l->drops.ringbuf_drops);
-	gauge(&o, "arenaprof_runs", NULL, "Inference runs completed.", (double)l->runs_completed);
-	if (ap_live_latency(l, &p50, &p99, &n)) {
-		head(&o, "arenaprof_run_latency_seconds", "gauge", "seconds",
-		     "One inference run, by the run probe's markers (the last 256 runs).");
-		sample(&o, "arenaprof_run_latency_seconds", ",stat=\"median\"", (double)p50 / 1e9);
-		sample(&o, "arenaprof_run_latency_seconds", ",stat=\"p99\"", (double)p99 / 1e9);
+		gauge(&o, "arenaprof_peak_bytes", "bytes", "VmHWM, the latest sample.", num(hwm));
+	counter(&o, "arenaprof_arena_first_touch_pages", "Arena pages first touched while "
+		"traced.", l->arena_ft);
+	counter(&o, "arenaprof_dropped_events", "Events the ring buffer dropped.",
+		l->drops.ringbuf_drops);
+	counter(&o, "arenaprof_runs", "Inference runs completed.", l->runs_completed);
+	if (k) {
+		memcpy(v, l->lat.ns, k * sizeof(*v));
+		latency(&o, "One inference run, by the run probe's markers (quantiles of the "
+			"last 256 runs; _sum and _count of every run timed).", v, k, l->lat.n,
+			l->lat.sum_ns);
 	}
 	fputs("# EOF\n", f);
 }
 
-void ap_openmetrics_report(FILE *f, const struct ap_report *r)
+/* The trace's run latencies: a summary of every timed run, and the first run's own. */
+static void report_latency(const struct om *o, const struct ap_analysis *a)
+{
+	uint64_t *v = malloc((a->n_run_ns + 1) * sizeof(*v)), sum = 0;
+	size_t n = 0;
+
+	if (!v)
+		return;		/* out of memory: the other metrics still say what they can */
+	for (uint32_t i = 0; i < a->n_run_ns; i++)
+		if (a->run_ns[i]) {
+			v[n++] = a->run_ns[i];
+			sum += a->run_ns[i];
+		}
+	if (n && a->run_ns[0])
+		gauge(o, "arenaprof_first_run_latency_seconds", "seconds", "Run 0, the first "
+		      "inference, by the run probe's markers.", secs(a->run_ns[0]));
+	if (n)
+		latency(o, "One inference run, by the run probe's markers.", v, n, n, sum);
+	free(v);
+}
+
+void ap_openmetrics_report(FILE *f, const struct ap_report *r, const char *version)
 {
 	const struct ap_corr_all *x = r->x;
 	const struct ap_analysis *a = &x->a;
-	const struct ap_attrib *at = r->attrib;
 	char host[256] = "";
 	struct om o = { .f = f, .host = host, .model = model_of(x->have_plan ? &x->plan : NULL) };
 
 	gethostname(host, sizeof(host) - 1);
+	build_info(f, version);
 	if (x->have_plan)
 		gauge(&o, "arenaprof_arena_planned_bytes", "bytes", "The plan's tensor arena.",
-		      (double)x->plan.arena_bytes);
+		      num(x->plan.arena_bytes));
 	if (a->id.map >= 0)
 		gauge(&o, "arenaprof_arena_found_bytes", "bytes", "The arena's first-touched "
 		      "and attach-resident bytes.",
-		      (double)x->c.groups[AP_GROUP_ARENA].resident_bytes);
+		      num(x->c.groups[AP_GROUP_ARENA].resident_bytes));
 	gauge(&o, "arenaprof_peak_bytes", "bytes", "VmHWM's maximum over the trace's samples.",
-	      (double)AP_SAMPLE_MAX(a, vm_hwm));
-	gauge(&o, "arenaprof_arena_first_touch_pages", NULL, "Arena pages first touched while "
-	      "traced.", a->id.map >= 0 ? (double)a->as.maps[a->id.map].first_touch_pages : 0);
-	gauge(&o, "arenaprof_dropped_events", NULL, "Events the ring buffer dropped.",
-	      (double)a->drops.ringbuf_drops);
-	gauge(&o, "arenaprof_runs", NULL, "Inference runs completed.", (double)a->runs_completed);
-	if (at && at->run_median_ns) {
-		head(&o, "arenaprof_run_latency_seconds", "gauge", "seconds",
-		     "One inference run, by the run probe's markers.");
-		sample(&o, "arenaprof_run_latency_seconds", ",stat=\"median\"",
-		       (double)at->run_median_ns / 1e9);
-		sample(&o, "arenaprof_run_latency_seconds", ",stat=\"p99\"",
-		       (double)at->run_p99_ns / 1e9);
-		sample(&o, "arenaprof_run_latency_seconds", ",stat=\"first\"",
-		       (double)at->run_first_ns / 1e9);
-	}
+	      num(AP_SAMPLE_MAX(a, vm_hwm)));
+	counter(&o, "arenaprof_arena_first_touch_pages", "Arena pages first touched while "
+		"traced.", a->id.map >= 0 ? a->as.maps[a->id.map].first_touch_pages : 0);
+	counter(&o, "arenaprof_dropped_events", "Events the ring buffer dropped.",
+		a->drops.ringbuf_drops);
+	counter(&o, "arenaprof_runs", "Inference runs completed.", a->runs_completed);
+	report_latency(&o, a);
 	if (x->have_plan && a->id.map >= 0)
 		gauge(&o, "arenaprof_plan_matches", NULL, "1 when the plan describes the trace.",
-		      x->c.mismatch ? 0 : 1);
+		      num(x->c.mismatch ? 0 : 1));
 	fputs("# EOF\n", f);
 }

@@ -146,6 +146,7 @@ static void text_corr(FILE *f, const struct ap_report *r)
 	uint64_t ps = c->page_size;
 	unsigned maxd = r->max_disagree ? r->max_disagree : 20;
 	uint32_t quiet = 0;
+	char mk[24];
 
 	fprintf(f, "\nplan       %s (%s): %s arena, %u operators: %s\n", TS(p->model), p->strategy,
 		B(p->arena_bytes), p->n_ops, c->mismatch ? "DOES NOT MATCH this trace" :
@@ -154,28 +155,39 @@ static void text_corr(FILE *f, const struct ap_report *r)
 		fprintf(f, "           - %s\n", c->reasons[i]);
 	if (c->arena < 0)
 		return;
-	if (c->have_markers)
+	/* nothing to compare (an arena resident before attach): n/a, not "0 of 0" */
+	if (c->have_markers && c->compared)
 		fprintf(f, "agreement  plan and op-marker attribution agree on %" PRIu64 " of %"
 			PRIu64 " first-touch arena pages (%.1f %%)\n", c->agree, c->compared,
 			100 * ap_corr_agreement(c));
-	else
+	else if (c->have_markers)
+		fprintf(f, "agreement  plan and op-marker attribution: n/a (no first-touch arena "
+			"page to compare)\n");
+	else if (c->ft_pages)
 		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
 			"attribution only; %" PRIu64 " of %" PRIu64
 			" first touches in plan order\n",
 			c->order_ok, c->ft_pages);
+	else
+		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
+			"attribution only; plan order n/a (no first-touch arena page)\n");
 	if (c->unplanned_pages || c->beyond_pages)
 		fprintf(f, "           %" PRIu64 " first-touch pages lie where the plan puts no "
 			"tensor (%" PRIu64 " past its end)\n", c->unplanned_pages + c->beyond_pages,
 			c->beyond_pages);
+	/* without op markers there is no marker count: n/a, not 0 */
+	snprintf(mk, sizeof(mk), "%" PRIu64, c->widest_op >= 0 ?
+		 c->ops[c->widest_op + 1].marker_pages : 0);
 	if (c->widest_op >= 0)
 		fprintf(f, "widest     #%d %s \"%s\": %s live = %.1f %% of the arena; first-touch "
-			"pages: plan %" PRIu64 ", marker %" PRIu64 "\n", c->widest_op,
+			"pages: plan %" PRIu64 ", marker %s\n", c->widest_op,
 			op_name(p, c->widest_op),
 			ap_corr_short_name(op_output(p, c->widest_op), (char[64]){ 0 }, 64),
 			B(c->widest_bytes),
 			p->arena_bytes ? 100.0 * (double)c->widest_bytes /
 					 (double)p->arena_bytes : 0,
-			c->ops[c->widest_op + 1].plan_pages, c->ops[c->widest_op + 1].marker_pages);
+			c->ops[c->widest_op + 1].plan_pages,
+			c->have_markers ? mk : "n/a");
 	fprintf(f, "first-touch arena pages per operator (plan: earliest planned writer of the "
 		"page; marker: op probe):\n");
 	fprintf(f, "  %4s  %-22s %-40s %6s %10s %6s %10s\n", "op", "opcode", "output", "plan",

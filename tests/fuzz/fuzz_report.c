@@ -133,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.all_mappings = true;
 	ap_report_text(f, &r);
 	ap_report_json(f, &r);
-	ap_openmetrics_report(f, &r);
+	ap_openmetrics_report(f, &r, "fuzz");
 	ap_attrib_free(&at);
 	if (x.have_plan)
 		heatmaps(&x, in.trace, pre, &all);

@@ -4,8 +4,10 @@
 # scripts/litert-run prints 'done runs N', litert-benchmark writes num_runs and
 # num_warmup_runs to its --result_json, the XNNPACK program prints 'done runs N'.
 #   - the Python Interpreter with the default resolver (XNNPACK), and CompiledModel's
-#     run_by_index (litert-run --api compiled): every run, and --runs stops them;
-#   - litert-benchmark (CompiledModel's run_by_name): its warm-ups and its runs;
+#     run_by_index (litert-run --api compiled): every run, and --runs stops the recording
+#     (the workload finishes), --kill-at-runs the workload;
+#   - litert-benchmark (CompiledModel's run_by_name): its warm-ups and its runs, and under
+#     --runs it still writes its results;
 #   - both APIs in one process: CompiledModel's Run calls Interpreter::Invoke, and a run
 #     is counted once (the outermost call on a thread);
 #   - a program that drives XNNPACK itself (Debian's libXNNPACK): xnn_invoke_runtime.
@@ -38,7 +40,8 @@ $(j "$2.json" "d['runs_begun']" 2>&1)"
 	check "$1" [ "$(j "$2.json" "(d['runs'], d['runs_begun'])" 2>&1)" = "($3, $3)" ]
 }
 
-# runs_of NAME API: litert-run's N runs counted, then --runs stopping a longer one
+# runs_of NAME API: litert-run's N runs counted, then --runs stopping the recording of a
+# longer one, which finishes, and --kill-at-runs stopping it
 runs_of() {
 	local name=$1 api=$2 t=$TMP/$1 n
 	"$AP" record -o "$t.trace" -- "$LR" "$MV1" --delegate xnnpack --api "$api" \
@@ -49,13 +52,21 @@ runs_of() {
 	counted "$name: record counted its 300 runs" "$t.trace" 300
 	"$AP" record -o "$t-stop.trace" --runs "$RUNS" -- "$LR" "$MV1" --delegate xnnpack \
 		--api "$api" --runs $((RUNS + 100)) >"$t-stop.out" 2>"$t-stop.err"
-	counted "$name: record --runs $RUNS stopped it after $RUNS" "$t-stop.trace" "$RUNS"
-	MSG="the workload printed: $(cat "$t-stop.out")"
-	check "$name: ... before the workload's own end" \
-		[ -z "$(grep '^done runs' "$t-stop.out")" ]
+	rc=$?
+	counted "$name: record --runs $RUNS stopped recording after $RUNS" "$t-stop.trace" "$RUNS"
+	MSG="exit $rc; the workload printed: $(cat "$t-stop.out")"
+	check "$name: ... the workload ran to its own end, $((RUNS + 100)) runs, and record exits 0" \
+		[ "$rc:$(sed -n 's/^done runs //p' "$t-stop.out")" = "0:$((RUNS + 100))" ]
 	MSG="$(j "$t-stop.trace.json" "d['end']['reason']")"
 	check "$name: ... and says why it ended" \
 		[ "$MSG" = "the requested runs completed" ]
+	"$AP" record -o "$t-kill.trace" --runs 50 --kill-at-runs -- "$LR" "$MV1" --delegate \
+		xnnpack --api "$api" --runs 100000 >"$t-kill.out" 2>"$t-kill.err"
+	rc=$?
+	counted "$name: record --runs 50 --kill-at-runs stopped it after 50" "$t-kill.trace" 50
+	MSG="exit $rc; the workload printed: $(cat "$t-kill.out")"
+	check "$name: ... before the workload's own end, and record exits 0" \
+		[ "$rc:$(grep -c '^done runs' "$t-kill.out")" = "0:0" ]
 }
 runs_of "Interpreter, default resolver" interpreter
 runs_of "CompiledModel run_by_index" compiled
@@ -75,9 +86,17 @@ counted "litert-benchmark: record counted all $((RUNS + 5))" "$t.trace" $((RUNS 
 MSG="$(grep '^runs' <("$AP" report "$t.trace"))"
 check "litert-benchmark: report names the APIs found" \
 	grep -q "run entry points found automatically (a run is the outermost call): .*CompiledModel" <<<"$MSG"
+# --runs 100 of a benchmark of 300: the recording stops at 100, the benchmark goes on and
+# writes its results (what record killed before)
 "$AP" record -o "$t-stop.trace" --runs 100 -- "$venv/bin/litert-benchmark" --model "$MV2" \
-	--num_runs "$RUNS" >"$t-stop.out" 2>"$t-stop.err"
-counted "litert-benchmark: record --runs 100 stopped it after 100" "$t-stop.trace" 100
+	--num_runs 300 --warmup_runs 5 --result_json "$t-stop.res.json" >"$t-stop.out" \
+	2>"$t-stop.err"
+rc=$?
+counted "litert-benchmark: record --runs 100 stopped recording after 100" "$t-stop.trace" 100
+want=$(j "$t-stop.res.json" "d['latency']['num_runs']" 2>&1)
+MSG="exit $rc; litert-benchmark's result: $want; $(tail -2 "$t-stop.err")"
+check "litert-benchmark: ... it ran its 300 runs and wrote its results, record exits 0" \
+	[ "$rc:$want" = "0:300" ]
 
 # both APIs in one process: 3 invoke()s and 4 run_by_index, 7 runs, none twice
 t=$TMP/both

@@ -222,6 +222,17 @@ static void check_latency(struct ap_live *l)
 		      "k %u p50 %" PRIu64 " (want %" PRIu64 ") p99 %" PRIu64
 		      " (want %" PRIu64 ")", k, p50, want50, p99, want99);
 	}
+	{
+		/* a summary's _count and _sum (openmetrics): every run timed, not the window */
+		uint64_t sum = 0;
+
+		for (uint64_t i = 0; i < 300; i++)
+			if (i != 100)
+				sum += (i * 7 % 300 + 1) * 1000;
+		CHECK("latency: the count and sum of every run timed", l->lat.n == 299 &&
+		      l->lat.sum_ns == sum, "n %" PRIu64 " sum %" PRIu64 " (want 299, %" PRIu64
+		      ")", l->lat.n, l->lat.sum_ns, sum);
+	}
 }
 
 /* Allocating calls: the bytes held, the sites ranked by them, blocks replaced and freed. */

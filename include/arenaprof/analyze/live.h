@@ -35,6 +35,7 @@ struct ap_live_hist {
 struct ap_live_lat {
 	uint64_t ns[AP_LIVE_LAT];
 	uint64_t n;		/* runs timed so far (the last AP_LIVE_LAT are kept) */
+	uint64_t sum_ns;	/* of all n: a summary's _sum (openmetrics.c) */
 };
 
 /* A call site of the C library's allocator, as the allocation probe sees it. */

@@ -15,6 +15,8 @@
  *	ap_session_step()...	until it returns 0
  *	ap_session_stop()	drain, end a started command, final counters
  *	ap_session_end()	the AP_REC_END payload
+ *	ap_session_detach()	stop tracing; a command left running runs on untraced
+ *	ap_session_wait()	wait for that command's end
  *	ap_session_free()
  *
  * Nothing here prints: messages go to the sinks' note callback, errors to err.
@@ -103,6 +105,8 @@ struct ap_session_opts {
 	uint32_t interval_ms;		/* samples, counters, maps (0: AP_SESSION_INTERVAL_MS) */
 	uint32_t smaps_interval_ms;	/* smaps_rollup; 0: with every sample */
 	uint64_t runs_limit;		/* stop after N completed runs; 0: none */
+	bool kill_at_runs;		/* ... and end a started command there (else it
+					 * runs on, untraced once detached) */
 	uint64_t duration_ns;		/* stop after this long; 0: none */
 	bool keep;			/* leave a started command running at the end (and
 					 * when the recorder dies: no parent-death signal) */
@@ -154,6 +158,7 @@ struct ap_session {
 	int exit_status, term_signal;	/* -1 and 0 while unknown (-p: not our child) */
 	uint64_t start_time;		/* -p: /proc/PID/stat's, to tell a reused pid */
 	uint32_t end_reason;		/* enum ap_end_reason, 0 while running */
+	bool ended_by_stop;		/* ap_session_stop sent the command SIGTERM */
 	bool failed;			/* a sink failed */
 	/* private */
 	bool maps_stale;		/* a fault hit a vma the last snapshot lacks */
@@ -210,7 +215,8 @@ void ap_session_note(struct ap_session *s, uint32_t level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
  * Ends the session with reason (if none yet; 0: as it is): drains what the kernel
- * queued, ends a started command unless keep (or it exited), sends the final counters.
+ * queued, ends a started command (SIGTERM, ended_by_stop) unless keep or it exited, and
+ * at --runs N only with kill_at_runs (else ap_session_wait), sends the final counters.
  * Only the first call does anything.
  */
 void ap_session_stop(struct ap_session *s, uint32_t reason);
@@ -221,6 +227,16 @@ void ap_session_stop(struct ap_session *s, uint32_t reason);
 const char *ap_session_exit_text(const struct ap_session *s, char *buf, size_t len);
 /* The AP_REC_END payload of a stopped session. */
 void ap_session_end(const struct ap_session *s, struct ap_rec_end *end);
+/* Closes the probe of a stopped session: no program or uprobe stays on the target. */
+void ap_session_detach(struct ap_session *s);
+/*
+ * Waits for a started command that ap_session_stop left running (--runs without
+ * kill_at_runs) to end, for exit_status and term_signal; a signal counted in *n_signals
+ * past seen is passed on as *pass_on says (ap_spawn_wait). 0 at once when there is none
+ * to wait for, else waitpid's -errno.
+ */
+int ap_session_wait(struct ap_session *s, volatile sig_atomic_t *n_signals,
+		    volatile sig_atomic_t *pass_on, sig_atomic_t seen);
 /* Closes the probe and frees everything; a started command not yet released exits. */
 void ap_session_free(struct ap_session *s);
 

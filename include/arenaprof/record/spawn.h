@@ -10,6 +10,7 @@
 #ifndef ARENAPROF_SPAWN_H
 #define ARENAPROF_SPAWN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -50,6 +51,14 @@ int ap_spawn_held(struct ap_spawn *sp, char **argv, const struct ap_spawn_opts *
  * itself).
  */
 int ap_spawn_release(struct ap_spawn *sp);
+/*
+ * Waits for a released command to end, its wait status into *status: 0, or waitpid's
+ * -errno. The first signal that raises *n_signals past seen is passed on to it (*sig, the
+ * latest one; 0: none, the command has it already); a second one sends SIGKILL, so that
+ * a command deaf to the first one still ends.
+ */
+int ap_spawn_wait(pid_t pid, volatile sig_atomic_t *n_signals, sig_atomic_t seen,
+		  volatile sig_atomic_t *sig, int *status);
 /* Gives it up before the exec: it exits 127 without running argv; reaped. */
 void ap_spawn_abandon(struct ap_spawn *sp);
 
