@@ -59,25 +59,36 @@ static void note(struct ap_alloc_probe *a, uint32_t level, const char *fmt, ...)
 		a->note(a->ctx, level, text);
 }
 
+/* Remembers path in the list: 1 the first time, 0 when seen before, -1 out of memory. */
+static int remember(char ***list, size_t *n, const char *path)
+{
+	char **v;
+
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*list)[i], path))
+			return 0;
+	v = realloc(*list, (*n + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	*list = v;
+	v[*n] = strdup(path);
+	if (!v[*n])
+		return -1;
+	(*n)++;
+	return 1;
+}
+
 /* Attaches to one C library (once per resolved path); true if attached now or before. */
 static bool attach_lib(struct ap_alloc_probe *a, const char *path, const char *why)
 {
 	char real[PATH_MAX], what[160], err[AP_ERR_LEN];
-	char **v;
+	int r;
 
 	if (!realpath(path, real))
 		snprintf(real, sizeof(real), "%s", path);
-	for (size_t i = 0; i < a->n_libs; i++)
-		if (!strcmp(a->libs[i], real))
-			return true;
-	v = realloc(a->libs, (a->n_libs + 1) * sizeof(*v));
-	if (!v)
-		return false;
-	a->libs = v;
-	v[a->n_libs] = strdup(real);
-	if (!v[a->n_libs])
-		return false;
-	a->n_libs++;
+	r = remember(&a->libs, &a->n_libs, real);
+	if (r <= 0)
+		return r == 0;
 	if (ap_probe_attach_alloc(a->probe, real, what, sizeof(what), err)) {
 		note(a, 1, "allocation probe: cannot attach to %s: %s", real, err);
 		return false;
@@ -139,25 +150,6 @@ void ap_alloc_probe_start(struct ap_alloc_probe *a)
 		attach_lib(a, libc, "attached before exec");
 }
 
-/* True the first time path is seen (remembered), false after (or out of memory). */
-static bool first_look(struct ap_alloc_probe *a, const char *path)
-{
-	char **v;
-
-	for (size_t i = 0; i < a->n_files; i++)
-		if (!strcmp(a->files[i], path))
-			return false;
-	v = realloc(a->files, (a->n_files + 1) * sizeof(*v));
-	if (!v)
-		return false;
-	a->files = v;
-	v[a->n_files] = strdup(path);
-	if (!v[a->n_files])
-		return false;
-	a->n_files++;
-	return true;
-}
-
 /*
  * XNNPACK's allocator, where a mapped file has it (LiteRT's wheel links XNNPACK into
  * libpywrap_litert_common.so; a program may map libXNNPACK.so): its blocks are what
@@ -168,7 +160,8 @@ static void attach_xnn(struct ap_alloc_probe *a, const char *path)
 	uint64_t off[AP_XNN_N_SYMS];
 	char err[AP_ERR_LEN];
 
-	if (!first_look(a, path) || ap_symbols_find_xnn_allocator(path, off) != 1)
+	if (remember(&a->files, &a->n_files, path) != 1 ||
+	    ap_symbols_find_xnn_allocator(path, off) != 1)
 		return;
 	if (ap_probe_attach_xnn(a->probe, path, off, err)) {
 		note(a, 1, "allocation probe: XNNPACK's allocator in %s: cannot attach: %s",
