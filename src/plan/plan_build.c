@@ -229,6 +229,10 @@ static int plan_xnn(struct shown *c, char *err)
 	if (kept_weights(&c->g, &s->xnn, &s->kept_weights_bytes))
 		return ap_fail(err, -ENOMEM, "out of memory");
 	weight_cache(&s->xnn, &s->wcache);
+	s->have_xnn_ws = true;
+	rc = ap_xnn_workspace_plan(s->model, &c->g, &s->xnn, &s->plan, &s->xnn_ws, e);
+	if (rc)
+		return ap_fail(err, rc, "%s: %s", c->rq->path, e);
 	return plan_delegated_arena(c, err);
 }
 
@@ -338,6 +342,8 @@ void ap_plan_set_free(struct ap_plan_set *s)
 		ap_xnn_plan_free(&s->xnn);
 	if (s->have_xnn_arena)
 		ap_tplan_free(&s->xnn_arena);
+	if (s->have_xnn_ws)
+		ap_tplan_free(&s->xnn_ws);
 	ap_model_free(&s->loaded);
 	s->model = NULL;
 }

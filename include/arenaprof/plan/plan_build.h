@@ -98,6 +98,9 @@ struct ap_plan_set {
 	bool have_xnn_arena;		/* xnn_arena is set */
 	struct ap_tplan xnn_arena;	/* the shown subgraph's TFLite arena once the
 					 * delegate replaced its partitions (the strategy's) */
+	bool have_xnn_ws;		/* xnn_ws is set */
+	struct ap_tplan xnn_ws;		/* XNNPACK's workspace values (the shown subgraph's
+					 * partitions), named by plan's operators */
 	/* of plan.weights_bytes, the file-backed weights the runtime keeps reading: all but
 	 * those only delegated operators read (XNNPACK packed them once); with have_xnn */
 	uint64_t kept_weights_bytes;

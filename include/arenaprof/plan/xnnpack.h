@@ -144,4 +144,17 @@ int ap_xnn_delegated_graph(const struct ap_graph *g, const struct ap_xnn_plan *x
 			   struct ap_graph *out, char *err);
 void ap_xnn_delegated_graph_free(struct ap_graph *out);
 
+/*
+ * XNNPACK's workspace as a plan: every value its memory planner places for g's partitions
+ * (a tensor each, at its offset from the workspace block's start, alive from the TFLite
+ * operator its writer came from to the one its last reader came from; an in-place value
+ * is its root's bytes), arena_bytes the largest partition's plan, ops copied from names (the
+ * plan of g, by execution index: the workspace is named by g's own operators). A page is
+ * then the operator's that writes it first, as in the TFLite arena. 0, or a negative errno
+ * with err; out is for ap_tplan_free in either case.
+ */
+int ap_xnn_workspace_plan(const struct ap_model *m, const struct ap_graph *g,
+			  const struct ap_xnn_plan *x, const struct ap_tplan *names,
+			  struct ap_tplan *out, char *err);
+
 #endif
