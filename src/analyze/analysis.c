@@ -504,6 +504,22 @@ uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field)
 	return best;
 }
 
+int32_t ap_analysis_keep_block(struct ap_analysis *a, uint64_t base, uint64_t bytes,
+				int32_t block, const char *role)
+{
+	struct priv *pv = a->priv;
+	uint32_t n = pv ? pv->n_reg : 0;
+
+	if (!pv || n == MAX_REGIONS)
+		return -ENOSPC;
+	if (open_region(a, base, bytes, block))
+		return -ENOMEM;
+	if (pv->n_reg == n)
+		return AP_AS_EMPTY;
+	a->as.maps[pv->reg[n].map].role = role;
+	return pv->reg[n].map;
+}
+
 int32_t ap_analysis_map_of(const struct ap_analysis *a, const struct ap_rec_fault *f)
 {
 	int32_t r = region_of(a->priv, f->addr);

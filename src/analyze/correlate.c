@@ -9,6 +9,7 @@
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/correlate.h"
+#include "arenaprof/analyze/xnn_workspace.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/plan/plan_build.h"
@@ -157,10 +158,9 @@ static int add_dis(struct ap_corr *c, uint64_t *cap, const struct ap_corr_disagr
 }
 
 /* A first touch of the arena: in its mapping, and in its block when it is one. */
-static bool in_arena(const struct ap_corr *c, const struct ap_analysis *a,
-		     const struct ap_touch *t)
+static bool in_arena(const struct ap_corr *c, const struct ap_touch *t)
 {
-	return (int32_t)t->map == a->id.map && t->page >= c->page_lo && t->page < c->page_hi;
+	return (int32_t)t->map == c->arena && t->page >= c->page_lo && t->page < c->page_hi;
 }
 
 static int attribute(const struct ap_analysis *a, struct ap_corr *c)
@@ -171,7 +171,7 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 		const struct ap_touch *t = &a->as.touches[i];
 		int32_t po;
 
-		if (!in_arena(c, a, t))
+		if (!in_arena(c, t))
 			continue;
 		po = t->page < c->n_pages ? c->page_op[t->page] : AP_OP_NONE;
 		if (po != AP_OP_NONE)
@@ -202,7 +202,8 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 	return 0;
 }
 
-static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c)
+static void verdict(const struct ap_analysis *a, const struct ap_arena_id *id,
+		    const struct ap_tplan *p, struct ap_corr *c)
 {
 	uint64_t ps = c->page_size, map_bytes = c->map_end - c->map_start;
 	uint64_t extent = p->arena_bytes + (uint64_t)c->delta;
@@ -211,7 +212,7 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 	if (extent > map_bytes)
 		reason(c, "arena size mismatch: the plan's %" PRIu64 "-byte arena does not fit "
 		       "in the %" PRIu64 "-byte mapping", p->arena_bytes, map_bytes);
-	else if (!ap_arena_is_block(&a->id) &&	/* not in [heap] */
+	else if (!ap_arena_is_block(id) &&	/* not in [heap] */
 		 map_bytes > (extent_pages + 2) * ps)
 		reason(c, "arena size mismatch: the mapping (%" PRIu64 " bytes) is larger than "
 		       "the plan's arena (%" PRIu64 " bytes) and its malloc slack",
@@ -241,7 +242,12 @@ static void verdict(const struct ap_analysis *a, const struct ap_tplan *p, struc
 int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c,
 		  char *err)
 {
-	const struct ap_arena_id *id = &a->id;
+	return ap_corr_build_at(a, &a->id, p, c, err);
+}
+
+int ap_corr_build_at(const struct ap_analysis *a, const struct ap_arena_id *id,
+		     const struct ap_tplan *p, struct ap_corr *c, char *err)
+{
 	struct ap_profile pr;
 	const struct ap_amap *m;
 	int32_t *blk = NULL;
@@ -280,11 +286,11 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 	 * mapping: their memory follows the plan, never a vma size a trace names. Pages
 	 * past them are past the plan's end.
 	 */
+	c->base = id->base;
+	c->delta = (int64_t)(id->base - m->start);
 	c->n_pages = (m->end - m->start) / c->page_size;
 	if (c->n_pages > ((uint64_t)c->delta + p->arena_bytes) / c->page_size + 2)
 		c->n_pages = ((uint64_t)c->delta + p->arena_bytes) / c->page_size + 2;
-	c->base = id->base;
-	c->delta = (int64_t)(id->base - m->start);
 	c->page_lo = 0;
 	c->page_hi = UINT64_MAX;
 	if (ap_arena_is_block(id)) {
@@ -293,7 +299,7 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 			     c->page_size;
 	}
 	for (uint64_t i = 0; i < a->as.n_touches; i++)
-		c->ft_pages += in_arena(c, a, &a->as.touches[i]);
+		c->ft_pages += in_arena(c, &a->as.touches[i]);
 	c->page_op = malloc((c->n_pages + 1) * sizeof(*c->page_op));
 	c->page_tensor = malloc((c->n_pages + 1) * sizeof(*c->page_tensor));
 	tails = malloc((c->ft_pages + 1) * sizeof(*tails));
@@ -310,7 +316,7 @@ int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct 
 	c->order_ok = ap_arena_in_order(a, id->map, c->page_op, c->n_pages, tails);
 	if (attribute(a, c))
 		goto oom;
-	verdict(a, p, c);
+	verdict(a, id, p, c);
 	free(tails);
 	free(blk);
 	return 0;
@@ -424,6 +430,11 @@ static int measure_xnn(const struct ap_corr_in *in, struct ap_corr_all *x, char 
 	    x->a.allocs && x->a.allocs->n)
 		planned = !ap_plan_build(&rq, &s, ignored) && s.have_xnn;
 	rc = ap_xnn_measure(&x->a, planned ? &s.xnn : NULL, planned ? &s.plan : NULL, &x->xm);
+	if (planned && s.have_xnn_ws) {	/* the workspace's plan, kept for its pages */
+		x->ws_plan = s.xnn_ws;
+		s.have_xnn_ws = false;
+		x->have_ws = true;
+	}
 	ap_plan_set_free(&s);
 	if (rc)
 		ap_seterr(err, "out of memory");
@@ -472,12 +483,21 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	rc = measure_xnn(in, x, err);
 	if (rc)
 		return rc;
-	return ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err);
+	/* the workspace's pages apart before the groups are counted */
+	if (x->have_ws)
+		x->have_ws = ap_xnn_ws_locate(&x->a, &x->xm, x->ws_plan.arena_bytes, &x->ws_id);
+	rc = ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err);
+	if (rc || !x->have_ws)
+		return rc;
+	/* named by its values' plan as the arena's pages are by the arena plan */
+	return ap_corr_build_at(&x->a, &x->ws_id, &x->ws_plan, &x->ws, err);
 }
 
 void ap_corr_all_free(struct ap_corr_all *x)
 {
 	ap_corr_free(&x->c);
+	ap_corr_free(&x->ws);
+	ap_tplan_free(&x->ws_plan);
 	ap_xnn_measured_free(&x->xm);
 	ap_analysis_free(&x->a);
 	if (x->have_plan)

@@ -549,7 +549,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 		}
 	}
 	text_groups(f, &r->x->c);
-	ap_xnn_report_text(f, &r->x->xm);
+	ap_xnn_report_text(f, r->x);
 	if (r->x->have_plan)
 		text_corr(f, r);
 	for (uint32_t i = 0; i < a->n_notes; i++)
@@ -812,7 +812,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 		ap_json_str(&j, NULL, a->notes[i]);
 	ap_json_end_arr(&j);
 	json_groups(&j, &r->x->c);
-	ap_xnn_report_json(&j, &r->x->xm);
+	ap_xnn_report_json(&j, r->x);
 	if (r->x->have_plan)
 		json_corr(&j, r->x);
 	if (r->attrib)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "arenaprof/render/xnn_report.h"
+#include "arenaprof/render/xnn_ws_report.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/units.h"
 
@@ -71,8 +72,9 @@ static uint32_t *ops_by_size(const struct ap_xnn_measured *m)
 	return o;
 }
 
-void ap_xnn_report_text(FILE *f, const struct ap_xnn_measured *m)
+void ap_xnn_report_text(FILE *f, const struct ap_corr_all *x)
 {
+	const struct ap_xnn_measured *m = &x->xm;
 	uint32_t *o;
 
 	if (!m->probed)
@@ -112,10 +114,13 @@ void ap_xnn_report_text(FILE *f, const struct ap_xnn_measured *m)
 			B(m->plan_scratch[k]));
 	}
 	free(o);
+	ap_xnn_ws_text(f, x);
 }
 
-void ap_xnn_report_json(struct ap_json *j, const struct ap_xnn_measured *m)
+void ap_xnn_report_json(struct ap_json *j, const struct ap_corr_all *x)
 {
+	const struct ap_xnn_measured *m = &x->xm;
+
 	if (!m->probed) {
 		ap_json_null(j, "xnnpack");
 		return;
@@ -167,5 +172,6 @@ void ap_xnn_report_json(struct ap_json *j, const struct ap_xnn_measured *m)
 		}
 		ap_json_end_arr(j);
 	}
+	ap_xnn_ws_json(j, x);
 	ap_json_end_obj(j);
 }

@@ -40,6 +40,7 @@ struct ap_analysis {
 	struct ap_arena_id id;
 	/* the blocks that replaced the arena (re-plans) have this role */
 #define AP_ROLE_MOVED_ARENA "moved-arena"
+#define AP_ROLE_XNN_WORKSPACE "xnn-ws"	/* XNNPACK's workspace block */
 	/*
 	 * Read in the same pass: the allocation probe's records (record --arena auto,
 	 * allocs.h; never NULL after ap_analysis_run) and the completed runs' durations from
@@ -85,6 +86,16 @@ void ap_analysis_free(struct ap_analysis *a);
 /* The largest value of a sample field (offsetof(struct ap_rec_sample, f)), 0 without one. */
 uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field);
 #define AP_SAMPLE_MAX(a, f) ap_analysis_sample_max((a), offsetof(struct ap_rec_sample, f))
+
+/*
+ * After the pass: keeps the pages of [base, base + bytes) apart as the arena's block is
+ * (a mapping of its own, role `role`, static), taking their first touches from the
+ * mappings that held them; ap_analysis_map_of then counts its faults there too. block: the
+ * allocs' block. The mapping's index, or -ENOMEM, -ENOSPC (too many kept apart),
+ * AP_AS_EMPTY (no page).
+ */
+int32_t ap_analysis_keep_block(struct ap_analysis *a, uint64_t base, uint64_t bytes,
+			       int32_t block, const char *role);
 
 /*
  * The mapping a fault record was counted in by the pass (the same rule: its vma bounds,

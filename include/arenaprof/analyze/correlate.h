@@ -103,6 +103,15 @@ struct ap_corr {
  */
 int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c,
 		  char *err);
+/* The same for a region other than a's arena: id says where p's offset 0 is (the XNNPACK
+ * workspace's block: xnn_blocks.h's ap_xnn_ws_locate). */
+int ap_corr_build_at(const struct ap_analysis *a, const struct ap_arena_id *id,
+		     const struct ap_tplan *p, struct ap_corr *c, char *err);
+/* Whether the correlated region is a block inside its mapping (its pages only count). */
+static inline bool ap_corr_is_block(const struct ap_corr *c)
+{
+	return c->page_hi != UINT64_MAX;
+}
 void ap_corr_free(struct ap_corr *c);
 
 /* The plan's writer of a tensor: -1 graph input, its first node, or AP_OP_NONE. */
@@ -162,6 +171,14 @@ struct ap_corr_all {
 	struct ap_corr c;
 	struct ap_xnn_measured xm;	/* XNNPACK's blocks (xnn_blocks.h), named by the
 					 * model's default-path plan when --plan is a model */
+	/* XNNPACK's workspace, correlated as the arena is: its block (ws_id), the plan of
+	 * its values (xnnpack.h's ap_xnn_workspace_plan, named by the model's operators)
+	 * and the page tables; have_ws when the trace has the block and the plan is a
+	 * model's on the default path */
+	bool have_ws;
+	struct ap_tplan ws_plan;
+	struct ap_arena_id ws_id;
+	struct ap_corr ws;
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "arenaprof/analyze/correlate.h"
 #include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/util/json.h"
 
@@ -16,9 +17,10 @@
 bool ap_xnn_as_planned(const struct ap_xnn_measured *m);
 /* The verdict's continuation line, when the trace has XNNPACK's blocks. */
 void ap_xnn_verdict_text(FILE *f, const struct ap_xnn_measured *m);
-/* The section: the classes measured and planned, the naming, the largest operators. */
-void ap_xnn_report_text(FILE *f, const struct ap_xnn_measured *m);
+/* The section: the classes measured and planned, the naming, the largest operators, the
+ * workspace's pages (xnn_ws_report.h). */
+void ap_xnn_report_text(FILE *f, const struct ap_corr_all *x);
 /* "xnnpack": {...}, or null when the trace has no XNNPACK block. */
-void ap_xnn_report_json(struct ap_json *j, const struct ap_xnn_measured *m);
+void ap_xnn_report_json(struct ap_json *j, const struct ap_corr_all *x);
 
 #endif
