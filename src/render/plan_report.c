@@ -351,9 +351,8 @@ static void json_widest(struct ap_json *j, const struct ap_tplan *p, const struc
 	free(live);
 }
 
-void ap_pr_json_verdict(struct ap_json *j, const char *key, const struct ap_budget_verdict *v)
+void ap_pr_json_verdict(struct ap_json *j, const struct ap_budget_verdict *v)
 {
-	ap_json_obj(j, key);
 	ap_json_u64(j, "budget_bytes", v->budget);
 	ap_json_bool(j, "fits", v->fits);
 	ap_json_bool(j, "arena_fits", v->anon_fits);	/* the anonymous half */
@@ -361,7 +360,6 @@ void ap_pr_json_verdict(struct ap_json *j, const char *key, const struct ap_budg
 	ap_json_u64(j, "memory_max", v->budget);
 	ap_json_u64(j, "memory_high", v->high);
 	ap_json_u64(j, "memory_min", v->min);
-	ap_json_end_obj(j);
 }
 
 /* every strategy's arena and lower bound, and the budget's verdict when one was given */
@@ -387,7 +385,9 @@ static void json_strategies(struct ap_json *j, const struct ap_plan_set *s)
 		struct ap_budget_verdict v;
 
 		judge(s, &v);
-		ap_pr_json_verdict(j, "budget", &v);
+		ap_json_obj(j, "budget");
+		ap_pr_json_verdict(j, &v);
+		ap_json_end_obj(j);
 	}
 }
 

@@ -37,8 +37,9 @@ void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *
 			const char *alone);
 /* The caveat and the suggested cgroup v2 settings under a verdict. */
 void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v);
-/* The verdict as the JSON object key (budget_bytes, fits, arena_fits, margin_bytes, ...). */
-void ap_pr_json_verdict(struct ap_json *j, const char *key, const struct ap_budget_verdict *v);
+/* The verdict's JSON keys (budget_bytes, fits, arena_fits, margin_bytes, memory_max,
+ * memory_high, memory_min), in the caller's object. */
+void ap_pr_json_verdict(struct ap_json *j, const struct ap_budget_verdict *v);
 /* One model's whole plan object, as `plan --json` prints it, into j (in an array). */
 void ap_pr_json_plan(struct ap_json *j, const struct ap_plan_set *s);
 /* The tensor table's rows; model: a first column (several models), NULL for none. */
