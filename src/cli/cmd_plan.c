@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* arenaprof plan: the arena plan of a model, or of a plan someone else computed. */
+/*
+ * arenaprof plan: the arena plan of a model, or of a plan someone else computed; of
+ * several models, what they hold in one process (plan_process.h).
+ */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "arenaprof/cli/cli.h"
@@ -24,8 +28,9 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof plan MODEL.tflite [--delegate xnnpack|none] [--cpu NAME]\n"
-		"                      [--strategy S] [--budget SIZE] [--json | --csv]\n"
+		"usage: arenaprof plan MODEL.tflite [MODEL.tflite ...] [--delegate xnnpack|none]\n"
+		"                      [--cpu NAME] [--strategy S] [--budget SIZE] "
+		"[--json | --csv]\n"
 		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph "
 		"K]\n"
 		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
@@ -36,7 +41,13 @@ static void usage(FILE *f)
 		"buffers and packed weights (anonymous memory) beside the TFLite arena that\n"
 		"remains; --delegate none plans the builtin kernels alone. Each subgraph has\n"
 		"arenas of its own: the text and JSON list every subgraph's sizes and show\n"
-		"one subgraph's plan, tensor by tensor.\n"
+		"one subgraph's plan, tensor by tensor.\n\n"
+		"Several MODELs: models that share a process, an interpreter each, planned\n"
+		"alike; a block per model, then the process's sums (each interpreter holds its\n"
+		"arenas, XNNPACK workspace and packed weights at once) and the verdict of\n"
+		"--budget on them; --json: each model's plan object beside the sums; --csv:\n"
+		"one tensor table with a model column. --input-shape, --subgraph and --top\n"
+		"are one model's.\n\n"
 		"  --delegate D        xnnpack (default, as LiteRT) or none (the builtin kernels:\n"
 		"                      BUILTIN_WITHOUT_DEFAULT_DELEGATES)\n"
 		"  --cpu NAME          the CPU XNNPACK picks its microkernels for (default host:\n"
@@ -105,8 +116,10 @@ struct args {
 	struct ap_plan_req rq;
 	struct ap_plan_set s;		/* top, budget */
 	struct ap_shape_override ov[AP_MAX_INPUT_SHAPES];
-	bool json, csv, have_sg, have_delegate, have_arch;
+	bool json, csv, have_sg, have_delegate, have_arch, have_top;
 	enum ap_arch cpu_arch;		/* --cpu's, resolved */
+	char **models;			/* the MODELs, n_models of them (none with --import) */
+	uint32_t n_models;
 };
 
 /* --cpu NAME, read after every option (a --delegate none after it refuses it first): a
@@ -155,6 +168,7 @@ static int set_option(struct args *a, int c, const char *arg)
 		if (ap_cli_count("plan", "top", arg, 0, 100000, &v))
 			return AP_EXIT_USAGE;
 		a->s.top = (unsigned)v;
+		a->have_top = true;
 		break;
 	case 'd':
 		if (strcmp(arg, "float32")) {
@@ -241,6 +255,21 @@ static int delegate_args(struct args *a, bool import)
 	return GO_ON;
 }
 
+/* Options that are one model's, refused with several: 0, or -1 (said). */
+static int one_model_options(const struct args *a)
+{
+	const char *why = a->rq.n_ov ? "--input-shape resizes one model's input (models' "
+				       "inputs differ)" :
+			  a->have_sg ? "--subgraph shows one model's subgraph" :
+			  a->have_top ? "--top lists one model's widest operators (each model's "
+					"block names its widest)" : NULL;
+
+	if (!why)
+		return 0;
+	ap_cli_say("plan", "%s: give one MODEL, not %u", why, a->n_models);
+	return -1;
+}
+
 /* The command line into a: GO_ON, or the exit code (--help, a bad option, said). */
 static int parse_args(struct args *a, int argc, char **argv)
 {
@@ -270,13 +299,18 @@ static int parse_args(struct args *a, int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	import = a->rq.src == AP_PLAN_IMPORT;
-	if (import ? optind != argc : optind != argc - 1) {
+	if (import ? optind != argc : optind >= argc) {
 		ap_cli_say("plan", "expected %s (see 'arenaprof plan --help')",
-			import ? "no MODEL with --import" : "one MODEL.tflite");
+			import ? "no MODEL with --import" : "a MODEL.tflite, or several");
 		return AP_EXIT_USAGE;
 	}
-	if (!import)
-		a->rq.path = argv[optind];
+	if (!import) {
+		a->models = argv + optind;
+		a->n_models = (uint32_t)(argc - optind);
+		a->rq.path = a->models[0];
+	}
+	if (a->n_models > 1 && one_model_options(a))
+		return AP_EXIT_USAGE;
 	if (import && a->rq.n_ov) {
 		ap_cli_say("plan", "--input-shape needs a MODEL, not --import");
 		return AP_EXIT_USAGE;
@@ -295,6 +329,51 @@ int cmd_plan_parse(int argc, char **argv)
 	return parse_args(&a, argc, argv);
 }
 
+/* Several models in one process: each planned as alone, then their sums. */
+static int plan_models(struct args *a)
+{
+	struct ap_plan_set *sets = calloc(a->n_models, sizeof(*sets));
+	struct ap_plan_process p;
+	char err[AP_ERR_LEN];
+	uint32_t n = 0;
+	int rc = 0;
+
+	if (!sets) {
+		ap_cli_say("plan", "out of memory");
+		return AP_EXIT_RUNTIME;
+	}
+	for (; n < a->n_models && !rc; n++) {
+		sets[n] = a->s;		/* the report's options, the same for each */
+		a->rq.path = a->models[n];
+		rc = ap_plan_build(&a->rq, &sets[n], err);
+		/* one model among several: the line names its file (most errors do already) */
+		if (rc && !strstr(err, a->models[n]))
+			ap_cli_say("plan", "%s: %s", a->models[n], err);
+		else if (rc)
+			ap_cli_say("plan", "%s", err);
+	}
+	if (!rc && (rc = ap_plan_process_sum(sets, n, &p, err)))
+		ap_cli_say("plan", "%s", err);
+	if (rc) {
+		rc = ap_cli_exit(rc);
+		goto out;
+	}
+	if (a->json)
+		ap_plan_print_multi_json(stdout, sets, &p);
+	else if (a->csv)
+		ap_plan_print_multi_csv(stdout, sets, &p);
+	else
+		ap_plan_print_multi_text(stdout, sets, &p);
+	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+	if (!rc && !ap_plan_multi_fits(sets, &p))
+		rc = AP_EXIT_OVER;	/* as one model's: the anonymous half does not fit */
+out:
+	for (uint32_t i = 0; i < n; i++)
+		ap_plan_set_free(&sets[i]);
+	free(sets);
+	return rc;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	char err[AP_ERR_LEN];
@@ -304,6 +383,8 @@ int cmd_plan(int argc, char **argv)
 
 	if (rc != GO_ON)
 		return rc;
+	if (a.n_models > 1)
+		return plan_models(&a);
 	rc = ap_plan_build(&a.rq, s, err);
 	if (rc) {
 		ap_cli_say("plan", "%s", err);

@@ -12,23 +12,19 @@
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 
-static const char *op_name(const struct ap_tplan *p, int32_t i)
+const char *ap_pr_op_name(const struct ap_tplan *p, int32_t i)
 {
 	return i >= 0 && (uint32_t)i < p->n_ops && p->ops[i].opname[0] ?
 	       p->ops[i].opname : "?";
 }
 
-static const char *out_name(const struct ap_tplan *p, int32_t i)
+const char *ap_pr_out_name(const struct ap_tplan *p, int32_t i)
 {
 	return i >= 0 && (uint32_t)i < p->n_ops ? p->ops[i].out_name : "";
 }
 
-/*
- * A tensor name for a terminal: converters fuse names with ';' (the first part names the
- * layer), names may hold control characters, and some run to hundreds of bytes. buf holds
- * 64 bytes. JSON and CSV keep the full name.
- */
-static const char *short_name(const char *name, char *buf)
+/* A tensor name for a terminal (plan_report_priv.h). */
+const char *ap_pr_short_name(const char *name, char *buf)
 {
 	size_t n = strcspn(name, ";"), k;
 
@@ -40,7 +36,7 @@ static const char *short_name(const char *name, char *buf)
 	return buf;
 }
 
-#define SHORT(name) short_name((name), (char[64]){ 0 })
+#define SHORT(name) ap_pr_short_name((name), (char[64]){ 0 })
 /* a model's and a path's text, safe for a terminal (util/escape.h) */
 #define TS(s) ap_text_safe((s), (char[256]){ 0 }, 256)
 
@@ -52,7 +48,6 @@ static void print_last(FILE *f, int32_t last)
 		fprintf(f, "%d", last);
 }
 
-/* Non-reclaimable total: what a swapless board must always hold. */
 /* The shown subgraph's arenas, and those of every other subgraph LiteRT plans: theirs
  * are heap blocks of their own, allocated with it (at most: CALL_ONCE releases its init
  * subgraph's normal arena after its first run). */
@@ -61,58 +56,53 @@ bool ap_plan_fits(const struct ap_plan_set *s)
 	return !s->have_budget || ap_plan_set_anon_bytes(s) <= s->budget;
 }
 
-/* memory.high: 95 % of the budget, a tripwire below memory.max. */
-static uint64_t high_of(uint64_t budget)
+/* The budget's two halves for one model. */
+static void judge(const struct ap_plan_set *s, struct ap_budget_verdict *v)
 {
-	return budget > UINT64_MAX / 95 ? budget / 100 * 95 : budget * 95 / 100;
+	ap_budget_judge(s->budget, ap_plan_set_anon_bytes(s), ap_plan_set_file_bytes(s), v);
 }
 
-static uint64_t page_up(uint64_t v)
+void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *sum,
+			const char *alone)
 {
-	return (v + 4095) / 4096 * 4096;
+	fprintf(f, "\nbudget %s:\n", B(v->budget));
+	if (v->fits)
+		fprintf(f, "  fits: %s = %s, %s to spare\n", sum, B(v->total),
+			B(v->budget - v->total));
+	else if (v->anon_fits)
+		fprintf(f, "  fits only by paging weights out: needs %s with weights resident, "
+			"%s over; %s (%s) fits, so reclaim will re-read "
+			"weights from the file on every run (thrashing)\n",
+			B(v->total), B(v->total - v->budget), alone, B(v->anon));
+	else
+		fprintf(f, "  does not fit: %s needs %s, %s over the budget "
+			"(with weights %s)\n", alone, B(v->anon), B(v->anon - v->budget),
+			B(v->total));
 }
 
-/*
- * memory.min: the mapped weights, kept from reclaim, but never above memory.high (min <=
- * high <= max, or the kernel protects more than the tripwire allows).
- */
-static uint64_t min_of(const struct ap_plan_set *s)
+void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v)
 {
-	uint64_t w = page_up(ap_plan_set_file_bytes(s)), high = high_of(s->budget);
-
-	return w < high ? w : high / 4096 * 4096;
+	fprintf(f, "  model memory only: add the runtime's code, heap and stacks\n");
+	fprintf(f, "  suggested cgroup v2 settings:\n");
+	fprintf(f, "    memory.max  = %" PRIu64 "   (%s: the hard limit, OOM kill above)\n",
+		v->budget, B(v->budget));
+	fprintf(f, "    memory.high = %" PRIu64 "   (%s, 95%%: a tripwire that throttles "
+		"and reclaims before the OOM killer)\n", v->high, B(v->high));
+	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s, kept from reclaim)\n", v->min,
+		B(v->min), v->min_clamped ?
+		"as much of the mapped weights as memory.high allows" : "the mapped weights");
 }
 
 static void print_budget(FILE *f, const struct ap_plan_set *s)
 {
-	uint64_t pinned = ap_plan_set_anon_bytes(s), all = pinned + ap_plan_set_file_bytes(s);
-	uint64_t high = high_of(s->budget);
-	/* the builtin path's words, or the default path's two halves */
-	const char *sum = s->have_xnn ? "non-reclaimable + file-backed weights" :
-			  "arena + persistent + weights";
-	const char *alone = s->have_xnn ? "the non-reclaimable memory alone" : "the arena alone";
+	struct ap_budget_verdict v;
 
-	fprintf(f, "\nbudget %s:\n", B(s->budget));
-	if (all <= s->budget)
-		fprintf(f, "  fits: %s = %s, %s to spare\n", sum, B(all),
-			B(s->budget - all));
-	else if (pinned <= s->budget)
-		fprintf(f, "  fits only by paging weights out: needs %s with weights resident, "
-			"%s over; %s (%s) fits, so reclaim will re-read "
-			"weights from the file on every run (thrashing)\n",
-			B(all), B(all - s->budget), alone, B(pinned));
-	else
-		fprintf(f, "  does not fit: %s needs %s, %s over the budget "
-			"(with weights %s)\n", alone, B(pinned), B(pinned - s->budget), B(all));
-	fprintf(f, "  model memory only: add the runtime's code, heap and stacks\n");
-	fprintf(f, "  suggested cgroup v2 settings:\n");
-	fprintf(f, "    memory.max  = %" PRIu64 "   (%s: the hard limit, OOM kill above)\n",
-		s->budget, B(s->budget));
-	fprintf(f, "    memory.high = %" PRIu64 "   (%s, 95%%: a tripwire that throttles "
-		"and reclaims before the OOM killer)\n", high, B(high));
-	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s, kept from reclaim)\n", min_of(s),
-		B(min_of(s)), min_of(s) < page_up(ap_plan_set_file_bytes(s)) ?
-		"as much of the mapped weights as memory.high allows" : "the mapped weights");
+	judge(s, &v);
+	/* the builtin path's words, or the default path's two halves */
+	ap_pr_text_verdict(f, &v, s->have_xnn ? "non-reclaimable + file-backed weights" :
+			   "arena + persistent + weights", s->have_xnn ?
+			   "the non-reclaimable memory alone" : "the arena alone");
+	ap_pr_text_cgroup(f, &v);
 }
 
 static void print_live(FILE *f, const struct ap_tplan *p, int32_t op)
@@ -198,13 +188,13 @@ static void print_shapes(FILE *f, const struct ap_plan_set *s)
 	if (r->refused_op >= 0)
 		fprintf(f, "            refused: LiteRT's Prepare of #%d %s fails on these shapes: "
 			"allocate_tensors, or the invoke that reaches it, stops there\n",
-			r->refused_op, TS(op_name(&s->plan, r->refused_op)));
+			r->refused_op, TS(ap_pr_op_name(&s->plan, r->refused_op)));
 	if (r->first_unresolved >= 0)
 		fprintf(f, "            not inferred: \"%s\"%s%s keeps the file's shape, and the "
 			"shapes after it too\n", TS(sg->tensors[r->first_unresolved].name),
 			r->first_unresolved_op >= 0 ? ", written by " : "",
 			r->first_unresolved_op >= 0 ?
-			TS(op_name(&s->plan, r->first_unresolved_op)) : "");
+			TS(ap_pr_op_name(&s->plan, r->first_unresolved_op)) : "");
 }
 
 /* The steps LiteRT plans the graph in when dynamic outputs split it. */
@@ -218,7 +208,7 @@ static void print_split(FILE *f, const struct ap_plan_set *s)
 		s->n_split + 1, s->split_after[0]);
 	for (uint32_t i = 0; i < s->n_split; i++)
 		fprintf(f, " #%d %s", s->split_after[i],
-			TS(op_name(&s->plan, s->split_after[i])));
+			TS(ap_pr_op_name(&s->plan, s->split_after[i])));
 	fputc('\n', f);
 }
 
@@ -239,7 +229,7 @@ static void print_gaps(FILE *f, const struct ap_plan_set *s)
 		s->n_gaps, s->n_gaps == 1 ? "" : "s");
 	for (uint32_t i = 0; i < s->n_gaps; i++)
 		fprintf(f, "  #%-4u %-22s %s\n", s->gaps[i].node,
-			TS(op_name(&s->plan, (int32_t)s->gaps[i].node)), s->gaps[i].why);
+			TS(ap_pr_op_name(&s->plan, (int32_t)s->gaps[i].node)), s->gaps[i].why);
 }
 
 void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
@@ -308,8 +298,8 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 		unsigned top = s->top < pr->n_ops ? s->top : pr->n_ops;
 
 		fprintf(f, "\nwidest operator: #%d %s -> \"%s\": this layer requires %s minimum\n",
-			pr->widest_op, TS(op_name(p, pr->widest_op)),
-			SHORT(out_name(p, pr->widest_op)), B(lb));
+			pr->widest_op, TS(ap_pr_op_name(p, pr->widest_op)),
+			SHORT(ap_pr_out_name(p, pr->widest_op)), B(lb));
 		fprintf(f, "  live tensors at #%d (index, kind, bytes, [first, last], name):\n",
 			pr->widest_op);
 		print_live(f, p, pr->widest_op);
@@ -317,9 +307,9 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 			fprintf(f, "\ntop %u widest operators:\n", top);
 			for (unsigned k = 0; k < top; k++)
 				fprintf(f, "  #%-4u %-22s %12s  %s\n", rank[k],
-					TS(op_name(p, (int32_t)rank[k])),
+					TS(ap_pr_op_name(p, (int32_t)rank[k])),
 					B(pr->breadth[rank[k]]),
-					SHORT(out_name(p, (int32_t)rank[k])));
+					SHORT(ap_pr_out_name(p, (int32_t)rank[k])));
 		}
 		free(rank);
 	}
@@ -350,8 +340,8 @@ static void json_widest(struct ap_json *j, const struct ap_tplan *p, const struc
 	n = ap_profile_live(p, pr->widest_op, &live);
 	ap_json_obj(j, "widest_op");
 	ap_json_i64(j, "index", pr->widest_op);
-	ap_json_str(j, "opcode", op_name(p, pr->widest_op));
-	ap_json_str(j, "output", out_name(p, pr->widest_op));
+	ap_json_str(j, "opcode", ap_pr_op_name(p, pr->widest_op));
+	ap_json_str(j, "output", ap_pr_out_name(p, pr->widest_op));
 	ap_json_u64(j, "breadth_bytes", pr->lower_bound);
 	ap_json_arr(j, "live_tensors");
 	for (int k = 0; k < n; k++)
@@ -359,6 +349,17 @@ static void json_widest(struct ap_json *j, const struct ap_tplan *p, const struc
 	ap_json_end_arr(j);
 	ap_json_end_obj(j);
 	free(live);
+}
+
+void ap_pr_json_verdict(struct ap_json *j, const struct ap_budget_verdict *v)
+{
+	ap_json_u64(j, "budget_bytes", v->budget);
+	ap_json_bool(j, "fits", v->fits);
+	ap_json_bool(j, "arena_fits", v->anon_fits);	/* the anonymous half */
+	ap_json_i64(j, "margin_bytes", v->margin);
+	ap_json_u64(j, "memory_max", v->budget);
+	ap_json_u64(j, "memory_high", v->high);
+	ap_json_u64(j, "memory_min", v->min);
 }
 
 /* every strategy's arena and lower bound, and the budget's verdict when one was given */
@@ -381,16 +382,11 @@ static void json_strategies(struct ap_json *j, const struct ap_plan_set *s)
 		ap_json_end_obj(j);
 	}
 	if (s->have_budget) {
-		uint64_t pinned = ap_plan_set_anon_bytes(s), file = ap_plan_set_file_bytes(s);
+		struct ap_budget_verdict v;
 
+		judge(s, &v);
 		ap_json_obj(j, "budget");
-		ap_json_u64(j, "budget_bytes", s->budget);
-		ap_json_bool(j, "fits", pinned + file <= s->budget);
-		ap_json_bool(j, "arena_fits", pinned <= s->budget);	/* the anonymous half */
-		ap_json_i64(j, "margin_bytes", (int64_t)s->budget - (int64_t)(pinned + file));
-		ap_json_u64(j, "memory_max", s->budget);
-		ap_json_u64(j, "memory_high", high_of(s->budget));
-		ap_json_u64(j, "memory_min", min_of(s));
+		ap_pr_json_verdict(j, &v);
 		ap_json_end_obj(j);
 	}
 }
@@ -428,7 +424,7 @@ static void json_gaps(struct ap_json *j, const struct ap_plan_set *s)
 	for (uint32_t i = 0; i < s->n_gaps; i++) {
 		ap_json_obj(j, NULL);
 		ap_json_u64(j, "index", s->gaps[i].node);
-		ap_json_str(j, "opcode", op_name(p, (int32_t)s->gaps[i].node));
+		ap_json_str(j, "opcode", ap_pr_op_name(p, (int32_t)s->gaps[i].node));
 		ap_json_str(j, "reason", s->gaps[i].why);
 		ap_json_end_obj(j);
 	}
@@ -504,8 +500,8 @@ static void json_ops(struct ap_json *j, const struct ap_plan_set *s)
 	for (uint32_t i = 0; i < pr->n_ops; i++) {
 		ap_json_obj(j, NULL);
 		ap_json_u64(j, "index", i);
-		ap_json_str(j, "opcode", op_name(p, (int32_t)i));
-		ap_json_str(j, "output", out_name(p, (int32_t)i));
+		ap_json_str(j, "opcode", ap_pr_op_name(p, (int32_t)i));
+		ap_json_str(j, "output", ap_pr_out_name(p, (int32_t)i));
 		ap_json_u64(j, "breadth_bytes", pr->breadth[i]);
 		ap_pr_json_op_xnn(j, s, i);
 		ap_json_end_obj(j);
@@ -513,48 +509,63 @@ static void json_ops(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_end_arr(j);
 }
 
-void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
+/* The figures before the lists: what was planned, for which CPU, and its sizes. */
+static void json_summary(struct ap_json *j, const struct ap_plan_set *s)
 {
 	const struct ap_tplan *p = &s->plan;
-	const struct ap_profile *pr = &s->prof;
+
+	ap_json_u64(j, "schema_version", AP_PLAN_SCHEMA);
+	ap_json_str(j, "model", p->model);
+	ap_json_str(j, "strategy", p->strategy);
+	if (s->model) {
+		ap_json_u64(j, "subgraphs", s->model->n_subgraphs);
+		ap_json_u64(j, "subgraph", s->subgraph);
+		ap_json_str(j, "arch", ap_arch_name(s->arch));
+	}
+	ap_json_u64(j, "operators", p->n_ops);
+	ap_json_u64(j, "tensors", p->n);
+	ap_json_bool(j, "as_float32", s->as_float32);
+	ap_json_u64(j, "weights_bytes", p->weights_bytes);
+	ap_json_u64(j, "naive_bytes", s->naive_bytes);
+	ap_json_u64(j, "arena_bytes", p->arena_bytes);
+	ap_json_u64(j, "persistent_bytes", p->persistent_bytes);
+	ap_json_u64(j, "lower_bound_bytes", s->prof.lower_bound);
+}
+
+static void json_split(struct ap_json *j, const struct ap_plan_set *s)
+{
+	ap_json_arr(j, "split_after");
+	for (uint32_t i = 0; i < s->n_split; i++)
+		ap_json_i64(j, NULL, s->split_after[i]);
+	ap_json_end_arr(j);
+}
+
+void ap_pr_json_plan(struct ap_json *j, const struct ap_plan_set *s)
+{
+	ap_json_obj(j, NULL);
+	json_summary(j, s);
+	ap_pr_json_xnn(j, s);
+	json_widest(j, &s->plan, &s->prof);
+	json_strategies(j, s);
+	json_tensors(j, &s->plan);
+	if (s->model)
+		json_gaps(j, s);
+	if (s->have_shapes)
+		json_shapes(j, s);
+	if (s->model)
+		json_split(j, s);
+	if (s->sgs)
+		json_subgraphs(j, s);
+	json_ops(j, s);
+	ap_json_end_obj(j);
+}
+
+void ap_plan_print_json(FILE *f, const struct ap_plan_set *s)
+{
 	struct ap_json j;
 
 	ap_json_init(&j, f);
-	ap_json_obj(&j, NULL);
-	ap_json_u64(&j, "schema_version", AP_PLAN_SCHEMA);
-	ap_json_str(&j, "model", p->model);
-	ap_json_str(&j, "strategy", p->strategy);
-	if (s->model) {
-		ap_json_u64(&j, "subgraphs", s->model->n_subgraphs);
-		ap_json_u64(&j, "subgraph", s->subgraph);
-		ap_json_str(&j, "arch", ap_arch_name(s->arch));
-	}
-	ap_json_u64(&j, "operators", p->n_ops);
-	ap_json_u64(&j, "tensors", p->n);
-	ap_json_bool(&j, "as_float32", s->as_float32);
-	ap_json_u64(&j, "weights_bytes", p->weights_bytes);
-	ap_json_u64(&j, "naive_bytes", s->naive_bytes);
-	ap_json_u64(&j, "arena_bytes", p->arena_bytes);
-	ap_json_u64(&j, "persistent_bytes", p->persistent_bytes);
-	ap_json_u64(&j, "lower_bound_bytes", pr->lower_bound);
-	ap_pr_json_xnn(&j, s);
-	json_widest(&j, p, pr);
-	json_strategies(&j, s);
-	json_tensors(&j, p);
-	if (s->model)
-		json_gaps(&j, s);
-	if (s->have_shapes)
-		json_shapes(&j, s);
-	if (s->model) {
-		ap_json_arr(&j, "split_after");
-		for (uint32_t i = 0; i < s->n_split; i++)
-			ap_json_i64(&j, NULL, s->split_after[i]);
-		ap_json_end_arr(&j);
-	}
-	if (s->sgs)
-		json_subgraphs(&j, s);
-	json_ops(&j, s);
-	ap_json_end_obj(&j);
+	ap_pr_json_plan(&j, s);
 	ap_json_finish(&j);
 }
 
@@ -574,12 +585,15 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void ap_plan_print_csv(FILE *f, const struct ap_tplan *p)
+void ap_pr_csv_rows(FILE *f, const struct ap_tplan *p, const char *model)
 {
-	fputs("tensor,name,offset,size,first_node,last_node,kind,shares\n", f);
 	for (uint32_t i = 0; i < p->n; i++) {
 		const struct ap_ptensor *t = &p->t[i];
 
+		if (model) {
+			csv_field(f, model);
+			fputc(',', f);
+		}
 		fprintf(f, "%d,", t->index);
 		csv_field(f, t->name);
 		fprintf(f, ",%" PRId64 ",%" PRIu64 ",%d,", t->offset, t->bytes, t->first);
@@ -589,4 +603,10 @@ void ap_plan_print_csv(FILE *f, const struct ap_tplan *p)
 			fprintf(f, "%d", t->share_root);
 		fputc('\n', f);
 	}
+}
+
+void ap_plan_print_csv(FILE *f, const struct ap_tplan *p)
+{
+	fputs(AP_PR_CSV_HEADER "\n", f);
+	ap_pr_csv_rows(f, p, NULL);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plan_report_priv: plan_report_xnn.c's printers of the XNNPACK side (the default path),
- * for plan_report.c; the halves they print are the plan set's (plan_build.h).
+ * for plan_report.c; the halves they print are the plan set's (plan_build.h). And
+ * plan_report.c's pieces that plan_report_multi.c prints several models with.
  */
 #ifndef ARENAPROF_PLAN_REPORT_PRIV_H
 #define ARENAPROF_PLAN_REPORT_PRIV_H
@@ -9,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "arenaprof/plan/budget.h"
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/util/json.h"
 
@@ -20,5 +22,28 @@ void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s);
 void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s);
 /* An operator's XNNPACK keys in the "ops" list, with s->have_xnn. */
 void ap_pr_json_op_xnn(struct ap_json *j, const struct ap_plan_set *s, uint32_t op);
+
+/* An operator's opcode ("?" when unknown) and output tensor's name ("" when none). */
+const char *ap_pr_op_name(const struct ap_tplan *p, int32_t i);
+const char *ap_pr_out_name(const struct ap_tplan *p, int32_t i);
+/*
+ * A tensor name for a terminal: converters fuse names with ';' (the first part names the
+ * layer), names may hold control characters, and some run to hundreds of bytes. buf holds
+ * 64 bytes. JSON and CSV keep the full name.
+ */
+const char *ap_pr_short_name(const char *name, char *buf);
+/* "budget SIZE:" and the verdict's line: sum names both halves, alone the anonymous one. */
+void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *sum,
+			const char *alone);
+/* The caveat and the suggested cgroup v2 settings under a verdict. */
+void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v);
+/* The verdict's JSON keys (budget_bytes, fits, arena_fits, margin_bytes, memory_max,
+ * memory_high, memory_min), in the caller's object. */
+void ap_pr_json_verdict(struct ap_json *j, const struct ap_budget_verdict *v);
+/* One model's whole plan object, as `plan --json` prints it, into j (in an array). */
+void ap_pr_json_plan(struct ap_json *j, const struct ap_plan_set *s);
+/* The tensor table's rows; model: a first column (several models), NULL for none. */
+#define AP_PR_CSV_HEADER "tensor,name,offset,size,first_node,last_node,kind,shares"
+void ap_pr_csv_rows(FILE *f, const struct ap_tplan *p, const char *model);
 
 #endif
