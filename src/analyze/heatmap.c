@@ -552,16 +552,52 @@ static void skip_empty(struct ap_heatmap *h)
 	h->widest_row = widest;
 }
 
+/* --region workspace: what it can draw (the pages XNNPACK zeroes at reshape, by plan). */
+static int workspace_usable(const struct ap_corr_all *x, const struct ap_hm_opts *o,
+			    char *err)
+{
+	if (!x->have_ws) {
+		ap_seterr(err, "--region workspace: no XNNPACK workspace to draw (it needs a "
+			  "trace with XNNPACK's allocator probed and --plan MODEL.tflite on its "
+			  "default path)%s%s", x->ws_id.why[0] ? ": " : "", x->ws_id.why);
+		return -EINVAL;
+	}
+	if (o->all_faults) {
+		ap_seterr(err, "--region workspace draws first touches only (--faults first)");
+		return -EINVAL;
+	}
+	if (o->attr == AP_HM_ATTR_MARKER) {
+		ap_seterr(err, "--region workspace: its pages are named by the plan only "
+			  "(XNNPACK zeroes the workspace when it reshapes, before run 0)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void workspace_titles(struct ap_heatmap *h, const struct ap_corr_all *x)
+{
+	char b1[32], b2[32];
+
+	snprintf(h->title, sizeof(h->title), "First-touch pages of XNNPACK's workspace by "
+		 "operator (plan of its values), %s", x->plan.model);
+	snprintf(h->subtitle, sizeof(h->subtitle), "%" PRIu64 " pages in runs %d-%d (XNNPACK "
+		 "zeroes the workspace when it reshapes); block 0x%" PRIx64 ", %s planned; %s "
+		 "per column", h->total, h->run_lo, h->run_hi, h->base,
+		 ap_fmt_bytes(h->arena_bytes, b1, sizeof(b1)),
+		 ap_fmt_bytes(h->col_bytes, b2, sizeof(b2)));
+}
+
 int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		     const struct ap_hm_opts *o, struct ap_hm_pre *pre, struct ap_heatmap *h,
 		     char *err)
 {
 	const struct ap_analysis *a = &x->a;
-	const struct ap_corr *c = &x->c;
-	const struct ap_tplan *p = &x->plan;
+	const struct ap_corr *c = o->workspace ? &x->ws : &x->c;
+	const struct ap_tplan *p = o->workspace ? &x->ws_plan : &x->plan;
 	struct counter k = { .h = h, .c = c, .width = 1 };
 	char b1[32], b2[32];
 	int32_t max_run = (int32_t)a->runs_begun - 1, min_run = 0;
+	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->widest_op = h->widest_row = -1;
@@ -569,6 +605,9 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		ap_seterr(err, "a heatmap needs --plan MODEL.tflite (or a plan file)");
 		return -EINVAL;
 	}
+	rc = o->workspace ? workspace_usable(x, o, err) : 0;
+	if (rc)
+		return rc;
 	if (c->arena < 0 || !c->page_op) {
 		ap_seterr(err, "no arena in the trace: %s", a->id.why);
 		return -EINVAL;
@@ -578,8 +617,8 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 			  "--op-probe)");
 		return -EINVAL;
 	}
-	k.marker = o->attr == AP_HM_ATTR_MARKER ||
-		   (o->attr == AP_HM_ATTR_AUTO && c->have_markers);
+	k.marker = !o->workspace && (o->attr == AP_HM_ATTR_MARKER ||
+				     (o->attr == AP_HM_ATTR_AUTO && c->have_markers));
 	h->attr = k.marker ? "op marker" : "plan";
 	h->by = o->by;
 	h->all_faults = o->all_faults;
@@ -595,7 +634,7 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 			       h->page_size;
 
 		/* an allocation in [heap] */
-		if (ap_arena_is_block(&a->id) && c->n_pages > ext + 2) {
+		if (ap_corr_is_block(c) && c->n_pages > ext + 2) {
 			h->page0 = (uint64_t)c->delta / h->page_size;
 			h->n_pages = ext - h->page0;
 		}
@@ -603,7 +642,7 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 	h->col0_offset = (int64_t)(h->page0 * h->page_size) - c->delta;
 	h->widest_op = c->widest_op;
 	h->widest_bytes = c->widest_bytes;
-	h->mismatch = c->mismatch;
+	h->mismatch = !o->workspace && c->mismatch;
 	h->pages_per_col = pages_per_col(h->n_pages, o->cols);
 	h->cols = (uint32_t)((h->n_pages + h->pages_per_col - 1) / h->pages_per_col);
 	if (!h->cols)
@@ -632,8 +671,7 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 	if (!h->cell)
 		goto oom;
 	if (o->all_faults && !from_pre(&k, pre, c)) {
-		int rc = count_all(&k, x, trace, err);
-
+		rc = count_all(&k, x, trace, err);
 		h->passes2 = true;
 		if (rc)
 			return rc;
@@ -663,6 +701,10 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		goto oom;
 	if (o->skip_empty)
 		skip_empty(h);
+	if (o->workspace) {
+		workspace_titles(h, x);
+		return 0;
+	}
 	snprintf(h->title, sizeof(h->title), "%s faults of the arena by %s%s, %s",
 		 o->all_faults ? "All" : "First-touch", h->by == AP_HM_BY_OP ? "operator" :
 		 "run", h->by == AP_HM_BY_OP ? (k.marker ? " (op marker)" : " (plan)") : "",

@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"                [--cols N] [--rows N]\n"
 		"                [--runs A-B] [--log] [--attr marker|plan] [--format F]\n"
 		"                [--arena auto|ADDR] [--width N] [--force] [--skip-empty]\n"
-		"                [--salvage]\n\n"
+		"                [--region arena|workspace] [--salvage]\n\n"
 		"Arena page faults of a trace as a matrix: columns are arena offset buckets\n"
 		"(a page each, or --cols buckets), rows are operators in execution order (--by "
 		"op,\n"
@@ -56,6 +56,10 @@ static void usage(FILE *f)
 		"  --width N          terminal width for -o - (default: the terminal's)\n"
 		"  --force            draw even when the plan does not match the trace (marked)\n"
 		"  --skip-empty       leave out the rows nothing was counted in\n"
+		"  --region arena|workspace  the TFLite arena (default) or, on LiteRT's default\n"
+		"                     path, XNNPACK's workspace: its pages by the operator whose\n"
+		"                     value lies there first (XNNPACK zeroes it at reshape: first\n"
+		"                     touches, by plan)\n"
 		"Exit 2 for bad usage, a plan that does not match the trace (without --force) or\n"
 		"an unreadable trace.\n", AP_HM_AUTO_PAGES, AP_HM_AUTO_COLS, AP_HM_RUN_ROWS);
 }
@@ -187,6 +191,10 @@ static int set_option(struct args *a, int c, const char *arg)
 	case 'w': return parse_u32(arg, 40, 10000, &a->width) ? 1 : 0;
 	case 'x': a->force = true; break;
 	case 'E': a->ho.skip_empty = true; break;
+	case 'G':
+		w = ap_cli_word(arg, "arena", "workspace", NULL);
+		a->ho.workspace = w == 1;
+		return w < 0;
 	default: return -1;
 	}
 	return 0;
@@ -227,7 +235,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	struct ap_opts op;
 
 	ap_opts_init(&op, AP_TRACE_IN_SPEC " o|output: B=by: F=faults: c=cols: r=rows: R=runs: "
-		     "l=log A=attr: f=format: w=width: x=force E=skip-empty h|help");
+		     "l=log A=attr: f=format: w=width: x=force E=skip-empty G=region: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
@@ -244,7 +252,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 			ap_cli_say("heatmap", "bad value '%s' for --%s (see 'arenaprof heatmap "
 				"--help')", optarg, c == 'c' ? "cols" : c == 'r' ? "rows" :
 				c == 'R' ? "runs" : c == 'A' ? "attr" : c == 'f' ? "format" :
-				c == 'w' ? "width" :
+				c == 'w' ? "width" : c == 'G' ? "region" :
 				c == 'B' ? "by" : "faults");
 			return AP_EXIT_USAGE;
 		}
@@ -287,7 +295,8 @@ static int load(struct args *a, struct ap_corr_all *x)
 
 	if (rc)
 		return rc;
-	if (x->c.mismatch && !a->force) {
+	/* the workspace's pages are judged apart (its section in report) */
+	if (x->c.mismatch && !a->force && !a->ho.workspace) {
 		ap_cli_say("heatmap", "the plan %s does not match this trace, not drawn "
 			"(--force draws it marked as such):", a->in.plan_path);
 		for (uint32_t i = 0; i < x->c.n_reasons; i++)

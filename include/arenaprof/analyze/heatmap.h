@@ -35,6 +35,8 @@ struct ap_hm_opts {
 	int32_t run_lo, run_hi;
 	enum ap_hm_attr attr;		/* --by op: which operator a fault counts for */
 	bool skip_empty;		/* --skip-empty: no row without a count */
+	bool workspace;			/* --region workspace: XNNPACK's workspace (its
+					 * first touches, by the plan of its values) */
 };
 
 struct ap_hm_row {
