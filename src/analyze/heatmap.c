@@ -552,6 +552,31 @@ static void skip_empty(struct ap_heatmap *h)
 	h->widest_row = widest;
 }
 
+/* The rows' runs: the trace's (a run -1 row only when the region was touched before run
+ * 0), or --runs A-B. */
+static void run_range(struct ap_heatmap *h, const struct ap_analysis *a,
+		      const struct ap_corr *c, const struct ap_hm_opts *o)
+{
+	int32_t max_run = (int32_t)a->runs_begun - 1, min_run = 0;
+
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
+
+		if ((int32_t)t->map != c->arena)
+			continue;
+		if (t->run < min_run)
+			min_run = t->run;
+		if (t->run > max_run)
+			max_run = t->run;
+	}
+	h->run_lo = min_run;
+	h->run_hi = max_run < min_run ? min_run : max_run;
+	if (o->have_runs) {
+		h->run_lo = o->run_lo;
+		h->run_hi = o->run_hi;
+	}
+}
+
 /* --region workspace: what it can draw (the pages XNNPACK zeroes at reshape, by plan). */
 static int workspace_usable(const struct ap_corr_all *x, const struct ap_hm_opts *o,
 			    char *err)
@@ -596,7 +621,6 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 	const struct ap_tplan *p = o->workspace ? &x->ws_plan : &x->plan;
 	struct counter k = { .h = h, .c = c, .width = 1 };
 	char b1[32], b2[32];
-	int32_t max_run = (int32_t)a->runs_begun - 1, min_run = 0;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -648,23 +672,7 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 	if (!h->cols)
 		h->cols = 1;
 	h->col_bytes = h->pages_per_col * h->page_size;
-	/* runs: the trace's (a run -1 row only when the arena was touched before run 0) */
-	for (uint64_t i = 0; i < a->as.n_touches; i++) {
-		const struct ap_touch *t = &a->as.touches[i];
-
-		if ((int32_t)t->map != c->arena)
-			continue;
-		if (t->run < min_run)
-			min_run = t->run;
-		if (t->run > max_run)
-			max_run = t->run;
-	}
-	h->run_lo = min_run;
-	h->run_hi = max_run < min_run ? min_run : max_run;
-	if (o->have_runs) {
-		h->run_lo = o->run_lo;
-		h->run_hi = o->run_hi;
-	}
+	run_range(h, a, c, o);
 	if (setup_rows(h, p, o, &k.width))
 		goto oom;
 	h->cell = calloc((uint64_t)h->rows * h->cols, sizeof(*h->cell));
