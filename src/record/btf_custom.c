@@ -22,7 +22,7 @@
 #include <linux/bpf.h>
 
 #include "arenaprof/record/btf_custom.h"
-#include "arenaprof/record/probe.h"
+#include "arenaprof/record/method.h"
 #include "arenaprof/util/err.h"
 
 /* The fields the layout check reads: a kernel's BTF has them all, at its own offsets. */

@@ -36,6 +36,7 @@
 #include "arenaprof/record/bpf_attach.h"
 #include "arenaprof/record/bpf_load.h"
 #include "arenaprof/record/btf_custom.h"
+#include "arenaprof/record/method.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/ring_event.h"
 #include "arenaprof/record/ring_sizing.h"
@@ -91,67 +92,6 @@ static void setup_libbpf(void)
 		setrlimit(RLIMIT_MEMLOCK, &rl);
 	}
 #endif
-}
-
-/* The kernel's ENOTSUPP (include/linux/errno.h): not in userspace's errno.h. */
-#define AP_ENOTSUPP 524
-
-/* "Operation not permitted (EPERM)" */
-static const char *errstr(int e, char *buf, size_t len)
-{
-	const char *name = NULL;
-
-	if (e < 0)
-		e = -e;
-	/* strerror says "Unknown error 524"; what the kernel means is this */
-	if (e == AP_ENOTSUPP) {
-		snprintf(buf, len, "not supported by this kernel (ENOTSUPP)");
-		return buf;
-	}
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
-	name = strerrorname_np(e);
-#endif
-	if (name)
-		snprintf(buf, len, "%s (%s)", strerror(e), name);
-	else
-		snprintf(buf, len, "%s (errno %d)", strerror(e), e);
-	return buf;
-}
-
-const char *ap_probe_errstr(int e, char *buf, size_t len)
-{
-	return errstr(e, buf, len);
-}
-
-const char *ap_method_name(enum ap_method m)
-{
-	switch (m) {
-	case AP_METHOD_TP:
-		return "tp";
-	case AP_METHOD_FENTRY:
-		return "fentry";
-	case AP_METHOD_PERF:
-		return "perf";
-	case AP_METHOD_NONE:
-		break;
-	}
-	return "auto";
-}
-
-int ap_method_parse(const char *s, enum ap_method *m)
-{
-	static const enum ap_method all[] = {
-		AP_METHOD_NONE, AP_METHOD_TP, AP_METHOD_FENTRY, AP_METHOD_PERF,
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		if (!strcmp(s, ap_method_name(all[i]))) {
-			*m = all[i];
-			return 0;
-		}
-	}
-	return -EINVAL;
 }
 
 /* What the method's programs are called in messages. */
@@ -269,7 +209,7 @@ static void load_error(enum ap_method m, int err, char *why)
 		ap_seterr(why, "fentry: handle_mm_fault is not in the kernel BTF");
 	else
 		ap_seterr(why, "%s: loading %s failed: %s", ap_method_name(m), method_what(m),
-			  errstr(err, eb, sizeof(eb)));
+			  ap_probe_errstr(err, eb, sizeof(eb)));
 }
 
 static int attach_perf(struct ap_probe *p, char *why)
@@ -313,14 +253,14 @@ static int attach_perf(struct ap_probe *p, char *why)
 				int en = errno;
 
 				ap_seterr(why, "perf: opening %s on CPU %d failed: %s", evs[j].name,
-					  cpus[i], errstr(en, eb, sizeof(eb)));
+					  cpus[i], ap_probe_errstr(en, eb, sizeof(eb)));
 				return -en;
 			}
 			/* the link owns fd from here on */
 			e = ap_bpf_attach_perf_event(progs[j], fd, 0, &l);
 			if (e) {
 				ap_seterr(why, "perf: attaching to %s on CPU %d failed: %s",
-					  evs[j].name, cpus[i], errstr(e, eb, sizeof(eb)));
+					  evs[j].name, cpus[i], ap_probe_errstr(e, eb, sizeof(eb)));
 				return e;
 			}
 			if (push_link(p, &l)) {
@@ -353,7 +293,7 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 	if (!p->skel) {
 		err = -errno;
 		ap_seterr(why, "%s: opening the BPF object failed: %s", name,
-			  errstr(err, eb, sizeof(eb)));
+			  ap_probe_errstr(err, eb, sizeof(eb)));
 		return err;
 	}
 	bpf_program__set_autoload(p->skel->progs.fault_tp, m == AP_METHOD_TP);
@@ -366,7 +306,7 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 	err = bpf_map__set_max_entries(p->skel->maps.events, ring);
 	if (err) {
 		ap_seterr(why, "%s: ring buffer of %u bytes: %s", name, ring,
-			  errstr(err, eb, sizeof(eb)));
+			  ap_probe_errstr(err, eb, sizeof(eb)));
 		goto fail;
 	}
 	err = ap_bpf_load(p->skel->obj, &p->ld, verbose, why);
@@ -382,7 +322,7 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 							   p->skel->progs.fault_exit), &l);
 		if (err) {
 			ap_seterr(why, "%s: attaching %s failed: %s", name, method_what(m),
-				  errstr(err, eb, sizeof(eb)));
+				  ap_probe_errstr(err, eb, sizeof(eb)));
 			goto fail;
 		}
 		if (push_link(p, &l)) {
@@ -534,7 +474,7 @@ int ap_probe_open(struct ap_probe **pp, const struct ap_probe_opts *o, char *err
 				 NULL);
 	if (!p->rb) {
 		ret = -errno;
-		ap_seterr(err, "ring buffer: %s", errstr(ret, eb, sizeof(eb)));
+		ap_seterr(err, "ring buffer: %s", ap_probe_errstr(ret, eb, sizeof(eb)));
 		ap_probe_close(p);
 		return ret;
 	}
@@ -584,14 +524,14 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, exit), p->pid, path, off, true, cookie,
 				 &l2);
 	if (e) {
-		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
+		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol, ap_probe_errstr(e, eb, sizeof(eb)));
 		return e;
 	}
 	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, enter), p->pid, path, off, false,
 				 cookie, &l1);
 	if (e) {
 		ap_bpf_link_close(&l2);
-		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, errstr(e, eb, sizeof(eb)));
+		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, ap_probe_errstr(e, eb, sizeof(eb)));
 		return e;
 	}
 	/* closed in reverse (teardown): the entry before the return, for the same reason */
@@ -719,7 +659,7 @@ int ap_probe_attach_alloc(struct ap_probe *p, const char *libc_path, char *what,
 					alloc_funcs[i].fn, true);
 		if (rc) {
 			ap_seterr(err, "uprobe %s:%s: %s", path, alloc_funcs[i].name,
-				  errstr(rc, eb, sizeof(eb)));
+				  ap_probe_errstr(rc, eb, sizeof(eb)));
 			while (p->n_links > first_link)
 				ap_bpf_link_close(&p->links[--p->n_links]);
 			while (p->n_hot > first_hot)
@@ -765,7 +705,7 @@ int ap_probe_attach_xnn(struct ap_probe *p, const char *path, const uint64_t *of
 					xnn_funcs[i].fn, true);
 		if (rc)
 			ap_seterr(err, "uprobe %s:%s: %s", path, xnn_funcs[i].name,
-				  errstr(rc, eb, sizeof(eb)));
+				  ap_probe_errstr(rc, eb, sizeof(eb)));
 	}
 	if (rc)
 		while (p->n_links > first_link)
@@ -845,7 +785,7 @@ int ap_probe_poll(struct ap_probe *p, int timeout_ms,
 	if (!p->stopped && (r >= 0 || r == -EINTR))
 		r = ring_buffer__consume(p->rb);
 	if (r < 0 && r != -EINTR && !p->stopped) {
-		ap_seterr(err, "ring buffer poll: %s", errstr(r, eb, sizeof(eb)));
+		ap_seterr(err, "ring buffer poll: %s", ap_probe_errstr(r, eb, sizeof(eb)));
 		return r;
 	}
 	return p->seen;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "arenaprof/event.h"
+#include "arenaprof/record/method.h"
 
 struct ap_probe_opts {
 	int pid;			/* target tgid */
@@ -44,8 +45,6 @@ double ap_probe_sized_for_rate(const struct ap_probe *p);
  * handle_mm_fault fexit failed: not supported by this kernel (ENOTSUPP)"; "" when the
  * first one worked or the method was forced. */
 const char *ap_probe_auto_skipped(const struct ap_probe *p);
-const char *ap_method_name(enum ap_method m);		/* "tp", "fentry", "perf" ("auto") */
-int ap_method_parse(const char *s, enum ap_method *m);	/* "auto" -> NONE; -EINVAL unknown */
 
 /*
  * Feature probe: can this method load and attach here? It really loads the method's
@@ -56,8 +55,6 @@ int ap_method_parse(const char *s, enum ap_method *m);	/* "auto" -> NONE; -EINVA
 bool ap_probe_supported(enum ap_method m, char *why);
 /* The same, 0 or the failed step's negative errno (-EPERM: the kernel refused it). */
 int ap_probe_try(enum ap_method m, char *why);
-/* An errno as "Operation not permitted (EPERM)"; the kernel's ENOTSUPP (524) named. */
-const char *ap_probe_errstr(int e, char *buf, size_t len);
 
 /* libbpf's messages to stderr for ap_probe_supported too (ap_probe_open sets it from
  * its opts). */
