@@ -114,6 +114,36 @@ static void json_parts(struct ap_json *j, const struct ap_xnn_plan *x)
 	ap_json_end_arr(j);
 }
 
+/* Each value XNNPACK's memory planner places (ap_xnn_workspace_plan), at its offset from the
+ * workspace's start: its partition is its writer's, the one of its first operator. */
+static void json_ws_values(struct ap_json *j, const struct ap_plan_set *s)
+{
+	const struct ap_tplan *w = &s->xnn_ws;
+
+	ap_json_arr(j, "workspace_values");
+	for (uint32_t i = 0; s->have_xnn_ws && i < w->n; i++) {
+		const struct ap_ptensor *t = &w->t[i];
+		int32_t op = t->first;
+
+		ap_json_obj(j, NULL);
+		if (op >= 0 && (uint32_t)op < s->xnn.n_ops && s->xnn.ops[op].delegated)
+			ap_json_u64(j, "partition", s->xnn.ops[op].partition);
+		else
+			ap_json_null(j, "partition");
+		if (t->index >= 0)
+			ap_json_i64(j, "tensor", t->index);
+		else
+			ap_json_null(j, "tensor");
+		ap_json_str(j, "name", t->name);
+		ap_json_i64(j, "offset", t->offset);
+		ap_json_u64(j, "bytes", t->bytes);
+		ap_json_i64(j, "first_op", t->first);
+		ap_json_i64(j, "last_op", t->last);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+}
+
 static void json_cache(struct ap_json *j, const struct ap_plan_set *s)
 {
 	const struct ap_plan_wcache *c = &s->wcache;
@@ -169,6 +199,7 @@ void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
 		ap_json_null(j, "widest_value");
 	}
 	json_parts(j, x);
+	json_ws_values(j, s);
 	json_cache(j, s);
 	ap_json_end_obj(j);
 }

@@ -671,16 +671,25 @@ static void lifetimes(struct sctx *c)
 	}
 }
 
-/* The nodes left, compacted. The values keep the indices of before (a folded node reads
- * and writes nothing, so no two lifetimes overlap otherwise). */
+/* The nodes left, compacted, and the lifetimes renumbered to them: every lifetime starts
+ * and ends at a node left (lifetimes() skips the removed), so which overlap is unchanged,
+ * and a value's first and last name the nodes (and TFLite operators) of the runtime. */
 static void compact(struct sctx *c)
 {
 	struct xnn_partition *p = c->p;
 	uint32_t k = 0;
 
-	for (uint32_t n = 0; n < p->n_nodes; n++)
-		if (!c->removed[n])
-			p->nodes[k++] = p->nodes[n];
+	for (uint32_t n = 0; n < p->n_nodes; n++) {
+		if (c->removed[n])
+			continue;
+		for (uint32_t v = 0; v < p->n_values; v++) {
+			if (p->values[v].first == (int32_t)n)
+				p->values[v].first = (int32_t)k;
+			if (p->values[v].last == (int32_t)n)
+				p->values[v].last = (int32_t)k;
+		}
+		p->nodes[k++] = p->nodes[n];
+	}
 	p->n_nodes = k;
 }
 
