@@ -66,6 +66,17 @@ for pg in range(base // ps, (base + size + ps - 1) // ps):
     if pg in owner:
         want[owner[pg]] = want.get(owner[pg], 0) + 1
 got = {o["index"]: o["pages"] for o in w["ops"]}
+# the edge pages not first touched here (touched before with their neighbour) are the
+# report's to leave out: only theirs may be missing
+missing = span - w["first_touched_pages"]
+lo_pg, hi_pg = base // ps, (base + size - 1) // ps
+edge_owners = [owner.get(lo_pg), owner.get(hi_pg)] if missing else []
+for e in edge_owners:
+    if missing and e is not None and want.get(e, 0) > got.get(e, 0):
+        want[e] -= 1
+        missing -= 1
+        if not want[e]:
+            del want[e]
 out(got == want, "pages by operator as the values' plan puts them (%d operators, %d pages)"
     % (len(want), sum(want.values())),
     "report %s, here %s" % (sorted(got.items())[:8], sorted(want.items())[:8]))
