@@ -41,6 +41,12 @@ static void counts(const struct ap_corr_all *x, struct ws_counts *w)
 	}
 }
 
+/* The first touches of a block that took the workspace's place. */
+static uint64_t move_pages(const struct ap_corr_all *x, const struct ap_arena_move *mv)
+{
+	return mv->map >= 0 ? x->a.as.maps[mv->map].first_touch_pages : 0;
+}
+
 /* Operators (slot k + 1 of c->ops) with pages, most first; UINT32_MAX ends it. */
 static uint32_t *ops_by_pages(const struct ap_corr *c)
 {
@@ -82,6 +88,14 @@ void ap_xnn_ws_text(FILE *f, const struct ap_corr_all *x)
 		"its %u values): %" PRIu64 " to %u operators, %" PRIu64 " where no value lies, %"
 		PRIu64 " past the plan's end\n", x->ws_plan.n, w.named, w.n_ops,
 		c->unplanned_pages, c->beyond_pages);
+	for (uint32_t k = 0; k < x->ws_id.n_moves; k++) {
+		const struct ap_arena_move *mv = &x->ws_id.moves[k];
+
+		fprintf(f, "  re-planned in run %d: the workspace grew to a block of %s at 0x%" PRIx64
+			"%s: %" PRIu64 " pages first touched there (the plan of the model's shapes "
+			"no longer describes it)\n", mv->run, B(mv->bytes), mv->base,
+			mv->free_seen ? ", the old block freed" : "", move_pages(x, mv));
+	}
 	o = ops_by_pages(c);
 	if (!o)
 		return;
@@ -113,6 +127,19 @@ void ap_xnn_ws_json(struct ap_json *j, const struct ap_corr_all *x)
 	ap_json_u64(j, "attributed_pages", w.named);
 	ap_json_u64(j, "unplanned_pages", c->unplanned_pages);
 	ap_json_u64(j, "beyond_pages", c->beyond_pages);
+	ap_json_arr(j, "moves");	/* a larger block took its place (a reshape) */
+	for (uint32_t k = 0; k < x->ws_id.n_moves; k++) {
+		const struct ap_arena_move *mv = &x->ws_id.moves[k];
+
+		ap_json_obj(j, NULL);
+		ap_json_i64(j, "run", mv->run);
+		ap_json_u64(j, "base", mv->base);
+		ap_json_u64(j, "block_bytes", mv->bytes);
+		ap_json_bool(j, "old_freed", mv->free_seen);
+		ap_json_u64(j, "first_touched_pages", move_pages(x, mv));
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
 	ap_json_arr(j, "ops");	/* execution order; -1 would be a graph input's */
 	for (uint32_t k = 0; k <= c->n_ops; k++) {
 		if (!c->ops[k].plan_pages)

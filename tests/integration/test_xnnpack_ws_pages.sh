@@ -11,7 +11,9 @@
 #    xnnpack.workspace_values (the offsets tests/integration/test_xnnpack_workspace.sh
 #    checks against XNNPACK's own memory plan): a page is the operator's whose value lies
 #    there first (the smallest first_op of the values covering any byte of it);
-#  - heatmap --region workspace draws the same pages per row, and refuses --attr marker.
+#  - heatmap --region workspace draws the same pages per row, and refuses --attr marker;
+#  - a resized input (face detection, batch 2 before run 5): the workspace's new block is
+#    followed, as an arena re-plan is.
 . tests/lib.sh
 venv=${ARENAPROF_VENV:-/opt/arenaprof-venv}
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import ai_edge_litert' 2>/dev/null
@@ -118,6 +120,35 @@ for name in "${models[@]}"; do
 	fi
 	judge "$label" "$TMP/$name.json" "$TMP/$name.plan.json" "$TMP/$name.csv" "$ps"
 done
+
+# a resized input: XNNPACK grows the workspace into a new block at the reshape, followed
+# like an arena re-plan (its pages counted, no longer named by the model's plan)
+m=$MODELS/face_detection_short_range.tflite
+if "$ARENAPROF" record -o "$TMP/resize.trace" -- scripts/litert-run "$m" --runs 10 \
+	--delegate xnnpack --resize-at 5 >"$TMP/rec.out" 2>&1 &&
+	"$ARENAPROF" report --json --plan "$m" "$TMP/resize.trace" >"$TMP/resize.json" 2>"$TMP/rep.err"
+then
+	python3 - "$TMP/resize.json" "$ps" <<'PY'
+import json, sys
+w = json.load(open(sys.argv[1]))["xnnpack"]["workspace_pages"]
+ps = int(sys.argv[2])
+def out(ok, what, why=""):
+    print(("PASS: resize: %s" % what) if ok else ("FAIL: resize: %s: %s" % (what, why)))
+mv = w["moves"] if w else []
+out(len(mv) == 1, "the workspace moved once, at the resize", "moves %s" % mv)
+if len(mv) == 1:
+    m = mv[0]
+    span = (m["base"] + m["block_bytes"] + ps - 1) // ps - m["base"] // ps
+    out(m["run"] == 4 and m["old_freed"], "in run 4 (before run 5), the old block freed",
+        "run %d, old freed %s" % (m["run"], m["old_freed"]))
+    out(m["block_bytes"] > w["block_bytes"], "to a larger block (%d > %d bytes)" %
+        (m["block_bytes"], w["block_bytes"]), "not larger")
+    out(m["first_touched_pages"] == span, "every page of the new block first touched (%d)" % span,
+        "%d of %d" % (m["first_touched_pages"], span))
+PY
+else
+	fail "resize: record and report" "$(tail -2 "$TMP/rec.out" "$TMP/rep.err" | tr '\n' ' ')"
+fi
 
 # what it cannot draw is refused with a reason, not drawn wrong
 refused() {	# refused LABEL ARGS...: exit 2 and one line saying why

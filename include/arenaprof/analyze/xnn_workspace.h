@@ -24,8 +24,10 @@
 /*
  * The workspace block of m (measured from a) as an arena identity: its pages kept apart
  * in a (ap_analysis_keep_block, role AP_ROLE_XNN_WORKSPACE), its base, plan_bytes (the
- * plan's workspace) and the block. false when the trace has no such block or it could not
- * be kept apart (id->why says which).
+ * plan's workspace) and the block; id->moves the larger blocks from the same call that took
+ * its place later (a reshape to larger shapes), each kept apart too (map -1: it could not
+ * be). false when the trace has no such block or it could not be kept apart (id->why says
+ * which).
  */
 bool ap_xnn_ws_locate(struct ap_analysis *a, const struct ap_xnn_measured *m,
 		      uint64_t plan_bytes, struct ap_arena_id *id);
