@@ -330,6 +330,10 @@ int cmd_heatmap(int argc, char **argv)
 	rc = ap_cli_exit(ap_heatmap_build(&x, a.in.trace, &a.ho, a.pre, &h, err));
 	if (!rc)
 		rc = render(&h, a.fmt, a.out, a.width, err);
+	if (!rc && x.have_ws && !a.ho.workspace)
+		ap_cli_say("heatmap", "the trace also holds XNNPACK's workspace (%" PRIu64 " pages "
+			   "first touched): --region workspace draws it by operator",
+			   x.ws.ft_pages);
 	if (rc)
 		ap_cli_say("heatmap", "%s", err);
 	if (!rc)
