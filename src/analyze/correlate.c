@@ -430,6 +430,11 @@ static int measure_xnn(const struct ap_corr_in *in, struct ap_corr_all *x, char 
 	    x->a.allocs && x->a.allocs->n)
 		planned = !ap_plan_build(&rq, &s, ignored) && s.have_xnn;
 	rc = ap_xnn_measure(&x->a, planned ? &s.xnn : NULL, planned ? &s.plan : NULL, &x->xm);
+	if (planned) {	/* the file's pages by reader; what a weight cache would move */
+		ap_wsplit_measure(&x->a, s.wranges, s.n_wranges, &x->wsplit);
+		x->wcache = s.wcache;
+		x->have_xnn_weights = true;
+	}
 	if (planned && s.have_xnn_ws) {	/* the workspace's plan, kept for its pages */
 		x->ws_plan = s.xnn_ws;
 		s.have_xnn_ws = false;

@@ -138,7 +138,53 @@ static int plan_report(struct shown *c, char *err)
  * constant but those only delegated operators read (XNNPACK packed them once, then leaves
  * their file pages alone). A constant nobody reads stays, as plan.weights_bytes counts it.
  */
-static int kept_weights(const struct ap_graph *g, const struct ap_xnn_plan *x, uint64_t *b)
+static int by_off(const void *a, const void *b)
+{
+	const struct ap_plan_wrange *x = a, *y = b;
+
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+/* The weights' file ranges, sorted, overlapping ones merged (kept wins: a buffer kept
+ * operators read is read at every run, whoever else packs it). */
+static int weight_ranges(const struct ap_model *m, const struct ap_graph *g, uint32_t sg,
+			 const uint8_t *use, struct ap_plan_set *s)
+{
+	const struct ap_model_subgraph *msg = &m->subgraphs[sg];
+	uint32_t n = 0;
+
+	s->wranges = calloc(msg->n_tensors + 1, sizeof(*s->wranges));
+	if (!s->wranges)
+		return -ENOMEM;
+	for (uint32_t t = 0; t < msg->n_tensors && t < g->n_tensors; t++) {
+		uint32_t b = msg->tensors[t].buffer;
+		uint64_t off, len;
+
+		if (g->t[t].alloc != AP_ALLOC_WEIGHTS || !use[t] || b >= m->n_buffers ||
+		    !ap_model_buffer_range(&m->buffers[b], &off, &len) || !len)
+			continue;
+		s->wranges[n++] = (struct ap_plan_wrange){ off, len, use[t] == 1 };
+	}
+	qsort(s->wranges, n, sizeof(*s->wranges), by_off);
+	s->n_wranges = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ap_plan_wrange *last = s->n_wranges ? &s->wranges[s->n_wranges - 1] : NULL;
+
+		if (last && s->wranges[i].off < last->off + last->len) {
+			uint64_t end = s->wranges[i].off + s->wranges[i].len;
+
+			if (end > last->off + last->len)
+				last->len = end - last->off;
+			last->packed_only &= s->wranges[i].packed_only;
+			continue;
+		}
+		s->wranges[s->n_wranges++] = s->wranges[i];
+	}
+	return 0;
+}
+
+static int kept_weights(const struct ap_graph *g, const struct ap_xnn_plan *x, uint64_t *b,
+			struct ap_plan_set *s)
 {
 	uint8_t *use = calloc(g->n_tensors ? g->n_tensors : 1, 1);	/* 1 delegated, 2 kept */
 
@@ -155,6 +201,10 @@ static int kept_weights(const struct ap_graph *g, const struct ap_xnn_plan *x, u
 	for (uint32_t t = 0; t < g->n_tensors; t++)
 		if (g->t[t].alloc == AP_ALLOC_WEIGHTS && use[t] != 1)
 			*b += g->t[t].bytes;
+	if (weight_ranges(s->model, g, s->subgraph, use, s)) {
+		free(use);
+		return -ENOMEM;
+	}
 	free(use);
 	return 0;
 }
@@ -226,7 +276,7 @@ static int plan_xnn(struct shown *c, char *err)
 	rc = ap_xnn_plan_build(s->model, &c->g, &cpu, &s->xnn, e);
 	if (rc)
 		return ap_fail(err, rc, "%s: %s", c->rq->path, e);
-	if (kept_weights(&c->g, &s->xnn, &s->kept_weights_bytes))
+	if (kept_weights(&c->g, &s->xnn, &s->kept_weights_bytes, s))
 		return ap_fail(err, -ENOMEM, "out of memory");
 	weight_cache(&s->xnn, &s->wcache);
 	s->have_xnn_ws = true;
@@ -344,6 +394,7 @@ void ap_plan_set_free(struct ap_plan_set *s)
 		ap_tplan_free(&s->xnn_arena);
 	if (s->have_xnn_ws)
 		ap_tplan_free(&s->xnn_ws);
+	free(s->wranges);
 	ap_model_free(&s->loaded);
 	s->model = NULL;
 }

@@ -8,6 +8,7 @@
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/event.h"
 #include "arenaprof/render/attrib_report.h"
+#include "arenaprof/render/weights_report.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/util/units.h"
 
@@ -223,6 +224,8 @@ void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib
 			" pages first touched (%s of a %s mapping): file-backed, reclaimable\n",
 			TS(at->w_path), at->w_faults, at->w_major, at->w_ft_pages,
 			B(at->w_ft_pages * ps), B(at->w_bytes));
+	if (at->w_maps)
+		ap_weights_text(f, x);
 	else if (p)
 		fprintf(f, "\nweights    no mapping of %s was faulted (the model was read into "
 			"memory, not mapped?)\n", TS(p->model));
@@ -396,7 +399,7 @@ static void json_not_planned(struct ap_json *j, const struct ap_analysis *a,
 	ap_json_end_obj(j);
 }
 
-static void json_weights(struct ap_json *j, const struct ap_attrib *at)
+static void json_weights(struct ap_json *j, const struct ap_corr_all *x, const struct ap_attrib *at)
 {
 	ap_json_obj(j, "weights");
 	ap_json_str(j, "path", at->w_path ? at->w_path : "");
@@ -405,6 +408,7 @@ static void json_weights(struct ap_json *j, const struct ap_attrib *at)
 	ap_json_u64(j, "major_faults", at->w_major);
 	ap_json_u64(j, "first_touch_pages", at->w_ft_pages);
 	ap_json_u64(j, "mapping_bytes", at->w_bytes);
+	ap_weights_json(j, x);
 	ap_json_end_obj(j);
 }
 
@@ -415,5 +419,5 @@ void ap_attrib_json(struct ap_json *j, const struct ap_corr_all *x,
 	json_consistency(j, x, at);
 	json_run_times(j, at);
 	json_not_planned(j, &x->a, at);
-	json_weights(j, at);
+	json_weights(j, x, at);
 }

@@ -24,6 +24,7 @@
 #include "arenaprof/analyze/analysis.h"
 #include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/analyze/weights_split.h"
 #include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/plan/plan.h"
 
@@ -175,6 +176,11 @@ struct ap_corr_all {
 	 * its values (xnnpack.h's ap_xnn_workspace_plan, named by the model's operators)
 	 * and the page tables; have_ws when the trace has the block and the plan is a
 	 * model's on the default path */
+	/* the model file's pages by who reads them, and what XNNPACK's weight cache would
+	 * move (with a model's default-path plan: have_xnn_weights) */
+	bool have_xnn_weights;
+	struct ap_wsplit wsplit;
+	struct ap_plan_wcache wcache;
 	bool have_ws;
 	struct ap_tplan ws_plan;
 	struct ap_arena_id ws_id;

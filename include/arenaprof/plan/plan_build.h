@@ -64,6 +64,16 @@ struct ap_plan_wcache {
 	uint64_t build_buffer_bytes;	/* the builder's buffer, on the run that builds it */
 };
 
+/*
+ * Where the model file's weights lie and who reads them on the XNNPACK path: a constant
+ * only delegated operators read is read once, when XNNPACK packs it (its file pages are
+ * then left alone); the others, the kernels LiteRT kept read at every run.
+ */
+struct ap_plan_wrange {
+	uint64_t off, len;		/* in the file */
+	bool packed_only;		/* read once, to pack */
+};
+
 struct ap_plan_set {
 	const struct ap_model *model;	/* &loaded; NULL for an imported plan */
 	struct ap_model loaded;
@@ -108,6 +118,9 @@ struct ap_plan_set {
 	 * follows all of it (XNNPACK's own: xnn.not_modelled); with have_xnn */
 	char arena_not_modelled[AP_ERR_LEN];
 	struct ap_plan_wcache wcache;	/* XNNPACK's weight cache; with have_xnn */
+	struct ap_plan_wrange *wranges;	/* the shown subgraph's weights in the file, by
+					 * offset (overlaps merged); with have_xnn */
+	uint32_t n_wranges;
 };
 
 /*
