@@ -524,14 +524,16 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, exit), p->pid, path, off, true, cookie,
 				 &l2);
 	if (e) {
-		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol, ap_probe_errstr(e, eb, sizeof(eb)));
+		ap_seterr(err, "uretprobe %s:%s: %s", binary, symbol,
+			  ap_probe_errstr(e, eb, sizeof(eb)));
 		return e;
 	}
 	e = ap_bpf_attach_uprobe(ap_bpf_prog_fd(&p->ld, enter), p->pid, path, off, false,
 				 cookie, &l1);
 	if (e) {
 		ap_bpf_link_close(&l2);
-		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol, ap_probe_errstr(e, eb, sizeof(eb)));
+		ap_seterr(err, "uprobe %s:%s: %s", binary, symbol,
+			  ap_probe_errstr(e, eb, sizeof(eb)));
 		return e;
 	}
 	/* closed in reverse (teardown): the entry before the return, for the same reason */
