@@ -3,11 +3,11 @@
  * memplan: a partition's workspace as XNNPACK's memory planner sizes it
  * (docs/xnnpack-delegate.md, "The workspace"): each workspace value not reusing another's
  * bytes is a record of its size rounded up to XNN_EXTRA_BYTES and then to the allocation
- * alignment; the records, largest first (glibc's qsort is a stable merge sort here), each
- * take the smallest gap between the records placed before whose lifetimes overlap its own,
- * else the end (a dynamically quantized value's record holds its quantization params and
- * row sums too); the arena is the highest end, and the block holds 2 * XNN_EXTRA_BYTES more
- * for the sparse kernels' reads.
+ * alignment; the records, largest first (glibc's qsort is a stable merge sort here: ties
+ * stay in XNNPACK's value id order), each take the smallest gap between the records placed
+ * before whose lifetimes overlap its own, else the end (a dynamically quantized value's
+ * record holds its quantization params and row sums too); the arena is the highest end,
+ * and the block holds 2 * XNN_EXTRA_BYTES more for the sparse kernels' reads.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +20,8 @@
 struct rec {
 	uint64_t size, off;
 	int32_t first, last;
-	uint32_t id;
+	uint32_t id;		/* into the partition's values */
+	uint64_t order;		/* XNNPACK's value id order (xnn_order) */
 };
 
 struct blk {
@@ -44,7 +45,21 @@ static int by_size(const void *a, const void *b)
 
 	if (x->size != y->size)
 		return x->size < y->size ? 1 : -1;
-	return (x->id > y->id) - (x->id < y->id);	/* a stable sort's order */
+	return (x->order > y->order) - (x->order < y->order);	/* a stable sort's */
+}
+
+/*
+ * Where XNNPACK's value ids put a value, which the stable size sort keeps among records of
+ * one size. The delegate defines a value per TFLite tensor in tensor index order first
+ * (Subgraph::Create), then the values its nodes make as it defines them; an operator's
+ * own workspace is a record past every value (num_values + its node). The partition's
+ * values are in the order subgraph.c made them, a node's new values among the tensors'.
+ */
+static uint64_t xnn_order(const struct xnn_value *x, uint32_t v)
+{
+	if (x->tfl_tensor >= 0)
+		return (uint64_t)x->tfl_tensor;
+	return (x->tfl_tensor == -2 ? 2ULL << 32 : 1ULL << 32) + v;
 }
 
 static int by_start(const void *a, const void *b)
@@ -110,7 +125,7 @@ int xnn_memplan(struct xnn_partition *p, const struct ap_xnn_cpu *cpu)
 		if (x->alloc != XNN_A_WORKSPACE || x->reuses >= 0 || x->first < 0 || !x->bytes)
 			continue;
 		r[n] = (struct rec){ .size = rounded(x->bytes, align), .first = x->first,
-				     .last = x->last, .id = v };
+				     .last = x->last, .id = v, .order = xnn_order(x, v) };
 		/* a dynamically quantized value carries its rows' quantization params
 		 * (8 bytes a row) and row sums (4), each padded by 15 entries */
 		if (x->qd8_rows)
