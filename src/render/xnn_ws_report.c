@@ -92,8 +92,8 @@ void ap_xnn_ws_text(FILE *f, const struct ap_corr_all *x)
 		const struct ap_arena_move *mv = &x->ws_id.moves[k];
 
 		fprintf(f, "  re-planned in run %d: the workspace grew to a block of %s at "
-			"0x%" PRIx64 "%s: %" PRIu64 " pages first touched there (the plan of the model's shapes "
-			"no longer describes it)\n", mv->run, B(mv->bytes), mv->base,
+			"0x%" PRIx64 "%s: %" PRIu64 " pages first touched there (the plan of the "
+			"model's shapes no longer describes it)\n", mv->run, B(mv->bytes), mv->base,
 			mv->free_seen ? ", the old block freed" : "", move_pages(x, mv));
 	}
 	o = ops_by_pages(c);
