@@ -624,6 +624,8 @@ static void json_corr(struct ap_json *j, const struct ap_corr_all *x)
 	ap_json_u64(j, "operators", p->n_ops);
 	ap_json_str(j, "delegate", ap_delegate_name(x->delegate));
 	ap_json_str(j, "delegate_chosen", x->delegate_auto ? "auto" : "given");
+	ap_json_bool(j, "compiled_model", x->compiled);	/* inputs and outputs bound */
+	ap_json_bool(j, "no_arena", x->no_arena);
 	ap_json_end_obj(j);
 	ap_json_bool(j, "plan_matches", !c->mismatch);
 	ap_json_arr(j, "mismatch_reasons");

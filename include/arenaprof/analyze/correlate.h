@@ -165,8 +165,11 @@ struct ap_corr_all {
 	bool have_plan;
 	enum ap_delegate delegate;	/* the plan's (an import's: none) */
 	bool delegate_auto;		/* chosen by the trace (--delegate auto) */
-	bool inputs_bound;		/* the plan of CompiledModel's arena: the inputs in
-					 * its own TensorBuffers (chosen by the trace) */
+	bool compiled;			/* the plan of CompiledModel's arena: the inputs and
+					 * outputs in its own TensorBuffers (chosen by the
+					 * trace) */
+	bool no_arena;			/* and it is empty: CompiledModel leaves no TFLite
+					 * arena beside XNNPACK (a.id names none) */
 	struct ap_analysis a;
 	struct ap_corr c;
 	struct ap_xnn_measured xm;	/* XNNPACK's blocks (xnn_blocks.h), named by the
