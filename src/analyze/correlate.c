@@ -364,6 +364,26 @@ static bool is_tensor_buffer(const struct ap_analysis *a, const struct ap_block 
 	return !strncmp(who, "LiteRtTensorBufferT::CreateManagedOnHostMemory", 46);
 }
 
+#define AP_XNN_EXTRA_BYTES 16	/* the slack CreateManagedOnHostMemory adds */
+
+/* The TensorBuffers the trace has, and those no tensor of CompiledModel's plan binds. */
+static void tensor_buffers(struct ap_corr_all *x)
+{
+	for (uint32_t i = 0; x->a.allocs && i < x->a.allocs->n; i++) {
+		const struct ap_block *b = &x->a.allocs->b[i];
+		bool bound = false;
+
+		if (!is_tensor_buffer(&x->a, b))
+			continue;
+		x->tb_blocks++;
+		x->tb_bytes += b->size;
+		for (uint32_t k = 0; x->compiled && k < x->plan.n && !bound; k++)
+			bound = x->plan.t[k].kind == AP_KIND_PARENT &&
+				x->plan.t[k].bytes + AP_XNN_EXTRA_BYTES == b->size;
+		x->tb_unbound += !bound;
+	}
+}
+
 static bool compiled_ran(const struct ap_analysis *a)
 {
 	for (uint32_t i = 0; a->allocs && i < a->allocs->n; i++)
@@ -557,6 +577,7 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	rc = measure_xnn(in, x, err);
 	if (rc)
 		return rc;
+	tensor_buffers(x);
 	/* the workspace's pages apart before the groups are counted */
 	if (x->have_ws)
 		x->have_ws = ap_xnn_ws_locate(&x->a, &x->xm, x->ws_plan.arena_bytes, &x->ws_id);

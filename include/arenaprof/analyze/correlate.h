@@ -170,6 +170,11 @@ struct ap_corr_all {
 					 * trace) */
 	bool no_arena;			/* and it is empty: CompiledModel leaves no TFLite
 					 * arena beside XNNPACK (a.id names none) */
+	/* CompiledModel's TensorBuffers in the trace (CreateManagedOnHostMemory's blocks of
+	 * a page or more), and those whose bytes (less XNN_EXTRA_BYTES) are no bound
+	 * tensor's (the plan's AP_KIND_PARENT, compiled only) */
+	uint32_t tb_blocks, tb_unbound;
+	uint64_t tb_bytes;
 	struct ap_analysis a;
 	struct ap_corr c;
 	struct ap_xnn_measured xm;	/* XNNPACK's blocks (xnn_blocks.h), named by the
