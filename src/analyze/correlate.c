@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arenaprof/analyze/allocs.h"
+#include "arenaprof/event.h"
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/analyze/xnn_workspace.h"
 #include "arenaprof/util/err.h"
@@ -349,6 +350,49 @@ static bool xnn_ran(const struct ap_allocs *al)
 }
 
 /*
+ * CompiledModel ran: a block from LiteRtTensorBufferT::CreateManagedOnHostMemory (its
+ * TensorBuffers: posix_memalign(64, bytes + XNN_EXTRA_BYTES), one per input and output of
+ * a page or more).
+ */
+static bool is_tensor_buffer(const struct ap_analysis *a, const struct ap_block *b)
+{
+	char who[240];
+
+	if (b->fn != AP_ALLOC_POSIX_MEMALIGN)
+		return false;
+	ap_as_addr_name(&a->as, b->caller, who, sizeof(who));
+	return !strncmp(who, "LiteRtTensorBufferT::CreateManagedOnHostMemory", 46);
+}
+
+#define AP_XNN_EXTRA_BYTES 16	/* the slack CreateManagedOnHostMemory adds */
+
+/* The TensorBuffers the trace has, and those no tensor of CompiledModel's plan binds. */
+static void tensor_buffers(struct ap_corr_all *x)
+{
+	for (uint32_t i = 0; x->a.allocs && i < x->a.allocs->n; i++) {
+		const struct ap_block *b = &x->a.allocs->b[i];
+		bool bound = false;
+
+		if (!is_tensor_buffer(&x->a, b))
+			continue;
+		x->tb_blocks++;
+		x->tb_bytes += b->size;
+		for (uint32_t k = 0; x->compiled && k < x->plan.n && !bound; k++)
+			bound = x->plan.t[k].kind == AP_KIND_PARENT &&
+				x->plan.t[k].bytes + AP_XNN_EXTRA_BYTES == b->size;
+		x->tb_unbound += !bound;
+	}
+}
+
+static bool compiled_ran(const struct ap_analysis *a)
+{
+	for (uint32_t i = 0; a->allocs && i < a->allocs->n; i++)
+		if (is_tensor_buffer(a, &a->allocs->b[i]))
+			return true;
+	return false;
+}
+
+/*
  * --delegate auto: a model has two plans, the builtin kernels' arena and the TFLite arena
  * left on LiteRT's default path (XNNPACK takes its partitions). The allocation probe saw
  * which one the runtime took: a first pass reads the blocks; XNNPACK's allocator called
@@ -378,16 +422,19 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 	ap_arid_find(pre->allocs, x->plan.arena_bytes, &r);
 	if (xnn_ran(pre->allocs)) {	/* XNNPACK's allocator was called: its path ran */
 		struct ap_tplan cp = { 0 };
+		bool cm = compiled_ran(pre);
 
 		ap_arid_find(pre->allocs, xp.arena_bytes, &r);
-		/* no block of the Interpreter's size: CompiledModel's, inputs apart? */
-		if (r.rule != AP_ARID_PLAN_SIZE &&
+		/* CompiledModel's TensorBuffers, or no block of the Interpreter's size:
+		 * CompiledModel's arena, inputs and outputs apart (it may be empty)? */
+		if ((cm || r.rule != AP_ARID_PLAN_SIZE) &&
 		    !ap_plan_load_compiled(in->plan_path, &cp, ignored)) {
 			ap_arid_find(pre->allocs, cp.arena_bytes, &r);
-			if (r.rule == AP_ARID_PLAN_SIZE) {
+			if (cm || r.rule == AP_ARID_PLAN_SIZE) {
 				ap_tplan_free(&xp);
 				xp = cp;
-				x->inputs_bound = true;
+				x->compiled = true;
+				x->no_arena = !xp.arena_bytes;
 			} else {
 				ap_tplan_free(&cp);
 			}
@@ -446,6 +493,51 @@ static int measure_xnn(const struct ap_corr_in *in, struct ap_corr_all *x, char 
 	return rc;
 }
 
+/*
+ * CompiledModel's plan leaves no TFLite arena: none is looked for (a.id names none), and
+ * the plan fails only if the trace has LiteRT's arena call (rule 2's: aligned_alloc or
+ * memalign with 64-byte alignment, a page or more).
+ */
+static int corr_no_arena(struct ap_corr_all *x, char *err)
+{
+	const struct ap_allocs *al = x->a.allocs;
+	struct ap_corr *c = &x->c;
+	int rc = ap_corr_build(&x->a, NULL, c, err);
+
+	if (rc)
+		return rc;
+	c->have_plan = true;
+	c->n_ops = x->plan.n_ops;
+	c->ops = calloc(c->n_ops + 1, sizeof(*c->ops));
+	if (!c->ops) {
+		ap_seterr(err, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; al && i < al->n; i++) {
+		const struct ap_block *b = &al->b[i];
+		char call[96], who[240];
+
+		if ((b->fn != AP_ALLOC_ALIGNED_ALLOC && b->fn != AP_ALLOC_MEMALIGN) ||
+		    b->align != AP_ARENA_ALIGN)
+			continue;
+		reason(c, "CompiledModel's plan leaves no TFLite arena, but LiteRT's arena call "
+		       "%s ran (from %s)", ap_block_call(b, call, sizeof(call)),
+		       ap_as_addr_name(&x->a.as, b->caller, who, sizeof(who)));
+		break;
+	}
+	return 0;
+}
+
+static void id_no_arena(struct ap_arena_id *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->map = -1;
+	id->block = -1;
+	snprintf(id->why, sizeof(id->why), "CompiledModel leaves no TFLite arena beside "
+		 "XNNPACK: every tensor outside XNNPACK's partitions is a model input or output, "
+		 "bound to CompiledModel's TensorBuffers");
+}
+
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 {
 	struct ap_analysis_opts ao = { 0 };
@@ -480,6 +572,8 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	rc = reuse ? 0 : ap_analysis_run(in->trace, &ao, &x->a, err);
 	if (rc)
 		return rc;
+	if (x->no_arena && !in->arena_addr)
+		id_no_arena(&x->a.id);
 	if (in->arena_addr && x->a.id.map < 0) {
 		ap_seterr(err, "--arena 0x%" PRIx64 " is in no mapping of the trace",
 			  in->arena_addr);
@@ -488,10 +582,12 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	rc = measure_xnn(in, x, err);
 	if (rc)
 		return rc;
+	tensor_buffers(x);
 	/* the workspace's pages apart before the groups are counted */
 	if (x->have_ws)
 		x->have_ws = ap_xnn_ws_locate(&x->a, &x->xm, x->ws_plan.arena_bytes, &x->ws_id);
-	rc = ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err);
+	rc = x->no_arena && x->a.id.map < 0 ? corr_no_arena(x, err) :
+	     ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err);
 	if (rc || !x->have_ws)
 		return rc;
 	/* named by its values' plan as the arena's pages are by the arena plan */

@@ -210,6 +210,26 @@ static int kept_weights(const struct ap_graph *g, const struct ap_xnn_plan *x, u
 }
 
 /*
+ * CompiledModel on CPU: before the first run it binds every input and output of the
+ * signature to a TensorBuffer of its own (LiteRtCompiledModelT::RegisterBuffer: the host
+ * memory is locked and given to SetCustomAllocationForTensor), but a constant output
+ * (kTfLiteMmapRo, kTfLitePersistentRo), which TFLite refuses to rebind. The arena is then
+ * planned without them (measured with uprobes on Subgraph::SetCustomAllocationForTensor
+ * and the arena's ResizableAlignedBuffer::Resize, docs/litert.md). Subgraph 0's inputs
+ * and outputs are its default signature's.
+ */
+static void bind_io(struct ap_graph *dg)
+{
+	for (uint32_t k = 0; k < dg->n_inputs + dg->n_outputs; k++) {
+		int32_t t = k < dg->n_inputs ? dg->inputs[k] : dg->outputs[k - dg->n_inputs];
+
+		if (t >= 0 && (uint32_t)t < dg->n_tensors &&
+		    (dg->t[t].alloc == AP_ALLOC_ARENA || dg->t[t].alloc == AP_ALLOC_PERSISTENT))
+			dg->t[t].alloc = AP_ALLOC_CUSTOM;
+	}
+}
+
+/*
  * The TFLite arena that remains on the delegated graph: LiteRT plans the graph the
  * delegate left (each partition one delegate node, its edges its inputs and outputs, and
  * the operators it refused with their kernels' temporaries) as it plans any graph, by the
@@ -223,11 +243,8 @@ static int plan_delegated_arena(struct shown *c, char *err)
 	char e[AP_ERR_LEN];
 	int rc = ap_xnn_delegated_graph(&c->g, &s->xnn, &dg, e);
 
-	/* CompiledModel: the inputs are its TensorBuffers' (measured: its arena is the
-	 * delegated graph's less the input bytes) */
-	for (uint32_t i = 0; !rc && c->rq->inputs_bound && i < dg.n_inputs; i++)
-		if (dg.inputs[i] >= 0 && dg.t[dg.inputs[i]].alloc == AP_ALLOC_ARENA)
-			dg.t[dg.inputs[i]].alloc = AP_ALLOC_CUSTOM;
+	if (!rc && c->rq->io_bound)
+		bind_io(&dg);
 	if (!rc)
 		rc = ap_plan_graph(&dg, c->rq->strat, &s->xnn_arena, e);
 	ap_xnn_delegated_graph_free(&dg);

@@ -7,7 +7,7 @@ static int load(const char *path, enum ap_delegate d, bool bound, struct ap_tpla
 		char *err)
 {
 	struct ap_plan_req rq = { .path = path, .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE,
-				  .delegate = d, .inputs_bound = bound };
+				  .delegate = d, .io_bound = bound };
 	struct ap_plan_set s = { 0 };
 	int rc = ap_plan_build(&rq, &s, err);
 

@@ -624,6 +624,23 @@ static void json_corr(struct ap_json *j, const struct ap_corr_all *x)
 	ap_json_u64(j, "operators", p->n_ops);
 	ap_json_str(j, "delegate", ap_delegate_name(x->delegate));
 	ap_json_str(j, "delegate_chosen", x->delegate_auto ? "auto" : "given");
+	ap_json_bool(j, "compiled_model", x->compiled);	/* inputs and outputs bound */
+	ap_json_bool(j, "no_arena", x->no_arena);
+	ap_json_arr(j, "bound_tensors");	/* CompiledModel's TensorBuffers' */
+	for (uint32_t i = 0; x->compiled && i < p->n; i++) {
+		if (p->t[i].kind != AP_KIND_PARENT)
+			continue;
+		ap_json_obj(j, NULL);
+		ap_json_i64(j, "index", p->t[i].index);
+		ap_json_u64(j, "bytes", p->t[i].bytes);
+		ap_json_end_obj(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_end_obj(j);
+	ap_json_obj(j, "tensor_buffers");	/* CreateManagedOnHostMemory's, in the trace */
+	ap_json_u64(j, "blocks", x->tb_blocks);
+	ap_json_u64(j, "bytes", x->tb_bytes);
+	ap_json_u64(j, "unbound", x->tb_unbound);
 	ap_json_end_obj(j);
 	ap_json_bool(j, "plan_matches", !c->mismatch);
 	ap_json_arr(j, "mismatch_reasons");

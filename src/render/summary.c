@@ -120,17 +120,21 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 	if (!x->have_plan)
 		fprintf(f, "verdict    no plan given (--plan MODEL): the arena by %s is %s\n",
 			ap_arena_rule_key(id->rule), B(g->kind[AP_GROUP_ARENA]));
-	else if (id->map < 0)
+	else if (id->map < 0 && !x->no_arena)
 		fprintf(f, "verdict    no arena found: %s\n", TS(id->why));
 	else if (x->c.mismatch)
 		fprintf(f, "verdict    the plan does NOT describe this trace: %s\n",
 			x->c.n_reasons ? x->c.reasons[0] : "");
+	else if (x->no_arena)
+		fprintf(f, "verdict    CompiledModel leaves no TFLite arena beside XNNPACK, as "
+			"planned: every tensor outside XNNPACK's partitions is a model input or "
+			"output, in CompiledModel's own TensorBuffers\n");
 	else
 		fprintf(f, "verdict    the %sis as planned: %s planned, %s first touched "
 			"(found by %s)\n", x->delegate == AP_DELEGATE_XNNPACK ?
-			(x->inputs_bound ? "TFLite arena left beside XNNPACK by CompiledModel "
-			 "(its inputs in its own buffers) " : "TFLite arena left beside XNNPACK "
-			 "(LiteRT's default path) ") : "arena ",
+			(x->compiled ? "TFLite arena left beside XNNPACK by CompiledModel "
+			 "(its inputs and outputs in its own buffers) " : "TFLite arena left "
+			 "beside XNNPACK (LiteRT's default path) ") : "arena ",
 			B(g->arena_planned), B(g->arena_touched),
 			ap_arena_rule_key(id->rule));
 	ap_xnn_verdict_text(f, &x->xm);
@@ -172,14 +176,14 @@ void ap_summary_json(struct ap_json *j, const struct ap_report *r)
 
 	gather(r, &g);
 	ap_json_obj(j, "summary");
-	if (x->have_plan && x->a.id.map >= 0)
+	if (x->have_plan && (x->a.id.map >= 0 || x->no_arena))
 		ap_json_bool(j, "plan_matches", !x->c.mismatch);
 	else
 		ap_json_null(j, "plan_matches");
 	ap_json_u64(j, "peak_bytes", g.peak);
 	ap_json_str(j, "peak_source", g.peak_hwm ? "VmHWM" : "first touches");
 	ap_json_u64(j, "arena_bytes", g.kind[AP_GROUP_ARENA]);
-	if (g.arena_planned)
+	if (g.arena_planned || x->no_arena)
 		ap_json_u64(j, "arena_planned_bytes", g.arena_planned);
 	else
 		ap_json_null(j, "arena_planned_bytes");

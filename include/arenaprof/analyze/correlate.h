@@ -166,8 +166,16 @@ struct ap_corr_all {
 	bool have_plan;
 	enum ap_delegate delegate;	/* the plan's (an import's: none) */
 	bool delegate_auto;		/* chosen by the trace (--delegate auto) */
-	bool inputs_bound;		/* the plan of CompiledModel's arena: the inputs in
-					 * its own TensorBuffers (chosen by the trace) */
+	bool compiled;			/* the plan of CompiledModel's arena: the inputs and
+					 * outputs in its own TensorBuffers (chosen by the
+					 * trace) */
+	bool no_arena;			/* and it is empty: CompiledModel leaves no TFLite
+					 * arena beside XNNPACK (a.id names none) */
+	/* CompiledModel's TensorBuffers in the trace (CreateManagedOnHostMemory's blocks of
+	 * a page or more), and those whose bytes (less XNN_EXTRA_BYTES) are no bound
+	 * tensor's (the plan's AP_KIND_PARENT, compiled only) */
+	uint32_t tb_blocks, tb_unbound;
+	uint64_t tb_bytes;
 	struct ap_analysis a;
 	struct ap_corr c;
 	struct ap_xnn_measured xm;	/* XNNPACK's blocks (xnn_blocks.h), named by the

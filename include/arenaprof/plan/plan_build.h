@@ -44,9 +44,11 @@ struct ap_plan_req {
 	 * (the builtin kernels, BUILTIN_WITHOUT_DEFAULT_DELEGATES); an import has none. */
 	enum ap_delegate delegate;
 	const char *cpu;	/* XNNPACK's target CPU (ap_xnn_cpu_parse), NULL: "host" */
-	/* The model's inputs live in buffers of the caller's, outside the arena: LiteRT's
-	 * CompiledModel binds every input to a TensorBuffer of its own (the XNNPACK path) */
-	bool inputs_bound;
+	/* The model's inputs and outputs live in buffers of the caller's, outside the arena:
+	 * LiteRT's CompiledModel binds every signature input and output to a TensorBuffer
+	 * of its own (SetCustomAllocationForTensor), a constant output apart (the XNNPACK
+	 * path) */
+	bool io_bound;
 };
 
 /* The plan of a model or an import, and for `plan` what its report prints beside it. */

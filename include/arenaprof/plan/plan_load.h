@@ -21,8 +21,8 @@ int ap_plan_load(const char *path, struct ap_tplan *p, char *err);
 int ap_plan_load_for(const char *path, enum ap_delegate d, struct ap_tplan *p, char *err);
 
 /* The TFLite arena of CompiledModel on the default path: as ap_plan_load_for's with
- * AP_DELEGATE_XNNPACK, the inputs in CompiledModel's own TensorBuffers (plan_build.h's
- * inputs_bound). An import's is itself. */
+ * AP_DELEGATE_XNNPACK, the inputs and outputs in CompiledModel's own TensorBuffers
+ * (plan_build.h's io_bound); it may be empty (0 bytes). An import's is itself. */
 int ap_plan_load_compiled(const char *path, struct ap_tplan *p, char *err);
 
 #endif
