@@ -171,9 +171,11 @@ static void snapshot_maps(struct ap_session *s, bool auto_probe)
 		ap_maps_free(&s->maps);
 	s->maps = now;
 	s->have_maps = true;
+	/* XNNPACK packs its weights as soon as a model is loaded: its allocator's probes
+	 * first, the run probe's longer search of the same files after */
+	ap_alloc_probe_maps(&s->alloc, &s->maps);
 	if (auto_probe)
 		find_run_probe(s);
-	ap_alloc_probe_maps(&s->alloc, &s->maps);
 }
 
 /* -p: which pages of each mapping were already resident when the tracer attached. */
