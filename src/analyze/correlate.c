@@ -204,7 +204,7 @@ static int attribute(const struct ap_analysis *a, struct ap_corr *c)
 }
 
 static void verdict(const struct ap_analysis *a, const struct ap_arena_id *id,
-		    const struct ap_tplan *p, struct ap_corr *c)
+		    const struct ap_tplan *p, unsigned flags, struct ap_corr *c)
 {
 	uint64_t ps = c->page_size, map_bytes = c->map_end - c->map_start;
 	uint64_t extent = p->arena_bytes + (uint64_t)c->delta;
@@ -222,7 +222,17 @@ static void verdict(const struct ap_analysis *a, const struct ap_arena_id *id,
 		return;
 	/* a few touches agree with any plan: an inference touches most of its arena */
 	seen = c->ft_pages + a->as.maps[c->arena].resident_at_attach;
-	planned = c->plan_pages - (c->page_lo < c->plan_pages ? c->page_lo : 0);
+	/* the pages a planned tensor lies on (a gap no tensor takes need not be touched),
+	 * less those of inputs and outputs the runtime keeps elsewhere */
+	planned = 0;
+	for (uint64_t pg = c->page_lo; pg < c->plan_pages && pg < c->n_pages; pg++) {
+		int32_t t = c->page_tensor[pg];
+
+		if (c->page_op[pg] == AP_OP_NONE)
+			continue;
+		planned += !(flags & AP_CORR_IO_OPTIONAL) || t < 0 ||
+			   (p->t[t].kind != AP_KIND_INPUT && p->t[t].kind != AP_KIND_OUTPUT);
+	}
 	if ((double)seen < COVER_MIN * (double)planned)
 		reason(c, "only %" PRIu64 " of the plan's %" PRIu64 " arena pages were touched or "
 		       "resident: too few to tell whether the plan describes this trace", seen,
@@ -243,11 +253,11 @@ static void verdict(const struct ap_analysis *a, const struct ap_arena_id *id,
 int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c,
 		  char *err)
 {
-	return ap_corr_build_at(a, &a->id, p, c, err);
+	return ap_corr_build_at(a, &a->id, p, 0, c, err);
 }
 
 int ap_corr_build_at(const struct ap_analysis *a, const struct ap_arena_id *id,
-		     const struct ap_tplan *p, struct ap_corr *c, char *err)
+		     const struct ap_tplan *p, unsigned flags, struct ap_corr *c, char *err)
 {
 	struct ap_profile pr;
 	const struct ap_amap *m;
@@ -317,7 +327,7 @@ int ap_corr_build_at(const struct ap_analysis *a, const struct ap_arena_id *id,
 	c->order_ok = ap_arena_in_order(a, id->map, c->page_op, c->n_pages, tails);
 	if (attribute(a, c))
 		goto oom;
-	verdict(a, id, p, c);
+	verdict(a, id, p, flags, c);
 	free(tails);
 	free(blk);
 	return 0;
@@ -422,15 +432,15 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 	ap_arid_find(pre->allocs, x->plan.arena_bytes, &r);
 	if (xnn_ran(pre->allocs)) {	/* XNNPACK's allocator was called: its path ran */
 		struct ap_tplan cp = { 0 };
-		bool cm = compiled_ran(pre);
+		bool cm = compiled_ran(pre), x_sized;
 
 		ap_arid_find(pre->allocs, xp.arena_bytes, &r);
+		x_sized = r.rule == AP_ARID_PLAN_SIZE;
 		/* CompiledModel's TensorBuffers, or no block of the Interpreter's size:
 		 * CompiledModel's arena, inputs and outputs apart (it may be empty)? */
-		if ((cm || r.rule != AP_ARID_PLAN_SIZE) &&
-		    !ap_plan_load_compiled(in->plan_path, &cp, ignored)) {
+		if ((cm || !x_sized) && !ap_plan_load_compiled(in->plan_path, &cp, ignored)) {
 			ap_arid_find(pre->allocs, cp.arena_bytes, &r);
-			if (cm || r.rule == AP_ARID_PLAN_SIZE) {
+			if ((cm && !x_sized) || (cp.arena_bytes && r.rule == AP_ARID_PLAN_SIZE)) {
 				ap_tplan_free(&xp);
 				xp = cp;
 				x->compiled = true;
@@ -439,6 +449,11 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 				ap_tplan_free(&cp);
 			}
 		}
+		/* TensorBuffers, and the Interpreter's arena allocated whole: CompiledModel
+		 * bound its inputs and outputs after planning (litert-benchmark), their
+		 * arena bytes left unused */
+		if (cm && x_sized && !x->compiled)
+			x->compiled = x->io_late = true;
 		ap_tplan_free(&x->plan);
 		x->plan = xp;
 		xp = (struct ap_tplan){ 0 };
@@ -587,11 +602,12 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	if (x->have_ws)
 		x->have_ws = ap_xnn_ws_locate(&x->a, &x->xm, x->ws_plan.arena_bytes, &x->ws_id);
 	rc = x->no_arena && x->a.id.map < 0 ? corr_no_arena(x, err) :
-	     ap_corr_build(&x->a, x->have_plan ? &x->plan : NULL, &x->c, err);
+	     ap_corr_build_at(&x->a, &x->a.id, x->have_plan ? &x->plan : NULL,
+			      x->io_late ? AP_CORR_IO_OPTIONAL : 0, &x->c, err);
 	if (rc || !x->have_ws)
 		return rc;
 	/* named by its values' plan as the arena's pages are by the arena plan */
-	return ap_corr_build_at(&x->a, &x->ws_id, &x->ws_plan, &x->ws, err);
+	return ap_corr_build_at(&x->a, &x->ws_id, &x->ws_plan, 0, &x->ws, err);
 }
 
 void ap_corr_all_free(struct ap_corr_all *x)

@@ -132,9 +132,12 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 	else
 		fprintf(f, "verdict    the %sis as planned: %s planned, %s first touched "
 			"(found by %s)\n", x->delegate == AP_DELEGATE_XNNPACK ?
-			(x->compiled ? "TFLite arena left beside XNNPACK by CompiledModel "
-			 "(its inputs and outputs in its own buffers) " : "TFLite arena left "
-			 "beside XNNPACK (LiteRT's default path) ") : "arena ",
+			(x->io_late ? "TFLite arena left beside XNNPACK by CompiledModel "
+			 "(planned whole, its inputs and outputs bound to its own buffers "
+			 "after: their bytes unused) " : x->compiled ? "TFLite arena left "
+			 "beside XNNPACK by CompiledModel (its inputs and outputs in its own "
+			 "buffers) " : "TFLite arena left beside XNNPACK (LiteRT's default path) ")
+			: "arena ",
 			B(g->arena_planned), B(g->arena_touched),
 			ap_arena_rule_key(id->rule));
 	ap_xnn_verdict_text(f, &x->xm);

@@ -150,6 +150,33 @@ else
 	fail "resize: record and report" "$(tail -2 "$TMP/rec.out" "$TMP/rep.err" | tr '\n' ' ')"
 fi
 
+# litert-benchmark (CompiledModel; 2000 runs and its 5 warm-ups): it binds its inputs and
+# outputs after the Interpreter's arena is planned whole, so that plan describes the arena
+# (their bytes unused); XNNPACK's half as planned, the workspace named
+m=$MODELS/mobilenet_v2_1.0_224_quant.tflite
+if "$ARENAPROF" record -o "$TMP/bench.trace" -- "$venv/bin/litert-benchmark" --model "$m" \
+	--num_runs 2000 --warmup_runs 5 >"$TMP/rec.out" 2>&1 &&
+	"$ARENAPROF" report --json --plan "$m" "$TMP/bench.trace" >"$TMP/bench.json" 2>"$TMP/rep.err"
+then
+	python3 - "$TMP/bench.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+def out(ok, what, why=""):
+    print(("PASS: litert-benchmark: %s" % what) if ok else
+          ("FAIL: litert-benchmark: %s: %s" % (what, why)))
+out(r["runs"] == 2005, "2005 runs counted", "%s" % r["runs"])
+out(r["summary"]["plan_matches"], "the plan matches the trace",
+    "; ".join(r["correlation"].get("reasons", [])) if "correlation" in r else "")
+x = r["xnnpack"]
+out(x and x.get("as_planned"), "XNNPACK's half as planned", "%s" % (x and x.get("naming")))
+w = x and x.get("workspace_pages")
+out(w and w["attributed_pages"] == w["first_touched_pages"] > 0,
+    "every workspace page named by operator", "%s" % w)
+PY
+else
+	fail "litert-benchmark: record and report" "$(tail -2 "$TMP/rec.out" "$TMP/rep.err" | tr '\n' ' ')"
+fi
+
 # what it cannot draw is refused with a reason, not drawn wrong
 refused() {	# refused LABEL ARGS...: exit 2 and one line saying why
 	local label=$1 rc=0

@@ -104,10 +104,13 @@ struct ap_corr {
  */
 int ap_corr_build(const struct ap_analysis *a, const struct ap_tplan *p, struct ap_corr *c,
 		  char *err);
+/* ap_corr_build_at's flags: the plan's inputs and outputs need not be touched (the runtime
+ * bound them to buffers of its own after planning: their arena bytes stay unused). */
+#define AP_CORR_IO_OPTIONAL 1u
 /* The same for a region other than a's arena: id says where p's offset 0 is (the XNNPACK
- * workspace's block: xnn_blocks.h's ap_xnn_ws_locate). */
+ * workspace's block: xnn_blocks.h's ap_xnn_ws_locate); flags AP_CORR_*. */
 int ap_corr_build_at(const struct ap_analysis *a, const struct ap_arena_id *id,
-		     const struct ap_tplan *p, struct ap_corr *c, char *err);
+		     const struct ap_tplan *p, unsigned flags, struct ap_corr *c, char *err);
 /* Whether the correlated region is a block inside its mapping (its pages only count). */
 static inline bool ap_corr_is_block(const struct ap_corr *c)
 {
@@ -169,6 +172,8 @@ struct ap_corr_all {
 	bool compiled;			/* the plan of CompiledModel's arena: the inputs and
 					 * outputs in its own TensorBuffers (chosen by the
 					 * trace) */
+	bool io_late;			/* and it bound them after planning: the arena is
+					 * the Interpreter's, their bytes unused in it */
 	bool no_arena;			/* and it is empty: CompiledModel leaves no TFLite
 					 * arena beside XNNPACK (a.id names none) */
 	/* CompiledModel's TensorBuffers in the trace (CreateManagedOnHostMemory's blocks of
