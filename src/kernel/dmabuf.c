@@ -64,7 +64,8 @@ static int number(struct ap_tp *t, const char *k, size_t kn, const char *v, size
 	int rc = ap_tp_u64(v, vn, out);
 
 	if (rc == AP_TP_NAN)
-		return ap_tp_bad(t, "%.*s: '%s' is not a number", (int)kn, k, ap_tp_quote(q, v, vn));
+		return ap_tp_bad(t, "%.*s: '%s' is not a number", (int)kn, k,
+				 ap_tp_quote(q, v, vn));
 	if (rc == AP_TP_RANGE)
 		return ap_tp_bad(t, "%.*s: '%s' is too large", (int)kn, k, ap_tp_quote(q, v, vn));
 	return 0;
@@ -137,7 +138,8 @@ static int kb(struct ap_tp *t, const char *k, size_t kn, const char *v, size_t v
 	int rc = ap_tp_eat_dec(&p, e, &x);
 
 	if (rc == AP_TP_NAN)
-		return ap_tp_bad(t, "%.*s: '%s' is not a number", (int)kn, k, ap_tp_quote(q, v, vn));
+		return ap_tp_bad(t, "%.*s: '%s' is not a number", (int)kn, k,
+				 ap_tp_quote(q, v, vn));
 	if (rc == AP_TP_RANGE || x > UINT64_MAX / 1024)
 		return ap_tp_bad(t, "%.*s: '%s' is too large", (int)kn, k, ap_tp_quote(q, v, vn));
 	ap_tp_eat_sep(&p, e);
