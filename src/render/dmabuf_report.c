@@ -111,6 +111,7 @@ void ap_dmabuf_report_json(struct ap_json *j, const struct ap_analysis *a)
 	ap_json_u64(j, "peak_bytes", d->peak_bytes);
 	ap_json_u64(j, "peak_at_ns", d->peak_ns > a->hdr.clock_base_ns ?
 		    d->peak_ns - a->hdr.clock_base_ns : 0);
+	ap_json_u64(j, "peak_monotonic_ns", d->peak_ns);	/* CLOCK_MONOTONIC, as sampled */
 	if (d->peak_run >= 0)
 		ap_json_i64(j, "peak_run", d->peak_run);
 	else
