@@ -26,7 +26,9 @@ int ap_dmabuf_seen_sample(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf *
 			  int64_t run)
 {
 	s->samples++;
-	s->source = d->source;
+	/* the source of the figures: a sample without buffers had nothing to read from it */
+	if (d->buffers || !s->source)
+		s->source = d->source;
 	s->interval_ms = d->interval_ms;
 	s->cur_ts = d->ts_ns;
 	/* the first time the peak is reached is when it was reached */
@@ -71,17 +73,21 @@ int ap_dmabuf_seen_buf(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_buf 
 		memset(b, 0, sizeof(*b));
 		b->inode = r->inode;
 		b->first_ns = r->ts_ns;
+		b->flags = r->flags;
 	}
 	b->size = MAX(b->size, r->size);
 	b->mapped_bytes = MAX(b->mapped_bytes, r->mapped_bytes);
 	b->mapped_rss = MAX(b->mapped_rss, r->mapped_rss);
 	b->fds = MAX(b->fds, r->fds);
 	b->maps = MAX(b->maps, r->maps);
-	b->flags = r->flags;
+	/* its size is its mappings' only if no sample knew better */
+	b->flags &= r->flags;
 	b->last_ns = r->ts_ns;
 	if (r->ts_ns == s->cur_ts && s->cur_peak)
 		b->at_peak = true;
-	memcpy(b->exporter, r->exporter, sizeof(b->exporter));
+	/* kept once known: a sample of it mapped only has none */
+	if (r->exporter[0])
+		memcpy(b->exporter, r->exporter, sizeof(b->exporter));
 	if (r->name[0])
 		memcpy(b->name, r->name, sizeof(b->name));
 	return 0;

@@ -45,7 +45,9 @@ int ap_dmabuf_sampler_poll(struct ap_dmabuf_sampler *d, int pid, uint64_t ts_ns,
 	}
 	if (rc)
 		return rc;
-	if (!d->iter)
+	if (d->iter)	/* none held: nothing to fill, the source is still the iterator */
+		d->cur.source = AP_DMABUF_SRC_BPF_ITER;
+	else
 		d->all.n = 0;
 	if (!d->sent ? !d->cur.n : ap_dmabuf_equal(&d->cur, &d->last))
 		return 0;

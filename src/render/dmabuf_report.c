@@ -16,9 +16,11 @@ static double at_s(const struct ap_analysis *a, uint64_t ts)
 	return ts > a->hdr.clock_base_ns ? (double)(ts - a->hdr.clock_base_ns) / 1e9 : 0;
 }
 
-static void run_of(char *buf, size_t len, int64_t run)
+static void run_of(char *buf, size_t len, const struct ap_analysis *a, int64_t run)
 {
-	if (run < 0)
+	if (run < 0 && !a->runs_begun)
+		snprintf(buf, len, "no run in the trace");
+	else if (run < 0)
 		snprintf(buf, len, "before the first run");
 	else
 		snprintf(buf, len, "in run %" PRId64, run);
@@ -32,7 +34,7 @@ void ap_dmabuf_summary_text(FILE *f, const struct ap_analysis *a)
 
 	if (!d->samples)
 		return;
-	run_of(run, sizeof(run), d->peak_run);
+	run_of(run, sizeof(run), a, d->peak_run);
 	fprintf(f, "device     dma-bufs %s at their peak (%u buffer%s, %s of them mapped and "
 		"resident) at %.2f s, %s: device memory (DMA heaps, CMA, DRM/GEM, udmabuf), "
 		"apart from the anonymous and file-backed halves above\n", B(d->peak_bytes),
@@ -65,7 +67,7 @@ void ap_dmabuf_report_text(FILE *f, const struct ap_analysis *a)
 
 	if (!d->samples)
 		return;
-	run_of(run, sizeof(run), d->peak_run);
+	run_of(run, sizeof(run), a, d->peak_run);
 	fprintf(f, "\ndma-bufs   peak %s in %u buffer%s at %.2f s (%s), %s mapped and resident "
 		"then (at most %s); at the end %s in %u\n", B(d->peak_bytes), d->peak_buffers,
 		d->peak_buffers == 1 ? "" : "s", at_s(a, d->peak_ns), run,

@@ -18,10 +18,10 @@ struct ap_dmabuf_seen_buf {
 	uint64_t size;			/* the largest seen */
 	uint64_t mapped_bytes, mapped_rss;	/* the largest seen */
 	uint32_t fds, maps;		/* the most seen */
-	uint32_t flags;			/* AP_DMABUF_F_*, of the latest */
+	uint32_t flags;			/* AP_DMABUF_F_*: set in every sample */
 	bool at_peak;			/* held in the peak's sample */
 	uint64_t first_ns, last_ns;	/* the samples it was first and last in */
-	char exporter[32], name[32];
+	char exporter[32], name[32];	/* the latest known ("" never) */
 };
 
 struct ap_dmabuf_seen {
