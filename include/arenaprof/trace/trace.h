@@ -8,7 +8,7 @@
  * reader stops at the last whole record of a file cut short and says so.
  *
  * Format 2 packs faults and markers into PACKED records (src/trace/pack.h); format 4
- * packs every record but the header and those over 4 KiB, mapping snapshots as copies of
+ * packs every record of types 2 to 13 but those over 4 KiB, mapping snapshots as copies of
  * the one before. The reader returns them unpacked, so callers only ever see the structs
  * below. Versions 1 and 2 still read; there is no version 3 (one flipped bit from 2 or 4).
  *
