@@ -412,11 +412,16 @@ int ap_dmabuf_read_dir(const char *dir, struct ap_dmabuf_set *set, char *err)
 int ap_dmabuf_read(int pid, struct ap_dmabuf_set *set, char *err)
 {
 	char dir[32];
+	int rc, tries = 0;
 
 	if (pid <= 0)
 		return ap_fail(err, -EINVAL, "invalid process id %d", pid);
 	snprintf(dir, sizeof(dir), "/proc/%d", pid);
-	return ap_dmabuf_read_dir(dir, set, err);
+	/* maps that change between two read()s can read as overlapping: twice more, as procfs */
+	do
+		rc = ap_dmabuf_read_dir(dir, set, err);
+	while (rc == -EINVAL && ++tries < 3);
+	return rc;
 }
 
 int ap_dmabuf_cma(struct ap_cma *c, char *err)

@@ -4,12 +4,15 @@
  * tests/fixtures/dmabuf/ (README there): a /proc/PID copy holding four buffers by fd, by
  * mapping and both, one held twice; one holding none; one whose fdinfo does not parse;
  * single fdinfo files, meminfo with and without CMA, the iterator's text and the merge
- * of its list into a process's buffers. Run from the repository root.
+ * of its list into a process's buffers; this process read live (none held), a process
+ * gone. Run from the repository root.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "arenaprof/kernel/dmabuf.h"
 #include "arenaprof/util/err.h"
@@ -205,11 +208,39 @@ static void test_meminfo_iter(void)
 	ap_dmabuf_free(&all);
 }
 
+/* This process (no dma-buf: the host has no exporter, and it made none) and one gone. */
+static void test_live(void)
+{
+	struct ap_dmabuf_set s = { 0 };
+	char err[AP_ERR_LEN] = "";
+	struct ap_cma c;
+	pid_t pid = fork();
+	int rc, st;
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, &st, 0);
+	rc = ap_dmabuf_read(getpid(), &s, err);
+	CHECK("live: this process reads, and holds no dma-buf", rc == 0 && s.n == 0 &&
+	      s.source == AP_DMABUF_SRC_FDINFO, "rc %d n %u: %s", rc, s.n, err);
+	rc = ap_dmabuf_read(pid, &s, err);
+	CHECK("live: a reaped child is gone (-ESRCH, one line)", rc == -ESRCH &&
+	      strstr(err, "the process does not exist (exited?)"), "rc %d: '%s'", rc, err);
+	rc = ap_dmabuf_read(0, &s, err);
+	CHECK("live: pid 0 refused", rc == -EINVAL && !strcmp(err, "invalid process id 0"),
+	      "rc %d: '%s'", rc, err);
+	rc = ap_dmabuf_cma(&c, err);
+	CHECK("live: /proc/meminfo parses (CMA or none)", rc == 0 &&
+	      (c.total == AP_NO_VALUE) == (c.free == AP_NO_VALUE), "rc %d: %s", rc, err);
+	ap_dmabuf_free(&s);
+}
+
 int main(void)
 {
 	test_held();
 	test_none_and_bad();
 	test_fdinfo();
 	test_meminfo_iter();
+	test_live();
 	TEST_EXIT();
 }

@@ -96,6 +96,7 @@ int ap_dmabuf_parse_iter(const char *buf, size_t len, const char *name,
 
 /* The buffers of dir (a /proc/PID layout): its fds and its mappings. */
 int ap_dmabuf_read_dir(const char *dir, struct ap_dmabuf_set *set, char *err);
+/* /proc/PID; a read that does not parse is tried twice more (the process changes under it) */
 int ap_dmabuf_read(int pid, struct ap_dmabuf_set *set, char *err);
 int ap_dmabuf_cma(struct ap_cma *c, char *err);	/* /proc/meminfo */
 
