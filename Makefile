@@ -115,7 +115,7 @@ $(BUILD)/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # The skeleton is generated: its users wait for it, and only they (-MMD finds the rest).
-SKEL_USERS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(shell grep -l 'arenaprof.skel.h' $(LIB_SRCS)))
+SKEL_USERS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(shell grep -l "\.skel\.h" $(LIB_SRCS)))
 $(SKEL_USERS): $(SKELS)
 
 # The test fixture and default workload (tests/fixtures/mininfer.c): exported markers

@@ -35,6 +35,7 @@ ap.add_argument('--ref', required=True)
 ap.add_argument('--runs', type=int, required=True)
 ap.add_argument('--litert-runs', type=int, default=20)
 ap.add_argument('--wall', default='?')
+ap.add_argument('--only', choices=('dmabuf',), help='judge that section alone (VMTEST_ONLY)')
 a = ap.parse_args()
 K = a.kernel if a.arch == 'x86' else f'arm64 {a.kernel}'
 X86 = a.arch == 'x86'
@@ -258,6 +259,14 @@ def judge_litert_plans():
               p is not None and int(p.group(1)) == d['persistent_bytes'],
               p.group(0) if p else lr['out'][-300:])
 
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_dmabuf import judge_dmabuf  # noqa: E402
+
+RELEASE_GUEST = begin.group(1)
+if a.only == 'dmabuf':
+    judge_dmabuf(sec, js, check, out, info, RELEASE_GUEST)
+    sys.exit(1 if failed else 0)
 
 if a.suite == 'litert':
     judge_litert()
@@ -634,6 +643,7 @@ def judge_btf():
 
 
 judge_btf()
+judge_dmabuf(sec, js, check, out, info, RELEASE_GUEST)
 
 if end and int(end.group(1)) != 0:
     info(f'tests.sh exit code {end.group(1)}')

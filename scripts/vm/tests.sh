@@ -11,8 +11,30 @@ MI=/ap/build/mininfer
 MV2=/ap/tests/models/mobilenet_v2_1.0_224_quant.tflite
 CG=/sys/fs/cgroup
 
+# 7. dma-bufs (docs/dmabuf.md): the fixture's DMA-heap and udmabuf buffers, one named,
+#    one mapped in part, one passed to its child, freed in steps, recorded; the report's
+#    figures against what the fixture printed (scripts/vm/check.py, judge_dmabuf). A
+#    kernel without the exporters (6.1) shows the fallback: the fixture exits 77 and the
+#    report of a process without dma-bufs has no dma-buf part. Run alone with ONLY=dmabuf.
+section_dmabuf() {
+	DF=/ap/build/fixtures/dmabuf_fixture
+	capture dmabuf_env sh -c "ls -l /dev/dma_heap/ /dev/udmabuf; grep -i cma /proc/meminfo; true"
+	capture dmabuf_rec $AP record -o /tmp/dmabuf.trace -- $DF
+	capture dmabuf_json $AP report /tmp/dmabuf.trace --json
+	capture dmabuf_text $AP report /tmp/dmabuf.trace
+	capture dmabuf_om $AP report /tmp/dmabuf.trace --format openmetrics
+	capture nodmabuf_rec $AP record -o /tmp/nodmabuf.trace -- $MI $MV2 --runs 1
+	capture nodmabuf_json $AP report /tmp/nodmabuf.trace --json
+	capture nodmabuf_text $AP report /tmp/nodmabuf.trace
+	capture dmabuf_check $AP check --json
+}
+
 echo "INFO kernel $(uname -r) cpus $(grep -c ^processor /proc/cpuinfo) mem $(awk '/MemTotal/ { print $2 }' /proc/meminfo) kB"
 echo "INFO cgroup.controllers $(cat $CG/cgroup.controllers)"
+if [ "${ONLY:-}" = dmabuf ]; then
+	section_dmabuf
+	exit 0
+fi
 capture env sh -c "cat $CG/cgroup.controllers; ls -l $CG/cgroup.procs /proc/pressure/memory; cat /proc/pressure/memory"
 
 # 1. memory.peak through a held fd (6.12) / reset unsupported and a fresh cgroup (6.1);
@@ -93,3 +115,5 @@ if cp $BTFS/vmlinux /tmp/vmlinux.btf && mount -t tmpfs tmpfs $BTFS; then
 else
 	capture nobtf_hide sh -c "echo cannot copy and hide $BTFS/vmlinux >&2; exit 1"
 fi
+
+section_dmabuf

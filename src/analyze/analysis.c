@@ -403,6 +403,18 @@ static int on_drops(void *ctx, const struct ap_rec_drops *d)
 	return 0;
 }
 
+static int on_dmabuf(void *ctx, const struct ap_rec_dmabuf *d)
+{
+	struct ap_analysis *a = ctx;
+
+	return ap_dmabuf_seen_sample(&a->dmabuf, d, (int64_t)a->runs_begun - 1);
+}
+
+static int on_dmabuf_buf(void *ctx, const struct ap_rec_dmabuf_buf *b)
+{
+	return ap_dmabuf_seen_buf(&((struct ap_analysis *)ctx)->dmabuf, b);
+}
+
 static int on_end(void *ctx, const struct ap_rec_end *e)
 {
 	struct ap_analysis *a = ctx;
@@ -552,7 +564,8 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	struct ap_trace_consumer consumer = {
 		.fault = on_fault, .mapping = on_mapping, .resident = on_resident,
 		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
-		.alloc = on_alloc, .end = on_end, .ctx = a,
+		.alloc = on_alloc, .end = on_end, .dmabuf = on_dmabuf,
+		.dmabuf_buf = on_dmabuf_buf, .ctx = a,
 	};
 	struct ap_trace_reader r;
 	struct ap_trace_span span;
@@ -560,6 +573,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	int rc;
 
 	memset(a, 0, sizeof(*a));
+	ap_dmabuf_seen_init(&a->dmabuf);
 	a->id.map = -1;
 	a->id.block = -1;
 	pv = calloc(1, sizeof(*pv));
@@ -627,6 +641,7 @@ void ap_analysis_free(struct ap_analysis *a)
 		free(a->allocs);
 	}
 	free(a->run_ns);
+	ap_dmabuf_seen_free(&a->dmabuf);
 	if (pv) {
 		free(pv->run_begin);
 		free(pv);

@@ -270,7 +270,7 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 	struct ap_opts op;
 
 	*so = (struct ap_session_opts){ .method = AP_METHOD_NONE, .ring_bytes = 0,
-					.interval_ms = AP_SESSION_INTERVAL_MS,
+					.interval_ms = AP_SESSION_INTERVAL_MS, .dmabuf = true,
 					.stop = &stop_signal, .arena_mode = AP_ARENA_AUTO };
 	*out = NULL;
 	*json = false;

@@ -19,6 +19,7 @@
 #include "arenaprof/event.h"
 #include "arenaprof/kernel/features.h"
 #include "arenaprof/record/btf_custom.h"
+#include "arenaprof/record/dmabuf_iter.h"
 #include "arenaprof/record/features_bpf.h"
 #include "arenaprof/record/probe.h"
 
@@ -248,6 +249,23 @@ static void not_probed(struct ap_features *fs, size_t from)
 				       "load BPF programs (see bpf)");
 }
 
+/* The dma-buf iterator, loaded and attached as record would, then let go. */
+static void probe_dmabuf_iter(struct ap_feature *f)
+{
+	struct ap_dmabuf_iter *it;
+	char why[AP_ERR_LEN];
+	int e = ap_dmabuf_iter_open(&it, why);
+
+	if (!e) {
+		ap_dmabuf_iter_close(it);
+		ap_feature_set(f, AP_FEAT_OK, "iter/dmabuf loaded and attached: record reads "
+			       "dma-bufs' sizes and exporters from it");
+		return;
+	}
+	ap_feature_set(f, e == -EPERM || e == -EACCES ? AP_FEAT_REFUSED : AP_FEAT_MISSING, "%s",
+		       why);
+}
+
 void ap_features_probe_bpf(struct ap_features *fs)
 {
 	struct ap_feature *bt = add(fs, "btf", "record and top cannot run: the fault programs "
@@ -255,7 +273,7 @@ void ap_features_probe_bpf(struct ap_features *fs)
 				    "CONFIG_DEBUG_INFO_BTF=y; or --btf FILE (ARENAPROF_BTF=FILE): "
 				    "this kernel's BTF, by pahole -J from its vmlinux with debug "
 				    "info, or BTFHub's", U, 0);
-	struct ap_feature *rb, *fv, *tp, *tr, *fe, *pe, *kb;
+	struct ap_feature *rb, *fv, *tp, *tr, *fe, *pe, *kb, *di;
 	char paranoid[16], extra[64];
 	bool may = probe_bpf(fs);
 	size_t from = fs->n;
@@ -279,6 +297,10 @@ void ap_features_probe_bpf(struct ap_features *fs)
 	pe = add(fs, "perf_events", "--probe perf cannot run (auto's last fallback)",
 		 "CONFIG_PERF_EVENTS=y; root or CAP_PERFMON (kernel.perf_event_paranoid)", 0,
 		 AP_X86 ? 3 : 2);
+	di = add(fs, "dmabuf_iter", "nothing the target's figures need: record reads its "
+		 "dma-bufs' sizes and exporters from /proc/PID/fdinfo instead, without the "
+		 "system-wide list", "Linux 6.16+ (iter/dmabuf), CONFIG_DMA_SHARED_BUFFER=y, "
+		 "CONFIG_BPF_SYSCALL=y", 0, 0);
 	if (!AP_X86) {
 		ap_feature_set(tp, AP_FEAT_MISSING, "x86 only: not on this architecture");
 		ap_feature_set(tr, AP_FEAT_MISSING, "x86 only: not on this architecture");
@@ -293,6 +315,7 @@ void ap_features_probe_bpf(struct ap_features *fs)
 	libbpf_answer(fv, libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma,
 						  NULL), "bpf_find_vma known to the verifier");
 	probe_tracepoint(tr);
+	probe_dmabuf_iter(di);
 	if (bt->status != AP_FEAT_OK) {
 		struct ap_feature *const m[] = { tp, fe, pe };
 

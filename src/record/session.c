@@ -273,6 +273,28 @@ static int reset_kernel_peaks(struct ap_session *s, char *err)
 	return ap_cg_reset_peak(s->cg, err);
 }
 
+/* The target's dma-bufs, when they changed; a read that fails is said once. */
+static void sample_dmabuf(struct ap_session *s, uint64_t ts)
+{
+	struct ap_rec_dmabuf rec;
+	char err[AP_ERR_LEN];
+	int rc;
+
+	if (!s->dmabuf || s->dmabuf->failed)
+		return;
+	rc = ap_dmabuf_sampler_poll(s->dmabuf, s->pid, ts, &rec, err);
+	if (s->dmabuf->note[0]) {
+		ap_session_note(s, 0, "%s", s->dmabuf->note);
+		s->dmabuf->note[0] = 0;
+	}
+	if (rc == 1)
+		SEND(s, dmabuf, &rec, s->dmabuf);
+	if (rc < 0 && rc != -ESRCH) {
+		s->dmabuf->failed = true;
+		ap_session_note(s, 1, "dma-bufs: no longer sampled: %s", err);
+	}
+}
+
 static void sample(struct ap_session *s, uint64_t now)
 {
 	struct ap_session_sample smp;
@@ -309,6 +331,7 @@ static void sample(struct ap_session *s, uint64_t now)
 	sample_kernel_accounting(s, &smp);
 	if (smp.rec.vm_rss != AP_NO_VALUE || smp.rec.rss != AP_NO_VALUE)
 		SEND(s, sample, &smp);
+	sample_dmabuf(s, smp.rec.ts_ns);
 }
 
 static void send_counters(struct ap_session *s, bool force)
@@ -639,6 +662,11 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 				ap_method_name(ap_probe_method(s->probe)),
 				ap_probe_auto_skipped(s->probe));
 	ap_alloc_probe_start(&s->alloc);
+	if (s->o.dmabuf && !s->dmabuf) {
+		s->dmabuf = calloc(1, sizeof(*s->dmabuf));
+		if (s->dmabuf)
+			ap_dmabuf_sampler_init(s->dmabuf, s->o.interval_ms);
+	}
 	if (!s->started) {
 		snapshot_maps(s, !s->o.run_spec);
 		send_resident(s);
@@ -820,6 +848,10 @@ void ap_session_free(struct ap_session *s)
 	s->checked = NULL;
 	s->n_checked = 0;
 	ap_alloc_probe_free(&s->alloc);
+	if (s->dmabuf)
+		ap_dmabuf_sampler_free(s->dmabuf);
+	free(s->dmabuf);
+	s->dmabuf = NULL;
 }
 
 int ap_session_parse_opt(struct ap_session_opts *so, int c, const char *arg)

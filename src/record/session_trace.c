@@ -365,6 +365,21 @@ static int on_drops(void *ctx, const struct ap_rec_drops *d)
 	return wr(t, AP_REC_DROPS, d, sizeof(*d));
 }
 
+/* A poll's summary, then its buffers, each its own record (never packed: trace.h). */
+static int on_dmabuf(void *ctx, const struct ap_rec_dmabuf *rec,
+		     const struct ap_dmabuf_sampler *d)
+{
+	struct ap_trace_sink *t = ctx;
+	struct ap_rec_dmabuf_buf b;
+	int rc = wr(t, AP_REC_DMABUF, rec, sizeof(*rec));
+
+	for (uint32_t i = 0; !rc && i < d->cur.n; i++) {
+		ap_dmabuf_sampler_buf(d, i, rec->ts_ns, &b);
+		rc = wr(t, AP_REC_DMABUF_BUF, &b, sizeof(b));
+	}
+	return rc;
+}
+
 static int on_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *text)
 {
 	struct ap_rec_note n = { .ts_ns = ts_ns, .level = level };
@@ -399,7 +414,7 @@ int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char
 	t->sink = (struct ap_session_sink){
 		.ctx = t, .event = on_event, .mappings = on_mappings,
 		.resident = on_resident, .sample = on_sample, .drops = on_drops,
-		.note = on_note, .flush = on_flush,
+		.note = on_note, .flush = on_flush, .dmabuf = on_dmabuf,
 	};
 	return 0;
 }

@@ -196,6 +196,27 @@ static void report_latency(const struct om *o, const struct ap_analysis *a)
 	free(v);
 }
 
+/* The accelerator half: only for a target that held dma-bufs. */
+static void report_dmabuf(const struct om *o, const struct ap_analysis *a)
+{
+	const struct ap_dmabuf_seen *d = &a->dmabuf;
+
+	if (!d->samples)
+		return;
+	gauge(o, "arenaprof_dmabuf_peak_bytes", "bytes", "The target's dma-bufs at their peak "
+	      "(device memory: DMA heaps, CMA, DRM/GEM, udmabuf).", num(d->peak_bytes));
+	gauge(o, "arenaprof_dmabuf_peak_buffers", NULL, "The target's dma-bufs held at the peak.",
+	      num(d->peak_buffers));
+	gauge(o, "arenaprof_dmabuf_mapped_rss_bytes", "bytes", "The largest resident size of "
+	      "the target's dma-buf mappings.", num(d->max_mapped_rss));
+	if (d->cma_total != AP_NO_VALUE)
+		gauge(o, "arenaprof_cma_total_bytes", "bytes", "CmaTotal: CMA carved out of DRAM "
+		      "at boot.", num(d->cma_total));
+	if (d->cma_free_min != AP_NO_VALUE)
+		gauge(o, "arenaprof_cma_free_min_bytes", "bytes", "CmaFree's lowest while traced.",
+		      num(d->cma_free_min));
+}
+
 void ap_openmetrics_report(FILE *f, const struct ap_report *r, const char *version)
 {
 	const struct ap_corr_all *x = r->x;
@@ -220,6 +241,7 @@ void ap_openmetrics_report(FILE *f, const struct ap_report *r, const char *versi
 		a->drops.ringbuf_drops);
 	counter(&o, "arenaprof_runs", "Inference runs completed.", a->runs_completed);
 	report_latency(&o, a);
+	report_dmabuf(&o, a);
 	if (x->have_plan && a->id.map >= 0)
 		gauge(&o, "arenaprof_plan_matches", NULL, "1 when the plan describes the trace.",
 		      num(x->c.mismatch ? 0 : 1));

@@ -17,6 +17,7 @@
 #include "arenaprof/analyze/correlate.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
+#include "arenaprof/render/dmabuf_report.h"
 #include "arenaprof/render/report.h"
 #include "arenaprof/render/summary.h"
 #include "arenaprof/render/xnn_report.h"
@@ -548,6 +549,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 				s->pss_file == AP_NO_VALUE ? "-" : B(s->pss_file));
 		}
 	}
+	ap_dmabuf_report_text(f, a);
 	text_groups(f, &r->x->c);
 	ap_xnn_report_text(f, r->x);
 	if (r->x->have_plan)
@@ -731,6 +733,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	ap_json_u64(&j, "runs", a->runs_completed);
 	ap_json_u64(&j, "runs_begun", a->runs_begun);
 	ap_json_u64(&j, "faults_total", a->faults);
+	ap_dmabuf_report_json(&j, a);
 	ap_json_f64(&j, "duration_s", a->t_last > a->t_first ?
 		    (double)(a->t_last - a->t_first) / 1e9 : 0);
 	if (a->saw_end) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arenaprof/analyze/attrib.h"
+#include "arenaprof/render/dmabuf_report.h"
 #include "arenaprof/render/summary.h"
 #include "arenaprof/render/xnn_report.h"
 #include "arenaprof/util/escape.h"
@@ -164,6 +165,7 @@ void ap_summary_text(FILE *f, const struct ap_report *r)
 	if (g.top_call)
 		fprintf(f, "           the largest allocating call outside the arena: %s\n",
 			TS(g.top_call));
+	ap_dmabuf_summary_text(f, a);
 	if (g.first_run_ns >= 0)
 		fprintf(f, "first run  %.2f ms more than the median run (its first touches, "
 			"cold caches, lazy set-up)\n", (double)g.first_run_ns / 1e6);
@@ -202,6 +204,8 @@ void ap_summary_json(struct ap_json *j, const struct ap_report *r)
 		ap_json_i64(j, "first_run_extra_ns", g.first_run_ns);
 	else
 		ap_json_null(j, "first_run_extra_ns");
+	if (x->a.dmabuf.samples)	/* device memory: only when the target held any */
+		ap_json_u64(j, "dmabuf_peak_bytes", x->a.dmabuf.peak_bytes);
 	ap_json_u64(j, "dropped_events", x->a.drops.ringbuf_drops);
 	ap_json_end_obj(j);
 }

@@ -104,6 +104,18 @@ AP_LAYOUT(ap_rec_alloc, tid, 40);
 AP_LAYOUT(ap_rec_alloc, fn, 44);
 AP_LAYOUT(ap_rec_alloc, run, 48);
 AP_LAYOUT(ap_rec_alloc, pad, 52);
+AP_LAYOUT(ap_rec_dmabuf, bytes, 8);
+AP_LAYOUT(ap_rec_dmabuf, sys_bytes, 40);
+AP_LAYOUT(ap_rec_dmabuf, buffers, 48);
+AP_LAYOUT(ap_rec_dmabuf, sys_buffers, 60);
+_Static_assert(sizeof(struct ap_rec_dmabuf) == 64, "ap_rec_dmabuf size");
+AP_LAYOUT(ap_rec_dmabuf_buf, inode, 8);
+AP_LAYOUT(ap_rec_dmabuf_buf, mapped_rss, 32);
+AP_LAYOUT(ap_rec_dmabuf_buf, fds, 40);
+AP_LAYOUT(ap_rec_dmabuf_buf, pad, 52);
+AP_LAYOUT(ap_rec_dmabuf_buf, exporter, 56);
+AP_LAYOUT(ap_rec_dmabuf_buf, name, 88);
+_Static_assert(sizeof(struct ap_rec_dmabuf_buf) == 120, "ap_rec_dmabuf_buf size");
 _Static_assert(AP_TRACE_MAX_PAYLOAD < UINT32_MAX - AP_TRACE_REC_HDR_LEN, "payload bound");
 
 /*
@@ -141,6 +153,10 @@ size_t ap_trace_fixed_size(uint32_t type)
 		return sizeof(struct ap_rec_end);
 	case AP_REC_ALLOC:
 		return sizeof(struct ap_rec_alloc);
+	case AP_REC_DMABUF:
+		return sizeof(struct ap_rec_dmabuf);
+	case AP_REC_DMABUF_BUF:
+		return sizeof(struct ap_rec_dmabuf_buf);
 	default:
 		return 0;
 	}
@@ -242,6 +258,22 @@ void ap_trace_swap_fields(uint32_t type, union ap_payload *u)
 		SW32(u->alloc.run);
 		SW32(u->alloc.pad);
 		break;
+	case AP_REC_DMABUF:
+		for (i = 0; i < 6; i++)
+			SW64((&u->dmabuf.ts_ns)[i]);
+		SW32(u->dmabuf.buffers);
+		SW32(u->dmabuf.source);
+		SW32(u->dmabuf.interval_ms);
+		SW32(u->dmabuf.sys_buffers);
+		break;
+	case AP_REC_DMABUF_BUF:
+		for (i = 0; i < 5; i++)
+			SW64((&u->dmabuf_buf.ts_ns)[i]);
+		SW32(u->dmabuf_buf.fds);
+		SW32(u->dmabuf_buf.maps);
+		SW32(u->dmabuf_buf.flags);
+		SW32(u->dmabuf_buf.pad);
+		break;	/* the names are bytes */
 	}
 }
 

@@ -27,6 +27,8 @@ union ap_payload {
 	struct ap_rec_resident resident;
 	struct ap_rec_end end;
 	struct ap_rec_alloc alloc;
+	struct ap_rec_dmabuf dmabuf;
+	struct ap_rec_dmabuf_buf dmabuf_buf;
 };
 
 /* The size of the struct at the start of a payload of this type; 0 for unknown types. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arenaprof/trace/walk.h"
+#include "arenaprof/util/escape.h"
 
 #define GET(rec, v) ap_trace_get((rec), &(v), sizeof(v))
 
@@ -65,6 +66,23 @@ static int dispatch(const struct ap_trace_consumer *c, const struct ap_trace_rec
 
 		return c->alloc ? (GET(rec, a), c->alloc(c->ctx, &a)) : 0;
 	}
+	case AP_REC_DMABUF: {
+		struct ap_rec_dmabuf d;
+
+		return c->dmabuf ? (GET(rec, d), c->dmabuf(c->ctx, &d)) : 0;
+	}
+	case AP_REC_DMABUF_BUF: {
+		struct ap_rec_dmabuf_buf b;
+
+		if (!c->dmabuf_buf)
+			return 0;
+		GET(rec, b);
+		b.exporter[sizeof(b.exporter) - 1] = 0;
+		b.name[sizeof(b.name) - 1] = 0;
+		ap_name_clean(b.exporter);
+		ap_name_clean(b.name);
+		return c->dmabuf_buf(c->ctx, &b);
+	}
 	case AP_REC_END: {
 		struct ap_rec_end e;
 
@@ -77,7 +95,8 @@ static int dispatch(const struct ap_trace_consumer *c, const struct ap_trace_rec
 /* Every record type the walk hands on starts with its time. */
 static bool timed(uint32_t type)
 {
-	return type >= AP_REC_FAULT && type <= AP_REC_ALLOC;
+	return (type >= AP_REC_FAULT && type <= AP_REC_ALLOC) || type == AP_REC_DMABUF ||
+	       type == AP_REC_DMABUF_BUF;
 }
 
 int ap_trace_walk(struct ap_trace_reader *r, const struct ap_trace_consumer *c,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer target for the /proc parsers (procfs.c): status, smaps_rollup (one entry),
- * smaps (the entry of one address) and maps, all four on every input. Any input must parse
+ * smaps (the entry of one address) and maps, all four on every input; and dmabuf.c's: a
+ * dma-buf's fdinfo, meminfo's CMA lines and the BPF iterator's lines. Any input must parse
  * or fail with a one-line message that names the file, never crash, leak or read outside
  * the input; what parses must keep the promises of procfs.h, else we trap.
  * Built and run by tests/fuzz/run-fuzz (target procfs), seeded with tests/fixtures/procfs/.
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/kernel/dmabuf.h"
 #include "arenaprof/kernel/procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -130,6 +132,44 @@ static uint64_t maps(const char *buf, size_t len)
 	return addr;
 }
 
+/* dmabuf.c's parsers: an error leaves everything absent; names stay within their fields */
+static void dmabuf(const char *buf, size_t len)
+{
+	char err[AP_ERR_LEN] = "";
+	struct ap_dmabuf_set set = { 0 };
+	struct ap_dmabuf_fdinfo fi;
+	struct ap_cma c;
+	uint64_t sum = 0;
+
+	if (ap_dmabuf_parse_fdinfo(buf, len, NAME, &fi, err)) {
+		if (!good_err(err) || fi.size != AP_NO_VALUE || fi.exp_name[0] || fi.name[0])
+			__builtin_trap();
+	} else if (fi.size == AP_NO_VALUE || strlen(fi.exp_name) >= AP_DMABUF_NAME_LEN ||
+		   strlen(fi.name) >= AP_DMABUF_NAME_LEN) {
+		__builtin_trap();
+	}
+	if (ap_dmabuf_parse_meminfo(buf, len, NAME, &c, err)) {
+		if (!good_err(err) || c.total != AP_NO_VALUE || c.free != AP_NO_VALUE)
+			__builtin_trap();
+	} else if ((c.total != AP_NO_VALUE && c.total % 1024) ||
+		   (c.free != AP_NO_VALUE && c.free % 1024)) {
+		__builtin_trap();
+	}
+	if (ap_dmabuf_parse_iter(buf, len, NAME, &set, err)) {
+		if (!good_err(err) || set.n)
+			__builtin_trap();
+	}
+	for (uint32_t i = 0; i < set.n; i++) {
+		if ((i && set.b[i].inode <= set.b[i - 1].inode) ||
+		    strlen(set.b[i].exporter) >= AP_DMABUF_NAME_LEN)
+			__builtin_trap();
+		sum += set.b[i].size;
+	}
+	if (sum != set.bytes)
+		__builtin_trap();
+	ap_dmabuf_free(&set);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *buf = (const char *)data;
@@ -140,5 +180,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	addr = maps(buf, size);
 	smaps(buf, size, addr, true);
 	smaps(buf, size, 0x1000, true);
+	dmabuf(buf, size);
 	return 0;
 }

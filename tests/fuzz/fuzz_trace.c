@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* What a consumer does with a record: copy its struct, read its string. */
 static void use(const struct ap_trace_rec *rec)
 {
-	static const size_t sizes[] = { 0, 8, 16, 24, 32, 56, 64, 160, 4096 };
+	static const size_t sizes[] = { 0, 8, 16, 24, 32, 56, 64, 120, 160, 4096 };
 	union {
 		struct ap_rec_sample s;
 		uint8_t big[4096];
@@ -70,7 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rc != 1)
 			break;
 		/* an unpacked entry comes from a PACKED record read whole: at or before offset */
-		if (rec.len > AP_TRACE_MAX_PAYLOAD || rec.type < 1 || rec.type >= AP_REC_PACKED ||
+		if (rec.len > AP_TRACE_MAX_PAYLOAD || rec.type < 1 || rec.type == AP_REC_PACKED ||
+		    rec.type > AP_REC_MAX ||
 		    rec.payload[rec.len] != 0 || r.offset > size || r.offset < before ||
 		    (!rec.packed && r.offset - before < AP_TRACE_REC_HDR_LEN + (uint64_t)rec.len))
 			__builtin_trap();

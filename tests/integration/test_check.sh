@@ -64,6 +64,11 @@ v2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 okif memcg_v2 sh -c '[ -n "$1" ] && grep -qw memory "$1/cgroup.controllers"' _ "$v2"
 okif clear_refs sh -c 'echo 5 > /proc/self/clear_refs'
 okif bpf true	# root: the syscall and the permission
+# the dma-buf iterator's context type in the kernel's BTF, by bpftool (6.16 on)
+if command -v bpftool >/dev/null; then
+	okif dmabuf_iter sh -c 'bpftool btf dump file /sys/kernel/btf/vmlinux |
+		grep -q "STRUCT .bpf_iter__dmabuf."'
+fi
 
 # bpftool's own probe of the map type and the helper
 if command -v bpftool >/dev/null && bpftool -j feature probe kernel >"$TMP/bt.json" 2>/dev/null

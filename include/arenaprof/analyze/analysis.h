@@ -14,6 +14,7 @@
 
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/analyze/aspace.h"
+#include "arenaprof/analyze/dmabuf_seen.h"
 #include "arenaprof/analyze/newest.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/trace/trace.h"
@@ -54,6 +55,8 @@ struct ap_analysis {
 	uint32_t n_samples, cap_samples;
 	char **notes;
 	uint32_t n_notes, cap_notes;
+	/* the accelerator half: the target's dma-bufs (samples 0 when it held none) */
+	struct ap_dmabuf_seen dmabuf;
 	/* internal */
 	void *priv;
 };

@@ -34,6 +34,7 @@
 #include "arenaprof/record/alloc_probe.h"
 #include "arenaprof/event.h"
 #include "arenaprof/kernel/procfs.h"
+#include "arenaprof/record/session_dmabuf.h"
 #include "arenaprof/record/spawn.h"
 #include "arenaprof/trace/trace.h"
 
@@ -89,6 +90,12 @@ struct ap_session_sink {
 	int (*drops)(void *ctx, const struct ap_rec_drops *d);
 	/* level 0 info, 1 warning, 2 error; one line */
 	int (*note)(void *ctx, uint32_t level, uint64_t ts_ns, const char *text);
+	/*
+	 * the target's dma-bufs, when they changed (session_dmabuf.h): rec, then each of
+	 * d->cur's buffers (ap_dmabuf_sampler_buf)
+	 */
+	int (*dmabuf)(void *ctx, const struct ap_rec_dmabuf *rec,
+		      const struct ap_dmabuf_sampler *d);
 	/* once per interval, after the samples: a durability point */
 	int (*flush)(void *ctx);
 	const struct ap_session_sink *next;
@@ -113,6 +120,7 @@ struct ap_session_opts {
 	const char *user;		/* run the command as this user; NULL: as we are */
 	bool full_acct;			/* every cgroup and PSI figure (the TUI), not only
 					 * the trace sample's (record) */
+	bool dmabuf;			/* sample the target's dma-bufs (record) */
 	volatile sig_atomic_t *stop;	/* non-zero: end (AP_END_SIGNAL) at the next step */
 	/* the allocation probe (alloc_probe.h): record --arena auto|ADDR|off */
 	uint32_t arena_mode;		/* enum ap_arena_mode; 0: off */
@@ -171,6 +179,7 @@ struct ap_session {
 	char **checked;			/* ELF files searched for a LiteRT entry point */
 	size_t n_checked;
 	struct ap_alloc_probe alloc;	/* the allocation probe's own state */
+	struct ap_dmabuf_sampler *dmabuf;	/* opts.dmabuf: the sampler; NULL none */
 };
 
 /*

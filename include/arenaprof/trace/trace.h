@@ -8,7 +8,7 @@
  * reader stops at the last whole record of a file cut short and says so.
  *
  * Format 2 packs faults and markers into PACKED records (src/trace/pack.h); format 4
- * packs every record but the header and those over 4 KiB, mapping snapshots as copies of
+ * packs every record of types 2 to 13 but those over 4 KiB, mapping snapshots as copies of
  * the one before. The reader returns them unpacked, so callers only ever see the structs
  * below. Versions 1 and 2 still read; there is no version 3 (one flipped bit from 2 or 4).
  *
@@ -57,7 +57,14 @@ enum ap_rec_type {
 	 * records they were, and never returns a PACKED record itself.
 	 */
 	AP_REC_PACKED = 14,
-	AP_REC_MAX = AP_REC_PACKED, /* types above are unknown to this version: skipped */
+	/*
+	 * The target's dma-bufs at one poll (struct ap_rec_dmabuf), then one record for
+	 * each buffer (struct ap_rec_dmabuf_buf). Never packed: a reader of before these
+	 * types skips them as unknown records.
+	 */
+	AP_REC_DMABUF = 15,
+	AP_REC_DMABUF_BUF = 16,
+	AP_REC_MAX = AP_REC_DMABUF_BUF, /* types above are unknown to this version: skipped */
 };
 
 /*
@@ -186,6 +193,39 @@ struct ap_rec_alloc {
 	int32_t run;			/* runs begun so far minus 1 (-1: none yet) */
 	uint32_t pad;
 };
+
+/*
+ * The target's dma-bufs (kernel/dmabuf.h) at one poll, written when they changed since the
+ * last one written (the first only when the target holds any); `buffers` AP_REC_DMABUF_BUF
+ * records of the same ts_ns follow. bytes: the sum of the buffers' sizes, one per inode;
+ * mapped_rss: the Rss of their mappings. cma_total, cma_free: /proc/meminfo's, AP_NO_VALUE
+ * without CMA. sys_bytes, sys_buffers: every dma-buf of the system (the iterator's source
+ * only, else AP_NO_VALUE and 0). interval_ms: the poll rate.
+ */
+struct ap_rec_dmabuf {
+	uint64_t ts_ns;
+	uint64_t bytes, mapped_rss;
+	uint64_t cma_total, cma_free;
+	uint64_t sys_bytes;
+	uint32_t buffers;
+	uint32_t source;		/* enum ap_dmabuf_source: 1 fdinfo, 2 bpf_iter */
+	uint32_t interval_ms;
+	uint32_t sys_buffers;
+};
+
+/* One buffer of an AP_REC_DMABUF; names NUL-padded, cleaned as any trace string. */
+struct ap_rec_dmabuf_buf {
+	uint64_t ts_ns;
+	uint64_t inode, size;		/* size 0: unknown */
+	uint64_t mapped_bytes, mapped_rss;
+	uint32_t fds, maps;		/* the target's fds and mappings of it */
+	uint32_t flags;			/* AP_DMABUF_F_* */
+	uint32_t pad;
+	char exporter[32];		/* exp_name: "system", "udmabuf", "drm", ... */
+	char name[32];			/* DMA_BUF_SET_NAME's, "" none */
+};
+
+#define AP_DMABUF_F_SIZE_FROM_MAP 1	/* size only its mappings' (no fd, no iterator) */
 
 #define AP_ALLOC_GIVEN 100		/* ap_rec_alloc.fn: record --arena ADDR */
 

@@ -26,6 +26,9 @@ struct ap_trace_consumer {
 	int (*note)(void *ctx, const struct ap_rec_note *n, const char *text);
 	int (*alloc)(void *ctx, const struct ap_rec_alloc *a);
 	int (*end)(void *ctx, const struct ap_rec_end *e);
+	/* the target's dma-bufs at a poll, then each of its buffers (names cleaned) */
+	int (*dmabuf)(void *ctx, const struct ap_rec_dmabuf *d);
+	int (*dmabuf_buf)(void *ctx, const struct ap_rec_dmabuf_buf *b);
 	void *ctx;
 };
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# dma-bufs on the host (docs/dmabuf.md). The host has no dma-buf exporter (no DMA heap, no
+# udmabuf), so the recorded side is the VM suite's (scripts/vm/tests.sh, 7); here: report,
+# text, JSON and OpenMetrics, of two traces the 6.12 (fdinfo) and 6.17 (bpf_iter) guests
+# recorded of tests/fixtures/dmabuf_fixture.c, against what the fixture printed then; the
+# dma-buf records written as records of their own, never packed, so that a reader from
+# before them skips them; and a process without dma-bufs recorded here: no such record, no
+# device line. The /proc parsers' own fixtures are tests/unit/test_dmabuf.c's.
+. tests/lib.sh
+FIX=tests/fixtures/trace
+
+# The record types of a trace's top level (its file header, then type, len, crc, payload)
+types() {
+	python3 -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+o, t = 16, []
+while o + 12 <= len(b):
+    ty, n, _ = struct.unpack_from("<III", b, o)
+    t.append(ty)
+    o += 12 + n
+print(" ".join(map(str, t)))' "$1"
+}
+
+for k in 6.12 6.17; do
+	t=$FIX/dmabuf-$k.aptrace
+	src=fdinfo
+	[ $k = 6.17 ] && src=bpf_iter
+	"$ARENAPROF" report "$t" --json > "$TMP/$k.json" 2> "$TMP/$k.err"
+	MSG="$(cat "$TMP/$k.err")"
+	check "$k: report --json reads the guest's trace" [ -s "$TMP/$k.json" ]
+	python3 tests/py/check_dmabuf_report.py "$TMP/$k.json" "$FIX/dmabuf-$k.fixture.jsonl" \
+		$src "$k"
+	"$ARENAPROF" report "$t" > "$TMP/$k.txt"
+	MSG=$(head -8 "$TMP/$k.txt")
+	check "$k: text: the verdict's device line and the CMA note" \
+		grep -q '^device     dma-bufs 1.44 MiB at their peak (4 buffers' "$TMP/$k.txt"
+	MSG=$(grep -A7 '^dma-bufs ' "$TMP/$k.txt")
+	check "$k: text: the dma-bufs section names the exporters and A's name" sh -c \
+		"grep -q ' system  *DMA heap (system)  *npu-weights' '$TMP/$k.txt' &&
+		 grep -q ' udmabuf  *udmabuf ' '$TMP/$k.txt' && grep -q 'source $src' '$TMP/$k.txt'"
+	"$ARENAPROF" report "$t" --format openmetrics > "$TMP/$k.om"
+	MSG=$(grep dmabuf "$TMP/$k.om")
+	check "$k: OpenMetrics: arenaprof_dmabuf_peak_bytes 1507328" \
+		grep -q '^arenaprof_dmabuf_peak_bytes{.*} 1507328$' "$TMP/$k.om"
+	ty=$(types "$t")
+	MSG="top-level types: $ty"
+	check "$k: the dma-buf records are records of their own (15, 16), never packed" sh -c \
+		"printf ' %s ' '$ty' | grep -q ' 15 ' && printf ' %s ' '$ty' | grep -q ' 16 '"
+done
+
+# a process without dma-bufs: no dma-buf record, and its report has no part of them
+if "$ARENAPROF" record -o "$TMP/none.trace" -- "$BUILD/mininfer" \
+	"$MODELS/mobilenet_v2_1.0_224_quant.tflite" --runs 1 > /dev/null 2> "$TMP/none.err"; then
+	ty=$(types "$TMP/none.trace")
+	MSG="top-level types: $ty"
+	check "no dma-buf held: no record of types 15 and 16" sh -c \
+		"! printf ' %s ' '$ty' | grep -qE ' (15|16) '"
+	"$ARENAPROF" report "$TMP/none.trace" > "$TMP/none.txt"
+	"$ARENAPROF" report "$TMP/none.trace" --json > "$TMP/none.json"
+	MSG=$(head -8 "$TMP/none.txt")
+	check "no dma-buf held: no device line, no dma-bufs section, no \"dmabuf\" in JSON" sh -c \
+		"! grep -qE '^(device|dma-bufs) ' '$TMP/none.txt' && python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(\"dmabuf\" in d or \"dmabuf_peak_bytes\" in d[\"summary\"])' '$TMP/none.json'"
+else
+	skip "record of a process without dma-bufs" "record cannot run here: $(tail -1 "$TMP/none.err")"
+fi
