@@ -235,8 +235,11 @@ MSG="$(grep '^Memory' <<<"$SCR")" \
 	check "80x24: the VmRSS history with its min and max and the time it spans" \
 	grep -Eq '^Memory +VmRSS [0-9]+ KiB [0-9.]+[BKMG] +[^ ]+ [0-9.]+[BKMG] last [0-9]+(s|m[0-9]{2}s) ' \
 	<<<"$SCR"
-MSG="$(awk 'length($0) > 80' <<<"$SCR" | head -2)" check "80x24: no line longer than 80 columns" \
-	test -z "$(awk 'length($0) > 80' <<<"$SCR")"
+# columns as characters (a sparkline's glyph is three bytes of UTF-8)
+wide_rows() { python3 -c 'import sys
+print("\n".join(r for r in sys.stdin.read().split("\n") if len(r) > int(sys.argv[1])))' "$1"; }
+MSG="$(wide_rows 80 <<<"$SCR" | head -2)" check "80x24: no line longer than 80 columns" \
+	test -z "$(wide_rows 80 <<<"$SCR")"
 check "no XNNPACK panel for a target without XNNPACK" test -z "$(grep '^XNNPACK' <<<"$SCR")"
 
 # w: a snapshot that report reads
@@ -557,8 +560,9 @@ expect_refusal "--trace-ring with -o: refused (-o keeps the whole session)" 2 \
 
 # ---- XNNPACK's halves live: a LiteRT process on its default path ----
 # Ground truth: report --json --plan of a record of the same model (XNNPACK's blocks are
-# deterministic per model on one CPU). top attaches before the model loads: a shell that
-# waits on a fifo, then execs litert-run (the pid stays), so XNNPACK's blocks are all seen.
+# deterministic per model on one CPU). top attaches before the model loads (litert-run
+# --wait-load: LiteRT's libraries mapped, so XNNPACK's allocator is attached at attach),
+# so XNNPACK's blocks are all seen.
 LR=scripts/litert-run
 LRPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
 if [ ! -x "$LRPY" ] || ! "$LRPY" -c 'import ai_edge_litert' 2>/dev/null; then
@@ -569,15 +573,16 @@ else
 	"$ARENAPROF" report "$TMP/xnn.trace" --plan "$MV2" --json >"$TMP/xnn.rep.json" \
 		2>"$TMP/xnn.rep.err"
 	mkfifo "$TMP/xnn.in"
-	bash -c "read -r _ <'$TMP/xnn.in'; exec $LR '$MV2' --runs 100000000 --delegate xnnpack" \
+	"$LR" "$MV2" --runs 100000000 --delegate xnnpack --wait-load <"$TMP/xnn.in" \
 		>"$TMP/xnn.out" 2>&1 &
 	X=$!
 	targets+=("$X")
-	T new-window -d -n xnn -x 80 -y 24 "LANG=$LOC $ARENAPROF -p $X --plan $MV2 \
+	exec 6>"$TMP/xnn.in"
+	for _ in $(seq 100); do grep -q '^ready to load' "$TMP/xnn.out" && break; sleep 0.1; done
+	T new-session -d -s xnn -x 80 -y 24 "LANG=$LOC $ARENAPROF -p $X --plan $MV2 \
 --interval 250; sleep 600"
-	T resize-window -t xnn -x 80 -y 24 2>/dev/null
-	wait_screen xnn 'VmHWM [0-9]+ KiB' 10
-	echo go >"$TMP/xnn.in"
+	wait_screen xnn '^XNNPACK +allocator probed' 10
+	echo go >&6
 	# xnn_judge W H: the halves on screen against the report's, within the display's rounding
 	xnn_judge() {
 		printf '%s\n' "$SCR" >"$TMP/xnn.screen"
@@ -624,12 +629,18 @@ buffers, runtime objects), held and planned, as report says of a record of the m
 		wait_screen xnn '^XNNPACK ' 5
 		r=$(xnn_judge 200 50)
 		MSG="$r" check "200x50: the same halves, nothing wider than the window" test -z "$r"
+		# the blocks are still held: a --batch session attached now sees none of them
+		"$ARENAPROF" top -p "$X" --batch -n 1 --interval 200 >"$TMP/xnn.batch" 2>&1
+		MSG="$(grep -o 'xnn_[a-z_]*=[^ ]*' "$TMP/xnn.batch" | tr '\n' ' ')" \
+			check "--batch attached after the model loaded: XNNPACK's keys, no block seen" \
+			grep -q ' xnn_workspace_bytes=0 xnn_scratch_bytes=0 ' "$TMP/xnn.batch"
 	else
 		fail "the XNNPACK panel shows XNNPACK's halves on a default-path LiteRT process" \
 			"$(grep -A1 '^XNNPACK' <<<"$SCR"); record: $(tail -1 "$TMP/xnn.rec.err")"
 	fi
-	T kill-window -t xnn
+	T kill-session -t xnn
 	kill "$X" 2>/dev/null
+	exec 6>&-
 fi
 
 # ---- CPU cost of the TUI with an idle target, default interval ----
