@@ -21,6 +21,7 @@ ap.add_argument("--threads", type=int, default=1)
 ap.add_argument("--resize-at", type=int, default=0)
 ap.add_argument("--print-arena", action="store_true")
 ap.add_argument("--wait", action="store_true")
+ap.add_argument("--wait-load", action="store_true")
 ap.add_argument("--log")
 a = ap.parse_args()
 if a.runs < 1:
@@ -40,6 +41,12 @@ try:
     from ai_edge_litert import interpreter as I  # noqa: E402
 except ImportError:
     from tflite_runtime import interpreter as I  # noqa: E402
+
+if a.wait_load:
+    # LiteRT's libraries are mapped, nothing of the model is: a tracer attached now sees
+    # every block the runtime and its delegate allocate (arenaprof top -p)
+    print("ready to load pid %d" % os.getpid(), flush=True)
+    sys.stdin.readline()
 
 
 

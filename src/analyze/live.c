@@ -451,8 +451,11 @@ static int on_sample(void *ctx, const struct ap_session_sample *s)
 	arena_check(l);
 	ap_live_alloc_sample(l);
 	name_callers(l);
-	if (s->rec.vm_rss != AP_NO_VALUE)
+	ap_live_xnn_sample(l);
+	if (s->rec.vm_rss != AP_NO_VALUE) {
+		l->rss_ts[l->rss.n % AP_LIVE_HIST] = s->rec.ts_ns;
 		push(&l->rss, (double)s->rec.vm_rss);
+	}
 	if (dt > 0.001) {
 		push(&l->minor_rate, (double)(minor - pv->prev_minor) / dt);
 		push(&l->major_rate, (double)(l->major - pv->prev_major) / dt);
@@ -568,6 +571,46 @@ double ap_live_rate(const struct ap_live_hist *h)
 	return h->n ? h->v[(h->n - 1) % AP_LIVE_HIST] : 0;
 }
 
+bool ap_live_window(const struct ap_live_hist *h, const uint64_t *ts, int cells, float *v,
+		    int *n, float *min, float *max, uint64_t *span_ns)
+{
+	uint64_t have = h->n < AP_LIVE_HIST ? h->n : AP_LIVE_HIST, k = 1, first, last;
+
+	*n = 0;
+	if (!have || cells <= 0)
+		return false;
+	/* k samples a cell, so that the samples kept fill at most the cells */
+	while ((have + k - 1) / k + 1 > (uint64_t)cells && k < AP_LIVE_HIST)
+		k *= 2;
+	last = (h->n - 1) / k;
+	first = (h->n - have + k - 1) / k;	/* the first cell whose samples are all kept */
+	if (first > last)
+		first = last;
+	if (last - first + 1 > (uint64_t)cells)
+		first = last - (uint64_t)cells + 1;
+	*min = *max = h->v[(h->n - 1) % AP_LIVE_HIST];
+	for (uint64_t c = first; c <= last; c++) {
+		float m = 0;
+
+		for (uint64_t j = c * k; j < (c + 1) * k && j < h->n; j++) {
+			float x = h->v[j % AP_LIVE_HIST];
+
+			if (j < h->n - have)
+				continue;
+			m = x > m ? x : m;
+			*min = x < *min ? x : *min;
+			*max = x > *max ? x : *max;
+		}
+		v[(*n)++] = m;
+	}
+	{
+		uint64_t j0 = first * k < h->n - have ? h->n - have : first * k;
+
+		*span_ns = ts[(h->n - 1) % AP_LIVE_HIST] - ts[j0 % AP_LIVE_HIST];
+	}
+	return true;
+}
+
 static uint64_t sort_key(const struct ap_live *l, uint32_t i, enum ap_live_sort by)
 {
 	const struct ap_live_op *o = &l->ops[i];
@@ -650,6 +693,7 @@ void ap_live_free(struct ap_live *l)
 	free(l->mx);
 	free(l->ops);
 	ap_live_alloc_free(l);
+	ap_live_xnn_free(l);
 	ap_live_obj_free(l);
 	ap_live_bar_free(l);
 	ap_profile_free(&l->prof);

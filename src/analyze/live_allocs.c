@@ -3,12 +3,17 @@
  * live_allocs: the live view's allocating calls. Every block the allocation probe reports
  * is kept until its free, under its call site; the sites are ranked by the bytes they
  * hold (live.c names the largest). The probe reports only large blocks, and after the
- * first run only aligned ones, so a few hundred blocks is the usual size.
+ * first run only aligned ones, so a few hundred blocks is the usual size. XNNPACK's
+ * blocks (every size: its allocator's five functions are probed) are kept in the same
+ * table under their site of live_xnn.c instead, not a caller's: the C library's block
+ * that XNNPACK's allocator took (its event comes first, the same pointer) leaves the
+ * callers then, so that a block is counted once.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
@@ -19,6 +24,7 @@
 struct block {
 	uint64_t ptr, size;	/* ptr 0: an empty slot */
 	uint64_t ip;
+	uint32_t xsite;		/* XNNPACK's: its live_xnn.c site (index + 1); 0 a caller's */
 };
 
 /*
@@ -154,6 +160,11 @@ static void freed(struct ap_live *l, uint64_t ptr)
 	i = block_slot(bs, ptr);
 	if (!bs->slot[i].ptr)
 		return;		/* a block never seen, or past AP_LIVE_BLOCKS */
+	if (bs->slot[i].xsite) {
+		ap_live_xnn_held(l, bs->slot[i].xsite, bs->slot[i].size, false);
+		block_del(bs, i);
+		return;
+	}
 	c = caller_of(l, bs->slot[i].ip);
 	if (c) {
 		c->bytes -= bs->slot[i].size;
@@ -169,22 +180,46 @@ int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev)
 	struct ap_live_caller *c;
 	uint32_t i;
 
-	l->alloc_events++;
+	bool xnn = ap_alloc_fn_xnn((uint32_t)ev->fn);
+	uint32_t xsite = 0;
+
+	if (xnn)
+		l->xnn.events++;
+	else
+		l->alloc_events++;
 	if (!bs) {
 		bs = l->blocks = calloc(1, sizeof(*bs));
 		if (!bs)
 			return -ENOMEM;
 	}
-	/* a block at an address still held was freed unseen: the new one replaces it */
+	/* a block at an address still held was freed unseen: the new one replaces it (and
+	 * XNNPACK's replaces the C library's block its allocator took) */
 	freed(l, ev->addr);
+	ap_live_xnn_gone(l, ev->addr);
 	if (ev->fn == AP_ALLOC_FREE || !ev->addr)
 		return 0;
+	if (!xnn)
+		ap_live_xnn_libc(l, ev);
 	if (bs->n >= AP_LIVE_BLOCKS) {
 		l->blocks_untracked++;
 		return 0;
 	}
+	if (blocks_room(bs))
+		return -ENOMEM;
+	if (xnn) {
+		/* its align field holds the caller's caller (event.h) */
+		xsite = ap_live_xnn_site(l, ev->ip, ev->align);
+		if (!xsite)
+			return -ENOMEM;
+		i = block_slot(bs, ev->addr);
+		bs->slot[i] = (struct block){ .ptr = ev->addr, .size = ev->size, .ip = ev->ip,
+					      .xsite = xsite };
+		bs->n++;
+		ap_live_xnn_held(l, xsite, ev->size, true);
+		return 0;
+	}
 	c = caller_of(l, ev->ip);
-	if (!c || blocks_room(bs))
+	if (!c)
 		return -ENOMEM;
 	i = block_slot(bs, ev->addr);
 	bs->slot[i] = (struct block){ .ptr = ev->addr, .size = ev->size, .ip = ev->ip };

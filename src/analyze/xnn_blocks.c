@@ -30,16 +30,9 @@ const char *ap_xnn_class_key(enum ap_xnn_class c)
 	return c < AP_XNN_N_CLASSES ? n[c] : "?";
 }
 
-/* A caller address, named: the file offset in the mapping that holds it. */
-struct addr_name {
-	uint64_t addr, off;
-	int32_t map;
-	char *name;		/* the symbol, demangled; NULL unknown */
-};
-
 static int by_map_off(const void *x, const void *y)
 {
-	const struct addr_name *a = x, *b = y;
+	const struct ap_xnn_addr *a = x, *b = y;
 
 	if (a->map != b->map)
 		return AP_CMP(a->map, b->map);
@@ -48,13 +41,12 @@ static int by_map_off(const void *x, const void *y)
 
 static int by_addr(const void *x, const void *y)
 {
-	const struct addr_name *a = x, *b = y;
+	const struct ap_xnn_addr *a = x, *b = y;
 
 	return AP_CMP(a->addr, b->addr);
 }
 
-/* Names every address of an[] (n of them), one pass over each file's symbols. */
-static int name_addrs(const struct ap_analysis *a, struct addr_name *an, size_t n)
+int ap_xnn_name_addrs(const struct ap_aspace *as, struct ap_xnn_addr *an, size_t n)
 {
 	uint64_t *off = calloc(n + 1, sizeof(*off));
 	char **names = calloc(n + 1, sizeof(*names));
@@ -68,14 +60,14 @@ static int name_addrs(const struct ap_analysis *a, struct addr_name *an, size_t 
 	for (size_t k = 0; k < n; k++) {
 		const struct ap_amap *m;
 
-		an[k].map = ap_as_file_at(&a->as, an[k].addr);
-		m = an[k].map >= 0 ? &a->as.maps[an[k].map] : NULL;
+		an[k].map = ap_as_file_at(as, an[k].addr);
+		m = an[k].map >= 0 ? &as->maps[an[k].map] : NULL;
 		an[k].off = m ? an[k].addr - m->start + m->offset : 0;
 	}
 	ap_qsort(an, n, sizeof(*an), by_map_off);
 	while (i < n) {
 		size_t j = i;
-		const struct ap_amap *m = an[i].map >= 0 ? &a->as.maps[an[i].map] : NULL;
+		const struct ap_amap *m = an[i].map >= 0 ? &as->maps[an[i].map] : NULL;
 
 		while (j < n && an[j].map == an[i].map)
 			j++;
@@ -98,7 +90,7 @@ static int name_addrs(const struct ap_analysis *a, struct addr_name *an, size_t 
 	return 0;
 }
 
-static const char *name_of(const struct addr_name *an, size_t n, uint64_t addr)
+const char *ap_xnn_addr_name(const struct ap_xnn_addr *an, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -142,6 +134,17 @@ static enum ap_xnn_class classify(const char *first, const char *up)
 	return AP_XNN_SCRATCH;
 }
 
+enum ap_xnn_class ap_xnn_site_class(const char **first, const char **up)
+{
+	/* XNNPACK's wrappers around its allocator (zeroed blocks, extra parameters) are
+	 * functions of their own: the allocating function is one frame up */
+	if (starts(*first, "xnn_allocate_")) {
+		*first = *up;
+		*up = "";
+	}
+	return classify(*first, *up);
+}
+
 /* Live at the end of the first run (runs begun minus 1 at the time: 0 is the first). */
 static bool live_after_run0(const struct ap_block *b, bool have_runs)
 {
@@ -154,7 +157,7 @@ static int collect(const struct ap_analysis *a, struct ap_xnn_measured *m)
 {
 	const struct ap_allocs *al = a->allocs;
 	bool have_runs = a->runs_completed > 0;
-	struct addr_name *an;
+	struct ap_xnn_addr *an;
 	size_t n_an = 0;
 
 	m->b = calloc(al->n + 1, sizeof(*m->b));
@@ -176,7 +179,7 @@ static int collect(const struct ap_analysis *a, struct ap_xnn_measured *m)
 		an[n_an++].addr = b->caller;
 		an[n_an++].addr = b->caller_up;
 	}
-	if (name_addrs(a, an, n_an)) {
+	if (ap_xnn_name_addrs(&a->as, an, n_an)) {
 		for (size_t k = 0; k < n_an; k++)
 			free(an[k].name);
 		free(an);
@@ -185,16 +188,10 @@ static int collect(const struct ap_analysis *a, struct ap_xnn_measured *m)
 	for (uint32_t k = 0; k < m->n; k++) {
 		struct ap_xnn_mblock *x = &m->b[k];
 		const struct ap_block *b = &al->b[x->block];
-		const char *first = name_of(an, n_an, b->caller);
-		const char *up = name_of(an, n_an, b->caller_up);
+		const char *first = ap_xnn_addr_name(an, n_an, b->caller);
+		const char *up = ap_xnn_addr_name(an, n_an, b->caller_up);
 
-		/* XNNPACK's wrappers around its allocator (zeroed blocks, extra parameters)
-		 * are functions of their own: the allocating function is one frame up */
-		if (starts(first, "xnn_allocate_")) {
-			first = up;
-			up = "";
-		}
-		x->cls = classify(first, up);
+		x->cls = ap_xnn_site_class(&first, &up);
 		x->op = -1;
 		snprintf(x->site, sizeof(x->site), "%s < %s", *first ? first : "?",
 			 *up ? up : "?");

@@ -28,6 +28,7 @@
 #include "arenaprof/util/outfile.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/analyze/live.h"
+#include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/record/btf_custom.h"
 #include "arenaprof/record/probe.h"
@@ -409,7 +410,35 @@ struct args {
 	const char *plan_path;
 	const char *btf;	/* --btf FILE */
 	bool batch;
+	/* --plan a model: what LiteRT's default path (XNNPACK) holds, by class
+	 * (xnn_blocks.h), and the TFLite arena it leaves */
+	bool have_xnn;
+	uint64_t xnn_planned[AP_XNN_N_CLASSES];
+	uint64_t xnn_arena;
 };
+
+/*
+ * --plan a model: its plan on LiteRT's default path, as report's XNNPACK section plans it
+ * (the delegate on this CPU), for the XNNPACK panel's planned figures. A plan file, or a
+ * model the delegate takes nothing of: none (the panel shows what it measures).
+ */
+static void plan_xnn(struct args *a)
+{
+	struct ap_plan_req rq = { .path = a->plan_path, .src = AP_PLAN_MODEL,
+				  .strat = AP_STRAT_TFLITE, .delegate = AP_DELEGATE_XNNPACK };
+	struct ap_plan_set s = { 0 };
+	char ignored[AP_ERR_LEN];
+
+	if (!ap_plan_build(&rq, &s, ignored) && s.have_xnn && s.xnn.delegated_ops) {
+		a->have_xnn = true;
+		a->xnn_planned[AP_XNN_PACKED] = s.xnn.packed_weights_bytes;
+		a->xnn_planned[AP_XNN_WORKSPACE] = s.xnn.workspace_bytes;
+		a->xnn_planned[AP_XNN_SCRATCH] = s.xnn.scratch_bytes;
+		a->xnn_planned[AP_XNN_OTHER] = s.xnn.other_bytes;
+		a->xnn_arena = s.have_xnn_arena ? s.xnn_arena.arena_bytes : 0;
+	}
+	ap_plan_set_free(&s);
+}
 
 #define GO_ON AP_CMD_GO_ON	/* parse_args: go on; else the exit code */
 
@@ -553,9 +582,9 @@ int cmd_top_parse(int argc, char **argv)
 }
 
 /* The session, its trace and the live model; then the TUI or the batch lines. */
-static int run_session(struct top *t, const struct ap_session_opts *so,
-		       const struct ap_tplan *plan, const char *plan_path, bool batch)
+static int run_session(struct top *t, const struct args *a, const struct ap_tplan *plan)
 {
+	const struct ap_session_opts *so = &a->so;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[AP_ERR_LEN];
 	int rc = ap_session_start(&t->s, so, err);
@@ -570,10 +599,12 @@ static int run_session(struct top *t, const struct ap_session_opts *so,
 		rc = t->out ? AP_EXIT_USAGE : AP_EXIT_RUNTIME;
 		goto out_session;
 	}
-	if (ap_live_init(&t->live, &t->s, plan, plan_path, err)) {
+	if (ap_live_init(&t->live, &t->s, plan, a->plan_path, err)) {
 		ap_cli_say("top", "%s", err);
 		goto out_trace;
 	}
+	if (a->have_xnn)
+		ap_live_xnn_plan(&t->live, a->xnn_planned, a->xnn_arena);
 	t->live.sink.next = &t->trace.sink;
 
 	/* ours before the terminal is taken: curses then leaves them alone */
@@ -581,7 +612,7 @@ static int run_session(struct top *t, const struct ap_session_opts *so,
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	ap_session_release(&t->s, &t->live.sink);
-	rc = batch ? run_batch(t) : run_tui(t);
+	rc = a->batch ? run_batch(t) : run_tui(t);
 	ap_session_stop(&t->s, AP_END_SIGNAL);
 	ap_live_free(&t->live);
 out_trace:
@@ -623,7 +654,9 @@ int cmd_top(int argc, char **argv)
 		free(t);
 		return AP_EXIT_USAGE;
 	}
-	rc = run_session(t, &a.so, a.plan_path ? &plan : NULL, a.plan_path, a.batch);
+	if (a.plan_path)
+		plan_xnn(&a);
+	rc = run_session(t, &a, a.plan_path ? &plan : NULL);
 	if (a.plan_path)
 		ap_tplan_free(&plan);
 	free(t);

@@ -46,6 +46,24 @@ static void kf(struct line *o, const char *k, double v, bool known)
 		fprintf(o->f, " %s=-", k);
 }
 
+/* The XNNPACK panel's halves, held now, in bytes ("-" without XNNPACK in the target, and
+ * the TFLite arena "-" while no block qualifies); its classes by report's JSON keys. */
+static void xnn_keys(struct line *o, const struct ap_live *l)
+{
+	static const char *const key[AP_XNN_N_CLASSES] = {
+		[AP_XNN_PACKED] = "xnn_packed_weights_bytes",
+		[AP_XNN_WORKSPACE] = "xnn_workspace_bytes",
+		[AP_XNN_SCRATCH] = "xnn_scratch_bytes", [AP_XNN_OTHER] = "xnn_other_bytes",
+	};
+	bool seen = ap_live_xnn_seen(l);
+	uint32_t rule;
+	uint64_t arena = ap_live_xnn_arena(l, &rule);
+
+	kv(o, "xnn_tflite_arena_bytes", seen && rule ? arena : AP_NO_VALUE);
+	for (int c = 0; c < AP_XNN_N_CLASSES; c++)
+		kv(o, key[c], seen ? l->xnn.cls[c] : AP_NO_VALUE);
+}
+
 void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 {
 	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
@@ -96,6 +114,7 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	kv(&o, "run_p50_ns", have_lat ? p50 : AP_NO_VALUE);
 	kv(&o, "run_p99_ns", have_lat ? p99 : AP_NO_VALUE);
 	kv(&o, "alloc_held", l->session->o.arena_mode ? l->alloc_bytes : AP_NO_VALUE);
+	xnn_keys(&o, l);
 	kv(&o, "cg_current", a->cg_current);
 	kv(&o, "cg_peak", a->cg_peak);
 	kv(&o, "psi_some_avg10", a->psi_sys.some_avg[0]);

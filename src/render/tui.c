@@ -27,186 +27,20 @@
 #include "arenaprof/util/units.h"
 #include "tui_priv.h"
 
-#define LABEL_W 10		/* the panel label column */
-#define GAP 2			/* between items */
+#define LABEL_W TUI_LABEL_W
+#define GAP TUI_GAP
 #define WIDE_COLS 150		/* two columns from here (with a plan) */
 #define NAME_MAX_W 28		/* longest opcode column */
 #define MAX_BAR_CELLS 4096
 
 
-/*
- * Every string reaches the screen through here: operator names come from the model, paths
- * and the command line from the target, and none of them may move the cursor or speak to
- * the terminal (util/escape.h).
- */
-static void safe_addstr(int y, int x, const char *s)
-{
-	char buf[1024];
-
-	mvaddstr(y, x, ap_text_safe(s, buf, sizeof(buf)));
-}
-
-/* ---- glyphs and text ---- */
-
-static const char *const spark_utf8[] = { "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█" };
-static const char *const spark_ascii[] = { "_", ".", ",", ":", "-", "=", "+", "#" };
-
-static attr_t color(int pair)
-{
-	return ap_tui_has_colors() ? COLOR_PAIR(pair) : 0;
-}
-
 static attr_t op_color(int32_t op)
 {
 	if (op == AP_OWNER_INPUT)
-		return color(C_WHITE) | A_BOLD;
+		return tui_color(C_WHITE) | A_BOLD;
 	if (op < 0)
-		return color(C_WHITE);
-	return color(C_OP0 + op % N_OP_COLORS);
-}
-
-/* ---- the pen: items placed in a panel ---- */
-
-struct pen {
-	int y, x;		/* cursor */
-	int x0, x1;		/* the panel's content columns [x0, x1) */
-	int y_end;		/* first row the panel may not use */
-	bool any;		/* an item is on this row */
-};
-
-static void pen_at(struct pen *p, int y, int x0, int x1, int rows)
-{
-	*p = (struct pen){ .y = y, .x = x0, .x0 = x0, .x1 = x1, .y_end = y + rows };
-}
-
-/* rows used so far (at least one) */
-static int pen_rows(const struct pen *p, int y0)
-{
-	return p->y - y0 + (p->any || p->x > p->x0 ? 1 : 0);
-}
-
-static bool pen_newline(struct pen *p)
-{
-	if (p->y + 1 >= p->y_end)
-		return false;
-	p->y++;
-	p->x = p->x0;
-	p->any = false;
-	return true;
-}
-
-/* Room for w columns on this row, or on the next one; false: not drawn. */
-static bool pen_room(struct pen *p, int w)
-{
-	if (p->y >= p->y_end || w > p->x1 - p->x0)
-		return false;
-	if (p->x + w + (p->any ? GAP : 0) > p->x1 && !pen_newline(p))
-		return false;
-	if (p->any)
-		p->x += GAP;
-	return true;
-}
-
-static void pen_put(struct pen *p, attr_t a, const char *s)
-{
-	attrset(a);
-	safe_addstr(p->y, p->x, s);
-	p->x += tui_text_w(s);
-	p->any = true;
-	attrset(A_NORMAL);
-}
-
-/* An item: label, value in bold (and attr), then a dim remark: one unit. */
-static bool item_r(struct pen *p, const char *label, attr_t attr, const char *val,
-		   const char *remark)
-{
-	int w = tui_text_w(label) + (label[0] && val[0] ? 1 : 0) + tui_text_w(val);
-
-	if (remark[0])
-		w += 1 + tui_text_w(remark);
-	if (!pen_room(p, w))
-		return false;
-	if (label[0]) {
-		pen_put(p, A_NORMAL, label);
-		if (val[0])
-			p->x++;
-	}
-	if (val[0])
-		pen_put(p, A_BOLD | attr, val);
-	if (remark[0]) {
-		p->x++;
-		pen_put(p, A_DIM, remark);
-	}
-	return true;
-}
-
-static bool item(struct pen *p, const char *label, attr_t attr, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static bool item(struct pen *p, const char *label, attr_t attr, const char *fmt, ...)
-{
-	char val[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(val, sizeof(val), fmt, ap);
-	va_end(ap);
-	return item_r(p, label, attr, val, "");
-}
-
-/* A note in words, dim: "not read", "no plan: ..." */
-static bool words(struct pen *p, attr_t attr, const char *s)
-{
-	if (!pen_room(p, tui_text_w(s)))
-		return false;
-	pen_put(p, attr, s);
-	return true;
-}
-
-static void label(int y, int x, const char *s)
-{
-	attrset(A_BOLD | color(C_CYAN));
-	safe_addstr(y, x, s);
-	attrset(A_NORMAL);
-}
-
-/* A sparkline of the last n points of h, scaled to its own maximum. */
-static bool sparkline(struct pen *p, const struct ap_live_hist *h, int n, attr_t attr)
-{
-	uint64_t have_n = h->n < AP_LIVE_HIST ? h->n : AP_LIVE_HIST;
-	const char *const *g = ap_tui_has_utf8() ? spark_utf8 : spark_ascii;
-	float max = 0;
-
-	if (n <= 0 || !pen_room(p, n))
-		return false;
-	if ((uint64_t)n > have_n)
-		n = (int)(have_n ? have_n : 1);
-	for (int i = 0; i < n && have_n; i++) {
-		float v = h->v[(h->n - 1 - (uint64_t)i) % AP_LIVE_HIST];
-
-		if (v > max)
-			max = v;
-	}
-	attrset(attr);
-	for (int i = n - 1; i >= 0; i--) {
-		float v = (uint64_t)i < have_n ? h->v[(h->n - 1 - (uint64_t)i) % AP_LIVE_HIST] : 0;
-		int k = max > 0 ? (int)(v / max * 7.0f + 0.5f) : 0;
-
-		safe_addstr(p->y, p->x++, g[k < 0 ? 0 : k > 7 ? 7 : k]);
-	}
-	attrset(A_NORMAL);
-	p->any = true;
-	return true;
-}
-
-/* A sparkline one column after the item before it (not the usual gap). */
-static void spark_after(struct pen *p, const struct ap_live_hist *h, int n, attr_t attr)
-{
-	if (n <= 0)
-		return;
-	p->x -= GAP - 1;
-	if (!sparkline(p, h, n, attr))
-		p->x += GAP - 1;
+		return tui_color(C_WHITE);
+	return tui_color(C_OP0 + op % N_OP_COLORS);
 }
 
 /* ---- panels: each draws in [x0, x1) from row y, at most rows; returns rows used ---- */
@@ -217,7 +51,7 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	uint64_t secs = (l->t_last_ns - l->t_start_ns) / 1000000000ULL;
 	char cmd[1024], up[32], state[96];
 	const struct ap_kernel_acct *a = &l->last.acct;
-	attr_t sattr = color(C_GREEN);
+	attr_t sattr = tui_color(C_GREEN);
 	struct pen p;
 	int w;
 
@@ -230,46 +64,46 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 			snprintf(state, sizeof(state), "EXITED (status %d)", l->exit_status);
 		else
 			snprintf(state, sizeof(state), "EXITED");
-		sattr = color(C_RED) | A_REVERSE;
+		sattr = tui_color(C_RED) | A_REVERSE;
 	} else if (l->ended) {
 		snprintf(state, sizeof(state), "SESSION ENDED");
-		sattr = color(C_RED) | A_REVERSE;
+		sattr = tui_color(C_RED) | A_REVERSE;
 	} else if (v->paused) {
 		snprintf(state, sizeof(state), "PAUSED");
-		sattr = color(C_YELLOW) | A_REVERSE;
+		sattr = tui_color(C_YELLOW) | A_REVERSE;
 	} else {
 		snprintf(state, sizeof(state), "live");
 	}
-	pen_at(&p, y, x0, x1, 1);
-	item(&p, "", A_REVERSE, "arenaprof");
-	item(&p, "pid", 0, "%d", l->pid);
+	tui_pen_at(&p, y, x0, x1, 1);
+	tui_item(&p, "", A_REVERSE, "arenaprof");
+	tui_item(&p, "pid", 0, "%d", l->pid);
 	/* the command line gets what the time and the state leave */
 	w = x1 - p.x - GAP - (tui_text_w("up ") + tui_text_w(up) + GAP + tui_text_w(state) + GAP);
 	tui_fit_words(l->cmdline, w, cmd, sizeof(cmd));
 	if (cmd[0])
-		words(&p, A_NORMAL, cmd);
-	item(&p, "up", 0, "%s", up);
-	item(&p, "", sattr, "%s", state);
+		tui_words(&p, A_NORMAL, cmd);
+	tui_item(&p, "up", 0, "%s", up);
+	tui_item(&p, "", sattr, "%s", state);
 
-	pen_at(&p, y + 1, x0, x1, 1);
-	item(&p, "method", 0, "%s", l->method);
-	item(&p, "kernel", 0, "%s", l->kernel);
-	item(&p, "drops", l->drops.ringbuf_drops ? color(C_RED) | A_REVERSE : 0,
+	tui_pen_at(&p, y + 1, x0, x1, 1);
+	tui_item(&p, "method", 0, "%s", l->method);
+	tui_item(&p, "kernel", 0, "%s", l->kernel);
+	tui_item(&p, "drops", l->drops.ringbuf_drops ? tui_color(C_RED) | A_REVERSE : 0,
 	     "%" PRIu64, l->drops.ringbuf_drops);
 	if (v->trace_cap)	/* the hidden trace's ring: what w would save, of how much */
-		item(&p, "trace", 0, "%.1f/%.0fM", (double)v->trace_bytes / 1048576.0,
+		tui_item(&p, "trace", 0, "%.1f/%.0fM", (double)v->trace_bytes / 1048576.0,
 		     (double)v->trace_cap / 1048576.0);
 	else if (v->trace_bytes)
-		item(&p, "trace", 0, "%.1fM", (double)v->trace_bytes / 1048576.0);
+		tui_item(&p, "trace", 0, "%.1fM", (double)v->trace_bytes / 1048576.0);
 	if (l->plan)
-		item(&p, "plan", 0, "%s", l->plan_name);
+		tui_item(&p, "plan", 0, "%s", l->plan_name);
 	if (a->cg_path[0]) {
 		char path[256];
 
 		tui_fit_words(a->cg_path, x1 - p.x - GAP - tui_text_w("cgroup "), path,
 			      sizeof(path));
 		if (path[0])
-			item(&p, "cgroup", 0, "%s", path);
+			tui_item(&p, "cgroup", 0, "%s", path);
 	}
 	return 2;
 }
@@ -279,35 +113,40 @@ static int draw_memory(const struct ap_live *l, int y, int x0, int x1, int rows)
 	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
 	struct pen p;
 
-	label(y, x0, "Memory");
-	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	tui_label(y, x0, "Memory");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
 	if (!l->have_sample) {
-		words(&p, A_DIM, "waiting for the first sample");
+		tui_words(&p, A_DIM, "waiting for the first sample");
 		return 1;
 	}
-	item(&p, "VmRSS", 0, "%s", KIB(s->vm_rss));
-	spark_after(&p, &l->rss, x1 - x0 >= 100 ? 24 : 12, color(C_GREEN));
-	item(&p, "VmHWM", color(C_YELLOW), "%s", KIB(s->vm_hwm));
-	item_r(&p, "anon", 0, KIB(s->rss_anon), "cannot be reclaimed");
-	item_r(&p, "file", 0, KIB(s->rss_file), "reclaimable");
+	tui_item(&p, "VmRSS", 0, "%s", KIB(s->vm_rss));
+	/* its history since attach (at most AP_LIVE_HIST samples), one column after it */
+	p.x -= GAP - 1;
+	if (!tui_spark_window(&p, &l->rss, l->rss_ts, x1 - x0 >= 100 ? 24 : 10,
+			      tui_color(C_GREEN), tui_size))
+		p.x += GAP - 1;
+	tui_item(&p, "VmHWM", tui_color(C_YELLOW), "%s", KIB(s->vm_hwm));
+	tui_item_r(&p, "anon", 0, KIB(s->rss_anon), "cannot be reclaimed");
+	tui_item_r(&p, "file", 0, KIB(s->rss_file), "reclaimable");
 	if (tui_have(s->rss_shmem) && s->rss_shmem)
-		item(&p, "shmem", 0, "%s", KIB(s->rss_shmem));
+		tui_item(&p, "shmem", 0, "%s", KIB(s->rss_shmem));
 	if (!l->have_smaps) {
-		words(&p, A_DIM, "smaps_rollup not read yet");
-		return pen_rows(&p, y);
+		tui_words(&p, A_DIM, "smaps_rollup not read yet");
+		return tui_pen_rows(&p, y);
 	}
-	item(&p, "Pss_Anon", 0, "%s", KIB(sm->pss_anon));
-	item(&p, "Pss_File", 0, "%s", KIB(sm->pss_file));
-	item(&p, "Pss_Shmem", 0, "%s", KIB(sm->pss_shmem));
-	item(&p, "Swap", tui_have(sm->swap) && sm->swap ? color(C_YELLOW) : 0, "%s", KIB(sm->swap));
+	tui_item(&p, "Pss_Anon", 0, "%s", KIB(sm->pss_anon));
+	tui_item(&p, "Pss_File", 0, "%s", KIB(sm->pss_file));
+	tui_item(&p, "Pss_Shmem", 0, "%s", KIB(sm->pss_shmem));
+	tui_item(&p, "Swap", tui_have(sm->swap) && sm->swap ? tui_color(C_YELLOW) : 0, "%s",
+		 KIB(sm->swap));
 	if (l->t_last_ns >= sm->ts_ns + 1000000000ULL) {
 		char age[48];
 
 		snprintf(age, sizeof(age), "(smaps_rollup %" PRIu64 " s ago)",
 			 (uint64_t)((l->t_last_ns - sm->ts_ns) / 1000000000ULL));
-		words(&p, A_DIM, age);
+		tui_words(&p, A_DIM, age);
 	}
-	return pen_rows(&p, y);
+	return tui_pen_rows(&p, y);
 }
 
 static void draw_bar(const struct ap_live *l, struct pen *p, int rows)
@@ -332,10 +171,10 @@ static void draw_bar(const struct ap_live *l, struct pen *p, int rows)
 			g = c->held == c->pages ? (ap_tui_has_utf8() ? "█" : "#") :
 			    (ap_tui_has_utf8() ? "▓" : "+");
 			a = l->plan && c->owner != AP_OWNER_NONE ? op_color(c->owner) :
-			    color(C_GREEN);
+			    tui_color(C_GREEN);
 		}
 		attrset(a);
-		safe_addstr(p->y + i / w, p->x0 + i % w, g);
+		tui_addstr(p->y + i / w, p->x0 + i % w, g);
 	}
 	attrset(A_NORMAL);
 }
@@ -346,30 +185,30 @@ static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, 
 	struct pen p;
 	int used;
 
-	label(y, x0, "Arena");
-	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	tui_label(y, x0, "Arena");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
 	if (l->id.map < 0) {
-		words(&p, A_DIM, "not identified yet:");
-		words(&p, A_DIM, l->id.why);
-		return pen_rows(&p, y);
+		tui_words(&p, A_DIM, "not identified yet:");
+		tui_words(&p, A_DIM, l->id.why);
+		return tui_pen_rows(&p, y);
 	}
 	m = &l->as.maps[l->id.map];
-	item_r(&p, "size", 0, BYTES(m->end - m->start),
+	tui_item_r(&p, "size", 0, BYTES(m->end - m->start),
 	       l->plan && l->id.rule != AP_AR_MAPPING ? "not the plan's size" : "");
 	if (l->plan)
-		item(&p, "plan", 0, "%" PRIu64 " B", l->plan->arena_bytes);
-	item(&p, "resident", color(C_GREEN), "%" PRIu64 "/%" PRIu64 " pages %.0f%%",
+		tui_item(&p, "plan", 0, "%" PRIu64 " B", l->plan->arena_bytes);
+	tui_item(&p, "resident", tui_color(C_GREEN), "%" PRIu64 "/%" PRIu64 " pages %.0f%%",
 	     l->arena_held, l->arena_pages,
 	     l->arena_pages ? 100.0 * (double)l->arena_held / (double)l->arena_pages : 0.0);
-	pen_newline(&p);
-	item(&p, "first touch", 0, "%s", RATE(ap_live_rate(&l->ft_rate)));
-	item(&p, "first-touched", 0, "%" PRIu64 " pages", l->arena_ft);
-	item(&p, "at", 0, "0x%" PRIx64, m->start);
-	used = pen_rows(&p, y);
+	tui_pen_newline(&p);
+	tui_item(&p, "first touch", 0, "%s", RATE(ap_live_rate(&l->ft_rate)));
+	tui_item(&p, "first-touched", 0, "%" PRIu64 " pages", l->arena_ft);
+	tui_item(&p, "at", 0, "0x%" PRIx64, m->start);
+	used = tui_pen_rows(&p, y);
 	if (bar_rows > rows - used)
 		bar_rows = rows - used;
 	if (bar_rows > 0) {
-		pen_at(&p, y + used, x0 + LABEL_W, x1, bar_rows);
+		tui_pen_at(&p, y + used, x0 + LABEL_W, x1, bar_rows);
 		draw_bar(l, &p, bar_rows);
 		used += bar_rows;
 	}
@@ -381,10 +220,11 @@ static void events_item(struct pen *p, const char *name, uint64_t now, uint64_t 
 	uint64_t d = tui_have(now) && tui_have(then) && now >= then ? now - then : 0;
 
 	if (!tui_have(now)) {
-		item(p, name, 0, "-");
+		tui_item(p, name, 0, "-");
 		return;
 	}
-	item(p, name, d ? color(C_RED) | A_REVERSE : 0, "%" PRIu64 " (+%" PRIu64 ")", now, d);
+	tui_item(p, name, d ? tui_color(C_RED) | A_REVERSE : 0, "%" PRIu64 " (+%" PRIu64 ")",
+		 now, d);
 }
 
 static int draw_cgroup(const struct ap_live *l, int y, int x0, int x1, int rows)
@@ -392,29 +232,29 @@ static int draw_cgroup(const struct ap_live *l, int y, int x0, int x1, int rows)
 	const struct ap_kernel_acct *a = &l->last.acct, *a0 = &l->acct0;
 	struct pen p;
 
-	label(y, x0, "cgroup");
-	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	tui_label(y, x0, "cgroup");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
 	if (!l->have_sample || (!tui_have(a->cg_current) && !tui_have(a->cg_peak))) {
-		words(&p, A_DIM, "memory cgroup not read");
+		tui_words(&p, A_DIM, "memory cgroup not read");
 		return 1;
 	}
-	item(&p, "current", 0, "%s", KIB(a->cg_current));
-	item(&p, "peak", color(C_YELLOW), "%s", KIB(a->cg_peak));
+	tui_item(&p, "current", 0, "%s", KIB(a->cg_current));
+	tui_item(&p, "peak", tui_color(C_YELLOW), "%s", KIB(a->cg_peak));
 	if (tui_have(a->cg_max))
-		item(&p, "max", 0, "%s", LIMIT(a->cg_max));
+		tui_item(&p, "max", 0, "%s", LIMIT(a->cg_max));
 	if (tui_have(a->cg_high))
-		item(&p, "high", 0, "%s", LIMIT(a->cg_high));
+		tui_item(&p, "high", 0, "%s", LIMIT(a->cg_high));
 	if (tui_have(a->cg_min))
-		item(&p, "min", 0, "%s", LIMIT(a->cg_min));
+		tui_item(&p, "min", 0, "%s", LIMIT(a->cg_min));
 	if (!tui_have(a->ev_high) && !tui_have(a->ev_max) && !tui_have(a->ev_oom))
-		return pen_rows(&p, y);
-	pen_newline(&p);
-	words(&p, A_NORMAL, "events.local:");
+		return tui_pen_rows(&p, y);
+	tui_pen_newline(&p);
+	tui_words(&p, A_NORMAL, "events.local:");
 	events_item(&p, "high", a->ev_high, a0->ev_high);
 	events_item(&p, "max", a->ev_max, a0->ev_max);
 	events_item(&p, "oom", a->ev_oom, a0->ev_oom);
 	events_item(&p, "oom_kill", a->ev_oom_kill, a0->ev_oom_kill);
-	return pen_rows(&p, y);
+	return tui_pen_rows(&p, y);
 }
 
 static void psi_items(struct pen *p, const char *who, const struct ap_psi_figures *f,
@@ -424,9 +264,9 @@ static void psi_items(struct pen *p, const char *who, const struct ap_psi_figure
 	char some[64];
 
 	snprintf(some, sizeof(some), "%s some", who);
-	item(p, some, 0, "%s %s %s", PCT(f->some_avg[0]), PCT(f->some_avg[1]),
+	tui_item(p, some, 0, "%s %s %s", PCT(f->some_avg[0]), PCT(f->some_avg[1]),
 	     PCT(f->some_avg[2]));
-	item(p, "full", red ? color(C_RED) | A_REVERSE : 0, "%s %s %s", PCT(f->full_avg[0]),
+	tui_item(p, "full", red ? tui_color(C_RED) | A_REVERSE : 0, "%s %s %s", PCT(f->full_avg[0]),
 	     PCT(f->full_avg[1]), PCT(f->full_avg[2]));
 }
 
@@ -437,72 +277,93 @@ static int draw_psi(const struct ap_live *l, const struct ap_tui_view *v, int y,
 	bool sys = tui_have(a->psi_sys.some_avg[0]), cg = tui_have(a->psi_cg.some_avg[0]);
 	struct pen p;
 
-	label(y, x0, "Pressure");
-	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	tui_label(y, x0, "Pressure");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
 	if (!l->have_sample || (!sys && !cg)) {
-		words(&p, A_DIM, "PSI not read");
+		tui_words(&p, A_DIM, "PSI not read");
 		return 1;
 	}
 	if (sys) {
 		psi_items(&p, "system", &a->psi_sys, 0);
-		words(&p, A_DIM, "% avg10 avg60 avg300");
+		tui_words(&p, A_DIM, "% avg10 avg60 avg300");
 	}
 	if (cg) {
 		if (sys)
-			pen_newline(&p);
+			tui_pen_newline(&p);
 		psi_items(&p, "cgroup", &a->psi_cg, v->psi_alarm);
 	}
-	return pen_rows(&p, y);
+	return tui_pen_rows(&p, y);
 }
 
+/* The latency of the last runs: "7.25 ms p99 7.49 ms (256)" after "p50", "" none yet. */
+static void latency_text(const struct ap_live *l, char *lat, size_t len)
+{
+	uint64_t p50, p99;
+	uint32_t k;
+	char a[24], b[24];
+
+	lat[0] = '\0';
+	if (ap_live_latency(l, &p50, &p99, &k))
+		snprintf(lat, len, "%s p99 %s (%u)", tui_duration(p50, a, sizeof(a)),
+			 tui_duration(p99, b, sizeof(b)), k);
+}
+
+/*
+ * Faults, major faults and runs with the latency. With a row for each series, each gets a
+ * row; with two rows, the faults share the first and the runs take the second; on one
+ * row, the figures without sparklines. The latency is never what gives way: the runs'
+ * sparkline is as long as it leaves.
+ */
 static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 {
-	bool runs = l->run_markers || l->session->run_probe;
-	int series = 2 + (runs ? 1 : 0), avail = x1 - x0 - LABEL_W;
+	bool runs = l->run_markers || l->session->run_probe, mm = l->majmin_known;
+	/* the fault series (minor and major, or all faults when the method cannot tell
+	 * them: a dim "major n/a" after it) and the runs */
+	int series = (mm ? 2 : 1) + (runs ? 1 : 0), avail = x1 - x0 - LABEL_W;
 	const int item_w = 6 + 1 + 8;	/* "faults" and a value of 8 columns */
-	bool own_rows = rows >= series;
+	const int na_w = GAP + 18;	/* "major n/a (method)" */
+	/* rows: one a series, or the faults sharing one and the runs the next, or one */
+	int per_row = rows >= series ? 1 : rows >= 2 && runs ? 2 : 3;
+	const char *vfmt = per_row == 3 ? "%s" : "%8s";
+	char lat[64];
 	struct pen p;
-	int n;
+	int n, n_runs;
 
-	label(y, x0, "Faults");
-	pen_at(&p, y, x0 + LABEL_W, x1, rows);
-	/* a row each when there are rows for it, else the sparklines share the row */
-	n = own_rows ? avail - item_w - 1 :
-	    (avail - series * (item_w + 1) - (series - 1) * GAP) / series;
+	tui_label(y, x0, "Faults");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	n = per_row == 3 ? 0 : !mm ? avail - item_w - 1 - na_w :
+	    per_row == 1 ? avail - item_w - 1 : (avail - 2 * (item_w + 1) - GAP) / 2;
 	if (n > AP_LIVE_HIST)
 		n = AP_LIVE_HIST;
-	item(&p, l->majmin_known ? " minor" : "faults", 0, "%8s",
-	     RATE(ap_live_rate(&l->minor_rate)));
-	spark_after(&p, &l->minor_rate, n, color(C_GREEN));
-	if (own_rows)
-		pen_newline(&p);
-	if (l->majmin_known) {
-		item(&p, " major", 0, "%8s", RATE(ap_live_rate(&l->major_rate)));
-		spark_after(&p, &l->major_rate, n, color(C_RED));
+	latency_text(l, lat, sizeof(lat));
+	n_runs = per_row == 3 ? 0 : avail - item_w - 1 -
+		 (lat[0] ? GAP + 4 + (int)strlen(lat) : 0);
+	if (n_runs > AP_LIVE_HIST)
+		n_runs = AP_LIVE_HIST;
+	tui_item(&p, mm ? (per_row == 3 ? "minor" : " minor") : "faults", 0, vfmt,
+		 RATE(ap_live_rate(&l->minor_rate)));
+	tui_spark_after(&p, &l->minor_rate, n, tui_color(C_GREEN));
+	if (per_row == 1 && mm)
+		tui_pen_newline(&p);
+	if (mm) {
+		tui_item(&p, per_row == 3 ? "major" : " major", 0, vfmt,
+			 RATE(ap_live_rate(&l->major_rate)));
+		tui_spark_after(&p, &l->major_rate, n, tui_color(C_RED));
 	} else {
-		item_r(&p, "major", A_DIM, "n/a", "(method)");
+		tui_item_r(&p, "major", A_DIM, "n/a", "(method)");
 	}
-	if (own_rows)
-		pen_newline(&p);
+	if (per_row < 3)
+		tui_pen_newline(&p);
 	if (runs) {
-		uint64_t p50, p99;
-		uint32_t k;
-		char lat[64] = "", a[24], b[24];
-
-		if (ap_live_latency(l, &p50, &p99, &k))
-			snprintf(lat, sizeof(lat), "%s p99 %s (%u)",
-				 tui_duration(p50, a, sizeof(a)),
-				 tui_duration(p99, b, sizeof(b)), k);
-		item(&p, "  runs", 0, "%8s", RATE(ap_live_rate(&l->run_rate)));
-		/* the latency after the sparkline on its row: the sparkline gives way */
-		spark_after(&p, &l->run_rate, own_rows && lat[0] ?
-			    n - (int)(4 + strlen(lat) + GAP) : n, color(C_CYAN));
+		tui_item(&p, per_row == 3 ? "runs" : "  runs", 0, vfmt,
+			 RATE(ap_live_rate(&l->run_rate)));
+		tui_spark_after(&p, &l->run_rate, n_runs, tui_color(C_CYAN));
 		if (lat[0])
-			item(&p, "p50", color(C_YELLOW), "%s", lat);
+			tui_item(&p, "p50", tui_color(C_YELLOW), "%s", lat);
 	} else {
-		item_r(&p, "runs", A_DIM, "n/a", "(no run probe)");
+		tui_item_r(&p, "runs", A_DIM, "n/a", "(no run probe)");
 	}
-	return pen_rows(&p, y);
+	return tui_pen_rows(&p, y);
 }
 
 /* The allocating calls holding the most, as the allocation probe sees them. */
@@ -512,17 +373,17 @@ static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 	char b[32], n[32];
 	int shown = 0;
 
-	label(y, x0, "Allocs");
-	pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	tui_label(y, x0, "Allocs");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
 	if (!l->session->o.arena_mode) {
-		words(&p, A_DIM, "no allocation probe (--alloc-probe off)");
+		tui_words(&p, A_DIM, "no allocation probe (--alloc-probe off)");
 		return 1;
 	}
 	if (!l->alloc_events) {
-		words(&p, A_DIM, "no large block allocated since attach");
+		tui_words(&p, A_DIM, "no large block allocated since attach");
 		return 1;
 	}
-	item(&p, "held", color(C_YELLOW), "%s", ap_fmt_bytes(l->alloc_bytes, b, sizeof(b)));
+	tui_item(&p, "held", tui_color(C_YELLOW), "%s", ap_fmt_bytes(l->alloc_bytes, b, sizeof(b)));
 	for (uint32_t i = 0; i < l->n_callers && shown < 3; i++) {
 		const struct ap_live_caller *c = &l->callers[i];
 		char name[48], hex[24];
@@ -540,11 +401,11 @@ static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 		else
 			snprintf(name, sizeof(name), "%s", nm);
 		snprintf(n, sizeof(n), "x%" PRIu64, c->blocks);
-		if (!item_r(&p, name, 0, ap_fmt_bytes(c->bytes, b, sizeof(b)), n))
+		if (!tui_item_r(&p, name, 0, ap_fmt_bytes(c->bytes, b, sizeof(b)), n))
 			break;
 		shown++;
 	}
-	return pen_rows(&p, y);
+	return tui_pen_rows(&p, y);
 }
 
 /* Without a plan: the mappings summed per object, the most held first. */
@@ -554,22 +415,22 @@ static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows
 	int w = x1 - x0 - LABEL_W, name_w = w - (12 + GAP) * 3, n;
 	int x = x0 + LABEL_W;
 
-	label(y, x0, "Mappings");
+	tui_label(y, x0, "Mappings");
 	if (rows < 2 || name_w < 12) {
 		struct pen p;
 
-		pen_at(&p, y, x, x1, 1);
-		words(&p, A_DIM, "--plan MODEL.tflite lists the operators");
+		tui_pen_at(&p, y, x, x1, 1);
+		tui_words(&p, A_DIM, "--plan MODEL.tflite lists the operators");
 		return 1;
 	}
 	if (name_w > 60)
 		name_w = 60;
 	attrset(A_REVERSE);
 	mvhline(y, x, ' ' | A_REVERSE, x1 - x);
-	safe_addstr(y, x, name_w >= 38 ? "object (--plan MODEL lists operators)" : "object");
-	safe_addstr(y, x + name_w + GAP, "        held");
-	safe_addstr(y, x + name_w + 2 * GAP + 12, "      faults");
-	safe_addstr(y, x + name_w + 3 * GAP + 24, "    mappings");
+	tui_addstr(y, x, name_w >= 38 ? "object (--plan MODEL lists operators)" : "object");
+	tui_addstr(y, x + name_w + GAP, "        held");
+	tui_addstr(y, x + name_w + 2 * GAP + 12, "      faults");
+	tui_addstr(y, x + name_w + 3 * GAP + 24, "    mappings");
 	attrset(A_NORMAL);
 	n = (int)ap_live_objects(l, o, rows - 1 < 64 ? (uint32_t)(rows - 1) : 64);
 	for (int i = 0; i < n; i++) {
@@ -580,11 +441,11 @@ static int draw_objects(const struct ap_live *l, int y, int x0, int x1, int rows
 		snprintf(v[0], sizeof(v[0]), "%s", KIB(o[i].held_pages * l->page_size));
 		snprintf(v[1], sizeof(v[1]), "%" PRIu64, o[i].faults);
 		snprintf(v[2], sizeof(v[2]), "%u", o[i].mappings);
-		attrset(o[i].anon ? color(C_GREEN) : A_NORMAL);
-		safe_addstr(row, x, name);
+		attrset(o[i].anon ? tui_color(C_GREEN) : A_NORMAL);
+		tui_addstr(row, x, name);
 		attrset(A_NORMAL);
 		for (int c = 0; c < 3; c++)
-			safe_addstr(row, x + name_w + (c + 1) * GAP + c * 12 + 12 -
+			tui_addstr(row, x + name_w + (c + 1) * GAP + c * 12 + 12 -
 				    tui_text_w(v[c]), v[c]);
 	}
 	return 1 + n;
@@ -610,7 +471,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 
 	if (!l->plan)
 		return draw_objects(l, y, x0, x1, rows);
-	label(y, x0, "Operators");
+	tui_label(y, x0, "Operators");
 	if (rows < 2)
 		return 1;
 	for (uint32_t i = 0; i < l->n_ops; i++) {
@@ -644,13 +505,13 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 			 !sorted ? "" : v->reverse ? (ap_tui_has_utf8() ? "▲" : "^") :
 			 (ap_tui_has_utf8() ? "▼" : "v"));
 		if (i >= 2)
-			safe_addstr(y, x + cols[i].w - tui_text_w(t), t);
+			tui_addstr(y, x + cols[i].w - tui_text_w(t), t);
 		else
-			safe_addstr(y, x, t);
+			tui_addstr(y, x, t);
 		x += cols[i].w + GAP;
 	}
 	if (out_w)
-		safe_addstr(y, x, out_w >= 20 ? "output (*: widest)" : "output");
+		tui_addstr(y, x, out_w >= 20 ? "output (*: widest)" : "output");
 	attrset(A_NORMAL);
 	order = malloc((l->n_ops + 1) * sizeof(*order));
 	if (!order)
@@ -676,9 +537,9 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		for (int c = 0; c < ncols; c++) {
 			attrset(c == 0 ? op_color((int32_t)i) | A_BOLD : A_NORMAL);
 			if (c >= 2)
-				safe_addstr(row, x + cols[c].w - tui_text_w(val[c]), val[c]);
+				tui_addstr(row, x + cols[c].w - tui_text_w(val[c]), val[c]);
 			else
-				safe_addstr(row, x, val[c]);
+				tui_addstr(row, x, val[c]);
 			x += cols[c].w + GAP;
 		}
 		attrset(A_NORMAL);
@@ -688,7 +549,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 			tui_tail_fit(ap_corr_short_name(l->plan->ops[i].out_name, short_name,
 						    sizeof(short_name)), out_w, cut, sizeof(cut));
 			attrset(A_DIM);
-			safe_addstr(row, x, cut);
+			tui_addstr(row, x, cut);
 			attrset(A_NORMAL);
 		}
 	}
@@ -724,7 +585,7 @@ static void draw_help(void)
 	for (int i = -1; i <= n; i++) {
 		mvhline(y0 + 1 + i, x0, ' ' | A_REVERSE, w);
 		if (i >= 0 && i < n)
-			safe_addstr(y0 + 1 + i, x0 + 2, lines[i]);
+			tui_addstr(y0 + 1 + i, x0 + 2, lines[i]);
 	}
 	attrset(A_NORMAL);
 }
@@ -741,30 +602,63 @@ static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 	(void)l;
 	move(y, 0);
 	clrtoeol();
-	pen_at(&p, y, 0, COLS - 1, 1);
+	tui_pen_at(&p, y, 0, COLS - 1, 1);
 	if (v->status[0]) {
 		char msg[512];
-		attr_t a = v->status_level >= 2 ? color(C_RED) | A_BOLD :
-			   v->status_level == 1 ? color(C_YELLOW) | A_BOLD : A_BOLD;
+		attr_t a = v->status_level >= 2 ? tui_color(C_RED) | A_BOLD :
+			   v->status_level == 1 ? tui_color(C_YELLOW) | A_BOLD : A_BOLD;
 
 		tui_fit_words(v->status, COLS - 1, msg, sizeof(msg));
-		words(&p, a, msg);
+		tui_words(&p, a, msg);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		if (!pen_room(&p, tui_text_w(keys[i][0]) + 1 + tui_text_w(keys[i][1])) || p.y != y)
+		if (!tui_pen_room(&p, tui_text_w(keys[i][0]) + 1 + tui_text_w(keys[i][1])) ||
+		    p.y != y)
 			break;
-		pen_put(&p, A_REVERSE, keys[i][0]);
+		tui_pen_put(&p, A_REVERSE, keys[i][0]);
 		p.x++;
-		pen_put(&p, A_NORMAL, keys[i][1]);
+		tui_pen_put(&p, A_NORMAL, keys[i][1]);
 	}
-	item(&p, "sort", 0, "%s%s", ap_live_sort_name(v->sort), v->reverse ? " reversed" : "");
+	tui_item(&p, "sort", 0, "%s%s", ap_live_sort_name(v->sort), v->reverse ? " reversed" : "");
 }
 
 void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v)
 {
 	footer(l, v);
 	refresh();
+}
+
+/*
+ * The left column's panels from row y, in order, each at most the rows it wants of the
+ * rows left: rows are given from the top, so a short terminal drops the last panels.
+ * Returns the first row left below them.
+ */
+static int draw_left(const struct ap_live *l, const struct ap_tui_view *v, int y, int x1,
+		     int rows_left, bool tall)
+{
+	enum { MEM, ARENA, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
+	const int want[N_PANELS] = {
+		[MEM] = 3, [ARENA] = tall ? 8 : 3, [XNN] = tall ? 3 : 2, [CG] = 2, [PSI] = 2,
+		[FAULTS] = tall ? 3 : 2, [ALLOCS] = tall ? 2 : 1,
+	};
+
+	for (int i = 0; i < N_PANELS && rows_left > 0; i++) {
+		int r = rows_left < want[i] ? rows_left : want[i], n = 0;
+
+		switch (i) {
+		case MEM: n = draw_memory(l, y, 0, x1, r); break;
+		case ARENA: n = draw_arena(l, y, 0, x1, r, tall ? 6 : 1); break;
+		case XNN: n = tui_draw_xnn(l, y, 0, x1, r); break;
+		case CG: n = draw_cgroup(l, y, 0, x1, r); break;
+		case PSI: n = draw_psi(l, v, y, 0, x1, r); break;
+		case FAULTS: n = draw_faults(l, y, 0, x1, r); break;
+		case ALLOCS: n = draw_allocs(l, y, 0, x1, r); break;
+		}
+		y += n;
+		rows_left -= n;
+	}
+	return y;
 }
 
 void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
@@ -774,7 +668,7 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 
 	erase();
 	if (H < 8 || W < 40) {
-		safe_addstr(0, 0, "terminal too small");
+		tui_addstr(0, 0, "terminal too small");
 		refresh();
 		return;
 	}
@@ -790,43 +684,7 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 	rows_left = H - 1 - y;	/* the footer's row is the last */
 	if (!wide)
 		rows_left -= l->plan ? 4 : 1;	/* keep a few operators in view */
-	{
-		int tall = wide || H >= 40;
-		int want_mem = 3, want_arena = tall ? 8 : 3, want_cg = 2, want_psi = 2;
-		int want_faults = tall ? 3 : 1, want_allocs = tall ? 2 : 1, n;
-
-		n = draw_memory(l, y, 0, xl1, rows_left < want_mem ? rows_left : want_mem);
-		y += n;
-		rows_left -= n;
-		if (rows_left > 0) {
-			int r = rows_left < want_arena ? rows_left : want_arena;
-
-			n = draw_arena(l, y, 0, xl1, r, tall ? 6 : 1);
-			y += n;
-			rows_left -= n;
-		}
-		if (rows_left > 0) {
-			n = draw_cgroup(l, y, 0, xl1, rows_left < want_cg ? rows_left : want_cg);
-			y += n;
-			rows_left -= n;
-		}
-		if (rows_left > 0) {
-			n = draw_psi(l, v, y, 0, xl1, rows_left < want_psi ? rows_left : want_psi);
-			y += n;
-			rows_left -= n;
-		}
-		if (rows_left > 0) {
-			n = draw_faults(l, y, 0, xl1,
-					rows_left < want_faults ? rows_left : want_faults);
-			y += n;
-			rows_left -= n;
-		}
-		if (rows_left > 0) {
-			n = draw_allocs(l, y, 0, xl1, rows_left < want_allocs ? rows_left :
-						      want_allocs);
-			y += n;
-		}
-	}
+	y = draw_left(l, v, y, xl1, rows_left, wide || H >= 40);
 	if (wide)
 		draw_ops(l, v, 2, W / 2 + 1, W, H - 3);
 	else if (H - 1 - y > 0)

@@ -123,3 +123,43 @@ const char *tui_tail_fit(const char *s, int w, char *buf, size_t len)
 		snprintf(buf, len, "...%s", s + n - (w - 3));
 	return buf;
 }
+
+/* A size in three figures, binary units: "812B", "210K", "1.44M", "53.2M", "1.20G". */
+const char *tui_size(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	double x = (double)v;
+	int u = -1;
+
+	if (!tui_have(v)) {
+		snprintf(buf, len, "-");
+		return buf;
+	}
+	while (x >= 999.5 && u < 3) {
+		x /= 1024.0;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%" PRIu64 "B", v);
+	else if (x < 9.995)
+		snprintf(buf, len, "%.2f%c", x, units[u]);
+	else if (x < 99.95)
+		snprintf(buf, len, "%.1f%c", x, units[u]);
+	else
+		snprintf(buf, len, "%.0f%c", x, units[u]);
+	return buf;
+}
+
+/* A time span: "45s", "4m16s", "2h05m". */
+const char *tui_span(uint64_t ns, char *buf, size_t len)
+{
+	uint64_t s = (ns + 500000000ULL) / 1000000000ULL;
+
+	if (s < 60)
+		snprintf(buf, len, "%" PRIu64 "s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%" PRIu64 "m%02" PRIu64 "s", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%" PRIu64 "h%02" PRIu64 "m", s / 3600, s / 60 % 60);
+	return buf;
+}

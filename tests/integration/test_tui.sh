@@ -5,7 +5,10 @@
 # touches per operator as the fixture's ground truth), r resets VmHWM, w writes a trace
 # that report reads, 80x24 and 200x50 lay out with nothing cut or overlapping, q, Ctrl-C
 # and SIGTERM restore the terminal; a target that exits while displayed; --batch lines;
-# bad PIDs and no permission; and the TUI's own CPU cost with an idle target.
+# bad PIDs and no permission; the TUI's own CPU cost with an idle target. At 80x24 the
+# run latency's p50 and p99 stay and the memory history shows its scale and time window.
+# XNNPACK's halves live on a LiteRT process of the default path (scripts/litert-run),
+# equal to what report says of a record of the same model.
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib.sh
 
@@ -225,6 +228,19 @@ MSG="$got" check "first-touch pages and resident bytes per operator are the fixt
 	test -z "$got"
 check "runs per second shown with the run probe" grep -Eq 'runs +[0-9.]+/s' <<<"$SCR"
 layout_check "80x24 running" 80 24
+# a serial console's 80x24: the latency stays, the history has its scale and window
+MSG="$(grep -E '^ +runs' <<<"$SCR")" check "80x24: the run latency's p50 and p99 shown" \
+	grep -Eq 'runs +[0-9.]+/s .*p50 [0-9.]+ (us|ms) p99 [0-9.]+ (us|ms) \([0-9]+\)' <<<"$SCR"
+MSG="$(grep '^Memory' <<<"$SCR")" \
+	check "80x24: the VmRSS history with its min and max and the time it spans" \
+	grep -Eq '^Memory +VmRSS [0-9]+ KiB [0-9.]+[BKMG] +[^ ]+ [0-9.]+[BKMG] last [0-9]+(s|m[0-9]{2}s) ' \
+	<<<"$SCR"
+# columns as characters (a sparkline's glyph is three bytes of UTF-8)
+wide_rows() { python3 -c 'import sys
+print("\n".join(r for r in sys.stdin.read().split("\n") if len(r) > int(sys.argv[1])))' "$1"; }
+MSG="$(wide_rows 80 <<<"$SCR" | head -2)" check "80x24: no line longer than 80 columns" \
+	test -z "$(wide_rows 80 <<<"$SCR")"
+check "no XNNPACK panel for a target without XNNPACK" test -z "$(grep '^XNNPACK' <<<"$SCR")"
 
 # w: a snapshot that report reads
 T send-keys -t main w
@@ -541,6 +557,91 @@ expect_refusal "--trace-ring below 1M: refused" 2 "bad value '512K' for --trace-
 	"$ARENAPROF" top -p "$A" --trace-ring 512K --batch -n 1
 expect_refusal "--trace-ring with -o: refused (-o keeps the whole session)" 2 \
 	"give one of them" "$ARENAPROF" top -p "$A" --trace-ring 4M -o "$TMP/x.trace" --batch -n 1
+
+# ---- XNNPACK's halves live: a LiteRT process on its default path ----
+# Ground truth: report --json --plan of a record of the same model (XNNPACK's blocks are
+# deterministic per model on one CPU). top attaches before the model loads (litert-run
+# --wait-load: LiteRT's libraries mapped, so XNNPACK's allocator is attached at attach),
+# so XNNPACK's blocks are all seen.
+LR=scripts/litert-run
+LRPY=${ARENAPROF_VENV:-/opt/arenaprof-venv}/bin/python
+if [ ! -x "$LRPY" ] || ! "$LRPY" -c 'import ai_edge_litert' 2>/dev/null; then
+	skip "tui: XNNPACK's halves live" "no ai-edge-litert in ${LRPY%/bin/python} (scripts/install-deps)"
+else
+	"$ARENAPROF" record -o "$TMP/xnn.trace" -- "$LR" "$MV2" --runs 3 --delegate xnnpack \
+		>/dev/null 2>"$TMP/xnn.rec.err"
+	"$ARENAPROF" report "$TMP/xnn.trace" --plan "$MV2" --json >"$TMP/xnn.rep.json" \
+		2>"$TMP/xnn.rep.err"
+	mkfifo "$TMP/xnn.in"
+	"$LR" "$MV2" --runs 100000000 --delegate xnnpack --wait-load <"$TMP/xnn.in" \
+		>"$TMP/xnn.out" 2>&1 &
+	X=$!
+	targets+=("$X")
+	exec 6>"$TMP/xnn.in"
+	for _ in $(seq 100); do grep -q '^ready to load' "$TMP/xnn.out" && break; sleep 0.1; done
+	T new-session -d -s xnn -x 80 -y 24 "LANG=$LOC $ARENAPROF -p $X --plan $MV2 \
+--interval 250; sleep 600"
+	wait_screen xnn '^XNNPACK +allocator probed' 10
+	echo go >&6
+	# xnn_judge W H: the halves on screen against the report's, within the display's rounding
+	xnn_judge() {
+		printf '%s\n' "$SCR" >"$TMP/xnn.screen"
+		python3 - "$TMP/xnn.rep.json" "$TMP/xnn.screen" "$1" "$2" <<'PY'
+import json, re, sys
+rep = json.load(open(sys.argv[1]))["xnnpack"]
+rows = open(sys.argv[2]).read().rstrip("\n").split("\n")
+W, H = int(sys.argv[3]), int(sys.argv[4])
+text = "\n".join(rows)
+unit = {"B": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+bad = []
+def near(shown, u, want):
+	dec = len(shown.split(".")[1]) if "." in shown else 0
+	return abs(float(shown) * unit[u] - want) <= 0.5 * 10 ** -dec * unit[u] + 1e-6
+for name, key in [("workspace", "workspace_bytes"), ("packed", "packed_weights_bytes"),
+		  ("op buffers", "scratch_bytes"), ("objects", "other_bytes")]:
+	m = re.search(r"(?:^|  )%s ([0-9.]+)([BKMG])/([0-9.]+)([BKMG])" % name, text, re.M)
+	if not m:
+		bad.append(f"no '{name} HELD/PLAN'")
+		continue
+	if not near(m.group(1), m.group(2), rep[key]):
+		bad.append(f"{name} held {m.group(1)}{m.group(2)}, report {rep[key]}")
+	if not near(m.group(3), m.group(4), rep["planned"][key]):
+		bad.append(f"{name} plan {m.group(3)}{m.group(4)}, report {rep['planned'][key]}")
+if not re.search(r"^XNNPACK +arena [0-9.]+[BKMG]/[0-9.]+[BKMG]", text, re.M):
+	bad.append("no TFLite arena first in the XNNPACK panel")
+if not re.search(r"p50 [0-9.]+ (us|ms) p99 [0-9.]+ (us|ms)", text):
+	bad.append("no p50/p99")
+if any(len(r) > W for r in rows) or len(rows) > H:
+	bad.append("wider or taller than the window")
+print("; ".join(bad))
+PY
+	}
+	if wait_screen xnn '  objects [0-9.]+[BKMG]/' 30; then
+		sleep 1
+		SCR=$(screen xnn)
+		r=$(xnn_judge 80 24)
+		MSG="$r; $(grep -A1 '^XNNPACK' <<<"$SCR")" \
+			check "80x24: XNNPACK's halves live (workspace, packed weights, operator \
+buffers, runtime objects), held and planned, as report says of a record of the model" \
+			test -z "$r"
+		T resize-window -t xnn -x 200 -y 50
+		sleep 0.6
+		wait_screen xnn '^XNNPACK ' 5
+		r=$(xnn_judge 200 50)
+		MSG="$r" check "200x50: the same halves, nothing wider than the window" test -z "$r"
+		# the blocks are still held: a --batch session attached now sees none of them
+		"$ARENAPROF" top -p "$X" --batch -n 1 --interval 200 >"$TMP/xnn.batch" 2>&1
+		MSG="$(grep -o 'xnn_[a-z_]*=[^ ]*' "$TMP/xnn.batch" | tr '\n' ' ')" \
+			check "--batch attached after the model loaded: XNNPACK's keys, no block seen" \
+			grep -q ' xnn_workspace_bytes=0 xnn_scratch_bytes=0 ' "$TMP/xnn.batch"
+	else
+		fail "the XNNPACK panel shows XNNPACK's halves on a default-path LiteRT process" \
+			"$(grep -A1 '^XNNPACK' <<<"$SCR"); record: $(tail -1 "$TMP/xnn.rec.err")"
+	fi
+	T kill-session -t xnn
+	kill "$X" 2>/dev/null
+	exec 6>&-
+fi
 
 # ---- CPU cost of the TUI with an idle target, default interval ----
 start_target idle 9

@@ -4,10 +4,12 @@
  * bundled MobileNet v2: the arena rule before and after the arena is touched, first
  * touches per operator by plan and by marker (the fixture's ground truth, which
  * test_tui.sh checks against mininfer --truth), pages resident at attach, rates, the
- * residency bar, the operator order; and the arena rule on its own.
+ * residency bar, the operator order; XNNPACK's blocks apart from the callers, the TFLite
+ * arena's block beside them and the history window; and the arena rule on its own.
  */
 #include <stdlib.h>
 
+#include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
@@ -323,6 +325,88 @@ static void check_objects(struct ap_live *l)
 	      k ? o[0].held_pages : 0, k ? o[0].mappings : 0);
 }
 
+/*
+ * XNNPACK's blocks: kept apart from the callers (the C library's block its allocator took
+ * leaves them), held until freed, not classed while no file names their site; the TFLite
+ * arena's block by the plan's size, else the first aligned_alloc(64); the history window.
+ */
+static void check_xnn(struct ap_live *l)
+{
+	struct ap_event ev = { .type = AP_EV_ALLOC, .tid = 7 };
+	const uint64_t planned[AP_XNN_N_CLASSES] = { 10, 20, 30, 40 };
+	uint64_t held0 = l->alloc_bytes, span;
+	uint32_t rule;
+	float v[8], min, max;
+	int n;
+
+	ap_live_xnn_plan(l, planned, 214528);
+	/* xnn_allocate(8192) calls malloc(8192): the C library's event comes first */
+	ev.fn = AP_ALLOC_MALLOC;
+	ev.addr = 0x70000000;
+	ev.size = 8192;
+	ev.ip = 0xe000;
+	l->sink.event(l->sink.ctx, &ev);
+	ev.fn = AP_ALLOC_XNN_ALIGNED;
+	ev.ip = 0xf000;
+	ev.align = 0xf100;	/* the caller's caller */
+	l->sink.event(l->sink.ctx, &ev);
+	for (uint64_t i = 1; i <= 4; i++) {	/* small ones: every size is probed */
+		ev.addr = 0x70000000 + i * 0x100;
+		ev.size = 64;
+		l->sink.event(l->sink.ctx, &ev);
+	}
+	ev.fn = AP_ALLOC_FREE;
+	ev.addr = 0x70000100;
+	l->sink.event(l->sink.ctx, &ev);
+	/* the TFLite arena: aligned_alloc(64, plan + 64), and an earlier aligned one */
+	ev.fn = AP_ALLOC_ALIGNED_ALLOC;
+	ev.align = 64;
+	ev.addr = 0x71000000;
+	ev.size = 65536;
+	ev.ip = 0xd000;
+	l->sink.event(l->sink.ctx, &ev);
+	CHECK("xnn: before the plan's size, rule 2 (the first aligned_alloc(64))",
+	      ap_live_xnn_arena(l, &rule) == 65536 - 63 && rule == AP_ARID_RUNTIME,
+	      "rule %u", rule);
+	ev.addr = 0x72000040;
+	ev.size = 214528 + 64;
+	ev.ip = 0xd100;		/* another call: not a re-plan of the first */
+	l->sink.event(l->sink.ctx, &ev);
+	sample(l, 7000000000);
+	CHECK("xnn: its blocks held apart from the callers', not classed without a file",
+	      l->xnn.events == 5 && l->xnn.blocks == 4 && l->xnn.bytes == 8192 + 3 * 64 &&
+	      l->xnn.unclassed == l->xnn.bytes &&
+	      l->alloc_bytes == held0 + 65536 + 214528 + 64 && ap_live_xnn_seen(l),
+	      "events %" PRIu64 " blocks %" PRIu64 " bytes %" PRIu64 " callers' %" PRIu64,
+	      l->xnn.events, l->xnn.blocks, l->xnn.bytes, l->alloc_bytes - held0);
+	CHECK("xnn: the TFLite arena's block of the plan's size (rule 1), the plan kept",
+	      ap_live_xnn_arena(l, &rule) == 214528 && rule == AP_ARID_PLAN_SIZE &&
+	      l->xnn.planned && l->xnn.plan_cls[AP_XNN_OTHER] == 40, "rule %u", rule);
+	ev.fn = AP_ALLOC_FREE;
+	ev.addr = 0x72000040;
+	l->sink.event(l->sink.ctx, &ev);
+	ev.addr = 0x70000000;
+	l->sink.event(l->sink.ctx, &ev);
+	CHECK("xnn: freed, the arena block and XNNPACK's",
+	      ap_live_xnn_arena(l, &rule) == 65536 - 63 && l->xnn.bytes == 3 * 64 &&
+	      l->xnn.blocks == 3, "bytes %" PRIu64, l->xnn.bytes);
+
+	/* the window: 10 samples into at most 4 cells: 4 a cell, aligned */
+	struct ap_live_hist h = { 0 };
+	uint64_t ts[AP_LIVE_HIST];
+
+	for (int i = 0; i < 10; i++) {
+		h.v[i] = (float)(100 + i);
+		ts[i] = 1000000000ULL * (uint64_t)i;
+	}
+	h.n = 10;
+	CHECK("window: 10 samples in 3 cells of 4 (the last filling), min, max, span",
+	      ap_live_window(&h, ts, 4, v, &n, &min, &max, &span) && n == 3 &&
+	      v[0] == 103 && v[1] == 107 && v[2] == 109 && min == 100 && max == 109 &&
+	      span == 9000000000ULL, "n %d v %g %g %g min %g max %g span %" PRIu64, n,
+	      (double)v[0], (double)v[1], (double)v[2], (double)min, (double)max, span);
+}
+
 /* Latency, allocating calls and objects, without a plan. -1 when it cannot go on. */
 static int check_without_plan(const struct ap_session *sess)
 {
@@ -335,6 +419,7 @@ static int check_without_plan(const struct ap_session *sess)
 	}
 	check_latency(&l);
 	check_allocs(&l);
+	check_xnn(&l);
 	check_objects(&l);
 	ap_live_free(&l);
 	return 0;

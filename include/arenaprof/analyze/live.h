@@ -16,6 +16,7 @@
 
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/analyze/aspace.h"
+#include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/record/session.h"
@@ -44,6 +45,35 @@ struct ap_live_caller {
 	uint64_t bytes;		/* requested bytes of its blocks not freed */
 	uint64_t blocks;	/* its blocks not freed */
 	char name[160];		/* "symbol (file)", "file+0x..", "0x..": "" not named yet */
+};
+
+/* A block of the C library's that may be the TFLite arena (allocs.h's rules). */
+struct ap_live_arblock {
+	uint64_t ptr;		/* 0: none */
+	uint64_t size, align, ip;
+	uint32_t fn;		/* enum ap_alloc_fn */
+};
+
+/*
+ * XNNPACK's allocator as the allocation probe sees it live (live_xnn.c): the blocks held
+ * now, each classed as report classes a trace's (xnn_blocks.h: by the symbol of the
+ * function that called the allocator, and of its caller), and the TFLite arena's block
+ * beside them, found among the C library's blocks by report's rules (allocs.h). Blocks
+ * allocated before attach are not seen.
+ */
+struct ap_live_xnn {
+	uint64_t events;		/* XNNPACK allocations seen */
+	uint64_t blocks, bytes;		/* held now */
+	uint64_t cls[AP_XNN_N_CLASSES];	/* held now, by class */
+	uint64_t unclassed;		/* held by call sites not named yet */
+	/* the TFLite arena: rule 1 (the plan's size) when a block has it, else rule 2 (the
+	 * runtime's first aligned_alloc(64), or the larger one a re-plan made there) */
+	struct ap_live_arblock by_size, by_call;
+	/* the default path's plan (top --plan MODEL): by class, and its TFLite arena */
+	bool planned;
+	uint64_t plan_cls[AP_XNN_N_CLASSES];
+	uint64_t plan_arena;
+	struct ap_live_xsites *sites;	/* live_xnn.c's */
 };
 
 /* The mappings of one object (a file, [heap], [stack], anonymous memory), summed. */
@@ -115,6 +145,7 @@ struct ap_live {
 	 * completed runs, arena pages first touched */
 	struct ap_live_hist minor_rate, major_rate, run_rate, ft_rate;
 	struct ap_live_hist rss;	/* VmRSS bytes at each sample */
+	uint64_t rss_ts[AP_LIVE_HIST];	/* and its time (CLOCK_MONOTONIC ns), as rss.v */
 	struct ap_live_lat lat;
 	/* the allocation probe: call sites by bytes not freed, largest first (re-sorted at
 	 * every sample; the first AP_LIVE_NAMED named then) */
@@ -124,6 +155,7 @@ struct ap_live {
 	uint64_t alloc_events;
 	uint64_t blocks_untracked;	/* past AP_LIVE_BLOCKS: their frees are not matched */
 	struct ap_live_blocks *blocks;	/* live_allocs.c's: the blocks not freed */
+	struct ap_live_xnn xnn;		/* XNNPACK's blocks, apart from the callers' */
 	struct ap_live_objects *objects;	/* live_objects.c's: the mappings by name */
 	struct ap_live_bar_cells *bar;	/* live_bar.c's: the residency bar, counted */
 	/* the mappings, their pages and first touches (aspace.h), and what the TUI adds */
@@ -187,6 +219,38 @@ void ap_live_free(struct ap_live *l);
 int ap_live_alloc_event(struct ap_live *l, const struct ap_event *ev);
 void ap_live_alloc_sample(struct ap_live *l);
 void ap_live_alloc_free(struct ap_live *l);
+
+/*
+ * The TFLite arena's block beside XNNPACK's as allocs.h's rules find it among the C
+ * library's blocks held: the bytes it holds from its base (rule 1: the plan's arena), and
+ * the rule (enum ap_arid_rule: AP_ARID_NONE when no block qualifies).
+ */
+uint64_t ap_live_xnn_arena(const struct ap_live *l, uint32_t *rule);
+/* XNNPACK is in the target: its allocator is probed, or a block of it was seen. */
+bool ap_live_xnn_seen(const struct ap_live *l);
+/* The default path's plan: XNNPACK's totals by class, and the TFLite arena it leaves. */
+void ap_live_xnn_plan(struct ap_live *l, const uint64_t planned[AP_XNN_N_CLASSES],
+		      uint64_t tflite_arena);
+/*
+ * The history window of a series with times (rss, rss_ts) for a sparkline of at most
+ * cells cells: each cell the largest of k consecutive samples (k a power of two, the
+ * cells aligned on multiples of k, the last one filling), as many as the samples kept
+ * make; their values into v (cells of them, oldest first), how many into *n, the
+ * smallest and largest sample and the time from the oldest sample shown to the newest.
+ * false when there is no sample.
+ */
+bool ap_live_window(const struct ap_live_hist *h, const uint64_t *ts, int cells, float *v,
+		    int *n, float *min, float *max, uint64_t *span_ns);
+
+/* live_xnn.c, for live_allocs.c and live.c: the site of an XNNPACK block (index + 1, 0
+ * when out of memory), a block of it held or freed, a C library block allocated or gone,
+ * a sample (names and classes new sites), the end. */
+uint32_t ap_live_xnn_site(struct ap_live *l, uint64_t ip, uint64_t up);
+void ap_live_xnn_held(struct ap_live *l, uint32_t site, uint64_t size, bool held);
+void ap_live_xnn_libc(struct ap_live *l, const struct ap_event *ev);
+void ap_live_xnn_gone(struct ap_live *l, uint64_t ptr);
+void ap_live_xnn_sample(struct ap_live *l);
+void ap_live_xnn_free(struct ap_live *l);
 
 /* live_objects.c, for live.c: mapping mi counted under its name (0, or -ENOMEM), taken
  * out of it before a rename, and its new pages held and faults added. */

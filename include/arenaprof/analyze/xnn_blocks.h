@@ -41,6 +41,30 @@ const char *ap_xnn_class_name(enum ap_xnn_class c);
 /* The JSON key: "packed_weights_bytes", "workspace_bytes", "scratch_bytes", "other_bytes" */
 const char *ap_xnn_class_key(enum ap_xnn_class c);
 
+/*
+ * The class of a block from the names of its allocating function (the symbol at the
+ * caller of XNNPACK's allocator, demangled) and of that function's caller, "" unknown.
+ * XNNPACK's allocator wrappers (xnn_allocate_zero_memory, ...) are skipped: *first and *up
+ * then name the frames the class was read from. The one rule report and top class by.
+ */
+enum ap_xnn_class ap_xnn_site_class(const char **first, const char **up);
+
+/* A caller address, to be named: the file offset in the mapping that holds it. */
+struct ap_xnn_addr {
+	uint64_t addr, off;
+	int32_t map;
+	char *name;		/* the symbol, demangled (the caller frees it); NULL unknown */
+};
+
+/*
+ * Names every address of an[] (n of them; addr set, the rest zeros) by the symbols of the
+ * file mapped there in as, one pass over each file's symbol tables; an[] is left sorted by
+ * address. 0, or -ENOMEM (names given so far are the caller's to free).
+ */
+int ap_xnn_name_addrs(const struct ap_aspace *as, struct ap_xnn_addr *an, size_t n);
+/* The name of addr in an[] as ap_xnn_name_addrs left it: "" when unknown. */
+const char *ap_xnn_addr_name(const struct ap_xnn_addr *an, size_t n, uint64_t addr);
+
 struct ap_xnn_mblock {
 	uint32_t block;		/* in a->allocs->b */
 	uint64_t size;		/* bytes asked for */
