@@ -222,6 +222,15 @@ def judge_xnnpack_blocks(d, label):
           x['as_planned'] and x['operators_exact'] == x['operators_planned'],
           f'measured { {k: x[k] for k in x["planned"]} }, planned {x["planned"]}, '
           f'{x["naming"]}')
+    w = x.get('workspace_pages')
+    check(f'{label}: the workspace block is the arm64 plan\'s and its pages are named by '
+          f'operator ({w["attributed_pages"] if w else "?"} of '
+          f'{w["first_touched_pages"] if w else "?"})',
+          bool(w) and w['block_bytes'] == w['planned_bytes'] and
+          w['attributed_pages'] == w['first_touched_pages'] > 0, str(w)[:300])
+    check(f'{label}: the plan describes the trace (summary.plan_matches)',
+          d['summary'].get('plan_matches') is True,
+          '; '.join(d.get('correlation', {}).get('mismatch_reasons', []))[:300])
 
 
 def judge_litert_plans():

@@ -166,7 +166,7 @@ def out(ok, what, why=""):
           ("FAIL: litert-benchmark: %s: %s" % (what, why)))
 out(r["runs"] == 2005, "2005 runs counted", "%s" % r["runs"])
 out(r["summary"]["plan_matches"], "the plan matches the trace",
-    "; ".join(r["correlation"].get("reasons", [])) if "correlation" in r else "")
+    "; ".join(r["correlation"].get("mismatch_reasons", [])) if "correlation" in r else "")
 x = r["xnnpack"]
 out(x and x.get("as_planned"), "XNNPACK's half as planned", "%s" % (x and x.get("naming")))
 w = x and x.get("workspace_pages")
