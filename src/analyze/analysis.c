@@ -224,16 +224,6 @@ static int holders(const struct ap_analysis *a, struct ap_newest *h)
 	return 0;
 }
 
-/* The newest kept region holding addr, or -1. */
-static int32_t kept_holder(const struct priv *pv, const bool *keep, uint64_t addr)
-{
-	for (uint32_t k = pv->n_reg; k-- > 0;)
-		if (keep[k] && pv->reg[k].map >= 0 && addr >= pv->reg[k].start &&
-		    addr < pv->reg[k].end)
-			return pv->reg[k].map;
-	return -1;
-}
-
 /*
  * The regions of blocks that did not become the arena nor its re-plans go back to the
  * mappings that hold them (their first touches and counts; a region nothing else holds
@@ -266,11 +256,7 @@ static int give_back(struct ap_analysis *a, const bool *keep)
 
 			if ((int32_t)t->map != rg->map)
 				continue;
-			/* a page the arena's block (or a re-plan) holds too is its first touch
-			 * there: the block reused it, as malloc reuses freed pages */
-			dst = kept_holder(pv, keep, addr);
-			if (dst < 0)
-				dst = ap_newest_at(&hold, addr);
+			dst = ap_newest_at(&hold, addr);
 			if (dst >= 0 && ap_as_move_touch(&a->as, t, dst))
 				goto out;
 		}
