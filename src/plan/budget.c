@@ -27,7 +27,8 @@ void ap_budget_judge(uint64_t budget, uint64_t anon, uint64_t file,
 	v->anon_fits = anon <= budget;
 	v->margin = (int64_t)budget - (int64_t)v->total;
 	v->high = high_of(budget);
-	if (v->anon_fits && anon > v->high)
+	v->high_raised = v->anon_fits && anon > v->high;
+	if (v->high_raised)
 		v->high = anon;
 	/* memory.min never above memory.high (min <= high <= max, or the kernel protects
 	 * more than the tripwire allows) */
@@ -44,6 +45,7 @@ void ap_budget_protect(struct ap_budget_verdict *v, uint64_t need)
 		return;
 	v->min = n < cap ? n : cap;
 	v->min_clamped = v->min < n;
+	v->min_need = true;
 }
 
 void ap_budget_judge_process(uint64_t budget, uint64_t peak, uint64_t nonreclaimable,
@@ -72,8 +74,8 @@ void ap_budget_baseline(uint64_t peak, uint64_t nonreclaimable, uint64_t model_a
 {
 	uint64_t recl = peak > nonreclaimable ? peak - nonreclaimable : 0;
 
-	*b = (struct ap_budget_baseline){ .measured_peak = peak,
-					  .measured_nonreclaimable = nonreclaimable };
+	b->measured_peak = peak;
+	b->measured_nonreclaimable = nonreclaimable;
 	b->runtime_anon = nonreclaimable > model_anon ? nonreclaimable - model_anon : 0;
 	b->runtime_file = recl > model_file ? recl - model_file : 0;
 }

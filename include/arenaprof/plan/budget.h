@@ -24,8 +24,10 @@ struct ap_budget_verdict {
 	uint64_t high;		/* memory.high: 95 % of the budget, a tripwire below max; never
 				 * below anon when anon fits (a tripwire under the need would
 				 * throttle every run) */
+	bool high_raised;	/* high is anon, above 95 % of the budget */
 	uint64_t min;		/* memory.min: the mapped weights, page-rounded, <= high */
-	bool min_clamped;	/* min is below the weights: memory.high allows no more */
+	bool min_clamped;	/* min is below what it protects: memory.high allows no more */
+	bool min_need;		/* min protects a need (ap_budget_protect), not the weights */
 	uint64_t needed;	/* the smallest budget the gate passes: anon, page-rounded */
 };
 
@@ -67,11 +69,17 @@ const char *ap_budget_decider_key(enum ap_budget_decider d);
  * pages aside: heap, stacks, the interpreter's and libraries' own buffers) is the measured
  * non-reclaimable memory less the model's planned one; its reclaimable part (code, the
  * libraries' files) the measured peak's reclaimable part less the model's weights. Each
- * is 0 when the plan holds more than was measured.
+ * is 0 when the plan holds more than was measured. Sets b's numbers, not its strings.
  */
 struct ap_budget_baseline {
 	uint64_t measured_peak, measured_nonreclaimable;
 	uint64_t runtime_anon, runtime_file;
+	/* the caller's: the trace, and how its figures were measured (text and JSON key:
+	 * "VmHWM" and "vmhwm", "Pss_Anon + Pss_Shmem maxima" and "pss", ...) */
+	const char *trace;
+	const char *peak_text, *peak_key, *nonrecl_text, *nonrecl_key;
+	const char *other_model;	/* a .tflite the trace mapped that is not the model
+					 * planned, or NULL */
 };
 
 void ap_budget_baseline(uint64_t peak, uint64_t nonreclaimable, uint64_t model_anon,
