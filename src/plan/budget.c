@@ -64,9 +64,19 @@ void ap_budget_judge_process(uint64_t budget, uint64_t peak, uint64_t nonreclaim
 	v->fits = nonreclaimable <= budget && peak <= budget;
 }
 
+void ap_budget_no_run(struct ap_budget_process *v)
+{
+	if (!v->fits)
+		return;
+	v->fits = false;
+	v->unknown = true;
+	v->decided_by = AP_BUDGET_BY_NO_RUN;
+}
+
 const char *ap_budget_decider_key(enum ap_budget_decider d)
 {
-	return d == AP_BUDGET_BY_NONRECLAIMABLE ? "nonreclaimable" : "peak";
+	return d == AP_BUDGET_BY_NONRECLAIMABLE ? "nonreclaimable" :
+	       d == AP_BUDGET_BY_PEAK ? "peak" : "no_run";
 }
 
 void ap_budget_baseline(uint64_t peak, uint64_t nonreclaimable, uint64_t model_anon,

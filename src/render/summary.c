@@ -223,6 +223,8 @@ void ap_summary_budget(const struct ap_report *r, struct ap_procmem *m,
 {
 	ap_procmem_of(r->x, m);
 	ap_budget_judge_process(r->budget, m->peak, m->nonreclaimable, v);
+	if (died_before_run0(&r->x->a, (char[64]){ 0 }, 64))
+		ap_budget_no_run(v);
 }
 
 /* "; the model's share as planned ..." with --plan and --budget, else "". */
@@ -242,12 +244,22 @@ static void budget_line(FILE *f, const struct ap_report *r)
 	struct ap_budget_process v;
 	struct ap_procmem m;
 	char peak[96], nr[128];
+	const char *died = died_before_run0(&r->x->a, (char[64]){ 0 }, 64);
 
 	ap_summary_budget(r, &m, &v);
 	snprintf(peak, sizeof(peak), "%s (%s)", B(m.peak), ap_pm_peak_text(m.peak_src));
 	snprintf(nr, sizeof(nr), "%s (%s)", B(m.nonreclaimable),
 		 ap_pm_nonrecl_text(m.nonrecl_src));
-	if (!r->budget)
+	if (died && v.unknown)
+		fprintf(f, "verdict    NO VERDICT on %s (exit 3): the target %s before run 0 "
+			"completed, what a run holds was never measured; before that it held peak "
+			"%s, non-reclaimable %s%s\n", B(r->budget), died, peak, nr,
+			model_share(r, (char[160]){ 0 }, 160));
+	else if (died && !r->budget)
+		fprintf(f, "verdict    no run to judge: the target %s before run 0 completed; "
+			"before that it held peak %s, non-reclaimable %s%s\n", died, peak, nr,
+			model_share(r, (char[160]){ 0 }, 160));
+	else if (!r->budget)
 		fprintf(f, "verdict    no budget given (--budget SIZE): peak %s, non-reclaimable "
 			"%s%s\n", peak, nr, model_share(r, (char[160]){ 0 }, 160));
 	else if (v.decided_by == AP_BUDGET_BY_NONRECLAIMABLE)
@@ -359,7 +371,10 @@ void ap_summary_budget_json(struct ap_json *j, const struct ap_report *r)
 	ap_summary_budget(r, &m, &v);
 	ap_json_obj(j, "budget");
 	ap_json_u64(j, "budget_bytes", v.budget);
-	ap_json_bool(j, "fits", v.fits);
+	if (v.unknown)
+		ap_json_null(j, "fits");
+	else
+		ap_json_bool(j, "fits", v.fits);
 	ap_json_u64(j, "peak_bytes", v.peak);
 	ap_json_str(j, "peak_source", ap_pm_peak_key(m.peak_src));
 	ap_json_u64(j, "nonreclaimable_bytes", v.nonreclaimable);

@@ -178,3 +178,23 @@ expect_refusal "plan --baseline without --budget: refused" 2 "needs --budget" \
 	"$AP" plan "$MV2" --baseline "$T"
 expect_refusal "report --budget 0: refused" 2 "is not a size" \
 	"$AP" report "$T" --budget 0
+
+# --- a target that dies before run 0 (LiteRT refuses the model): no verdict to pass
+printf 'not a model' >"$TMP/bad.tflite"
+"$AP" record -o "$TMP/dead.trace" -- scripts/litert-run "$TMP/bad.tflite" --runs 5 \
+	>/dev/null 2>"$TMP/dead.err"
+rc=$?
+MSG="exit $rc: $(tail -2 "$TMP/dead.err")"
+check "a model LiteRT refuses: record says the command failed (exit 4), the trace complete" \
+	sh -c '[ "$1" = 4 ] && grep -q "0 runs" "$2"' _ "$rc" "$TMP/dead.err"
+"$AP" report "$TMP/dead.trace" --budget 1G --json >"$TMP/dead.json" 2>/dev/null
+rc=$?
+r=$(j "$TMP/dead.json" "(d['budget']['fits'], d['budget']['decided_by'], d['runs'])")
+MSG="exit $rc: $r" check "died before run 0, a budget above all it held: exit 3, fits null, no_run" \
+	sh -c '[ "$1" = 3 ] && [ "$2" = "(None, '"'no_run'"', 0)" ]' _ "$rc" "$r"
+"$AP" report "$TMP/dead.trace" --budget 1G >"$TMP/dead.txt" 2>/dev/null
+MSG="$(head -3 "$TMP/dead.txt")"
+check "died before run 0: the first line says NO VERDICT, the layer line why, before all" \
+	sh -c 'head -1 "$1" | grep -q "^verdict    NO VERDICT on 1.00 GiB (exit 3): the target exited with status [0-9]* before run 0" &&
+		sed -n 3p "$1" | grep -q "^layer      none: the target exited with status [0-9]* before run 0"' \
+	_ "$TMP/dead.txt"

@@ -45,6 +45,8 @@ enum ap_budget_decider {
 	AP_BUDGET_BY_NONRECLAIMABLE,	/* its non-reclaimable part alone is over */
 	AP_BUDGET_BY_PEAK,		/* its peak: over (the reclaimable part with it), or
 					 * under and so it fits */
+	AP_BUDGET_BY_NO_RUN,		/* under it, but the process ended before its first
+					 * run: what a run holds was never measured */
 };
 
 /* A measured process against a budget: `report --budget`. */
@@ -54,13 +56,17 @@ struct ap_budget_process {
 	uint64_t nonreclaimable;	/* anonymous and shmem: never reclaimed without swap */
 	uint64_t reclaimable;		/* peak - nonreclaimable (0 when that is larger) */
 	bool fits;			/* nonreclaimable <= budget and peak <= budget */
+	bool unknown;			/* not fits, yet nothing measured was over: NO_RUN */
 	enum ap_budget_decider decided_by;
 	int64_t margin;			/* budget less the deciding number */
 };
 
 void ap_budget_judge_process(uint64_t budget, uint64_t peak, uint64_t nonreclaimable,
 			     struct ap_budget_process *v);
-/* "nonreclaimable", "peak": the JSON's decided_by. */
+/* No run was measured (the process ended before): a verdict that fits becomes unknown, one
+ * already over stays. */
+void ap_budget_no_run(struct ap_budget_process *v);
+/* "nonreclaimable", "peak", "no_run": the JSON's decided_by. */
 const char *ap_budget_decider_key(enum ap_budget_decider d);
 
 /*
