@@ -417,7 +417,6 @@ static int load_baseline(struct args *a, struct ap_corr_all *x)
 	struct ap_budget_baseline *b = &a->s.baseline;
 	struct ap_procmem m;
 	char err[AP_ERR_LEN];
-	const char *other;
 	int rc;
 
 	rc = ap_corr_load(&in, x, err);
@@ -433,8 +432,7 @@ static int load_baseline(struct args *a, struct ap_corr_all *x)
 	b->peak_key = ap_pm_peak_key(m.peak_src);
 	b->nonrecl_text = ap_pm_nonrecl_text(m.nonrecl_src);
 	b->nonrecl_key = ap_pm_nonrecl_key(m.nonrecl_src);
-	other = other_model(&x->a, a->rq.path);
-	b->other_model = other;
+	b->other_model = other_model(&x->a, a->rq.path);
 	a->s.have_baseline = true;
 	return 0;
 }
