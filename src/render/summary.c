@@ -197,8 +197,8 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 	else if (x->no_arena)
 		fprintf(f, "layer      %sCompiledModel leaves no TFLite arena beside XNNPACK, as "
 			"planned: every tensor outside XNNPACK's partitions is a model input or "
-			"output, in CompiledModel's own TensorBuffers\n", widest(x, (char[256]){ 0 },
-										256));
+			"output, in CompiledModel's own TensorBuffers\n",
+			widest(x, (char[256]){ 0 }, 256));
 	else
 		fprintf(f, "layer      %sthe %sis as planned: %s planned, %s first touched "
 			"(found by %s)\n", widest(x, (char[256]){ 0 }, 256),
