@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/analyze/procmem.h"
 #include "arenaprof/cli/cli.h"
 #include "arenaprof/cli/opts.h"
 #include "arenaprof/cli/cmd.h"
@@ -59,7 +60,12 @@ static void usage(FILE *f)
 		"micro\n"
 		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G);\n"
 		"                      exit 3 when the non-reclaimable memory (the arena alone\n"
-		"                      with --delegate none) does not fit it\n"
+		"                      with --delegate none) does not fit it; the model's memory\n"
+		"                      alone, unless --baseline adds the runtime's\n"
+		"  --baseline TRACE    with --budget: the runtime's own cost (heap, stacks, code)\n"
+		"                      from a trace of the process (arenaprof record): what it\n"
+		"                      held beyond this model's planned halves; the verdict, exit\n"
+		"                      status and cgroup settings are then the process's\n"
 		"  --json              one JSON object; --csv: the tensor table\n"
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
@@ -117,6 +123,7 @@ struct args {
 	struct ap_plan_set s;		/* top, budget */
 	struct ap_shape_override ov[AP_MAX_INPUT_SHAPES];
 	bool json, csv, have_sg, have_delegate, have_arch, have_top;
+	const char *baseline;		/* --baseline TRACE, or NULL */
 	enum ap_arch cpu_arch;		/* --cpu's, resolved */
 	char **models;			/* the MODELs, n_models of them (none with --import) */
 	uint32_t n_models;
@@ -223,6 +230,7 @@ static int set_option(struct args *a, int c, const char *arg)
 		a->rq.path = arg;
 		a->rq.src = AP_PLAN_IMPORT;
 		break;
+	case 'B': a->baseline = arg; break;
 	default: return -1;
 	}
 	return 0;
@@ -282,7 +290,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 				      .ov = a->ov, .report = true };
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
 		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: I|input-shape: "
-		     "D=delegate: U=cpu: h|help");
+		     "D=delegate: U=cpu: B=baseline: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
@@ -311,6 +319,11 @@ static int parse_args(struct args *a, int argc, char **argv)
 	}
 	if (a->n_models > 1 && one_model_options(a))
 		return AP_EXIT_USAGE;
+	if (a->baseline && (!a->s.have_budget || a->n_models > 1)) {
+		ap_cli_say("plan", "--baseline TRACE %s", a->s.have_budget ? "is one model's "
+			   "runtime: give one MODEL" : "needs --budget SIZE");
+		return AP_EXIT_USAGE;
+	}
 	if (import && a->rq.n_ov) {
 		ap_cli_say("plan", "--input-shape needs a MODEL, not --import");
 		return AP_EXIT_USAGE;
@@ -374,8 +387,59 @@ out:
 	return rc;
 }
 
+/* A .tflite file the trace's process mapped whose name is not model's, or NULL. */
+static const char *other_model(const struct ap_analysis *a, const char *model)
+{
+	const char *mb = strrchr(model, '/') ? strrchr(model, '/') + 1 : model;
+	const char *found = NULL;
+
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		const char *p = a->as.maps[i].path, *b = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+		size_t n = strlen(b);
+
+		if (n <= 7 || strcmp(b + n - 7, ".tflite"))
+			continue;
+		if (!strcmp(b, mb))
+			return NULL;
+		found = found ? found : p;
+	}
+	return found;
+}
+
+/*
+ * --baseline TRACE: the process's peak and non-reclaimable memory measured there
+ * (procmem.h), less the model's planned halves, into s->baseline; x keeps the strings.
+ * 0, or the exit code (said).
+ */
+static int load_baseline(struct args *a, struct ap_corr_all *x)
+{
+	struct ap_corr_in in = { .trace = a->baseline };
+	struct ap_budget_baseline *b = &a->s.baseline;
+	struct ap_procmem m;
+	char err[AP_ERR_LEN];
+	int rc;
+
+	rc = ap_corr_load(&in, x, err);
+	if (rc) {
+		ap_cli_say("plan", "--baseline %s: %s", a->baseline, err);
+		return ap_cli_exit(rc);
+	}
+	ap_procmem_of(x, &m);
+	ap_budget_baseline(m.peak, m.nonreclaimable, ap_plan_set_anon_bytes(&a->s),
+			   ap_plan_set_file_bytes(&a->s), b);
+	b->trace = a->baseline;
+	b->peak_text = ap_pm_peak_text(m.peak_src);
+	b->peak_key = ap_pm_peak_key(m.peak_src);
+	b->nonrecl_text = ap_pm_nonrecl_text(m.nonrecl_src);
+	b->nonrecl_key = ap_pm_nonrecl_key(m.nonrecl_src);
+	b->other_model = other_model(&x->a, a->rq.path);
+	a->s.have_baseline = true;
+	return 0;
+}
+
 int cmd_plan(int argc, char **argv)
 {
+	struct ap_corr_all bx = { 0 };	/* --baseline's trace */
 	char err[AP_ERR_LEN];
 	struct args a;
 	struct ap_plan_set *s = &a.s;
@@ -391,6 +455,8 @@ int cmd_plan(int argc, char **argv)
 		rc = ap_cli_exit(rc);
 		goto out;
 	}
+	if (a.baseline && (rc = load_baseline(&a, &bx)))
+		goto out;
 	if (s->overlap[0])
 		ap_cli_say("plan", "warning: %s: tensors live at the same time "
 			"share bytes: %s", a.rq.path, s->overlap);
@@ -405,5 +471,6 @@ int cmd_plan(int argc, char **argv)
 		rc = AP_EXIT_OVER;	/* a gate for CI: the model does not fit the budget */
 out:
 	ap_plan_set_free(s);
+	ap_corr_all_free(&bx);
 	return rc;
 }

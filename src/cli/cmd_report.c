@@ -16,14 +16,17 @@
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/render/attrib_report.h"
 #include "arenaprof/render/openmetrics.h"
+#include "arenaprof/plan/plan_build.h"
 #include "arenaprof/render/report.h"
+#include "arenaprof/render/summary.h"
+#include "arenaprof/util/units.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena auto|ADDR]\n"
 		"                       [--json | --format text|json|openmetrics] [--pages]\n"
-		"                       [--mappings] [--disagree N] [--salvage]\n\n"
+		"                       [--mappings] [--disagree N] [--budget SIZE] [--salvage]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per "
 		"mapping,\n"
 		"the arena (and how it was identified), first touches per run and per operator\n"
@@ -42,7 +45,12 @@ static void usage(FILE *f)
 		"  --pages            with --json: every first-touched arena page (page, run, op)\n"
 		"  --mappings         text: every mapping (vma), not one line per object\n"
 		"  --disagree N       text: list up to N pages where the attributions differ "
-		"(20)\n");
+		"(20)\n"
+		"  --budget SIZE      does the measured process fit SIZE (64M, 1.5G)? Its peak\n"
+		"                     (VmHWM, cgroup v2 memory.peak) and its non-reclaimable\n"
+		"                     part (Pss_Anon + Pss_Shmem) against it, with --plan the\n"
+		"                     model's share: the first line, JSON \"budget\"; exit 3 when\n"
+		"                     either is over it\n");
 }
 
 /* The command line: the trace, how to read it and what to print. */
@@ -64,7 +72,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 
 	*a = (struct args){ 0 };
 	ap_opts_init(&op, AP_TRACE_IN_SPEC
-		     " j|json P|pages M=mappings f=format: d|disagree: h|help");
+		     " j|json P|pages M=mappings f=format: d|disagree: b|budget: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 'j': a->json = true; break;
@@ -84,6 +92,13 @@ static int parse_args(struct args *a, int argc, char **argv)
 				return AP_EXIT_USAGE;
 			a->r.max_disagree = v ? (unsigned)v : 1;
 			break;
+		case 'b':
+			if (ap_parse_size(optarg, &a->r.budget) || !a->r.budget) {
+				ap_cli_say("report", "--budget '%s' is not a size (e.g. 64M, "
+					   "1.5G, 4194304)", optarg);
+				return AP_EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return AP_EXIT_OK;
 		default:
 			rc = ap_trace_in_opt("report", c, optarg, &a->in, argv);
@@ -100,6 +115,49 @@ int cmd_report_parse(int argc, char **argv)
 	struct args a;
 
 	return parse_args(&a, argc, argv);
+}
+
+/*
+ * With --budget and --plan: the model's two halves as `plan` computes them for the
+ * delegate the report took (its plan set, built again in full: the report's plan is the
+ * TFLite arena alone). 0, or the exit code (said).
+ */
+static int model_share(struct ap_report *r, const struct ap_corr_in *in,
+		       const struct ap_corr_all *x)
+{
+	struct ap_plan_req rq = { .path = in->plan_path, .src = AP_PLAN_ANY,
+				  .strat = AP_STRAT_TFLITE, .report = true,
+				  .delegate = x->delegate,
+				  .io_bound = x->compiled && !x->io_late };
+	struct ap_plan_set s = { 0 };
+	char err[AP_ERR_LEN];
+	int rc;
+
+	if (!r->budget || !in->plan_path)
+		return 0;
+	rc = ap_plan_build(&rq, &s, err);
+	if (rc) {
+		ap_cli_say("report", "%s", err);
+		ap_plan_set_free(&s);
+		return ap_cli_exit(rc);
+	}
+	r->have_model = true;
+	r->model_anon = ap_plan_set_anon_bytes(&s);
+	r->model_file = ap_plan_set_file_bytes(&s);
+	ap_plan_set_free(&s);
+	return 0;
+}
+
+/* The exit status of the report's gate: 3 when the process does not fit --budget. */
+static int budget_gate(const struct ap_report *r, int rc)
+{
+	struct ap_budget_process v;
+	struct ap_procmem m;
+
+	if (rc || !r->budget)
+		return rc;
+	ap_summary_budget(r, &m, &v);
+	return v.fits ? rc : AP_EXIT_OVER;
 }
 
 int cmd_report(int argc, char **argv)
@@ -127,6 +185,12 @@ int cmd_report(int argc, char **argv)
 	r->attrib = &at;
 	r->path = argv[optind];
 	r->x = &x;
+	rc = model_share(r, &a.in, &x);
+	if (rc) {
+		ap_attrib_free(&at);
+		ap_corr_all_free(&x);
+		return rc;
+	}
 	if (a.fmt == 2) {
 		ap_openmetrics_report(stdout, r, AP_VERSION);
 	} else if (a.json) {
@@ -137,6 +201,7 @@ int cmd_report(int argc, char **argv)
 	}
 	rc = fflush(stdout) ? AP_EXIT_RUNTIME : AP_EXIT_OK;
 	rc = ap_trace_in_salvaged("report", &a.in, &x, "the report above", rc);
+	rc = budget_gate(r, rc);
 	ap_attrib_free(&at);
 	ap_corr_all_free(&x);
 	return rc;

@@ -153,9 +153,7 @@ static void text_runs(FILE *f, const struct ap_arena_id *id, const struct ap_att
 			"model's plan no longer describes it)\n", at->moved_ft_pages);
 	if (!at->run_first_ns)
 		return;
-	fprintf(f, "  runs       %" PRIu64 " completed; run 0 %.2f ms, the median run %.2f ms "
-		"(p99 %.2f ms)\n", at->runs_completed, (double)at->run_first_ns / 1e6,
-		(double)at->run_median_ns / 1e6, (double)at->run_p99_ns / 1e6);
+	/* run 0, the median and p99 run: the summary's latency line */
 	fprintf(f, "  first run  %" PRIu64 " first touches in run 0 (every mapping; %" PRIu64
 		" in the median run) cost at most %.2f ms: run 0 less the median run (cold "
 		"caches and lazy kernel set-up count too)\n", at->run0_touches,

@@ -48,12 +48,18 @@ static void print_last(FILE *f, int32_t last)
 		fprintf(f, "%d", last);
 }
 
+/* The process's non-reclaimable need: the model's, and with --baseline the runtime's. */
+static uint64_t need_anon(const struct ap_plan_set *s)
+{
+	return ap_plan_set_anon_bytes(s) + (s->have_baseline ? s->baseline.runtime_anon : 0);
+}
+
 /* The shown subgraph's arenas, and those of every other subgraph LiteRT plans: theirs
  * are heap blocks of their own, allocated with it (at most: CALL_ONCE releases its init
- * subgraph's normal arena after its first run). */
+ * subgraph's normal arena after its first run). With --baseline, the runtime's too. */
 bool ap_plan_fits(const struct ap_plan_set *s)
 {
-	return !s->have_budget || ap_plan_set_anon_bytes(s) <= s->budget;
+	return !s->have_budget || need_anon(s) <= s->budget;
 }
 
 /* The budget's two halves for one model. */
@@ -62,10 +68,21 @@ static void judge(const struct ap_plan_set *s, struct ap_budget_verdict *v)
 	ap_budget_judge(s->budget, ap_plan_set_anon_bytes(s), ap_plan_set_file_bytes(s), v);
 }
 
-void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *sum,
-			const char *alone)
+/* The process: the model's halves and the runtime's measured cost (--baseline); memory.min
+ * protects all it is known to need: both, and the file pages the runtime read. */
+static void judge_process(const struct ap_plan_set *s, struct ap_budget_verdict *v)
 {
-	fprintf(f, "\nbudget %s:\n", B(v->budget));
+	const struct ap_budget_baseline *b = &s->baseline;
+
+	ap_budget_judge(s->budget, need_anon(s), ap_plan_set_file_bytes(s) + b->runtime_file,
+			v);
+	ap_budget_protect(v, v->total);
+}
+
+void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *whose,
+			const char *sum, const char *alone)
+{
+	fprintf(f, "\nbudget %s, %s:\n", B(v->budget), whose);
 	if (v->fits)
 		fprintf(f, "  fits: %s = %s, %s to spare\n", sum, B(v->total),
 			B(v->budget - v->total));
@@ -80,17 +97,81 @@ void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *
 			B(v->total));
 }
 
-void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v)
+void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v, const char *scope)
 {
-	fprintf(f, "  model memory only: add the runtime's code, heap and stacks\n");
-	fprintf(f, "  suggested cgroup v2 settings:\n");
+	fprintf(f, "  cgroup v2 settings %s:\n", scope);
 	fprintf(f, "    memory.max  = %" PRIu64 "   (%s: the hard limit, OOM kill above)\n",
 		v->budget, B(v->budget));
-	fprintf(f, "    memory.high = %" PRIu64 "   (%s, 95%%: a tripwire that throttles "
-		"and reclaims before the OOM killer)\n", v->high, B(v->high));
-	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s, kept from reclaim)\n", v->min,
-		B(v->min), v->min_clamped ?
-		"as much of the mapped weights as memory.high allows" : "the mapped weights");
+	fprintf(f, "    memory.high = %" PRIu64 "   (%s, %s: a tripwire that throttles "
+		"and reclaims before the OOM killer)\n", v->high, B(v->high),
+		v->high_raised ? "the non-reclaimable need, above 95%" : "95%");
+	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s%s, kept from reclaim)\n", v->min,
+		B(v->min), v->min_clamped ? "as much as memory.high allows of " : "",
+		v->min_need ? "the process's known need, non-reclaimable and file pages" :
+		"the mapped weights");
+}
+
+void ap_pr_text_would_fit(FILE *f, const struct ap_budget_verdict *v)
+{
+	fprintf(f, "  would fit: a budget of at least %s (%s with its file-backed pages "
+		"resident); no cgroup settings for this one, any limit under that is an OOM "
+		"kill\n", B(v->needed), B(v->total));
+}
+
+/* The layer to shrink: on the default path the operator XNNPACK holds the most for, with
+ * the builtin kernels the widest operator (the arena's floor). */
+void ap_pr_text_shrink(FILE *f, const char *indent, const struct ap_plan_set *s)
+{
+	const struct ap_tplan *p = &s->plan;
+	int32_t w = -1;
+	uint64_t most = 0;
+
+	for (uint32_t k = 0; s->have_xnn && k < s->xnn.n_ops; k++) {
+		const struct ap_xnn_op *o = &s->xnn.ops[k];
+
+		if (o->delegated && o->packed_bytes + o->private_bytes > most) {
+			most = o->packed_bytes + o->private_bytes;
+			w = (int32_t)k;
+		}
+	}
+	if (w >= 0) {
+		fprintf(f, "%sor shrink #%d %s \"%s\": XNNPACK holds the most for it, %s "
+			"(packed weights %s)\n", indent, w, TS(ap_pr_op_name(p, w)),
+			SHORT(ap_pr_out_name(p, w)), B(most), B(s->xnn.ops[w].packed_bytes));
+		return;
+	}
+	w = s->prof.widest_op;
+	if (w >= 0)
+		fprintf(f, "%sor shrink #%d %s \"%s\": the widest layer, %s live (the arena's "
+			"floor)\n", indent, w, TS(ap_pr_op_name(p, w)),
+			SHORT(ap_pr_out_name(p, w)), B(s->prof.lower_bound));
+}
+
+/* --baseline: the process, the model's halves and the runtime measured in a trace. */
+static void print_process(FILE *f, const struct ap_plan_set *s)
+{
+	const struct ap_budget_baseline *b = &s->baseline;
+	struct ap_budget_verdict v;
+
+	judge_process(s, &v);
+	fprintf(f, "\nruntime    measured in %s: the process's non-reclaimable %s (%s), peak "
+		"%s (%s); beyond this model's planned halves the runtime's own %s "
+		"non-reclaimable (heap, stacks, its buffers) and %s reclaimable (code, "
+		"files)\n", TS(b->trace), B(b->measured_nonreclaimable), b->nonrecl_text,
+		B(b->measured_peak), b->peak_text, B(b->runtime_anon), B(b->runtime_file));
+	if (b->other_model)
+		fprintf(f, "           (the trace ran %s, not this model: its runtime cost is "
+			"taken as the same)\n", TS(b->other_model));
+	ap_pr_text_verdict(f, &v, "the process: this model and the runtime measured",
+			   "non-reclaimable + file-backed (weights, code)",
+			   "the non-reclaimable memory (the model's and the runtime's)");
+	if (!v.anon_fits) {
+		ap_pr_text_would_fit(f, &v);
+		ap_pr_text_shrink(f, "  ", s);
+		return;
+	}
+	ap_pr_text_cgroup(f, &v, "for the process (never below its known non-reclaimable "
+			  "need)");
 }
 
 static void print_budget(FILE *f, const struct ap_plan_set *s)
@@ -99,10 +180,21 @@ static void print_budget(FILE *f, const struct ap_plan_set *s)
 
 	judge(s, &v);
 	/* the builtin path's words, or the default path's two halves */
-	ap_pr_text_verdict(f, &v, s->have_xnn ? "non-reclaimable + file-backed weights" :
+	ap_pr_text_verdict(f, &v, "the model's memory alone (its runtime's code, heap and "
+			   "stacks are not in it)", s->have_xnn ?
+			   "non-reclaimable + file-backed weights" :
 			   "arena + persistent + weights", s->have_xnn ?
 			   "the non-reclaimable memory alone" : "the arena alone");
-	ap_pr_text_cgroup(f, &v);
+	if (!v.anon_fits) {
+		ap_pr_text_would_fit(f, &v);
+		ap_pr_text_shrink(f, "  ", s);
+	} else if (!s->have_baseline) {
+		fprintf(f, "  the process needs more: its runtime's code, heap and stacks "
+			"(--baseline TRACE measures them)\n");
+		ap_pr_text_cgroup(f, &v, "for the model alone, not yet for the process");
+	}
+	if (s->have_baseline)
+		print_process(f, s);
 }
 
 static void print_live(FILE *f, const struct ap_tplan *p, int32_t op)
@@ -357,9 +449,39 @@ void ap_pr_json_verdict(struct ap_json *j, const struct ap_budget_verdict *v)
 	ap_json_bool(j, "fits", v->fits);
 	ap_json_bool(j, "arena_fits", v->anon_fits);	/* the anonymous half */
 	ap_json_i64(j, "margin_bytes", v->margin);
+	ap_json_u64(j, "needed_bytes", v->needed);
 	ap_json_u64(j, "memory_max", v->budget);
 	ap_json_u64(j, "memory_high", v->high);
 	ap_json_u64(j, "memory_min", v->min);
+}
+
+/* --baseline: the runtime measured and the process's verdict, in "budget". */
+static void json_baseline(struct ap_json *j, const struct ap_plan_set *s)
+{
+	const struct ap_budget_baseline *b = &s->baseline;
+	struct ap_budget_verdict v;
+
+	if (!s->have_baseline) {
+		ap_json_null(j, "process");
+		return;
+	}
+	judge_process(s, &v);
+	ap_json_obj(j, "process");
+	ap_json_str(j, "baseline", b->trace);
+	ap_json_u64(j, "measured_peak_bytes", b->measured_peak);
+	ap_json_str(j, "peak_source", b->peak_key);
+	ap_json_u64(j, "measured_nonreclaimable_bytes", b->measured_nonreclaimable);
+	ap_json_str(j, "nonreclaimable_source", b->nonrecl_key);
+	ap_json_u64(j, "runtime_nonreclaimable_bytes", b->runtime_anon);
+	ap_json_u64(j, "runtime_reclaimable_bytes", b->runtime_file);
+	if (b->other_model)
+		ap_json_str(j, "other_model", b->other_model);
+	else
+		ap_json_null(j, "other_model");
+	ap_json_u64(j, "nonreclaimable_bytes", v.anon);
+	ap_json_u64(j, "reclaimable_bytes", v.file);
+	ap_pr_json_verdict(j, &v);
+	ap_json_end_obj(j);
 }
 
 /* every strategy's arena and lower bound, and the budget's verdict when one was given */
@@ -386,7 +508,9 @@ static void json_strategies(struct ap_json *j, const struct ap_plan_set *s)
 
 		judge(s, &v);
 		ap_json_obj(j, "budget");
+		ap_json_str(j, "scope", "model");
 		ap_pr_json_verdict(j, &v);
+		json_baseline(j, s);
 		ap_json_end_obj(j);
 	}
 }

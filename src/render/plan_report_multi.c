@@ -160,11 +160,16 @@ static void text_process(FILE *f, const struct ap_plan_set *sets,
 	if (!sets[0].have_budget)
 		return;
 	ap_budget_judge(sets[0].budget, p->anon_bytes, p->file_bytes, &v);
-	ap_pr_text_verdict(f, &v, xnn ? "non-reclaimable + file-backed weights" :
+	ap_pr_text_verdict(f, &v, "the models' memory alone (the runtime's code, heap and "
+			   "stacks are not in it)", xnn ? "non-reclaimable + file-backed weights" :
 			   "arenas + persistent + weights", xnn ?
 			   "the models' non-reclaimable memory alone" : "the models' arenas alone");
+	if (!v.anon_fits)
+		ap_pr_text_would_fit(f, &v);
 	text_decider(f, sets, p, &v);
-	ap_pr_text_cgroup(f, &v);
+	if (v.anon_fits)
+		ap_pr_text_cgroup(f, &v, "for the models alone, not yet for the process "
+				  "(its runtime's code, heap and stacks come on top)");
 }
 
 bool ap_plan_multi_fits(const struct ap_plan_set *sets, const struct ap_plan_process *p)

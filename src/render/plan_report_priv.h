@@ -32,13 +32,18 @@ const char *ap_pr_out_name(const struct ap_tplan *p, int32_t i);
  * 64 bytes. JSON and CSV keep the full name.
  */
 const char *ap_pr_short_name(const char *name, char *buf);
-/* "budget SIZE:" and the verdict's line: sum names both halves, alone the anonymous one. */
-void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *sum,
-			const char *alone);
-/* The caveat and the suggested cgroup v2 settings under a verdict. */
-void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v);
-/* The verdict's JSON keys (budget_bytes, fits, arena_fits, margin_bytes, memory_max,
- * memory_high, memory_min), in the caller's object. */
+/* "budget SIZE, whose:" and the verdict's line: whose memory is judged (the model's
+ * alone, the process's), sum names both halves, alone the anonymous one. */
+void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *whose,
+			const char *sum, const char *alone);
+/* The cgroup v2 settings under a verdict that passes the gate; scope: whose they are. */
+void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v, const char *scope);
+/* Under a verdict that does not pass: the budget that would (no settings). */
+void ap_pr_text_would_fit(FILE *f, const struct ap_budget_verdict *v);
+/* "or shrink #K OP ...": the layer of s that decides the most (one line after indent). */
+void ap_pr_text_shrink(FILE *f, const char *indent, const struct ap_plan_set *s);
+/* The verdict's JSON keys (budget_bytes, fits, arena_fits, margin_bytes, needed_bytes,
+ * memory_max, memory_high, memory_min), in the caller's object. */
 void ap_pr_json_verdict(struct ap_json *j, const struct ap_budget_verdict *v);
 /* One model's whole plan object, as `plan --json` prints it, into j (in an array). */
 void ap_pr_json_plan(struct ap_json *j, const struct ap_plan_set *s);

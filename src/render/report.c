@@ -15,6 +15,7 @@
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/render/attrib_report.h"
 #include "arenaprof/analyze/correlate.h"
+#include "arenaprof/analyze/procmem.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/dmabuf_report.h"
@@ -559,6 +560,19 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	free(order);
 }
 
+/* The cgroup v2 memory.peak's largest sample, null without one (procmem.h: a v1 peak is
+ * a shared hierarchy's, not the process's). */
+static void json_cg_peak(struct ap_json *j, const struct ap_corr_all *x)
+{
+	struct ap_procmem m;
+
+	ap_procmem_of(x, &m);
+	if (m.have_cg_peak)
+		ap_json_u64(j, "memory_peak_max_bytes", m.cg_peak_max);
+	else
+		ap_json_null(j, "memory_peak_max_bytes");
+}
+
 static void json_runs(struct ap_json *j, const char *key, const struct ap_counts *c)
 {
 	ap_json_arr(j, key);
@@ -714,6 +728,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	ap_json_obj(&j, NULL);
 	ap_json_u64(&j, "schema_version", AP_REPORT_SCHEMA);
 	ap_summary_json(&j, r);
+	ap_summary_budget_json(&j, r);
 	ap_json_str(&j, "trace", path);
 	ap_json_bool(&j, "complete", a->saw_end && !a->truncated && !a->salvaged_bytes);
 	ap_json_bool(&j, "truncated", a->truncated);
@@ -826,6 +841,10 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	ap_json_u64(&j, "vmrss_max_bytes", SMAX(a, vm_rss));
 	ap_json_u64(&j, "pss_anon_max_bytes", SMAX(a, pss_anon));
 	ap_json_u64(&j, "pss_file_max_bytes", SMAX(a, pss_file));
+	ap_json_u64(&j, "pss_shmem_max_bytes", SMAX(a, pss_shmem));
+	ap_json_u64(&j, "rss_anon_max_bytes", SMAX(a, rss_anon));
+	ap_json_u64(&j, "rss_shmem_max_bytes", SMAX(a, rss_shmem));
+	json_cg_peak(&j, r->x);
 	ap_json_end_obj(&j);
 	ap_json_arr(&j, "notes");
 	for (uint32_t i = 0; i < a->n_notes; i++)

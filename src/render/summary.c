@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-/* summary: the verdict, the peak and its parts, the first run, drops (summary.h). */
+/*
+ * summary: the verdict on the process (against --budget), the latency, the layer that
+ * decides, the peak and its parts, drops (summary.h).
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arenaprof/analyze/attrib.h"
+#include "arenaprof/analyze/procmem.h"
 #include "arenaprof/render/dmabuf_report.h"
 #include "arenaprof/render/summary.h"
 #include "arenaprof/render/xnn_report.h"
@@ -112,27 +116,93 @@ const char *ap_summary_run_probe(const struct ap_analysis *a, char *buf, size_t 
 	return buf;
 }
 
-/* The verdict: does the plan describe what the process did? */
+/* The target ended before run 0 completed, with a run probe to see it: why, else NULL. */
+static const char *died_before_run0(const struct ap_analysis *a, char *buf, size_t len)
+{
+	char probe[1024];
+
+	if (a->runs_completed || !a->saw_end || a->end.reason != AP_END_TARGET_EXIT ||
+	    !ap_summary_run_probe(a, probe, sizeof(probe))[0])
+		return NULL;
+	if (a->end.term_signal)
+		snprintf(buf, len, "killed by signal %d", a->end.term_signal);
+	else if (a->end.exit_status >= 0)
+		snprintf(buf, len, "exited with status %d", a->end.exit_status);
+	else
+		snprintf(buf, len, "exited");
+	return buf;
+}
+
+/* On the default path, the operator XNNPACK's measured blocks hold the most for, or -1. */
+static int32_t xnn_heaviest(const struct ap_xnn_measured *m, uint64_t *bytes)
+{
+	int32_t w = -1;
+
+	*bytes = 0;
+	for (uint32_t k = 0; m->attributed && m->op_packed && m->op_scratch && k < m->n_ops;
+	     k++)
+		if (m->op_packed[k] + m->op_scratch[k] > *bytes) {
+			*bytes = m->op_packed[k] + m->op_scratch[k];
+			w = (int32_t)k;
+		}
+	return w;
+}
+
+/*
+ * The layer that decides, of a matching plan: on the default path the operator whose
+ * XNNPACK blocks (packed weights, buffers) are the largest measured, else the widest
+ * operator of the arena. "" when neither.
+ */
+static const char *widest(const struct ap_corr_all *x, char *buf, size_t len)
+{
+	const struct ap_corr *c = &x->c;
+	const struct ap_tplan *p = &x->plan;
+	const struct ap_xnn_measured *m = &x->xm;
+	int32_t w = c->widest_op;
+	uint64_t held;
+	int32_t h = xnn_heaviest(m, &held);
+
+	buf[0] = 0;
+	if (h >= 0)
+		snprintf(buf, len, "#%d %s holds the most of XNNPACK's blocks, %s (packed "
+			 "weights %s, buffers %s); ", h, m->op_names && m->op_names[h] ?
+			 TS(m->op_names[h]) : "?", B(held), B(m->op_packed[h]),
+			 B(m->op_scratch[h]));
+	else if (w >= 0 && (uint32_t)w < p->n_ops)
+		snprintf(buf, len, "#%d %s \"%s\" decides the arena, %s live (its floor); ", w,
+			 TS(p->ops[w].opname), ap_corr_short_name(p->ops[w].out_name,
+								  (char[64]){ 0 }, 64),
+			 B(c->widest_bytes));
+	return buf;
+}
+
+/* Which layer decides, or why none can be named; then does the plan describe the trace? */
 static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 {
 	const struct ap_corr_all *x = r->x;
 	const struct ap_arena_id *id = &x->a.id;
+	const char *died = died_before_run0(&x->a, (char[64]){ 0 }, 64);
 
-	if (!x->have_plan)
-		fprintf(f, "verdict    no plan given (--plan MODEL): the arena by %s is %s\n",
-			ap_arena_rule_key(id->rule), B(g->kind[AP_GROUP_ARENA]));
+	if (died)
+		fprintf(f, "layer      none: the target %s before run 0 completed, no run to "
+			"judge%s\n", died, x->have_plan ? " the plan by" : "");
+	else if (!x->have_plan)
+		fprintf(f, "layer      none named: no plan given (--plan MODEL); the arena by %s "
+			"is %s\n", ap_arena_rule_key(id->rule), B(g->kind[AP_GROUP_ARENA]));
 	else if (id->map < 0 && !x->no_arena)
-		fprintf(f, "verdict    no arena found: %s\n", TS(id->why));
+		fprintf(f, "layer      none named: no arena found: %s\n", TS(id->why));
 	else if (x->c.mismatch)
-		fprintf(f, "verdict    the plan does NOT describe this trace: %s\n",
+		fprintf(f, "layer      none: the plan does NOT describe this trace: %s\n",
 			x->c.n_reasons ? x->c.reasons[0] : "");
 	else if (x->no_arena)
-		fprintf(f, "verdict    CompiledModel leaves no TFLite arena beside XNNPACK, as "
+		fprintf(f, "layer      %sCompiledModel leaves no TFLite arena beside XNNPACK, as "
 			"planned: every tensor outside XNNPACK's partitions is a model input or "
-			"output, in CompiledModel's own TensorBuffers\n");
+			"output, in CompiledModel's own TensorBuffers\n",
+			widest(x, (char[256]){ 0 }, 256));
 	else
-		fprintf(f, "verdict    the %sis as planned: %s planned, %s first touched "
-			"(found by %s)\n", x->delegate == AP_DELEGATE_XNNPACK ?
+		fprintf(f, "layer      %sthe %sis as planned: %s planned, %s first touched "
+			"(found by %s)\n", widest(x, (char[256]){ 0 }, 256),
+			x->delegate == AP_DELEGATE_XNNPACK ?
 			(x->io_late ? "TFLite arena left beside XNNPACK by CompiledModel "
 			 "(planned whole, its inputs and outputs bound to its own buffers "
 			 "after: their bytes unused) " : x->compiled ? "TFLite arena left "
@@ -148,6 +218,88 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 			"none gives the builtin kernels' plan)\n");
 }
 
+void ap_summary_budget(const struct ap_report *r, struct ap_procmem *m,
+		       struct ap_budget_process *v)
+{
+	ap_procmem_of(r->x, m);
+	ap_budget_judge_process(r->budget, m->peak, m->nonreclaimable, v);
+	if (died_before_run0(&r->x->a, (char[64]){ 0 }, 64))
+		ap_budget_no_run(v);
+}
+
+/* "; the model's share as planned ..." with --plan and --budget, else "". */
+static const char *model_share(const struct ap_report *r, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (r->have_model)
+		snprintf(buf, len, "; the model's share as planned %s (non-reclaimable %s, "
+			 "weights %s)", B(r->model_anon + r->model_file), B(r->model_anon),
+			 B(r->model_file));
+	return buf;
+}
+
+/* The first line: the process against --budget, and the number that decided. */
+static void budget_line(FILE *f, const struct ap_report *r)
+{
+	struct ap_budget_process v;
+	struct ap_procmem m;
+	char peak[96], nr[128];
+	const char *died = died_before_run0(&r->x->a, (char[64]){ 0 }, 64);
+
+	ap_summary_budget(r, &m, &v);
+	snprintf(peak, sizeof(peak), "%s (%s)", B(m.peak), ap_pm_peak_text(m.peak_src));
+	snprintf(nr, sizeof(nr), "%s (%s)", B(m.nonreclaimable),
+		 ap_pm_nonrecl_text(m.nonrecl_src));
+	if (died && v.unknown)
+		fprintf(f, "verdict    NO VERDICT on %s (exit 3): the target %s before run 0 "
+			"completed, what a run holds was never measured; before that it held peak "
+			"%s, non-reclaimable %s%s\n", B(r->budget), died, peak, nr,
+			model_share(r, (char[160]){ 0 }, 160));
+	else if (died && !r->budget)
+		fprintf(f, "verdict    no run to judge: the target %s before run 0 completed; "
+			"before that it held peak %s, non-reclaimable %s%s\n", died, peak, nr,
+			model_share(r, (char[160]){ 0 }, 160));
+	else if (!r->budget)
+		fprintf(f, "verdict    no budget given (--budget SIZE): peak %s, non-reclaimable "
+			"%s%s\n", peak, nr, model_share(r, (char[160]){ 0 }, 160));
+	else if (v.decided_by == AP_BUDGET_BY_NONRECLAIMABLE)
+		fprintf(f, "verdict    DOES NOT FIT %s: the non-reclaimable memory alone, %s, is "
+			"%s over (no swap to put it in: an OOM kill); peak %s%s\n", B(r->budget),
+			nr, B((uint64_t)-v.margin), peak, model_share(r, (char[160]){ 0 }, 160));
+	else if (!v.fits)
+		fprintf(f, "verdict    DOES NOT FIT %s: the peak, %s, is %s over; its "
+			"non-reclaimable %s fits, the reclaimable %s (file pages: code, weights) "
+			"would be read again and again (thrashing)%s\n", B(r->budget), peak,
+			B((uint64_t)-v.margin), nr, B(v.reclaimable),
+			model_share(r, (char[160]){ 0 }, 160));
+	else
+		fprintf(f, "verdict    fits %s: the peak, %s, leaves %s; non-reclaimable %s%s\n",
+			B(r->budget), peak, B((uint64_t)v.margin), nr,
+			model_share(r, (char[160]){ 0 }, 160));
+}
+
+/* Run 0, the median and p99 run (the run probe's markers), or why there are none. */
+static void latency(FILE *f, const struct ap_report *r, const struct figures *g)
+{
+	const struct ap_attrib *at = r->attrib;
+	char probe[1024];
+
+	if (at && at->run_first_ns) {
+		fprintf(f, "latency    run 0 %.2f ms, median %.2f ms, p99 %.2f ms (%" PRIu64
+			" run%s timed", (double)at->run_first_ns / 1e6,
+			(double)at->run_median_ns / 1e6, (double)at->run_p99_ns / 1e6,
+			at->runs_completed, at->runs_completed == 1 ? "" : "s");
+		if (g->first_run_ns > 0)
+			fprintf(f, "; run 0 %.2f ms more than the median: its first touches, "
+				"cold caches, lazy set-up", (double)g->first_run_ns / 1e6);
+		fprintf(f, ")\n");
+	} else if (ap_summary_run_probe(&r->x->a, probe, sizeof(probe))[0]) {
+		fprintf(f, "latency    no run completed\n");
+	} else {
+		fprintf(f, "latency    not timed: no run probe (record --run-probe BIN:SYM)\n");
+	}
+}
+
 void ap_summary_text(FILE *f, const struct ap_report *r)
 {
 	const struct ap_analysis *a = &r->x->a;
@@ -156,6 +308,8 @@ void ap_summary_text(FILE *f, const struct ap_report *r)
 
 	gather(r, &g);
 	other = g.kind[AP_GROUP_HEAP] + g.kind[AP_GROUP_STACK] + g.kind[AP_GROUP_ANON];
+	budget_line(f, r);
+	latency(f, r, &g);
 	verdict(f, r, &g);
 	fprintf(f, "peak       %s (%s): arena %s (%.0f %%), weights %s resident (file-backed), "
 		"other anonymous %s, code and files %s\n", B(g.peak), g.peak_hwm ? "VmHWM" :
@@ -166,9 +320,6 @@ void ap_summary_text(FILE *f, const struct ap_report *r)
 		fprintf(f, "           the largest allocating call outside the arena: %s\n",
 			TS(g.top_call));
 	ap_dmabuf_summary_text(f, a);
-	if (g.first_run_ns >= 0)
-		fprintf(f, "first run  %.2f ms more than the median run (its first touches, "
-			"cold caches, lazy set-up)\n", (double)g.first_run_ns / 1e6);
 	fprintf(f, "drops      %s\n", a->drops.ringbuf_drops ? "EVENTS WERE DROPPED: the figures "
 		"miss them (record again with a larger --ring-size)" : "none");
 	fputc('\n', f);
@@ -207,5 +358,33 @@ void ap_summary_json(struct ap_json *j, const struct ap_report *r)
 	if (x->a.dmabuf.samples)	/* device memory: only when the target held any */
 		ap_json_u64(j, "dmabuf_peak_bytes", x->a.dmabuf.peak_bytes);
 	ap_json_u64(j, "dropped_events", x->a.drops.ringbuf_drops);
+	ap_json_end_obj(j);
+}
+
+void ap_summary_budget_json(struct ap_json *j, const struct ap_report *r)
+{
+	struct ap_budget_process v;
+	struct ap_procmem m;
+
+	if (!r->budget)
+		return;
+	ap_summary_budget(r, &m, &v);
+	ap_json_obj(j, "budget");
+	ap_json_u64(j, "budget_bytes", v.budget);
+	if (v.unknown)
+		ap_json_null(j, "fits");
+	else
+		ap_json_bool(j, "fits", v.fits);
+	ap_json_u64(j, "peak_bytes", v.peak);
+	ap_json_str(j, "peak_source", ap_pm_peak_key(m.peak_src));
+	ap_json_u64(j, "nonreclaimable_bytes", v.nonreclaimable);
+	ap_json_str(j, "nonreclaimable_source", ap_pm_nonrecl_key(m.nonrecl_src));
+	ap_json_u64(j, "reclaimable_bytes", v.reclaimable);
+	if (r->have_model)
+		ap_json_u64(j, "model_bytes", r->model_anon + r->model_file);
+	else
+		ap_json_null(j, "model_bytes");
+	ap_json_str(j, "decided_by", ap_budget_decider_key(v.decided_by));
+	ap_json_i64(j, "margin_bytes", v.margin);
 	ap_json_end_obj(j);
 }

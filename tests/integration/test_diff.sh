@@ -115,14 +115,17 @@ diff_check "a trace against its model's plan: the arena found equals the plan's,
 	"$TMP/t2.trace" "$MV2" --plan "$MV2"
 
 # report, the answer first: at most 8 lines before the first blank one, the verdict on
-# the plan, the peak and its arena part equal to report --json's own figures
+# the process first, the latency, the layer and the verdict on the plan, the peak and its
+# arena part equal to report --json's own figures
 "$ARENAPROF" report "$TMP/t2.trace" --plan "$MV2" >"$TMP/r2.txt" 2>&1
 "$ARENAPROF" report "$TMP/t2.trace" --plan "$MV2" --json >"$TMP/r2p.json" 2>&1
 head_lines=$(awk 'NF == 0 { print NR - 1; exit }' "$TMP/r2.txt")
 MSG="$(head -8 "$TMP/r2.txt")"
 check "report opens with the summary: $head_lines lines (at most 8), the verdict first" \
 	sh -c '[ "$1" -ge 3 ] && [ "$1" -le 8 ] &&
-		head -1 "$2" | grep -q "^verdict    the arena is as planned: 1.58 MiB planned"' _ \
+		head -1 "$2" | grep -q "^verdict    no budget given (--budget SIZE): peak " &&
+		sed -n 2p "$2" | grep -q "^latency    run 0 [0-9.]* ms, median " &&
+		sed -n 3p "$2" | grep -q "^layer      #[0-9]* .* decides the arena, .*; the arena is as planned: 1.58 MiB planned"' _ \
 	"$head_lines" "$TMP/r2.txt"
 check "summary JSON: schema 2, the plan matches, arena and peak as the report's own" \
 	python3 -c 'import json, sys

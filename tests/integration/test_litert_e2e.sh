@@ -164,7 +164,7 @@ check('--delegate none: the plan is said not to match',
 PY
 	MSG="$(head -2 "$t.txt")"
 	check "$name: the text verdict names the default path's arena" \
-		grep -q "^verdict    the TFLite arena left beside XNNPACK (LiteRT's default path) is as planned" "$t.txt"
+		grep -q "^layer      .*the TFLite arena left beside XNNPACK (LiteRT's default path) is as planned" "$t.txt"
 }
 
 main litert-mv2-none "$MV2" none && none_checks litert-mv2-none

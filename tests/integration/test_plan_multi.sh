@@ -78,8 +78,10 @@ check "budget: the text says does not fit, the larger model decides" \
 	grep -q "^  does not fit: the models' non-reclaimable memory alone" "$TMP/ab.txt"
 MSG="$(grep -A1 'decided most' "$TMP/ab.txt")" check "budget: model 2 named as deciding" \
 	grep -q "^  decided most by model 2, $B:" "$TMP/ab.txt"
-MSG="$(grep 'memory\.' "$TMP/ab.txt")" check "budget: cgroup settings on the budget" \
-	grep -q "^    memory.max  = $budget " "$TMP/ab.txt"
+MSG="$(grep 'memory\.\|would fit' "$TMP/ab.txt")" \
+	check "budget: over it, no cgroup settings as advice, the budget that would fit instead" \
+	sh -c '! grep -q "^    memory\." "$1" &&
+		grep -q "^  would fit: a budget of at least " "$1"' _ "$TMP/ab.txt"
 plan_json "$TMP/abb.json" "$A" "$B" --budget "$budget"
 MSG="exit $?" check "budget, JSON: exit 3 too" test $? = 3
 r=$(py "(v := d[0]['verdict']) and (v['budget_bytes'] == $budget and not v['arena_fits'] and

@@ -108,11 +108,52 @@ static void verdicts(void)
 	ap_budget_judge(UINT64_MAX, 1, 0, &v);
 	CHECK_U64("judge: memory.high of a huge budget, no overflow", v.high,
 		  UINT64_MAX / 100 * 95);
+	ap_budget_judge(1 << 20, 1020000, 0, &v);
+	CHECK("judge: memory.high never below a need that fits", v.anon_fits &&
+	      v.high_raised && v.high == 1020000 && v.needed == 1024000,
+	      "high %" PRIu64 " needed %" PRIu64, v.high, v.needed);
+	ap_budget_judge(1 << 20, 400000, 500000, &v);
+	ap_budget_protect(&v, v.total);
+	CHECK("protect: memory.min the whole need, page-rounded, below memory.high",
+	      v.min == 901120 && v.min_need && !v.min_clamped && v.min <= v.high,
+	      "min %" PRIu64, v.min);
+	ap_budget_protect(&v, 2000000);
+	CHECK("protect: a need past memory.high is clamped to it", v.min == 995328 &&
+	      v.min_clamped, "min %" PRIu64, v.min);
+}
+
+static void process(void)
+{
+	struct ap_budget_process v;
+	struct ap_budget_baseline b = { 0 };
+
+	ap_budget_judge_process(1000, 3000, 1500, &v);
+	CHECK("process: non-reclaimable over decides", !v.fits &&
+	      v.decided_by == AP_BUDGET_BY_NONRECLAIMABLE && v.margin == -500 &&
+	      v.reclaimable == 1500, "margin %" PRId64, v.margin);
+	ap_budget_judge_process(2000, 3000, 1500, &v);
+	CHECK("process: the peak over decides, the reclaimable part said", !v.fits &&
+	      v.decided_by == AP_BUDGET_BY_PEAK && v.margin == -1000, "margin %" PRId64,
+	      v.margin);
+	ap_budget_judge_process(3000, 3000, 1500, &v);
+	CHECK("process: a peak of exactly the budget fits", v.fits && v.margin == 0 &&
+	      v.decided_by == AP_BUDGET_BY_PEAK, "fits %d", v.fits);
+	CHECK("process: decided_by keys", !strcmp(ap_budget_decider_key(
+	      AP_BUDGET_BY_NONRECLAIMABLE), "nonreclaimable") &&
+	      !strcmp(ap_budget_decider_key(AP_BUDGET_BY_PEAK), "peak"), "keys");
+	ap_budget_baseline(5000, 3000, 1000, 500, &b);
+	CHECK("baseline: the runtime's halves beyond the model's", b.runtime_anon == 2000 &&
+	      b.runtime_file == 1500 && b.measured_peak == 5000, "anon %" PRIu64 " file %"
+	      PRIu64, b.runtime_anon, b.runtime_file);
+	ap_budget_baseline(5000, 3000, 4000, 9000, &b);
+	CHECK("baseline: a plan larger than measured leaves 0, never a wrap",
+	      !b.runtime_anon && !b.runtime_file, "anon %" PRIu64, b.runtime_anon);
 }
 
 int main(void)
 {
 	sums();
+	process();
 	overflow();
 	verdicts();
 	TEST_EXIT();

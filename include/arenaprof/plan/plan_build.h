@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arenaprof/plan/budget.h"
 #include "arenaprof/plan/coverage.h"
 #include "arenaprof/plan/graph.h"
 #include "arenaprof/plan/model.h"
@@ -88,6 +89,10 @@ struct ap_plan_set {
 	bool as_float32;
 	bool have_budget;		/* the report's options: the caller's, left as set */
 	uint64_t budget;
+	/* plan --baseline TRACE (with have_budget): the runtime's own cost measured there,
+	 * which the process's verdict and cgroup settings add to the model's halves */
+	bool have_baseline;
+	struct ap_budget_baseline baseline;
 	unsigned top;
 	struct ap_gap *gaps;		/* operators kernels.c does not model (coverage.h) */
 	uint32_t n_gaps;

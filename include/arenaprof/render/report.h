@@ -21,6 +21,11 @@ struct ap_report {
 	unsigned max_disagree;		/* text: disagreeing pages listed (0: default 20) */
 	/* the arena by address and attribution without markers (attrib.h), or NULL */
 	const struct ap_attrib *attrib;
+	/* report --budget SIZE: the budget (0: none); with --plan the model's share as
+	 * planned, its two halves (have_model): summary.h's verdict on the process */
+	uint64_t budget;
+	bool have_model;
+	uint64_t model_anon, model_file;
 };
 
 /* The JSON's schema version: 2 added "summary" and null for unknown values. */
