@@ -130,10 +130,10 @@ if arena:
 else:
     out(p.get("no_arena") is True and a.get("rule") == "none" and d.get("arena") is None and
         "CompiledModel leaves no TFLite arena beside XNNPACK, as planned" in
-        text.splitlines()[0],
+        "\n".join(text.splitlines()[:4]),
         "no TFLite arena, as the runtime (Resize(0)), and the verdict says so",
         "no_arena %s, rule %s, verdict %r" % (p.get("no_arena"), a.get("rule"),
-                                              text.splitlines()[0][:160]))
+                                              " / ".join(text.splitlines()[:4])[:400]))
 plan_bound = sorted((x["index"], x["bytes"]) for x in p.get("bound_tensors", []))
 rt_bound = sorted((b["tensor"], b["bytes"]) for b in t["binds"])
 out(plan_bound == rt_bound, "the plan binds the tensors the runtime bound %s" % rt_bound,
