@@ -66,18 +66,6 @@ static void text_gaps(FILE *f, const struct ap_plan_set *s)
 			TS(s->plan.model));
 }
 
-/* The partition with the widest XNNPACK value, or -1 (plan_report_xnn.c's rule). */
-static int32_t widest_part(const struct ap_xnn_plan *x)
-{
-	int32_t w = -1;
-
-	for (uint32_t i = 0; i < x->n_parts; i++)
-		if (x->parts[i].widest_value && (w < 0 ||
-		    x->parts[i].widest_value > x->parts[w].widest_value))
-			w = (int32_t)i;
-	return w;
-}
-
 /*
  * The layer that decides the most of the model's plan, as its own report names it: on
  * the XNNPACK path the widest value of the workspace (the builtin plan's widest operator
@@ -86,7 +74,7 @@ static int32_t widest_part(const struct ap_xnn_plan *x)
 static void text_widest(FILE *f, const char *indent, const struct ap_plan_set *s)
 {
 	const struct ap_tplan *p = &s->plan;
-	int32_t w = s->have_xnn ? widest_part(&s->xnn) : s->prof.widest_op;
+	int32_t w = s->have_xnn ? ap_pr_widest_part(&s->xnn) : s->prof.widest_op;
 
 	if (w < 0)
 		return;

@@ -21,6 +21,8 @@ void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s);
 /* "delegate", "cpu", "xnnpack", "anonymous_bytes", "reclaimable_bytes" (as they apply). */
 void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s);
 /* An operator's XNNPACK keys in the "ops" list, with s->have_xnn. */
+/* The partition with the widest XNNPACK value, or -1 when no partition plans one. */
+int32_t ap_pr_widest_part(const struct ap_xnn_plan *x);
 void ap_pr_json_op_xnn(struct ap_json *j, const struct ap_plan_set *s, uint32_t op);
 
 /* An operator's opcode ("?" when unknown) and output tensor's name ("" when none). */

@@ -19,8 +19,7 @@ static const char *op_name(const struct ap_tplan *p, int32_t i)
 	       p->ops[i].opname : "?";
 }
 
-/* The partition with the widest value, or -1 when no partition plans one. */
-static int32_t widest_part(const struct ap_xnn_plan *x)
+int32_t ap_pr_widest_part(const struct ap_xnn_plan *x)
 {
 	int32_t w = -1;
 
@@ -72,7 +71,7 @@ void ap_pr_text_xnn(FILE *f, const struct ap_plan_set *s)
 {
 	const struct ap_xnn_plan *x = &s->xnn;
 	uint64_t tfl = ap_plan_set_tflite_bytes(s), other = x->scratch_bytes + x->other_bytes;
-	int32_t w = widest_part(x);
+	int32_t w = ap_pr_widest_part(x);
 
 	if (!s->have_xnn)
 		return;
@@ -164,7 +163,7 @@ static void json_cache(struct ap_json *j, const struct ap_plan_set *s)
 void ap_pr_json_xnn(struct ap_json *j, const struct ap_plan_set *s)
 {
 	const struct ap_xnn_plan *x = &s->xnn;
-	int32_t w = widest_part(x);
+	int32_t w = ap_pr_widest_part(x);
 
 	if (!s->have_delegate) {
 		if (!s->model)
