@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/grow.h"
 #include "xnn_priv.h"
 
 /* The TFLite operator a node of the partition came from; -1 out of range. */
@@ -43,15 +44,8 @@ static int take_values(const struct ap_graph *g, uint32_t part, const struct xnn
 
 		if (x->alloc != XNN_A_WORKSPACE || x->reuses >= 0 || first < 0 || !x->bytes)
 			continue;
-		if (out->n == *cap) {
-			uint32_t n = *cap ? *cap * 2 : 64;
-			struct ap_ptensor *r = realloc(out->t, n * sizeof(*r));
-
-			if (!r)
-				return -ENOMEM;
-			out->t = r;
-			*cap = n;
-		}
+		if (ap_grow32(&out->t, cap, out->n, sizeof(*out->t), 64))
+			return -ENOMEM;
 		t = &out->t[out->n];
 		*t = (struct ap_ptensor){
 			.index = x->tfl_tensor >= 0 ? x->tfl_tensor : -1,
