@@ -416,7 +416,8 @@ int perf_major(struct bpf_perf_event_data *ctx)
  */
 __u32 wake_runs;
 
-static __always_inline void emit_marker(__u32 type, __u32 tid, __s32 run, __s32 op)
+static __always_inline void emit_marker(__u32 type, __u32 tid, __s32 run, __s32 op,
+					__u64 obj)
 {
 	struct ap_ring_event *e;
 
@@ -425,7 +426,7 @@ static __always_inline void emit_marker(__u32 type, __u32 tid, __s32 run, __s32 
 		return;
 	e->run = run;
 	e->op = op;
-	e->ip = 0;
+	e->addr = obj;
 	ev_submit_wake(e, type == AP_EV_RUN_END && wake_runs &&
 		       (__u32)runs_begun >= wake_runs);
 }
@@ -453,7 +454,10 @@ int BPF_KPROBE(run_enter)
 	else
 		bpf_map_update_elem(&run_depth, &tid, &one, BPF_ANY);
 	__sync_fetch_and_add(&runs_begun, 1);
-	emit_marker(AP_EV_RUN_BEGIN, tid, runs_begun - 1, current_op(tid));
+	/* the entry point's first argument: the interpreter (or compiled model, or XNNPACK
+	 * runtime) whose run this is, so runs of several models are told apart */
+	emit_marker(AP_EV_RUN_BEGIN, tid, runs_begun - 1, current_op(tid),
+		    (__u64)PT_REGS_PARM1(ctx));
 	return 0;
 }
 
@@ -471,7 +475,7 @@ int BPF_KRETPROBE(run_exit)
 		return 0;
 	if (--(*depth))
 		return 0;
-	emit_marker(AP_EV_RUN_END, tid, runs_begun - 1, current_op(tid));
+	emit_marker(AP_EV_RUN_END, tid, runs_begun - 1, current_op(tid), 0);
 	return 0;
 }
 
@@ -519,7 +523,7 @@ int BPF_KPROBE(op_enter)
 		return 0;
 	op = op_arg(ctx);
 	bpf_map_update_elem(&cur_op, &tid, &op, BPF_ANY);
-	emit_marker(AP_EV_OP_BEGIN, tid, runs_begun - 1, op);
+	emit_marker(AP_EV_OP_BEGIN, tid, runs_begun - 1, op, 0);
 	return 0;
 }
 
@@ -533,7 +537,7 @@ int BPF_KRETPROBE(op_exit)
 		return 0;
 	op = current_op(tid);
 	bpf_map_delete_elem(&cur_op, &tid);
-	emit_marker(AP_EV_OP_END, tid, runs_begun - 1, op);
+	emit_marker(AP_EV_OP_END, tid, runs_begun - 1, op, 0);
 	return 0;
 }
 

@@ -229,8 +229,13 @@ static int on_event(void *ctx, const struct ap_event *ev)
 	case AP_EV_OP_END: {
 		struct ap_rec_marker m = { .ts_ns = ev->ts_ns, .tid = ev->tid, .run = ev->run,
 					   .op = ev->type >= AP_EV_OP_BEGIN ? ev->op : -1 };
+		struct ap_rec_run_obj o = { .ts_ns = ev->ts_ns, .obj = ev->addr,
+					    .run = ev->run, .tid = ev->tid };
+		int rc = wr(t, marker_type[ev->type], &m, sizeof(m));
 
-		return wr(t, marker_type[ev->type], &m, sizeof(m));
+		if (rc || ev->type != AP_EV_RUN_BEGIN || !ev->addr)
+			return rc;
+		return wr(t, AP_REC_RUN_OBJ, &o, sizeof(o));
 	}
 	case AP_EV_ALLOC: {
 		struct ap_rec_alloc r = { .ts_ns = ev->ts_ns, .ptr = ev->addr, .size = ev->size,

@@ -116,6 +116,10 @@ AP_LAYOUT(ap_rec_dmabuf_buf, pad, 52);
 AP_LAYOUT(ap_rec_dmabuf_buf, exporter, 56);
 AP_LAYOUT(ap_rec_dmabuf_buf, name, 88);
 _Static_assert(sizeof(struct ap_rec_dmabuf_buf) == 120, "ap_rec_dmabuf_buf size");
+AP_LAYOUT(ap_rec_run_obj, obj, 8);
+AP_LAYOUT(ap_rec_run_obj, run, 16);
+AP_LAYOUT(ap_rec_run_obj, tid, 20);
+_Static_assert(sizeof(struct ap_rec_run_obj) == 24, "ap_rec_run_obj size");
 _Static_assert(AP_TRACE_MAX_PAYLOAD < UINT32_MAX - AP_TRACE_REC_HDR_LEN, "payload bound");
 
 /*
@@ -157,6 +161,8 @@ size_t ap_trace_fixed_size(uint32_t type)
 		return sizeof(struct ap_rec_dmabuf);
 	case AP_REC_DMABUF_BUF:
 		return sizeof(struct ap_rec_dmabuf_buf);
+	case AP_REC_RUN_OBJ:
+		return sizeof(struct ap_rec_run_obj);
 	default:
 		return 0;
 	}
@@ -274,6 +280,12 @@ void ap_trace_swap_fields(uint32_t type, union ap_payload *u)
 		SW32(u->dmabuf_buf.flags);
 		SW32(u->dmabuf_buf.pad);
 		break;	/* the names are bytes */
+	case AP_REC_RUN_OBJ:
+		SW64(u->run_obj.ts_ns);
+		SW64(u->run_obj.obj);
+		SW32(u->run_obj.run);
+		SW32(u->run_obj.tid);
+		break;
 	}
 }
 

@@ -29,6 +29,7 @@ union ap_payload {
 	struct ap_rec_alloc alloc;
 	struct ap_rec_dmabuf dmabuf;
 	struct ap_rec_dmabuf_buf dmabuf_buf;
+	struct ap_rec_run_obj run_obj;
 };
 
 /* The size of the struct at the start of a payload of this type; 0 for unknown types. */

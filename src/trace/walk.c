@@ -83,6 +83,11 @@ static int dispatch(const struct ap_trace_consumer *c, const struct ap_trace_rec
 		ap_name_clean(b.name);
 		return c->dmabuf_buf(c->ctx, &b);
 	}
+	case AP_REC_RUN_OBJ: {
+		struct ap_rec_run_obj o;
+
+		return c->run_obj ? (GET(rec, o), c->run_obj(c->ctx, &o)) : 0;
+	}
 	case AP_REC_END: {
 		struct ap_rec_end e;
 
@@ -96,7 +101,7 @@ static int dispatch(const struct ap_trace_consumer *c, const struct ap_trace_rec
 static bool timed(uint32_t type)
 {
 	return (type >= AP_REC_FAULT && type <= AP_REC_ALLOC) || type == AP_REC_DMABUF ||
-	       type == AP_REC_DMABUF_BUF;
+	       type == AP_REC_DMABUF_BUF || type == AP_REC_RUN_OBJ;
 }
 
 int ap_trace_walk(struct ap_trace_reader *r, const struct ap_trace_consumer *c,

@@ -64,7 +64,14 @@ enum ap_rec_type {
 	 */
 	AP_REC_DMABUF = 15,
 	AP_REC_DMABUF_BUF = 16,
-	AP_REC_MAX = AP_REC_DMABUF_BUF, /* types above are unknown to this version: skipped */
+	/*
+	 * After a RUN_BEGIN: the object the run probe's function was called on (its first
+	 * argument: the interpreter, compiled model or XNNPACK runtime), so the runs of
+	 * several models in one process are told apart (struct ap_rec_run_obj). A reader of
+	 * before this type skips it.
+	 */
+	AP_REC_RUN_OBJ = 17,
+	AP_REC_MAX = AP_REC_RUN_OBJ, /* types above are unknown to this version: skipped */
 };
 
 /*
@@ -124,6 +131,13 @@ struct ap_rec_marker {
 	int32_t run;
 	int32_t op;			/* op markers; -1 for runs */
 	uint32_t pad;
+};
+
+struct ap_rec_run_obj {
+	uint64_t ts_ns;			/* the RUN_BEGIN's */
+	uint64_t obj;			/* the run probe's first argument */
+	int32_t run;
+	uint32_t tid;
 };
 
 #define AP_NO_VALUE UINT64_MAX	/* a sample field that could not be read */
