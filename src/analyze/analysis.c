@@ -34,7 +34,6 @@ struct priv {
 	} reg[MAX_REGIONS];
 	uint32_t n_reg;
 	uint64_t regions_missed;	/* blocks past MAX_REGIONS, not kept apart */
-	uint64_t *run_begin;	/* by run index: its RUN_BEGIN time (run_ns' partner) */
 	uint64_t run_markers;	/* RUN_BEGIN and RUN_END records read */
 	const struct ap_analysis_opts *o;	/* the pass's */
 };
@@ -55,25 +54,53 @@ static int on_run(struct ap_analysis *a, uint32_t type, struct ap_rec_marker m)
 	if ((uint32_t)m.run >= a->n_run_ns) {
 		uint32_t n = a->n_run_ns ? a->n_run_ns : 1024;
 		uint64_t *r, *b;
+		int16_t *o;
 
 		while (n <= (uint32_t)m.run)
 			n *= 2;
 		r = realloc(a->run_ns, n * sizeof(*r));
 		if (r)
 			a->run_ns = r;
-		b = realloc(pv->run_begin, n * sizeof(*b));
+		b = realloc(a->run_begin, n * sizeof(*b));
 		if (b)
-			pv->run_begin = b;
-		if (!r || !b)
+			a->run_begin = b;
+		o = realloc(a->run_obj_of, n * sizeof(*o));
+		if (o)
+			a->run_obj_of = o;
+		if (!r || !b || !o)
 			return -ENOMEM;
 		memset(r + a->n_run_ns, 0, (n - a->n_run_ns) * sizeof(*r));
 		memset(b + a->n_run_ns, 0, (n - a->n_run_ns) * sizeof(*b));
+		memset(o + a->n_run_ns, 0xff, (n - a->n_run_ns) * sizeof(*o));	/* -1 */
 		a->n_run_ns = n;
 	}
 	if (type == AP_REC_RUN_BEGIN)
-		pv->run_begin[m.run] = m.ts_ns;
-	else if (pv->run_begin[m.run] && m.ts_ns >= pv->run_begin[m.run])
-		a->run_ns[m.run] = m.ts_ns - pv->run_begin[m.run];
+		a->run_begin[m.run] = m.ts_ns;
+	else if (a->run_begin[m.run] && m.ts_ns >= a->run_begin[m.run])
+		a->run_ns[m.run] = m.ts_ns - a->run_begin[m.run];
+	return 0;
+}
+
+/* The object of a run begun (after its RUN_BEGIN, which sized the run tables). */
+static int on_run_obj(void *ctx, const struct ap_rec_run_obj *o)
+{
+	struct ap_analysis *a = ctx;
+	uint32_t k;
+
+	if (o->run < 0 || (uint32_t)o->run >= a->n_run_ns || !a->run_begin[o->run])
+		return 0;	/* no RUN_BEGIN of that index: not a run of this trace */
+	for (k = 0; k < a->n_run_objs && a->run_objs[k].obj != o->obj; k++)
+		;
+	if (k == a->n_run_objs) {
+		if (k == AP_MAX_RUN_OBJS) {
+			a->run_objs_over = true;
+			return 0;
+		}
+		a->run_objs[a->n_run_objs++] = (struct ap_run_obj){ .obj = o->obj,
+								    .first_run = o->run };
+	}
+	a->run_objs[k].runs++;
+	a->run_obj_of[o->run] = (int16_t)k;
 	return 0;
 }
 
@@ -551,7 +578,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		.fault = on_fault, .mapping = on_mapping, .resident = on_resident,
 		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
 		.alloc = on_alloc, .end = on_end, .dmabuf = on_dmabuf,
-		.dmabuf_buf = on_dmabuf_buf, .ctx = a,
+		.dmabuf_buf = on_dmabuf_buf, .run_obj = on_run_obj, .ctx = a,
 	};
 	struct ap_trace_reader r;
 	struct ap_trace_span span;
@@ -627,10 +654,9 @@ void ap_analysis_free(struct ap_analysis *a)
 		free(a->allocs);
 	}
 	free(a->run_ns);
+	free(a->run_begin);
+	free(a->run_obj_of);
 	ap_dmabuf_seen_free(&a->dmabuf);
-	if (pv) {
-		free(pv->run_begin);
-		free(pv);
-	}
+	free(pv);
 	memset(a, 0, sizeof(*a));
 }

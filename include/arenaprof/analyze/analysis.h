@@ -21,6 +21,15 @@
 
 struct ap_allocs;
 
+/* An object runs were begun on (AP_REC_RUN_OBJ): an interpreter, a compiled model. */
+struct ap_run_obj {
+	uint64_t obj;			/* the run probe's first argument */
+	uint64_t runs;			/* runs begun on it */
+	int32_t first_run;
+};
+
+#define AP_MAX_RUN_OBJS 64
+
 struct ap_analysis {
 	struct ap_rec_header hdr;
 	char *strings[AP_HS_COUNT];	/* the header's, enum ap_hdr_str */
@@ -50,7 +59,18 @@ struct ap_analysis {
 	 */
 	struct ap_allocs *allocs;
 	uint64_t *run_ns;
-	uint32_t n_run_ns;
+	uint64_t *run_begin;		/* by run index: its RUN_BEGIN time, 0 none */
+	uint32_t n_run_ns;		/* entries of run_ns, run_begin and run_obj_of */
+	/*
+	 * The objects the runs were begun on, in order of their first run, and each run's
+	 * (run_obj_of[i]: an index into run_objs, -1 unknown). More distinct objects than
+	 * AP_MAX_RUN_OBJS (run_objs_over): the probe's first argument names no interpreter
+	 * (a --run-probe function of another signature); the runs are not told apart.
+	 */
+	struct ap_run_obj run_objs[AP_MAX_RUN_OBJS];
+	uint32_t n_run_objs;
+	bool run_objs_over;
+	int16_t *run_obj_of;
 	struct ap_rec_sample *samples;
 	uint32_t n_samples, cap_samples;
 	char **notes;
