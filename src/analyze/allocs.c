@@ -288,6 +288,68 @@ static void follow(const struct ap_allocs *al, struct ap_arid *id)
 	}
 }
 
+static bool taken_by(int32_t i, const int32_t *taken, uint32_t n_taken)
+{
+	for (uint32_t k = 0; k < n_taken; k++)
+		if (taken[k] == i)
+			return true;
+	return false;
+}
+
+/*
+ * Rule 1: the block of the plan's size, or -1; with taken (a model after the first), one
+ * no other model's arena is, and never XNNPACK's own.
+ */
+static int32_t plan_sized(const struct ap_allocs *al, uint64_t arena_bytes,
+			  const int32_t *taken, uint32_t n_taken, uint32_t *matches)
+{
+	int32_t best = -1;
+
+	for (uint32_t i = 0; i < al->n; i++) {
+		const struct ap_block *b = &al->b[i];
+
+		/* the plan's size and the slack, and room for it past the base */
+		if (b->size < arena_bytes || b->size > arena_bytes + AP_ARENA_SLACK ||
+		    b->size - (base_of(b) - b->ptr) < arena_bytes ||
+		    (taken && (taken_by((int32_t)i, taken, n_taken) || ap_alloc_fn_xnn(b->fn))))
+			continue;
+		(*matches)++;
+		/* LiteRT's own call first, then the earliest */
+		if (best < 0 || (aligned_fn(b) && !aligned_fn(&al->b[best])))
+			best = (int32_t)i;
+	}
+	return best;
+}
+
+static void by_plan_size(const struct ap_allocs *al, uint64_t arena_bytes, int32_t best,
+			 struct ap_arid *id)
+{
+	id->rule = AP_ARID_PLAN_SIZE;
+	id->block = best;
+	id->base = base_of(&al->b[best]);
+	id->bytes = arena_bytes;
+	follow(al, id);
+}
+
+void ap_arid_find_among(const struct ap_allocs *al, uint64_t arena_bytes,
+			const int32_t *taken, uint32_t n_taken, struct ap_arid *id)
+{
+	static const int32_t none[1] = { -1 };
+	int32_t best = -1;
+
+	memset(id, 0, sizeof(*id));
+	id->block = -1;
+	if (arena_bytes)
+		best = plan_sized(al, arena_bytes, n_taken ? taken : none, n_taken,
+				  &id->matches);
+	if (best >= 0)
+		by_plan_size(al, arena_bytes, best, id);
+	else
+		snprintf(id->why, sizeof(id->why), "no block of the plan's arena size (%" PRIu64
+			 " bytes) that is no other model's (%u blocks of a page or more seen)",
+			 arena_bytes, al->n);
+}
+
 void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_arid *id)
 {
 	int32_t best = -1;
@@ -304,24 +366,9 @@ void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_ar
 		return;
 	}
 	if (arena_bytes) {
-		for (uint32_t i = 0; i < al->n; i++) {
-			const struct ap_block *b = &al->b[i];
-
-			/* the plan's size and the slack, and room for it past the base */
-			if (b->size < arena_bytes || b->size > arena_bytes + AP_ARENA_SLACK ||
-			    b->size - (base_of(b) - b->ptr) < arena_bytes)
-				continue;
-			id->matches++;
-			/* LiteRT's own call first, then the earliest */
-			if (best < 0 || (aligned_fn(b) && !aligned_fn(&al->b[best])))
-				best = (int32_t)i;
-		}
+		best = plan_sized(al, arena_bytes, NULL, 0, &id->matches);
 		if (best >= 0) {
-			id->rule = AP_ARID_PLAN_SIZE;
-			id->block = best;
-			id->base = base_of(&al->b[best]);
-			id->bytes = arena_bytes;
-			follow(al, id);
+			by_plan_size(al, arena_bytes, best, id);
 			return;
 		}
 	}

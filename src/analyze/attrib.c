@@ -621,6 +621,7 @@ static void map_faults(struct ap_attrib *at, const struct ap_analysis *a,
 			at->w_ft_pages += m->first_touch_pages;
 			if (m->end - m->start > at->w_bytes)
 				at->w_bytes = m->end - m->start;
+			at->w_files += !at->w_path || strcmp(at->w_path, m->path);
 			at->w_path = m->path;
 			continue;
 		}

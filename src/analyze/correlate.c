@@ -42,9 +42,9 @@ enum ap_group ap_corr_group_of(const struct ap_analysis *a, int32_t mi)
 
 	if (mi < 0 || (uint32_t)mi >= a->as.n_maps)
 		return AP_GROUP_FILES;
-	if (mi == a->id.map)
-		return AP_GROUP_ARENA;
 	role = a->as.maps[mi].role;
+	if (mi == a->id.map || !strcmp(role, AP_ROLE_MODEL_ARENA))
+		return AP_GROUP_ARENA;
 	if (!strcmp(role, "weights"))
 		return AP_GROUP_WEIGHTS;
 	if (!strcmp(role, "heap"))
@@ -553,6 +553,67 @@ static void id_no_arena(struct ap_arena_id *id)
 		 "bound to CompiledModel's TensorBuffers");
 }
 
+/*
+ * The models after the first: planned for the delegate the first's plan is (one process,
+ * one runtime path), each arena found among the blocks no model before it took, kept
+ * apart before the groups are counted.
+ */
+static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
+{
+	int32_t taken[AP_MAX_MODELS];
+	uint32_t n_taken = 0;
+	int rc;
+
+	if (x->a.id.block >= 0)
+		taken[n_taken++] = x->a.id.block;
+	for (uint32_t i = 0; i < in->n_more; i++) {
+		struct ap_more_model *m = &x->more[i];
+
+		rc = x->compiled && !x->io_late ?
+		     ap_plan_load_compiled(in->more_plans[i], &m->plan, err) :
+		     ap_plan_load_for(in->more_plans[i], x->delegate, &m->plan, err);
+		if (rc)
+			return rc;
+		x->model_path[x->n_models++] = in->more_plans[i];
+		if (ap_model_arena_locate(&x->a, in->more_plans[i], &m->plan, taken, n_taken, &m->id))
+			taken[n_taken++] = m->id.block;
+	}
+	return 0;
+}
+
+/* Each model's correlation after the first's, and every model's runs. */
+static int corr_more(struct ap_corr_all *x, char *err)
+{
+	const struct ap_arena_id *ids[AP_MAX_MODELS] = { &x->a.id };
+	int rc;
+
+	for (uint32_t i = 1; i < x->n_models; i++) {
+		struct ap_more_model *m = &x->more[i - 1];
+
+		rc = ap_corr_build_at(&x->a, &m->id, &m->plan,
+				      x->io_late ? AP_CORR_IO_OPTIONAL : 0, &m->c, err);
+		if (rc)
+			return rc;
+		ids[i] = &m->id;
+	}
+	ap_models_runs(&x->a, ids, x->n_models, x->runs);
+	return 0;
+}
+
+void ap_corr_model(const struct ap_corr_all *x, uint32_t i, struct ap_corr_model *m)
+{
+	*m = (struct ap_corr_model){ .path = x->model_path[i], .runs = &x->runs[i] };
+	if (!i) {
+		m->plan = &x->plan;
+		m->id = &x->a.id;
+		m->c = &x->c;
+	} else {
+		m->plan = &x->more[i - 1].plan;
+		m->id = &x->more[i - 1].id;
+		m->c = &x->more[i - 1].c;
+	}
+}
+
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 {
 	struct ap_analysis_opts ao = { 0 };
@@ -569,6 +630,7 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 		if (rc)
 			return rc;
 		x->have_plan = true;
+		x->model_path[x->n_models++] = in->plan_path;
 		x->delegate_auto = in->delegate == AP_CORR_AUTO;
 		if (x->delegate_auto) {
 			rc = choose_delegate(in, x, &x->a, &reuse, err);
@@ -598,12 +660,17 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	if (rc)
 		return rc;
 	tensor_buffers(x);
-	/* the workspace's pages apart before the groups are counted */
+	/* the workspace's and the other models' pages apart before the groups are counted */
 	if (x->have_ws)
 		x->have_ws = ap_xnn_ws_locate(&x->a, &x->xm, x->ws_plan.arena_bytes, &x->ws_id);
+	rc = x->have_plan ? load_more(in, x, err) : 0;
+	if (rc)
+		return rc;
 	rc = x->no_arena && x->a.id.map < 0 ? corr_no_arena(x, err) :
 	     ap_corr_build_at(&x->a, &x->a.id, x->have_plan ? &x->plan : NULL,
 			      x->io_late ? AP_CORR_IO_OPTIONAL : 0, &x->c, err);
+	if (!rc && x->have_plan)
+		rc = corr_more(x, err);
 	if (rc || !x->have_ws)
 		return rc;
 	/* named by its values' plan as the arena's pages are by the arena plan */
@@ -612,6 +679,10 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 
 void ap_corr_all_free(struct ap_corr_all *x)
 {
+	for (uint32_t i = 1; i < x->n_models; i++) {
+		ap_corr_free(&x->more[i - 1].c);
+		ap_tplan_free(&x->more[i - 1].plan);
+	}
 	ap_corr_free(&x->c);
 	ap_corr_free(&x->ws);
 	ap_tplan_free(&x->ws_plan);

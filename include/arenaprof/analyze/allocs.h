@@ -96,6 +96,12 @@ struct ap_arid {
  * fire). Never fails.
  */
 void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_arid *id);
+/*
+ * Rule 1 alone, among the blocks not in taken[0..n_taken) (other models' arenas in one
+ * process): AP_ARID_PLAN_SIZE, or AP_ARID_NONE with why.
+ */
+void ap_arid_find_among(const struct ap_allocs *al, uint64_t arena_bytes,
+			const int32_t *taken, uint32_t n_taken, struct ap_arid *id);
 
 /* The address of planned offset 0 in a block: its pointer rounded up to 64 bytes. */
 uint64_t ap_block_base(const struct ap_block *b);

@@ -94,6 +94,8 @@ struct ap_attrib {
 	uint32_t w_maps;
 	uint64_t w_faults, w_major, w_ft_pages, w_bytes;
 	const char *w_path;
+	uint32_t w_files;		/* more than one: several models' files (their own
+					 * pages in report's models section) */
 	/* runs: the run probe's markers (entry to return, the first thread's runs) */
 	uint64_t runs_completed;
 	uint64_t run_first_ns, run_median_ns, run_p99_ns;	/* 0: no markers */

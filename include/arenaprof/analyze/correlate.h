@@ -24,6 +24,7 @@
 #include "arenaprof/analyze/analysis.h"
 #include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/analyze/arena.h"
+#include "arenaprof/analyze/models.h"
 #include "arenaprof/analyze/weights_split.h"
 #include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/plan/plan.h"
@@ -153,6 +154,11 @@ enum ap_corr_delegate { AP_CORR_AUTO, AP_CORR_XNNPACK, AP_CORR_NONE };
 struct ap_corr_in {
 	const char *trace;
 	const char *plan_path;		/* NULL: no plan */
+	/* more models in the same process (--plan again; report only): each planned for
+	 * the first's delegate, its arena found among the blocks the others' are not */
+	const char *more_plans[AP_MAX_MODELS - 1];
+	uint32_t n_more;
+	bool many_plans;		/* the command takes --plan more than once */
 	enum ap_corr_delegate delegate;	/* of the plan of a model */
 	uint64_t arena_addr;		/* --arena ADDR: planned offset 0; 0: found (arena.h) */
 	/* once the plan is loaded, before the pass (to size what on_fault fills), or NULL */
@@ -198,7 +204,29 @@ struct ap_corr_all {
 	struct ap_tplan ws_plan;
 	struct ap_arena_id ws_id;
 	struct ap_corr ws;
+	/*
+	 * The models of the plans given (0 without a plan): the first is plan, a.id and c
+	 * above, the others in more[]; runs[i] are model i's (models.h).
+	 */
+	uint32_t n_models;
+	const char *model_path[AP_MAX_MODELS];
+	struct ap_more_model {
+		struct ap_tplan plan;
+		struct ap_arena_id id;
+		struct ap_corr c;
+	} more[AP_MAX_MODELS - 1];
+	struct ap_model_runs runs[AP_MAX_MODELS];
 };
+
+/* Model i of x (i < x->n_models): its plan, arena and correlation. */
+struct ap_corr_model {
+	const char *path;
+	const struct ap_tplan *plan;
+	const struct ap_arena_id *id;
+	const struct ap_corr *c;
+	const struct ap_model_runs *runs;
+};
+void ap_corr_model(const struct ap_corr_all *x, uint32_t i, struct ap_corr_model *m);
 
 /*
  * Loads the plan, runs the analysis pass and correlates. 0, or -ENOMEM (out of memory) or

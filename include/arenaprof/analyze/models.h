@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * models: several models in one process (report --plan A --plan B). Each model's arena is
+ * the allocation probe's block of its plan's size that no other model's arena is, kept
+ * apart as the first model's is; each model's runs are those begun on its interpreter:
+ * the object the run probe saw each run begun on (trace.h's AP_REC_RUN_OBJ) whose runs
+ * first touched that arena's pages, else the order they came in.
+ */
+#ifndef ARENAPROF_MODELS_H
+#define ARENAPROF_MODELS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arenaprof/analyze/analysis.h"
+#include "arenaprof/plan/plan.h"
+
+#define AP_MAX_MODELS 8
+#define AP_ROLE_MODEL_ARENA "model-arena"	/* a model's arena after the first's */
+
+/* Which runs were one model's, and how that is known. */
+enum ap_model_runs_rule {
+	AP_MR_PROCESS = 0,	/* runs not told apart: the process's (one model, or the trace
+				 * has no run objects) */
+	AP_MR_TOUCHES,		/* its object's runs first touched its arena */
+	AP_MR_ORDER,		/* the k-th arena allocated, the k-th object run */
+	AP_MR_NONE,		/* no object left for it: no run of its own seen */
+};
+
+struct ap_model_runs {
+	enum ap_model_runs_rule rule;
+	int32_t obj;			/* index into the analysis' run_objs, -1 */
+	uint64_t votes;			/* AP_MR_TOUCHES: its arena's pages first touched in
+					 * those runs */
+	uint64_t runs, completed;	/* begun, and with their end seen */
+	uint64_t first_ns, median_ns, p99_ns;	/* of the completed runs; 0 none */
+};
+
+/*
+ * The arena of plan p (of the model at path, whose mappings become its weights) among the
+ * blocks not in taken[0..n_taken): id (rule AP_AR_ALLOC, its block kept apart as a
+ * mapping of role AP_ROLE_MODEL_ARENA), or false with id->why.
+ */
+bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct ap_tplan *p,
+			   const int32_t *taken, uint32_t n_taken, struct ap_arena_id *id);
+
+/*
+ * The runs of each of n models whose arenas are ids[0..n) (an id without a mapping: none
+ * found), into out[0..n).
+ */
+void ap_models_runs(const struct ap_analysis *a, const struct ap_arena_id *const *ids,
+		    uint32_t n, struct ap_model_runs *out);
+
+/* The rule's key in JSON: "process", "first_touches", "order", "none". */
+const char *ap_model_runs_rule_key(enum ap_model_runs_rule r);
+
+#endif

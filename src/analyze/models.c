@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+/* models: several models' arenas and runs in one trace (models.h). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arenaprof/analyze/allocs.h"
+#include "arenaprof/analyze/models.h"
+#include "arenaprof/util/stats.h"
+
+/* The model file's mappings are its weights, as the pass names the first model's. */
+static void name_weights(struct ap_analysis *a, const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		struct ap_amap *m = &a->as.maps[i];
+		const char *mb = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+
+		if (!m->anon && !strcmp(mb, base))
+			m->role = "weights";
+	}
+}
+
+bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct ap_tplan *p,
+			   const int32_t *taken, uint32_t n_taken, struct ap_arena_id *id)
+{
+	const struct ap_block *b;
+	struct ap_arid r;
+	char when[32];
+
+	memset(id, 0, sizeof(*id));
+	id->map = id->block = -1;
+	name_weights(a, path);
+	ap_arid_find_among(a->allocs, p->arena_bytes, taken, n_taken, &r);
+	if (r.rule != AP_ARID_PLAN_SIZE) {
+		snprintf(id->why, sizeof(id->why), "%s", r.why);
+		return false;
+	}
+	b = &a->allocs->b[r.block];
+	id->map = ap_analysis_keep_block(a, r.base, r.bytes, r.block, AP_ROLE_MODEL_ARENA);
+	if (id->map < 0) {
+		snprintf(id->why, sizeof(id->why), "the block at 0x%" PRIx64 " could not be kept "
+			 "apart (%s)", b->ptr, id->map == -ENOMEM ? "out of memory" :
+			 "too many blocks kept apart");
+		id->map = -1;
+		return false;
+	}
+	id->rule = AP_AR_ALLOC;
+	id->base = r.base;
+	id->bytes = r.bytes;
+	id->block = r.block;
+	id->matches = r.matches;
+	if (b->run_alloc < 0)
+		snprintf(when, sizeof(when), "before run 0");
+	else
+		snprintf(when, sizeof(when), "in run %d", b->run_alloc);
+	snprintf(id->why, sizeof(id->why), "the allocation of the plan's size: %" PRIu64
+		 " bytes at 0x%" PRIx64 ", allocated %s (%u such blocks no other model's)",
+		 b->size, b->ptr, when, r.matches);
+	return true;
+}
+
+/* Whether a first touch came inside run r (between its begin and its end, if seen). */
+static bool in_run(const struct ap_analysis *a, const struct ap_touch *t)
+{
+	uint64_t t0;
+
+	if (t->run < 0 || (uint32_t)t->run >= a->n_run_ns)
+		return false;
+	t0 = a->run_begin[t->run];
+	return t0 && t->ts_ns >= t0 && (!a->run_ns[t->run] || t->ts_ns <= t0 + a->run_ns[t->run]);
+}
+
+/*
+ * votes[m * AP_MAX_RUN_OBJS + o]: pages of model m's arena first touched inside a run
+ * begun on object o. A page a model's input takes (set before its invoke, after another
+ * model's run) falls outside every run and is no vote.
+ */
+static void count_votes(const struct ap_analysis *a, const struct ap_arena_id *const *ids,
+			uint32_t n, uint64_t *votes)
+{
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
+		int16_t o;
+
+		if (!in_run(a, t) || (o = a->run_obj_of[t->run]) < 0)
+			continue;
+		for (uint32_t m = 0; m < n; m++)
+			if (ids[m]->map >= 0 && (int32_t)t->map == ids[m]->map)
+				votes[m * AP_MAX_RUN_OBJS + (uint32_t)o]++;
+	}
+}
+
+/* Greedy: the (model, object) pair with the most votes first, each used once. */
+static void by_votes(const uint64_t *votes, uint32_t n, uint32_t n_obj,
+		     struct ap_model_runs *out, bool *used)
+{
+	for (;;) {
+		uint64_t best = 0;
+		uint32_t bm = 0, bo = 0;
+
+		for (uint32_t m = 0; m < n; m++)
+			for (uint32_t o = 0; out[m].obj < 0 && o < n_obj; o++)
+				if (!used[o] && votes[m * AP_MAX_RUN_OBJS + o] > best) {
+					best = votes[m * AP_MAX_RUN_OBJS + o];
+					bm = m;
+					bo = o;
+				}
+		if (!best)
+			return;
+		out[bm].obj = (int32_t)bo;
+		out[bm].rule = AP_MR_TOUCHES;
+		out[bm].votes = best;
+		used[bo] = true;
+	}
+}
+
+/* The models left, in the order their arenas were allocated, take the objects left in the
+ * order they first ran: interpreters are made and then run in the same order. */
+static void by_order(const struct ap_analysis *a, const struct ap_arena_id *const *ids,
+		     uint32_t n, struct ap_model_runs *out, bool *used)
+{
+	for (;;) {
+		int32_t m = -1, o = -1;
+
+		for (uint32_t k = 0; k < n; k++) {
+			uint64_t tk, tm;
+
+			if (out[k].obj >= 0 || out[k].rule == AP_MR_NONE || ids[k]->block < 0)
+				continue;
+			tk = a->allocs->b[ids[k]->block].t_alloc;
+			tm = m < 0 ? 0 : a->allocs->b[ids[m]->block].t_alloc;
+			if (m < 0 || tk < tm)
+				m = (int32_t)k;
+		}
+		for (uint32_t k = 0; k < a->n_run_objs && o < 0; k++)
+			if (!used[k])
+				o = (int32_t)k;	/* run_objs are in order of their first run */
+		if (m < 0 || o < 0)
+			break;
+		out[m].obj = o;
+		out[m].rule = AP_MR_ORDER;
+		used[o] = true;
+	}
+	for (uint32_t k = 0; k < n; k++)
+		if (out[k].obj < 0)
+			out[k].rule = AP_MR_NONE;
+}
+
+/* Count and latency of the runs begun on obj (-1: every run). */
+static void run_figures(const struct ap_analysis *a, int32_t obj, struct ap_model_runs *r)
+{
+	uint64_t *v = malloc((a->n_run_ns ? a->n_run_ns : 1) * sizeof(*v));
+	size_t nv = 0;
+
+	r->runs = r->completed = 0;
+	for (uint32_t i = 0; i < a->n_run_ns; i++) {
+		if (!a->run_begin[i] || (obj >= 0 && a->run_obj_of[i] != obj))
+			continue;
+		r->runs++;
+		if (!a->run_ns[i])
+			continue;
+		r->completed++;
+		if (!nv)
+			r->first_ns = a->run_ns[i];
+		if (v)
+			v[nv++] = a->run_ns[i];
+	}
+	if (nv)
+		ap_median_p99(v, nv, &r->median_ns, &r->p99_ns);
+	free(v);
+}
+
+void ap_models_runs(const struct ap_analysis *a, const struct ap_arena_id *const *ids,
+		    uint32_t n, struct ap_model_runs *out)
+{
+	uint64_t votes[AP_MAX_MODELS * AP_MAX_RUN_OBJS] = { 0 };
+	bool used[AP_MAX_RUN_OBJS] = { false };
+
+	for (uint32_t m = 0; m < n; m++)
+		out[m] = (struct ap_model_runs){ .rule = AP_MR_PROCESS, .obj = -1 };
+	/* one model among several interpreters: its own runs, when its arena says which */
+	if (n == 1 && a->n_run_objs > 1 && !a->run_objs_over) {
+		count_votes(a, ids, n, votes);
+		by_votes(votes, n, a->n_run_objs, out, used);
+	} else if (n > 1 && n <= AP_MAX_MODELS && a->n_run_objs && !a->run_objs_over) {
+		for (uint32_t m = 0; m < n; m++)
+			out[m].rule = AP_MR_ORDER;	/* until a rule below settles it */
+		count_votes(a, ids, n, votes);
+		by_votes(votes, n, a->n_run_objs, out, used);
+		by_order(a, ids, n, out, used);
+	}
+	for (uint32_t m = 0; m < n; m++)
+		if (out[m].rule != AP_MR_NONE)
+			run_figures(a, out[m].rule == AP_MR_PROCESS ? -1 : out[m].obj, &out[m]);
+}
+
+const char *ap_model_runs_rule_key(enum ap_model_runs_rule r)
+{
+	switch (r) {
+	case AP_MR_PROCESS: return "process";
+	case AP_MR_TOUCHES: return "first_touches";
+	case AP_MR_ORDER: return "order";
+	case AP_MR_NONE: return "none";
+	}
+	return "none";
+}
