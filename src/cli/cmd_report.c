@@ -71,6 +71,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	struct ap_opts op;
 
 	*a = (struct args){ 0 };
+	a->in.many_plans = true;
 	ap_opts_init(&op, AP_TRACE_IN_SPEC
 		     " j|json P|pages M=mappings f=format: d|disagree: b|budget: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {

@@ -14,7 +14,22 @@ int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *
 		    char **argv)
 {
 	switch (c) {
-	case 'p': in->plan_path = arg; return 0;
+	case 'p':
+		if (!in->plan_path) {
+			in->plan_path = arg;
+			return 0;
+		}
+		if (!in->many_plans) {
+			ap_cli_say(cmd, "--plan given twice: %s takes one model (report takes "
+				   "several)", cmd);
+			return AP_EXIT_USAGE;
+		}
+		if (in->n_more == AP_MAX_MODELS - 1) {
+			ap_cli_say(cmd, "at most %d models (--plan)", AP_MAX_MODELS);
+			return AP_EXIT_USAGE;
+		}
+		in->more_plans[in->n_more++] = arg;
+		return 0;
 	case 'S': in->salvage = true; return 0;
 	case 'D':
 		if (!strcmp(arg, "auto") || !strcmp(arg, "xnnpack") || !strcmp(arg, "none")) {

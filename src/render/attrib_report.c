@@ -220,6 +220,7 @@ void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib
 	if (at->w_maps)
 		fprintf(f, "\nweights    %s: %" PRIu64 " faults (%" PRIu64 " major), %" PRIu64
 			" pages first touched (%s of a %s mapping): file-backed, reclaimable\n",
+			at->w_files > 1 ? "several model files (each model's: models above)" :
 			TS(at->w_path), at->w_faults, at->w_major, at->w_ft_pages,
 			B(at->w_ft_pages * ps), B(at->w_bytes));
 	if (at->w_maps)

@@ -19,6 +19,7 @@
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/render/dmabuf_report.h"
+#include "arenaprof/render/models_report.h"
 #include "arenaprof/render/report.h"
 #include "arenaprof/render/summary.h"
 #include "arenaprof/render/xnn_report.h"
@@ -555,6 +556,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	ap_xnn_report_text(f, r->x);
 	if (r->x->have_plan)
 		text_corr(f, r);
+	ap_models_text(f, r->x);
 	for (uint32_t i = 0; i < a->n_notes; i++)
 		fprintf(f, "note       %s\n", TS(a->notes[i]));
 	free(order);
@@ -748,6 +750,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	ap_json_u64(&j, "runs", a->runs_completed);
 	ap_json_u64(&j, "runs_begun", a->runs_begun);
 	ap_json_u64(&j, "faults_total", a->faults);
+	ap_models_json(&j, r->x);
 	ap_dmabuf_report_json(&j, a);
 	ap_json_f64(&j, "duration_s", a->t_last > a->t_first ?
 		    (double)(a->t_last - a->t_first) / 1e9 : 0);

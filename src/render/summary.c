@@ -10,6 +10,7 @@
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/analyze/procmem.h"
 #include "arenaprof/render/dmabuf_report.h"
+#include "arenaprof/render/models_report.h"
 #include "arenaprof/render/summary.h"
 #include "arenaprof/render/xnn_report.h"
 #include "arenaprof/util/escape.h"
@@ -211,6 +212,7 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 			: "arena ",
 			B(g->arena_planned), B(g->arena_touched),
 			ap_arena_rule_key(id->rule));
+	ap_models_summary_text(f, x);
 	ap_xnn_verdict_text(f, &x->xm);
 	if (x->have_plan && x->delegate_auto && x->delegate == AP_DELEGATE_XNNPACK)
 		fprintf(f, "           (the plan of --delegate xnnpack, chosen by the trace: "
