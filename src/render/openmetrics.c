@@ -7,12 +7,12 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/analyze/live.h"
+#include "arenaprof/analyze/run_lat.h"
 #include "arenaprof/render/openmetrics.h"
 #include "arenaprof/util/stats.h"
 
@@ -178,22 +178,18 @@ void ap_openmetrics_live(FILE *f, const struct ap_live *l, const char *version)
 /* The trace's run latencies: a summary of every timed run, and the first run's own. */
 static void report_latency(const struct om *o, const struct ap_analysis *a)
 {
-	uint64_t *v = malloc((a->n_run_ns + 1) * sizeof(*v)), sum = 0;
-	size_t n = 0;
+	char ignored[AP_ERR_LEN];
+	struct ap_run_lat l;
 
-	if (!v)
+	if (ap_run_lat(a, &l, ignored))
 		return;		/* out of memory: the other metrics still say what they can */
-	for (uint32_t i = 0; i < a->n_run_ns; i++)
-		if (a->run_ns[i]) {
-			v[n++] = a->run_ns[i];
-			sum += a->run_ns[i];
-		}
-	if (n && a->run_ns[0])
+	if (l.timed)
 		gauge(o, "arenaprof_first_run_latency_seconds", "seconds", "Run 0, the first "
-		      "inference, by the run probe's markers.", secs(a->run_ns[0]));
-	if (n)
-		latency(o, "One inference run, by the run probe's markers.", v, n, n, sum);
-	free(v);
+		      "inference, by the run probe's markers.", secs(l.first_ns));
+	if (l.runs)
+		latency(o, "One inference run, by the run probe's markers.", l.sorted, l.runs,
+			l.runs, l.sum_ns);
+	ap_run_lat_free(&l);
 }
 
 /* The accelerator half: only for a target that held dma-bufs. */
