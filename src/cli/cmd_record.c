@@ -112,6 +112,9 @@ static void json_status(struct ap_json *j, int exit_status, int term_signal)
 		ap_json_null(j, "signal");
 }
 
+/* record --json's "schema_version": 1, its first versioned form (man arenaprof-record). */
+#define RECORD_SCHEMA 1
+
 /* --json: the recording's outcome as one JSON object, the last line on stdout. */
 static void print_json(const struct ap_session *s, const char *out, const struct outcome *o,
 		       int rc)
@@ -121,6 +124,7 @@ static void print_json(const struct ap_session *s, const char *out, const struct
 
 	ap_json_init(&j, stdout);
 	ap_json_obj(&j, NULL);
+	ap_json_u64(&j, "schema_version", RECORD_SCHEMA);
 	ap_json_str(&j, "trace", out);
 	ap_json_u64(&j, "trace_bytes", o->trace_bytes);
 	ap_json_i64(&j, "pid", s->pid);
