@@ -2,8 +2,8 @@
 /*
  * openmetrics: report's figures as OpenMetrics text (openmetrics.h), as Prometheus users
  * expect them: counters as a family whose sample ends in _total, the run latency as a
- * summary (quantiles 0.5, 0.9, 0.99, _sum, _count), a build_info gauge, no empty label,
- * "# EOF" last.
+ * summary (quantiles 0.5, 0.9, 0.99, _sum, _count), a build_info gauge, with report
+ * --budget the budget and whether the process fits it, no empty label, "# EOF" last.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/analyze/run_lat.h"
 #include "arenaprof/render/openmetrics.h"
+#include "arenaprof/render/summary.h"
 #include "arenaprof/util/stats.h"
 
 /* A label value: backslash, quote and newline escaped, as the format wants. */
@@ -213,6 +214,37 @@ static void report_dmabuf(const struct om *o, const struct ap_analysis *a)
 		      num(d->cma_free_min));
 }
 
+/* A signed value (a margin under the budget is negative past it). */
+static struct val snum(int64_t v)
+{
+	struct val r;
+
+	snprintf(r.s, sizeof(r.s), "%" PRId64, v);
+	return r;
+}
+
+/* report --budget: the budget, the verdict as report's exit status gives it, the margin. */
+static void report_budget(const struct om *o, const struct ap_report *r)
+{
+	struct ap_budget_process v;
+	struct ap_procmem m;
+
+	if (!r->budget)
+		return;
+	ap_summary_budget(r, &m, &v);
+	gauge(o, "arenaprof_budget_bytes", "bytes", "report --budget: the memory the process "
+	      "is given.", num(v.budget));
+	gauge(o, "arenaprof_budget_fits", NULL, "1 when the process measured fits the budget "
+	      "(its peak and its non-reclaimable part), 0 when not or when no run was measured "
+	      "(report's exit status 3).", num(v.fits ? 1 : 0));
+	gauge(o, "arenaprof_budget_margin_bytes", "bytes", "The budget less the number that "
+	      "decided (the peak, or the non-reclaimable part); negative over it.",
+	      snum(v.margin));
+	gauge(o, "arenaprof_nonreclaimable_bytes", "bytes", "The process's non-reclaimable "
+	      "memory: Pss_Anon plus Pss_Shmem maxima (no swap to put it in).",
+	      num(v.nonreclaimable));
+}
+
 void ap_openmetrics_report(FILE *f, const struct ap_report *r, const char *version)
 {
 	const struct ap_corr_all *x = r->x;
@@ -237,6 +269,7 @@ void ap_openmetrics_report(FILE *f, const struct ap_report *r, const char *versi
 		a->drops.ringbuf_drops);
 	counter(&o, "arenaprof_runs", "Inference runs completed.", a->runs_completed);
 	report_latency(&o, a);
+	report_budget(&o, r);
 	report_dmabuf(&o, a);
 	if (x->have_plan && a->id.map >= 0)
 		gauge(&o, "arenaprof_plan_matches", NULL, "1 when the plan describes the trace.",
