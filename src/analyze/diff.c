@@ -56,6 +56,15 @@ static int open_trace(struct ap_diff_side *s, const char *plan, char *err)
 
 	if (!rc)
 		rc = ap_corr_load(&in, &s->x, err);
+	/* a model the trace mapped that does not plan here: said, and the trace read alone */
+	if (rc == -EINVAL && s->model == AP_DIFF_MODEL_MAPPED) {
+		snprintf(s->no_model, sizeof(s->no_model), "no model: it mapped %.*s, which "
+			 "does not plan here (%s)", 100, s->model_path, err);
+		s->model = AP_DIFF_MODEL_NONE;
+		ap_corr_all_free(&s->x);
+		in.plan_path = NULL;
+		rc = ap_corr_load(&in, &s->x, err);
+	}
 	if (!rc)
 		rc = ap_run_lat(&s->x.a, &s->lat, err);
 	if (rc)

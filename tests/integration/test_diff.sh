@@ -138,9 +138,13 @@ X12=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["x12"])' 
 X21=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["x21"])' "$TMP/truth.json")
 case "${CC:-}" in
 *-fsanitize*) ;;
-*)	MSG="x12 $X12, x21 $X21, models found $(cat "$TMP/found1" "$TMP/found2")"
-	check "traces' truth (plain build): mv2 past 50 % above mv1 (arena or peak), not back" \
-		test "$X12$X21" = 30 ;;
+*)	if [ "$(cat "$TMP/found1" "$TMP/found2" | tr -d '\n')" = 11 ]; then
+		MSG="x12 $X12, x21 $X21"
+		check "traces' truth (plain build): mv2's arena past 50 % above mv1's, not back" \
+			test "$X12$X21" = 30
+	else
+		skip "traces' truth (plain build): the arena's growth" "a snapshot missed a 3-run mininfer's model mapping: the arena is n/a (checked next)"
+	fi ;;
 esac
 diff_check "traces: mv1 -> mv2 past 50 %: exit $X12 (3 in a plain build), the arena as report --plan's or n/a" \
 	"$X12" "d['old']['kind'] == 'trace' and d['new']['peak_bytes'] >= truth['h2'] and
@@ -366,6 +370,14 @@ diff_check "the trace's model deleted: said, its arena and weights n/a, the gate
  'not identified' in d['not_comparable']['arena'] and 'weights' in d['not_comparable'] and
  d['gate']['arena_over'] is False and d['change_pct']['peak'] is not None" \
 	"$TMP/lg.trace" "$TMP/l3.trace" --fail-above 50
+# the same path, now a file of the same size whose root offset is past its end: not planned
+python3 -c 'import sys
+d = bytearray(open(sys.argv[1], "rb").read()); d[0:4] = b"\xff\xff\xff\x7f"
+open(sys.argv[2], "wb").write(d)' "$MV1" "$TMP/gone.tflite"
+diff_check "the trace's model no longer plans: said, the trace read without it" 0 \
+	"d['old']['model'] is None and 'gone.tflite, which does not plan here' in d['old']['no_model']
+ and 'arena' in d['not_comparable']" "$TMP/lg.trace" "$TMP/l3.trace"
+rm -f "$TMP/gone.tflite"
 "$ARENAPROF" record -o "$TMP/sleep.trace" -- sleep 0.2 >/dev/null 2>&1 ||
 	fail "record sleep" "exit $?"
 diff_check "a trace of sleep: no model mapped, no run timed, latency null" 0 \
