@@ -71,15 +71,16 @@ static void status_clear(void)
 static bool quiet;	/* -q: no set-up lines (the trace keeps its notes all the same) */
 
 /* Every note of the session, as one line on stderr (the trace sink keeps it too); with -q
- * the warnings and errors only. */
+ * none of the set-up lines. */
 static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *text)
 {
 	(void)ctx;
 	(void)ts_ns;
-	if (quiet && !level)
+	if (level == AP_NOTE_SETUP && quiet)
 		return 0;
 	status_clear();
-	ap_cli_say("record", "%s%s", level >= 2 ? "error: " : level ? "warning: " : "", text);
+	ap_cli_say("record", "%s%s", level == AP_NOTE_SETUP ? "" : level >= 2 ? "error: " :
+		   level ? "warning: " : "", text);
 	return 0;
 }
 
@@ -532,7 +533,7 @@ static int finish(struct ap_session *s, struct ap_trace_sink *t, const char *out
 int cmd_record(int argc, char **argv)
 {
 	struct ap_session_opts so;
-	struct ap_session_sink messages = { .note = print_note };
+	struct ap_session_sink messages = { .note = print_note, .setup_notes = true };
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	struct ap_session s;
 	struct ap_trace_sink t;

@@ -496,6 +496,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	uint64_t page = page_of(a);
 	char probe[1024];
 	const char *run_probe = ap_summary_run_probe(a, probe, sizeof(probe));
+	uint32_t setup = 0;
 
 	ap_summary_text(f, r);
 	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
@@ -560,8 +561,15 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	ap_xnn_report_text(f, r->x);
 	if (r->x->have_plan)
 		text_corr(f, r);
+	/* record printed its set-up lines as it attached: counted here, listed in JSON */
 	for (uint32_t i = 0; i < a->n_notes; i++)
-		fprintf(f, "note       %s\n", TS(a->notes[i]));
+		if (a->note_setup[i])
+			setup++;
+		else
+			fprintf(f, "note       %s\n", TS(a->notes[i]));
+	if (setup)
+		fprintf(f, "note       and %u set-up lines of record (the probes it attached): "
+			"report --json \"notes\" lists them\n", setup);
 	free(order);
 }
 

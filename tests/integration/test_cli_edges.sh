@@ -130,7 +130,7 @@ MSG="$r" check "PNG heatmap: the subtitle whole (its last glyph drawn, inside th
 rc=$?
 MSG="exit $rc: $(cat "$TMP/q.err")"
 check "record -q: exit 0, no set-up line (tracing, ring buffer, probes), the outcome kept" \
-	sh -c '[ "$1" = 0 ] && ! grep -q "tracing pid\|ring buffer\|allocation probe:\|run probe:" "$2" &&
+	sh -c '[ "$1" = 0 ] && ! grep -q "tracing pid\|ring buffer\|allocation probe: malloc" "$2" &&
 		grep -q "faults, 3 runs" "$2"' _ "$rc" "$TMP/q.err"
 MSG="$(grep -c . "$TMP/rec.err") lines without -q"
 check "record without -q: the set-up lines are there" \
@@ -141,3 +141,25 @@ n2=$("$AP" report "$TMP/q.trace" --json | python3 -c 'import json, sys
 print(len(json.load(sys.stdin)["notes"]))')
 MSG="notes: $n1 without -q, $n2 with" check "record -q: the trace keeps its notes" \
 	sh -c '[ "$1" -gt 0 ] && [ "$1" = "$2" ]' _ "$n1" "$n2"
+# the report does not repeat them: the set-up lines are what record printed without -q and
+# not with it (less the two that are no note: tracing, ring buffer); none is a report note,
+# the report counts them
+"$AP" report "$TMP/t.trace" --plan "$MV2" >"$TMP/t.txt" 2>&1
+r=$(python3 - "$TMP/rec.err" "$TMP/q.err" "$TMP/t.txt" <<'PY'
+import re, sys
+def lines(p):
+    return [l.rstrip('\n').replace('arenaprof record: ', '', 1) for l in open(p)]
+# pids, rates, counts and the trace's name differ run to run
+key = lambda t: re.sub(r'[0-9]+', 'N', re.sub(r'[^ ]*[.]trace', 'T', t))
+quiet = {key(t) for t in lines(sys.argv[2])}
+setup = [t for t in lines(sys.argv[1]) if key(t) not in quiet and
+         not t.startswith(('tracing pid', 'ring buffer'))]
+notes = [l[11:].rstrip('\n') for l in open(sys.argv[3]) if l.startswith('note       ')]
+m = [re.search(r'and ([0-9]+) set-up lines of record', n) for n in notes]
+count = [int(x.group(1)) for x in m if x]
+rep = [n for n in notes if n in setup]
+ok = setup and count == [len(setup)] and not rep
+print('ok' if ok else 'set-up %s; counted %s; repeated %s' % (setup, count, rep))
+PY
+)
+MSG="$r" check "report: record's set-up lines not repeated as notes, counted once" test "$r" = ok
