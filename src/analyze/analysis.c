@@ -379,22 +379,23 @@ static int on_resident(void *ctx, const struct ap_rec_resident *rr, const uint8_
 	return ap_as_resident(&a->as, mi, bits, nbits) < 0 ? -ENOMEM : 0;
 }
 
-static int add_note(struct ap_analysis *a, const char *text)
+static int add_note(struct ap_analysis *a, const char *text, bool setup)
 {
 	/* doubling: a realloc a note copied them all under ASan (200,000 notes: > 60 s) */
-	if (ap_grow32(&a->notes, &a->cap_notes, a->n_notes, sizeof(*a->notes), 16))
+	if (ap_grow32(&a->notes, &a->cap_notes, a->n_notes, sizeof(*a->notes), 16) ||
+	    ap_grow32(&a->note_setup, &a->cap_note_setup, a->n_notes, sizeof(bool), 16))
 		return -ENOMEM;
 	a->notes[a->n_notes] = ap_name_clean(strdup(text));
 	if (!a->notes[a->n_notes])
 		return -ENOMEM;
-	a->n_notes++;
+	a->note_setup[a->n_notes++] = setup;
 	return 0;
 }
 
 static int on_note(void *ctx, const struct ap_rec_note *n, const char *text)
 {
 	struct ap_analysis *a = ctx;
-	int rc = add_note(a, text);
+	int rc = add_note(a, text, n->level == AP_NOTE_SETUP);
 
 	ap_allocs_note(a->allocs, n->ts_ns, text);
 	return rc;
@@ -632,7 +633,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 	assign_roles(a, o);
 	if (identify(a, o) || (pv->regions_missed && add_note(a, "analysis: more than "
 		"64 allocations could have been the arena; the later ones were not kept apart "
-		"from their mappings")))
+		"from their mappings", false)))
 		return ap_fail(err, -ENOMEM, "out of memory reading %s", path);
 	ap_as_settle(&a->as);
 	return 0;
@@ -649,6 +650,7 @@ void ap_analysis_free(struct ap_analysis *a)
 	for (uint32_t i = 0; i < a->n_notes; i++)
 		free(a->notes[i]);
 	free(a->notes);
+	free(a->note_setup);
 	if (a->allocs) {
 		ap_allocs_free(a->allocs);
 		free(a->allocs);

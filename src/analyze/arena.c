@@ -343,6 +343,15 @@ static int search_base(const struct ap_analysis *a, const struct ap_tplan *p,
 	s.n_blk = (uint64_t)n;
 	try_bases(&s, id, m->end - m->start);
 	id->base = m->start + (uint64_t)id->cand[0].delta;
+	if (!s.touches) {	/* resident before the trace began: n/a, not "0 of 0" */
+		snprintf(text, len, "base at mapping start + %" PRId64 " (%s): no first touch "
+			 "to score the %u candidates by (the arena was resident before the "
+			 "trace began), %" PRIu64 " faults at planned tensor starts",
+			 id->cand[0].delta, delta_kind(id->cand[0].delta), id->n_cand,
+			 id->cand[0].exact);
+		rc = 0;
+		goto out;
+	}
 	n = snprintf(text, len, "base at mapping start + %" PRId64 " (%s), best of %u "
 		     "candidates: the plan explains %" PRIu64 " of %" PRIu64
 		     " first touches (%s), %" PRIu64 " faults at planned tensor starts",

@@ -16,7 +16,7 @@
 #include "arenaprof/trace/trace.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
-#include "arenaprof/util/stats.h"
+#include "arenaprof/analyze/run_lat.h"
 
 #define GRAN 64		/* tensor offsets and the base are 64-byte aligned: exact */
 
@@ -178,22 +178,19 @@ static void consistency(struct ap_attrib *at, const struct ap_tplan *p, struct s
 
 /* ---- run durations ---- */
 
-/* Run 0 against the median and p99 of the completed runs (analysis' run_ns). */
+/* Run 0 against the median and p99 of the completed runs (run_lat.h). */
 static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *err)
 {
-	uint64_t *dur = malloc((a->n_run_ns + 1) * sizeof(*dur)), nd = 0;
+	struct ap_run_lat l;
 	int32_t median_run = -1;
+	int rc = ap_run_lat(a, &l, err);
 
-	if (!dur) {
-		ap_seterr(err, "out of memory");
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < a->n_run_ns; i++)
-		if (a->run_ns[i])
-			dur[nd++] = a->run_ns[i];
-	if (nd && a->run_ns[0]) {
-		at->run_first_ns = a->run_ns[0];
-		ap_median_p99(dur, nd, &at->run_median_ns, &at->run_p99_ns);
+	if (rc)
+		return rc;
+	if (l.timed) {
+		at->run_first_ns = l.first_ns;
+		at->run_median_ns = l.median_ns;
+		at->run_p99_ns = l.p99_ns;
 		for (uint32_t i = 0; i < a->n_run_ns && median_run < 0; i++)
 			if (a->run_ns[i] == at->run_median_ns)
 				median_run = (int32_t)i;
@@ -202,7 +199,7 @@ static int run_times(struct ap_attrib *at, const struct ap_analysis *a, char *er
 		at->run0_touches += a->as.touches[i].run == 0;
 		at->run_median_touches += median_run >= 0 && a->as.touches[i].run == median_run;
 	}
-	free(dur);
+	ap_run_lat_free(&l);
 	return 0;
 }
 

@@ -60,8 +60,15 @@ int ap_cli_exit(int err)
 
 int ap_cli_bad_option(const char *cmd, char **argv)
 {
-	ap_cli_say(cmd, "bad option or missing value: '%s' (see 'arenaprof %s --help')",
-		   argv[optind - 1], cmd);
+	/* 'arenaprof -p PID' runs top with main's argv: no command was named, so none is
+	 * blamed for an option given without one */
+	if (strcmp(argv[0], cmd))
+		ap_cli_say(NULL, "bad option or missing value: '%s' (no command given; options "
+			   "alone are the live view's, as in 'arenaprof -p PID': see 'arenaprof "
+			   "--help')", argv[optind - 1]);
+	else
+		ap_cli_say(cmd, "bad option or missing value: '%s' (see 'arenaprof %s --help')",
+			   argv[optind - 1], cmd);
 	return AP_EXIT_USAGE;
 }
 

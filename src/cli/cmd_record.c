@@ -68,13 +68,19 @@ static void status_clear(void)
 	status_shown = false;
 }
 
-/* Every note of the session, as one line on stderr (the trace sink keeps it too). */
+static bool quiet;	/* -q: no set-up lines (the trace keeps its notes all the same) */
+
+/* Every note of the session, as one line on stderr (the trace sink keeps it too); with -q
+ * none of the set-up lines. */
 static int print_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *text)
 {
 	(void)ctx;
 	(void)ts_ns;
+	if (level == AP_NOTE_SETUP && quiet)
+		return 0;
 	status_clear();
-	ap_cli_say("record", "%s%s", level >= 2 ? "error: " : level ? "warning: " : "", text);
+	ap_cli_say("record", "%s%s", level == AP_NOTE_SETUP ? "" : level >= 2 ? "error: " :
+		   level ? "warning: " : "", text);
 	return 0;
 }
 
@@ -112,6 +118,9 @@ static void json_status(struct ap_json *j, int exit_status, int term_signal)
 		ap_json_null(j, "signal");
 }
 
+/* record --json's "schema_version": 1, its first versioned form (man arenaprof-record). */
+#define RECORD_SCHEMA 1
+
 /* --json: the recording's outcome as one JSON object, the last line on stdout. */
 static void print_json(const struct ap_session *s, const char *out, const struct outcome *o,
 		       int rc)
@@ -121,6 +130,7 @@ static void print_json(const struct ap_session *s, const char *out, const struct
 
 	ap_json_init(&j, stdout);
 	ap_json_obj(&j, NULL);
+	ap_json_u64(&j, "schema_version", RECORD_SCHEMA);
 	ap_json_str(&j, "trace", out);
 	ap_json_u64(&j, "trace_bytes", o->trace_bytes);
 	ap_json_i64(&j, "pid", s->pid);
@@ -161,6 +171,8 @@ static void ring_say(const struct ap_probe *p)
 {
 	char b[32];
 
+	if (quiet)
+		return;
 	if (ap_probe_sized_for_rate(p) > 0)
 		ap_cli_say("record", "ring buffer %s: %d ms of %.0f faults/s, the rate measured "
 			   "here at start", ap_fmt_bytes(ap_probe_ring_bytes(p), b, sizeof(b)),
@@ -237,6 +249,8 @@ static void usage(FILE *f)
 		"                   ELF vmlinux with .BTF; default $ARENAPROF_BTF\n"
 		"  --json           at the end, the outcome as one JSON object on stdout (trace,\n"
 		"                   faults, runs, drops, how it ended, record's exit code)\n"
+		"  -q, --quiet      no set-up lines on stderr (the probes attached, the ring's\n"
+		"                   size): warnings, errors and the outcome only\n"
 		"  -v               libbpf diagnostics\n"
 		"On a terminal a status line (time, runs, faults, bytes written, drops) is\n"
 		"rewritten once a second.\n"
@@ -275,9 +289,10 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 	*out = NULL;
 	*json = false;
 	btf_opt = NULL;
+	quiet = false;
 	ap_opts_init(&op, "+p|pid: o|output: n|runs: d|duration: m|probe: R|run-probe: O|op-probe: "
 		     "i|interval: s|ring-size: k|keep K=kill-at-runs u|user: A|arena: j=json "
-		     "v|verbose h|help B=btf:");
+		     "v|verbose q|quiet h|help B=btf:");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		int r = ap_session_parse_opt(so, c, optarg);
 
@@ -307,6 +322,7 @@ static int parse_args(int argc, char **argv, struct ap_session_opts *so, char **
 		}
 		case 'k': so->keep = true; break;
 		case 'B': btf_opt = optarg; break;
+		case 'q': quiet = true; break;
 		case 'K': so->kill_at_runs = true; break;
 		case 'u': so->user = optarg; break;
 		case 'A': {
@@ -517,7 +533,7 @@ static int finish(struct ap_session *s, struct ap_trace_sink *t, const char *out
 int cmd_record(int argc, char **argv)
 {
 	struct ap_session_opts so;
-	struct ap_session_sink messages = { .note = print_note };
+	struct ap_session_sink messages = { .note = print_note, .setup_notes = true };
 	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	struct ap_session s;
 	struct ap_trace_sink t;
@@ -548,8 +564,9 @@ int cmd_record(int argc, char **argv)
 		return AP_EXIT_USAGE;
 	}
 	t.sink.next = &messages;
-	ap_cli_say("record", "tracing pid %d with %s; writing %s", s.pid,
-		ap_method_name(ap_probe_method(s.probe)), out);
+	if (!quiet)
+		ap_cli_say("record", "tracing pid %d with %s; writing %s", s.pid,
+			   ap_method_name(ap_probe_method(s.probe)), out);
 	ring_say(s.probe);
 
 	sigaction(SIGINT, &sa, NULL);

@@ -94,7 +94,7 @@ static bool attach_lib(struct ap_alloc_probe *a, const char *path, const char *w
 		return false;
 	}
 	a->attached = true;
-	note(a, 0, "allocation probe: %s in %s (%s), blocks of %" PRIu64
+	note(a, AP_NOTE_SETUP, "allocation probe: %s in %s (%s), blocks of %" PRIu64
 			" bytes and more", what, real, why, a->alloc_min);
 	return true;
 }
@@ -169,7 +169,7 @@ static void attach_xnn(struct ap_alloc_probe *a, const char *path)
 		return;
 	}
 	a->xnn_attached++;
-	note(a, 0, "allocation probe: XNNPACK's allocator in %s (xnn_allocate "
+	note(a, AP_NOTE_SETUP, "allocation probe: XNNPACK's allocator in %s (xnn_allocate "
 			"xnn_reallocate xnn_aligned_allocate xnn_deallocate "
 			"xnn_aligned_deallocate), every block", path);
 }
@@ -210,7 +210,7 @@ void ap_alloc_probe_run_end(struct ap_alloc_probe *a)
 		return;
 	a->quiet = true;
 	if (ap_probe_quiet_alloc(a->probe))
-		note(a, 0, "allocation probe: after the first run, aligned "
+		note(a, AP_NOTE_SETUP, "allocation probe: after the first run, aligned "
 				"allocations only (malloc, calloc, realloc, free detached)");
 }
 

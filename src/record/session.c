@@ -46,7 +46,13 @@ static void send_note(struct ap_session *s, uint32_t level, const char *text)
 {
 	uint64_t ts = ap_clock_ns(CLOCK_MONOTONIC);
 
-	SEND(s, note, level, ts, text);
+	for (const struct ap_session_sink *k = s->sink; k; k = k->next) {
+		/* a set-up line is information to a sink that does not tell them apart */
+		uint32_t l = level == AP_NOTE_SETUP && !k->setup_notes ? 0 : level;
+
+		if (k->note && k->note(k->ctx, l, ts, text))
+			s->failed = true;
+	}
 }
 
 void ap_session_note(struct ap_session *s, uint32_t level, const char *fmt, ...)
@@ -144,7 +150,7 @@ static void find_run_probe(struct ap_session *s)
 				continue;
 			}
 			s->run_probe = true;
-			ap_session_note(s, 0, "run probe: %s:%s (run entry point found "
+			ap_session_note(s, AP_NOTE_SETUP, "run probe: %s:%s (run entry point found "
 					"automatically: %s)", m->path, re[k].symbol, re[k].api);
 		}
 	}
@@ -212,7 +218,7 @@ static void cg_notes(struct ap_session *s)
 	const char *n;
 
 	while (s->cg && (n = ap_cg_next_note(s->cg)))
-		ap_session_note(s, 0, "%s", n);
+		ap_session_note(s, AP_NOTE_SETUP, "%s", n);
 }
 
 static void psi_copy(struct ap_psi_figures *f, const struct ap_psi *p)
@@ -658,7 +664,8 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 		.note = alloc_note, .event = alloc_event, .ctx = s,
 	};
 	if (ap_probe_auto_skipped(s->probe)[0])
-		ap_session_note(s, 0, "fault source: %s, chosen by --probe auto after: %s",
+		ap_session_note(s, AP_NOTE_SETUP, "fault source: %s, chosen by --probe auto "
+				"after: %s",
 				ap_method_name(ap_probe_method(s->probe)),
 				ap_probe_auto_skipped(s->probe));
 	ap_alloc_probe_start(&s->alloc);
@@ -688,15 +695,17 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 			target_alive(s);
 		}
 		if (!e && s->have_user)
-			ap_session_note(s, 0, "%s runs as user %s (uid %u, gid %u); the probes "
-					"stay with the recorder", s->o.argv[0], s->user.name,
+			ap_session_note(s, AP_NOTE_SETUP, "%s runs as user %s (uid %u, gid "
+					"%u); the probes stay with the recorder", s->o.argv[0],
+					s->user.name,
 					(unsigned)s->user.uid, (unsigned)s->user.gid);
 		if (!s->end_reason)
 			snapshot_maps(s, !s->o.run_spec);
 	}
 	if (s->o.runs_limit && !s->run_probe && !s->o.run_spec)
-		ap_session_note(s, 0, "--runs %" PRIu64 " waits for a run probe: none attached "
-				"yet (looking for LiteRT's Invoke as libraries are mapped)",
+		ap_session_note(s, AP_NOTE_SETUP, "--runs %" PRIu64 " waits for a run probe: "
+				"none attached yet (looking for LiteRT's Invoke as libraries are "
+				"mapped)",
 				s->o.runs_limit);
 	s->t_next = ap_clock_ns(CLOCK_MONOTONIC);
 	if (s->o.duration_ns)

@@ -419,7 +419,7 @@ int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char
 	t->sink = (struct ap_session_sink){
 		.ctx = t, .event = on_event, .mappings = on_mappings,
 		.resident = on_resident, .sample = on_sample, .drops = on_drops,
-		.note = on_note, .flush = on_flush, .dmabuf = on_dmabuf,
+		.note = on_note, .setup_notes = true, .flush = on_flush, .dmabuf = on_dmabuf,
 	};
 	return 0;
 }

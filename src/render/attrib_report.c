@@ -118,7 +118,10 @@ static void text_region(FILE *f, const struct ap_corr_all *x, const struct ap_at
 			PRIx64 " in run %d\n", p->persistent_bytes,
 			ap_block_call(b, call, sizeof(call)), b->ptr, b->run_alloc);
 	}
-	if (ap_attrib_by_plan(at, x))
+	/* no first touch (an arena resident before attach): n/a, not "0 of 0" */
+	if (ap_attrib_by_plan(at, x) && !at->ft_pages)
+		fprintf(f, "  plan       n/a: no first touch of the region to attribute\n");
+	else if (ap_attrib_by_plan(at, x))
 		fprintf(f, "  plan       %" PRIu64 " of %" PRIu64 " attributed to a planned "
 			"operator (%.1f %%), %" PRIu64 " where the plan puts no tensor\n",
 			at->attributed, at->ft_pages, pct(at->attributed, at->ft_pages),

@@ -48,6 +48,7 @@ void ap_check_json(FILE *f, const struct ap_features *fs)
 
 	ap_json_init(&j, f);
 	ap_json_obj(&j, NULL);
+	ap_json_u64(&j, "schema_version", AP_CHECK_SCHEMA);
 	ap_json_str(&j, "kernel", fs->kernel);
 	ap_json_str(&j, "arch", fs->arch);
 	ap_json_obj(&j, "btf");

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* diff_report: two plans or traces side by side, and the gate (diff_report.h). */
+/* diff_report: two plans or traces side by side, and the gates (diff_report.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "arenaprof/render/diff_report.h"
 #include "arenaprof/util/escape.h"
@@ -11,115 +12,269 @@
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 #define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
-#define MAX_OP_ROWS 10	/* text: the operators whose breadth changed most */
+#define MAX_OP_ROWS 10	/* text: the paired operators whose breadth changed most */
 
-void ap_diff_judge(const struct ap_diff_side *o, const struct ap_diff_side *n,
-		   struct ap_diff_gate *g)
+static bool is_latency(enum ap_diff_row r)
 {
-	g->arena_over = g->on && ap_diff_pct(o->arena, n->arena) > g->pct;
-	g->peak_over = g->on && ap_diff_pct(o->peak, n->peak) > g->pct;
+	return r >= AP_DIFF_LAT_FIRST;
 }
 
-static const char *pct_text(uint64_t o, uint64_t n, char *buf, size_t len)
+/* Row r grown past pct: only where both sides give the same quantity. */
+static bool over(const struct ap_diff *d, enum ap_diff_row r, double pct)
 {
-	double p = ap_diff_pct(o, n);
+	return d->row[r].ok && ap_diff_pct(d->row[r].o, d->row[r].n) > pct;
+}
 
-	if (isinf(p))
-		snprintf(buf, len, "new");
+void ap_diff_judge(const struct ap_diff *d, struct ap_diff_gate *g)
+{
+	const struct ap_diff_cmp *r = d->row;
+
+	g->cannot[0] = 0;
+	if (g->on) {
+		g->arena_over = over(d, AP_DIFF_ARENA, g->pct);
+		g->peak_over = over(d, AP_DIFF_PEAK, g->pct);
+		if (!r[AP_DIFF_ARENA].ok && !r[AP_DIFF_PEAK].ok)
+			snprintf(g->cannot, sizeof(g->cannot), "--fail-above cannot judge this "
+				 "pair: the arena is n/a (%s), the peak too (%s)",
+				 r[AP_DIFF_ARENA].why, r[AP_DIFF_PEAK].why);
+	}
+	if (g->lat_on) {
+		g->median_over = over(d, AP_DIFF_LAT_MEDIAN, g->lat_pct);
+		g->p99_over = over(d, AP_DIFF_LAT_P99, g->lat_pct);
+		if (!r[AP_DIFF_LAT_MEDIAN].ok && !g->cannot[0])
+			snprintf(g->cannot, sizeof(g->cannot), "--fail-above-latency cannot "
+				 "judge this pair: %s", r[AP_DIFF_LAT_MEDIAN].why);
+	}
+}
+
+bool ap_diff_failed(const struct ap_diff_gate *g)
+{
+	return g->arena_over || g->peak_over || g->median_over || g->p99_over;
+}
+
+/* ---- text ---- */
+
+static const char *figure(enum ap_diff_row r, bool have, uint64_t v, char *buf, size_t len)
+{
+	if (!have)
+		snprintf(buf, len, "-");
+	else if (is_latency(r))
+		snprintf(buf, len, "%.2f ms", (double)v / 1e6);
 	else
-		snprintf(buf, len, "%+.1f %%", p);
+		ap_fmt_bytes(v, buf, len);
 	return buf;
 }
 
-static void row(FILE *f, const char *what, uint64_t o, uint64_t n)
+/* Whether a side gives row r at all (a plan has no runs; a trace may have none timed). */
+static bool gives(const struct ap_diff_side *s, enum ap_diff_row r)
 {
-	char p[32];
-
-	fprintf(f, "  %-22s %12s %12s %10s\n", what, B(o), B(n), pct_text(o, n, p, sizeof(p)));
+	if (!is_latency(r))
+		return true;
+	return s->is_trace && s->lat.runs && (r != AP_DIFF_LAT_FIRST || s->lat.timed);
 }
 
-static const char *kind_of(const struct ap_diff_side *s)
+static void text_row(FILE *f, const struct ap_diff *d, enum ap_diff_row r, const char *label)
 {
-	return s->is_trace ? "trace" : "plan";
+	const struct ap_diff_cmp *c = &d->row[r];
+	char o[32], n[32], p[32];
+	double pct = ap_diff_pct(c->o, c->n);
+
+	if (!c->ok)
+		snprintf(p, sizeof(p), "n/a");
+	else if (isinf(pct))
+		snprintf(p, sizeof(p), "new");
+	else
+		snprintf(p, sizeof(p), "%+.1f %%", pct);
+	fprintf(f, "  %-22s %12s %12s %10s", label, figure(r, gives(&d->o, r), c->o, o, 32),
+		figure(r, gives(&d->n, r), c->n, n, 32), p);
+	if (!c->ok)
+		fprintf(f, "  (%s)", TS(c->why));
+	fputc('\n', f);
 }
 
-/* Both plans: the operators (same index and opcode) whose breadth changed most. */
-static void text_ops(FILE *f, const struct ap_diff_side *o, const struct ap_diff_side *n)
+/* "trace; model M, from its mappings" / "plan", and the path a trace's plan is for. */
+static void text_side(FILE *f, const char *which, const struct ap_diff_side *s)
 {
-	uint32_t ops = o->prof.n_ops < n->prof.n_ops ? o->prof.n_ops : n->prof.n_ops;
+	const char *how = s->model == AP_DIFF_MODEL_GIVEN ? "given by --plan" :
+			  "found in its mappings";
+
+	fprintf(f, "%-10s %s (", which, TS(s->path));
+	if (!s->is_trace)
+		fprintf(f, "plan");
+	else if (s->model == AP_DIFF_MODEL_NONE)
+		fprintf(f, "trace; %s; the arena by the mapping rule", TS(s->no_model));
+	else
+		fprintf(f, "trace; model %s, %s", TS(s->x.plan.model), how);
+	if (s->is_trace && s->p)
+		fprintf(f, "; planned for %s", s->x.compiled ? "CompiledModel" :
+			s->x.delegate == AP_DELEGATE_XNNPACK ? "XNNPACK's default path" :
+			"the builtin kernels");
+	fprintf(f, ")\n");
+}
+
+static void text_graphs(FILE *f, const struct ap_diff *d)
+{
+	const struct ap_diff_ops *m = &d->ops;
+
+	if (!d->have_ops) {
+		fprintf(f, "graphs     unknown: a side has no model (operators not compared)\n");
+		return;
+	}
+	if (m->same_graph)
+		fprintf(f, "graphs     the same: %u operators, paired by opcode and output name\n",
+			m->matched);
+	else
+		fprintf(f, "graphs     DIFFERENT: %u operators paired by opcode and output name, "
+			"%u only in old, %u only in new\n", m->matched, m->old_only, m->new_only);
+}
+
+static void op_row(FILE *f, const struct ap_diff *d, const struct ap_diff_pair *q, int64_t delta)
+{
+	char name[48];
+
+	fprintf(f, "  #%-4u #%-4u %-16s %-24s %12s %12s %+11" PRId64 "\n", q->o, q->n,
+		TS(d->n.p->ops[q->n].opname),
+		ap_corr_short_name(d->n.p->ops[q->n].out_name, name, sizeof(name)),
+		B(d->o.prof.breadth[q->o]), B(d->n.prof.breadth[q->n]), delta);
+}
+
+/* The paired operators whose breadth changed most. */
+static void text_ops(FILE *f, const struct ap_diff *d)
+{
+	const struct ap_diff_ops *m = &d->ops;
+	const struct ap_profile *po = &d->o.prof, *pn = &d->n.prof;
+	bool *done = calloc(m->matched + 1, sizeof(*done));
 	uint32_t shown = 0;
-	bool *done = calloc(ops + 1, sizeof(*done));
 
-	fprintf(f, "operators              %12u %12u\n", o->plan.n_ops, n->plan.n_ops);
 	while (done && shown < MAX_OP_ROWS) {
 		int64_t best = 0;
-		int32_t bi = -1;
+		int64_t bi = -1;
 
-		for (uint32_t i = 0; i < ops; i++) {
-			int64_t d = (int64_t)n->prof.breadth[i] - (int64_t)o->prof.breadth[i];
+		for (uint32_t i = 0; i < m->matched; i++) {
+			const struct ap_diff_pair *q = &m->pairs[i];
+			int64_t dd = (int64_t)pn->breadth[q->n] - (int64_t)po->breadth[q->o];
 
-			if (!done[i] && d && llabs(d) > llabs(best)) {
-				best = d;
-				bi = (int32_t)i;
+			if (!done[i] && dd && llabs(dd) > llabs(best)) {
+				best = dd;
+				bi = i;
 			}
 		}
 		if (bi < 0)
 			break;
 		done[bi] = true;
 		if (!shown++)
-			fprintf(f, "breadth (arena bytes live while it runs), the largest "
-				"changes:\n");
-		fprintf(f, "  #%-4d %-16s %12s %12s %+11" PRId64 "\n", bi,
-			TS(n->plan.ops[bi].opname), B(o->prof.breadth[bi]), B(n->prof.breadth[bi]),
-			best);
+			fprintf(f, "breadth (arena bytes live while it runs) of the paired "
+				"operators, the largest changes:\n");
+		op_row(f, d, &m->pairs[bi], best);
 	}
 	if (done && !shown)
-		fprintf(f, "breadth: no operator of the first %u changed\n", ops);
+		fprintf(f, "breadth: no paired operator's changed\n");
 	free(done);
 }
 
-void ap_diff_text(FILE *f, const struct ap_diff_side *o, const struct ap_diff_side *n,
-		  const struct ap_diff_gate *g)
+static void text_gate(FILE *f, const struct ap_diff_gate *g, const char *peak)
 {
-	fprintf(f, "old        %s (%s)\nnew        %s (%s)\n", TS(o->path), kind_of(o),
-		TS(n->path), kind_of(n));
-	fprintf(f, "  %-22s %12s %12s %10s\n", "", "old", "new", "change");
-	row(f, o->is_trace || n->is_trace ? "arena (found | planned)" : "arena", o->arena,
-	    n->arena);
-	row(f, "peak", o->peak, n->peak);
-	row(f, "weights", o->weights, n->weights);
-	if (o->is_trace && n->is_trace) {
-		for (int k = 0; k < AP_GROUP_COUNT; k++)
-			if (k != AP_GROUP_ARENA && k != AP_GROUP_WEIGHTS)
-				row(f, ap_group_name((enum ap_group)k), o->kind[k], n->kind[k]);
-	}
-	if (!o->is_trace && !n->is_trace)
-		text_ops(f, o, n);
-	if (!g->on)
-		return;
-	fprintf(f, "gate       --fail-above %.1f %%: %s\n", g->pct, g->arena_over || g->peak_over ?
-		"FAILED" : "passed");
+	if (g->on)
+		fprintf(f, "gate       --fail-above %.1f %%: %s\n", g->pct,
+			g->arena_over || g->peak_over ? "FAILED" : "passed");
 	if (g->arena_over)
 		fprintf(f, "  - the arena grew past it\n");
 	if (g->peak_over)
-		fprintf(f, "  - the peak grew past it\n");
+		fprintf(f, "  - the %s grew past it\n", peak);
+	if (g->lat_on)
+		fprintf(f, "gate       --fail-above-latency %.1f %%: %s\n", g->lat_pct,
+			g->cannot[0] && !g->median_over && !g->p99_over ? "NOT JUDGED" :
+			g->median_over || g->p99_over ? "FAILED" : "passed");
+	if (g->median_over)
+		fprintf(f, "  - the median run grew past it\n");
+	if (g->p99_over)
+		fprintf(f, "  - the p99 run grew past it\n");
+}
+
+void ap_diff_text(FILE *f, const struct ap_diff *d, const struct ap_diff_gate *g)
+{
+	const struct ap_diff_side *o = &d->o, *n = &d->n;
+
+	text_side(f, "old", o);
+	text_side(f, "new", n);
+	text_graphs(f, d);
+	fprintf(f, "  %-22s %12s %12s %10s\n", "", "old", "new", "change");
+	text_row(f, d, AP_DIFF_ARENA, o->is_trace || n->is_trace ? "arena (found | planned)" :
+		 "arena");
+	text_row(f, d, AP_DIFF_PEAK, !o->is_trace && !n->is_trace ? "model memory" :
+		 o->is_trace && n->is_trace ? "peak (VmHWM)" : "model memory | peak");
+	text_row(f, d, AP_DIFF_WEIGHTS, "weights");
+	if (o->is_trace || n->is_trace) {	/* two plans have no runs to compare */
+		text_row(f, d, AP_DIFF_LAT_FIRST, "run 0");
+		text_row(f, d, AP_DIFF_LAT_MEDIAN, "median run");
+		text_row(f, d, AP_DIFF_LAT_P99, "p99 run");
+	}
+	if (o->is_trace && n->is_trace) {
+		for (int k = 0; k < AP_GROUP_COUNT; k++)
+			if (k != AP_GROUP_ARENA && k != AP_GROUP_WEIGHTS)
+				fprintf(f, "  %-22s %12s %12s\n", ap_group_name((enum ap_group)k),
+					B(o->kind[k]), B(n->kind[k]));
+	}
+	if (d->have_ops && d->ops.matched)
+		text_ops(f, d);
+	text_gate(f, g, o->is_trace || n->is_trace ? "peak" : "model memory");
+}
+
+/* ---- JSON ---- */
+
+static void json_lat(struct ap_json *j, const struct ap_diff_side *s)
+{
+	if (!s->is_trace || !s->lat.runs) {
+		ap_json_null(j, "latency");
+		return;
+	}
+	ap_json_obj(j, "latency");
+	ap_json_u64(j, "runs", s->lat.runs);
+	if (s->lat.timed)
+		ap_json_u64(j, "first_ns", s->lat.first_ns);
+	else
+		ap_json_null(j, "first_ns");
+	ap_json_u64(j, "median_ns", s->lat.median_ns);
+	ap_json_u64(j, "p99_ns", s->lat.p99_ns);
+	ap_json_end_obj(j);
+}
+
+static void json_model(struct ap_json *j, const struct ap_diff_side *s)
+{
+	static const char *const src[] = { [AP_DIFF_MODEL_NONE] = "none",
+					   [AP_DIFF_MODEL_GIVEN] = "plan_option",
+					   [AP_DIFF_MODEL_MAPPED] = "mappings" };
+
+	if (s->is_trace && s->p)
+		ap_json_str(j, "model", s->x.plan.model);
+	else if (s->is_trace)
+		ap_json_null(j, "model");
+	ap_json_str(j, "model_source", s->is_trace ? src[s->model] : "plan");
+	if (s->model == AP_DIFF_MODEL_NONE && s->is_trace)
+		ap_json_str(j, "no_model", s->no_model);
 }
 
 static void json_side(struct ap_json *j, const char *key, const struct ap_diff_side *s)
 {
 	ap_json_obj(j, key);
 	ap_json_str(j, "path", s->path);
-	ap_json_str(j, "kind", kind_of(s));
+	ap_json_str(j, "kind", s->is_trace ? "trace" : "plan");
+	json_model(j, s);
 	ap_json_u64(j, "arena_bytes", s->arena);
+	if (s->is_trace && s->p)
+		ap_json_u64(j, "planned_arena_bytes", s->p->arena_bytes);
 	ap_json_u64(j, "peak_bytes", s->peak);
+	ap_json_str(j, "peak_of", s->is_trace ? "process" : "model");
 	ap_json_u64(j, "weights_bytes", s->weights);
+	json_lat(j, s);
 	if (s->is_trace) {
 		ap_json_obj(j, "kinds");
 		for (int k = 0; k < AP_GROUP_COUNT; k++)
 			ap_json_u64(j, ap_group_name((enum ap_group)k), s->kind[k]);
 		ap_json_end_obj(j);
-	} else {
-		ap_json_u64(j, "operators", s->plan.n_ops);
+	}
+	if (s->p) {
+		ap_json_u64(j, "operators", s->p->n_ops);
 		ap_json_arr(j, "breadth_bytes");
 		for (uint32_t i = 0; i < s->prof.n_ops; i++)
 			ap_json_u64(j, NULL, s->prof.breadth[i]);
@@ -128,30 +283,79 @@ static void json_side(struct ap_json *j, const char *key, const struct ap_diff_s
 	ap_json_end_obj(j);
 }
 
-void ap_diff_json(FILE *f, const struct ap_diff_side *o, const struct ap_diff_side *n,
-		  const struct ap_diff_gate *g)
+static void json_ops(struct ap_json *j, const struct ap_diff *d)
+{
+	if (!d->have_ops) {
+		ap_json_null(j, "operators");
+		return;
+	}
+	ap_json_obj(j, "operators");
+	ap_json_str(j, "paired_by", "opcode and output name");
+	ap_json_bool(j, "same_graph", d->ops.same_graph);
+	ap_json_u64(j, "matched", d->ops.matched);
+	ap_json_u64(j, "old_only", d->ops.old_only);
+	ap_json_u64(j, "new_only", d->ops.new_only);
+	ap_json_arr(j, "pairs");
+	for (uint32_t i = 0; i < d->ops.matched; i++) {
+		ap_json_arr(j, NULL);
+		ap_json_u64(j, NULL, d->ops.pairs[i].o);
+		ap_json_u64(j, NULL, d->ops.pairs[i].n);
+		ap_json_end_arr(j);
+	}
+	ap_json_end_arr(j);
+	ap_json_end_obj(j);
+}
+
+static void json_gate(struct ap_json *j, const struct ap_diff_gate *g)
+{
+	if (!g->on && !g->lat_on) {
+		ap_json_null(j, "gate");
+		return;
+	}
+	ap_json_obj(j, "gate");
+	if (g->on)
+		ap_json_f64(j, "fail_above_pct", g->pct);
+	else
+		ap_json_null(j, "fail_above_pct");
+	if (g->lat_on)
+		ap_json_f64(j, "fail_above_latency_pct", g->lat_pct);
+	else
+		ap_json_null(j, "fail_above_latency_pct");
+	ap_json_bool(j, "arena_over", g->arena_over);
+	ap_json_bool(j, "peak_over", g->peak_over);
+	ap_json_bool(j, "median_over", g->median_over);
+	ap_json_bool(j, "p99_over", g->p99_over);
+	ap_json_bool(j, "failed", ap_diff_failed(g));
+	if (g->cannot[0])
+		ap_json_str(j, "not_judged", g->cannot);
+	else
+		ap_json_null(j, "not_judged");
+	ap_json_end_obj(j);
+}
+
+void ap_diff_json(FILE *f, const struct ap_diff *d, const struct ap_diff_gate *g)
 {
 	struct ap_json j;
 
 	ap_json_init(&j, f);
 	ap_json_obj(&j, NULL);
-	json_side(&j, "old", o);
-	json_side(&j, "new", n);
+	ap_json_u64(&j, "schema_version", AP_DIFF_SCHEMA);
+	json_side(&j, "old", &d->o);
+	json_side(&j, "new", &d->n);
+	json_ops(&j, d);
 	ap_json_obj(&j, "change_pct");
-	ap_json_f64(&j, "arena", ap_diff_pct(o->arena, n->arena));
-	ap_json_f64(&j, "peak", ap_diff_pct(o->peak, n->peak));
-	ap_json_f64(&j, "weights", ap_diff_pct(o->weights, n->weights));
-	ap_json_end_obj(&j);
-	if (g->on) {
-		ap_json_obj(&j, "gate");
-		ap_json_f64(&j, "fail_above_pct", g->pct);
-		ap_json_bool(&j, "arena_over", g->arena_over);
-		ap_json_bool(&j, "peak_over", g->peak_over);
-		ap_json_bool(&j, "failed", g->arena_over || g->peak_over);
-		ap_json_end_obj(&j);
-	} else {
-		ap_json_null(&j, "gate");
+	for (int r = 0; r < AP_DIFF_ROWS; r++) {
+		const struct ap_diff_cmp *c = &d->row[r];
+
+		ap_json_f64(&j, ap_diff_row_key(r), c->ok ? ap_diff_pct(c->o, c->n) : NAN);
 	}
+	ap_json_end_obj(&j);
+	ap_json_obj(&j, "not_comparable");
+	for (int r = 0; r < AP_DIFF_ROWS; r++)
+		if (!d->row[r].ok)
+			ap_json_str(&j, ap_diff_row_key(r), d->row[r].why);
+	ap_json_end_obj(&j);
+	json_gate(&j, g);
 	ap_json_end_obj(&j);
 	ap_json_finish(&j);
 }

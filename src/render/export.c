@@ -247,6 +247,7 @@ static void chrome_head(struct chrome *c, const char *trace)
 	ap_json_obj(&c->j, NULL);
 	ap_json_str(&c->j, "displayTimeUnit", "ms");
 	ap_json_obj(&c->j, "otherData");
+	ap_json_u64(&c->j, "schema_version", AP_CHROME_SCHEMA);
 	ap_json_str(&c->j, "tool", "arenaprof");
 	ap_json_str(&c->j, "trace", trace);
 	ap_json_str(&c->j, "command", cmd);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * heatmap_csv: the matrix with a header row. Columns: row (operator index, -1 for the
- * graph inputs, "none"; or the run range "A-B"), label (quoted), then one column per
- * offset bucket, headed by the arena offset of its first byte.
+ * heatmap_csv: the matrix with a header row. Columns: op (the operator index, -1 for the
+ * graph inputs, "none") or runs (the run range "A-B"), each headed by its name, label
+ * (quoted), then one column per offset bucket, headed by the arena offset of its first
+ * byte.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,7 +15,7 @@
 
 int ap_heatmap_csv(const struct ap_heatmap *h, FILE *f, char *err)
 {
-	fputs("row,label", f);
+	fputs(h->by == AP_HM_BY_RUN ? "runs,label" : "op,label", f);
 	for (uint32_t c = 0; c < h->cols; c++)
 		fprintf(f, ",%" PRId64, h->col0_offset + (int64_t)(c * h->col_bytes));
 	fputc('\n', f);

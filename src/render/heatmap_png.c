@@ -49,6 +49,53 @@ void ap_heatmap_png_cell(const struct ap_heatmap *h, uint32_t *cw, uint32_t *ch)
 		*ch = 12;
 }
 
+/* The legend's two lines of text: the scale's, right of the strip, and the totals' below. */
+struct legend_texts {
+	char scale[128], total[320];
+};
+
+static void legend_texts(const struct ap_heatmap *h, struct legend_texts *t)
+{
+	char b[32];
+	int n;
+
+	snprintf(t->scale, sizeof(t->scale), "%s per cell, %s colour scale", h->all_faults ?
+		 "faults" : "first-touch pages", ap_hm_log_scale(h) ? "logarithmic" : "linear");
+	n = snprintf(t->total, sizeof(t->total), "%" PRIu64 " %s in all cells.", h->total,
+		     h->all_faults ? "faults" : "first touches");
+	if (h->n_ext && n > 0 && (size_t)n < sizeof(t->total))
+		snprintf(t->total + n, sizeof(t->total) - n, " Blue: the tensors live at the "
+			 "widest operator #%d (%s)%s.", h->widest_op,
+			 ap_fmt_bytes(h->widest_bytes, b, sizeof(b)),
+			 h->by == AP_HM_BY_OP && h->plan ? "; faint: each operator's live tensors" :
+			 "");
+}
+
+/* The pixels a line of text starting at x needs, and a margin after it. */
+static int64_t text_end(int64_t x, const char *s)
+{
+	return x + (int64_t)strlen(s) * AP_GLYPH_W + M;
+}
+
+/* The image's width: the plot's, and no line of text cut (title, subtitle, warning,
+ * legend), at least 640. */
+static int64_t width(const struct ap_heatmap *h, const struct geo *g)
+{
+	struct legend_texts t;
+	int64_t w = g->x0 + g->pw + M, e[5];
+
+	legend_texts(h, &t);
+	e[0] = text_end(M + 1, TS(h->title));	/* bold: a pixel wider */
+	e[1] = text_end(M, TS(h->subtitle));
+	e[2] = g->header_lines == 3 ? text_end(M, TS(h->warning)) : 0;
+	e[3] = text_end(M + 36 + SCALE_W + 16, t.scale);
+	e[4] = text_end(M, t.total);
+	for (int i = 0; i < 5; i++)
+		if (e[i] > w)
+			w = e[i];
+	return w < 640 ? 640 : w;
+}
+
 static void layout(const struct ap_heatmap *h, struct geo *g)
 {
 	size_t chars = 12;
@@ -68,9 +115,7 @@ static void layout(const struct ap_heatmap *h, struct geo *g)
 	g->ph = (int64_t)h->rows * g->ch;
 	g->axis_y = g->y0 + g->ph;
 	g->legend_y = g->axis_y + 4 + LINE + LINE + 8;
-	g->w = g->x0 + g->pw + M;
-	if (g->w < 640)
-		g->w = 640;
+	g->w = width(h, g);
 	g->h = g->legend_y + 12 + 4 + LINE + LINE + M;
 }
 
@@ -230,8 +275,8 @@ static void legend(const struct ap_heatmap *h, const struct geo *g, struct ap_ca
 {
 	int64_t x = M, y = g->legend_y, sx = x + 36;
 	bool lg = ap_hm_log_scale(h);
-	char b[32], s[256];
-	int n;
+	struct legend_texts t;
+	char b[32];
 
 	ap_canvas_frame(c, x, y, 14, 12, frame_c);
 	ap_canvas_text(c, x + 18, y + 1, "0", ink);
@@ -254,17 +299,9 @@ static void legend(const struct ap_heatmap *h, const struct geo *g, struct ap_ca
 	}
 	snprintf(b, sizeof(b), "%" PRIu64, h->max > 0 ? h->max : 1);
 	ap_canvas_text_mid(c, sx + SCALE_W, y + 16, b, ink);
-	snprintf(s, sizeof(s), "%s per cell, %s colour scale", h->all_faults ? "faults" :
-		 "first-touch pages", lg ? "logarithmic" : "linear");
-	ap_canvas_text(c, sx + SCALE_W + 16, y + 1, s, grey);
-	n = snprintf(s, sizeof(s), "%" PRIu64 " %s in all cells.", h->total,
-		     h->all_faults ? "faults" : "first touches");
-	if (h->n_ext && n > 0 && (size_t)n < sizeof(s))
-		snprintf(s + n, sizeof(s) - n, " Blue: the tensors live at the widest operator "
-			 "#%d (%s)%s.", h->widest_op, ap_fmt_bytes(h->widest_bytes, b, sizeof(b)),
-			 h->by == AP_HM_BY_OP && h->plan ? "; faint: each operator's live tensors" :
-			 "");
-	ap_canvas_text(c, M, y + 16 + LINE, s, grey);
+	legend_texts(h, &t);
+	ap_canvas_text(c, sx + SCALE_W + 16, y + 1, t.scale, grey);
+	ap_canvas_text(c, M, y + 16 + LINE, t.total, grey);
 }
 
 int ap_heatmap_png(const struct ap_heatmap *h, FILE *f, uint32_t *w, uint32_t *ht, char *err)

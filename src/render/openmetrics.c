@@ -2,18 +2,19 @@
 /*
  * openmetrics: report's figures as OpenMetrics text (openmetrics.h), as Prometheus users
  * expect them: counters as a family whose sample ends in _total, the run latency as a
- * summary (quantiles 0.5, 0.9, 0.99, _sum, _count), a build_info gauge, no empty label,
- * "# EOF" last.
+ * summary (quantiles 0.5, 0.9, 0.99, _sum, _count), a build_info gauge, with report
+ * --budget the budget and whether the process fits it, no empty label, "# EOF" last.
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/analyze/live.h"
+#include "arenaprof/analyze/run_lat.h"
 #include "arenaprof/render/openmetrics.h"
+#include "arenaprof/render/summary.h"
 #include "arenaprof/util/stats.h"
 
 /* A label value: backslash, quote and newline escaped, as the format wants. */
@@ -178,22 +179,18 @@ void ap_openmetrics_live(FILE *f, const struct ap_live *l, const char *version)
 /* The trace's run latencies: a summary of every timed run, and the first run's own. */
 static void report_latency(const struct om *o, const struct ap_analysis *a)
 {
-	uint64_t *v = malloc((a->n_run_ns + 1) * sizeof(*v)), sum = 0;
-	size_t n = 0;
+	char ignored[AP_ERR_LEN];
+	struct ap_run_lat l;
 
-	if (!v)
+	if (ap_run_lat(a, &l, ignored))
 		return;		/* out of memory: the other metrics still say what they can */
-	for (uint32_t i = 0; i < a->n_run_ns; i++)
-		if (a->run_ns[i]) {
-			v[n++] = a->run_ns[i];
-			sum += a->run_ns[i];
-		}
-	if (n && a->run_ns[0])
+	if (l.timed)
 		gauge(o, "arenaprof_first_run_latency_seconds", "seconds", "Run 0, the first "
-		      "inference, by the run probe's markers.", secs(a->run_ns[0]));
-	if (n)
-		latency(o, "One inference run, by the run probe's markers.", v, n, n, sum);
-	free(v);
+		      "inference, by the run probe's markers.", secs(l.first_ns));
+	if (l.runs)
+		latency(o, "One inference run, by the run probe's markers.", l.sorted, l.runs,
+			l.runs, l.sum_ns);
+	ap_run_lat_free(&l);
 }
 
 /* The accelerator half: only for a target that held dma-bufs. */
@@ -215,6 +212,37 @@ static void report_dmabuf(const struct om *o, const struct ap_analysis *a)
 	if (d->cma_free_min != AP_NO_VALUE)
 		gauge(o, "arenaprof_cma_free_min_bytes", "bytes", "CmaFree's lowest while traced.",
 		      num(d->cma_free_min));
+}
+
+/* A signed value (a margin under the budget is negative past it). */
+static struct val snum(int64_t v)
+{
+	struct val r;
+
+	snprintf(r.s, sizeof(r.s), "%" PRId64, v);
+	return r;
+}
+
+/* report --budget: the budget, the verdict as report's exit status gives it, the margin. */
+static void report_budget(const struct om *o, const struct ap_report *r)
+{
+	struct ap_budget_process v;
+	struct ap_procmem m;
+
+	if (!r->budget)
+		return;
+	ap_summary_budget(r, &m, &v);
+	gauge(o, "arenaprof_budget_bytes", "bytes", "report --budget: the memory the process "
+	      "is given.", num(v.budget));
+	gauge(o, "arenaprof_budget_fits", NULL, "1 when the process measured fits the budget "
+	      "(its peak and its non-reclaimable part), 0 when not or when no run was measured "
+	      "(report's exit status 3).", num(v.fits ? 1 : 0));
+	gauge(o, "arenaprof_budget_margin_bytes", "bytes", "The budget less the number that "
+	      "decided (the peak, or the non-reclaimable part); negative over it.",
+	      snum(v.margin));
+	gauge(o, "arenaprof_nonreclaimable_bytes", "bytes", "The process's non-reclaimable "
+	      "memory: Pss_Anon plus Pss_Shmem maxima (no swap to put it in).",
+	      num(v.nonreclaimable));
 }
 
 void ap_openmetrics_report(FILE *f, const struct ap_report *r, const char *version)
@@ -241,6 +269,7 @@ void ap_openmetrics_report(FILE *f, const struct ap_report *r, const char *versi
 		a->drops.ringbuf_drops);
 	counter(&o, "arenaprof_runs", "Inference runs completed.", a->runs_completed);
 	report_latency(&o, a);
+	report_budget(&o, r);
 	report_dmabuf(&o, a);
 	if (x->have_plan && a->id.map >= 0)
 		gauge(&o, "arenaprof_plan_matches", NULL, "1 when the plan describes the trace.",

@@ -149,7 +149,7 @@ static void text_corr(FILE *f, const struct ap_report *r)
 	uint64_t ps = c->page_size;
 	unsigned maxd = r->max_disagree ? r->max_disagree : 20;
 	uint32_t quiet = 0;
-	char mk[24];
+	char mk[96], cnt[24];
 
 	fprintf(f, "\nplan       %s (%s): %s arena, %u operators: %s\n", TS(p->model), p->strategy,
 		B(p->arena_bytes), p->n_ops, c->mismatch ? "DOES NOT MATCH this trace" :
@@ -178,19 +178,24 @@ static void text_corr(FILE *f, const struct ap_report *r)
 		fprintf(f, "           %" PRIu64 " first-touch pages lie where the plan puts no "
 			"tensor (%" PRIu64 " past its end)\n", c->unplanned_pages + c->beyond_pages,
 			c->beyond_pages);
-	/* without op markers there is no marker count: n/a, not 0 */
-	snprintf(mk, sizeof(mk), "%" PRIu64, c->widest_op >= 0 ?
+	/* without op markers there is no marker count, without first touches no count at
+	 * all: n/a, not 0 */
+	snprintf(cnt, sizeof(cnt), "%" PRIu64, c->widest_op >= 0 ?
 		 c->ops[c->widest_op + 1].marker_pages : 0);
+	if (c->widest_op >= 0 && !c->ft_pages)
+		snprintf(mk, sizeof(mk), "n/a (no first touch: the arena was resident before "
+			 "the trace began)");
+	else if (c->widest_op >= 0)
+		snprintf(mk, sizeof(mk), "plan %" PRIu64 ", marker %s",
+			 c->ops[c->widest_op + 1].plan_pages, c->have_markers ? cnt : "n/a");
 	if (c->widest_op >= 0)
 		fprintf(f, "widest     #%d %s \"%s\": %s live = %.1f %% of the arena; first-touch "
-			"pages: plan %" PRIu64 ", marker %s\n", c->widest_op,
+			"pages: %s\n", c->widest_op,
 			op_name(p, c->widest_op),
 			ap_corr_short_name(op_output(p, c->widest_op), (char[64]){ 0 }, 64),
 			B(c->widest_bytes),
 			p->arena_bytes ? 100.0 * (double)c->widest_bytes /
-					 (double)p->arena_bytes : 0,
-			c->ops[c->widest_op + 1].plan_pages,
-			c->have_markers ? mk : "n/a");
+					 (double)p->arena_bytes : 0, mk);
 	fprintf(f, "first-touch arena pages per operator (plan: earliest planned writer of the "
 		"page; marker: op probe):\n");
 	fprintf(f, "  %4s  %-22s %-40s %6s %10s %6s %10s\n", "op", "opcode", "output", "plan",
@@ -492,6 +497,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	uint64_t page = page_of(a);
 	char probe[1024];
 	const char *run_probe = ap_summary_run_probe(a, probe, sizeof(probe));
+	uint32_t setup = 0;
 
 	ap_summary_text(f, r);
 	fprintf(f, "trace      %s (%s)\n", path, a->truncated ?
@@ -557,8 +563,15 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	if (r->x->have_plan)
 		text_corr(f, r);
 	ap_models_text(f, r->x);
+	/* record printed its set-up lines as it attached: counted here, listed in JSON */
 	for (uint32_t i = 0; i < a->n_notes; i++)
-		fprintf(f, "note       %s\n", TS(a->notes[i]));
+		if (a->note_setup[i])
+			setup++;
+		else
+			fprintf(f, "note       %s\n", TS(a->notes[i]));
+	if (setup)
+		fprintf(f, "note       and %u set-up lines of record (the probes it attached): "
+			"report --json \"notes\" lists them\n", setup);
 	free(order);
 }
 

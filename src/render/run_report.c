@@ -111,6 +111,7 @@ void ap_run_print_json(FILE *f, const struct ap_run_req *rq, const struct ap_tpl
 
 	ap_json_init(&j, f);
 	ap_json_obj(&j, NULL);
+	ap_json_u64(&j, "schema_version", AP_RUN_SCHEMA);
 	ap_json_obj(&j, "limits");
 	json_u64_or_null(&j, "memory_max_bytes", rq->max);
 	json_u64_or_null(&j, "memory_high_bytes", rq->high);

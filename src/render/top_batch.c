@@ -84,6 +84,7 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	if (as_json) {
 		ap_json_init(&j, f);
 		ap_json_obj(&j, NULL);
+		ap_json_u64(&j, "schema_version", AP_TOP_BATCH_SCHEMA);
 		ap_json_str(&j, "time", when);
 		ap_json_f64(&j, "t", t);
 		ap_json_i64(&j, "pid", l->pid);

@@ -92,6 +92,30 @@ budget_json "budget 1 MiB above the peak" "$above" 0 \
 	"${same//BUDGET/$above} and b['fits'] is True and b['decided_by'] == 'peak' and
 	 b['margin_bytes'] == $above - $peak"
 
+# --format openmetrics with --budget: the budget, fits, the margin and the non-reclaimable
+# part, as the strict OpenMetrics parser reads them (tests/py/check_openmetrics.py), equal
+# to the samples' truth; the exit status is the text's and JSON's
+PY=$venv/bin/python	# prometheus-client (scripts/install-deps)
+VERSION=$("$AP" --version | sed 's/^arenaprof //')
+om_budget() {	# om_budget NAME BUDGET WANT_RC EXPECT-JSON
+	local rc
+	"$AP" report "$T" --plan "$MV2" --budget "$2" --format openmetrics >"$TMP/om.txt" \
+		2>"$TMP/om.err"
+	rc=$?
+	MSG="exit $rc: $(head -2 "$TMP/om.err")" check "openmetrics, $1: exit $3" [ "$rc" = "$3" ]
+	"$PY" tests/py/check_openmetrics.py "$TMP/om.txt" "$VERSION" "openmetrics, $1: " \
+		--model "$(basename "$MV2")" --expect "$4"
+}
+om_budget "budget below the non-reclaimable" "$below" 3 "{\"arenaprof_budget_bytes\": $below,
+	\"arenaprof_budget_fits\": 0, \"arenaprof_budget_margin_bytes\": $((below - nonrecl)),
+	\"arenaprof_nonreclaimable_bytes\": $nonrecl}"
+om_budget "budget above the peak" "$above" 0 "{\"arenaprof_budget_bytes\": $above,
+	\"arenaprof_budget_fits\": 1, \"arenaprof_budget_margin_bytes\": $((above - peak))}"
+"$AP" report "$T" --plan "$MV2" --format openmetrics >"$TMP/om-none.txt" 2>/dev/null
+MSG="$(grep -c budget "$TMP/om-none.txt") budget lines"
+check "openmetrics without --budget: no budget metric" \
+	sh -c '! grep -q "arenaprof_budget" "$1"' _ "$TMP/om-none.txt"
+
 # the model's share: the plan's two halves (plan --json), null without --plan
 "$AP" plan "$MV2" --json >"$TMP/plan.json"
 model=$(j "$TMP/plan.json" "d['anonymous_bytes'] + d['reclaimable_bytes']")

@@ -22,7 +22,8 @@ MSG="$(head -c 300 "$J")"
 check "check --json: one JSON object with kernel, arch, btf, features, faces" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"kernel", "arch", "btf", "features", "faces"}, d.keys()
+assert set(d) == {"schema_version", "kernel", "arch", "btf", "features", "faces"}, d.keys()
+assert d["schema_version"] == 1, d["schema_version"]
 assert set(d["btf"]) == {"source", "file"}, d["btf"]
 assert d["btf"]["source"] in ("built-in", "missing"), d["btf"]
 assert set(d["faces"]) == {"record", "top", "run", "plan"}, d["faces"]

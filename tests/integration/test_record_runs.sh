@@ -173,6 +173,9 @@ MSG="$(grep '^agreement' "$TMP/attach.plan.txt")"
 check "report of a -p trace, arena resident at attach: agreement n/a, not 0 of 0" \
 	grep -q "^agreement  plan and op-marker attribution: n/a (no first-touch arena page to compare)$" \
 	"$TMP/attach.plan.txt"
+MSG="$(grep -n ' 0 of 0\|marker 0' "$TMP/attach.plan.txt")"
+check "report of a -p trace, arena resident at attach: no '0 of 0' or 'marker 0' anywhere" \
+	sh -c '! grep -q " 0 of 0\|marker 0" "$1"' _ "$TMP/attach.plan.txt"
 t=$TMP/no-op
 "$AP" record -o "$t.trace" --run-probe "$MI:mininfer_invoke" --runs 3 -- "$MI" "$MV2" \
 	--runs 3 >/dev/null 2>"$t.err"

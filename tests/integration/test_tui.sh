@@ -418,8 +418,8 @@ kv = dict(f.split("=", 1) for f in open(sys.argv[2]).readline().split()[1:])
 if len(js) != 2:
 	bad.append(f"{len(js)} lines")
 for d in js:
-	if set(d) != set(kv) | {"time"}:
-		bad.append(f"keys differ: {sorted(set(d) ^ (set(kv) | {'time'}))}")
+	if set(d) != set(kv) | {"time", "schema_version"} or d["schema_version"] != 1:
+		bad.append(f"keys differ: {sorted(set(d) ^ (set(kv) | {'time', 'schema_version'}))}")
 	if d["pid"] != int(sys.argv[3]) or d["arena_pages"] != int(sys.argv[4]):
 		bad.append(f"pid {d['pid']} arena_pages {d['arena_pages']}")
 	if any(v == "-" for v in d.values()):

@@ -88,7 +88,7 @@ out(w["attributed_pages"] + w["unplanned_pages"] + w["beyond_pages"] == w["first
 rows = {}
 with open(hm) as f:
     for r in csv.reader(f):
-        if r[0] == "row":
+        if r[0] == "op":
             continue
         n = sum(int(c) for c in r[2:])
         if n:

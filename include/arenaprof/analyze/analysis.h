@@ -75,6 +75,8 @@ struct ap_analysis {
 	uint32_t n_samples, cap_samples;
 	char **notes;
 	uint32_t n_notes, cap_notes;
+	bool *note_setup;		/* per note: the recorder's set-up line (AP_NOTE_SETUP) */
+	uint32_t cap_note_setup;
 	/* the accelerator half: the target's dma-bufs (samples 0 when it held none) */
 	struct ap_dmabuf_seen dmabuf;
 	/* internal */

@@ -24,7 +24,8 @@ void ap_cli_vsay(const char *cmd, const char *fmt, va_list ap);
 int ap_cli_exit(int err);
 /*
  * "bad option or missing value: 'ARG' (see 'arenaprof CMD --help')" for the option getopt
- * just refused (argv[optind - 1]); returns 2, the exit code for it.
+ * just refused (argv[optind - 1]); returns 2, the exit code for it. When argv[0] is not
+ * CMD (main handed top its own argv: 'arenaprof -p PID'), no command is named in it.
  */
 int ap_cli_bad_option(const char *cmd, char **argv);
 /*

@@ -88,8 +88,10 @@ struct ap_session_sink {
 	int (*sample)(void *ctx, const struct ap_session_sample *s);
 	/* the BPF side's counters, sent when they changed (and at the end) */
 	int (*drops)(void *ctx, const struct ap_rec_drops *d);
-	/* level 0 info, 1 warning, 2 error; one line */
+	/* level 0 info, 1 warning, 2 error; one line. AP_NOTE_SETUP (the set-up lines) only
+	 * to a sink with setup_notes set, as 0 to the others */
 	int (*note)(void *ctx, uint32_t level, uint64_t ts_ns, const char *text);
+	bool setup_notes;
 	/*
 	 * the target's dma-bufs, when they changed (session_dmabuf.h): rec, then each of
 	 * d->cur's buffers (ap_dmabuf_sampler_buf)

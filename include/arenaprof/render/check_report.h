@@ -12,6 +12,9 @@
 void ap_check_text(FILE *f, const struct ap_features *fs);
 /* {"kernel", "arch", "features": [{"name", "status", "detail", "affects",
  * "kernel_option"}], "faces": {"record", "top", "run", "plan"}} */
+/* The check JSON's "schema_version": 1, its first versioned form. */
+#define AP_CHECK_SCHEMA 1
+
 void ap_check_json(FILE *f, const struct ap_features *fs);
 
 #endif

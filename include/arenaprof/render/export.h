@@ -18,6 +18,9 @@
 #include "arenaprof/analyze/correlate.h"
 
 #define AP_EXPORT_MAX_INSTANTS 200000	/* default: more faults become counts */
+/* The Chrome JSON's otherData.schema_version (the trace-event format's own keys are
+ * Chrome's): 1, its first versioned form. */
+#define AP_CHROME_SCHEMA 1
 
 struct ap_export_opts {
 	uint64_t max_instants;		/* 0: the default */

@@ -13,7 +13,10 @@ void ap_run_print_header(FILE *f, const struct ap_run_req *rq, const char *paren
 			 const struct ap_tplan *plan);
 /* One run, as it ends. */
 void ap_run_print_text(FILE *f, const struct ap_run_req *rq, const struct ap_run_result *r);
-/* {"limits", "plan" (when plan is not NULL), "runs": the n runs}. */
+/* The run JSON's "schema_version": 1, its first versioned form. */
+#define AP_RUN_SCHEMA 1
+
+/* {"schema_version", "limits", "plan" (when plan is not NULL), "runs": the n runs}. */
 void ap_run_print_json(FILE *f, const struct ap_run_req *rq, const struct ap_tplan *plan,
 		       const struct ap_run_result *runs, long n);
 

@@ -15,5 +15,7 @@
 /* One line of key=value fields for the latest sample (sizes in bytes, rates per second,
  * '-' for what was not read); as_json: the same as one JSON object (null). */
 void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json);
+/* Each JSON line's "schema_version": 1, its first versioned form. */
+#define AP_TOP_BATCH_SCHEMA 1
 
 #endif

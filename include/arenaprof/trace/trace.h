@@ -160,9 +160,13 @@ struct ap_rec_drops {
 	uint64_t events, ringbuf_drops, vma_misses, retries;
 };
 
+/* A note's level: how the recording was set up (the probes attached, the fault source
+ * chosen), information a reader need not repeat. */
+#define AP_NOTE_SETUP 3
+
 struct ap_rec_note {
 	uint64_t ts_ns;
-	uint32_t level;			/* 0 info, 1 warning, 2 error */
+	uint32_t level;			/* 0 info, 1 warning, 2 error, 3 set-up */
 	uint32_t pad;
 };
 
