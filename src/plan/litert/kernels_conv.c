@@ -354,7 +354,7 @@ static bool fc_takes_4bit(struct kctx *k, int32_t batch, int32_t units, int32_t 
 int kt_prep_fully_connected(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0), *f = input(k, 1);
-	int32_t base = kt_add_tensors(k, 6, "kernel tensor"), units, batch, ledger;
+	int32_t base = kt_reserve(k, 6), units, batch, ledger;
 	uint8_t ft;
 
 	if (base < 0)
@@ -408,7 +408,7 @@ static void swap_last2(const struct ap_model_tensor *t, int32_t *d)
 int kt_prep_batch_matmul(struct kctx *k)
 {
 	const struct ap_model_tensor *l = input(k, 0), *r = input(k, 1);
-	int32_t base = kt_add_tensors(k, 7, "kernel tensor"), dl[8], dr[8];
+	int32_t base = kt_reserve(k, 7), dl[8], dr[8];
 	int32_t li = in_index(k, 0), ri = in_index(k, 1);
 	bool adj_x = false, adj_y = false;
 	enum ap_alloc rhs_alloc;

@@ -310,7 +310,7 @@ static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_gr
 	}
 	if (!opts->no_kernels) {
 		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1,
-					     .arch = opts->arch };
+					     .arch = opts->arch, .runtime = opts->runtime };
 
 		rc = ap_kernels_apply(g, &ko, err);
 		if (rc) {

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * runtime: the TFLite runtime a plan is for, and the one place that names the rules in
+ * which the runtimes arenaprof plans for differ (docs/runtimes.md says what each rule is
+ * and which runtime version changed it). The planner asks a rule of the descriptor; it
+ * never compares runtime names.
+ */
+#ifndef ARENAPROF_RUNTIME_H
+#define ARENAPROF_RUNTIME_H
+
+#include <stdbool.h>
+
+/* The zero value is the default: LiteRT 2.3 and the 2.4 nightly. */
+enum ap_runtime_id { AP_RUNTIME_LITERT, AP_RUNTIME_TFLITE_214, AP_RUNTIME_COUNT };
+
+struct ap_runtime {
+	const char *name;	/* what --runtime takes and the plan JSON says */
+	const char *what;	/* the releases it stands for, for the text report */
+	/* FULLY_CONNECTED, BATCH_MATMUL and the reduce kernels reserve their tensors in
+	 * Init (so before every Prepare's); LiteRT reserves them at their first Prepare */
+	bool matmul_reduce_init;
+	/* RESHAPE with a computed shape makes its output kTfLiteDynamic at Prepare; LiteRT
+	 * returns kTfLiteOutputShapeNotKnown and lets the output share its input's buffer */
+	bool reshape_computed_dynamic;
+};
+
+/* The descriptor of id (the default's for an id out of range). */
+const struct ap_runtime *ap_runtime_get(enum ap_runtime_id id);
+/* A --runtime NAME: 0 and *id, or -EINVAL. */
+int ap_runtime_parse(const char *s, enum ap_runtime_id *id);
+/* "litert, tflite-runtime-2.14": the names, for an error message or --help. */
+const char *ap_runtime_names(void);
+
+#endif
