@@ -12,12 +12,17 @@ static const struct ap_runtime runtimes[AP_RUNTIME_COUNT] = {
 	[AP_RUNTIME_LITERT] = {
 		.name = "litert",
 		.what = "LiteRT 2.3 and the 2.4 nightly",
+		.default_threads = 1,
+		.rfft2d_temporaries = 4,
 	},
 	[AP_RUNTIME_TFLITE_214] = {
 		.name = "tflite-runtime-2.14",
 		.what = "tflite-runtime 2.14 (TensorFlow Lite 2.14)",
+		.default_threads = -1,
 		.matmul_reduce_init = true,
 		.reshape_computed_dynamic = true,
+		.rfft2d_temporaries = 2,
+		.conv3d_transposed_filter = true,
 	},
 };
 

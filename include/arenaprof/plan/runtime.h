@@ -16,12 +16,22 @@ enum ap_runtime_id { AP_RUNTIME_LITERT, AP_RUNTIME_TFLITE_214, AP_RUNTIME_COUNT 
 struct ap_runtime {
 	const char *name;	/* what --runtime takes and the plan JSON says */
 	const char *what;	/* the releases it stands for, for the text report */
+	/* num_threads when none is given: LiteRT's Python Interpreter passes 1; TFLite
+	 * 2.14's leaves the interpreter's -1, so a float CONV_2D takes the multithreaded
+	 * kernel (hwcn_weights, no im2col) on x86-64 */
+	int default_threads;
 	/* FULLY_CONNECTED, BATCH_MATMUL and the reduce kernels reserve their tensors in
 	 * Init (so before every Prepare's); LiteRT reserves them at their first Prepare */
 	bool matmul_reduce_init;
 	/* RESHAPE with a computed shape makes its output kTfLiteDynamic at Prepare; LiteRT
 	 * returns kTfLiteOutputShapeNotKnown and lets the output share its input's buffer */
 	bool reshape_computed_dynamic;
+	/* RFFT2D's temporaries: 4 (LiteRT), 2 (TFLite 2.14: no fft_input_output_rows and
+	 * fft_input_output_data) */
+	unsigned rfft2d_temporaries;
+	/* CONV_3D keeps a transposed filter (the filter's bytes, kTfLiteArenaRw) after its
+	 * im2col */
+	bool conv3d_transposed_filter;
 };
 
 /* The descriptor of id (the default's for an id out of range). */

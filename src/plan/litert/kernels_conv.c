@@ -129,12 +129,23 @@ int kt_prep_conv(struct kctx *k)
 	return hybrid ? conv_hybrid(k, in, f, oh, ow) : 0;
 }
 
+/* CONV_3D's transposed filter, where the runtime keeps one (conv3d_transposed_filter). */
+static int conv3d_transposed(struct kctx *k, const struct ap_model_tensor *f)
+{
+	int32_t d[5] = { dim(f, 4), dim(f, 0), dim(f, 1), dim(f, 2), dim(f, 3) };
+
+	if (!k->rt->conv3d_transposed_filter)
+		return 0;
+	return kt_new_tmp(k, "transposed_filter", AP_TT_FLOAT32, d, 5, AP_ALLOC_ARENA);
+}
+
 /*
  * CONV_3D: conv3d.cc, Prepare<kGenericOptimized> (Register_CONV_3D). Float32 only. When
  * any stride or dilation is not 1 or the filter [kd, kh, kw, cin, cout] is not 1x1x1, one
  * AddTensors(1) on the first Prepare: im2col, the input's type, [batch, out_d, out_h,
  * out_w, kd*kh*kw*cin], kTfLiteArenaRw. (The 1 GB im2col limit applies on mobile
- * platforms only.)
+ * platforms only.) Runtimes with conv3d_transposed_filter add one more after it:
+ * transposed_filter, float32 [cout, kd, kh, kw, cin], kTfLiteArenaRw.
  */
 int kt_prep_conv3d(struct kctx *k)
 {
@@ -161,7 +172,7 @@ int kt_prep_conv3d(struct kctx *k)
 		return 0;
 	if (sd == 1 && sw == 1 && sh == 1 && dd == 1 && dw == 1 && dh == 1 &&
 	    dim(f, 0) == 1 && dim(f, 1) == 1 && dim(f, 2) == 1)
-		return 0;
+		return conv3d_transposed(k, f);
 	od = out_size(pad, dim(in, 1), dim(f, 0), sd, dd);
 	oh = out_size(pad, dim(in, 2), dim(f, 1), sh, dh);
 	ow = out_size(pad, dim(in, 3), dim(f, 2), sw, dw);
@@ -171,8 +182,10 @@ int kt_prep_conv3d(struct kctx *k)
 	{
 		int32_t d[5] = { dim(in, 0), od, oh, ow, depth };
 
-		return kt_new_tmp(k, "im2col", AP_TT_FLOAT32, d, 5, AP_ALLOC_ARENA);
+		if (kt_new_tmp(k, "im2col", AP_TT_FLOAT32, d, 5, AP_ALLOC_ARENA))
+			return -1;
 	}
+	return conv3d_transposed(k, f);
 }
 
 /*
