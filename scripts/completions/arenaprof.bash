@@ -9,7 +9,7 @@ _arenaprof()
 		return
 	fi
 	case $cmd in
-	plan) opts="--delegate --cpu --strategy --budget --baseline --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --subgraph --arch --input-shape --help" ;;
+	plan) opts="--delegate --cpu --strategy --budget --baseline --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --subgraph --arch --runtime --input-shape --help" ;;
 	record) opts="--pid --output --runs --duration --probe --run-probe --op-probe --interval --ring-size --keep --kill-at-runs --user --arena --btf --json --verbose --help" ;;
 	report) opts="--plan --plan-csv --delegate --arena --salvage --json --format --pages --mappings --disagree --budget --help" ;;
 	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --alloc-probe --btf --verbose --help" ;;
@@ -20,6 +20,11 @@ _arenaprof()
 	check) opts="--json --btf --verbose --help" ;;
 	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
 	esac
+	# the values of an option that has a fixed set
+	if [ "$cmd" = plan ] && [ "${COMP_WORDS[COMP_CWORD-1]}" = --runtime ]; then
+		COMPREPLY=($(compgen -W "litert tflite-runtime-2.14" -- "$cur"))
+		return
+	fi
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 	else

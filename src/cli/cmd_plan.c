@@ -71,14 +71,16 @@ static void usage(FILE *f)
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
 		"  --no-inplace        disable LiteRT's in-place sharing (RESHAPE, ADD, ...)\n"
-		"  --threads N         LiteRT num_threads the kernels plan for (default 1)\n"
+		"  --threads N         LiteRT num_threads the kernels plan for (default 1;\n"
+		"                      tflite-runtime-2.14: -1, what its Interpreter leaves)\n"
 		"  --arch A            the CPU LiteRT runs on, arm64 or x86-64 (default: this\n"
 		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float\n"
 		"                      CONV_2D keeps transposed weights on x86-64, im2col on "
 		"arm64\n"
 		"  --runtime R         the runtime whose planner and kernels apply: litert\n"
 		"                      (default: LiteRT 2.3 and the 2.4 nightly) or\n"
-		"                      tflite-runtime-2.14 (TensorFlow Lite 2.14's wheel)\n"
+		"                      tflite-runtime-2.14 (TensorFlow Lite 2.14's wheel; its\n"
+		"                      builtin kernels: with --delegate none)\n"
 		"  --input-shape [K=]D,D,...  plan with input K (default 0) resized to that\n"
 		"                      shape, as resize_tensor_input does; its fixed\n"
 		"                      dimensions must stay (repeat for more inputs)\n"
@@ -252,6 +254,13 @@ static int delegate_args(struct args *a, bool import)
 {
 	if (import && a->have_runtime) {
 		ap_cli_say("plan", "--runtime needs a MODEL: an imported plan is planned already");
+		return AP_EXIT_USAGE;
+	}
+	if (!import && a->rq.delegate == AP_DELEGATE_XNNPACK &&
+	    !ap_runtime_get(a->rq.gopts.runtime)->xnnpack_modelled) {
+		ap_cli_say("plan", "--runtime %s plans the builtin kernels: give --delegate none "
+			   "(its XNNPACK delegate is not modelled)",
+			   ap_runtime_get(a->rq.gopts.runtime)->name);
 		return AP_EXIT_USAGE;
 	}
 	if (import && (a->have_delegate || a->rq.cpu)) {

@@ -13,6 +13,7 @@ static const struct ap_runtime runtimes[AP_RUNTIME_COUNT] = {
 		.name = "litert",
 		.what = "LiteRT 2.3 and the 2.4 nightly",
 		.default_threads = 1,
+		.xnnpack_modelled = true,
 		.rfft2d_temporaries = 4,
 	},
 	[AP_RUNTIME_TFLITE_214] = {

@@ -20,6 +20,8 @@ struct ap_runtime {
 	 * 2.14's leaves the interpreter's -1, so a float CONV_2D takes the multithreaded
 	 * kernel (hwcn_weights, no im2col) on x86-64 */
 	int default_threads;
+	/* its XNNPACK delegate is modelled (plan's default path); else only --delegate none */
+	bool xnnpack_modelled;
 	/* FULLY_CONNECTED, BATCH_MATMUL and the reduce kernels reserve their tensors in
 	 * Init (so before every Prepare's); LiteRT reserves them at their first Prepare */
 	bool matmul_reduce_init;
