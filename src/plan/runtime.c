@@ -23,6 +23,7 @@ static const struct ap_runtime runtimes[AP_RUNTIME_COUNT] = {
 		.matmul_reduce_init = true,
 		.reshape_computed_dynamic = true,
 		.rfft2d_temporaries = 2,
+		.arena_buffer_padding = 128,
 		.conv3d_transposed_filter = true,
 	},
 };

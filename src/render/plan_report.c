@@ -655,6 +655,12 @@ static void json_summary(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_u64(j, "naive_bytes", s->naive_bytes);
 	ap_json_u64(j, "arena_bytes", p->arena_bytes);
 	ap_json_u64(j, "persistent_bytes", p->persistent_bytes);
+	if (s->runtime) {	/* the buffers the runtime allocates for the two arenas */
+		ap_json_u64(j, "arena_buffer_bytes",
+			    p->arena_bytes + s->runtime->arena_buffer_padding);
+		ap_json_u64(j, "persistent_buffer_bytes",
+			    p->persistent_bytes + s->runtime->arena_buffer_padding);
+	}
 	ap_json_u64(j, "lower_bound_bytes", s->prof.lower_bound);
 }
 

@@ -36,7 +36,7 @@ equal() {
 
 # compare MODEL [--threads N]: 2.14's live plan against both of arenaprof's
 compare() {
-	local m=$1 b name inv lr ap same diff rc
+	local m=$1 b name inv lr ap same diff rc want got
 	shift
 	b=$(basename "$m" .tflite)
 	name="$b${1:+ $*}"
@@ -58,6 +58,16 @@ print("--invoke" if d["split_after"] or
 	MSG="$same; $(sed -n '2,7p' "$TMP/cmp")" \
 		check "$name: every offset tflite-runtime 2.14's ($same, arena $(sed -n \
 		's/^# arena_bytes=//p' "$lr") bytes)" test "$rc" = 0
+	# the two buffers 2.14 allocates (its SimpleMemoryArena pads the high-water mark)
+	want=$(grep '^# planner arena:' "$lr" | grep -o 'buffer_size=[0-9]*' | cut -d= -f2 |
+		paste -sd ' ')
+	got=$("$ARENAPROF" plan --delegate none --runtime tflite-runtime-2.14 "$m" "$@" --json |
+		python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["arena_buffer_bytes"], d["persistent_buffer_bytes"])')
+	MSG="2.14 '$want', arenaprof '$got'" \
+		check "$name: 2.14's arena buffers, normal and persistent ($got bytes)" \
+		test "$got" = "$want"
 	"$ARENAPROF" plan --delegate none "$m" "$@" --csv >"$ap"
 	diff=$(equal "$lr" "$ap")
 	rc=$?

@@ -22,6 +22,9 @@ struct ap_runtime {
 	int default_threads;
 	/* its XNNPACK delegate is modelled (plan's default path); else only --delegate none */
 	bool xnnpack_modelled;
+	/* bytes each SimpleMemoryArena allocates beyond its high-water mark: 0 (LiteRT's
+	 * ResizableAlignedBuffer), 128 (2.14: the arena alignment and as much padding) */
+	unsigned arena_buffer_padding;
 	/* FULLY_CONNECTED, BATCH_MATMUL and the reduce kernels reserve their tensors in
 	 * Init (so before every Prepare's); LiteRT reserves them at their first Prepare */
 	bool matmul_reduce_init;
