@@ -15,6 +15,8 @@ static const struct ap_runtime runtimes[AP_RUNTIME_COUNT] = {
 		.default_threads = 1,
 		.xnnpack_modelled = true,
 		.rfft2d_temporaries = 4,
+		.fc4bit_max_rows = 4,
+		.fc4bit_temporaries = 5,
 	},
 	[AP_RUNTIME_TFLITE_214] = {
 		.name = "tflite-runtime-2.14",
@@ -25,6 +27,8 @@ static const struct ap_runtime runtimes[AP_RUNTIME_COUNT] = {
 		.rfft2d_temporaries = 2,
 		.arena_buffer_padding = 128,
 		.conv3d_transposed_filter = true,
+		.fc4bit_max_rows = 1,
+		.fc4bit_temporaries = 4,
 	},
 };
 

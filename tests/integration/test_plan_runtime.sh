@@ -84,6 +84,7 @@ compare "$MODELS/gen_hybrid_conv.tflite"
 compare "$MODELS/gen_dynamic_reshape.tflite"
 compare "$MODELS/gen_conv3d.tflite"
 compare "$MODELS/gen_rfft2d.tflite"
+compare "$MODELS/gen_fc_int4.tflite"
 # its CONV_2D divides by zero in 2.14's multithreaded kernel: one thread
 compare "$MODELS/gen_open_shapes.tflite" --threads 1
 

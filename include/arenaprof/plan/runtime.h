@@ -37,6 +37,10 @@ struct ap_runtime {
 	/* CONV_3D keeps a transposed filter (the filter's bytes, kTfLiteArenaRw) after its
 	 * im2col */
 	bool conv3d_transposed_filter;
+	/* FULLY_CONNECTED's 4-bit path: the most rows its kernel takes at a time, to which
+	 * the batch is rounded (LiteRT 4, 2.14 1), and the temporaries it lists (5, 4) */
+	int fc4bit_max_rows;
+	unsigned fc4bit_temporaries;
 };
 
 /* The descriptor of id (the default's for an id out of range). */

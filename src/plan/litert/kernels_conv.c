@@ -326,10 +326,13 @@ static int32_t round_up(int32_t x, int32_t m)
  * input_offsets int32 [R]; the 5th stays none-type. C = cols rounded up to FilterDepth
  * 32, U = units rounded up to FilterWidth 4, R = batch rounded up to rr, the largest of
  * GetMaxSupportedRows() (4 with SSSE3 on x86-64, and on aarch64), 2, 1 not above batch.
+ * The runtime's fc4bit_max_rows caps GetMaxSupportedRows(), and its fc4bit_temporaries
+ * says whether the 5th is listed.
  */
 static int fc_4bit(struct kctx *k, int32_t base, int32_t batch, int32_t cols, int32_t units)
 {
-	int32_t rr = batch >= 4 ? 4 : batch >= 2 ? 2 : 1;
+	int32_t most = k->rt->fc4bit_max_rows;
+	int32_t rr = batch >= 4 && most >= 4 ? 4 : batch >= 2 && most >= 2 ? 2 : 1;
 	int32_t r[1] = { round_up(batch, rr) }, c = round_up(cols, 32), u = round_up(units, 4);
 	int32_t in[2] = { r[0], c }, acc[2] = { r[0], u };
 	const struct kt_tmp t[] = {
@@ -342,7 +345,7 @@ static int fc_4bit(struct kctx *k, int32_t base, int32_t batch, int32_t cols, in
 
 	if (r[0] < 0 || c < 0 || u < 0)
 		return 0;
-	return kt_set_tmps(k, 0, base, t, 5);
+	return kt_set_tmps(k, 0, base, t, k->rt->fc4bit_temporaries);
 }
 
 /* fully_connected.cc's condition for PrepareImpl4Bit (kGenericOptimized). */
