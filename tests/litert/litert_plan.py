@@ -8,10 +8,14 @@ Usage:
 
 Run it with the Python that has ai-edge-litert installed, e.g.
 /opt/arenaprof-venv/bin/python (needs only ai-edge-litert, its bundled
-flatbuffer schema module and numpy; no extra package).
+flatbuffer schema module and numpy; no extra package), or with one that has
+tflite-runtime 2.14 (/opt/tflrt214-venv/bin/python), whose wheel has no schema
+module: ARENAPROF_SCHEMA_PY then names ai-edge-litert's schema_py_generated.py
+(it needs the flatbuffers package). tflite-runtime's Python Interpreter leaves
+num_threads at -1 when --threads is not given.
 
 The model is loaded with OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-(no XNNPACK), num_threads 1 unless --threads, allocate_tensors() is
+(no XNNPACK), num_threads 1 (ai-edge-litert) unless --threads, allocate_tensors() is
 called, nothing is invoked, except for --subgraph K naming the init subgraph
 of a CALL_ONCE: LiteRT plans that one in CALL_ONCE's first Eval, so the
 model is invoked once first (the comment line says planned_at=first_invoke),
