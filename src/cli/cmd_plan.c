@@ -35,6 +35,7 @@ static void usage(FILE *f)
 		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph "
 		"K]\n"
 		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
+		"                      [--runtime litert|tflite-runtime-2.14]\n"
 		"                      [--input-shape [K=]D,D,...]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
 		"Plans what LiteRT holds for a model and says what it needs. By default that\n"
@@ -70,11 +71,16 @@ static void usage(FILE *f)
 		"  --top N             list the N widest operators (default 5)\n"
 		"  --as-dtype float32  plan as if every activation were float32\n"
 		"  --no-inplace        disable LiteRT's in-place sharing (RESHAPE, ADD, ...)\n"
-		"  --threads N         LiteRT num_threads the kernels plan for (default 1)\n"
+		"  --threads N         LiteRT num_threads the kernels plan for (default 1;\n"
+		"                      tflite-runtime-2.14: -1, what its Interpreter leaves)\n"
 		"  --arch A            the CPU LiteRT runs on, arm64 or x86-64 (default: this\n"
 		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float\n"
 		"                      CONV_2D keeps transposed weights on x86-64, im2col on "
 		"arm64\n"
+		"  --runtime R         the runtime whose planner and kernels apply: litert\n"
+		"                      (default: LiteRT 2.3 and the 2.4 nightly) or\n"
+		"                      tflite-runtime-2.14 (TensorFlow Lite 2.14's wheel; its\n"
+		"                      builtin kernels: with --delegate none)\n"
 		"  --input-shape [K=]D,D,...  plan with input K (default 0) resized to that\n"
 		"                      shape, as resize_tensor_input does; its fixed\n"
 		"                      dimensions must stay (repeat for more inputs)\n"
@@ -122,7 +128,7 @@ struct args {
 	struct ap_plan_req rq;
 	struct ap_plan_set s;		/* top, budget */
 	struct ap_shape_override ov[AP_MAX_INPUT_SHAPES];
-	bool json, csv, have_sg, have_delegate, have_arch, have_top;
+	bool json, csv, have_sg, have_delegate, have_arch, have_top, have_runtime;
 	const char *baseline;		/* --baseline TRACE, or NULL */
 	enum ap_arch cpu_arch;		/* --cpu's, resolved */
 	char **models;			/* the MODELs, n_models of them (none with --import) */
@@ -209,6 +215,13 @@ static int set_option(struct args *a, int c, const char *arg)
 		}
 		a->have_arch = true;
 		break;
+	case 'R':
+		if (ap_runtime_parse(arg, &a->rq.gopts.runtime)) {
+			ap_cli_say("plan", "--runtime '%s': %s", arg, ap_runtime_names());
+			return AP_EXIT_USAGE;
+		}
+		a->have_runtime = true;
+		break;
 	case 'D':
 		if (ap_delegate_parse(arg, &a->rq.delegate)) {
 			ap_cli_say("plan", "--delegate '%s': xnnpack or none", arg);
@@ -239,6 +252,17 @@ static int set_option(struct args *a, int c, const char *arg)
 /* --delegate and --cpu against the rest: GO_ON, or AP_EXIT_USAGE (said). */
 static int delegate_args(struct args *a, bool import)
 {
+	if (import && a->have_runtime) {
+		ap_cli_say("plan", "--runtime needs a MODEL: an imported plan is planned already");
+		return AP_EXIT_USAGE;
+	}
+	if (!import && a->rq.delegate == AP_DELEGATE_XNNPACK &&
+	    !ap_runtime_get(a->rq.gopts.runtime)->xnnpack_modelled) {
+		ap_cli_say("plan", "--runtime %s plans the builtin kernels: give --delegate none "
+			   "(its XNNPACK delegate is not modelled)",
+			   ap_runtime_get(a->rq.gopts.runtime)->name);
+		return AP_EXIT_USAGE;
+	}
 	if (import && (a->have_delegate || a->rq.cpu)) {
 		ap_cli_say("plan", "--%s needs a MODEL: an imported plan has no delegate",
 			   a->rq.cpu ? "cpu" : "delegate");
@@ -289,8 +313,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	a->rq = (struct ap_plan_req){ .src = AP_PLAN_MODEL, .strat = AP_STRAT_TFLITE,
 				      .ov = a->ov, .report = true };
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
-		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: I|input-shape: "
-		     "D=delegate: U=cpu: B=baseline: h|help");
+		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: R|runtime: "
+		     "I|input-shape: D=delegate: U=cpu: B=baseline: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);

@@ -121,6 +121,7 @@ static int plan_report(struct shown *c, char *err)
 		return ap_fail(err, rc, "%s: %s", rq->path, e);
 	s->have_strategies = true;
 	s->arch = ap_arch_resolve(rq->gopts.arch);
+	s->runtime = ap_runtime_get(rq->gopts.runtime);
 	s->caller_gap = s->sgs[rq->subgraph].caller_gap;
 	s->split_after = malloc((c->g.n_ops + 1) * sizeof(*s->split_after));
 	if (!s->split_after) {

@@ -346,7 +346,8 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 	if (m && m->n_subgraphs > 1)
 		fprintf(f, "            shown: subgraph %u\n", s->subgraph);
 	if (m)
-		fprintf(f, "            planned for LiteRT on %s\n", ap_arch_name(s->arch));
+		fprintf(f, "            planned for LiteRT on %s%s%s\n", ap_arch_name(s->arch),
+			s->runtime ? ", as " : "", s->runtime ? s->runtime->what : "");
 	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
 		s->as_float32 ? ", planned as if every activation were float32" : "");
 	ap_pr_text_xnn_head(f, s);
@@ -645,6 +646,7 @@ static void json_summary(struct ap_json *j, const struct ap_plan_set *s)
 		ap_json_u64(j, "subgraphs", s->model->n_subgraphs);
 		ap_json_u64(j, "subgraph", s->subgraph);
 		ap_json_str(j, "arch", ap_arch_name(s->arch));
+		ap_json_str(j, "runtime", s->runtime ? s->runtime->name : "litert");
 	}
 	ap_json_u64(j, "operators", p->n_ops);
 	ap_json_u64(j, "tensors", p->n);
@@ -653,6 +655,12 @@ static void json_summary(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_u64(j, "naive_bytes", s->naive_bytes);
 	ap_json_u64(j, "arena_bytes", p->arena_bytes);
 	ap_json_u64(j, "persistent_bytes", p->persistent_bytes);
+	if (s->runtime) {	/* the buffers the runtime allocates for the two arenas */
+		ap_json_u64(j, "arena_buffer_bytes",
+			    p->arena_bytes + s->runtime->arena_buffer_padding);
+		ap_json_u64(j, "persistent_buffer_bytes",
+			    p->persistent_bytes + s->runtime->arena_buffer_padding);
+	}
 	ap_json_u64(j, "lower_bound_bytes", s->prof.lower_bound);
 }
 

@@ -8,10 +8,14 @@ Usage:
 
 Run it with the Python that has ai-edge-litert installed, e.g.
 /opt/arenaprof-venv/bin/python (needs only ai-edge-litert, its bundled
-flatbuffer schema module and numpy; no extra package).
+flatbuffer schema module and numpy; no extra package), or with one that has
+tflite-runtime 2.14 (/opt/tflrt214-venv/bin/python), whose wheel has no schema
+module: ARENAPROF_SCHEMA_PY then names ai-edge-litert's schema_py_generated.py
+(it needs the flatbuffers package). tflite-runtime's Python Interpreter leaves
+num_threads at -1 when --threads is not given.
 
 The model is loaded with OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
-(no XNNPACK), num_threads 1 unless --threads, allocate_tensors() is
+(no XNNPACK), num_threads 1 (ai-edge-litert) unless --threads, allocate_tensors() is
 called, nothing is invoked, except for --subgraph K naming the init subgraph
 of a CALL_ONCE: LiteRT plans that one in CALL_ONCE's first Eval, so the
 model is invoked once first (the comment line says planned_at=first_invoke),
@@ -206,8 +210,35 @@ class Mem:
 # --------------------------------------------------------------------------
 # The model file
 # --------------------------------------------------------------------------
+def schema():
+    """The flatbuffer schema module: ai-edge-litert's own, or (tflite-runtime ships
+    none) the file $ARENAPROF_SCHEMA_PY names, which needs the flatbuffers package."""
+    try:
+        from ai_edge_litert import schema_py_generated
+        return schema_py_generated
+    except ImportError:
+        import importlib.util
+        path = os.environ.get("ARENAPROF_SCHEMA_PY")
+        if not path:
+            raise
+        spec = importlib.util.spec_from_file_location("schema_py_generated", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+
+
+def interpreter_module():
+    """ai-edge-litert's interpreter, else tflite-runtime's (the older wheel): the
+    same Python API and the same C structures."""
+    try:
+        from ai_edge_litert import interpreter
+    except ImportError:
+        from tflite_runtime import interpreter
+    return interpreter
+
+
 def parse_model(path, sg_index=0):
-    from ai_edge_litert import schema_py_generated as S
+    S = schema()
     with open(path, "rb") as f:
         buf = f.read()
     model = S.Model.GetRootAs(buf, 0)
@@ -297,7 +328,7 @@ def parse_model(path, sg_index=0):
 # The runtime
 # --------------------------------------------------------------------------
 def load_interpreter(path, num_threads=None, input_shapes=()):
-    from ai_edge_litert import interpreter as I
+    I = interpreter_module()
     try:
         interp = I.Interpreter(
             model_path=path, num_threads=num_threads,
@@ -352,6 +383,9 @@ class Runtime:
         self.notes = []
         self.sg = model["subgraph"]
         self.n = self.w.NumTensors(self.sg)
+        # tflite-runtime 2.14's wrapper has no NumSubgraphs: the model file's count
+        self.num_subgraphs = self.w.NumSubgraphs() if hasattr(self.w, "NumSubgraphs") \
+            else model["num_subgraphs"]
         self.num_nodes = self.w.NumNodes() if self.sg == 0 else \
             len(model["ops"])
         self.ctx = None
@@ -396,7 +430,7 @@ class Runtime:
         same offset as the primary one does."""
         m = self.mem
         sub0 = m.u64(ctx0 + C_IMPL)
-        nsg = self.w.NumSubgraphs()
+        nsg = self.num_subgraphs
         for off in range(8, 1024, 8):
             v = m.vector(handle + off, 8)
             if not v or v[1] != nsg or m.u64(v[0]) != sub0:
@@ -626,19 +660,26 @@ class Runtime:
         arenas = []
         while pos < 1024 and len(arenas) < 2:
             try:
-                hwm, ptr, aptr, dsz, align = (m.u64(p + pos + 8 * k)
-                                              for k in range(5))
+                w = [m.u64(p + pos + 8 * k) for k in range(5)]
             except MemoryError:
                 return None
-            # a released arena (ReleaseBuffer) has no buffer and no size
-            if align == 64 and (aptr == ptr == dsz == 0 or (
-                    ptr <= aptr < ptr + 64 and aptr % 64 == 0
-                    and dsz >= hwm)) and hwm < 1 << 40 and dsz < 1 << 40:
-                arenas.append({"hwm": hwm, "base": aptr, "buffer_size": dsz,
-                               "at": pos})
-                pos += 40
-                continue
-            pos += 8
+            # LiteRT: high_water_mark_, ResizableAlignedBuffer {pointer,
+            # aligned_pointer, data_size_, alignment_}; tflite-runtime 2.14:
+            # arena_alignment_, high_water_mark_, underlying_buffer_,
+            # underlying_buffer_size_, underlying_buffer_aligned_ptr_
+            for (align, hwm, ptr, dsz, aptr), step in (
+                    ((w[4], w[0], w[1], w[3], w[2]), 40),
+                    ((w[0], w[1], w[2], w[3], w[4]), 40 + 24)):
+                # a released arena (ReleaseBuffer) has no buffer and no size
+                if align == 64 and (aptr == ptr == dsz == 0 or (
+                        ptr <= aptr < ptr + 64 and aptr % 64 == 0
+                        and dsz >= hwm)) and hwm < 1 << 40 and dsz < 1 << 40:
+                    arenas.append({"hwm": hwm, "base": aptr,
+                                   "buffer_size": dsz, "at": pos})
+                    pos += step
+                    break
+            else:
+                pos += 8
         if len(arenas) != 2:
             return None
         pl = {"addr": p, "allocs": allocs, "alloc_node": alloc_node,
@@ -893,7 +934,7 @@ def main(argv=None):
     c("model=%s tensors_in_model=%d tensors_in_runtime=%d nodes=%d "
       "subgraphs=%d num_threads=%d subgraph=%d planned_at=%s" % (
           os.path.basename(args.model), n_model, rt.n, rt.num_nodes,
-          rt.w.NumSubgraphs(), args.threads or 1, args.subgraph,
+          rt.num_subgraphs, args.threads or 1, args.subgraph,
           "first_invoke" if invoked else "allocate_tensors"))
     unplaced_after = [t["index"] for t in arena if not t["data"] and t["bytes"]]
     if not invoked and unplaced_after:

@@ -11,6 +11,7 @@
 
 #include "arenaprof/plan/model.h"
 #include "arenaprof/plan/plan.h"
+#include "arenaprof/plan/runtime.h"
 
 #define AP_NODE_NONE INT32_MAX	/* LiteRT's kNodeNotAssigned: never allocated/freed */
 
@@ -84,6 +85,7 @@ struct ap_graph_opts {
 	bool no_kernels;	/* leave out what kernels add (temporaries, persistent) */
 	int threads;		/* LiteRT num_threads the kernels see; 0 = 1 */
 	enum ap_arch arch;	/* the CPU LiteRT runs on */
+	enum ap_runtime_id runtime;	/* the runtime whose rules apply (runtime.h) */
 };
 
 struct ap_graph {

@@ -12,6 +12,7 @@
 struct ap_kernel_opts {
 	int threads;	/* LiteRT num_threads; 1 = single-threaded, -1 = default */
 	enum ap_arch arch;	/* HOST: the build's */
+	enum ap_runtime_id runtime;	/* whose kernels */
 };
 
 /*

@@ -100,6 +100,7 @@ struct ap_plan_set {
 						 * not modelled */
 	uint32_t subgraph;		/* the one plan shows */
 	enum ap_arch arch;		/* the CPU the plan is for (resolved) */
+	const struct ap_runtime *runtime;	/* the runtime it is for */
 	int32_t *split_after;		/* nodes whose dynamic output ends a planning step */
 	uint32_t n_split;
 	struct ap_sg_plan *sgs;		/* every subgraph's sizes; NULL for an import */

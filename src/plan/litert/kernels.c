@@ -306,17 +306,39 @@ static const struct kernel *find_kernel(const struct ap_op *op)
 	return NULL;
 }
 
+/* Tensors a kernel reserves once, which LiteRT's does at its first Prepare and older
+ * runtimes' (matmul_reduce_init) in Init: fully_connected.cc 6, batch_matmul.cc 7 (2 for
+ * the transposes, 5 hybrid), reduce.cc 4. */
+static uint32_t once_count(int32_t opcode)
+{
+	switch (opcode) {
+	case OP_FULLY_CONNECTED: return 6;
+	case OP_BATCH_MATMUL: return 7;
+	case OP_MEAN: case OP_SUM: case OP_REDUCE_PROD: case OP_REDUCE_MAX: case OP_REDUCE_MIN:
+	case OP_REDUCE_ANY: case OP_REDUCE_ALL: return 4;
+	default: return 0;
+	}
+}
+
+int32_t kt_reserve(struct kctx *k, uint32_t n)
+{
+	int32_t base = k->init_base[k->node];
+
+	return base >= 0 ? base : kt_add_tensors(k, n, "kernel tensor");
+}
+
 static uint32_t init_count(const struct kctx *k, const struct kernel *kn)
 {
 	/* lstm.cc Init: only the full kernel (LSTMOptions.kernel_type FULL = 0) adds. */
 	if (kn->opcode == OP_LSTM)
 		return k->mo->options_type == OPT_LSTM && option(k, 3, 1, 0) == 0 ? kn->init : 0;
-	return kn->init;
+	return kn->init + (k->rt->matmul_reduce_init ? once_count(kn->opcode) : 0);
 }
 
 int ap_kernels_apply(struct ap_graph *g, const struct ap_kernel_opts *o, char *err)
 {
 	struct kctx k = { .g = g, .threads = o ? o->threads : 1, .err = err,
+			  .rt = ap_runtime_get(o ? o->runtime : AP_RUNTIME_LITERT),
 			  .generic_conv = ap_arch_resolve(o ? o->arch : AP_ARCH_HOST) ==
 					  AP_ARCH_ARM64 };
 	int rc;

@@ -118,6 +118,7 @@ int kt_prep_fold(struct kctx *k)
  * step after this node (planner.c), and gives an arena output its input's byte count so
  * that it may share the input's buffer (lifetimes.c decides, and marks the output dyn in
  * Eval when it does not). A string output is sized in Eval only. Else: the fold above.
+ * Runtimes with reshape_computed_dynamic make that output dynamic at Prepare instead.
  */
 int kt_prep_reshape(struct kctx *k)
 {
@@ -130,6 +131,11 @@ int kt_prep_reshape(struct kctx *k)
 	o = k->mo->outputs[0];
 	if (ttype(k, o) == AP_TT_STRING)
 		return 0;
+	if (k->rt->reshape_computed_dynamic) {
+		if (k->g->t[o].alloc == AP_ALLOC_ARENA)
+			k->g->t[o].alloc = AP_ALLOC_DYNAMIC;
+		return 0;
+	}
 	k->g->ops[k->node].shape_not_known = true;
 	if (k->g->t[o].alloc == AP_ALLOC_ARENA)
 		k->g->t[o].bytes = k->g->t[ii].bytes;

@@ -129,12 +129,23 @@ int kt_prep_conv(struct kctx *k)
 	return hybrid ? conv_hybrid(k, in, f, oh, ow) : 0;
 }
 
+/* CONV_3D's transposed filter, where the runtime keeps one (conv3d_transposed_filter). */
+static int conv3d_transposed(struct kctx *k, const struct ap_model_tensor *f)
+{
+	int32_t d[5] = { dim(f, 4), dim(f, 0), dim(f, 1), dim(f, 2), dim(f, 3) };
+
+	if (!k->rt->conv3d_transposed_filter)
+		return 0;
+	return kt_new_tmp(k, "transposed_filter", AP_TT_FLOAT32, d, 5, AP_ALLOC_ARENA);
+}
+
 /*
  * CONV_3D: conv3d.cc, Prepare<kGenericOptimized> (Register_CONV_3D). Float32 only. When
  * any stride or dilation is not 1 or the filter [kd, kh, kw, cin, cout] is not 1x1x1, one
  * AddTensors(1) on the first Prepare: im2col, the input's type, [batch, out_d, out_h,
  * out_w, kd*kh*kw*cin], kTfLiteArenaRw. (The 1 GB im2col limit applies on mobile
- * platforms only.)
+ * platforms only.) Runtimes with conv3d_transposed_filter add one more after it:
+ * transposed_filter, float32 [cout, kd, kh, kw, cin], kTfLiteArenaRw.
  */
 int kt_prep_conv3d(struct kctx *k)
 {
@@ -161,7 +172,7 @@ int kt_prep_conv3d(struct kctx *k)
 		return 0;
 	if (sd == 1 && sw == 1 && sh == 1 && dd == 1 && dw == 1 && dh == 1 &&
 	    dim(f, 0) == 1 && dim(f, 1) == 1 && dim(f, 2) == 1)
-		return 0;
+		return conv3d_transposed(k, f);
 	od = out_size(pad, dim(in, 1), dim(f, 0), sd, dd);
 	oh = out_size(pad, dim(in, 2), dim(f, 1), sh, dh);
 	ow = out_size(pad, dim(in, 3), dim(f, 2), sw, dw);
@@ -171,8 +182,10 @@ int kt_prep_conv3d(struct kctx *k)
 	{
 		int32_t d[5] = { dim(in, 0), od, oh, ow, depth };
 
-		return kt_new_tmp(k, "im2col", AP_TT_FLOAT32, d, 5, AP_ALLOC_ARENA);
+		if (kt_new_tmp(k, "im2col", AP_TT_FLOAT32, d, 5, AP_ALLOC_ARENA))
+			return -1;
 	}
+	return conv3d_transposed(k, f);
 }
 
 /*
@@ -313,10 +326,13 @@ static int32_t round_up(int32_t x, int32_t m)
  * input_offsets int32 [R]; the 5th stays none-type. C = cols rounded up to FilterDepth
  * 32, U = units rounded up to FilterWidth 4, R = batch rounded up to rr, the largest of
  * GetMaxSupportedRows() (4 with SSSE3 on x86-64, and on aarch64), 2, 1 not above batch.
+ * The runtime's fc4bit_max_rows caps GetMaxSupportedRows(), and its fc4bit_temporaries
+ * says whether the 5th is listed.
  */
 static int fc_4bit(struct kctx *k, int32_t base, int32_t batch, int32_t cols, int32_t units)
 {
-	int32_t rr = batch >= 4 ? 4 : batch >= 2 ? 2 : 1;
+	int32_t most = k->rt->fc4bit_max_rows;
+	int32_t rr = batch >= 4 && most >= 4 ? 4 : batch >= 2 && most >= 2 ? 2 : 1;
 	int32_t r[1] = { round_up(batch, rr) }, c = round_up(cols, 32), u = round_up(units, 4);
 	int32_t in[2] = { r[0], c }, acc[2] = { r[0], u };
 	const struct kt_tmp t[] = {
@@ -329,7 +345,7 @@ static int fc_4bit(struct kctx *k, int32_t base, int32_t batch, int32_t cols, in
 
 	if (r[0] < 0 || c < 0 || u < 0)
 		return 0;
-	return kt_set_tmps(k, 0, base, t, 5);
+	return kt_set_tmps(k, 0, base, t, k->rt->fc4bit_temporaries);
 }
 
 /* fully_connected.cc's condition for PrepareImpl4Bit (kGenericOptimized). */
@@ -354,7 +370,7 @@ static bool fc_takes_4bit(struct kctx *k, int32_t batch, int32_t units, int32_t 
 int kt_prep_fully_connected(struct kctx *k)
 {
 	const struct ap_model_tensor *in = input(k, 0), *f = input(k, 1);
-	int32_t base = kt_add_tensors(k, 6, "kernel tensor"), units, batch, ledger;
+	int32_t base = kt_reserve(k, 6), units, batch, ledger;
 	uint8_t ft;
 
 	if (base < 0)
@@ -408,7 +424,7 @@ static void swap_last2(const struct ap_model_tensor *t, int32_t *d)
 int kt_prep_batch_matmul(struct kctx *k)
 {
 	const struct ap_model_tensor *l = input(k, 0), *r = input(k, 1);
-	int32_t base = kt_add_tensors(k, 7, "kernel tensor"), dl[8], dr[8];
+	int32_t base = kt_reserve(k, 7), dl[8], dr[8];
 	int32_t li = in_index(k, 0), ri = in_index(k, 1);
 	bool adj_x = false, adj_y = false;
 	enum ap_alloc rhs_alloc;

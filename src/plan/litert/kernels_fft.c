@@ -5,7 +5,7 @@
 #include "arenaprof/plan/shapes.h"
 #include "kernels_priv.h"
 
-enum { RFFT_TMP = 4 };		/* kTemporaryTensorCount (2 before LiteRT 2.3.0) */
+enum { RFFT_TMP = 4 };		/* the most: kTemporaryTensorCount (runtime.h) */
 
 /* A power of two that fits an int32 (fft_length's type) */
 static bool power_of_two(int64_t v)
@@ -13,7 +13,7 @@ static bool power_of_two(int64_t v)
 	return v > 0 && v <= INT32_MAX && !(v & (v - 1));
 }
 
-/* The 4 temporaries, unsized and dynamic: Eval sizes them from a computed fft_length. */
+/* The temporaries, unsized and dynamic: Eval sizes them from a computed fft_length. */
 static int rfft2d_dyn(struct kctx *k, int32_t base)
 {
 	static const char *const what[RFFT_TMP] = {
@@ -21,7 +21,7 @@ static int rfft2d_dyn(struct kctx *k, int32_t base)
 		"fft_input_output_rows", "fft_input_output_data",
 	};
 
-	for (uint32_t i = 0; i < RFFT_TMP; i++)
+	for (uint32_t i = 0; i < k->rt->rfft2d_temporaries; i++)
 		if (kt_set_tmp(k, i, base + (int32_t)i, what[i], i ? AP_TT_INT64 : AP_TT_INT32,
 			       NULL, 1, AP_ALLOC_DYNAMIC))
 			return -1;
@@ -59,14 +59,15 @@ static int rfft2d_sized(struct kctx *k, int32_t base, int32_t o, int32_t h, int3
 		return 0;
 	if (kt_bytes_of(k, "complex64 output", AP_TT_COMPLEX64, shape, 3, &k->g->t[o].bytes))
 		return -1;
-	return kt_set_tmps(k, 0, base, t, RFFT_TMP);
+	return kt_set_tmps(k, 0, base, t, k->rt->rfft2d_temporaries);
 }
 
 /*
  * RFFT2D: rfft2d.cc, Prepare. Needs a float32 input of rank >= 2 and an int32 fft_length
  * of shape [2]. Its first run adds 4 tensors (InitTemporaryTensors): int32
  * fft_integer_working_area, int64 fft_double_working_area, fft_input_output_rows and
- * fft_input_output_data, all kTfLiteArenaRw. The output becomes complex64. When fft_length
+ * fft_input_output_data, all kTfLiteArenaRw (the first 2 alone where the runtime's
+ * rfft2d_temporaries says so). The output becomes complex64. When fft_length
  * is not const or ro, the output and the 4 temporaries are kTfLiteDynamic (sized in Eval;
  * the plan splits after the node). Otherwise, with fft_length h x w and W = max(h, w / 2):
  * the output is the input's shape with [h, w / 2 + 1] last; the temporaries are
@@ -85,7 +86,7 @@ int kt_prep_rfft2d(struct kctx *k)
 	    ttype(k, in_index(k, 0)) != AP_TT_FLOAT32 ||
 	    len->rank != 1 || len->shape[0] != 2 || ttype(k, li) != AP_TT_INT32)
 		return 0;
-	base = kt_add_tensors(k, RFFT_TMP, "kernel tensor");
+	base = kt_add_tensors(k, k->rt->rfft2d_temporaries, "kernel tensor");
 	if (base < 0)
 		return -1;
 	o = k->mo->outputs[0];

@@ -13,6 +13,7 @@
 
 #include "arenaprof/plan/builtin_ops.h"
 #include "arenaprof/plan/kernels.h"
+#include "arenaprof/plan/runtime.h"
 
 
 /* BuiltinOptions union types (schema.fbs). */
@@ -37,6 +38,7 @@ struct kctx {
 	const struct ap_model_subgraph *sg;
 	int threads;
 	bool generic_conv;		/* CONV_2D is kGenericOptimized (aarch64 builds) */
+	const struct ap_runtime *rt;	/* whose kernels: the rules that differ */
 	uint32_t node;			/* the node being prepared */
 	const struct ap_model_op *mo;
 	int32_t *init_base;		/* per node: first tensor its Init reserved, or -1 */
@@ -127,6 +129,9 @@ int kt_bytes_of(struct kctx *k, const char *what, uint8_t type, const int32_t *d
 /* Appends n tensors of 0 bytes named "<what node=N OP>": context->AddTensors. Returns the
  * index of the first, -1 when out of memory or beyond the limit. */
 int32_t kt_add_tensors(struct kctx *k, uint32_t n, const char *what);
+/* The n tensors a kernel reserves once (kernels.c once_count): the ones its Init reserved
+ * where the runtime's kernel does so, else kt_add_tensors now, at its first Prepare. */
+int32_t kt_reserve(struct kctx *k, uint32_t n);
 /* Makes tensor t (one the kernels added) temporary j of the node, sized by dims (NULL:
  * never sized, 0 bytes) with the given type and allocation. -1 when out of memory. */
 int kt_set_tmp(struct kctx *k, uint32_t j, int32_t t, const char *what, uint8_t type,

@@ -68,7 +68,7 @@ int kt_prep_reduce(struct kctx *k)
 
 	if (!in || !axis)
 		return 0;
-	base = kt_add_tensors(k, 4, "kernel tensor");
+	base = kt_reserve(k, 4);
 	if (base < 0)
 		return -1;
 	out = k->mo->n_outputs == 1 ? mt(k, k->mo->outputs[0]) : NULL;

@@ -309,8 +309,9 @@ static int build(const struct ap_model *m, uint32_t subgraph, const struct ap_gr
 		flow_outputs(m, g, opts, ix);
 	}
 	if (!opts->no_kernels) {
-		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads : 1,
-					     .arch = opts->arch };
+		struct ap_kernel_opts ko = { .threads = opts->threads ? opts->threads :
+					     ap_runtime_get(opts->runtime)->default_threads,
+					     .arch = opts->arch, .runtime = opts->runtime };
 
 		rc = ap_kernels_apply(g, &ko, err);
 		if (rc) {
