@@ -488,10 +488,12 @@ static int measure_xnn(const struct ap_corr_in *in, struct ap_corr_all *x, char 
 	bool planned = false;
 	int rc;
 
+	/* several models: XNNPACK's blocks are all of theirs, one model's plan names none */
 	if (x->have_plan && x->delegate == AP_DELEGATE_XNNPACK && in->plan_path &&
-	    x->a.allocs && x->a.allocs->n)
+	    !in->n_more && x->a.allocs && x->a.allocs->n)
 		planned = !ap_plan_build(&rq, &s, ignored) && s.have_xnn;
 	rc = ap_xnn_measure(&x->a, planned ? &s.xnn : NULL, planned ? &s.plan : NULL, &x->xm);
+	x->xm.several_models = in->n_more > 0;
 	if (planned) {	/* the file's pages by reader; what a weight cache would move */
 		ap_wsplit_measure(&x->a, s.wranges, s.n_wranges, &x->wsplit);
 		x->wcache = s.wcache;

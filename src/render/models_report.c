@@ -107,16 +107,21 @@ static const char *runs_rule_text(const struct ap_corr_all *x, const struct ap_m
 	case AP_MR_NONE: return "every interpreter seen is another model's";
 	case AP_MR_PROCESS: break;
 	}
-	return x->a.run_objs_over ? "the run probe's first argument names no interpreter: "
-		"the process's runs" : "the trace names no interpreter per run (recorded by an "
-		"older arenaprof, or no run probe): the process's runs";
+	if (x->a.run_objs_over)
+		return "the run probe's first argument names no interpreter: the process's runs";
+	if (x->a.n_run_objs > 1)
+		return "several interpreters ran and no first touch in its arena says which is "
+		       "this model's: the process's runs (give each model's --plan)";
+	return "the trace names no interpreter per run (recorded by an older arenaprof, or no "
+	       "run probe): the process's runs";
 }
 
 void ap_models_text(FILE *f, const struct ap_corr_all *x)
 {
 	struct ap_corr_model m;
 
-	if (x->n_models < 2)
+	/* one model: only when other interpreters ran beside it */
+	if (x->n_models < 2 && (!x->n_models || x->a.n_run_objs < 2))
 		return;
 	fprintf(f, "\nmodels     %u in one process; runs by interpreter: %u seen\n", x->n_models,
 		x->a.n_run_objs);

@@ -29,10 +29,11 @@ void ap_xnn_verdict_text(FILE *f, const struct ap_xnn_measured *m)
 		return;
 	if (!m->attributed) {
 		fprintf(f, "           XNNPACK held %s (workspace %s, packed weights %s, "
-			"operator buffers %s): --plan MODEL (on its default path, --delegate "
-			"auto or xnnpack) names them by operator\n",
-			B(m->blocks_bytes), B(m->bytes[AP_XNN_WORKSPACE]),
-			B(m->bytes[AP_XNN_PACKED]), B(m->bytes[AP_XNN_SCRATCH]));
+			"operator buffers %s): %s\n", B(m->blocks_bytes), B(m->bytes[AP_XNN_WORKSPACE]),
+			B(m->bytes[AP_XNN_PACKED]), B(m->bytes[AP_XNN_SCRATCH]),
+			m->several_models ? "several models' together, by operator only with "
+			"one --plan" : "--plan MODEL (on its default path, --delegate auto or "
+			"xnnpack) names them by operator");
 		return;
 	}
 	fprintf(f, "           XNNPACK %s: workspace %s, packed weights %s, operator buffers "
@@ -91,8 +92,10 @@ void ap_xnn_report_text(FILE *f, const struct ap_corr_all *x)
 			fprintf(f, "  %-18s %12s\n", ap_xnn_class_name(c), B(m->bytes[c]));
 	}
 	if (!m->attributed) {
-		fprintf(f, "  by operator: --plan MODEL (its default-path plan, --delegate auto "
-			"or xnnpack) names each block's operator\n");
+		fprintf(f, "  by operator: %s\n", m->several_models ? "several models' blocks "
+			"together: one --plan at a time names each block's operator" : "--plan "
+			"MODEL (its default-path plan, --delegate auto or xnnpack) names each "
+			"block's operator");
 		return;
 	}
 	fprintf(f, "  named      %s of %s: %u of %u delegated operators' blocks exactly as "

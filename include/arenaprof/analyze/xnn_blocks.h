@@ -77,6 +77,7 @@ struct ap_xnn_mblock {
 struct ap_xnn_measured {
 	bool probed;		/* the trace has blocks of XNNPACK's allocator */
 	bool attributed;	/* a plan was given: ops named */
+	bool several_models;	/* not named: the blocks are several models' */
 	struct ap_xnn_mblock *b;	/* live at the counting time, in allocation order */
 	uint32_t n;
 	uint64_t blocks_bytes;		/* every live block */

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Several models in one process (report --plan A --plan B): a LiteRT script that runs a
+# detector then a second model every frame (tests/litert/two_models.py), on the builtin
+# kernels and on LiteRT's default path (XNNPACK), loaded from files and from bytes
+# (model_content=). Ground truth: each interpreter's arena as LiteRT's own ArenaPlanner
+# holds it (its base and size, read from the process by litert_plan.py), and the frames
+# the script ran (each model invoked once a frame).
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+AP=$ARENAPROF
+FD=$MODELS/face_detection_short_range.tflite
+MB=$MODELS/mobilenet_v1_0.25_128_quant.tflite
+venv=${ARENAPROF_VENV:-/opt/arenaprof-venv}
+FRAMES=${MODELS_FRAMES:-2000}
+
+if [ "$(id -u)" != 0 ]; then
+	skip "models" "needs root (BPF)"
+	exit 0
+fi
+if ! "$venv/bin/python" -c 'import numpy, ai_edge_litert' 2>/dev/null; then
+	fail "models" "no LiteRT in $venv (run scripts/install-deps)"
+	exit 0
+fi
+
+# j FILE EXPR: a value of a JSON file (python expression over d)
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# run_case NAME FRAMES MATCH ARGS...: record the script, report both models, check them
+# against the arenas LiteRT printed; MATCH: per model, 1 when its plan must match (0: the
+# page count check cannot tell, see the content case)
+run_case() {
+	local name=$1 frames=$2 match=$3 t=$TMP/$1.trace rc k base bytes want
+	shift 3
+	"$AP" record -q -o "$t" --runs $((2 * frames)) -- "$venv/bin/python" \
+		tests/litert/two_models.py --runs "$frames" "$@" "$FD" "$MB" \
+		>"$TMP/$name.out" 2>"$TMP/$name.err"
+	rc=$?
+	MSG="exit $rc: $(tail -3 "$TMP/$name.err")"
+	check "$name: record of $frames frames of two models exits 0" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || return
+	MSG=$(cat "$TMP/$name.out")
+	check "$name: the script ran $frames frames and LiteRT showed both arenas" \
+		sh -c 'grep -qx "frames $1" "$2" && [ $(grep -c "^model [01] arena 0x" "$2") = 2 ]' \
+		_ "$frames" "$TMP/$name.out"
+	"$AP" report "$t" --plan "$FD" --plan "$MB" --json >"$TMP/$name.json" 2>"$TMP/$name.rerr"
+	rc=$?
+	MSG="exit $rc: $(head -3 "$TMP/$name.rerr")"
+	check "$name: report --plan A --plan B --json exits 0" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || return
+	MSG=$(j "$TMP/$name.json" "len(d['models'])")
+	check "$name: two models in models[]" [ "$MSG" = 2 ]
+	for k in 0 1; do
+		read -r base bytes < <(sed -n "s/^model $k arena \(0x[0-9a-f]*\) bytes \([0-9]*\).*/\1 \2/p" \
+			"$TMP/$name.out")
+		MSG=$(j "$TMP/$name.json" "'%x %d' % (d['models'][$k]['arena_base'] or 0,
+			d['models'][$k]['arena_bytes'])")
+		check "$name: model $((k + 1))'s arena is LiteRT's ($base, $bytes bytes)" \
+			[ "$MSG" = "${base#0x} $bytes" ]
+		if [ "${match:$k:1}" = 1 ]; then
+			MSG=$(j "$TMP/$name.json" "d['models'][$k]['plan_matches']")
+			check "$name: model $((k + 1))'s plan matches" [ "$MSG" = True ]
+		fi
+		MSG=$(j "$TMP/$name.json" "d['models'][$k]['runs'], d['models'][$k]['runs_rule']")
+		check "$name: model $((k + 1)) ran $frames runs, told apart by its interpreter" \
+			sh -c '[ "$1" = "$2 first_touches" ] || [ "$1" = "$2 order" ]' _ "$MSG" "$frames"
+		MSG=$(j "$TMP/$name.json" "d['models'][$k]['first_touch_pages'],
+			d['models'][$k]['attributed_pages'], d['models'][$k]['median_ms']")
+		check "$name: model $((k + 1))'s first-touched arena pages all named, a median run" \
+			sh -c 'set -- $1; [ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" != None ]' _ "$MSG"
+	done
+	MSG=$(j "$TMP/$name.json" "d['models'][0]['interpreter'] != d['models'][1]['interpreter']")
+	check "$name: two interpreters" [ "$MSG" = True ]
+	"$AP" report "$t" --plan "$FD" --plan "$MB" >"$TMP/$name.txt" 2>&1
+	MSG=$(grep -E "^model [12] " "$TMP/$name.txt")
+	check "$name: the verdict has a line per model with its runs" \
+		sh -c '[ $(printf "%s\n" "$1" | grep -c "^model [12] .*: $2 runs (first") = 2 ]' \
+		_ "$MSG" "$frames"
+}
+
+run_case builtin "$FRAMES" 11 --delegate none
+# one model given: its own runs, not the process's, when its runs first touched its arena
+"$AP" report "$TMP/builtin.trace" --plan "$FD" --json >"$TMP/one.json" 2>/dev/null
+MSG=$(j "$TMP/one.json" "d['models'][0]['runs'], d['models'][0]['runs_rule'], d['runs']")
+check "one --plan of two interpreters: that model's $FRAMES runs, of the process's $((2 * FRAMES))" \
+	[ "$MSG" = "$FRAMES first_touches $((2 * FRAMES))" ]
+# weights: each model's file mapped and faulted
+MSG=$(j "$TMP/builtin.json" "[m['weights_pages'] for m in d['models']]")
+check "builtin: each model's own file pages (weights) counted" \
+	python3 -c 'import sys; w = eval(sys.argv[1]); sys.exit(not all(x > 0 for x in w))' "$MSG"
+
+run_case xnnpack "$FRAMES" 11 --delegate xnnpack
+# from bytes: the second arena lands in [heap] pages the kernel made resident (read(2)
+# fills them without a user fault), so too few of its pages fault to judge its plan
+run_case content 200 10 --delegate none --load content
+MSG=$(j "$TMP/content.json" "[m['weights_pages'] for m in d['models']]")
+check "content: models loaded from bytes map no file: 0 weights pages each" [ "$MSG" = "[0, 0]" ]
+
+# refusals: too many models, and a command that takes one
+args=()
+for k in 1 2 3 4 5 6 7 8 9; do args+=(--plan "$MB"); done
+expect_refusal "report: at most 8 models" 2 "at most 8 models" \
+	"$AP" report "$TMP/builtin.trace" "${args[@]}"
+expect_refusal "heatmap: --plan given twice is refused" 2 "takes one model" \
+	"$AP" heatmap "$TMP/builtin.trace" --plan "$FD" --plan "$MB" -o "$TMP/h.svg"
