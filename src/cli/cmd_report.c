@@ -24,7 +24,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN] [--arena auto|ADDR]\n"
+		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN ...] [--arena auto|ADDR]\n"
 		"                       [--json | --format text|json|openmetrics] [--pages]\n"
 		"                       [--mappings] [--disagree N] [--budget SIZE] [--salvage]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per "
@@ -36,7 +36,9 @@ static void usage(FILE *f)
 		"agreement, the widest operator, and whether the plan matches the trace at all.\n"
 		"  --plan FILE        a .tflite model (planned with the tflite strategy) or a "
 		"plan\n"
-		"                     (LiteRT dump, TFLM plan, CSV): identifies the arena by size\n"
+		"                     (LiteRT dump, TFLM plan, CSV): identifies the arena by size;\n"
+		"                     again (up to 8) for models sharing the process: each one's\n"
+		"                     arena, runs (by interpreter) and pages (report(1) MODELS)\n"
 		"  --plan-csv FILE    the same, for a CSV plan\n"
 		AP_TRACE_IN_HELP
 		"  --json             one JSON object (--format json)\n"
