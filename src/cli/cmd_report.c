@@ -121,33 +121,36 @@ int cmd_report_parse(int argc, char **argv)
 }
 
 /*
- * With --budget and --plan: the model's two halves as `plan` computes them for the
- * delegate the report took (its plan set, built again in full: the report's plan is the
- * TFLite arena alone). 0, or the exit code (said).
+ * With --budget and --plan: the models' two halves as `plan` computes them for the
+ * delegate the report took (each plan set built again in full: the report's plans are the
+ * TFLite arenas alone), summed over every --plan. 0, or the exit code (said).
  */
 static int model_share(struct ap_report *r, const struct ap_corr_in *in,
 		       const struct ap_corr_all *x)
 {
-	struct ap_plan_req rq = { .path = in->plan_path, .src = AP_PLAN_ANY,
-				  .strat = AP_STRAT_TFLITE, .report = true,
+	struct ap_plan_req rq = { .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE, .report = true,
 				  .delegate = x->delegate,
 				  .io_bound = x->compiled && !x->io_late };
-	struct ap_plan_set s = { 0 };
 	char err[AP_ERR_LEN];
 	int rc;
 
 	if (!r->budget || !in->plan_path)
 		return 0;
-	rc = ap_plan_build(&rq, &s, err);
-	if (rc) {
-		ap_cli_say("report", "%s", err);
+	for (uint32_t i = 0; i < x->n_models; i++) {
+		struct ap_plan_set s = { 0 };
+
+		rq.path = x->model_path[i];
+		rc = ap_plan_build(&rq, &s, err);
+		if (rc) {
+			ap_cli_say("report", "%s", err);
+			ap_plan_set_free(&s);
+			return ap_cli_exit(rc);
+		}
+		r->model_anon += ap_plan_set_anon_bytes(&s);
+		r->model_file += ap_plan_set_file_bytes(&s);
 		ap_plan_set_free(&s);
-		return ap_cli_exit(rc);
 	}
 	r->have_model = true;
-	r->model_anon = ap_plan_set_anon_bytes(&s);
-	r->model_file = ap_plan_set_file_bytes(&s);
-	ap_plan_set_free(&s);
 	return 0;
 }
 

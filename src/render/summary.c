@@ -234,9 +234,9 @@ static const char *model_share(const struct ap_report *r, char *buf, size_t len)
 {
 	buf[0] = 0;
 	if (r->have_model)
-		snprintf(buf, len, "; the model's share as planned %s (non-reclaimable %s, "
-			 "weights %s)", B(r->model_anon + r->model_file), B(r->model_anon),
-			 B(r->model_file));
+		snprintf(buf, len, "; the %s share as planned %s (non-reclaimable %s, "
+			 "weights %s)", r->x->n_models > 1 ? "models'" : "model's",
+			 B(r->model_anon + r->model_file), B(r->model_anon), B(r->model_file));
 	return buf;
 }
 

@@ -84,6 +84,14 @@ run_case builtin "$FRAMES" 11 --delegate none
 MSG=$(j "$TMP/one.json" "d['models'][0]['runs'], d['models'][0]['runs_rule'], d['runs']")
 check "one --plan of two interpreters: that model's $FRAMES runs, of the process's $((2 * FRAMES))" \
 	[ "$MSG" = "$FRAMES first_touches $((2 * FRAMES))" ]
+# --budget: the models' share is both plans' (plan A B's sum)
+"$AP" report "$TMP/builtin.trace" --plan "$FD" --plan "$MB" --budget 1G --json \
+	>"$TMP/budget.json" 2>/dev/null
+"$AP" plan "$FD" "$MB" --delegate none --json >"$TMP/plan2.json" 2>/dev/null
+MSG="report $(j "$TMP/budget.json" "d['budget']['model_bytes']") plan $(j "$TMP/plan2.json" \
+	"d['total_bytes']")"
+check "--budget with two models: their share is the sum of both plans" \
+	sh -c 'set -- $1; [ "$2" = "$4" ] && [ "$2" -gt 0 ]' _ "$MSG"
 # weights: each model's file mapped and faulted
 MSG=$(j "$TMP/builtin.json" "[m['weights_pages'] for m in d['models']]")
 check "builtin: each model's own file pages (weights) counted" \
