@@ -577,7 +577,8 @@ static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *e
 		if (rc)
 			return rc;
 		x->model_path[x->n_models++] = in->more_plans[i];
-		if (ap_model_arena_locate(&x->a, in->more_plans[i], &m->plan, taken, n_taken, &m->id))
+		if (ap_model_arena_locate(&x->a, in->more_plans[i], &m->plan, taken, n_taken,
+					  &m->id))
 			taken[n_taken++] = m->id.block;
 	}
 	return 0;

@@ -136,9 +136,9 @@ void ap_models_text(FILE *f, const struct ap_corr_all *x)
 		else
 			fprintf(f, "    runs   %s (%s)\n", runs_text(m.runs, (char[128]){ 0 }, 128),
 				runs_rule_text(x, m.runs));
-		fprintf(f, "    pages  %" PRIu64 " of its arena first touched, %" PRIu64 " named by "
-			"its operators; %" PRIu64 " of its file (weights)\n", m.c->ft_pages,
-			attributed(m.c), weights_pages(&x->a, m.path));
+		fprintf(f, "    pages  %" PRIu64 " of its arena first touched, %" PRIu64
+			" named by its operators; %" PRIu64 " of its file (weights)\n",
+			m.c->ft_pages, attributed(m.c), weights_pages(&x->a, m.path));
 	}
 }
 

@@ -29,8 +29,9 @@ void ap_xnn_verdict_text(FILE *f, const struct ap_xnn_measured *m)
 		return;
 	if (!m->attributed) {
 		fprintf(f, "           XNNPACK held %s (workspace %s, packed weights %s, "
-			"operator buffers %s): %s\n", B(m->blocks_bytes), B(m->bytes[AP_XNN_WORKSPACE]),
-			B(m->bytes[AP_XNN_PACKED]), B(m->bytes[AP_XNN_SCRATCH]),
+			"operator buffers %s): %s\n", B(m->blocks_bytes),
+			B(m->bytes[AP_XNN_WORKSPACE]), B(m->bytes[AP_XNN_PACKED]),
+			B(m->bytes[AP_XNN_SCRATCH]),
 			m->several_models ? "several models' together, by operator only with "
 			"one --plan" : "--plan MODEL (on its default path, --delegate auto or "
 			"xnnpack) names them by operator");
