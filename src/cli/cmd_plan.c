@@ -35,7 +35,7 @@ static void usage(FILE *f)
 		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph "
 		"K]\n"
 		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
-		"                      [--runtime litert|tflite-runtime-2.14]\n"
+		"                      [--runtime litert|tflite-runtime-2.14] [--weights mmap|copy]\n"
 		"                      [--input-shape [K=]D,D,...]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
 		"Plans what LiteRT holds for a model and says what it needs. By default that\n"
@@ -77,6 +77,12 @@ static void usage(FILE *f)
 		"                      build's, " AP_BUILD_ARCH "): with --threads N != 1 a float\n"
 		"                      CONV_2D keeps transposed weights on x86-64, im2col on "
 		"arm64\n"
+		"  --weights mmap      (default) the runtime maps the model file (LiteRT's\n"
+		"                      BuildFromFile, model_path=): its weights are file-backed,\n"
+		"                      reclaimable\n"
+		"  --weights copy      it holds the model in memory of its own (model_content=,\n"
+		"                      CompiledModel.from_buffer, a file read into a buffer): the\n"
+		"                      weights are anonymous, with the arena in the verdict\n"
 		"  --runtime R         the runtime whose planner and kernels apply: litert\n"
 		"                      (default: LiteRT 2.3 and the 2.4 nightly) or\n"
 		"                      tflite-runtime-2.14 (TensorFlow Lite 2.14's wheel; its\n"
@@ -230,6 +236,13 @@ static int set_option(struct args *a, int c, const char *arg)
 		a->have_delegate = true;
 		break;
 	case 'U': a->rq.cpu = arg; break;	/* read by delegate_args */
+	case 'W':
+		if (strcmp(arg, "mmap") && strcmp(arg, "copy")) {
+			ap_cli_say("plan", "--weights '%s': mmap or copy", arg);
+			return AP_EXIT_USAGE;
+		}
+		a->rq.weights_copy = !strcmp(arg, "copy");
+		break;
 	case 'I':
 		if (a->rq.n_ov == AP_MAX_INPUT_SHAPES) {
 			ap_cli_say("plan", "--input-shape: at most %d", AP_MAX_INPUT_SHAPES);
@@ -314,7 +327,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 				      .ov = a->ov, .report = true };
 	ap_opts_init(&op, "s|strategy: b|budget: j|json c|csv t|top: d|as-dtype: n|no-inplace "
 		     "i|import: T|threads: K|no-kernels G|subgraph: A|arch: R|runtime: "
-		     "I|input-shape: D=delegate: U=cpu: B=baseline: h|help");
+		     "I|input-shape: D=delegate: U=cpu: B=baseline: W=weights: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		if (c == 'h') {
 			usage(stdout);

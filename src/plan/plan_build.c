@@ -354,6 +354,7 @@ int ap_plan_build(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err
 	int rc;
 
 	s->as_float32 = rq->gopts.as_float32;
+	s->weights_copy = rq->weights_copy;
 	s->n_input_shapes = rq->n_ov;
 	rc = import ? ap_plan_import(rq->path, &s->plan, err) : plan_model(rq, s, err);
 	if (rc)
@@ -381,14 +382,22 @@ uint64_t ap_plan_set_tflite_bytes(const struct ap_plan_set *s)
 	return b;
 }
 
+/* The weights read in place, file-backed when mapped (the rest are read once, packed). */
+static uint64_t in_place_weights(const struct ap_plan_set *s)
+{
+	return s->have_xnn ? s->kept_weights_bytes : s->plan.weights_bytes;
+}
+
 uint64_t ap_plan_set_anon_bytes(const struct ap_plan_set *s)
 {
-	return ap_plan_set_tflite_bytes(s) + (s->have_xnn ? s->xnn.total_bytes : 0);
+	/* a copy is held whole, the weights XNNPACK packed away included */
+	return ap_plan_set_tflite_bytes(s) + (s->have_xnn ? s->xnn.total_bytes : 0) +
+	       (s->weights_copy ? s->plan.weights_bytes : 0);
 }
 
 uint64_t ap_plan_set_file_bytes(const struct ap_plan_set *s)
 {
-	return s->have_xnn ? s->kept_weights_bytes : s->plan.weights_bytes;
+	return s->weights_copy ? 0 : in_place_weights(s);
 }
 
 uint64_t ap_plan_set_cache_anon_bytes(const struct ap_plan_set *s, bool building)

@@ -66,6 +66,7 @@ bool ap_plan_fits(const struct ap_plan_set *s)
 static void judge(const struct ap_plan_set *s, struct ap_budget_verdict *v)
 {
 	ap_budget_judge(s->budget, ap_plan_set_anon_bytes(s), ap_plan_set_file_bytes(s), v);
+	v->weights_copy = s->weights_copy;
 }
 
 /* The process: the model's halves and the runtime's measured cost (--baseline); memory.min
@@ -77,6 +78,7 @@ static void judge_process(const struct ap_plan_set *s, struct ap_budget_verdict 
 	ap_budget_judge(s->budget, need_anon(s), ap_plan_set_file_bytes(s) + b->runtime_file,
 			v);
 	ap_budget_protect(v, v->total);
+	v->weights_copy = s->weights_copy;
 }
 
 void ap_pr_text_verdict(FILE *f, const struct ap_budget_verdict *v, const char *whose,
@@ -108,7 +110,8 @@ void ap_pr_text_cgroup(FILE *f, const struct ap_budget_verdict *v, const char *s
 	fprintf(f, "    memory.min  = %" PRIu64 "   (%s: %s%s, kept from reclaim)\n", v->min,
 		B(v->min), v->min_clamped ? "as much as memory.high allows of " : "",
 		v->min_need ? "the process's known need, non-reclaimable and file pages" :
-		"the mapped weights");
+		v->weights_copy ? "no mapped weights: the copy is anonymous, protecting nothing "
+		"memory.max does not already hold" : "the mapped weights");
 }
 
 void ap_pr_text_would_fit(FILE *f, const struct ap_budget_verdict *v)
@@ -356,8 +359,13 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 		print_shapes(f, s);
 	print_gaps(f, s);
 	ap_pr_text_xnn(f, s);
-	fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
-		B(p->weights_bytes));
+	if (s->weights_copy)
+		fprintf(f, "\nweights     %12s  copied into memory of the runtime's (--weights "
+			"copy): anonymous, never reclaimable without swap; memory.min has no file "
+			"pages of them to protect\n", B(p->weights_bytes));
+	else
+		fprintf(f, "\nweights     %12s  read-only, file-backed (mmap): reclaimable\n",
+			B(p->weights_bytes));
 	fprintf(f, "arena       %12s  %s plan: anonymous, never reclaimable without swap\n",
 		B(p->arena_bytes), p->strategy);
 	fprintf(f, "persistent  %12s  variables and kernel state: anonymous, never reclaimable\n",
@@ -652,6 +660,7 @@ static void json_summary(struct ap_json *j, const struct ap_plan_set *s)
 	ap_json_u64(j, "tensors", p->n);
 	ap_json_bool(j, "as_float32", s->as_float32);
 	ap_json_u64(j, "weights_bytes", p->weights_bytes);
+	ap_json_str(j, "weights_held", s->weights_copy ? "copy" : "mmap");
 	ap_json_u64(j, "naive_bytes", s->naive_bytes);
 	ap_json_u64(j, "arena_bytes", p->arena_bytes);
 	ap_json_u64(j, "persistent_bytes", p->persistent_bytes);

@@ -28,6 +28,8 @@ struct ap_budget_verdict {
 	uint64_t min;		/* memory.min: the mapped weights, page-rounded, <= high */
 	bool min_clamped;	/* min is below what it protects: memory.high allows no more */
 	bool min_need;		/* min protects a need (ap_budget_protect), not the weights */
+	bool weights_copy;	/* the weights are a copy in anonymous memory (the caller's):
+				 * no file pages for min to protect */
 	uint64_t needed;	/* the smallest budget the gate passes: anon, page-rounded */
 };
 

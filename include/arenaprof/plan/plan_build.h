@@ -50,6 +50,10 @@ struct ap_plan_req {
 	 * of its own (SetCustomAllocationForTensor), a constant output apart (the XNNPACK
 	 * path) */
 	bool io_bound;
+	/* --weights copy: the runtime holds the model in memory of its own (LiteRT's
+	 * BuildFromBuffer: Interpreter(model_content=), CompiledModel.from_buffer), not a
+	 * mapping of the file: its bytes are anonymous, never reclaimable without swap */
+	bool weights_copy;
 };
 
 /* The plan of a model or an import, and for `plan` what its report prints beside it. */
@@ -87,6 +91,7 @@ struct ap_plan_set {
 	uint64_t strat_lb[AP_STRAT_COUNT];	/* lower bound under its own lifetimes */
 	uint64_t naive_bytes;
 	bool as_float32;
+	bool weights_copy;		/* the request's: the file bytes counted anonymous */
 	bool have_budget;		/* the report's options: the caller's, left as set */
 	uint64_t budget;
 	/* plan --baseline TRACE (with have_budget): the runtime's own cost measured there,
