@@ -8,6 +8,7 @@ _arenaprof_values()
 	plan:--strategy | plan:-s) echo "tflite greedy-size greedy-breadth naive micro" ;;
 	plan:--delegate) echo "xnnpack none" ;;
 	plan:--runtime) echo "litert tflite-runtime-2.14" ;;
+	plan:--weights) echo "mmap copy" ;;
 	report:--delegate | heatmap:--delegate | export:--delegate) echo "auto xnnpack none" ;;
 	report:--format) echo "text json openmetrics" ;;
 	heatmap:--format) echo "svg png csv ansi" ;;
@@ -35,7 +36,7 @@ _arenaprof()
 		return
 	fi
 	case $cmd in
-	plan) opts="--delegate --cpu --strategy --budget --baseline --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --subgraph --arch --runtime --input-shape --help" ;;
+	plan) opts="--delegate --cpu --strategy --budget --baseline --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --subgraph --arch --runtime --weights --input-shape --help" ;;
 	record) opts="--pid --output --runs --duration --probe --run-probe --op-probe --interval --ring-size --keep --kill-at-runs --user --arena --btf --json --quiet --verbose --help" ;;
 	report) opts="--plan --plan-csv --delegate --arena --salvage --json --format --pages --mappings --disagree --budget --help" ;;
 	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --alloc-probe --btf --verbose --help" ;;

@@ -5,21 +5,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/models.h"
 #include "arenaprof/util/stats.h"
 
+/* A copy of the file holds it whole, with a header at most a page (Python's bytes: 33). */
+#define COPY_SLACK 4096
+
+static const char *base_of_path(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
 /* The model file's mappings are its weights, as the pass names the first model's. */
 static void name_weights(struct ap_analysis *a, const char *path)
 {
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const char *base = base_of_path(path);
 
 	for (uint32_t i = 0; i < a->as.n_maps; i++) {
 		struct ap_amap *m = &a->as.maps[i];
-		const char *mb = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
 
-		if (!m->anon && !strcmp(mb, base))
+		if (!m->anon && !strcmp(base_of_path(m->path), base))
 			m->role = "weights";
 	}
 }
@@ -61,6 +71,47 @@ bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct
 		 " bytes at 0x%" PRIx64 ", allocated %s (%u such blocks no other model's)",
 		 b->size, b->ptr, when, r.matches);
 	return true;
+}
+
+void ap_model_weights_find(const struct ap_analysis *a, const char *path,
+			   struct ap_model_weights *w)
+{
+	const char *base = base_of_path(path);
+	bool mapped = false;
+	struct stat st;
+
+	*w = (struct ap_model_weights){ .held = AP_WH_UNKNOWN, .block = -1 };
+	if (!stat(path, &st))
+		w->file_bytes = (uint64_t)st.st_size;
+	for (uint32_t i = 0; i < a->as.n_maps; i++) {
+		const struct ap_amap *m = &a->as.maps[i];
+
+		if (!m->anon && !strcmp(base_of_path(m->path), base)) {
+			mapped = true;
+			w->pages += m->first_touch_pages;
+		}
+	}
+	if (mapped) {
+		w->held = AP_WH_FILE;
+		return;
+	}
+	for (uint32_t i = 0; w->file_bytes && i < a->allocs->n; i++) {
+		const struct ap_block *b = &a->allocs->b[i];
+
+		/* held until the runs began, at least: the model the interpreter reads */
+		if (!ap_alloc_fn_xnn(b->fn) && b->size >= w->file_bytes &&
+		    b->size <= w->file_bytes + COPY_SLACK && (!b->t_free || b->run_free >= 0)) {
+			w->held = AP_WH_COPY;
+			w->block = (int32_t)i;
+			w->copy_bytes = b->size;
+			return;
+		}
+	}
+}
+
+const char *ap_weights_held_key(enum ap_weights_held h)
+{
+	return h == AP_WH_FILE ? "file" : h == AP_WH_COPY ? "copy" : "unknown";
 }
 
 /* Whether a first touch came inside run r (between its begin and its end, if seen). */

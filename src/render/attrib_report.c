@@ -213,6 +213,25 @@ void ap_attrib_text_arena(FILE *f, const struct ap_corr_all *x, const struct ap_
 	text_runs(f, &x->a.id, at);
 }
 
+/* No mapping of the model faulted: a copy of the file in a block of the runtime's? */
+static void text_unmapped(FILE *f, const struct ap_corr_all *x, const struct ap_tplan *p)
+{
+	struct ap_model_weights w;
+	char who[240];
+
+	ap_model_weights_find(&x->a, x->model_path[0], &w);
+	if (w.held != AP_WH_COPY) {
+		fprintf(f, "\nweights    no mapping of %s was faulted (the model was read into "
+			"memory, not mapped?)\n", TS(p->model));
+		return;
+	}
+	fprintf(f, "\nweights    a copy in anonymous memory: no mapping of %s, and a block of "
+		"its size (%" PRIu64 " bytes, the file's %" PRIu64 ") from %s held: "
+		"non-reclaimable, with the arena (plan --weights copy plans it so)\n",
+		TS(p->model), w.copy_bytes, w.file_bytes,
+		ap_as_addr_name(&x->a.as, x->a.allocs->b[w.block].caller, who, sizeof(who)));
+}
+
 void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at)
 {
 	const struct ap_analysis *a = &x->a;
@@ -229,8 +248,7 @@ void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib
 	if (at->w_maps)
 		ap_weights_text(f, x);
 	else if (p)
-		fprintf(f, "\nweights    no mapping of %s was faulted (the model was read into "
-			"memory, not mapped?)\n", TS(p->model));
+		text_unmapped(f, x, p);
 }
 
 /* The arena's block and the persistent arena's, or null. */

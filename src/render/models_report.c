@@ -28,19 +28,19 @@ static uint64_t attributed(const struct ap_corr *c)
 	return n;
 }
 
-/* First-touch pages of the model file's mappings: its weights, file-backed. */
-static uint64_t weights_pages(const struct ap_analysis *a, const char *path)
+/* "N pages of its file (weights)", or the copy that holds them. */
+static const char *weights_text(const struct ap_model_weights *w, char *buf, size_t len)
 {
-	const char *base = base_name(path);
-	uint64_t n = 0;
-
-	for (uint32_t i = 0; i < a->as.n_maps; i++) {
-		const struct ap_amap *m = &a->as.maps[i];
-
-		if (!strcmp(m->role, "weights") && !strcmp(base_name(m->path), base))
-			n += m->first_touch_pages;
-	}
-	return n;
+	if (w->held == AP_WH_FILE)
+		snprintf(buf, len, "%" PRIu64 " pages of its file (weights, file-backed)",
+			 w->pages);
+	else if (w->held == AP_WH_COPY)
+		snprintf(buf, len, "weights a copy in anonymous memory, %s (no mapping of its "
+			 "file; a block of its size held): non-reclaimable", B(w->copy_bytes));
+	else
+		snprintf(buf, len, "weights not seen (no mapping of its file, no block of its "
+			 "size)");
+	return buf;
 }
 
 static double ms(uint64_t ns)
@@ -86,15 +86,18 @@ static const char *arena_text(const struct ap_corr_model *m, char *buf, size_t l
 
 void ap_models_summary_text(FILE *f, const struct ap_corr_all *x)
 {
+	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	if (x->n_models < 2)
 		return;
 	for (uint32_t i = 0; i < x->n_models; i++) {
 		ap_corr_model(x, i, &m);
-		fprintf(f, "model %-4u %s: %s; %s\n", i + 1, TS(base_name(m.path)),
+		ap_model_weights_find(&x->a, m.path, &w);
+		fprintf(f, "model %-4u %s: %s; %s%s\n", i + 1, TS(base_name(m.path)),
 			runs_text(m.runs, (char[128]){ 0 }, 128),
-			arena_text(&m, (char[768]){ 0 }, 768));
+			arena_text(&m, (char[768]){ 0 }, 768), w.held != AP_WH_COPY ? "" :
+			"; its weights a copy in anonymous memory, non-reclaimable");
 	}
 }
 
@@ -118,6 +121,7 @@ static const char *runs_rule_text(const struct ap_corr_all *x, const struct ap_m
 
 void ap_models_text(FILE *f, const struct ap_corr_all *x)
 {
+	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	/* one model: only when other interpreters ran beside it */
@@ -136,9 +140,10 @@ void ap_models_text(FILE *f, const struct ap_corr_all *x)
 		else
 			fprintf(f, "    runs   %s (%s)\n", runs_text(m.runs, (char[128]){ 0 }, 128),
 				runs_rule_text(x, m.runs));
+		ap_model_weights_find(&x->a, m.path, &w);
 		fprintf(f, "    pages  %" PRIu64 " of its arena first touched, %" PRIu64
-			" named by its operators; %" PRIu64 " of its file (weights)\n",
-			m.c->ft_pages, attributed(m.c), weights_pages(&x->a, m.path));
+			" named by its operators; %s\n", m.c->ft_pages, attributed(m.c),
+			weights_text(&w, (char[160]){ 0 }, 160));
 	}
 }
 
@@ -165,6 +170,7 @@ static void json_runs(struct ap_json *j, const struct ap_corr_all *x,
 
 void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 {
+	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	if (!x->n_models)
@@ -188,7 +194,10 @@ void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 		ap_json_u64(j, "first_touch_pages", m.c->ft_pages);
 		ap_json_u64(j, "attributed_pages", attributed(m.c));
 		ap_json_u64(j, "unplanned_pages", m.c->unplanned_pages);
-		ap_json_u64(j, "weights_pages", weights_pages(&x->a, m.path));
+		ap_model_weights_find(&x->a, m.path, &w);
+		ap_json_str(j, "weights_held", ap_weights_held_key(w.held));
+		ap_json_u64(j, "weights_pages", w.pages);
+		ap_json_u64(j, "weights_copy_bytes", w.copy_bytes);
 		if (m.c->widest_op >= 0)
 			ap_json_i64(j, "widest_op", m.c->widest_op);
 		else

@@ -103,6 +103,21 @@ run_case xnnpack "$FRAMES" 11 --delegate xnnpack
 run_case content 200 10 --delegate none --load content
 MSG=$(j "$TMP/content.json" "[m['weights_pages'] for m in d['models']]")
 check "content: models loaded from bytes map no file: 0 weights pages each" [ "$MSG" = "[0, 0]" ]
+# the copy found: a block of each file's size (stat's), its header at most a page more
+for k in 0 1; do
+	m=$([ $k = 0 ] && echo "$FD" || echo "$MB")
+	MSG="$(j "$TMP/content.json" "d['models'][$k]['weights_held'], d['models'][$k]['weights_copy_bytes']") file $(stat -c %s "$m")"
+	check "content: model $((k + 1))'s weights a copy in anonymous memory of its file's size" \
+		sh -c 'set -- $1; [ "$1" = copy ] && [ "$2" -ge "$4" ] && [ "$2" -le $(($4 + 4096)) ]' _ "$MSG"
+done
+MSG=$(j "$TMP/builtin.json" "[m['weights_held'] for m in d['models']]")
+check "builtin: models loaded from files: their weights file-backed" [ "$MSG" = "['file', 'file']" ]
+# plan --weights copy: the weights counted anonymous, none reclaimable
+"$AP" plan "$MB" --weights copy --json >"$TMP/wc.json" 2>/dev/null
+"$AP" plan "$MB" --json >"$TMP/wm.json" 2>/dev/null
+MSG="$(j "$TMP/wc.json" "d['weights_held'], d['anonymous_bytes'] - d['weights_bytes']") $(j "$TMP/wm.json" "d['weights_held'], d['anonymous_bytes']")"
+check "plan --weights copy: the weights join the anonymous bytes" \
+	sh -c 'set -- $1; [ "$1" = copy ] && [ "$3" = mmap ] && [ "$2" = "$4" ]' _ "$MSG"
 
 # refusals: too many models, and a command that takes one
 args=()

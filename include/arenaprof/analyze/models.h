@@ -51,6 +51,28 @@ bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct
 void ap_models_runs(const struct ap_analysis *a, const struct ap_arena_id *const *ids,
 		    uint32_t n, struct ap_model_runs *out);
 
+/* How the process held a model's weights, as the trace shows it. */
+enum ap_weights_held {
+	AP_WH_FILE,		/* a mapping of the model file: file-backed, reclaimable */
+	AP_WH_COPY,		/* no mapping of it, and a block of its size held (the model
+				 * read into a buffer: model_content=, from_buffer) */
+	AP_WH_UNKNOWN,		/* neither: no mapping, no block of its size seen */
+};
+
+struct ap_model_weights {
+	enum ap_weights_held held;
+	uint64_t file_bytes;		/* the model file's size now, 0 unreadable */
+	uint64_t pages;			/* AP_WH_FILE: first-touched pages of its mappings */
+	int32_t block;			/* AP_WH_COPY: the allocs' block, -1 */
+	uint64_t copy_bytes;		/* its size */
+};
+
+/* The weights of the model at path (ap_model_arena_locate has named its mappings). */
+void ap_model_weights_find(const struct ap_analysis *a, const char *path,
+			   struct ap_model_weights *w);
+/* "file", "copy", "unknown". */
+const char *ap_weights_held_key(enum ap_weights_held h);
+
 /* The rule's key in JSON: "process", "first_touches", "order", "none". */
 const char *ap_model_runs_rule_key(enum ap_model_runs_rule r);
 
