@@ -516,7 +516,7 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 	l->session = s;
 	l->pid = s->pid;
 	snprintf(l->cmdline, sizeof(l->cmdline), "%s", s->cmdline);
-	l->method = s->probe ? ap_method_name(ap_probe_method(s->probe)) : "";
+	l->method = s->probe ? ap_method_name(ap_probe_method(s->probe)) : "none";
 	snprintf(l->kernel, sizeof(l->kernel), "%s", s->uts.release);
 	l->attached = !s->started;
 	l->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
@@ -564,6 +564,11 @@ void ap_live_set_end(struct ap_live *l, const struct ap_session *s)
 	l->exit_status = s->exit_status;
 	l->term_signal = s->term_signal;
 	l->generation++;
+}
+
+bool ap_live_unprivileged(const struct ap_live *l)
+{
+	return l->session && l->session->o.procfs_only;
 }
 
 double ap_live_rate(const struct ap_live_hist *h)

@@ -119,7 +119,9 @@ static void usage(FILE *f)
 		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
 		"  --alloc-probe on|off  uprobes on the C library's allocator: the Allocs panel's\n"
 		"                     calls holding the most (default on)\n"
-		"  --probe, --run-probe, --op-probe, --ring-size, --btf, -v: as for record\n");
+		"  --probe, --run-probe, --op-probe, --ring-size, --btf, -v: as for record\n"
+		"Without root (or CAP_BPF and CAP_PERFMON): what /proc gives of one's own\n"
+		"process; faults, runs and latency, allocs need root, and say so.\n");
 }
 
 /* ---- w: a snapshot of the session so far ---- */
@@ -584,11 +586,22 @@ int cmd_top_parse(int argc, char **argv)
 /* The session, its trace and the live model; then the TUI or the batch lines. */
 static int run_session(struct top *t, const struct args *a, const struct ap_tplan *plan)
 {
-	const struct ap_session_opts *so = &a->so;
+	struct ap_session_opts so = a->so;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[AP_ERR_LEN];
-	int rc = ap_session_start(&t->s, so, err);
+	int rc = ap_session_start(&t->s, &so, err);
 
+	/* without the privilege to load BPF: what /proc gives, as htop shows it */
+	if (rc == -EPERM && geteuid() && !so.run_spec && !so.op_spec) {
+		so.procfs_only = true;
+		rc = ap_session_start(&t->s, &so, err);
+		if (!rc && a->batch && !t->json)
+			printf("# no root: /proc, cgroup and PSI figures only; %s\n",
+			       AP_LIVE_NEEDS_ROOT);
+		if (!rc)
+			ap_cli_say("top", "no permission to load BPF: /proc figures only; %s",
+				   AP_LIVE_NEEDS_ROOT);
+	}
 	if (rc) {
 		ap_cli_say("top", "%s", err);
 		return ap_cli_exit(rc);

@@ -77,7 +77,7 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	struct tm tm;
 	uint64_t p50, p99;
 	uint32_t n_lat;
-	bool have_lat;
+	bool have_lat, unpriv = ap_live_unprivileged(l);
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -104,10 +104,10 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	   AP_NO_VALUE);
 	kv(&o, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
 	kv(&o, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);
-	kv(&o, "arena_first_touch_pages", arena ? l->arena_ft : AP_NO_VALUE);
-	kf(&o, "first_touch_per_s", ap_live_rate(&l->ft_rate), true);
+	kv(&o, "arena_first_touch_pages", arena && !unpriv ? l->arena_ft : AP_NO_VALUE);
+	kf(&o, "first_touch_per_s", ap_live_rate(&l->ft_rate), !unpriv);
 	kf(&o, l->majmin_known ? "minor_per_s" : "faults_per_s", ap_live_rate(&l->minor_rate),
-	   true);
+	   !unpriv);
 	kf(&o, "major_per_s", ap_live_rate(&l->major_rate), l->majmin_known);
 	kv(&o, "runs", runs ? l->runs_completed : AP_NO_VALUE);
 	kf(&o, "runs_per_s", ap_live_rate(&l->run_rate), runs);
@@ -121,7 +121,14 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	kv(&o, "psi_some_avg10", a->psi_sys.some_avg[0]);
 	kv(&o, "psi_full_avg10", a->psi_sys.full_avg[0]);
 	kv(&o, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
-	kv(&o, "drops", l->drops.ringbuf_drops);
+	kv(&o, "drops", unpriv ? AP_NO_VALUE : l->drops.ringbuf_drops);
+	/* without BPF: what is missing, by the panels that need it */
+	if (as_json && unpriv)
+		ap_json_str(&j, "needs_root", "faults,runs,allocs");
+	else if (as_json)
+		ap_json_null(&j, "needs_root");
+	else if (unpriv)
+		fprintf(f, " needs_root=faults,runs,allocs");
 	if (as_json) {
 		ap_json_end_obj(&j);
 		ap_json_finish(&j);

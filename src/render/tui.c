@@ -86,7 +86,10 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	tui_item(&p, "", sattr, "%s", state);
 
 	tui_pen_at(&p, y + 1, x0, x1, 1);
-	tui_item(&p, "method", 0, "%s", l->method);
+	if (ap_live_unprivileged(l))
+		tui_item(&p, "", tui_color(C_YELLOW) | A_REVERSE, "no root: /proc only");
+	else
+		tui_item(&p, "method", 0, "%s", l->method);
 	tui_item(&p, "kernel", 0, "%s", l->kernel);
 	tui_item(&p, "drops", l->drops.ringbuf_drops ? tui_color(C_RED) | A_REVERSE : 0,
 	     "%" PRIu64, l->drops.ringbuf_drops);
@@ -201,8 +204,10 @@ static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, 
 	     l->arena_held, l->arena_pages,
 	     l->arena_pages ? 100.0 * (double)l->arena_held / (double)l->arena_pages : 0.0);
 	tui_pen_newline(&p);
-	tui_item(&p, "first touch", 0, "%s", RATE(ap_live_rate(&l->ft_rate)));
-	tui_item(&p, "first-touched", 0, "%" PRIu64 " pages", l->arena_ft);
+	if (!ap_live_unprivileged(l)) {	/* first touches are faults: not seen */
+		tui_item(&p, "first touch", 0, "%s", RATE(ap_live_rate(&l->ft_rate)));
+		tui_item(&p, "first-touched", 0, "%" PRIu64 " pages", l->arena_ft);
+	}
 	tui_item(&p, "at", 0, "0x%" PRIx64, m->start);
 	used = tui_pen_rows(&p, y);
 	if (bar_rows > rows - used)
@@ -331,6 +336,10 @@ static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 
 	tui_label(y, x0, "Faults");
 	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (ap_live_unprivileged(l)) {
+		tui_words(&p, tui_color(C_YELLOW), "needs root: faults, runs and their latency");
+		return tui_pen_rows(&p, y);
+	}
 	n = per_row == 3 ? 0 : !mm ? avail - item_w - 1 - na_w :
 	    per_row == 1 ? avail - item_w - 1 : (avail - 2 * (item_w + 1) - GAP) / 2;
 	if (n > AP_LIVE_HIST)
@@ -375,6 +384,10 @@ static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 
 	tui_label(y, x0, "Allocs");
 	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (ap_live_unprivileged(l)) {
+		tui_words(&p, tui_color(C_YELLOW), "needs root: the allocation probe");
+		return tui_pen_rows(&p, y);
+	}
 	if (!l->session->o.arena_mode) {
 		tui_words(&p, A_DIM, "no allocation probe (--alloc-probe off)");
 		return 1;

@@ -191,6 +191,13 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 		 const char *plan_path, char *err);
 /* The session ended (or the target exited): keep the last figures, say why. */
 void ap_live_set_end(struct ap_live *l, const struct ap_session *s);
+/*
+ * The session reads /proc, cgroup and PSI only (top without the privilege to load BPF):
+ * no fault, run or allocation is seen, the panels of those say they need root.
+ */
+bool ap_live_unprivileged(const struct ap_live *l);
+#define AP_LIVE_NEEDS_ROOT "faults, runs and latency, allocs need root (or CAP_BPF and " \
+	"CAP_PERFMON)"
 /* The latest rate of a series (0 before two samples). */
 double ap_live_rate(const struct ap_live_hist *h);
 /* Operator indices sorted by a column (ties: execution order), reversed if asked. */

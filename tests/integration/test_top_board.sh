@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# top on a board (issue 28 item 4): without root, top -p shows what /proc gives of the
+# user's own process (its VmRSS as /proc/PID/status says it) and says which panels need
+# root, and refuses another user's process in one line.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
+
+MI=$BUILD/mininfer
+MV2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
+if [ "$(id -u)" != 0 ]; then
+	skip "top board" "needs root (to run a target as another user, and for BPF)"
+	exit 0
+fi
+targets=()
+cleanup() {
+	[ "$BASHPID" = "$TEST_SHELL" ] || return
+	for p in "${targets[@]}"; do kill "$p" 2>/dev/null; done
+	command -v tmux >/dev/null && tmux -L "ap-board-$$" kill-server 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+chmod 755 "$TMP"
+status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+# key K FILE: the value of K= in the last batch line of FILE
+key() { tail -1 "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# ---- no root: /proc figures of one's own process ----
+U=nobody
+if ! id "$U" >/dev/null 2>&1; then
+	useradd -M -s /usr/sbin/nologin aptop-test && U=aptop-test
+fi
+AS=(setpriv --reuid "$(id -u "$U")" --regid "$(id -g "$U")" --clear-groups)
+cp "$ARENAPROF" "$MI" "$MV2" "$TMP/" && chmod 755 "$TMP/arenaprof" "$TMP/mininfer" &&
+	chmod 644 "$TMP/$(basename "$MV2")"
+"${AS[@]}" "$TMP/mininfer" "$TMP/$(basename "$MV2")" --runs 100000000 >"$TMP/u.out" 2>&1 &
+UP=$!
+targets+=("$UP")
+for _ in $(seq 100); do grep -q '^arena ' "$TMP/u.out" && break; sleep 0.05; done
+before=$(status_kb "$UP" VmRSS)
+(cd / && "${AS[@]}" "$TMP/arenaprof" top -p "$UP" --batch -n 2 --interval 200) \
+	>"$TMP/u.batch" 2>"$TMP/u.err"
+rc=$?
+after=$(status_kb "$UP" VmRSS)
+rss=$(key rss "$TMP/u.batch")
+lo=$(( (before < after ? before : after) * 1024 - 262144 ))
+hi=$(( (before > after ? before : after) * 1024 + 262144 ))
+MSG="exit $rc, rss=$rss, VmRSS ${before} kB then ${after} kB; $(cat "$TMP/u.err")" \
+	check "no root: --batch runs (exit 0) and its rss is /proc/PID/status's VmRSS" \
+	test "$rc" = 0 -a -n "$rss" -a "${rss:-0}" -ge "$lo" -a "${rss:-0}" -le "$hi"
+MSG="$(head -3 "$TMP/u.batch")" check "no root: the batch says which panels need root" \
+	sh -c 'grep -q "^# no root: .*faults, runs and latency, allocs need root" "$1" &&
+		[ "$(tail -1 "$1" | tr " " "\n" | grep -c "^needs_root=faults,runs,allocs$")" = 1 ]' \
+	_ "$TMP/u.batch"
+MSG="$(tail -1 "$TMP/u.batch")" check "no root: faults, runs and allocs are '-', not 0" \
+	test "$(key faults_per_s "$TMP/u.batch")$(key runs "$TMP/u.batch")$(key alloc_held \
+	"$TMP/u.batch")" = "---"
+pss=$(key pss_anon "$TMP/u.batch")
+MSG="pss_anon=$pss" check "no root: smaps_rollup is read (the process is the user's own)" \
+	test -n "$pss" -a "$pss" != "-"
+(cd / && "${AS[@]}" "$TMP/arenaprof" top -p "$UP" --json -n 1 --interval 200) \
+	>"$TMP/u.json" 2>/dev/null
+MSG="$(cat "$TMP/u.json")" check "no root: --json says needs_root and nulls the faults" \
+	python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+assert d["needs_root"] == "faults,runs,allocs" and d["runs"] is None and d["rss"] > 0' \
+	"$TMP/u.json"
+
+# the live view says it too
+if command -v tmux >/dev/null; then
+	tmux -L "ap-board-$$" new-session -d -x 80 -y 24 \
+		"cd / && TERM=xterm ${AS[*]} $TMP/arenaprof top -p $UP --interval 200"
+	for _ in $(seq 50); do
+		SCR=$(tmux -L "ap-board-$$" capture-pane -p)
+		grep -q 'needs root' <<<"$SCR" && break
+		sleep 0.2
+	done
+	MSG="$SCR" check "no root: the screen's Faults and Allocs say they need root" \
+		bash -c 'grep -Eq "^Faults +needs root" <<<"$1" && grep -Eq "^Allocs +needs root" \
+			<<<"$1" && grep -q "no root: /proc only" <<<"$1"' _ "$SCR"
+	tmux -L "ap-board-$$" kill-server 2>/dev/null
+else
+	fail "no root: the screen" "tmux is not installed (scripts/install-deps installs it)"
+fi
+
+# another user's process (root's): one line, non-zero
+"$MI" "$MV2" --runs 100000000 >"$TMP/r.out" 2>&1 &
+RP=$!
+targets+=("$RP")
+expect_refusal "no root: another user's process is refused in one line, exit 1" 1 \
+	"no permission: process $RP belongs to uid 0" "${AS[@]}" "$TMP/arenaprof" top -p "$RP" \
+	--batch -n 1
