@@ -503,6 +503,13 @@ static const char *base_name(const char *p)
 int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
 		 const char *plan_path, char *err)
 {
+	return ap_live_init_pages(l, s, plan, plan_path, (uint32_t)sysconf(_SC_PAGESIZE), err);
+}
+
+int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
+		       const struct ap_tplan *plan, const char *plan_path, uint32_t page_size,
+		       char *err)
+{
 	struct priv *pv;
 
 	memset(l, 0, sizeof(*l));
@@ -519,11 +526,12 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 	l->method = s->probe ? ap_method_name(ap_probe_method(s->probe)) : "none";
 	snprintf(l->kernel, sizeof(l->kernel), "%s", s->uts.release);
 	l->attached = !s->started;
-	l->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	l->page_size = page_size;
 	ap_as_init(&l->as, l->page_size);
 	l->as.map_new = map_new;
 	l->as.ctx = l;
 	l->t_start_ns = l->t_last_ns = pv->prev_ts = s->t_start_ns;
+	l->t_start_real_ns = s->t_start_real_ns;
 	l->exit_status = -1;
 	l->plan = plan;
 	if (plan) {

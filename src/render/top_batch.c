@@ -72,7 +72,9 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	struct ap_json j;
 	struct line o = { .f = f, .json = as_json ? &j : NULL };
 	char when[32];
-	time_t now = time(NULL);
+	/* the sample's own time: a replay's lines are those of the recorded session */
+	time_t now = (time_t)((l->t_start_real_ns + (l->t_last_ns - l->t_start_ns)) /
+			      1000000000ULL);
 	double t = (double)(l->t_last_ns - l->t_start_ns) / 1e9;
 	struct tm tm;
 	uint64_t p50, p99;

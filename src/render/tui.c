@@ -71,6 +71,8 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	} else if (v->paused) {
 		snprintf(state, sizeof(state), "PAUSED");
 		sattr = tui_color(C_YELLOW) | A_REVERSE;
+	} else if (v->replay) {
+		snprintf(state, sizeof(state), "replay %gx", v->speed);
 	} else {
 		snprintf(state, sizeof(state), "live");
 	}
@@ -570,9 +572,19 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 	return 1 + shown;
 }
 
-static void draw_help(void)
+static void draw_help(const struct ap_tui_view *v)
 {
-	static const char *const lines[] = {
+	static const char *const replay[] = {
+		"arenaprof top TRACE: keys",
+		"",
+		"q        quit (the terminal is restored)",
+		"space    pause the replay / go on",
+		"n        the next sample (and pause)",
+		"+ / -    twice / half the pace",
+		"s / S    next sort column / reverse the order",
+		"?        this help; any key closes it",
+	};
+	static const char *const live[] = {
 		"arenaprof top: keys",
 		"",
 		"q        quit (the terminal is restored)",
@@ -584,7 +596,9 @@ static void draw_help(void)
 		"         session so far (report, heatmap)",
 		"?        this help; any key closes it",
 	};
-	int n = (int)(sizeof(lines) / sizeof(lines[0])), w = 0, y0, x0;
+	const char *const *lines = v->replay ? replay : live;
+	int n = v->replay ? (int)(sizeof(replay) / sizeof(replay[0])) :
+		(int)(sizeof(live) / sizeof(live[0])), w = 0, y0, x0;
 
 	for (int i = 0; i < n; i++)
 		if (tui_text_w(lines[i]) > w)
@@ -605,10 +619,17 @@ static void draw_help(void)
 
 static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 {
-	static const char *const keys[][2] = {
+	static const char *const live[][2] = {
 		{ "q", "quit" }, { "space", "pause" }, { "r", "reset peaks" },
 		{ "s/S", "sort" }, { "w", "snapshot" }, { "?", "help" },
 	};
+	static const char *const replay[][2] = {
+		{ "q", "quit" }, { "space", "pause" }, { "n", "step" }, { "+/-", "pace" },
+		{ "s/S", "sort" }, { "?", "help" },
+	};
+	const char *const (*keys)[2] = v->replay ? replay : live;
+	size_t n_keys = v->replay ? sizeof(replay) / sizeof(replay[0]) :
+			sizeof(live) / sizeof(live[0]);
 	int y = LINES - 1;
 	struct pen p;
 
@@ -625,7 +646,7 @@ static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 		tui_words(&p, a, msg);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < n_keys; i++) {
 		if (!tui_pen_room(&p, tui_text_w(keys[i][0]) + 1 + tui_text_w(keys[i][1])) ||
 		    p.y != y)
 			break;
@@ -687,7 +708,7 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 	}
 	draw_header(l, v, 0, 0, W);
 	if (v->help) {		/* alone: nothing half-covered behind it */
-		draw_help();
+		draw_help(v);
 		footer(l, v);
 		refresh();
 		return;

@@ -89,3 +89,58 @@ targets+=("$RP")
 expect_refusal "no root: another user's process is refused in one line, exit 1" 1 \
 	"no permission: process $RP belongs to uid 0" "${AS[@]}" "$TMP/arenaprof" top -p "$RP" \
 	--batch -n 1
+
+# ---- top TRACE: a recorded trace in the same rows, at its samples ----
+"$ARENAPROF" record -o "$TMP/r.trace" --interval 20 --run-probe "$MI:mininfer_invoke" -- \
+	"$MI" "$MV2" --runs 200 >/dev/null 2>"$TMP/rec.err"
+"$ARENAPROF" report "$TMP/r.trace" --json >"$TMP/r.json" 2>/dev/null
+"$ARENAPROF" top "$TMP/r.trace" --batch >"$TMP/r.batch" 2>"$TMP/r.err"
+rc=$?
+"$ARENAPROF" top --json "$TMP/r.trace" >"$TMP/r.jsonl" 2>/dev/null
+MSG="exit $rc: $(cat "$TMP/r.err"; tail -2 "$TMP/r.batch" | cut -c1-300)" \
+	check "top TRACE --batch: a line at each sample and one at the end, as report counts them" \
+	python3 - "$TMP/r.batch" "$TMP/r.json" "$TMP/r.jsonl" <<'PY'
+import json, sys
+rows = [dict(kv.split("=", 1) for kv in l.split()[1:])
+	for l in open(sys.argv[1]) if not l.startswith("#")]
+tail = open(sys.argv[1]).read().splitlines()[-1]
+rep = json.load(open(sys.argv[2]))
+js = [json.loads(l) for l in open(sys.argv[3])]
+s, last = rep["samples"], rows[-1]
+assert rep["runs"] >= 200 and s["count"] >= 2, (rep["runs"], s)
+assert len(rows) == s["count"] + 1, (len(rows), s["count"])
+assert int(last["runs"]) == rep["runs"], (last["runs"], rep["runs"])
+assert int(last["hwm"]) == s["vmhwm_max_bytes"], (last["hwm"], s)
+assert max(int(r["rss"]) for r in rows) == s["vmrss_max_bytes"], s
+assert max(int(r["pss_anon"]) for r in rows if r["pss_anon"] != "-") == s["pss_anon_max_bytes"]
+assert int(last["arena_bytes"]) == rep["arena"]["bytes"], (last, rep["arena"])
+assert int(last["arena_first_touch_pages"]) == rep["arena"]["first_touch_pages"]
+assert int(last["run_p50_ns"]) == rep["run_times"]["median_ns"], (last, rep["run_times"])
+assert int(last["run_p99_ns"]) == rep["run_times"]["p99_ns"], (last, rep["run_times"])
+assert tail == "# end of the trace: the target exited", tail
+assert [j["runs"] for j in js] == [int(r["runs"]) for r in rows], "json and text differ"
+assert js[-1]["pid"] == rep["pid"]
+PY
+expect_refusal "top TRACE: a file that is not a trace is one line, exit 2" 2 "$TMP/rec.err" \
+	"$ARENAPROF" top "$TMP/rec.err" --batch
+expect_refusal "top TRACE -o: refused, a replay writes no trace" 2 "a replay writes no trace" \
+	"$ARENAPROF" top "$TMP/r.trace" -o "$TMP/x.trace"
+if command -v tmux >/dev/null; then
+	S="ap-board-r-$$"
+	tmux -L "$S" new-session -d -x 80 -y 24 "TERM=xterm $ARENAPROF top $TMP/r.trace"
+	sleep 0.5	# it opens paused on the first sample
+	SCR=$(tmux -L "$S" capture-pane -p)
+	MSG="$SCR" check "top TRACE: the same screens, paused at the first sample, the replay's keys" \
+		bash -c 'grep -q "PAUSED" <<<"$1" && grep -Eq "^Memory +VmRSS" <<<"$1" &&
+			grep -q "space plays, n steps" <<<"$1"' _ "$SCR"
+	for _ in $(seq 12); do tmux -L "$S" send-keys n; sleep 0.1; done
+	for _ in $(seq 30); do
+		SCR=$(tmux -L "$S" capture-pane -p)
+		grep -q 'end of the trace' <<<"$SCR" && break
+		sleep 0.2
+	done
+	MSG="$SCR" check "top TRACE: n steps to the trace's end, and the target's exit" \
+		bash -c 'grep -q "end of the trace (the target exited)" <<<"$1" &&
+			grep -Eq "EXITED \(status 0\)" <<<"$1"' _ "$SCR"
+	tmux -L "$S" kill-server 2>/dev/null
+fi

@@ -122,6 +122,7 @@ struct ap_live {
 	uint32_t page_size;
 	uint64_t t_start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t t_last_ns;		/* of the latest sample */
+	uint64_t t_start_real_ns;	/* CLOCK_REALTIME at t_start_ns */
 	/* the plan, when given */
 	const struct ap_tplan *plan;
 	const char *plan_name;		/* model file name without its directory */
@@ -189,6 +190,10 @@ struct ap_live {
  */
 int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
 		 const char *plan_path, char *err);
+/* The same for a target of another page size (a trace's: live_replay.c). */
+int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
+		       const struct ap_tplan *plan, const char *plan_path, uint32_t page_size,
+		       char *err);
 /* The session ended (or the target exited): keep the last figures, say why. */
 void ap_live_set_end(struct ap_live *l, const struct ap_session *s);
 /*
