@@ -46,6 +46,9 @@ struct priv {
 	struct unnamed *unnamed;	/* fault-made mappings a snapshot may name */
 	uint32_t n_unnamed, cap_unnamed;
 	uint64_t run_t0;		/* the open run's entry, 0 none */
+	bool plans;			/* the arena is a mapping of the plan's size: only
+					 * then are its pages the operators' (a larger,
+					 * merged mapping's offsets are not the plan's) */
 	uint32_t run_tid;
 };
 
@@ -109,8 +112,8 @@ static int32_t owner_of(const struct ap_live *l, uint64_t page)
 static void arena_page(struct ap_live *l, uint64_t page, int state, int32_t marker)
 {
 	struct priv *pv = l->priv;
-	struct ap_live_op *o = op_of(l, owner_of(l, page));
-	struct ap_live_op *mo = op_of(l, marker);
+	struct ap_live_op *o = pv->plans ? op_of(l, owner_of(l, page)) : NULL;
+	struct ap_live_op *mo = pv->plans ? op_of(l, marker) : NULL;
 
 	if (state == PAGE_FIRST_TOUCH) {
 		l->arena_ft++;
@@ -254,8 +257,10 @@ static void arena_check(struct ap_live *l)
 		l->mx[pv->changed[i]].changed = false;
 	pv->n_changed = 0;
 	pv->rescan = false;
-	if (a != l->id.map)
+	if (a != l->id.map || by_size != pv->plans) {
+		pv->plans = by_size;
 		arena_rebuild(l, a);
+	}
 	ap_arena_id_mapping(&l->id, a, by_size, a >= 0 ? l->as.maps[a].start : 0,
 			    a >= 0 ? l->as.maps[a].end : 0, l->plan, rule);
 }
@@ -310,6 +315,8 @@ static int on_event(void *ctx, const struct ap_event *ev)
 		break;
 	case AP_EV_RUN_END:
 		l->runs_completed++;
+		/* the allocation probe's rule: malloc and free are left at the first run's end */
+		l->alloc_unwatched |= l->session->o.arena_mode == AP_ARENA_AUTO;
 		/* a run is timed entry to return on one thread, as benchmark_model times it */
 		if (pv->run_t0 && pv->run_tid == ev->tid && ev->ts_ns >= pv->run_t0) {
 			l->lat.ns[l->lat.n++ % AP_LIVE_LAT] = ev->ts_ns - pv->run_t0;
@@ -452,6 +459,10 @@ static int on_sample(void *ctx, const struct ap_session_sample *s)
 	ap_live_alloc_sample(l);
 	name_callers(l);
 	ap_live_xnn_sample(l);
+	if (l->alloc_unwatched && l->anon_unwatched_base == AP_NO_VALUE) {
+		l->anon_unwatched_base = s->rec.rss_anon;
+		l->alloc_unwatched_base = l->alloc_bytes;
+	}
 	if (s->rec.vm_rss != AP_NO_VALUE) {
 		l->rss_ts[l->rss.n % AP_LIVE_HIST] = s->rec.ts_ns;
 		push(&l->rss, (double)s->rec.vm_rss);
@@ -533,6 +544,7 @@ int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
 	l->t_start_ns = l->t_last_ns = pv->prev_ts = s->t_start_ns;
 	l->t_start_real_ns = s->t_start_real_ns;
 	l->exit_status = -1;
+	l->anon_unwatched_base = AP_NO_VALUE;
 	l->plan = plan;
 	if (plan) {
 		int64_t n;
@@ -577,6 +589,17 @@ void ap_live_set_end(struct ap_live *l, const struct ap_session *s)
 bool ap_live_unprivileged(const struct ap_live *l)
 {
 	return l->session && l->session->o.procfs_only;
+}
+
+uint64_t ap_live_anon_unwatched(const struct ap_live *l)
+{
+	uint64_t now = l->last.rec.rss_anon, base = l->anon_unwatched_base, seen;
+
+	if (base == AP_NO_VALUE || now == AP_NO_VALUE)
+		return AP_NO_VALUE;
+	seen = l->alloc_bytes > l->alloc_unwatched_base ? l->alloc_bytes -
+	       l->alloc_unwatched_base : 0;
+	return now > base + seen ? now - base - seen : 0;
 }
 
 double ap_live_rate(const struct ap_live_hist *h)

@@ -117,6 +117,7 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	kv(&o, "run_p50_ns", have_lat ? p50 : AP_NO_VALUE);
 	kv(&o, "run_p99_ns", have_lat ? p99 : AP_NO_VALUE);
 	kv(&o, "alloc_held", l->session->o.arena_mode ? l->alloc_bytes : AP_NO_VALUE);
+	kv(&o, "alloc_unwatched_anon_growth", ap_live_anon_unwatched(l));
 	xnn_keys(&o, l);
 	kv(&o, "cg_current", a->cg_current);
 	kv(&o, "cg_peak", a->cg_peak);

@@ -394,11 +394,19 @@ static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 		tui_words(&p, A_DIM, "no allocation probe (--alloc-probe off)");
 		return 1;
 	}
-	if (!l->alloc_events) {
+	if (!l->alloc_events && !l->alloc_unwatched) {
 		tui_words(&p, A_DIM, "no large block allocated since attach");
 		return 1;
 	}
 	tui_item(&p, "held", tui_color(C_YELLOW), "%s", ap_fmt_bytes(l->alloc_bytes, b, sizeof(b)));
+	/* the blind spot before the callers: a leak after run 0 shows here, not there */
+	if (l->alloc_unwatched) {
+		uint64_t grown = ap_live_anon_unwatched(l);
+
+		tui_item(&p, "malloc unwatched after run 0: anon beyond", grown ?
+			 tui_color(C_RED) : 0, "+%s", grown == AP_NO_VALUE ? "?" :
+			 ap_fmt_bytes(grown, b, sizeof(b)));
+	}
 	for (uint32_t i = 0; i < l->n_callers && shown < 3; i++) {
 		const struct ap_live_caller *c = &l->callers[i];
 		char name[48], hex[24];
@@ -481,7 +489,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		{ "breadth", 12, AP_SORT_BREADTH }, { "first-touch", 12, AP_SORT_FIRST_TOUCH },
 		{ "resident", 12, AP_SORT_RESIDENT }, { "by-marker", 10, AP_SORT_COUNT },
 	};
-	int ncols = l->op_markers ? 6 : 5, x, shown, out_w;
+	int ncols = l->op_markers ? 6 : 5, x, shown, out_w, noted = 0;
 	uint32_t *order;
 
 	if (!l->plan)
@@ -489,6 +497,18 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 	tui_label(y, x0, "Operators");
 	if (rows < 2)
 		return 1;
+	if (l->id.map >= 0 && l->id.rule != AP_AR_MAPPING) {
+		struct pen p;
+
+		/* a mapping that is not the plan's size (merged with a neighbour, another
+		 * block): its offsets are not the plan's, so no operator is filled from it */
+		tui_pen_at(&p, y, x0 + LABEL_W, x1, 1);
+		tui_words(&p, tui_color(C_YELLOW), "first-touch and resident: none, the arena "
+			  "mapping is not the plan's size");
+		noted = 1;
+		y++;
+		rows--;
+	}
 	for (uint32_t i = 0; i < l->n_ops; i++) {
 		int w = tui_text_w(ap_live_opname(l, i));
 
@@ -569,7 +589,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		}
 	}
 	free(order);
-	return 1 + shown;
+	return 1 + noted + shown;
 }
 
 static void draw_help(const struct ap_tui_view *v)

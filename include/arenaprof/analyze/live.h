@@ -155,6 +155,16 @@ struct ap_live {
 	uint64_t alloc_bytes;		/* requested bytes of probed blocks not freed */
 	uint64_t alloc_events;
 	uint64_t blocks_untracked;	/* past AP_LIVE_BLOCKS: their frees are not matched */
+	/*
+	 * The probe's blind spot: after the first run it leaves malloc, calloc, realloc and
+	 * free (alloc_probe.c: their traps cost too much), so a leak after it is not among
+	 * the callers; what it leaves unseen is the growth of RssAnon from the first sample
+	 * after that run (anon_unwatched_base) on, less what the probe still saw while its
+	 * links were being detached (alloc_bytes' growth from alloc_unwatched_base).
+	 */
+	bool alloc_unwatched;
+	uint64_t anon_unwatched_base;	/* AP_NO_VALUE until that sample */
+	uint64_t alloc_unwatched_base;
 	struct ap_live_blocks *blocks;	/* live_allocs.c's: the blocks not freed */
 	struct ap_live_xnn xnn;		/* XNNPACK's blocks, apart from the callers' */
 	struct ap_live_objects *objects;	/* live_objects.c's: the mappings by name */
@@ -201,6 +211,9 @@ void ap_live_set_end(struct ap_live *l, const struct ap_session *s);
  * no fault, run or allocation is seen, the panels of those say they need root.
  */
 bool ap_live_unprivileged(const struct ap_live *l);
+/* RssAnon's growth since the allocation probe left malloc, beyond what the probe saw
+ * since (AP_NO_VALUE before). */
+uint64_t ap_live_anon_unwatched(const struct ap_live *l);
 #define AP_LIVE_NEEDS_ROOT "faults, runs and latency, allocs need root (or CAP_BPF and " \
 	"CAP_PERFMON)"
 /* The latest rate of a series (0 before two samples). */
