@@ -15,6 +15,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/analyze/pageset.h"
+#include "arenaprof/kernel/cgroup_session.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
@@ -437,6 +438,29 @@ static void push(struct ap_live_hist *h, double v)
 	h->n++;
 }
 
+#define PM_MAX(m, field, v) ((v) != AP_NO_VALUE && (v) > (m)->field ? (m)->field = (v) : 0)
+
+/* The maxima report's procmem keeps of a trace's samples; memory.peak only from v2 (a v1
+ * peak is its hierarchy's, not the process's). */
+static void pm_sample(struct ap_live *l, const struct ap_session_sample *s)
+{
+	struct ap_procmem *m = &l->pm;
+	const struct ap_cg_session *cg = l->session->cg;
+
+	m->n_samples++;
+	PM_MAX(m, vmhwm_max, s->rec.vm_hwm);
+	PM_MAX(m, rss_anon_max, s->rec.rss_anon);
+	PM_MAX(m, rss_shmem_max, s->rec.rss_shmem);
+	if (s->smaps_read) {
+		PM_MAX(m, pss_anon_max, s->rec.pss_anon);
+		PM_MAX(m, pss_shmem_max, s->rec.pss_shmem);
+	}
+	if (cg && ap_cg_session_mode(cg) == AP_CG_V2 && s->acct.cg_peak != AP_NO_VALUE) {
+		m->have_cg_peak = true;
+		PM_MAX(m, cg_peak_max, s->acct.cg_peak);
+	}
+}
+
 static int on_sample(void *ctx, const struct ap_session_sample *s)
 {
 	struct ap_live *l = ctx;
@@ -451,6 +475,7 @@ static int on_sample(void *ctx, const struct ap_session_sample *s)
 		l->smaps = s->rec;
 		l->have_smaps = true;
 	}
+	pm_sample(l, s);
 	if (!l->have_acct0) {
 		l->acct0 = s->acct;
 		l->have_acct0 = true;
@@ -589,6 +614,16 @@ void ap_live_set_end(struct ap_live *l, const struct ap_session *s)
 bool ap_live_unprivileged(const struct ap_live *l)
 {
 	return l->session && l->session->o.procfs_only;
+}
+
+void ap_live_budget(const struct ap_live *l, uint64_t budget, struct ap_procmem *pm,
+		    struct ap_budget_process *v)
+{
+	*pm = l->pm;
+	ap_procmem_settle(pm);
+	ap_budget_judge_process(budget, pm->peak, pm->nonreclaimable, v);
+	if ((l->session->run_probe || l->run_markers) && !l->runs_completed)
+		ap_budget_no_run(v);
 }
 
 uint64_t ap_live_anon_unwatched(const struct ap_live *l)

@@ -98,6 +98,7 @@ static void usage(FILE *f)
 		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
 		"                     [--snapshot-dir DIR] [--trace-ring SIZE]\n"
 		"                     [--openmetrics FILE] [--alloc-probe on|off] [--btf FILE]\n"
+		"                     [--budget SIZE]\n"
 		"                     [-v]\n"
 		"       arenaprof -p PID [same options]\n"
 		"       arenaprof top TRACE [--plan FILE] [--batch [--json] [-n N]]\n\n"
@@ -123,6 +124,9 @@ static void usage(FILE *f)
 		"  --openmetrics FILE rewrite FILE (atomically) at every update with OpenMetrics\n"
 		"                     text for node_exporter's textfile collector\n"
 		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
+		"  --budget SIZE      the process so far against SIZE as report --budget judges\n"
+		"                     it (peak, non-reclaimable part): a line that says if it\n"
+		"                     fits; --batch: budget_* keys, exit 3 when the last does not\n"
 		"  --alloc-probe on|off  uprobes on the C library's allocator: the Allocs panel's\n"
 		"                     calls holding the most (default on)\n"
 		"  --probe, --run-probe, --op-probe, --ring-size, --btf, -v: as for record\n"
@@ -329,7 +333,7 @@ static int run_tui(struct top *t)
 		if (t->v.status[0] && !t->live.ended &&
 		    ap_clock_ns(CLOCK_MONOTONIC) - t->status_ts > STATUS_NS) {
 			t->v.status[0] = '\0';
-			footer_only = true;
+			redraw = true;	/* a long message wrapped over the panels' last rows */
 		}
 		if (!t->v.paused && t->live.generation != drawn)
 			redraw = true;
@@ -350,6 +354,18 @@ static int run_tui(struct top *t)
 	return t->s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
 }
 
+/* --batch --budget: exit 3 when the process, judged on its last figures, does not fit. */
+static int budget_exit(const struct top *t, const struct ap_live *l, int rc)
+{
+	struct ap_budget_process v;
+	struct ap_procmem pm;
+
+	if (rc != AP_EXIT_OK || !t->v.budget || !l->have_sample)
+		return rc;
+	ap_live_budget(l, t->v.budget, &pm, &v);
+	return v.fits || v.unknown ? rc : AP_EXIT_OVER;
+}
+
 static int run_batch(struct top *t)
 {
 	uint64_t printed = 0;
@@ -359,11 +375,11 @@ static int run_batch(struct top *t)
 		if (t->live.generation == printed)
 			continue;
 		printed = t->live.generation;
-		ap_top_batch_line(stdout, &t->live, t->json);
+		ap_top_batch_line(stdout, &t->live, t->json, t->v.budget);
 		write_metrics(t, &t->live, false);
 		if (t->iterations && ++lines >= t->iterations) {
 			ap_session_stop(&t->s, AP_END_DURATION);
-			return AP_EXIT_OK;
+			return budget_exit(t, &t->live, AP_EXIT_OK);
 		}
 	}
 	if (stop_signal)
@@ -376,7 +392,7 @@ static int run_batch(struct top *t)
 		printf("# pid %d exited (%s)\n", t->s.pid, how);
 		fflush(stdout);
 		ap_cli_say("top", "process %d exited (%s)", t->s.pid, how);
-		return AP_EXIT_OK;
+		return budget_exit(t, &t->live, AP_EXIT_OK);
 	}
 	ap_cli_say("top", "the session stopped: %s",
 		t->s.failed ? t->trace.err : t->live.note);
@@ -485,6 +501,10 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 		break;
 	case 'D': t->snap_dir = arg; break;
 	case 'B': a->btf = arg; break;
+	case 'G':
+		if (ap_parse_size(arg, &t->v.budget) || !t->v.budget)
+			return 1;
+		break;
 	case 'L': {
 		int w = ap_cli_word(arg, "on", "off", NULL);
 
@@ -518,7 +538,7 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
 		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose "
-		     "h|help B=btf:");
+		     "h|help B=btf: G=budget:");
 	/* top TRACE: the trace wherever it is among the options */
 	while ((c = ap_opts_next(&op, argc, argv)) != -1 ||
 	       (optind < argc && !t->replay && argv[optind][0] != '-' &&
@@ -668,20 +688,20 @@ static int replay_batch(struct top *t, struct ap_live_replay *rp)
 	int rc;
 
 	while ((rc = ap_live_replay_step(rp, err)) == 1 && !stop_signal) {
-		ap_top_batch_line(stdout, &rp->live, t->json);
+		ap_top_batch_line(stdout, &rp->live, t->json, t->v.budget);
 		write_metrics(t, &rp->live, false);
 		if (t->iterations && ++lines >= t->iterations)
-			return AP_EXIT_OK;
+			return budget_exit(t, &rp->live, AP_EXIT_OK);
 	}
 	if (rc < 0) {
 		ap_cli_say("top", "%s: %s", t->replay, err);
 		return AP_EXIT_USAGE;
 	}
 	/* the runs and faults after the last sample, to the trace's end */
-	ap_top_batch_line(stdout, &rp->live, t->json);
+	ap_top_batch_line(stdout, &rp->live, t->json, t->v.budget);
 	if (!t->json)
 		printf("# end of the trace: %s\n", ap_trace_end_reason(rp->live.end_reason));
-	return AP_EXIT_OK;
+	return budget_exit(t, &rp->live, AP_EXIT_OK);
 }
 
 /* A key of the replay's: the pace, a step; the rest as live. */

@@ -64,7 +64,31 @@ static void xnn_keys(struct line *o, const struct ap_live *l)
 		kv(o, key[c], seen ? l->xnn.cls[c] : AP_NO_VALUE);
 }
 
-void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
+/* --budget: the verdict report --budget gives a trace, on the samples so far. */
+static void budget_keys(struct line *o, const struct ap_live *l, uint64_t budget)
+{
+	struct ap_budget_process v;
+	struct ap_procmem pm;
+	const char *fits;
+
+	ap_live_budget(l, budget, &pm, &v);
+	fits = v.fits ? "yes" : v.unknown ? "unknown" : "no";
+	kv(o, "budget", budget);
+	kv(o, "budget_peak", pm.peak);
+	kv(o, "budget_nonreclaimable", pm.nonreclaimable);
+	if (o->json) {
+		if (v.unknown)
+			ap_json_null(o->json, "budget_fits");
+		else
+			ap_json_bool(o->json, "budget_fits", v.fits);
+		ap_json_str(o->json, "budget_decided_by", ap_budget_decider_key(v.decided_by));
+	} else {
+		fprintf(o->f, " budget_fits=%s budget_decided_by=%s", fits,
+			ap_budget_decider_key(v.decided_by));
+	}
+}
+
+void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json, uint64_t budget)
 {
 	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
 	const struct ap_kernel_acct *a = &l->last.acct;
@@ -125,13 +149,15 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	kv(&o, "psi_full_avg10", a->psi_sys.full_avg[0]);
 	kv(&o, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
 	kv(&o, "drops", unpriv ? AP_NO_VALUE : l->drops.ringbuf_drops);
+	if (budget)
+		budget_keys(&o, l, budget);
 	/* without BPF: what is missing, by the panels that need it */
 	if (as_json && unpriv)
 		ap_json_str(&j, "needs_root", "faults,runs,allocs");
 	else if (as_json)
 		ap_json_null(&j, "needs_root");
-	else if (unpriv)
-		fprintf(f, " needs_root=faults,runs,allocs");
+	else
+		fprintf(f, " needs_root=%s", unpriv ? "faults,runs,allocs" : "-");
 	if (as_json) {
 		ap_json_end_obj(&j);
 		ap_json_finish(&j);

@@ -96,10 +96,9 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	tui_item(&p, "drops", l->drops.ringbuf_drops ? tui_color(C_RED) | A_REVERSE : 0,
 	     "%" PRIu64, l->drops.ringbuf_drops);
 	if (v->trace_cap)	/* the hidden trace's ring: what w would save, of how much */
-		tui_item(&p, "trace", 0, "%.1f/%.0fM", (double)v->trace_bytes / 1048576.0,
-		     (double)v->trace_cap / 1048576.0);
+		tui_item(&p, "trace", 0, "%s/%s", SIZE(v->trace_bytes), SIZE(v->trace_cap));
 	else if (v->trace_bytes)
-		tui_item(&p, "trace", 0, "%.1fM", (double)v->trace_bytes / 1048576.0);
+		tui_item(&p, "trace", 0, "%s", SIZE(v->trace_bytes));
 	if (l->plan)
 		tui_item(&p, "plan", 0, "%s", l->plan_name);
 	if (a->cg_path[0]) {
@@ -111,6 +110,33 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 			tui_item(&p, "cgroup", 0, "%s", path);
 	}
 	return 2;
+}
+
+/* --budget: the verdict first, as report's first line gives it, on one row. */
+static int draw_budget(const struct ap_live *l, uint64_t budget, int y, int x0, int x1)
+{
+	struct ap_budget_process v;
+	struct ap_procmem pm;
+	struct pen p;
+	char a[32], b[32];
+
+	tui_label(y, x0, "Budget");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, 1);
+	if (!l->have_sample) {
+		tui_words(&p, A_DIM, "waiting for the first sample");
+		return 1;
+	}
+	ap_live_budget(l, budget, &pm, &v);
+	tui_item(&p, "", v.fits ? tui_color(C_GREEN) | A_BOLD : v.unknown ?
+		 tui_color(C_YELLOW) | A_BOLD : tui_color(C_RED) | A_REVERSE, "%s %s",
+		 SIZE(budget), v.fits ? "fits" : v.unknown ? "no verdict: no run yet" :
+		 "DOES NOT FIT");
+	tui_item(&p, "peak", 0, "%s", tui_size(pm.peak, a, sizeof(a)));
+	tui_item(&p, "non-reclaimable", 0, "%s", tui_size(pm.nonreclaimable, b, sizeof(b)));
+	if (!v.unknown)
+		tui_item(&p, v.margin >= 0 ? "margin" : "over by", 0, "%s",
+			 SIZE((uint64_t)(v.margin >= 0 ? v.margin : -v.margin)));
+	return 1;
 }
 
 static int draw_memory(const struct ap_live *l, int y, int x0, int x1, int rows)
@@ -198,10 +224,10 @@ static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, 
 		return tui_pen_rows(&p, y);
 	}
 	m = &l->as.maps[l->id.map];
-	tui_item_r(&p, "size", 0, BYTES(m->end - m->start),
+	tui_item_r(&p, "size", 0, KIB(m->end - m->start),
 	       l->plan && l->id.rule != AP_AR_MAPPING ? "not the plan's size" : "");
 	if (l->plan)
-		tui_item(&p, "plan", 0, "%" PRIu64 " B", l->plan->arena_bytes);
+		tui_item(&p, "plan", 0, "%s", KIB(l->plan->arena_bytes));
 	tui_item(&p, "resident", tui_color(C_GREEN), "%" PRIu64 "/%" PRIu64 " pages %.0f%%",
 	     l->arena_held, l->arena_pages,
 	     l->arena_pages ? 100.0 * (double)l->arena_held / (double)l->arena_pages : 0.0);
@@ -377,12 +403,23 @@ static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 	return tui_pen_rows(&p, y);
 }
 
+/* After run 0 the probe leaves malloc: RssAnon's growth it did not see (live.h). */
+static void unwatched(struct pen *p, uint64_t grown)
+{
+	char b[32];
+
+	tui_item(p, "malloc unwatched after run 0: anon beyond", grown && grown != AP_NO_VALUE ?
+		 tui_color(C_RED) : 0, "+%s", grown == AP_NO_VALUE ? "?" :
+		 ap_fmt_bytes(grown, b, sizeof(b)));
+}
+
 /* The allocating calls holding the most, as the allocation probe sees them. */
 static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 {
 	struct pen p;
 	char b[32], n[32];
 	int shown = 0;
+	uint64_t grown = ap_live_anon_unwatched(l);
 
 	tui_label(y, x0, "Allocs");
 	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
@@ -399,14 +436,9 @@ static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 		return 1;
 	}
 	tui_item(&p, "held", tui_color(C_YELLOW), "%s", ap_fmt_bytes(l->alloc_bytes, b, sizeof(b)));
-	/* the blind spot before the callers: a leak after run 0 shows here, not there */
-	if (l->alloc_unwatched) {
-		uint64_t grown = ap_live_anon_unwatched(l);
-
-		tui_item(&p, "malloc unwatched after run 0: anon beyond", grown ?
-			 tui_color(C_RED) : 0, "+%s", grown == AP_NO_VALUE ? "?" :
-			 ap_fmt_bytes(grown, b, sizeof(b)));
-	}
+	/* the blind spot: a growth it did not see comes before the callers, else after */
+	if (grown && grown != AP_NO_VALUE)
+		unwatched(&p, grown);
 	for (uint32_t i = 0; i < l->n_callers && shown < 3; i++) {
 		const struct ap_live_caller *c = &l->callers[i];
 		char name[48], hex[24];
@@ -428,6 +460,8 @@ static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 			break;
 		shown++;
 	}
+	if (l->alloc_unwatched && (!grown || grown == AP_NO_VALUE))
+		unwatched(&p, grown);
 	return tui_pen_rows(&p, y);
 }
 
@@ -503,8 +537,8 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		/* a mapping that is not the plan's size (merged with a neighbour, another
 		 * block): its offsets are not the plan's, so no operator is filled from it */
 		tui_pen_at(&p, y, x0 + LABEL_W, x1, 1);
-		tui_words(&p, tui_color(C_YELLOW), "first-touch and resident: none, the arena "
-			  "mapping is not the plan's size");
+		tui_words(&p, tui_color(C_YELLOW), "none filled: the arena's mapping is not "
+			  "the plan's size");
 		noted = 1;
 		y++;
 		rows--;
@@ -637,6 +671,56 @@ static void draw_help(const struct ap_tui_view *v)
 	attrset(A_NORMAL);
 }
 
+#define STATUS_ROWS 6	/* a message takes at most this many rows above the footer's */
+
+/*
+ * The start of the next row of s, wrapped at a space within w columns (a word longer
+ * than the row is cut); *n the bytes of this row, its trailing space dropped.
+ */
+static const char *wrap_row(const char *s, int w, int *n)
+{
+	const char *brk = NULL, *p = s;
+	int cols = 0;
+
+	while (*p && cols < w) {
+		if (*p == ' ')
+			brk = p;
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+		p++;
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+	}
+	if (!*p || *p == ' ' || !brk)
+		brk = p;
+	*n = (int)(brk - s);
+	return *brk == ' ' ? brk + 1 : brk;
+}
+
+/* The footer's message whole: wrapped upwards over the last panel rows, never cut. */
+static void status_lines(const struct ap_tui_view *v)
+{
+	attr_t a = v->status_level >= 2 ? tui_color(C_RED) | A_BOLD :
+		   v->status_level == 1 ? tui_color(C_YELLOW) | A_BOLD : A_BOLD;
+	const char *s = v->status, *row[STATUS_ROWS];
+	int len[STATUS_ROWS], n = 0, w = COLS - 1;
+
+	while (*s && n < STATUS_ROWS && n < LINES - 3) {
+		row[n] = s;
+		s = wrap_row(s, w, &len[n]);
+		n++;
+	}
+	attrset(a);
+	for (int i = 0; i < n; i++) {
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%.*s", len[i], row[i]);
+		move(LINES - n + i, 0);
+		clrtoeol();
+		tui_addstr(LINES - n + i, 0, buf);
+	}
+	attrset(A_NORMAL);
+}
+
 static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 {
 	static const char *const live[][2] = {
@@ -658,12 +742,7 @@ static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 	clrtoeol();
 	tui_pen_at(&p, y, 0, COLS - 1, 1);
 	if (v->status[0]) {
-		char msg[512];
-		attr_t a = v->status_level >= 2 ? tui_color(C_RED) | A_BOLD :
-			   v->status_level == 1 ? tui_color(C_YELLOW) | A_BOLD : A_BOLD;
-
-		tui_fit_words(v->status, COLS - 1, msg, sizeof(msg));
-		tui_words(&p, a, msg);
+		status_lines(v);
 		return;
 	}
 	for (size_t i = 0; i < n_keys; i++) {
@@ -691,16 +770,18 @@ void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v)
 static int draw_left(const struct ap_live *l, const struct ap_tui_view *v, int y, int x1,
 		     int rows_left, bool tall)
 {
-	enum { MEM, ARENA, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
+	enum { BUDGET, MEM, ARENA, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
 	const int want[N_PANELS] = {
-		[MEM] = 3, [ARENA] = tall ? 8 : 3, [XNN] = tall ? 3 : 2, [CG] = 2, [PSI] = 2,
-		[FAULTS] = tall ? 3 : 2, [ALLOCS] = tall ? 2 : 1,
+		[BUDGET] = v->budget ? 1 : 0, [MEM] = 3, [ARENA] = tall ? 8 : 3,
+		[XNN] = tall ? 3 : 2, [CG] = 2, [PSI] = 2, [FAULTS] = tall ? 3 : 2,
+		[ALLOCS] = tall ? 2 : 1,
 	};
 
 	for (int i = 0; i < N_PANELS && rows_left > 0; i++) {
 		int r = rows_left < want[i] ? rows_left : want[i], n = 0;
 
 		switch (i) {
+		case BUDGET: n = r ? draw_budget(l, v->budget, y, 0, x1) : 0; break;
 		case MEM: n = draw_memory(l, y, 0, x1, r); break;
 		case ARENA: n = draw_arena(l, y, 0, x1, r, tall ? 6 : 1); break;
 		case XNN: n = tui_draw_xnn(l, y, 0, x1, r); break;

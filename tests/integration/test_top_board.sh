@@ -170,3 +170,61 @@ MSG="leaked $leaked, held $held, unwatched growth $unseen; $(tail -1 "$TMP/lk.er
 leaked, held, unseen = (int(x) for x in sys.argv[1:])
 assert leaked == 11 * 8 << 20 and abs(held + unseen - leaked) <= 8 << 20' \
 	"${leaked:-0}" "${held:-0}" "${unseen:-x}"
+
+# ---- top --budget: the verdict report --budget gives, on the same trace ----
+for b in 4M 64M; do
+	"$ARENAPROF" top "$TMP/r.trace" --batch --budget "$b" >"$TMP/b.batch" 2>/dev/null
+	trc=$?
+	"$ARENAPROF" report "$TMP/r.trace" --budget "$b" --json >"$TMP/b.json" 2>/dev/null
+	rrc=$?
+	MSG="top exit $trc, report exit $rrc; $(tail -2 "$TMP/b.batch" | head -1 |
+		tr ' ' '\n' | grep budget | tr '\n' ' ')" \
+		check "top --budget $b: fits, peak, non-reclaimable part and exit as report --budget" \
+		python3 - "$TMP/b.batch" "$TMP/b.json" "$trc" "$rrc" <<'PY'
+import json, sys
+last = [l for l in open(sys.argv[1]) if not l.startswith("#")][-1]
+k = dict(kv.split("=", 1) for kv in last.split()[1:])
+b = json.load(open(sys.argv[2]))["budget"]
+assert k["budget_fits"] == ("yes" if b["fits"] else "no"), (k["budget_fits"], b)
+assert int(k["budget_peak"]) == b["peak_bytes"], (k["budget_peak"], b)
+assert int(k["budget_nonreclaimable"]) == b["nonreclaimable_bytes"], b
+assert k["budget_decided_by"] == b["decided_by"], b
+assert sys.argv[3] == sys.argv[4], ("exit", sys.argv[3], sys.argv[4])
+PY
+done
+expect_refusal "top --budget: a bad size is one line, exit 2" 2 "bad value 'lots' for --budget" \
+	"$ARENAPROF" top "$TMP/r.trace" --batch --budget lots
+
+# ---- the screen: one unit family, the budget line, a long message whole ----
+if command -v tmux >/dev/null; then
+	S="ap-board-u-$$"
+	tmux -L "$S" new-session -d -x 80 -y 24 \
+		"TERM=xterm $ARENAPROF top $TMP/r.trace --budget 4M --plan $MV2"
+	sleep 0.3
+	# the first sample is before run 0: no verdict yet; the trace's end has them all
+	SCR=$(tmux -L "$S" capture-pane -p)
+	MSG="$SCR" check "top --budget: no verdict before the first run" \
+		bash -c 'grep -Eq "^Budget +4.00MiB no verdict: no run yet" <<<"$1"' _ "$SCR"
+	for _ in $(seq 12); do tmux -L "$S" send-keys n; sleep 0.05; done
+	sleep 0.5
+	SCR=$(tmux -L "$S" capture-pane -p)
+	MSG="$SCR" check "top --budget: the screen's first panel says it does not fit" \
+		bash -c 'grep -Eq "^Budget +4.00MiB DOES NOT FIT +peak [0-9.]+MiB +non-reclaimable" \
+			<<<"$1"' _ "$SCR"
+	# every size: KiB, MiB or GiB (or B), never a bare "M" nor a count of bytes
+	MSG="$(grep -Eo '[0-9.]+ ?[KMG]?(iB|B)?\b' <<<"$SCR" | sort -u | tr '\n' ' ')" \
+		check "top: every size on the screen in binary units (B, KiB, MiB, GiB)" \
+		bash -c '! grep -Eq "[0-9]([KMG]|[0-9] B)( |/|$)" <<<"$1" &&
+			! grep -Eq "[0-9] (MB|kB|GB)\b" <<<"$1"' _ "$SCR"
+	tmux -L "$S" kill-server 2>/dev/null
+	# a message longer than the row wraps over the last rows, whole (r's on cgroup v1)
+	tmux -L "$S" new-session -d -x 44 -y 24 "TERM=xterm $ARENAPROF top $TMP/r.trace"
+	sleep 0.5
+	tmux -L "$S" send-keys r
+	sleep 0.5
+	SCR=$(tmux -L "$S" capture-pane -p)
+	MSG="$SCR" check "top: a footer message longer than the row is shown whole" \
+		bash -c 'tail -2 <<<"$1" | tr "\n" " " | grep -q "a replay: the recorded peaks stay as they were"' \
+		_ "$SCR"
+	tmux -L "$S" kill-server 2>/dev/null
+fi

@@ -16,6 +16,8 @@
 
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/analyze/aspace.h"
+#include "arenaprof/analyze/procmem.h"
+#include "arenaprof/plan/budget.h"
 #include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/profile.h"
@@ -136,6 +138,7 @@ struct ap_live {
 	struct ap_rec_sample smaps;	/* the latest sample that read smaps_rollup */
 	bool have_acct0;
 	struct ap_kernel_acct acct0;	/* the first sample's: events since start */
+	struct ap_procmem pm;		/* the samples' maxima, as report keeps a trace's */
 	struct ap_rec_drops drops;
 	/* counts */
 	uint64_t faults, major;
@@ -216,6 +219,13 @@ bool ap_live_unprivileged(const struct ap_live *l);
 uint64_t ap_live_anon_unwatched(const struct ap_live *l);
 #define AP_LIVE_NEEDS_ROOT "faults, runs and latency, allocs need root (or CAP_BPF and " \
 	"CAP_PERFMON)"
+/*
+ * The process so far against a budget, as report --budget judges a trace (procmem.h's
+ * peak and non-reclaimable part from the samples' maxima, budget.h's verdict; with a
+ * run probe and no run completed yet, NO_RUN). pm gets the figures judged.
+ */
+void ap_live_budget(const struct ap_live *l, uint64_t budget, struct ap_procmem *pm,
+		    struct ap_budget_process *v);
 /* The latest rate of a series (0 before two samples). */
 double ap_live_rate(const struct ap_live_hist *h);
 /* Operator indices sorted by a column (ties: execution order), reversed if asked. */
