@@ -15,6 +15,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/analyze/pageset.h"
+#include "arenaprof/kernel/cgroup_session.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
 #include "arenaprof/util/order.h"
@@ -46,6 +47,9 @@ struct priv {
 	struct unnamed *unnamed;	/* fault-made mappings a snapshot may name */
 	uint32_t n_unnamed, cap_unnamed;
 	uint64_t run_t0;		/* the open run's entry, 0 none */
+	bool plans;			/* the arena is a mapping of the plan's size: only
+					 * then are its pages the operators' (a larger,
+					 * merged mapping's offsets are not the plan's) */
 	uint32_t run_tid;
 };
 
@@ -109,8 +113,8 @@ static int32_t owner_of(const struct ap_live *l, uint64_t page)
 static void arena_page(struct ap_live *l, uint64_t page, int state, int32_t marker)
 {
 	struct priv *pv = l->priv;
-	struct ap_live_op *o = op_of(l, owner_of(l, page));
-	struct ap_live_op *mo = op_of(l, marker);
+	struct ap_live_op *o = pv->plans ? op_of(l, owner_of(l, page)) : NULL;
+	struct ap_live_op *mo = pv->plans ? op_of(l, marker) : NULL;
 
 	if (state == PAGE_FIRST_TOUCH) {
 		l->arena_ft++;
@@ -254,8 +258,10 @@ static void arena_check(struct ap_live *l)
 		l->mx[pv->changed[i]].changed = false;
 	pv->n_changed = 0;
 	pv->rescan = false;
-	if (a != l->id.map)
+	if (a != l->id.map || by_size != pv->plans) {
+		pv->plans = by_size;
 		arena_rebuild(l, a);
+	}
 	ap_arena_id_mapping(&l->id, a, by_size, a >= 0 ? l->as.maps[a].start : 0,
 			    a >= 0 ? l->as.maps[a].end : 0, l->plan, rule);
 }
@@ -310,6 +316,8 @@ static int on_event(void *ctx, const struct ap_event *ev)
 		break;
 	case AP_EV_RUN_END:
 		l->runs_completed++;
+		/* the allocation probe's rule: malloc and free are left at the first run's end */
+		l->alloc_unwatched |= l->session->o.arena_mode == AP_ARENA_AUTO;
 		/* a run is timed entry to return on one thread, as benchmark_model times it */
 		if (pv->run_t0 && pv->run_tid == ev->tid && ev->ts_ns >= pv->run_t0) {
 			l->lat.ns[l->lat.n++ % AP_LIVE_LAT] = ev->ts_ns - pv->run_t0;
@@ -430,6 +438,29 @@ static void push(struct ap_live_hist *h, double v)
 	h->n++;
 }
 
+#define PM_MAX(m, field, v) ((v) != AP_NO_VALUE && (v) > (m)->field ? (m)->field = (v) : 0)
+
+/* The maxima report's procmem keeps of a trace's samples; memory.peak only from v2 (a v1
+ * peak is its hierarchy's, not the process's). */
+static void pm_sample(struct ap_live *l, const struct ap_session_sample *s)
+{
+	struct ap_procmem *m = &l->pm;
+	const struct ap_cg_session *cg = l->session->cg;
+
+	m->n_samples++;
+	PM_MAX(m, vmhwm_max, s->rec.vm_hwm);
+	PM_MAX(m, rss_anon_max, s->rec.rss_anon);
+	PM_MAX(m, rss_shmem_max, s->rec.rss_shmem);
+	if (s->smaps_read) {
+		PM_MAX(m, pss_anon_max, s->rec.pss_anon);
+		PM_MAX(m, pss_shmem_max, s->rec.pss_shmem);
+	}
+	if (cg && ap_cg_session_mode(cg) == AP_CG_V2 && s->acct.cg_peak != AP_NO_VALUE) {
+		m->have_cg_peak = true;
+		PM_MAX(m, cg_peak_max, s->acct.cg_peak);
+	}
+}
+
 static int on_sample(void *ctx, const struct ap_session_sample *s)
 {
 	struct ap_live *l = ctx;
@@ -444,6 +475,7 @@ static int on_sample(void *ctx, const struct ap_session_sample *s)
 		l->smaps = s->rec;
 		l->have_smaps = true;
 	}
+	pm_sample(l, s);
 	if (!l->have_acct0) {
 		l->acct0 = s->acct;
 		l->have_acct0 = true;
@@ -452,6 +484,10 @@ static int on_sample(void *ctx, const struct ap_session_sample *s)
 	ap_live_alloc_sample(l);
 	name_callers(l);
 	ap_live_xnn_sample(l);
+	if (l->alloc_unwatched && l->anon_unwatched_base == AP_NO_VALUE) {
+		l->anon_unwatched_base = s->rec.rss_anon;
+		l->alloc_unwatched_base = l->alloc_bytes;
+	}
 	if (s->rec.vm_rss != AP_NO_VALUE) {
 		l->rss_ts[l->rss.n % AP_LIVE_HIST] = s->rec.ts_ns;
 		push(&l->rss, (double)s->rec.vm_rss);
@@ -503,6 +539,13 @@ static const char *base_name(const char *p)
 int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
 		 const char *plan_path, char *err)
 {
+	return ap_live_init_pages(l, s, plan, plan_path, (uint32_t)sysconf(_SC_PAGESIZE), err);
+}
+
+int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
+		       const struct ap_tplan *plan, const char *plan_path, uint32_t page_size,
+		       char *err)
+{
 	struct priv *pv;
 
 	memset(l, 0, sizeof(*l));
@@ -516,15 +559,17 @@ int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_
 	l->session = s;
 	l->pid = s->pid;
 	snprintf(l->cmdline, sizeof(l->cmdline), "%s", s->cmdline);
-	l->method = s->probe ? ap_method_name(ap_probe_method(s->probe)) : "";
+	l->method = s->probe ? ap_method_name(ap_probe_method(s->probe)) : "none";
 	snprintf(l->kernel, sizeof(l->kernel), "%s", s->uts.release);
 	l->attached = !s->started;
-	l->page_size = (uint32_t)sysconf(_SC_PAGESIZE);
+	l->page_size = page_size;
 	ap_as_init(&l->as, l->page_size);
 	l->as.map_new = map_new;
 	l->as.ctx = l;
 	l->t_start_ns = l->t_last_ns = pv->prev_ts = s->t_start_ns;
+	l->t_start_real_ns = s->t_start_real_ns;
 	l->exit_status = -1;
+	l->anon_unwatched_base = AP_NO_VALUE;
 	l->plan = plan;
 	if (plan) {
 		int64_t n;
@@ -564,6 +609,32 @@ void ap_live_set_end(struct ap_live *l, const struct ap_session *s)
 	l->exit_status = s->exit_status;
 	l->term_signal = s->term_signal;
 	l->generation++;
+}
+
+bool ap_live_unprivileged(const struct ap_live *l)
+{
+	return l->session && l->session->o.procfs_only;
+}
+
+void ap_live_budget(const struct ap_live *l, uint64_t budget, struct ap_procmem *pm,
+		    struct ap_budget_process *v)
+{
+	*pm = l->pm;
+	ap_procmem_settle(pm);
+	ap_budget_judge_process(budget, pm->peak, pm->nonreclaimable, v);
+	if ((l->session->run_probe || l->run_markers) && !l->runs_completed)
+		ap_budget_no_run(v);
+}
+
+uint64_t ap_live_anon_unwatched(const struct ap_live *l)
+{
+	uint64_t now = l->last.rec.rss_anon, base = l->anon_unwatched_base, seen;
+
+	if (base == AP_NO_VALUE || now == AP_NO_VALUE)
+		return AP_NO_VALUE;
+	seen = l->alloc_bytes > l->alloc_unwatched_base ? l->alloc_bytes -
+	       l->alloc_unwatched_base : 0;
+	return now > base + seen ? now - base - seen : 0;
 }
 
 double ap_live_rate(const struct ap_live_hist *h)

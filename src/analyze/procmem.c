@@ -44,7 +44,11 @@ void ap_procmem_of(const struct ap_corr_all *x, struct ap_procmem *m)
 	m->pss_shmem_max = SMAX(a, pss_shmem);
 	m->rss_anon_max = SMAX(a, rss_anon);
 	m->rss_shmem_max = SMAX(a, rss_shmem);
+	ap_procmem_settle(m);
+}
 
+void ap_procmem_settle(struct ap_procmem *m)
+{
 	m->peak = m->vmhwm_max;
 	m->peak_src = AP_PM_PEAK_VMHWM;
 	if (m->have_cg_peak && m->cg_peak_max > m->peak) {

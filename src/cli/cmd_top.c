@@ -28,6 +28,7 @@
 #include "arenaprof/util/outfile.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/analyze/live.h"
+#include "arenaprof/analyze/live_replay.h"
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
 #include "arenaprof/record/btf_custom.h"
@@ -68,6 +69,7 @@ struct top {
 	uint64_t notes_seen;
 	long iterations;		/* --batch -n */
 	bool json;			/* --batch --json: JSON lines */
+	const char *replay;		/* top TRACE: the trace, or NULL */
 	const char *om_path;		/* --openmetrics FILE, or NULL */
 	bool om_failed;			/* its write failed once: said, not repeated */
 };
@@ -96,11 +98,16 @@ static void usage(FILE *f)
 		"                     [--op-probe BINARY:SYMBOL[:ARG]] [--ring-size SIZE]\n"
 		"                     [--snapshot-dir DIR] [--trace-ring SIZE]\n"
 		"                     [--openmetrics FILE] [--alloc-probe on|off] [--btf FILE]\n"
+		"                     [--budget SIZE]\n"
 		"                     [-v]\n"
-		"       arenaprof -p PID [same options]\n\n"
+		"       arenaprof -p PID [same options]\n"
+		"       arenaprof top TRACE [--plan FILE] [--batch [--json] [-n N]]\n\n"
 		"The live view of a running process: memory, arena residency, cgroup, pressure,\n"
 		"faults and, with a plan, operators. Keys: q quit, space pause, r reset peaks,\n"
-		"s/S sort column/reverse, w write a snapshot trace, ? help.\n"
+		"s/S sort column/reverse, w write a snapshot trace, ? help. top TRACE replays\n"
+		"a recorded trace in the same screens, a sample at a time at its own pace\n"
+		"(space pause, n next sample, +/- twice/half the pace); --batch prints a line\n"
+		"at each of its samples.\n"
 		"  -p PID             the process to attach to\n"
 		"  --plan FILE        a .tflite model or a plan: arena size, operators\n"
 		"  -o TRACE           keep the whole session as a trace (as record writes)\n"
@@ -117,9 +124,14 @@ static void usage(FILE *f)
 		"  --openmetrics FILE rewrite FILE (atomically) at every update with OpenMetrics\n"
 		"                     text for node_exporter's textfile collector\n"
 		"  --snapshot-dir DIR where w writes snapshots (default: the current directory)\n"
+		"  --budget SIZE      the process so far against SIZE as report --budget judges\n"
+		"                     it (peak, non-reclaimable part): a line that says if it\n"
+		"                     fits; --batch: budget_* keys, exit 3 when the last does not\n"
 		"  --alloc-probe on|off  uprobes on the C library's allocator: the Allocs panel's\n"
 		"                     calls holding the most (default on)\n"
-		"  --probe, --run-probe, --op-probe, --ring-size, --btf, -v: as for record\n");
+		"  --probe, --run-probe, --op-probe, --ring-size, --btf, -v: as for record\n"
+		"Without root (or CAP_BPF and CAP_PERFMON): what /proc gives of one's own\n"
+		"process; faults, runs and latency, allocs need root, and say so.\n");
 }
 
 /* ---- w: a snapshot of the session so far ---- */
@@ -257,7 +269,7 @@ static void session_ended(struct top *t)
  * --openmetrics FILE: rewritten whole at every update, through a temporary file beside it
  * and a rename, so that the collector never reads half of it.
  */
-static void write_metrics(struct top *t, bool tui)
+static void write_metrics(struct top *t, const struct ap_live *l, bool tui)
 {
 	char tmp[PATH_MAX], err[AP_ERR_LEN];
 	FILE *f;
@@ -267,7 +279,7 @@ static void write_metrics(struct top *t, bool tui)
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", t->om_path, (int)getpid());
 	f = ap_outfile_fopen(tmp, 0644, err);
 	if (f) {
-		ap_openmetrics_live(f, &t->live, AP_VERSION);
+		ap_openmetrics_live(f, l, AP_VERSION);
 		if (fclose(f) || rename(tmp, t->om_path)) {
 			snprintf(err, sizeof(err), "%s: %s", t->om_path, strerror(errno));
 			unlink(tmp);
@@ -321,7 +333,7 @@ static int run_tui(struct top *t)
 		if (t->v.status[0] && !t->live.ended &&
 		    ap_clock_ns(CLOCK_MONOTONIC) - t->status_ts > STATUS_NS) {
 			t->v.status[0] = '\0';
-			footer_only = true;
+			redraw = true;	/* a long message wrapped over the panels' last rows */
 		}
 		if (!t->v.paused && t->live.generation != drawn)
 			redraw = true;
@@ -332,7 +344,7 @@ static int run_tui(struct top *t)
 					    &dropped);
 			ap_tui_draw(&t->live, &t->v);
 			if (drawn != t->live.generation)
-				write_metrics(t, true);
+				write_metrics(t, &t->live, true);
 			drawn = t->live.generation;
 		} else if (footer_only) {
 			ap_tui_draw_footer(&t->live, &t->v);
@@ -340,6 +352,18 @@ static int run_tui(struct top *t)
 	}
 	ap_tui_close();
 	return t->s.end_reason == AP_END_ERROR ? AP_EXIT_RUNTIME : AP_EXIT_OK;
+}
+
+/* --batch --budget: exit 3 when the process, judged on its last figures, does not fit. */
+static int budget_exit(const struct top *t, const struct ap_live *l, int rc)
+{
+	struct ap_budget_process v;
+	struct ap_procmem pm;
+
+	if (rc != AP_EXIT_OK || !t->v.budget || !l->have_sample)
+		return rc;
+	ap_live_budget(l, t->v.budget, &pm, &v);
+	return v.fits || v.unknown ? rc : AP_EXIT_OVER;
 }
 
 static int run_batch(struct top *t)
@@ -351,11 +375,11 @@ static int run_batch(struct top *t)
 		if (t->live.generation == printed)
 			continue;
 		printed = t->live.generation;
-		ap_top_batch_line(stdout, &t->live, t->json);
-		write_metrics(t, false);
+		ap_top_batch_line(stdout, &t->live, t->json, t->v.budget);
+		write_metrics(t, &t->live, false);
 		if (t->iterations && ++lines >= t->iterations) {
 			ap_session_stop(&t->s, AP_END_DURATION);
-			return AP_EXIT_OK;
+			return budget_exit(t, &t->live, AP_EXIT_OK);
 		}
 	}
 	if (stop_signal)
@@ -368,7 +392,7 @@ static int run_batch(struct top *t)
 		printf("# pid %d exited (%s)\n", t->s.pid, how);
 		fflush(stdout);
 		ap_cli_say("top", "process %d exited (%s)", t->s.pid, how);
-		return AP_EXIT_OK;
+		return budget_exit(t, &t->live, AP_EXIT_OK);
 	}
 	ap_cli_say("top", "the session stopped: %s",
 		t->s.failed ? t->trace.err : t->live.note);
@@ -477,6 +501,10 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 		break;
 	case 'D': t->snap_dir = arg; break;
 	case 'B': a->btf = arg; break;
+	case 'G':
+		if (ap_parse_size(arg, &t->v.budget) || !t->v.budget)
+			return 1;
+		break;
 	case 'L': {
 		int w = ap_cli_word(arg, "on", "off", NULL);
 
@@ -510,8 +538,11 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
 		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose "
-		     "h|help B=btf:");
-	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
+		     "h|help B=btf: G=budget:");
+	/* top TRACE: the trace wherever it is among the options */
+	while ((c = ap_opts_next(&op, argc, argv)) != -1 ||
+	       (optind < argc && !t->replay && argv[optind][0] != '-' &&
+		(t->replay = argv[optind++]) && (c = ap_opts_next(&op, argc, argv)) != -1)) {
 		int r = ap_session_parse_opt(&a->so, c, optarg);
 
 		if (r > 0)
@@ -532,9 +563,15 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 			ap_opt_name(argv, optind, optarg));
 		return AP_EXIT_USAGE;
 	}
-	if (a->so.pid <= 0 || optind < argc) {
-		ap_cli_say("top", "needs -p PID%s (see 'arenaprof top --help')",
-			optind < argc ? " and no other arguments" : "");
+	if (t->replay && a->so.pid <= 0 && optind == argc) {
+		if (t->out || t->trace_ring) {
+			ap_cli_say("top", "%s: a replay writes no trace", t->out ? "-o" :
+				   "--trace-ring");
+			return AP_EXIT_USAGE;
+		}
+	} else if (a->so.pid <= 0 || optind < argc || t->replay) {
+		ap_cli_say("top", "needs -p PID or a TRACE%s (see 'arenaprof top --help')",
+			optind < argc || t->replay ? ", not both nor more" : "");
 		return AP_EXIT_USAGE;
 	}
 	if (t->out && t->trace_ring) {
@@ -584,11 +621,22 @@ int cmd_top_parse(int argc, char **argv)
 /* The session, its trace and the live model; then the TUI or the batch lines. */
 static int run_session(struct top *t, const struct args *a, const struct ap_tplan *plan)
 {
-	const struct ap_session_opts *so = &a->so;
+	struct ap_session_opts so = a->so;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[AP_ERR_LEN];
-	int rc = ap_session_start(&t->s, so, err);
+	int rc = ap_session_start(&t->s, &so, err);
 
+	/* without the privilege to load BPF: what /proc gives, as htop shows it */
+	if (rc == -EPERM && geteuid() && !so.run_spec && !so.op_spec) {
+		so.procfs_only = true;
+		rc = ap_session_start(&t->s, &so, err);
+		if (!rc && a->batch && !t->json)
+			printf("# no root: /proc, cgroup and PSI figures only; %s\n",
+			       AP_LIVE_NEEDS_ROOT);
+		if (!rc)
+			ap_cli_say("top", "no permission to load BPF: /proc figures only; %s",
+				   AP_LIVE_NEEDS_ROOT);
+	}
 	if (rc) {
 		ap_cli_say("top", "%s", err);
 		return ap_cli_exit(rc);
@@ -628,6 +676,142 @@ out_session:
 	return rc;
 }
 
+/* ---- top TRACE: a recorded session in the same screens ---- */
+
+#define MAX_PACE 64.0
+#define MAX_WAIT_NS (5ULL * 1000000000ULL)	/* a long gap in the trace waits this at most */
+
+static int replay_batch(struct top *t, struct ap_live_replay *rp)
+{
+	char err[AP_ERR_LEN];
+	long lines = 0;
+	int rc;
+
+	while ((rc = ap_live_replay_step(rp, err)) == 1 && !stop_signal) {
+		ap_top_batch_line(stdout, &rp->live, t->json, t->v.budget);
+		write_metrics(t, &rp->live, false);
+		if (t->iterations && ++lines >= t->iterations)
+			return budget_exit(t, &rp->live, AP_EXIT_OK);
+	}
+	if (rc < 0) {
+		ap_cli_say("top", "%s: %s", t->replay, err);
+		return AP_EXIT_USAGE;
+	}
+	/* the runs and faults after the last sample, to the trace's end */
+	ap_top_batch_line(stdout, &rp->live, t->json, t->v.budget);
+	if (!t->json)
+		printf("# end of the trace: %s\n", ap_trace_end_reason(rp->live.end_reason));
+	return budget_exit(t, &rp->live, AP_EXIT_OK);
+}
+
+/* A key of the replay's: the pace, a step; the rest as live. */
+static void replay_key(struct top *t, int k, bool *quit, bool *redraw, bool *step)
+{
+	bool footer_only = false;
+
+	if (t->v.help && k != AP_KEY_RESIZE) {
+		t->v.help = false;
+		*redraw = true;
+		return;
+	}
+	switch (k) {
+	case 'n':
+		t->v.paused = *step = *redraw = true;
+		return;
+	case '+':
+	case '-':
+		t->v.speed = k == '+' ? t->v.speed * 2 : t->v.speed / 2;
+		t->v.speed = t->v.speed > MAX_PACE ? MAX_PACE : t->v.speed < 1 / MAX_PACE ?
+			     1 / MAX_PACE : t->v.speed;
+		*redraw = true;
+		return;
+	case 'r':
+	case 'w':
+		status(t, 1, "a replay: %s", k == 'r' ? "the recorded peaks stay as they were" :
+		       "the trace is already written");
+		*redraw = true;
+		return;
+	}
+	on_key(t, k, quit, redraw, &footer_only);
+	*redraw |= footer_only;
+}
+
+static int replay_tui(struct top *t, struct ap_live_replay *rp)
+{
+	uint64_t due = 0, drawn = UINT64_MAX;
+	char err[AP_ERR_LEN];
+	bool quit = false;
+
+	if (ap_tui_open(err)) {
+		ap_cli_say("top", "%s; use --batch", err);
+		return AP_EXIT_RUNTIME;
+	}
+	t->v.replay = true;
+	t->v.speed = 1;
+	/* it opens on its first sample, paused, as a player does */
+	t->v.paused = true;
+	status(t, 0, "a replay, at its first sample: space plays, n steps, +/- pace");
+	for (bool step = true; !quit && !stop_signal; step = false) {
+		uint64_t now = ap_clock_ns(CLOCK_MONOTONIC);
+		bool redraw = false;
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		int k;
+
+		while ((k = ap_tui_key()) >= 0)
+			replay_key(t, k, &quit, &redraw, &step);
+		if (!rp->live.ended && (step || (!t->v.paused && now >= due))) {
+			uint64_t prev = rp->live.t_last_ns, gap;
+			int rc = ap_live_replay_step(rp, err);
+
+			if (rc < 0)
+				status(t, 2, "%s: %s", t->replay, err);
+			else if (!rc)
+				status(t, 0, "the end of the trace (%s); q quits",
+				       ap_trace_end_reason(rp->live.end_reason));
+			/* the recorded gap between two samples, at the chosen pace */
+			gap = (uint64_t)((double)(rp->live.t_last_ns - prev) / t->v.speed);
+			due = now + (gap < MAX_WAIT_NS ? gap : MAX_WAIT_NS);
+		}
+		if (rp->live.generation != drawn || redraw) {
+			ap_tui_draw(&rp->live, &t->v);
+			drawn = rp->live.generation;
+		}
+		now = ap_clock_ns(CLOCK_MONOTONIC);
+		poll(&pfd, 1, t->v.paused || rp->live.ended || due <= now ? KEY_WAIT_MS :
+		     (int)((due - now) / 1000000ULL < KEY_WAIT_MS ? (due - now) / 1000000ULL :
+			   KEY_WAIT_MS));
+	}
+	ap_tui_close();
+	return AP_EXIT_OK;
+}
+
+static int run_replay(struct top *t, const struct args *a, const struct ap_tplan *plan)
+{
+	struct ap_live_replay *rp = calloc(1, sizeof(*rp));
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[AP_ERR_LEN];
+	int rc;
+
+	if (!rp) {
+		ap_cli_say("top", "out of memory");
+		return AP_EXIT_RUNTIME;
+	}
+	rc = ap_live_replay_open(rp, t->replay, plan, a->plan_path, err);
+	if (rc) {
+		ap_cli_say("top", "%s", err);
+		free(rp);
+		return rc == -ENOMEM ? AP_EXIT_RUNTIME : AP_EXIT_USAGE;
+	}
+	if (a->have_xnn)
+		ap_live_xnn_plan(&rp->live, a->xnn_planned, a->xnn_arena);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rc = a->batch ? replay_batch(t, rp) : replay_tui(t, rp);
+	ap_live_replay_close(rp);
+	free(rp);
+	return rc;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct args a;
@@ -656,7 +840,10 @@ int cmd_top(int argc, char **argv)
 	}
 	if (a.plan_path)
 		plan_xnn(&a);
-	rc = run_session(t, &a, a.plan_path ? &plan : NULL);
+	if (t->replay)
+		rc = run_replay(t, &a, a.plan_path ? &plan : NULL);
+	else
+		rc = run_session(t, &a, a.plan_path ? &plan : NULL);
 	if (a.plan_path)
 		ap_tplan_free(&plan);
 	free(t);

@@ -5,11 +5,13 @@
  * attached, or attached with -p (its resident pages are then taken from pagemap).
  */
 #include <errno.h>
+#include <poll.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,7 +135,7 @@ static bool already_checked(struct ap_session *s, const char *path)
  */
 static void find_run_probe(struct ap_session *s)
 {
-	for (size_t i = 0; i < s->maps.n; i++) {
+	for (size_t i = 0; s->probe && i < s->maps.n; i++) {
 		const struct ap_map *m = &s->maps.m[i];
 		struct ap_run_entry re[16];
 		char err[AP_ERR_LEN];
@@ -345,6 +347,8 @@ static void send_counters(struct ap_session *s, bool force)
 	struct ap_counters c;
 	struct ap_rec_drops d;
 
+	if (!s->probe)
+		return;		/* procfs_only: no BPF side to count */
 	ap_probe_counters(s->probe, &c);
 	if (!force && !memcmp(&c, &s->counters, sizeof(c)))
 		return;
@@ -539,6 +543,36 @@ static int attach_markers(struct ap_session *s, char *err)
 	return 0;
 }
 
+/*
+ * procfs_only -p: the target's maps (and smaps_rollup, pagemap) are readable only with
+ * the right to ptrace it, a process of one's own user: 0, or -EPERM with err.
+ */
+static int procfs_readable(struct ap_session *s, char *err)
+{
+	struct ap_maps m;
+	struct stat st;
+	char e[AP_ERR_LEN], path[64];
+	int rc = ap_procfs_maps(s->pid, &m, e);
+
+	if (!rc) {
+		ap_maps_free(&m);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/%d", s->pid);
+	if (rc == -EACCES || rc == -EPERM) {
+		if (!stat(path, &st) && st.st_uid != geteuid())
+			ap_seterr(err, "no permission: process %d belongs to uid %u, and without "
+				  "root (or CAP_BPF and CAP_PERFMON) only your own processes can "
+				  "be read", s->pid, (unsigned)st.st_uid);
+		else
+			ap_seterr(err, "cannot read process %d's mappings without root: %s",
+				  s->pid, e);
+		return -EPERM;
+	}
+	ap_seterr(err, "%s", e);
+	return rc;
+}
+
 static void read_cmdline(int pid, char *buf, size_t len)
 {
 	char path[64];
@@ -613,19 +647,32 @@ int ap_session_start(struct ap_session *s, const struct ap_session_opts *opts, c
 	}
 
 	po.pid = s->pid;
-	if (ap_probe_open(&s->probe, &po, e)) {
+	if (s->o.procfs_only && (s->o.run_spec || s->o.op_spec)) {
+		ap_seterr(err, "--run-probe and --op-probe need BPF: not without it");
+		ap_session_free(s);
+		return -EINVAL;
+	}
+	s->o.arena_mode = s->o.procfs_only ? 0 : s->o.arena_mode;
+	if (s->o.procfs_only && !s->started) {
+		rc = procfs_readable(s, err);
+		if (rc) {
+			ap_session_free(s);
+			return rc;
+		}
+	}
+	if (!s->o.procfs_only && ap_probe_open(&s->probe, &po, e)) {
 		ap_seterr(err, "%s%s", geteuid() ? "no permission to load BPF (run as root, or "
 			  "give CAP_BPF and CAP_PERFMON): " : "", e);
 		ap_session_free(s);
 		return -EPERM;
 	}
-	rc = attach_markers(s, err);
+	rc = s->probe ? attach_markers(s, err) : 0;
 	if (rc) {
 		ap_session_free(s);
 		return rc;
 	}
 	/* --runs N: the N-th run's end is not left in a batch (the target runs on) */
-	if (s->o.runs_limit)
+	if (s->o.runs_limit && s->probe)
 		ap_probe_set_wake_runs(s->probe, s->o.runs_limit > UINT32_MAX ? UINT32_MAX :
 				       (uint32_t)s->o.runs_limit);
 	if (ap_cg_session_open(&s->cg, s->pid, e))
@@ -647,7 +694,7 @@ void ap_session_header(struct ap_session *s, struct ap_rec_header *h,
 	h->pid = s->pid;
 	strings[AP_HS_ARCH] = s->uts.machine;
 	strings[AP_HS_KERNEL] = s->uts.release;
-	strings[AP_HS_METHOD] = ap_method_name(ap_probe_method(s->probe));
+	strings[AP_HS_METHOD] = s->probe ? ap_method_name(ap_probe_method(s->probe)) : "none";
 	strings[AP_HS_CMDLINE] = s->cmdline;
 	strings[AP_HS_RUN_PROBE] = s->o.run_spec ? s->o.run_spec : "";
 	strings[AP_HS_OP_PROBE] = s->o.op_spec ? s->o.op_spec : "";
@@ -663,7 +710,7 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 		.alloc_min = s->o.alloc_min, .started = s->started,
 		.note = alloc_note, .event = alloc_event, .ctx = s,
 	};
-	if (ap_probe_auto_skipped(s->probe)[0])
+	if (s->probe && ap_probe_auto_skipped(s->probe)[0])
 		ap_session_note(s, AP_NOTE_SETUP, "fault source: %s, chosen by --probe auto "
 				"after: %s",
 				ap_method_name(ap_probe_method(s->probe)),
@@ -749,7 +796,13 @@ int ap_session_step(struct ap_session *s, int max_wait_ms)
 	 * past it, or a short-lived mapping (or process) goes unnamed */
 	if (s->maps_stale && wait_ms > (int)(STALE_SNAPSHOT_NS / 1000000ULL) + 1)
 		wait_ms = (int)(STALE_SNAPSHOT_NS / 1000000ULL) + 1;
-	n = ap_probe_poll(s->probe, wait_ms, on_event, s, err);
+	if (s->probe) {
+		n = ap_probe_poll(s->probe, wait_ms, on_event, s, err);
+	} else {	/* procfs_only: nothing to poll but the clock */
+		n = poll(NULL, 0, wait_ms) < 0 && errno != EINTR ? -errno : 0;
+		if (n)
+			ap_seterr(err, "%s", strerror(-n));
+	}
 	if (s->maps_stale && ap_clock_ns(CLOCK_MONOTONIC) - s->last_snapshot > STALE_SNAPSHOT_NS)
 		snapshot_maps(s, !s->o.run_spec);
 	if (n < 0 && !(s->o.stop && *s->o.stop)) {
@@ -769,7 +822,7 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 		return;
 	s->stopped = true;
 	/* drain what the kernel already queued */
-	if (!s->failed && s->end_reason != AP_END_RUNS)
+	if (!s->failed && s->end_reason != AP_END_RUNS && s->probe)
 		while (ap_probe_poll(s->probe, 0, on_event, s, err) > 0 && !s->failed)
 			;
 	if (s->end_reason == AP_END_RUNS && s->started && s->o.kill_at_runs &&
@@ -797,6 +850,8 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 	}
 	send_counters(s, true);
 	ap_alloc_probe_stop(&s->alloc, s->have_maps);
+	if (!s->probe)
+		return;		/* procfs_only: no probe was looked for */
 	if (!s->run_probe && !s->o.run_spec)
 		ap_session_note(s, 0, "no run probe: no LiteRT invoke entry point was found in "
 				"the target's mapped ELF files; pass --run-probe BINARY:SYMBOL");

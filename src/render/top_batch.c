@@ -64,7 +64,31 @@ static void xnn_keys(struct line *o, const struct ap_live *l)
 		kv(o, key[c], seen ? l->xnn.cls[c] : AP_NO_VALUE);
 }
 
-void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
+/* --budget: the verdict report --budget gives a trace, on the samples so far. */
+static void budget_keys(struct line *o, const struct ap_live *l, uint64_t budget)
+{
+	struct ap_budget_process v;
+	struct ap_procmem pm;
+	const char *fits;
+
+	ap_live_budget(l, budget, &pm, &v);
+	fits = v.fits ? "yes" : v.unknown ? "unknown" : "no";
+	kv(o, "budget", budget);
+	kv(o, "budget_peak", pm.peak);
+	kv(o, "budget_nonreclaimable", pm.nonreclaimable);
+	if (o->json) {
+		if (v.unknown)
+			ap_json_null(o->json, "budget_fits");
+		else
+			ap_json_bool(o->json, "budget_fits", v.fits);
+		ap_json_str(o->json, "budget_decided_by", ap_budget_decider_key(v.decided_by));
+	} else {
+		fprintf(o->f, " budget_fits=%s budget_decided_by=%s", fits,
+			ap_budget_decider_key(v.decided_by));
+	}
+}
+
+void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json, uint64_t budget)
 {
 	const struct ap_rec_sample *s = &l->last.rec, *sm = &l->smaps;
 	const struct ap_kernel_acct *a = &l->last.acct;
@@ -72,12 +96,14 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	struct ap_json j;
 	struct line o = { .f = f, .json = as_json ? &j : NULL };
 	char when[32];
-	time_t now = time(NULL);
+	/* the sample's own time: a replay's lines are those of the recorded session */
+	time_t now = (time_t)((l->t_start_real_ns + (l->t_last_ns - l->t_start_ns)) /
+			      1000000000ULL);
 	double t = (double)(l->t_last_ns - l->t_start_ns) / 1e9;
 	struct tm tm;
 	uint64_t p50, p99;
 	uint32_t n_lat;
-	bool have_lat;
+	bool have_lat, unpriv = ap_live_unprivileged(l);
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
@@ -104,10 +130,10 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	   AP_NO_VALUE);
 	kv(&o, "arena_pages", arena ? l->arena_pages : AP_NO_VALUE);
 	kv(&o, "arena_resident_pages", arena ? l->arena_held : AP_NO_VALUE);
-	kv(&o, "arena_first_touch_pages", arena ? l->arena_ft : AP_NO_VALUE);
-	kf(&o, "first_touch_per_s", ap_live_rate(&l->ft_rate), true);
+	kv(&o, "arena_first_touch_pages", arena && !unpriv ? l->arena_ft : AP_NO_VALUE);
+	kf(&o, "first_touch_per_s", ap_live_rate(&l->ft_rate), !unpriv);
 	kf(&o, l->majmin_known ? "minor_per_s" : "faults_per_s", ap_live_rate(&l->minor_rate),
-	   true);
+	   !unpriv);
 	kf(&o, "major_per_s", ap_live_rate(&l->major_rate), l->majmin_known);
 	kv(&o, "runs", runs ? l->runs_completed : AP_NO_VALUE);
 	kf(&o, "runs_per_s", ap_live_rate(&l->run_rate), runs);
@@ -115,13 +141,23 @@ void ap_top_batch_line(FILE *f, const struct ap_live *l, bool as_json)
 	kv(&o, "run_p50_ns", have_lat ? p50 : AP_NO_VALUE);
 	kv(&o, "run_p99_ns", have_lat ? p99 : AP_NO_VALUE);
 	kv(&o, "alloc_held", l->session->o.arena_mode ? l->alloc_bytes : AP_NO_VALUE);
+	kv(&o, "alloc_unwatched_anon_growth", ap_live_anon_unwatched(l));
 	xnn_keys(&o, l);
 	kv(&o, "cg_current", a->cg_current);
 	kv(&o, "cg_peak", a->cg_peak);
 	kv(&o, "psi_some_avg10", a->psi_sys.some_avg[0]);
 	kv(&o, "psi_full_avg10", a->psi_sys.full_avg[0]);
 	kv(&o, "cg_psi_full_avg10", a->psi_cg.full_avg[0]);
-	kv(&o, "drops", l->drops.ringbuf_drops);
+	kv(&o, "drops", unpriv ? AP_NO_VALUE : l->drops.ringbuf_drops);
+	if (budget)
+		budget_keys(&o, l, budget);
+	/* without BPF: what is missing, by the panels that need it */
+	if (as_json && unpriv)
+		ap_json_str(&j, "needs_root", "faults,runs,allocs");
+	else if (as_json)
+		ap_json_null(&j, "needs_root");
+	else
+		fprintf(f, " needs_root=%s", unpriv ? "faults,runs,allocs" : "-");
 	if (as_json) {
 		ap_json_end_obj(&j);
 		ap_json_finish(&j);

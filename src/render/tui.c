@@ -71,6 +71,8 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	} else if (v->paused) {
 		snprintf(state, sizeof(state), "PAUSED");
 		sattr = tui_color(C_YELLOW) | A_REVERSE;
+	} else if (v->replay) {
+		snprintf(state, sizeof(state), "replay %gx", v->speed);
 	} else {
 		snprintf(state, sizeof(state), "live");
 	}
@@ -86,15 +88,17 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 	tui_item(&p, "", sattr, "%s", state);
 
 	tui_pen_at(&p, y + 1, x0, x1, 1);
-	tui_item(&p, "method", 0, "%s", l->method);
+	if (ap_live_unprivileged(l))
+		tui_item(&p, "", tui_color(C_YELLOW) | A_REVERSE, "no root: /proc only");
+	else
+		tui_item(&p, "method", 0, "%s", l->method);
 	tui_item(&p, "kernel", 0, "%s", l->kernel);
 	tui_item(&p, "drops", l->drops.ringbuf_drops ? tui_color(C_RED) | A_REVERSE : 0,
 	     "%" PRIu64, l->drops.ringbuf_drops);
 	if (v->trace_cap)	/* the hidden trace's ring: what w would save, of how much */
-		tui_item(&p, "trace", 0, "%.1f/%.0fM", (double)v->trace_bytes / 1048576.0,
-		     (double)v->trace_cap / 1048576.0);
+		tui_item(&p, "trace", 0, "%s/%s", SIZE(v->trace_bytes), SIZE(v->trace_cap));
 	else if (v->trace_bytes)
-		tui_item(&p, "trace", 0, "%.1fM", (double)v->trace_bytes / 1048576.0);
+		tui_item(&p, "trace", 0, "%s", SIZE(v->trace_bytes));
 	if (l->plan)
 		tui_item(&p, "plan", 0, "%s", l->plan_name);
 	if (a->cg_path[0]) {
@@ -106,6 +110,33 @@ static int draw_header(const struct ap_live *l, const struct ap_tui_view *v, int
 			tui_item(&p, "cgroup", 0, "%s", path);
 	}
 	return 2;
+}
+
+/* --budget: the verdict first, as report's first line gives it, on one row. */
+static int draw_budget(const struct ap_live *l, uint64_t budget, int y, int x0, int x1)
+{
+	struct ap_budget_process v;
+	struct ap_procmem pm;
+	struct pen p;
+	char a[32], b[32];
+
+	tui_label(y, x0, "Budget");
+	tui_pen_at(&p, y, x0 + LABEL_W, x1, 1);
+	if (!l->have_sample) {
+		tui_words(&p, A_DIM, "waiting for the first sample");
+		return 1;
+	}
+	ap_live_budget(l, budget, &pm, &v);
+	tui_item(&p, "", v.fits ? tui_color(C_GREEN) | A_BOLD : v.unknown ?
+		 tui_color(C_YELLOW) | A_BOLD : tui_color(C_RED) | A_REVERSE, "%s %s",
+		 SIZE(budget), v.fits ? "fits" : v.unknown ? "no verdict: no run yet" :
+		 "DOES NOT FIT");
+	tui_item(&p, "peak", 0, "%s", tui_size(pm.peak, a, sizeof(a)));
+	tui_item(&p, "non-reclaimable", 0, "%s", tui_size(pm.nonreclaimable, b, sizeof(b)));
+	if (!v.unknown)
+		tui_item(&p, v.margin >= 0 ? "margin" : "over by", 0, "%s",
+			 SIZE((uint64_t)(v.margin >= 0 ? v.margin : -v.margin)));
+	return 1;
 }
 
 static int draw_memory(const struct ap_live *l, int y, int x0, int x1, int rows)
@@ -193,16 +224,18 @@ static int draw_arena(const struct ap_live *l, int y, int x0, int x1, int rows, 
 		return tui_pen_rows(&p, y);
 	}
 	m = &l->as.maps[l->id.map];
-	tui_item_r(&p, "size", 0, BYTES(m->end - m->start),
+	tui_item_r(&p, "size", 0, KIB(m->end - m->start),
 	       l->plan && l->id.rule != AP_AR_MAPPING ? "not the plan's size" : "");
 	if (l->plan)
-		tui_item(&p, "plan", 0, "%" PRIu64 " B", l->plan->arena_bytes);
+		tui_item(&p, "plan", 0, "%s", KIB(l->plan->arena_bytes));
 	tui_item(&p, "resident", tui_color(C_GREEN), "%" PRIu64 "/%" PRIu64 " pages %.0f%%",
 	     l->arena_held, l->arena_pages,
 	     l->arena_pages ? 100.0 * (double)l->arena_held / (double)l->arena_pages : 0.0);
 	tui_pen_newline(&p);
-	tui_item(&p, "first touch", 0, "%s", RATE(ap_live_rate(&l->ft_rate)));
-	tui_item(&p, "first-touched", 0, "%" PRIu64 " pages", l->arena_ft);
+	if (!ap_live_unprivileged(l)) {	/* first touches are faults: not seen */
+		tui_item(&p, "first touch", 0, "%s", RATE(ap_live_rate(&l->ft_rate)));
+		tui_item(&p, "first-touched", 0, "%" PRIu64 " pages", l->arena_ft);
+	}
 	tui_item(&p, "at", 0, "0x%" PRIx64, m->start);
 	used = tui_pen_rows(&p, y);
 	if (bar_rows > rows - used)
@@ -331,6 +364,10 @@ static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 
 	tui_label(y, x0, "Faults");
 	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (ap_live_unprivileged(l)) {
+		tui_words(&p, tui_color(C_YELLOW), "needs root: faults, runs and their latency");
+		return tui_pen_rows(&p, y);
+	}
 	n = per_row == 3 ? 0 : !mm ? avail - item_w - 1 - na_w :
 	    per_row == 1 ? avail - item_w - 1 : (avail - 2 * (item_w + 1) - GAP) / 2;
 	if (n > AP_LIVE_HIST)
@@ -366,24 +403,42 @@ static int draw_faults(const struct ap_live *l, int y, int x0, int x1, int rows)
 	return tui_pen_rows(&p, y);
 }
 
+/* After run 0 the probe leaves malloc: RssAnon's growth it did not see (live.h). */
+static void unwatched(struct pen *p, uint64_t grown)
+{
+	char b[32];
+
+	tui_item(p, "malloc unwatched after run 0: anon beyond", grown && grown != AP_NO_VALUE ?
+		 tui_color(C_RED) : 0, "+%s", grown == AP_NO_VALUE ? "?" :
+		 ap_fmt_bytes(grown, b, sizeof(b)));
+}
+
 /* The allocating calls holding the most, as the allocation probe sees them. */
 static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 {
 	struct pen p;
 	char b[32], n[32];
 	int shown = 0;
+	uint64_t grown = ap_live_anon_unwatched(l);
 
 	tui_label(y, x0, "Allocs");
 	tui_pen_at(&p, y, x0 + LABEL_W, x1, rows);
+	if (ap_live_unprivileged(l)) {
+		tui_words(&p, tui_color(C_YELLOW), "needs root: the allocation probe");
+		return tui_pen_rows(&p, y);
+	}
 	if (!l->session->o.arena_mode) {
 		tui_words(&p, A_DIM, "no allocation probe (--alloc-probe off)");
 		return 1;
 	}
-	if (!l->alloc_events) {
+	if (!l->alloc_events && !l->alloc_unwatched) {
 		tui_words(&p, A_DIM, "no large block allocated since attach");
 		return 1;
 	}
 	tui_item(&p, "held", tui_color(C_YELLOW), "%s", ap_fmt_bytes(l->alloc_bytes, b, sizeof(b)));
+	/* the blind spot: a growth it did not see comes before the callers, else after */
+	if (grown && grown != AP_NO_VALUE)
+		unwatched(&p, grown);
 	for (uint32_t i = 0; i < l->n_callers && shown < 3; i++) {
 		const struct ap_live_caller *c = &l->callers[i];
 		char name[48], hex[24];
@@ -405,6 +460,8 @@ static int draw_allocs(const struct ap_live *l, int y, int x0, int x1, int rows)
 			break;
 		shown++;
 	}
+	if (l->alloc_unwatched && (!grown || grown == AP_NO_VALUE))
+		unwatched(&p, grown);
 	return tui_pen_rows(&p, y);
 }
 
@@ -466,7 +523,7 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		{ "breadth", 12, AP_SORT_BREADTH }, { "first-touch", 12, AP_SORT_FIRST_TOUCH },
 		{ "resident", 12, AP_SORT_RESIDENT }, { "by-marker", 10, AP_SORT_COUNT },
 	};
-	int ncols = l->op_markers ? 6 : 5, x, shown, out_w;
+	int ncols = l->op_markers ? 6 : 5, x, shown, out_w, noted = 0;
 	uint32_t *order;
 
 	if (!l->plan)
@@ -474,6 +531,18 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 	tui_label(y, x0, "Operators");
 	if (rows < 2)
 		return 1;
+	if (l->id.map >= 0 && l->id.rule != AP_AR_MAPPING) {
+		struct pen p;
+
+		/* a mapping that is not the plan's size (merged with a neighbour, another
+		 * block): its offsets are not the plan's, so no operator is filled from it */
+		tui_pen_at(&p, y, x0 + LABEL_W, x1, 1);
+		tui_words(&p, tui_color(C_YELLOW), "none filled: the arena's mapping is not "
+			  "the plan's size");
+		noted = 1;
+		y++;
+		rows--;
+	}
 	for (uint32_t i = 0; i < l->n_ops; i++) {
 		int w = tui_text_w(ap_live_opname(l, i));
 
@@ -554,12 +623,22 @@ static int draw_ops(const struct ap_live *l, const struct ap_tui_view *v, int y,
 		}
 	}
 	free(order);
-	return 1 + shown;
+	return 1 + noted + shown;
 }
 
-static void draw_help(void)
+static void draw_help(const struct ap_tui_view *v)
 {
-	static const char *const lines[] = {
+	static const char *const replay[] = {
+		"arenaprof top TRACE: keys",
+		"",
+		"q        quit (the terminal is restored)",
+		"space    pause the replay / go on",
+		"n        the next sample (and pause)",
+		"+ / -    twice / half the pace",
+		"s / S    next sort column / reverse the order",
+		"?        this help; any key closes it",
+	};
+	static const char *const live[] = {
 		"arenaprof top: keys",
 		"",
 		"q        quit (the terminal is restored)",
@@ -571,7 +650,9 @@ static void draw_help(void)
 		"         session so far (report, heatmap)",
 		"?        this help; any key closes it",
 	};
-	int n = (int)(sizeof(lines) / sizeof(lines[0])), w = 0, y0, x0;
+	const char *const *lines = v->replay ? replay : live;
+	int n = v->replay ? (int)(sizeof(replay) / sizeof(replay[0])) :
+		(int)(sizeof(live) / sizeof(live[0])), w = 0, y0, x0;
 
 	for (int i = 0; i < n; i++)
 		if (tui_text_w(lines[i]) > w)
@@ -590,12 +671,69 @@ static void draw_help(void)
 	attrset(A_NORMAL);
 }
 
+#define STATUS_ROWS 6	/* a message takes at most this many rows above the footer's */
+
+/*
+ * The start of the next row of s, wrapped at a space within w columns (a word longer
+ * than the row is cut); *n the bytes of this row, its trailing space dropped.
+ */
+static const char *wrap_row(const char *s, int w, int *n)
+{
+	const char *brk = NULL, *p = s;
+	int cols = 0;
+
+	while (*p && cols < w) {
+		if (*p == ' ')
+			brk = p;
+		cols += ((unsigned char)*p & 0xc0) != 0x80;
+		p++;
+		while (((unsigned char)*p & 0xc0) == 0x80)
+			p++;
+	}
+	if (!*p || *p == ' ' || !brk)
+		brk = p;
+	*n = (int)(brk - s);
+	return *brk == ' ' ? brk + 1 : brk;
+}
+
+/* The footer's message whole: wrapped upwards over the last panel rows, never cut. */
+static void status_lines(const struct ap_tui_view *v)
+{
+	attr_t a = v->status_level >= 2 ? tui_color(C_RED) | A_BOLD :
+		   v->status_level == 1 ? tui_color(C_YELLOW) | A_BOLD : A_BOLD;
+	const char *s = v->status, *row[STATUS_ROWS];
+	int len[STATUS_ROWS], n = 0, w = COLS - 1;
+
+	while (*s && n < STATUS_ROWS && n < LINES - 3) {
+		row[n] = s;
+		s = wrap_row(s, w, &len[n]);
+		n++;
+	}
+	attrset(a);
+	for (int i = 0; i < n; i++) {
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%.*s", len[i], row[i]);
+		move(LINES - n + i, 0);
+		clrtoeol();
+		tui_addstr(LINES - n + i, 0, buf);
+	}
+	attrset(A_NORMAL);
+}
+
 static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 {
-	static const char *const keys[][2] = {
+	static const char *const live[][2] = {
 		{ "q", "quit" }, { "space", "pause" }, { "r", "reset peaks" },
 		{ "s/S", "sort" }, { "w", "snapshot" }, { "?", "help" },
 	};
+	static const char *const replay[][2] = {
+		{ "q", "quit" }, { "space", "pause" }, { "n", "step" }, { "+/-", "pace" },
+		{ "s/S", "sort" }, { "?", "help" },
+	};
+	const char *const (*keys)[2] = v->replay ? replay : live;
+	size_t n_keys = v->replay ? sizeof(replay) / sizeof(replay[0]) :
+			sizeof(live) / sizeof(live[0]);
 	int y = LINES - 1;
 	struct pen p;
 
@@ -604,15 +742,10 @@ static void footer(const struct ap_live *l, const struct ap_tui_view *v)
 	clrtoeol();
 	tui_pen_at(&p, y, 0, COLS - 1, 1);
 	if (v->status[0]) {
-		char msg[512];
-		attr_t a = v->status_level >= 2 ? tui_color(C_RED) | A_BOLD :
-			   v->status_level == 1 ? tui_color(C_YELLOW) | A_BOLD : A_BOLD;
-
-		tui_fit_words(v->status, COLS - 1, msg, sizeof(msg));
-		tui_words(&p, a, msg);
+		status_lines(v);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (size_t i = 0; i < n_keys; i++) {
 		if (!tui_pen_room(&p, tui_text_w(keys[i][0]) + 1 + tui_text_w(keys[i][1])) ||
 		    p.y != y)
 			break;
@@ -637,16 +770,18 @@ void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v)
 static int draw_left(const struct ap_live *l, const struct ap_tui_view *v, int y, int x1,
 		     int rows_left, bool tall)
 {
-	enum { MEM, ARENA, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
+	enum { BUDGET, MEM, ARENA, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
 	const int want[N_PANELS] = {
-		[MEM] = 3, [ARENA] = tall ? 8 : 3, [XNN] = tall ? 3 : 2, [CG] = 2, [PSI] = 2,
-		[FAULTS] = tall ? 3 : 2, [ALLOCS] = tall ? 2 : 1,
+		[BUDGET] = v->budget ? 1 : 0, [MEM] = 3, [ARENA] = tall ? 8 : 3,
+		[XNN] = tall ? 3 : 2, [CG] = 2, [PSI] = 2, [FAULTS] = tall ? 3 : 2,
+		[ALLOCS] = tall ? 2 : 1,
 	};
 
 	for (int i = 0; i < N_PANELS && rows_left > 0; i++) {
 		int r = rows_left < want[i] ? rows_left : want[i], n = 0;
 
 		switch (i) {
+		case BUDGET: n = r ? draw_budget(l, v->budget, y, 0, x1) : 0; break;
 		case MEM: n = draw_memory(l, y, 0, x1, r); break;
 		case ARENA: n = draw_arena(l, y, 0, x1, r, tall ? 6 : 1); break;
 		case XNN: n = tui_draw_xnn(l, y, 0, x1, r); break;
@@ -674,7 +809,7 @@ void ap_tui_draw(const struct ap_live *l, const struct ap_tui_view *v)
 	}
 	draw_header(l, v, 0, 0, W);
 	if (v->help) {		/* alone: nothing half-covered behind it */
-		draw_help();
+		draw_help(v);
 		footer(l, v);
 		refresh();
 		return;

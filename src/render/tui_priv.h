@@ -29,8 +29,7 @@ const char *tui_limit(uint64_t v, char *buf, size_t len);	/* "max" or tui_kib */
 const char *tui_pct(uint64_t v, char *buf, size_t len);	/* PSI percent x 100: "1.25" */
 const char *tui_rate(double v, char *buf, size_t len);	/* "12.5/s", "340/s" */
 const char *tui_duration(uint64_t ns, char *buf, size_t len);	/* "850 us", "1.25 s" */
-const char *tui_bytes(uint64_t v, char *buf, size_t len);	/* "4096 B" */
-const char *tui_size(uint64_t v, char *buf, size_t len);	/* "1.44M": 3 figures */
+const char *tui_size(uint64_t v, char *buf, size_t len);	/* "1.44MiB": 3 figures */
 const char *tui_span(uint64_t ns, char *buf, size_t len);	/* "45s", "4m16s" */
 /* display columns of a UTF-8 string (every glyph used here is one column wide) */
 int tui_text_w(const char *s);
@@ -83,7 +82,6 @@ int tui_draw_xnn(const struct ap_live *l, int y, int x0, int x1, int rows);
 #define LIMIT(v) tui_limit((v), (char[32]){ 0 }, 32)
 #define PCT(v) tui_pct((v), (char[32]){ 0 }, 32)
 #define RATE(v) tui_rate((v), (char[32]){ 0 }, 32)
-#define BYTES(v) tui_bytes((v), (char[32]){ 0 }, 32)
 #define SIZE(v) tui_size((v), (char[32]){ 0 }, 32)
 
 #endif

@@ -78,12 +78,6 @@ const char *tui_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-const char *tui_bytes(uint64_t v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%" PRIu64 " B", v);
-	return buf;
-}
-
 
 /*
  * Fits a command line into w columns by dropping whole arguments from the end (marked
@@ -124,7 +118,10 @@ const char *tui_tail_fit(const char *s, int w, char *buf, size_t len)
 	return buf;
 }
 
-/* A size in three figures, binary units: "812B", "210K", "1.44M", "53.2M", "1.20G". */
+/*
+ * A size in three figures, in the binary units every size on the screen has (units.h's
+ * KiB, MiB, GiB), without the space, for the narrow places: "812B", "210KiB", "1.44MiB".
+ */
 const char *tui_size(uint64_t v, char *buf, size_t len)
 {
 	static const char units[] = "KMGT";
@@ -142,11 +139,11 @@ const char *tui_size(uint64_t v, char *buf, size_t len)
 	if (u < 0)
 		snprintf(buf, len, "%" PRIu64 "B", v);
 	else if (x < 9.995)
-		snprintf(buf, len, "%.2f%c", x, units[u]);
+		snprintf(buf, len, "%.2f%ciB", x, units[u]);
 	else if (x < 99.95)
-		snprintf(buf, len, "%.1f%c", x, units[u]);
+		snprintf(buf, len, "%.1f%ciB", x, units[u]);
 	else
-		snprintf(buf, len, "%.0f%c", x, units[u]);
+		snprintf(buf, len, "%.0f%ciB", x, units[u]);
 	return buf;
 }
 

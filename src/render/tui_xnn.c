@@ -10,6 +10,7 @@
 #include <curses.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/live.h"
@@ -23,9 +24,13 @@ static void half(struct pen *p, const char *name, uint64_t held, bool planned, u
 	char val[64], a[32], b[32];
 	attr_t attr = planned && held != plan ? tui_color(C_YELLOW) : 0;
 
-	if (planned)
-		snprintf(val, sizeof(val), "%s/%s", tui_size(held, a, sizeof(a)),
-			 tui_size(plan, b, sizeof(b)));
+	tui_size(held, a, sizeof(a));
+	tui_size(plan, b, sizeof(b));
+	/* "1.44/1.52MiB": one unit for both when they share it (80 columns hold them all) */
+	if (planned && !strcmp(a + strspn(a, "0123456789."), b + strspn(b, "0123456789.")))
+		snprintf(val, sizeof(val), "%.*s/%s", (int)strspn(a, "0123456789."), a, b);
+	else if (planned)
+		snprintf(val, sizeof(val), "%s/%s", a, b);
 	else
 		snprintf(val, sizeof(val), "%s", tui_size(held, a, sizeof(a)));
 	tui_item_r(p, name, attr, val, "");

@@ -87,6 +87,14 @@ label, W, H, opnames, cmdfile = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]),
 rows = open(sys.argv[6]).read().rstrip("\n").split("\n")
 cmd = open(cmdfile).read().split()
 bad = []
+# a footer message is whole: a long one wraps upwards over the last panel rows, which
+# are then the message's (its first row stands for the footer)
+msg = next((i for i in range(max(0, H - 7), min(len(rows), H)) if
+	    re.match(r"^(peaks reset: |snapshot written: )", rows[i])), None)
+covered = 0
+if msg is not None and msg < H - 1:
+	covered = H - 1 - msg
+	rows = rows[:msg] + [""] * covered + [rows[msg]] + rows[H:]
 if len(rows) > H + 1 or any(len(r) > W for r in rows):
 	bad.append("wider or taller than the window")
 for i, r in enumerate(rows):
@@ -120,7 +128,7 @@ left = [r[:right - 2] if wide else r for r in rows]
 text = "\n".join(left)
 for pat in [r"VmRSS \d+ KiB", r"VmHWM \d+ KiB", r"anon \d+ KiB cannot be reclaimed",
 	    r"file \d+ KiB reclaimable", r"Pss_Anon \d+ KiB", r"Pss_File \d+ KiB",
-	    r"Pss_Shmem \d+ KiB", r"Swap \d+ KiB", r"size \d+ B", r"plan \d+ B",
+	    r"Pss_Shmem \d+ KiB", r"Swap \d+ KiB", r"size \d+ KiB", r"plan \d+ KiB",
 	    r"resident \d+/\d+ pages \d+%", r"first touch [\d.]+/s", r"runs +[\d.]+/s"]:
 	if not re.search(pat, text):
 		bad.append(f"item '{pat}' missing or cut")
@@ -143,11 +151,11 @@ for r in rows[2:-1]:
 		if not m or m.group(2) not in opnames:
 			bad.append(f"operator row cut: {part.strip()!r}")
 		n += 1
-if n < (30 if wide else 5):
+if n < (30 if wide else 5) - covered:
 	bad.append(f"only {n} operator rows")
 foot = rows[H - 1] if len(rows) >= H else ""
 if not re.search(r"q quit +space pause +r reset peaks", foot) and \
-   not re.match(r"^(peaks reset: VmHWM restarts from VmRSS(;( \S+)+)?|snapshot written: \S+ in( \S+)?)$", foot):
+   not re.match(r"^(peaks reset: VmHWM restarts from VmRSS(;( \S+)+)?|snapshot written: \S+ in( \S+)?)$", foot.rstrip()):
 	bad.append(f"footer: {foot!r}")
 print("; ".join(bad))
 PY
@@ -202,10 +210,10 @@ else
 	fail "arena resident pages rise to the plan's $PAGES pages" \
 		"$(grep -E 'Arena|resident' <<<"$SCR")"
 fi
-size=$(field 'size ([0-9]+) B'); plan=$(field 'plan ([0-9]+) B')
+size=$(field 'size ([0-9]+) KiB'); plan=$(field 'plan ([0-9]+) KiB')
 MSG="size $size, plan $plan (plan says $PLAN_BYTES, $PAGES pages)" \
 	check "arena size is the plan's arena, in whole pages" \
-	test "$size" = $((PAGES * 4096)) -a "$plan" = "$PLAN_BYTES"
+	test "$size" = $((PAGES * 4)) -a "$plan" = $(((PLAN_BYTES + 1023) / 1024))
 sleep 0.6
 SCR=$(screen main)
 printf '%s\n' "$SCR" >"$TMP/screen.txt"
@@ -233,7 +241,7 @@ MSG="$(grep -E '^ +runs' <<<"$SCR")" check "80x24: the run latency's p50 and p99
 	grep -Eq 'runs +[0-9.]+/s .*p50 [0-9.]+ (us|ms) p99 [0-9.]+ (us|ms) \([0-9]+\)' <<<"$SCR"
 MSG="$(grep '^Memory' <<<"$SCR")" \
 	check "80x24: the VmRSS history with its min and max and the time it spans" \
-	grep -Eq '^Memory +VmRSS [0-9]+ KiB [0-9.]+[BKMG] +[^ ]+ [0-9.]+[BKMG] last [0-9]+(s|m[0-9]{2}s) ' \
+	grep -Eq '^Memory +VmRSS [0-9]+ KiB [0-9.]+([KMG]i)?B +[^ ]+ [0-9.]+([KMG]i)?B last [0-9]+(s|m[0-9]{2}s) ' \
 	<<<"$SCR"
 # columns as characters (a sparkline's glyph is three bytes of UTF-8)
 wide_rows() { python3 -c 'import sys
@@ -535,8 +543,8 @@ done
 MSG="largest $most bytes in $samples samples" \
 	check "--trace-ring 1M: the hidden trace's files never hold more than 1 MiB" \
 	test "$samples" -gt 30 -a "$most" -le 1048576 -a "$most" -gt 262144
-wait_screen ring ' trace [0-9.]+/1M( |$)' 3
-check "the header shows the ring's fill and cap" grep -Eq ' trace [0-9.]+/1M( |$)' <<<"$SCR"
+wait_screen ring ' trace [0-9.]+(B|[KM]iB)/1.00MiB( |$)' 3
+check "the header shows the ring's fill and cap" grep -Eq ' trace [0-9.]+(B|[KM]iB)/1.00MiB( |$)' <<<"$SCR"
 T send-keys -t ring w
 wait_screen ring 'snapshot written: ' 5
 snap=$TMP/ringsnap/$(sed -nE 's/.*snapshot written: ([^ ]+) in.*/\1/p' <<<"$SCR" | head -1)
@@ -592,22 +600,23 @@ rep = json.load(open(sys.argv[1]))["xnnpack"]
 rows = open(sys.argv[2]).read().rstrip("\n").split("\n")
 W, H = int(sys.argv[3]), int(sys.argv[4])
 text = "\n".join(rows)
-unit = {"B": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+unit = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
 bad = []
 def near(shown, u, want):
 	dec = len(shown.split(".")[1]) if "." in shown else 0
 	return abs(float(shown) * unit[u] - want) <= 0.5 * 10 ** -dec * unit[u] + 1e-6
 for name, key in [("workspace", "workspace_bytes"), ("packed", "packed_weights_bytes"),
 		  ("op buffers", "scratch_bytes"), ("objects", "other_bytes")]:
-	m = re.search(r"(?:^|  )%s ([0-9.]+)([BKMG])/([0-9.]+)([BKMG])" % name, text, re.M)
+	# "1.44/1.52MiB": the held figure takes the plan's unit when it has none of its own
+	m = re.search(r"(?:^|  )%s ([0-9.]+)(B|[KMG]iB)?/([0-9.]+)(B|[KMG]iB)" % name, text, re.M)
 	if not m:
 		bad.append(f"no '{name} HELD/PLAN'")
 		continue
-	if not near(m.group(1), m.group(2), rep[key]):
+	if not near(m.group(1), m.group(2) or m.group(4), rep[key]):
 		bad.append(f"{name} held {m.group(1)}{m.group(2)}, report {rep[key]}")
 	if not near(m.group(3), m.group(4), rep["planned"][key]):
 		bad.append(f"{name} plan {m.group(3)}{m.group(4)}, report {rep['planned'][key]}")
-if not re.search(r"^XNNPACK +arena [0-9.]+[BKMG]/[0-9.]+[BKMG]", text, re.M):
+if not re.search(r"^XNNPACK +arena [0-9.]+(B|[KMG]iB)?/[0-9.]+(B|[KMG]iB)", text, re.M):
 	bad.append("no TFLite arena first in the XNNPACK panel")
 if not re.search(r"p50 [0-9.]+ (us|ms) p99 [0-9.]+ (us|ms)", text):
 	bad.append("no p50/p99")
@@ -616,7 +625,7 @@ if any(len(r) > W for r in rows) or len(rows) > H:
 print("; ".join(bad))
 PY
 	}
-	if wait_screen xnn '  objects [0-9.]+[BKMG]/' 30; then
+	if wait_screen xnn '  objects [0-9.]+(B|[KMG]iB)?/' 30; then
 		sleep 1
 		SCR=$(screen xnn)
 		r=$(xnn_judge 80 24)

@@ -188,6 +188,43 @@ static int check_attached(const struct ap_session *sess, const struct ap_tplan *
 	return 0;
 }
 
+/*
+ * Attached to an arena merged with a neighbour (issue 28: a 5.3 MB mapping taken for the
+ * arena): its pages are held, but no operator is filled from a mapping that is not the
+ * plan's size, its offsets not the plan's.
+ */
+static int check_merged(const struct ap_session *sess, const struct ap_tplan *plan,
+			uint64_t pages)
+{
+	const uint64_t merged = pages + 300;
+	struct ap_rec_resident rr = { .start = ARENA, .end = ARENA + merged * PS,
+				      .present = merged };
+	uint8_t all[128];
+	struct ap_live l;
+	char err[AP_ERR_LEN];
+	bool none = true;
+
+	if (ap_live_init(&l, sess, plan, MODEL, err)) {
+		printf("FAIL: ap_live_init: %s\n", err);
+		return -1;
+	}
+	set_maps(merged);
+	l.sink.mappings(l.sink.ctx, &maps, 1, 1000000000);
+	memset(all, 0xff, sizeof(all));
+	l.sink.resident(l.sink.ctx, &rr, all, (merged + 7) / 8);
+	fault(&l, ARENA + 8, ARENA, ARENA + merged * PS, 0, 1600000000);
+	sample(&l, 2000000000);
+	for (uint32_t i = 0; i < l.n_ops; i++)
+		none &= !l.ops[i].resident_pages && !l.ops[i].ft_plan && !l.ops[i].ft_marker;
+	CHECK("merged mapping: held, not the plan's size, no operator filled from it",
+	      l.id.map >= 0 && l.id.rule != AP_AR_MAPPING && l.arena_held == merged && none,
+	      "rule %d held %" PRIu64 " op0 %" PRIu64, l.id.rule, l.arena_held,
+	      l.ops[0].resident_pages);
+	ap_live_free(&l);
+	set_maps(pages);
+	return 0;
+}
+
 /* Run latency: none before a run, then p50 and p99 of the last 256 runs. */
 static void check_latency(struct ap_live *l)
 {
@@ -461,7 +498,7 @@ int main(void)
 	pages = (plan.arena_bytes + PS - 1) / PS;
 	CHECK_EQ_I64("the plan's arena is 405 pages", pages, 405);
 	if (check_first_run(&sess, &plan, pages) || check_attached(&sess, &plan, pages) ||
-	    check_without_plan(&sess))
+	    check_merged(&sess, &plan, pages) || check_without_plan(&sess))
 		return 1;
 	check_rule(&plan, pages);
 	ap_tplan_free(&plan);

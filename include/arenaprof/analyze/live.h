@@ -16,6 +16,8 @@
 
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/analyze/aspace.h"
+#include "arenaprof/analyze/procmem.h"
+#include "arenaprof/plan/budget.h"
 #include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/plan/plan.h"
 #include "arenaprof/plan/profile.h"
@@ -122,6 +124,7 @@ struct ap_live {
 	uint32_t page_size;
 	uint64_t t_start_ns;		/* CLOCK_MONOTONIC */
 	uint64_t t_last_ns;		/* of the latest sample */
+	uint64_t t_start_real_ns;	/* CLOCK_REALTIME at t_start_ns */
 	/* the plan, when given */
 	const struct ap_tplan *plan;
 	const char *plan_name;		/* model file name without its directory */
@@ -135,6 +138,7 @@ struct ap_live {
 	struct ap_rec_sample smaps;	/* the latest sample that read smaps_rollup */
 	bool have_acct0;
 	struct ap_kernel_acct acct0;	/* the first sample's: events since start */
+	struct ap_procmem pm;		/* the samples' maxima, as report keeps a trace's */
 	struct ap_rec_drops drops;
 	/* counts */
 	uint64_t faults, major;
@@ -154,6 +158,16 @@ struct ap_live {
 	uint64_t alloc_bytes;		/* requested bytes of probed blocks not freed */
 	uint64_t alloc_events;
 	uint64_t blocks_untracked;	/* past AP_LIVE_BLOCKS: their frees are not matched */
+	/*
+	 * The probe's blind spot: after the first run it leaves malloc, calloc, realloc and
+	 * free (alloc_probe.c: their traps cost too much), so a leak after it is not among
+	 * the callers; what it leaves unseen is the growth of RssAnon from the first sample
+	 * after that run (anon_unwatched_base) on, less what the probe still saw while its
+	 * links were being detached (alloc_bytes' growth from alloc_unwatched_base).
+	 */
+	bool alloc_unwatched;
+	uint64_t anon_unwatched_base;	/* AP_NO_VALUE until that sample */
+	uint64_t alloc_unwatched_base;
 	struct ap_live_blocks *blocks;	/* live_allocs.c's: the blocks not freed */
 	struct ap_live_xnn xnn;		/* XNNPACK's blocks, apart from the callers' */
 	struct ap_live_objects *objects;	/* live_objects.c's: the mappings by name */
@@ -189,8 +203,29 @@ struct ap_live {
  */
 int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
 		 const char *plan_path, char *err);
+/* The same for a target of another page size (a trace's: live_replay.c). */
+int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
+		       const struct ap_tplan *plan, const char *plan_path, uint32_t page_size,
+		       char *err);
 /* The session ended (or the target exited): keep the last figures, say why. */
 void ap_live_set_end(struct ap_live *l, const struct ap_session *s);
+/*
+ * The session reads /proc, cgroup and PSI only (top without the privilege to load BPF):
+ * no fault, run or allocation is seen, the panels of those say they need root.
+ */
+bool ap_live_unprivileged(const struct ap_live *l);
+/* RssAnon's growth since the allocation probe left malloc, beyond what the probe saw
+ * since (AP_NO_VALUE before). */
+uint64_t ap_live_anon_unwatched(const struct ap_live *l);
+#define AP_LIVE_NEEDS_ROOT "faults, runs and latency, allocs need root (or CAP_BPF and " \
+	"CAP_PERFMON)"
+/*
+ * The process so far against a budget, as report --budget judges a trace (procmem.h's
+ * peak and non-reclaimable part from the samples' maxima, budget.h's verdict; with a
+ * run probe and no run completed yet, NO_RUN). pm gets the figures judged.
+ */
+void ap_live_budget(const struct ap_live *l, uint64_t budget, struct ap_procmem *pm,
+		    struct ap_budget_process *v);
 /* The latest rate of a series (0 before two samples). */
 double ap_live_rate(const struct ap_live_hist *h);
 /* Operator indices sorted by a column (ties: execution order), reversed if asked. */

@@ -49,6 +49,9 @@ struct ap_procmem {
  * is not the process's: only v2's memory.peak counts.
  */
 void ap_procmem_of(const struct ap_corr_all *x, struct ap_procmem *m);
+/* The peak and the non-reclaimable part from m's maxima and touches (as ap_procmem_of
+ * sets them): for a view that keeps the maxima itself (the live model, live.h). */
+void ap_procmem_settle(struct ap_procmem *m);
 
 /* "vmhwm", "memory.peak", "first_touches"; "pss", "rss", "first_touches". */
 const char *ap_pm_peak_key(enum ap_pm_peak s);

@@ -128,6 +128,9 @@ struct ap_session_opts {
 	uint32_t arena_mode;		/* enum ap_arena_mode; 0: off */
 	uint64_t arena_addr;		/* AP_ARENA_GIVEN: the arena's address */
 	uint64_t alloc_min;		/* report blocks this large; 0: AP_SESSION_ALLOC_MIN */
+	bool procfs_only;		/* no BPF at all: /proc, cgroup and PSI samples only
+					 * (top without the privilege to load BPF); no fault,
+					 * marker or allocation event, no markers allowed */
 };
 
 /*

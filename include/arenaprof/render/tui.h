@@ -26,6 +26,9 @@ struct ap_tui_view {
 	int status_level;		/* 0 info, 1 warning, 2 error */
 	uint64_t trace_bytes;		/* the session's trace: bytes held, */
 	uint64_t trace_cap;		/* and its ring's cap (0: -o, no cap) */
+	uint64_t budget;		/* --budget: the process judged against it; 0 none */
+	bool replay;			/* top TRACE: a recorded session, stepped through */
+	double speed;			/* its pace: trace seconds per second */
 };
 
 /* Takes the terminal (stdin/stdout must be a tty). -ENOTTY with err if it cannot. */

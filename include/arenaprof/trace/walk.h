@@ -12,7 +12,11 @@
 
 #include "arenaprof/trace/trace.h"
 
-/* A callback's nonzero return (a negative errno) ends the walk with that value. */
+/*
+ * A callback's nonzero return (a negative errno) ends the walk with that value; a
+ * positive one pauses it after that record: the walk returns it, and a later call on the
+ * same reader goes on from the next record.
+ */
 struct ap_trace_consumer {
 	int (*fault)(void *ctx, const struct ap_rec_fault *f);
 	int (*mapping)(void *ctx, const struct ap_rec_mapping *m, const char *path);
