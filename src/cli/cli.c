@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /* cli: the commands' lines on stderr (include/arenaprof/cli/cli.h). */
 #include <errno.h>
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,15 +62,27 @@ int ap_cli_exit(int err)
 
 int ap_cli_bad_option(const char *cmd, char **argv)
 {
+	const char *w = argv[optind - 1], *next = argv[optind];
+	bool in_cluster = next && next[0] == '-' && next[1] && next[1] != '-' && optopt &&
+			  strchr(next + 1, optopt);
+	char word[16];
+
+	/* a short option inside a cluster ("-xq"): getopt has not moved past its word yet,
+	 * so the word before may be another (even argv[0]); name the option itself */
+	if (in_cluster || (optopt && strncmp(w, "--", 2))) {
+		snprintf(word, sizeof(word), isprint(optopt) ? "-%c" : "-\\x%02x",
+			 (unsigned char)optopt);
+		w = word;
+	}
 	/* 'arenaprof -p PID' runs top with main's argv: no command was named, so none is
 	 * blamed for an option given without one */
 	if (strcmp(argv[0], cmd))
 		ap_cli_say(NULL, "bad option or missing value: '%s' (no command given; options "
 			   "alone are the live view's, as in 'arenaprof -p PID': see 'arenaprof "
-			   "--help')", argv[optind - 1]);
+			   "--help')", w);
 	else
 		ap_cli_say(cmd, "bad option or missing value: '%s' (see 'arenaprof %s --help')",
-			   argv[optind - 1], cmd);
+			   w, cmd);
 	return AP_EXIT_USAGE;
 }
 
