@@ -39,7 +39,7 @@ _arenaprof()
 	plan) opts="--delegate --cpu --strategy --budget --baseline --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --subgraph --arch --runtime --weights --input-shape --help" ;;
 	record) opts="--pid --output --runs --duration --probe --run-probe --op-probe --interval --ring-size --keep --kill-at-runs --user --arena --btf --json --quiet --verbose --help" ;;
 	report) opts="--plan --plan-csv --delegate --arena --salvage --json --format --pages --mappings --disagree --budget --help" ;;
-	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --alloc-probe --btf --verbose --help" ;;
+	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --alloc-probe --btf --budget --verbose --help" ;;
 	heatmap) opts="--plan --plan-csv --delegate --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --skip-empty --region --help" ;;
 	export) opts="--format --output --plan --plan-csv --delegate --arena --salvage --max-instants --help" ;;
 	run) opts="--memory-max --memory-high --memory-min --plan --psi-trigger --repeat --cgroup-parent --json --user --help" ;;
