@@ -454,10 +454,11 @@ int BPF_KPROBE(run_enter)
 	else
 		bpf_map_update_elem(&run_depth, &tid, &one, BPF_ANY);
 	__sync_fetch_and_add(&runs_begun, 1);
-	/* the entry point's first argument: the interpreter (or compiled model, or XNNPACK
-	 * runtime) whose run this is, so runs of several models are told apart */
+	/* the entry point's first argument when the cookie says it is the interpreter (or
+	 * compiled model, or XNNPACK runtime) whose run this is: runs of several models are
+	 * told apart by it */
 	emit_marker(AP_EV_RUN_BEGIN, tid, runs_begun - 1, current_op(tid),
-		    (__u64)PT_REGS_PARM1(ctx));
+		    bpf_get_attach_cookie(ctx) ? (__u64)PT_REGS_PARM1(ctx) : 0);
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct priv {
 	uint32_t n_reg;
 	uint64_t regions_missed;	/* blocks past MAX_REGIONS, not kept apart */
 	uint64_t run_markers;	/* RUN_BEGIN and RUN_END records read */
+	int32_t cur_obj;	/* the last RUN_OBJ's object (run_objs index), -1 */
 	const struct ap_analysis_opts *o;	/* the pass's */
 };
 
@@ -74,8 +75,14 @@ static int on_run(struct ap_analysis *a, uint32_t type, struct ap_rec_marker m)
 		memset(o + a->n_run_ns, 0xff, (n - a->n_run_ns) * sizeof(*o));	/* -1 */
 		a->n_run_ns = n;
 	}
-	if (type == AP_REC_RUN_BEGIN)
+	if (type == AP_REC_RUN_BEGIN) {
 		a->run_begin[m.run] = m.ts_ns;
+		/* the object of the last RUN_OBJ, until one says another */
+		if (pv->cur_obj >= 0 && a->run_obj_of[m.run] < 0) {
+			a->run_obj_of[m.run] = (int16_t)pv->cur_obj;
+			a->run_objs[pv->cur_obj].runs++;
+		}
+	}
 	else if (a->run_begin[m.run] && m.ts_ns >= a->run_begin[m.run])
 		a->run_ns[m.run] = m.ts_ns - a->run_begin[m.run];
 	return 0;
@@ -99,8 +106,11 @@ static int on_run_obj(void *ctx, const struct ap_rec_run_obj *o)
 		a->run_objs[a->n_run_objs++] = (struct ap_run_obj){ .obj = o->obj,
 								    .first_run = o->run };
 	}
+	if (a->run_obj_of[o->run] >= 0)	/* its RUN_BEGIN took the previous object */
+		a->run_objs[a->run_obj_of[o->run]].runs--;
 	a->run_objs[k].runs++;
 	a->run_obj_of[o->run] = (int16_t)k;
+	((struct priv *)a->priv)->cur_obj = (int32_t)k;
 	return 0;
 }
 
@@ -595,6 +605,7 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		return ap_fail(err, -ENOMEM, "out of memory");
 	a->priv = pv;
 	pv->o = o;
+	pv->cur_obj = -1;
 	a->allocs = calloc(1, sizeof(*a->allocs));
 	if (!a->allocs)
 		return ap_fail(err, -ENOMEM, "out of memory");

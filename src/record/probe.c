@@ -549,10 +549,11 @@ static int attach_marker(struct ap_probe *p, const char *binary, const char *sym
 	return 0;
 }
 
-int ap_probe_attach_run(struct ap_probe *p, const char *binary, const char *symbol, char *err)
+int ap_probe_attach_run(struct ap_probe *p, const char *binary, const char *symbol,
+			bool obj_arg, char *err)
 {
 	return attach_marker(p, binary, symbol, p->skel->progs.run_enter,
-			     p->skel->progs.run_exit, 0, err);
+			     p->skel->progs.run_exit, obj_arg, err);
 }
 
 int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbol, int arg,

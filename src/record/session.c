@@ -146,7 +146,7 @@ static void find_run_probe(struct ap_session *s)
 			continue;
 		n = ap_symbols_find_runs(m->path, re, sizeof(re) / sizeof(re[0]));
 		for (int k = 0; k < n; k++) {
-			if (ap_probe_attach_run(s->probe, m->path, re[k].symbol, err)) {
+			if (ap_probe_attach_run(s->probe, m->path, re[k].symbol, true, err)) {
 				ap_session_note(s, 1, "found %s in %s but could not attach to it: "
 						"%s", re[k].symbol, m->path, err);
 				continue;
@@ -517,7 +517,7 @@ static int attach_markers(struct ap_session *s, char *err)
 			free(spec);
 			return -EINVAL;
 		}
-		if (ap_probe_attach_run(s->probe, bin, sym, e)) {
+		if (ap_probe_attach_run(s->probe, bin, sym, false, e)) {
 			ap_seterr(err, "--run-probe %s: %s", run_spec, e);
 			free(spec);
 			return -EINVAL;

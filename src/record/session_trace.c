@@ -129,6 +129,7 @@ static void write_preamble(struct ap_trace_sink *t)
 	bool res_fits;
 
 	r->hold = true;
+	t->run_obj = 0;		/* a file of its own: its next run says its object again */
 	for (size_t i = 0; i < r->n_maps; i++)
 		maps_bytes += AP_TRACE_REC_HDR_LEN + sizeof(struct ap_rec_mapping) +
 			      strlen(r->paths[i]) + 1;
@@ -233,8 +234,10 @@ static int on_event(void *ctx, const struct ap_event *ev)
 					    .run = ev->run, .tid = ev->tid };
 		int rc = wr(t, marker_type[ev->type], &m, sizeof(m));
 
-		if (rc || ev->type != AP_EV_RUN_BEGIN || !ev->addr)
+		/* only when it changes: a run's object is the last one written before it */
+		if (rc || ev->type != AP_EV_RUN_BEGIN || !ev->addr || ev->addr == t->run_obj)
 			return rc;
+		t->run_obj = ev->addr;
 		return wr(t, AP_REC_RUN_OBJ, &o, sizeof(o));
 	}
 	case AP_EV_ALLOC: {

@@ -64,7 +64,11 @@ void ap_probe_set_verbose(bool on);
  * Markers, attachable at any time (also before the target execs: uprobes are per inode
  * with a pid filter). arg is the 0-based argument holding the op index.
  */
-int ap_probe_attach_run(struct ap_probe *p, const char *binary, const char *symbol, char *err);
+/* obj_arg: the function's first argument is the object run (an interpreter, a compiled
+ * model), recorded with each run that changes it (trace.h's AP_REC_RUN_OBJ); true for
+ * the entry points symbols.c finds, false for a --run-probe of unknown signature. */
+int ap_probe_attach_run(struct ap_probe *p, const char *binary, const char *symbol,
+			bool obj_arg, char *err);
 int ap_probe_attach_op(struct ap_probe *p, const char *binary, const char *symbol, int arg,
 		       char *err);
 

@@ -268,6 +268,7 @@ struct ap_trace_sink {
 					 * TUI goes on without its trace) */
 	char err[AP_ERR_LEN];
 	struct ap_trace_ring *ring;	/* private: ap_trace_sink_open_ring's; NULL: one file */
+	uint64_t run_obj;		/* private: the object of the last RUN_OBJ written */
 };
 
 /* Creates path with the session's header (after ap_session_start). 0 or a negative errno

@@ -65,10 +65,11 @@ enum ap_rec_type {
 	AP_REC_DMABUF = 15,
 	AP_REC_DMABUF_BUF = 16,
 	/*
-	 * After a RUN_BEGIN: the object the run probe's function was called on (its first
-	 * argument: the interpreter, compiled model or XNNPACK runtime), so the runs of
-	 * several models in one process are told apart (struct ap_rec_run_obj). A reader of
-	 * before this type skips it.
+	 * After a RUN_BEGIN whose object differs from the last one written: the object the
+	 * run probe's function was called on (its first argument: the interpreter, compiled
+	 * model or XNNPACK runtime), so the runs of several models in one process are told
+	 * apart (struct ap_rec_run_obj). Each run's object is the last one written before
+	 * it. A reader of before this type skips it.
 	 */
 	AP_REC_RUN_OBJ = 17,
 	AP_REC_MAX = AP_REC_RUN_OBJ, /* types above are unknown to this version: skipped */
