@@ -178,10 +178,12 @@ check "as nobody: one line on stderr naming bpf" sh -c '[ "$(wc -l <"$1")" = 1 ]
 MI=$BUILD/mininfer
 MV2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
 "$MI" --truth "$MV2" --runs 2 >"$TMP/truth.json"
+# --interval 10: a 2-run mininfer can exit before the default 100 ms maps snapshot names
+# its model file's mapping (seen once under load: no weights mapping in the report)
 btf_rec() {	# btf_rec NAME ARGS...: mininfer traced (2 runs, markers), its report in NAME.json
 	local n=$1
 	shift
-	"$ARENAPROF" record "$@" -o "$TMP/$n.trace" --run-probe "$MI:mininfer_invoke" \
+	"$ARENAPROF" record "$@" -o "$TMP/$n.trace" --interval 10 --run-probe "$MI:mininfer_invoke" \
 		--op-probe "$MI:mininfer_op:0" -- "$MI" "$MV2" --runs 2 \
 		>/dev/null 2>"$TMP/$n.err" &&
 		"$ARENAPROF" report "$TMP/$n.trace" --plan "$MV2" --json --pages >"$TMP/$n.json" \
