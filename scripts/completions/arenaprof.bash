@@ -43,7 +43,7 @@ _arenaprof()
 	heatmap) opts="--plan --plan-csv --delegate --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --skip-empty --region --help" ;;
 	export) opts="--format --output --plan --plan-csv --delegate --arena --salvage --max-instants --help" ;;
 	run) opts="--memory-max --memory-high --memory-min --plan --psi-trigger --repeat --cgroup-parent --json --user --help" ;;
-	diff) opts="--plan --fail-above --fail-above-latency --json --help" ;;
+	diff) opts="--plan --fail-above --fail-above-latency --budget --json --help" ;;
 	check) opts="--json --btf --verbose --help" ;;
 	help) COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
 	esac

@@ -9,12 +9,13 @@
 #include "arenaprof/render/diff_report.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
+#include "arenaprof/util/units.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof diff OLD NEW [--plan MODEL] [--fail-above PCT]\n"
-		"                      [--fail-above-latency PCT] [--json]\n\n"
+		"                      [--fail-above-latency PCT] [--budget SIZE] [--json]\n\n"
 		"Two plans (.tflite models or plan files), two traces, or a trace and a plan, "
 		"side\n"
 		"by side: the arena (planned, or found and first touched), the peak (a plan's "
@@ -36,6 +37,10 @@ static void usage(FILE *f)
 		"  --fail-above-latency PCT\n"
 		"                     exit 3 when NEW's median or p99 run is more than PCT %%\n"
 		"                     above OLD's (two traces with timed runs)\n"
+		"  --budget SIZE      does each side fit SIZE (64M, 1.5G)? A trace's process as\n"
+		"                     'report --budget' judges it (its peak and non-reclaimable\n"
+		"                     part), a plan's model memory alone; exit 3 when NEW does\n"
+		"                     not fit or has no verdict (it ended before run 0)\n"
 		"  --json             one JSON object\n"
 		"Exit 0; 3 when a gate fails; 2 for bad usage, a file that is neither a trace nor "
 		"a\n"
@@ -67,7 +72,8 @@ static int parse_args(struct args *a, int argc, char **argv)
 	int c;
 
 	*a = (struct args){ 0 };
-	ap_opts_init(&op, "p|plan: F=fail-above: L=fail-above-latency: j|json h|help");
+	ap_opts_init(&op, "p|plan: F=fail-above: L=fail-above-latency: b|budget: j|json "
+		     "h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
 		switch (c) {
 		case 'p': a->plan = optarg; break;
@@ -80,6 +86,13 @@ static int parse_args(struct args *a, int argc, char **argv)
 			a->g.lat_on = pct_arg("--fail-above-latency", optarg, &a->g.lat_pct);
 			if (!a->g.lat_on)
 				return AP_EXIT_USAGE;
+			break;
+		case 'b':
+			if (ap_parse_size(optarg, &a->g.budget) || !a->g.budget) {
+				ap_cli_say("diff", "--budget '%s' is not a size (e.g. 64M, 1.5G)",
+					   optarg);
+				return AP_EXIT_USAGE;
+			}
 			break;
 		case 'j': a->json = true; break;
 		case 'h': usage(stdout); return AP_EXIT_OK;

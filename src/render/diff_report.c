@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arenaprof/render/diff_report.h"
+#include "arenaprof/render/summary.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/util/json.h"
 #include "arenaprof/util/units.h"
@@ -25,11 +26,23 @@ static bool over(const struct ap_diff *d, enum ap_diff_row r, double pct)
 	return d->row[r].ok && ap_diff_pct(d->row[r].o, d->row[r].n) > pct;
 }
 
+/* A trace side against the budget: the process it measured, as report --budget judges. */
+static void judge_fit(const struct ap_diff_side *s, uint64_t budget, struct ap_diff_fit *f)
+{
+	if (s->is_trace)
+		ap_summary_budget_of(&s->x, budget, &f->m, &f->v);
+}
+
 void ap_diff_judge(const struct ap_diff *d, struct ap_diff_gate *g)
 {
 	const struct ap_diff_cmp *r = d->row;
 
 	g->cannot[0] = 0;
+	if (g->budget) {
+		judge_fit(&d->o, g->budget, &g->fit[0]);
+		judge_fit(&d->n, g->budget, &g->fit[1]);
+		g->budget_over = d->n.is_trace && !g->fit[1].v.fits;
+	}
 	if (g->on) {
 		g->arena_over = over(d, AP_DIFF_ARENA, g->pct);
 		g->peak_over = over(d, AP_DIFF_PEAK, g->pct);
@@ -45,11 +58,16 @@ void ap_diff_judge(const struct ap_diff *d, struct ap_diff_gate *g)
 			snprintf(g->cannot, sizeof(g->cannot), "--fail-above-latency cannot "
 				 "judge this pair: %s", r[AP_DIFF_LAT_MEDIAN].why);
 	}
+	if (g->budget && !d->n.is_trace && !g->cannot[0])
+		snprintf(g->cannot, sizeof(g->cannot), "--budget judges a process: NEW is a "
+			 "plan (its model's memory alone: 'arenaprof plan %.*s --budget SIZE')",
+			 200, d->n.path);
 }
 
 bool ap_diff_failed(const struct ap_diff_gate *g)
 {
-	return g->arena_over || g->peak_over || g->median_over || g->p99_over;
+	return g->arena_over || g->peak_over || g->median_over || g->p99_over ||
+	       g->budget_over;
 }
 
 /* ---- text ---- */
@@ -172,8 +190,48 @@ static void text_ops(FILE *f, const struct ap_diff *d)
 	free(done);
 }
 
-static void text_gate(FILE *f, const struct ap_diff_gate *g, const char *peak)
+/* One side's verdict on the budget, the number that decided it and its source. */
+static void text_fit(FILE *f, const char *label, const struct ap_diff_side *s,
+		     const struct ap_diff_fit *t)
 {
+	const struct ap_budget_process *v = &t->v;
+	char what[160];
+
+	if (!s->is_trace) {
+		fprintf(f, "  %s n/a: a plan, not a process (plan --budget judges a model's "
+			"memory)\n", label);
+		return;
+	}
+	snprintf(what, sizeof(what), "peak %s (%s), non-reclaimable %s", B(v->peak),
+		 ap_pm_peak_text(t->m.peak_src), B(v->nonreclaimable));
+	if (v->unknown)
+		fprintf(f, "  %s NO VERDICT: the target ended before run 0 completed; %s\n",
+			label, what);
+	else if (v->fits)
+		fprintf(f, "  %s fits, %s left: %s\n", label, B((uint64_t)v->margin), what);
+	else
+		fprintf(f, "  %s DOES NOT FIT: the %s is %s over: %s\n", label,
+			v->decided_by == AP_BUDGET_BY_NONRECLAIMABLE ? "non-reclaimable part" :
+			"peak", B((uint64_t)-v->margin), what);
+}
+
+static void text_budget(FILE *f, const struct ap_diff *d, const struct ap_diff_gate *g)
+{
+	if (!g->budget)
+		return;
+	fprintf(f, "budget     %s\n", B(g->budget));
+	text_fit(f, "old", &d->o, &g->fit[0]);
+	text_fit(f, "new", &d->n, &g->fit[1]);
+}
+
+static void text_gate(FILE *f, const struct ap_diff *d, const struct ap_diff_gate *g,
+		      const char *peak)
+{
+	if (g->budget)
+		fprintf(f, "gate       --budget %s: %s\n", B(g->budget), !d->n.is_trace ?
+			"NOT JUDGED (NEW is a plan)" : !g->budget_over ?
+			"passed (NEW fits)" : g->fit[1].v.unknown ? "FAILED (NEW has no "
+			"verdict: no run measured)" : "FAILED (NEW does not fit)");
 	if (g->on)
 		fprintf(f, "gate       --fail-above %.1f %%: %s\n", g->pct,
 			g->arena_over || g->peak_over ? "FAILED" : "passed");
@@ -183,7 +241,7 @@ static void text_gate(FILE *f, const struct ap_diff_gate *g, const char *peak)
 		fprintf(f, "  - the %s grew past it\n", peak);
 	if (g->lat_on)
 		fprintf(f, "gate       --fail-above-latency %.1f %%: %s\n", g->lat_pct,
-			g->cannot[0] && !g->median_over && !g->p99_over ? "NOT JUDGED" :
+			!d->row[AP_DIFF_LAT_MEDIAN].ok ? "NOT JUDGED" :
 			g->median_over || g->p99_over ? "FAILED" : "passed");
 	if (g->median_over)
 		fprintf(f, "  - the median run grew past it\n");
@@ -217,7 +275,8 @@ void ap_diff_text(FILE *f, const struct ap_diff *d, const struct ap_diff_gate *g
 	}
 	if (d->have_ops && d->ops.matched)
 		text_ops(f, d);
-	text_gate(f, g, o->is_trace || n->is_trace ? "peak" : "model memory");
+	text_budget(f, d, g);
+	text_gate(f, d, g, o->is_trace || n->is_trace ? "peak" : "model memory");
 }
 
 /* ---- JSON ---- */
@@ -306,9 +365,47 @@ static void json_ops(struct ap_json *j, const struct ap_diff *d)
 	ap_json_end_obj(j);
 }
 
+static void json_fit(struct ap_json *j, const char *key, const struct ap_diff_side *s,
+		     const struct ap_diff_fit *t)
+{
+	const struct ap_budget_process *v = &t->v;
+
+	if (!s->is_trace) {
+		ap_json_null(j, key);	/* a plan is not a process */
+		return;
+	}
+	ap_json_obj(j, key);
+	ap_json_str(j, "of", "process");
+	if (v->unknown)
+		ap_json_null(j, "fits");
+	else
+		ap_json_bool(j, "fits", v->fits);
+	ap_json_u64(j, "peak_bytes", v->peak);
+	ap_json_str(j, "peak_source", ap_pm_peak_key(t->m.peak_src));
+	ap_json_u64(j, "nonreclaimable_bytes", v->nonreclaimable);
+	ap_json_str(j, "nonreclaimable_source", ap_pm_nonrecl_key(t->m.nonrecl_src));
+	ap_json_str(j, "decided_by", ap_budget_decider_key(v->decided_by));
+	ap_json_i64(j, "margin_bytes", v->margin);
+	ap_json_end_obj(j);
+}
+
+static void json_budget(struct ap_json *j, const struct ap_diff *d,
+			const struct ap_diff_gate *g)
+{
+	if (!g->budget) {
+		ap_json_null(j, "budget");
+		return;
+	}
+	ap_json_obj(j, "budget");
+	ap_json_u64(j, "budget_bytes", g->budget);
+	json_fit(j, "old", &d->o, &g->fit[0]);
+	json_fit(j, "new", &d->n, &g->fit[1]);
+	ap_json_end_obj(j);
+}
+
 static void json_gate(struct ap_json *j, const struct ap_diff_gate *g)
 {
-	if (!g->on && !g->lat_on) {
+	if (!g->on && !g->lat_on && !g->budget) {
 		ap_json_null(j, "gate");
 		return;
 	}
@@ -325,6 +422,11 @@ static void json_gate(struct ap_json *j, const struct ap_diff_gate *g)
 	ap_json_bool(j, "peak_over", g->peak_over);
 	ap_json_bool(j, "median_over", g->median_over);
 	ap_json_bool(j, "p99_over", g->p99_over);
+	if (g->budget)
+		ap_json_u64(j, "budget_bytes", g->budget);
+	else
+		ap_json_null(j, "budget_bytes");
+	ap_json_bool(j, "budget_over", g->budget_over);
 	ap_json_bool(j, "failed", ap_diff_failed(g));
 	if (g->cannot[0])
 		ap_json_str(j, "not_judged", g->cannot);
@@ -355,6 +457,7 @@ void ap_diff_json(FILE *f, const struct ap_diff *d, const struct ap_diff_gate *g
 		if (!d->row[r].ok)
 			ap_json_str(&j, ap_diff_row_key(r), d->row[r].why);
 	ap_json_end_obj(&j);
+	json_budget(&j, d, g);
 	json_gate(&j, g);
 	ap_json_end_obj(&j);
 	ap_json_finish(&j);

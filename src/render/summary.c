@@ -220,13 +220,19 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 			"none gives the builtin kernels' plan)\n");
 }
 
+void ap_summary_budget_of(const struct ap_corr_all *x, uint64_t budget,
+			  struct ap_procmem *m, struct ap_budget_process *v)
+{
+	ap_procmem_of(x, m);
+	ap_budget_judge_process(budget, m->peak, m->nonreclaimable, v);
+	if (died_before_run0(&x->a, (char[64]){ 0 }, 64))
+		ap_budget_no_run(v);
+}
+
 void ap_summary_budget(const struct ap_report *r, struct ap_procmem *m,
 		       struct ap_budget_process *v)
 {
-	ap_procmem_of(r->x, m);
-	ap_budget_judge_process(r->budget, m->peak, m->nonreclaimable, v);
-	if (died_before_run0(&r->x->a, (char[64]){ 0 }, 64))
-		ap_budget_no_run(v);
+	ap_summary_budget_of(r->x, r->budget, m, v);
 }
 
 /* "; the model's share as planned ..." with --plan and --budget, else "". */

@@ -222,3 +222,43 @@ check "died before run 0: the first line says NO VERDICT, the layer line why, be
 	sh -c 'head -1 "$1" | grep -q "^verdict    NO VERDICT on 1.00 GiB (exit 3): the target exited with status [0-9]* before run 0" &&
 		sed -n 3p "$1" | grep -q "^layer      none: the target exited with status [0-9]* before run 0"' \
 	_ "$TMP/dead.txt"
+
+# --- diff --budget: each side judged as report --budget judges it; the gate is NEW's
+# diff_budget NAME WANT_RC PY-EXPR OLD NEW BUDGET: its exit and its JSON "budget" (b)
+diff_budget() {
+	local name=$1 want=$2 expr=$3 rc r
+	"$AP" diff "$4" "$5" --budget "$6" --json >"$TMP/d.json" 2>"$TMP/d.err"
+	rc=$?
+	r=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); b = d["budget"]; g = d["gate"]
+ok = eval("(" + sys.argv[2] + ")")
+print("ok" if ok else json.dumps([b, g]))' "$TMP/d.json" "$expr" 2>&1)
+	MSG="exit $rc (want $want): $r $(head -2 "$TMP/d.err")" \
+		check "diff --budget, $name" sh -c '[ "$1" = "$2" ] && [ "$3" = ok ]' _ \
+		"$rc" "$want" "$r"
+}
+side="b['new']['of'] == 'process' and b['new']['peak_bytes'] == $peak and
+	b['new']['nonreclaimable_bytes'] == $nonrecl"
+diff_budget "above the peak: NEW fits, exit 0, its figures the samples' maxima" 0 \
+	"$side and b['new']['fits'] is True and b['budget_bytes'] == $above and
+	 b['new']['margin_bytes'] == $above - $peak and g['budget_over'] is False" \
+	"$T" "$T" "$above"
+diff_budget "below the non-reclaimable part: exit 3, decided by it" 3 \
+	"$side and b['new']['fits'] is False and b['new']['decided_by'] == 'nonreclaimable'
+	 and g['budget_over'] is True and g['failed'] is True" "$T" "$T" "$below"
+diff_budget "OLD died before run 0, NEW fits: exit 0, OLD has no verdict" 0 \
+	"$side and b['old']['fits'] is None and b['old']['decided_by'] == 'no_run'" \
+	"$TMP/dead.trace" "$T" "$above"
+diff_budget "NEW died before run 0: exit 3 however large the budget" 3 \
+	"b['new']['fits'] is None and g['budget_over'] is True" "$T" "$TMP/dead.trace" 1G
+diff_budget "a plan as OLD: not judged (not a process), NEW is: exit 0" 0 \
+	"b['old'] is None and $side and b['new']['fits'] is True" "$MV2" "$T" "$above"
+diff_budget "a plan as NEW: the gate cannot judge it, exit 2, said why" 2 \
+	"b['new'] is None and 'NEW is a plan' in g['not_judged'] and g['failed'] is False" \
+	"$T" "$MV2" "$above"
+"$AP" diff "$T" "$T" --budget "$below" >"$TMP/d.txt" 2>/dev/null
+MSG="$(grep -A3 '^budget' "$TMP/d.txt")"
+check "diff --budget, text: NEW DOES NOT FIT by the non-reclaimable part, the gate FAILED" \
+	sh -c 'grep -q "^  new DOES NOT FIT: the non-reclaimable part is 1.00 MiB over" "$1" &&
+		grep -q "^gate       --budget .*: FAILED (NEW does not fit)" "$1"' _ "$TMP/d.txt"
+expect_refusal "diff --budget 0: refused" 2 "is not a size" "$AP" diff "$T" "$T" --budget 0

@@ -23,6 +23,9 @@ void ap_summary_text(FILE *f, const struct ap_report *r);
  */
 void ap_summary_budget(const struct ap_report *r, struct ap_procmem *m,
 		       struct ap_budget_process *v);
+/* The same for any trace's x against budget (diff --budget judges both sides). */
+void ap_summary_budget_of(const struct ap_corr_all *x, uint64_t budget,
+			  struct ap_procmem *m, struct ap_budget_process *v);
 /* report --json's "budget" object (with r->budget), else nothing. */
 void ap_summary_budget_json(struct ap_json *j, const struct ap_report *r);
 void ap_summary_json(struct ap_json *j, const struct ap_report *r);
