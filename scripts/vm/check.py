@@ -651,7 +651,33 @@ def judge_btf():
           and 'probably for another kernel' in s['err'], f'rc {s["rc"]}: {lines}')
 
 
+def judge_budget_cgroup():
+    """report --budget from a trace recorded in a child cgroup whose page cache (32 MiB
+    written to a file) no VmHWM holds: memory.peak is the peak, and it decides 28M."""
+    rec, cg, rep = sec('budget_rec'), sec('budget_cgpeak'), sec('budget_json')
+    if not (rec and cg and rep):
+        return
+    check('record in a child cgroup: exit 0', rec['rc'] == 0, rec['err'][-300:])
+    d = js(rep, 'budget_json')
+    if not d:
+        return
+    sm, b = d['samples'], d['budget']
+    cg_file = int(cg['out'].split()[0]) if cg['out'].strip() else 0
+    cgmax, hwm = sm['memory_peak_max_bytes'] or 0, sm['vmhwm_max_bytes'] or 0
+    info(f'budget: memory.peak samples max {cgmax}, the cgroup\'s file after {cg_file}, '
+         f'VmHWM max {hwm}, non-reclaimable {b["nonreclaimable_bytes"]}')
+    check('the trace sampled memory.peak: over the 32 MiB written, at most the cgroup\'s '
+          'own memory.peak read after, above VmHWM', 32 * MIB <= cgmax <= cg_file and
+          hwm < cgmax, f'samples {cgmax}, file {cg_file}, VmHWM {hwm}')
+    check('report --budget 28M: the peak is memory.peak\'s, it decides: DOES NOT FIT, '
+          'exit 3', rep['rc'] == 3 and b['peak_bytes'] == cgmax and
+          b['peak_source'] == 'memory.peak' and b['fits'] is False and
+          b['decided_by'] == 'peak' and b['nonreclaimable_bytes'] < 28 * MIB,
+          f'rc {rep["rc"]}: {b}')
+
+
 judge_btf()
+judge_budget_cgroup()
 judge_dmabuf(sec, js, check, out, info, RELEASE_GUEST)
 
 if end and int(end.group(1)) != 0:

@@ -116,4 +116,18 @@ else
 	capture nobtf_hide sh -c "echo cannot copy and hide $BTFS/vmlinux >&2; exit 1"
 fi
 
+# 8. report --budget from memory.peak (issue 27): record run from a child cgroup, its
+#    target writing 32 MiB to a file in the initramfs (page cache charged to the cgroup,
+#    in no VmHWM) before it runs mininfer, so the cgroup's peak decides; the cgroup's own
+#    memory.peak, read after, bounds what the trace sampled
+echo "+memory" > $CG/cgroup.subtree_control
+mkdir -p $CG/budget
+capture budget_rec sh -c "echo \$\$ > $CG/budget/cgroup.procs && exec $AP record \
+	-o /tmp/budget.trace -- sh -c 'dd if=/dev/zero of=/tmp/blob bs=1M count=32 \
+	2>/dev/null && exec $MI $MV2 --runs 2'"
+capture budget_cgpeak cat $CG/budget/memory.peak
+capture budget_json $AP report /tmp/budget.trace --budget 28M --json
+rm -f /tmp/blob
+rmdir $CG/budget
+
 section_dmabuf
