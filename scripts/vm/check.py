@@ -674,6 +674,12 @@ def judge_budget_cgroup():
           b['peak_source'] == 'memory.peak' and b['fits'] is False and
           b['decided_by'] == 'peak' and b['nonreclaimable_bytes'] < 28 * MIB,
           f'rc {rep["rc"]}: {b}')
+    p = d['summary']['peak_parts']
+    held = sum(p['nonreclaimable'].values()) + sum(p['reclaimable'].values())
+    check('the peak\'s parts sum to memory.peak, the page cache no VmHWM holds named as '
+          'the cgroup\'s other charges', p['peak_bytes'] == cgmax and p['peak_source'] ==
+          'memory.peak' and held + p['between_samples_bytes'] + p['cgroup_other_bytes'] ==
+          cgmax and p['cgroup_other_bytes'] >= cgmax - max(hwm, held), str(p))
 
 
 judge_btf()

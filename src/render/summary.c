@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arenaprof/analyze/attrib.h"
+#include "arenaprof/analyze/peak_parts.h"
 #include "arenaprof/analyze/procmem.h"
 #include "arenaprof/render/dmabuf_report.h"
 #include "arenaprof/render/models_report.h"
@@ -308,22 +309,41 @@ static void latency(FILE *f, const struct ap_report *r, const struct figures *g)
 	}
 }
 
+/* The peak as parts that sum to it, each named by its reclaimability (peak_parts.h). */
+static void peak_line(FILE *f, const struct ap_report *r)
+{
+	struct ap_peak_parts p;
+	struct ap_procmem m;
+	char rest[160] = "";
+
+	ap_procmem_of(r->x, &m);
+	ap_peak_parts_of(r->x, &m, &p);
+	if (p.between)
+		snprintf(rest, sizeof(rest), "; + %s %s", B(p.between), p.sampled ?
+			 "above the largest sample (reached between samples)" :
+			 "not placed in a group");
+	if (p.cgroup_other)
+		snprintf(rest + strlen(rest), sizeof(rest) - strlen(rest), "; + %s the "
+			 "cgroup's other charges", B(p.cgroup_other));
+	fprintf(f, "peak       %s (%s) = non-reclaimable %s (anonymous: arena %s (%.0f %%), "
+		"other %s; shmem %s) + reclaimable %s (file pages: weights %s, code, "
+		"libraries and page cache %s%s)%s\n", B(p.peak), ap_pm_peak_text(m.peak_src),
+		B(p.arena + p.anon_other + p.shmem), B(p.arena), share(p.arena, p.peak),
+		B(p.anon_other), B(p.shmem), B(p.weights + p.file_other), B(p.weights),
+		B(p.file_other), p.sampled ? ", fault-around included" : " first touched",
+		rest);
+}
+
 void ap_summary_text(FILE *f, const struct ap_report *r)
 {
 	const struct ap_analysis *a = &r->x->a;
-	uint64_t other = 0;
 	struct figures g;
 
 	gather(r, &g);
-	other = g.kind[AP_GROUP_HEAP] + g.kind[AP_GROUP_STACK] + g.kind[AP_GROUP_ANON];
 	budget_line(f, r);
 	latency(f, r, &g);
 	verdict(f, r, &g);
-	fprintf(f, "peak       %s (%s): arena %s (%.0f %%), weights %s resident (file-backed), "
-		"other anonymous %s, code and files %s\n", B(g.peak), g.peak_hwm ? "VmHWM" :
-		"every page the trace saw resident", B(g.kind[AP_GROUP_ARENA]),
-		share(g.kind[AP_GROUP_ARENA], g.peak), B(g.kind[AP_GROUP_WEIGHTS]), B(other),
-		B(g.kind[AP_GROUP_FILES]));
+	peak_line(f, r);
 	if (g.top_call)
 		fprintf(f, "           the largest allocating call outside the arena: %s\n",
 			TS(g.top_call));
@@ -331,6 +351,36 @@ void ap_summary_text(FILE *f, const struct ap_report *r)
 	fprintf(f, "drops      %s\n", a->drops.ringbuf_drops ? "EVENTS WERE DROPPED: the figures "
 		"miss them (record again with a larger --ring-size)" : "none");
 	fputc('\n', f);
+}
+
+/* "peak_parts": the parts that sum to its peak_bytes (the budget's peak). */
+static void peak_parts_json(struct ap_json *j, const struct ap_report *r)
+{
+	struct ap_peak_parts p;
+	struct ap_procmem m;
+
+	ap_procmem_of(r->x, &m);
+	ap_peak_parts_of(r->x, &m, &p);
+	ap_json_obj(j, "peak_parts");
+	ap_json_u64(j, "peak_bytes", p.peak);
+	ap_json_str(j, "peak_source", ap_pm_peak_key(m.peak_src));
+	ap_json_str(j, "split_by", p.sampled ? "largest_status_sample" : "first_touches");
+	if (p.sampled)
+		ap_json_u64(j, "sample_at_ns", p.at_ns);
+	else
+		ap_json_null(j, "sample_at_ns");
+	ap_json_obj(j, "nonreclaimable");
+	ap_json_u64(j, "arena_bytes", p.arena);
+	ap_json_u64(j, "other_anonymous_bytes", p.anon_other);
+	ap_json_u64(j, "shmem_bytes", p.shmem);
+	ap_json_end_obj(j);
+	ap_json_obj(j, "reclaimable");
+	ap_json_u64(j, "weights_bytes", p.weights);
+	ap_json_u64(j, "code_libraries_page_cache_bytes", p.file_other);
+	ap_json_end_obj(j);
+	ap_json_u64(j, "between_samples_bytes", p.between);
+	ap_json_u64(j, "cgroup_other_bytes", p.cgroup_other);
+	ap_json_end_obj(j);
 }
 
 void ap_summary_json(struct ap_json *j, const struct ap_report *r)
@@ -365,6 +415,7 @@ void ap_summary_json(struct ap_json *j, const struct ap_report *r)
 		ap_json_null(j, "first_run_extra_ns");
 	if (x->a.dmabuf.samples)	/* device memory: only when the target held any */
 		ap_json_u64(j, "dmabuf_peak_bytes", x->a.dmabuf.peak_bytes);
+	peak_parts_json(j, r);
 	ap_json_u64(j, "dropped_events", x->a.drops.ringbuf_drops);
 	ap_json_end_obj(j);
 }

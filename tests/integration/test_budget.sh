@@ -262,3 +262,27 @@ check "diff --budget, text: NEW DOES NOT FIT by the non-reclaimable part, the ga
 	sh -c 'grep -q "^  new DOES NOT FIT: the non-reclaimable part is 1.00 MiB over" "$1" &&
 		grep -q "^gate       --budget .*: FAILED (NEW does not fit)" "$1"' _ "$TMP/d.txt"
 expect_refusal "diff --budget 0: refused" 2 "is not a size" "$AP" diff "$T" "$T" --budget 0
+
+# --- the peak's parts sum to the peak: the largest status sample's RssAnon + RssFile +
+# RssShmem (VmRSS: the export's counter read as the truth), the rest VmHWM above it
+"$AP" report "$T" --plan "$MV2" --json >"$TMP/parts.json" 2>/dev/null
+rss_max=$(j "$TMP/chrome.json" "max(e['args']['bytes'] for e in
+	(d['traceEvents'] if isinstance(d, dict) else d)
+	if e.get('ph') == 'C' and e.get('name') == 'VmRSS')")
+r=$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["summary"]["peak_parts"]
+peak, hwm, rss = (int(v) for v in sys.argv[2:5])
+held = sum(p["nonreclaimable"].values()) + sum(p["reclaimable"].values())
+ok = (p["peak_bytes"] == peak and held + p["between_samples_bytes"] + p["cgroup_other_bytes"]
+      == peak and p["split_by"] == "largest_status_sample" and held == rss and
+      p["between_samples_bytes"] == hwm - rss and p["nonreclaimable"]["arena_bytes"] > 0)
+print("ok" if ok else json.dumps(p))' "$TMP/parts.json" "$peak" "$hwm" "$rss_max")
+MSG="$r (peak $peak VmHWM $hwm VmRSS max $rss_max)" \
+	check "peak_parts: sum to the peak; the sampled parts are the largest VmRSS, the rest VmHWM above it" \
+	test "$r" = ok
+"$AP" report "$T" --plan "$MV2" >"$TMP/parts.txt" 2>/dev/null
+MSG="$(grep '^peak ' "$TMP/parts.txt")"
+check "text: the peak line names both halves by reclaimability and what was between samples" \
+	sh -c 'grep "^peak  " "$1" | grep " = non-reclaimable .* (anonymous: arena .*; shmem .*) + reclaimable .* (file pages: weights .*, code, libraries and page cache .*, fault-around included)" |
+		if [ "$2" -gt "$3" ]; then grep -q "above the largest sample"; else
+		! grep -q "above the largest sample"; fi' _ "$TMP/parts.txt" "$hwm" "$rss_max"
