@@ -376,6 +376,8 @@ int ap_features_judge(struct ap_features *fs)
 			if (m > fs->face[k])
 				fs->face[k] = m;
 	}
+	if (fs->top_procfs && fs->face[AP_FACE_TOP] == U)
+		fs->face[AP_FACE_TOP] = D;
 	fs->face[AP_FACE_PLAN] = AP_FACE_OK;	/* a model file, nothing of the kernel's */
 	for (int k = 0; k < AP_FACE_N; k++)
 		if ((int)fs->face[k] > worst)

@@ -122,6 +122,8 @@ static bool probe_bpf(struct ap_features *fs)
 		ap_feature_set(f, AP_FEAT_MISSING, "not permitted to this user: loading a tracing "
 			       "program: %s (uid %d, %s; kernel.unprivileged_bpf_disabled=%s)",
 			       ap_probe_errstr(fd, eb, sizeof(eb)), (int)geteuid(), cap, unpriv);
+	/* as cmd_top.c falls back: EPERM and not root */
+	fs->top_procfs = fd == -EPERM && geteuid();
 	return false;
 }
 

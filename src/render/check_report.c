@@ -40,6 +40,10 @@ void ap_check_text(FILE *f, const struct ap_features *fs)
 		fprintf(f, "%s %s %s", k ? "," : "", ap_face_name(k),
 			ap_face_state_name(fs->face[k]));
 	fprintf(f, "\n");
+	if (fs->top_procfs)
+		fprintf(f, "top without root: /proc, cgroup and PSI figures only (memory, "
+			"smaps_rollup, pressure); its faults, runs, latency and allocations need "
+			"root, or CAP_BPF and CAP_PERFMON\n");
 }
 
 void ap_check_json(FILE *f, const struct ap_features *fs)
@@ -71,6 +75,7 @@ void ap_check_json(FILE *f, const struct ap_features *fs)
 		ap_json_end_obj(&j);
 	}
 	ap_json_end_arr(&j);
+	ap_json_bool(&j, "top_procfs_only", fs->top_procfs);
 	ap_json_obj(&j, "faces");
 	for (int k = 0; k < AP_FACE_N; k++)
 		ap_json_str(&j, ap_face_name(k), ap_face_state_name(fs->face[k]));

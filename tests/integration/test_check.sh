@@ -19,10 +19,11 @@ J=$TMP/check.json
 "$ARENAPROF" check --json >"$J" 2>"$TMP/check.err"
 rc=$?
 MSG="$(head -c 300 "$J")"
-check "check --json: one JSON object with kernel, arch, btf, features, faces" python3 -c '
+check "check --json: one JSON object with kernel, arch, btf, features, faces, top_procfs_only" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert set(d) == {"schema_version", "kernel", "arch", "btf", "features", "faces"}, d.keys()
+assert set(d) == {"schema_version", "kernel", "arch", "btf", "features", "faces",
+	"top_procfs_only"}, d.keys()
 assert d["schema_version"] == 1, d["schema_version"]
 assert set(d["btf"]) == {"source", "file"}, d["btf"]
 assert d["btf"]["source"] in ("built-in", "missing"), d["btf"]
@@ -166,13 +167,21 @@ MSG="exit $rc: $(cat "$TMP/nobody.err")"
 check "as nobody: exit 2" [ "$rc" = 2 ]
 J=$TMP/nobody.json
 MSG="bpf: $(st bpf) ($(detail bpf)), record $(face record)"
-check "as nobody: bpf missing (not permitted), record and top unavailable" sh -c '
-	[ "$1" = missing ] && printf "%s" "$2" | grep -q "not permitted" &&
-	[ "$3" = unavailable ] && [ "$4" = unavailable ]' _ "$(st bpf)" "$(detail bpf)" \
-	"$(face record)" "$(face top)"
+check "as nobody: bpf missing (not permitted), record unavailable, top degraded (/proc only)" \
+	sh -c '[ "$1" = missing ] && printf "%s" "$2" | grep -q "not permitted" &&
+	[ "$3" = unavailable ] && [ "$4" = degraded ] && [ "$5" = True ]' _ "$(st bpf)" \
+	"$(detail bpf)" "$(face record)" "$(face top)" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["top_procfs_only"])' "$J")"
 MSG="$(cat "$TMP/nobody.err")"
-check "as nobody: one line on stderr naming bpf" sh -c '[ "$(wc -l <"$1")" = 1 ] &&
-	grep -q "^arenaprof check: record and top cannot run: bpf missing" "$1"' _ "$TMP/nobody.err"
+check "as nobody: one line on stderr naming bpf for record (top runs on /proc)" sh -c '
+	[ "$(wc -l <"$1")" = 1 ] && grep -q "^arenaprof check: record cannot run: bpf missing" "$1"' \
+	_ "$TMP/nobody.err"
+(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups sh -c 'sleep 3 & exec "$0" top \
+	--batch -n 1 -p $!' "$TMP/arenaprof" >"$TMP/nobody-top.txt" 2>"$TMP/nobody-top.err")
+rc=$?
+MSG="exit $rc: $(head -3 "$TMP/nobody-top.err") $(head -3 "$TMP/nobody-top.txt")"
+check "as nobody: top runs as check says (degraded: /proc figures), exit 0" sh -c '
+	[ "$1" = 0 ] && grep -q "^# no root: /proc" "$2"' _ "$rc" "$TMP/nobody-top.txt"
 
 # ---- --btf FILE, ARENAPROF_BTF ----
 MI=$BUILD/mininfer

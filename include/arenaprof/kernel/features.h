@@ -66,6 +66,9 @@ struct ap_features {
 	struct ap_feature f[AP_FEAT_MAX];
 	size_t n;
 	enum ap_face_state face[AP_FACE_N];	/* ap_features_judge */
+	/* BPF refused to a user that is not root: top falls back to /proc alone (its
+	 * memory, smaps_rollup, PSI), degraded rather than unavailable */
+	bool top_procfs;
 };
 
 /* uname's release and machine; no features yet. */
