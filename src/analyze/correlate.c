@@ -22,6 +22,7 @@
 /* Below these the plan is said not to describe the trace (see corr_verdict). */
 #define AGREE_MIN 0.5		/* plan vs marker agreement over first-touch pages */
 #define ORDER_MIN 0.8		/* without markers: first touches in plan order */
+#define PRETOUCH_MIN 0.5	/* ... unless this many came outside every run */
 #define UNEXPLAINED_MAX 0.1	/* first touches no planned tensor covers */
 #define COVER_MIN 0.5		/* of the plan's pages, first-touched or resident at attach */
 
@@ -158,6 +159,17 @@ static int add_dis(struct ap_corr *c, uint64_t *cap, const struct ap_corr_disagr
 	return 0;
 }
 
+/* Whether a first touch came between a run's begin and its end (when seen). */
+static bool inside_a_run(const struct ap_analysis *a, const struct ap_touch *t)
+{
+	uint64_t t0;
+
+	if (t->run < 0 || (uint32_t)t->run >= a->n_run_ns)
+		return false;
+	t0 = a->run_begin[t->run];
+	return t0 && t->ts_ns >= t0 && (!a->run_ns[t->run] || t->ts_ns <= t0 + a->run_ns[t->run]);
+}
+
 /* A first touch of the arena: in its mapping, and in its block when it is one. */
 static bool in_arena(const struct ap_corr *c, const struct ap_touch *t)
 {
@@ -240,7 +252,11 @@ static void verdict(const struct ap_analysis *a, const struct ap_arena_id *id,
 	if (c->have_markers && ap_corr_agreement(c) < AGREE_MIN)
 		reason(c, "plan and marker attribution agree on only %.1f %% of %" PRIu64
 		       " first-touch pages", 100 * ap_corr_agreement(c), c->compared);
-	if (!c->have_markers && (double)c->order_ok < ORDER_MIN * (double)c->ft_pages)
+	c->pretouched = !c->have_markers && c->runs_seen &&
+			(double)c->order_ok < ORDER_MIN * (double)c->ft_pages &&
+			(double)c->outside_runs >= PRETOUCH_MIN * (double)c->ft_pages;
+	if (!c->have_markers && !c->pretouched &&
+	    (double)c->order_ok < ORDER_MIN * (double)c->ft_pages)
 		reason(c, "only %" PRIu64 " of %" PRIu64 " first touches follow the plan's "
 		       "operator order", c->order_ok, c->ft_pages);
 	if ((double)(c->unplanned_pages + c->beyond_pages) >
@@ -310,7 +326,11 @@ int ap_corr_build_at(const struct ap_analysis *a, const struct ap_arena_id *id,
 			     c->page_size;
 	}
 	for (uint64_t i = 0; i < a->as.n_touches; i++)
-		c->ft_pages += in_arena(c, &a->as.touches[i]);
+		if (in_arena(c, &a->as.touches[i])) {
+			c->ft_pages++;
+			c->outside_runs += !inside_a_run(a, &a->as.touches[i]);
+		}
+	c->runs_seen = a->n_run_ns > 0;
 	c->page_op = malloc((c->n_pages + 1) * sizeof(*c->page_op));
 	c->page_tensor = malloc((c->n_pages + 1) * sizeof(*c->page_tensor));
 	tails = malloc((c->ft_pages + 1) * sizeof(*tails));

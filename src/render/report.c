@@ -169,8 +169,10 @@ static void text_corr(FILE *f, const struct ap_report *r)
 	else if (c->ft_pages)
 		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
 			"attribution only; %" PRIu64 " of %" PRIu64
-			" first touches in plan order\n",
-			c->order_ok, c->ft_pages);
+			" first touches in plan order%s\n",
+			c->order_ok, c->ft_pages, c->pretouched ? "; the runtime wrote the arena "
+			"whole outside its runs (a copy or a clear): their order tells nothing, the "
+			"plan is checked by the arena's size and coverage alone" : "");
 	else
 		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
 			"attribution only; plan order n/a (no first-touch arena page)\n");
@@ -691,6 +693,8 @@ static void json_corr(struct ap_json *j, const struct ap_corr_all *x)
 	else
 		ap_json_null(j, "agreement");
 	ap_json_u64(j, "plan_order_pages", c->order_ok);
+	ap_json_u64(j, "outside_runs_pages", c->outside_runs);
+	ap_json_bool(j, "pretouched", c->pretouched);
 	ap_json_u64(j, "unplanned_pages", c->unplanned_pages);
 	ap_json_u64(j, "beyond_plan_pages", c->beyond_pages);
 	ap_json_u64(j, "marker_other_pages", c->marker_other_pages);

@@ -203,7 +203,7 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 			widest(x, (char[256]){ 0 }, 256));
 	else
 		fprintf(f, "layer      %sthe %sis as planned: %s planned, %s first touched "
-			"(found by %s)\n", widest(x, (char[256]){ 0 }, 256),
+			"(found by %s%s)\n", widest(x, (char[256]){ 0 }, 256),
 			x->delegate == AP_DELEGATE_XNNPACK ?
 			(x->io_late ? "TFLite arena left beside XNNPACK by CompiledModel "
 			 "(planned whole, its inputs and outputs bound to its own buffers "
@@ -212,7 +212,9 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 			 "buffers) " : "TFLite arena left beside XNNPACK (LiteRT's default path) ")
 			: "arena ",
 			B(g->arena_planned), B(g->arena_touched),
-			ap_arena_rule_key(id->rule));
+			ap_arena_rule_key(id->rule), x->c.pretouched ? "; written whole outside "
+			"its runs (a copy or a clear by the runtime): checked by its size, not its "
+			"order" : "");
 	ap_models_summary_text(f, x);
 	ap_xnn_verdict_text(f, &x->xm);
 	if (x->have_plan && x->delegate_auto && x->delegate == AP_DELEGATE_XNNPACK)

@@ -189,6 +189,40 @@ int main(void)
 	CHECK_EQ_I64("+64: page 2 belongs to the input", c.page_op[2], -1);
 	ap_corr_free(&c);
 
+	/* no markers, first touches against the plan's order: inside run 0 the plan does not
+	 * describe the trace; all before run 0 (a runtime that copies or clears its arena
+	 * whole first) their order tells nothing: pretouched, no mismatch */
+	for (int before = 0; before < 2; before++) {
+		static uint64_t begin[1] = { 1000 }, dur[1] = { 1000 };
+
+		run(&x, &p, 0, false);
+		for (uint64_t i = 0; i < x.a.as.n_touches / 2; i++) {
+			struct ap_touch tmp = x.touch[i];
+
+			x.touch[i] = x.touch[x.a.as.n_touches - 1 - i];
+			x.touch[x.a.as.n_touches - 1 - i] = tmp;
+		}
+		for (uint64_t i = 0; i < x.a.as.n_touches; i++) {
+			x.touch[i].ts_ns = before ? 100 + i : 1100 + i;
+			x.touch[i].run = before ? -1 : 0;
+		}
+		x.a.run_begin = begin;
+		x.a.run_ns = dur;
+		x.a.n_run_ns = 1;
+		build(&x, &p, START, &c, err);
+		CHECK(before ? "touched whole before run 0, against the order: pretouched, the "
+		      "plan not refused for its order" : "against the order inside run 0: the "
+		      "plan does not describe the trace", before ? c.pretouched && !c.mismatch &&
+		      c.outside_runs == c.ft_pages : !c.pretouched && c.mismatch &&
+		      strstr(c.reasons[0], "operator order") && !c.outside_runs,
+		      "pretouched %d mismatch %d outside %llu of %llu: %s", c.pretouched,
+		      c.mismatch, (unsigned long long)c.outside_runs,
+		      (unsigned long long)c.ft_pages, c.n_reasons ? c.reasons[0] : "");
+		ap_corr_free(&c);
+		x.a.n_run_ns = 0;
+		x.a.run_begin = x.a.run_ns = NULL;
+	}
+
 	/* --arena ADDR: planned offset 0 is there, no search */
 	{
 		run(&x, &p, 0, true);

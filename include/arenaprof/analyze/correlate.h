@@ -84,6 +84,12 @@ struct ap_corr {
 	uint64_t ft_pages;		/* first-touch pages of the arena */
 	uint64_t compared, agree;	/* first-touch pages with a marker; of them equal */
 	uint64_t order_ok;		/* without markers: first touches in plan order */
+	uint64_t outside_runs;		/* first touches between runs or before run 0 */
+	/* without markers, most first touches came outside every run (the runtime wrote
+	 * the arena whole before running it: a copy, a clear): their order tells nothing,
+	 * and the plan is checked by the arena's size and coverage alone */
+	bool pretouched;
+	bool runs_seen;			/* the trace has run markers */
 	uint64_t unplanned_pages;	/* first-touched, no planned tensor covers them */
 	uint64_t beyond_pages;		/* first-touched past the plan's extent */
 	struct ap_corr_disagree *dis;
