@@ -304,6 +304,22 @@ static int plan_xnn(struct shown *c, char *err)
 	return plan_delegated_arena(c, err);
 }
 
+/* TFLite Micro: one arena for the whole model, on the file's shapes (it resizes none). */
+static int plan_tflm(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err)
+{
+	char e[AP_ERR_LEN];
+	int rc = ap_tflm_plan(s->model, rq->path, &s->plan, &s->tflm, e);
+
+	if (rc)
+		return ap_fail(err, rc, "%s: --runtime tflm: %s", rq->path, e);
+	s->have_tflm = true;
+	s->runtime = ap_runtime_get(rq->gopts.runtime);
+	s->arch = ap_arch_resolve(rq->gopts.arch);
+	s->have_delegate = true;
+	s->delegate = AP_DELEGATE_NONE;
+	return 0;
+}
+
 static int plan_model(const struct ap_plan_req *rq, struct ap_plan_set *s, char *err)
 {
 	struct ap_model *m = &s->loaded;
@@ -319,6 +335,8 @@ static int plan_model(const struct ap_plan_req *rq, struct ap_plan_set *s, char 
 		ap_seterr(err, "%s: model has no subgraph", rq->path);
 		return -EINVAL;
 	}
+	if (ap_runtime_get(rq->gopts.runtime)->one_arena)
+		return plan_tflm(rq, s, err);
 	rc = ap_shapes_infer(m, rq->ov, rq->n_ov, &s->shapes, e);
 	if (rc)
 		return ap_fail(err, rc, "%s: %s", rq->path, e);

@@ -30,6 +30,11 @@ static const struct ap_runtime runtimes[AP_RUNTIME_COUNT] = {
 		.fc4bit_max_rows = 1,
 		.fc4bit_temporaries = 4,
 	},
+	[AP_RUNTIME_TFLM] = {
+		.name = "tflm",
+		.what = "TFLite Micro (tflite-micro 0.dev20261023, reference kernels)",
+		.one_arena = true,
+	},
 };
 
 const struct ap_runtime *ap_runtime_get(enum ap_runtime_id id)
@@ -50,5 +55,5 @@ int ap_runtime_parse(const char *s, enum ap_runtime_id *id)
 
 const char *ap_runtime_names(void)
 {
-	return "litert, tflite-runtime-2.14";
+	return "litert, tflite-runtime-2.14, tflm";
 }

@@ -21,6 +21,7 @@
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/plan/shapes.h"
+#include "arenaprof/plan/tflm.h"
 #include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/util/err.h"
 
@@ -106,6 +107,8 @@ struct ap_plan_set {
 	uint32_t subgraph;		/* the one plan shows */
 	enum ap_arch arch;		/* the CPU the plan is for (resolved) */
 	const struct ap_runtime *runtime;	/* the runtime it is for */
+	bool have_tflm;			/* tflm is set: TFLite Micro's one arena is plan */
+	struct ap_tflm_info tflm;
 	int32_t *split_after;		/* nodes whose dynamic output ends a planning step */
 	uint32_t n_split;
 	struct ap_sg_plan *sgs;		/* every subgraph's sizes; NULL for an import */

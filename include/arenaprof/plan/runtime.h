@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 /* The zero value is the default: LiteRT 2.3 and the 2.4 nightly. */
-enum ap_runtime_id { AP_RUNTIME_LITERT, AP_RUNTIME_TFLITE_214, AP_RUNTIME_COUNT };
+enum ap_runtime_id { AP_RUNTIME_LITERT, AP_RUNTIME_TFLITE_214, AP_RUNTIME_TFLM, AP_RUNTIME_COUNT };
 
 struct ap_runtime {
 	const char *name;	/* what --runtime takes and the plan JSON says */
@@ -41,13 +41,17 @@ struct ap_runtime {
 	 * the batch is rounded (LiteRT 4, 2.14 1), and the temporaries it lists (5, 4) */
 	int fc4bit_max_rows;
 	unsigned fc4bit_temporaries;
+	/* one arena for the whole model, every subgraph's tensors and every kernel's
+	 * scratch buffers on one clock, placed by TFLite Micro's GreedyMemoryPlanner
+	 * (tflm.h); the rules above are LiteRT's and do not apply */
+	bool one_arena;
 };
 
 /* The descriptor of id (the default's for an id out of range). */
 const struct ap_runtime *ap_runtime_get(enum ap_runtime_id id);
 /* A --runtime NAME: 0 and *id, or -EINVAL. */
 int ap_runtime_parse(const char *s, enum ap_runtime_id *id);
-/* "litert, tflite-runtime-2.14": the names, for an error message or --help. */
+/* "litert, tflite-runtime-2.14, tflm": the names, for an error message or --help. */
 const char *ap_runtime_names(void);
 
 #endif
