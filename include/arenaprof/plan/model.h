@@ -59,6 +59,10 @@ struct ap_model_op_vecs {
 	uint32_t n_branches;
 	/* StableHLOCompositeOptions.decomposition_subgraph_index (subgraphs.c), else -1 */
 	int32_t composite_subgraph;
+	/* custom_options, a flexbuffer (tflm_scratch.c reads TFLite_Detection_PostProcess's
+	 * map); NULL when absent or empty */
+	uint8_t *custom;
+	uint32_t n_custom;
 };
 
 /* Pointers first, then the narrower fields: the reader's memory budget is charged per

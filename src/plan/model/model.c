@@ -34,6 +34,7 @@ enum { TENSOR_SHAPE = 0, TENSOR_TYPE = 1, TENSOR_BUFFER = 2, TENSOR_NAME = 3,
 	TENSOR_SHAPE_SIGNATURE = 7 };
 enum { QUANT_SCALE = 2 };
 enum { OP_OPCODE_INDEX = 0, OP_INPUTS = 1, OP_OUTPUTS = 2, OP_OPTIONS_TYPE = 3, OP_OPTIONS = 4,
+	OP_CUSTOM_OPTIONS = 5,
 	OP_INTERMEDIATES = 8, OP_OPTIONS_2_TYPE = 11, OP_OPTIONS_2 = 12 };
 enum { OPCODE_DEPRECATED_BUILTIN = 0, OPCODE_CUSTOM_CODE = 1, OPCODE_VERSION = 2,
 	OPCODE_BUILTIN = 3 };
@@ -313,6 +314,24 @@ int64_t ap_model_op_option(const struct ap_model *m, const struct ap_model_op *o
 	}
 }
 
+/* custom_options, the flexbuffer a custom operator's Init reads, copied when present. */
+static int read_custom(struct rd *r, const struct tbl *t, struct ap_model_op *op)
+{
+	struct vec v;
+	int rc = fb_vec_field(r, t, OP_CUSTOM_OPTIONS, 1, "custom_options vector", &v);
+
+	if (rc <= 0 || !v.n)
+		return rc < 0 ? r->rc : 0;
+	if (new_vecs(r, op))
+		return r->rc;
+	op->vecs->custom = fb_ralloc(r, v.n, 1, "custom_options");
+	if (!op->vecs->custom)
+		return r->rc;
+	memcpy(op->vecs->custom, r->p + v.pos, v.n);
+	op->vecs->n_custom = v.n;
+	return 0;
+}
+
 static int read_op(struct rd *r, uint64_t ref, struct ap_model_op *op)
 {
 	uint64_t idx, otype, otype2;
@@ -330,7 +349,7 @@ static int read_op(struct rd *r, uint64_t ref, struct ap_model_op *op)
 	op->opcode_index = (uint32_t)idx;
 	op->options_type = (uint8_t)otype;
 	op->options2_type = (uint8_t)otype2;
-	if (read_options2(r, &t, op))
+	if (read_options2(r, &t, op) || read_custom(r, &t, op))
 		return r->rc;
 	return otype ? read_options(r, &t, op) : 0;
 }
@@ -818,6 +837,7 @@ static void free_vecs(struct ap_model_op_vecs *v)
 		return;
 	free(v->ints);
 	free(v->branches);
+	free(v->custom);
 	for (unsigned int k = 0; k < AP_MODEL_OPT2_LONGS; k++)
 		free(v->longs[k].v);
 	free(v);

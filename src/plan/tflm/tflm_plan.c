@@ -210,6 +210,20 @@ static int tensor_alloc(struct tflm *c, uint32_t sg, uint32_t t, struct tflm_all
 	return 0;
 }
 
+/* VAR_HANDLE's Prepare points its output at the resource id it keeps: no longer
+ * needs_allocating when the plan is made, after every Prepare. */
+static void var_handles(struct tflm *c)
+{
+	for (uint32_t s = 0; s < c->m->n_subgraphs; s++)
+		for (uint32_t i = 0; i < c->m->subgraphs[s].n_ops; i++) {
+			const struct ap_model_op *op = &c->m->subgraphs[s].ops[i];
+			struct tflm_alloc *a = op->n_outputs ? tensor(c, s, op->outputs[0]) : NULL;
+
+			if (a && ap_model_op_code(c->m, op) == OP_VAR_HANDLE)
+				a->planned = false;
+		}
+}
+
 /* Every subgraph's tensors, then every Prepare's scratch requests. */
 static int collect(struct tflm *c)
 {
@@ -248,6 +262,7 @@ static int collect(struct tflm *c)
 			if (rc)
 				return rc;
 		}
+	var_handles(c);
 	for (uint32_t k = 0; k < c->n_req; k++)
 		c->a[c->n_tensors + k] = (struct tflm_alloc){ .bytes = c->req[k].s.bytes,
 							 .first = -1, .last = -1,

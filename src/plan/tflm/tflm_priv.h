@@ -41,4 +41,8 @@ struct tflm_view {
 int tflm_tplan(const struct tflm_view *v, const char *path, const int64_t *off,
 	       const struct ap_tflm_info *info, struct ap_tplan *p, char *err);
 
+/* Integer `key` of the flexbuffer map b[n] (tflm_flex.c); 0 when absent, as flexbuffers
+ * reads it. */
+int64_t tflm_flex_int(const uint8_t *b, uint32_t n, const char *key);
+
 #endif

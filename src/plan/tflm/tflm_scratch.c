@@ -6,10 +6,11 @@
  * requests none. Sizes are as requested: the planner rounds them to 16 bytes.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "arenaprof/plan/builtin_ops.h"
-#include "arenaprof/plan/tflm.h"
 #include "arenaprof/util/err.h"
+#include "tflm_priv.h"
 
 struct req {
 	const struct ap_model *m;
@@ -131,6 +132,36 @@ static void lstm(struct req *r)
 		add(r, each, "gate buffer");
 }
 
+/* TFLite_Detection_PostProcess: eleven buffers over the boxes (box_encodings dim 1), from
+ * the options its Init reads (max_detections, num_classes) and the class predictions'
+ * dims 1 and 2. */
+static void detection_postprocess(struct req *r)
+{
+	const struct ap_model_tensor *box = in(r, 0), *cls = in(r, 1);
+	const struct ap_model_op_vecs *v = r->op->vecs;
+	uint64_t boxes = dim(box, 1), det, classes;
+
+	if (!box || !cls || r->op->n_inputs != 3)
+		return;
+	det = (uint64_t)tflm_flex_int(v ? v->custom : NULL, v ? v->n_custom : 0,
+				      "max_detections");
+	classes = (uint64_t)tflm_flex_int(v ? v->custom : NULL, v ? v->n_custom : 0,
+					  "num_classes");
+	det = det > INT32_MAX ? 0 : det;
+	classes = classes > INT32_MAX ? 0 : classes;
+	add(r, boxes, "active candidates");
+	add(r, boxes * 4 * 4, "decoded boxes");
+	add(r, dim(cls, 1) * dim(cls, 2) * 4, "scores");
+	add(r, boxes * 4, "score buffer");
+	add(r, boxes * 4, "keep scores");
+	add(r, det * boxes * 4, "scores after regular nms");
+	add(r, det * boxes * 4, "sorted values");
+	add(r, boxes * 4, "keep indices");
+	add(r, det * boxes * 4, "sorted indices");
+	add(r, (classes > det ? classes : det) * boxes * 4, "buffer");
+	add(r, (boxes < det ? boxes : det) * boxes * 4, "selected");
+}
+
 int ap_tflm_scratch(const struct ap_model *m, uint32_t sg, uint32_t node,
 		    struct ap_tflm_scratch *out, char *err)
 {
@@ -167,6 +198,12 @@ int ap_tflm_scratch(const struct ap_model *m, uint32_t sg, uint32_t node,
 		break;
 	case OP_UNIDIRECTIONAL_SEQUENCE_LSTM:
 		lstm(&r);
+		break;
+	case OP_CUSTOM:
+		if (m->opcodes[r.op->opcode_index].custom_name &&
+		    !strcmp(m->opcodes[r.op->opcode_index].custom_name,
+			    "TFLite_Detection_PostProcess"))
+			detection_postprocess(&r);
 		break;
 	default:
 		break;

@@ -29,8 +29,10 @@ static enum ap_kind tensor_kind(const struct tflm_view *v, uint32_t sg, uint32_t
 
 	if (mt->is_variable)
 		return AP_KIND_VARIABLE;	/* the persistent tail (AllocateVariables) */
+	/* constant data, or what TFLM never plans: empty, or a VAR_HANDLE's resource id */
 	if (!a->planned)
-		return a->bytes ? AP_KIND_WEIGHTS : AP_KIND_UNPLANNED;
+		return mt->buffer < v->m->n_buffers && v->m->buffers[mt->buffer].data_len ?
+		       AP_KIND_WEIGHTS : AP_KIND_UNPLANNED;
 	if (sg == 0 && listed(s->inputs, s->n_inputs, t))
 		return AP_KIND_INPUT;
 	if (sg == 0 && listed(s->outputs, s->n_outputs, t))
