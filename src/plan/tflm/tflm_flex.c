@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tflm_flex: an integer of a flexbuffer map (a custom operator's options), read with every
- * offset checked against the buffer. Only what TFLite_Detection_PostProcess's Init reads
- * (m["max_detections"].AsInt32()): a root map, and its int, uint or bool values, inline
- * or indirect; a key that is absent or of another type reads as flexbuffers' 0.
+ * tflm_flex: integers of a flexbuffer (a custom operator's options), read with every offset
+ * checked against the buffer. Only what the Inits of the kernels tflm_scratch.c models
+ * read: a value of a root map by key (TFLite_Detection_PostProcess's
+ * m["max_detections"].AsInt32(): int, uint or bool, inline or indirect; absent or of
+ * another type, flexbuffers' 0), and element i of the root vector, or of a root map's
+ * values, read raw (the signal library's FlexbufferWrapper::ElementAsInt32).
  */
 #include <string.h>
 
 #include "tflm_priv.h"
 
-enum { FX_INT = 1, FX_UINT = 2, FX_IND_INT = 6, FX_IND_UINT = 7, FX_MAP = 9, FX_BOOL = 26 };
+enum { FX_INT = 1, FX_UINT = 2, FX_IND_INT = 6, FX_IND_UINT = 7, FX_MAP = 9, FX_VECTOR = 10,
+	FX_BOOL = 26 };
 
 struct fx {
 	const uint8_t *b;
@@ -71,25 +74,36 @@ static bool key_is(const struct fx *f, uint64_t pos, const char *key)
 	       !f->b[pos + len];
 }
 
+/* The root's vector (a map's values): its position, width, length and kind. */
+static bool root_vec(const struct fx *f, uint64_t *vec, unsigned *w, int64_t *size,
+		     unsigned *type)
+{
+	uint64_t n = f->n;
+	unsigned rw;
+	uint8_t t;
+
+	if (!f->b || n < 3 || f->b[n - 1] > 8)
+		return false;
+	rw = f->b[n - 1];		/* the root's width, its packed type before it */
+	t = f->b[n - 2];
+	*type = t >> 2;
+	*w = 1u << (t & 3);		/* the vector's width */
+	return (*type == FX_MAP || *type == FX_VECTOR) && n - 2 >= rw &&
+	       back(f, n - 2 - rw, rw, vec) && *vec >= *w &&
+	       rd(f, *vec - *w, *w, false, size) && (uint64_t)*size <= n;
+}
+
 int64_t tflm_flex_int(const uint8_t *b, uint32_t n, const char *key)
 {
 	struct fx f = { b, n };
 	uint64_t map, keys, pos;
 	int64_t size, kw, ks, v;
-	unsigned w;
-	uint8_t t;
+	unsigned w, type;
 
-	if (!b || n < 3 || b[n - 1] > 8)
-		return 0;
-	w = b[n - 1];			/* the root's width, its packed type before it */
-	t = b[n - 2];
-	if ((t >> 2) != FX_MAP || n - 2 < w || !back(&f, n - 2 - w, w, &map))
-		return 0;
-	w = 1u << (t & 3);		/* the map's width */
-	if (map < 3 * (uint64_t)w || !rd(&f, map - w, w, false, &size) ||
-	    !rd(&f, map - 2 * w, w, false, &kw) || !back(&f, map - 3 * w, w, &keys) ||
-	    kw > 8 || keys < (uint64_t)kw || !rd(&f, keys - kw, (unsigned)kw, false, &ks) ||
-	    ks != size || (uint64_t)size > n)
+	if (!root_vec(&f, &map, &w, &size, &type) || type != FX_MAP ||
+	    map < 3 * (uint64_t)w || !rd(&f, map - 2 * w, w, false, &kw) ||
+	    !back(&f, map - 3 * w, w, &keys) || kw > 8 || keys < (uint64_t)kw ||
+	    !rd(&f, keys - kw, (unsigned)kw, false, &ks) || ks != size)
 		return 0;
 	for (int64_t i = 0; i < size; i++) {
 		uint64_t vt = map + (uint64_t)size * w + (uint64_t)i;
@@ -103,4 +117,17 @@ int64_t tflm_flex_int(const uint8_t *b, uint32_t n, const char *key)
 		return v;
 	}
 	return 0;
+}
+
+int64_t tflm_flex_elem(const uint8_t *b, uint32_t n, uint32_t i)
+{
+	struct fx f = { b, n };
+	uint64_t vec;
+	int64_t size, v;
+	unsigned w, type;
+
+	if (!root_vec(&f, &vec, &w, &size, &type) || i >= size ||
+	    !rd(&f, vec + (uint64_t)i * w, w, true, &v))
+		return 0;
+	return v;
 }

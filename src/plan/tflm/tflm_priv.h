@@ -44,5 +44,8 @@ int tflm_tplan(const struct tflm_view *v, const char *path, const int64_t *off,
 /* Integer `key` of the flexbuffer map b[n] (tflm_flex.c); 0 when absent, as flexbuffers
  * reads it. */
 int64_t tflm_flex_int(const uint8_t *b, uint32_t n, const char *key);
+/* Element i of its root vector (a map's values, by key order) as a raw inline integer;
+ * 0 when out of range. */
+int64_t tflm_flex_elem(const uint8_t *b, uint32_t n, uint32_t i);
 
 #endif

@@ -75,7 +75,7 @@ static void add_n(struct req *r)
 		add(r, 8 * (uint64_t)r->op->n_inputs, "input pointers");
 }
 
-/* MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ANY, REDUCE_ALL: index buffers of an int
+/* MEAN, SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_ALL: index buffers of an int
  * each over the input's rank and the axis, and for a quantized MEAN or SUM an int32
  * accumulator per output element first. */
 static void reduce(struct req *r, int32_t code)
@@ -132,6 +132,19 @@ static void lstm(struct req *r)
 		add(r, each, "gate buffer");
 }
 
+/* TRANSPOSE_CONV: for an int8 input an int32 per output element, for int16 an int64, and
+ * then, when its bias is int16, the bias widened to int64. */
+static void transpose_conv(struct req *r)
+{
+	const struct ap_model_tensor *i = in(r, 2), *bias = in(r, 3);
+
+	if (!i || (i->type != AP_TT_INT8 && i->type != AP_TT_INT16))
+		return;
+	add(r, (i->type == AP_TT_INT8 ? 4 : 8) * elements(out0(r)), "accumulator");
+	if (i->type == AP_TT_INT16 && bias && bias->type == AP_TT_INT16)
+		add(r, 8 * elements(bias), "int64 bias");
+}
+
 /* TFLite_Detection_PostProcess: eleven buffers over the boxes (box_encodings dim 1), from
  * the options its Init reads (max_detections, num_classes) and the class predictions'
  * dims 1 and 2. */
@@ -162,6 +175,29 @@ static void detection_postprocess(struct req *r)
 	add(r, (boxes < det ? boxes : det) * boxes * 4, "selected");
 }
 
+/* SignalRfft (the signal library's): fft_length (its options' element 1) elements of the
+ * input's type, int16, int32 or float32. */
+static void signal_rfft(struct req *r)
+{
+	const struct ap_model_tensor *i = in(r, 0);
+	const struct ap_model_op_vecs *v = r->op->vecs;
+	int64_t len = v ? tflm_flex_elem(v->custom, v->n_custom, 1) : 0;
+
+	if (!i || len < 0 || len > INT32_MAX)
+		return;
+	add(r, (uint64_t)len * (i->type == AP_TT_INT16 ? 2 : 4), "fft");
+}
+
+static void custom(struct req *r, const char *name)
+{
+	if (!name)
+		return;
+	if (!strcmp(name, "TFLite_Detection_PostProcess"))
+		detection_postprocess(r);
+	else if (!strcmp(name, "SignalRfft"))
+		signal_rfft(r);
+}
+
 int ap_tflm_scratch(const struct ap_model *m, uint32_t sg, uint32_t node,
 		    struct ap_tflm_scratch *out, char *err)
 {
@@ -186,12 +222,14 @@ int ap_tflm_scratch(const struct ap_model *m, uint32_t sg, uint32_t node,
 	case OP_SUM:
 	case OP_REDUCE_MAX:
 	case OP_REDUCE_MIN:
-	case OP_REDUCE_ANY:
 	case OP_REDUCE_ALL:
 		reduce(&r, code);
 		break;
 	case OP_MIRROR_PAD:
 		mirror_pad(&r);
+		break;
+	case OP_TRANSPOSE_CONV:
+		transpose_conv(&r);
 		break;
 	case OP_SVDF:
 		svdf(&r);
@@ -200,10 +238,7 @@ int ap_tflm_scratch(const struct ap_model *m, uint32_t sg, uint32_t node,
 		lstm(&r);
 		break;
 	case OP_CUSTOM:
-		if (m->opcodes[r.op->opcode_index].custom_name &&
-		    !strcmp(m->opcodes[r.op->opcode_index].custom_name,
-			    "TFLite_Detection_PostProcess"))
-			detection_postprocess(&r);
+		custom(&r, m->opcodes[r.op->opcode_index].custom_name);
 		break;
 	default:
 		break;
