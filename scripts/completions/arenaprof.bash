@@ -7,7 +7,7 @@ _arenaprof_values()
 	case "$1:$2" in
 	plan:--strategy | plan:-s) echo "tflite greedy-size greedy-breadth naive micro" ;;
 	plan:--delegate) echo "xnnpack none" ;;
-	plan:--runtime) echo "litert tflite-runtime-2.14" ;;
+	plan:--runtime) echo "litert tflite-runtime-2.14 tflm" ;;
 	plan:--weights) echo "mmap copy" ;;
 	report:--delegate | heatmap:--delegate | export:--delegate) echo "auto xnnpack none" ;;
 	report:--format) echo "text json openmetrics" ;;

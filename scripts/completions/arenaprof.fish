@@ -29,5 +29,5 @@ for c in record top
 end
 # 'arenaprof -p PID': the live view
 complete -c arenaprof -f -n 'test (count (commandline -opc)) -eq 2; and contains -- (commandline -opc)[2] -p --pid' -a '(__fish_complete_pids)'
-complete -c arenaprof -f -n '__arenaprof_after plan --runtime' -a 'litert tflite-runtime-2.14'
+complete -c arenaprof -f -n '__arenaprof_after plan --runtime' -a 'litert tflite-runtime-2.14 tflm'
 complete -c arenaprof -f -n '__arenaprof_after plan --weights' -a 'mmap copy'

@@ -35,7 +35,7 @@ static void usage(FILE *f)
 		"                      [--top N] [--as-dtype float32] [--no-inplace] [--subgraph "
 		"K]\n"
 		"                      [--threads N] [--arch arm64|x86-64] [--no-kernels]\n"
-		"                      [--runtime litert|tflite-runtime-2.14]\n"
+		"                      [--runtime litert|tflite-runtime-2.14|tflm]\n"
 		"                      [--weights mmap|copy]\n"
 		"                      [--input-shape [K=]D,D,...]\n"
 		"       arenaprof plan --import FILE [--budget SIZE] [--json | --csv] [--top N]\n\n"
@@ -60,6 +60,9 @@ static void usage(FILE *f)
 		"                      or body, an IF's branch, a CALL_ONCE's init subgraph\n"
 		"  --strategy S        tflite (default), greedy-size, greedy-breadth, naive, "
 		"micro\n"
+		"                      (micro: TFLite Micro's order and lifetimes on LiteRT's "
+		"graph of\n"
+		"                      the shown subgraph; TFLM's own arena is --runtime tflm)\n"
 		"  --budget SIZE       verdict and cgroup v2 settings for a budget (64M, 1.5G);\n"
 		"                      exit 3 when the non-reclaimable memory (the arena alone\n"
 		"                      with --delegate none) does not fit it; the model's memory\n"
@@ -87,7 +90,9 @@ static void usage(FILE *f)
 		"  --runtime R         the runtime whose planner and kernels apply: litert\n"
 		"                      (default: LiteRT 2.3 and the 2.4 nightly) or\n"
 		"                      tflite-runtime-2.14 (TensorFlow Lite 2.14's wheel; its\n"
-		"                      builtin kernels: with --delegate none)\n"
+		"                      builtin kernels: with --delegate none) or tflm (TFLite\n"
+		"                      Micro: every subgraph and its kernels' scratch buffers in\n"
+		"                      one arena, its non-persistent head; no --strategy)\n"
 		"  --input-shape [K=]D,D,...  plan with input K (default 0) resized to that\n"
 		"                      shape, as resize_tensor_input does; its fixed\n"
 		"                      dimensions must stay (repeat for more inputs)\n"
@@ -135,7 +140,7 @@ struct args {
 	struct ap_plan_req rq;
 	struct ap_plan_set s;		/* top, budget */
 	struct ap_shape_override ov[AP_MAX_INPUT_SHAPES];
-	bool json, csv, have_sg, have_delegate, have_arch, have_top, have_runtime;
+	bool json, csv, have_sg, have_delegate, have_arch, have_top, have_runtime, have_strat;
 	const char *baseline;		/* --baseline TRACE, or NULL */
 	enum ap_arch cpu_arch;		/* --cpu's, resolved */
 	char **models;			/* the MODELs, n_models of them (none with --import) */
@@ -173,6 +178,7 @@ static int set_option(struct args *a, int c, const char *arg)
 				"greedy-size, greedy-breadth, naive, micro)", arg);
 			return AP_EXIT_USAGE;
 		}
+		a->have_strat = true;
 		break;
 	case 'b':
 		if (ap_parse_size(arg, &a->s.budget) || !a->s.budget) {
@@ -261,6 +267,30 @@ static int set_option(struct args *a, int c, const char *arg)
 	default: return -1;
 	}
 	return 0;
+}
+
+/* --runtime tflm: TFLite Micro's own planner on the file's shapes, builtin kernels only;
+ * LiteRT's options refused. GO_ON, or AP_EXIT_USAGE (said). */
+static int tflm_args(struct args *a)
+{
+	const struct ap_graph_opts *o = &a->rq.gopts;
+	const char *why =
+		a->have_delegate && a->rq.delegate == AP_DELEGATE_XNNPACK ?
+			"TFLite Micro has no XNNPACK delegate (leave --delegate out, or give none)" :
+		a->rq.cpu ? "--cpu is XNNPACK's target" :
+		a->have_strat ? "TFLite Micro's GreedyMemoryPlanner plans it (--strategy micro is "
+				"that order on LiteRT's graph, a subgraph at a time)" :
+		a->have_sg ? "every subgraph is in one arena (no --subgraph)" :
+		a->rq.n_ov ? "TFLite Micro plans the file's shapes (no --input-shape)" :
+		o->as_float32 || o->no_inplace || o->no_kernels || o->threads ?
+			"--as-dtype, --no-inplace, --no-kernels and --threads are LiteRT's" : NULL;
+
+	if (why) {
+		ap_cli_say("plan", "--runtime tflm: %s", why);
+		return AP_EXIT_USAGE;
+	}
+	a->rq.delegate = AP_DELEGATE_NONE;
+	return GO_ON;
 }
 
 /* --delegate and --cpu against the rest: GO_ON, or AP_EXIT_USAGE (said). */
@@ -370,6 +400,9 @@ static int parse_args(struct args *a, int argc, char **argv)
 		ap_cli_say("plan", "--subgraph needs a MODEL, not --import");
 		return AP_EXIT_USAGE;
 	}
+	if (!import && ap_runtime_get(a->rq.gopts.runtime)->one_arena &&
+	    tflm_args(a) != GO_ON)
+		return AP_EXIT_USAGE;
 	return delegate_args(a, import);
 }
 

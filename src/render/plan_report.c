@@ -346,9 +346,13 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 				"%u offsets): TFLM honours it, LiteRT does not\n",
 				m->n_offline_offsets);
 	}
-	if (m && m->n_subgraphs > 1)
+	if (m && s->have_tflm)
+		fprintf(f, "            planned for %s\n            every subgraph in one "
+			"arena: %u buffers, %u of them scratch (%s)\n", s->runtime->what,
+			s->tflm.n_buffers, s->tflm.n_scratch, B(s->tflm.scratch_bytes));
+	else if (m && m->n_subgraphs > 1)
 		fprintf(f, "            shown: subgraph %u\n", s->subgraph);
-	if (m)
+	if (m && !s->have_tflm)
 		fprintf(f, "            planned for LiteRT on %s%s%s\n", ap_arch_name(s->arch),
 			s->runtime ? ", as " : "", s->runtime ? s->runtime->what : "");
 	fprintf(f, "            %u operators, %u tensors%s\n", p->n_ops, p->n,
@@ -671,6 +675,14 @@ static void json_summary(struct ap_json *j, const struct ap_plan_set *s)
 			    p->persistent_bytes + s->runtime->arena_buffer_padding);
 	}
 	ap_json_u64(j, "lower_bound_bytes", s->prof.lower_bound);
+	if (s->have_tflm) {	/* TFLite Micro's one arena: arena_bytes is its head */
+		ap_json_obj(j, "tflm");
+		ap_json_u64(j, "head_bytes", s->tflm.head_bytes);
+		ap_json_u64(j, "buffers", s->tflm.n_buffers);
+		ap_json_u64(j, "scratch_buffers", s->tflm.n_scratch);
+		ap_json_u64(j, "scratch_bytes", s->tflm.scratch_bytes);
+		ap_json_end_obj(j);
+	}
 }
 
 static void json_split(struct ap_json *j, const struct ap_plan_set *s)
