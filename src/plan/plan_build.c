@@ -312,6 +312,9 @@ static int plan_tflm(const struct ap_plan_req *rq, struct ap_plan_set *s, char *
 
 	if (rc)
 		return ap_fail(err, rc, "%s: --runtime tflm: %s", rq->path, e);
+	if (ap_tplan_check(&s->plan, e))	/* a computed plan that overlaps: a bug here */
+		return ap_fail(err, -ENOTRECOVERABLE, "internal error: the tflm plan of %s is "
+			       "inconsistent: %s", rq->path, e);
 	s->have_tflm = true;
 	s->runtime = ap_runtime_get(rq->gopts.runtime);
 	s->arch = ap_arch_resolve(rq->gopts.arch);

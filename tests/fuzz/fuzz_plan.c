@@ -6,8 +6,9 @@
  * (plan_subgraphs.c) and the operators not modelled (coverage.c) -> every strategy
  * (planner.c) -> profile -> `arenaprof plan`'s text, JSON and CSV reports, as plan_build.c
  * does, with the default graph options and with --as-dtype float32 --no-inplace
- * --threads 2 --arch arm64. Never a crash, a leak or a hang; a failure is one line; every plan it
- * computes passes the overlap check (a plan that overlaps is a planner bug, not bad
+ * --threads 2 --arch arm64; and TFLite Micro's one arena (tflm_plan.c, on the file's
+ * shapes, before shape inference). Never a crash, a leak or a hang; a failure is one line;
+ * every plan it computes passes the overlap check (a plan that overlaps is a planner bug, not bad
  * input). Built and run by tests/fuzz/run-fuzz.
  */
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/profile.h"
+#include "arenaprof/plan/tflm.h"
 #include "arenaprof/render/plan_report.h"
 #include "arenaprof/util/err.h"
 #include "fuzz_util.h"
@@ -84,6 +86,24 @@ out:
 	free(s.sgs);
 }
 
+/* --runtime tflm: the whole model in one arena */
+static void plan_tflm(const struct ap_model *m)
+{
+	struct ap_tflm_info info;
+	struct ap_tplan p;
+	char err[AP_ERR_LEN];
+
+	err[0] = 0;
+	if (ap_tflm_plan(m, "fuzz", &p, &info, err)) {
+		if (!fuzz_one_line(err))
+			__builtin_trap();
+		return;
+	}
+	if (ap_tplan_check(&p, err) || p.arena_bytes != info.head_bytes)
+		__builtin_trap();
+	ap_tplan_free(&p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct ap_graph_opts dflt = { 0 };
@@ -98,6 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (m.n_subgraphs) {
 		struct ap_shapes_report rep;
+
+		plan_tflm(&m);	/* TFLM plans the file's shapes: before shapes.c rewrites them */
 
 		/* shapes.c rewrites the open shapes in place: the plans below see them */
 		if (!ap_shapes_infer(&m, NULL, 0, &rep, err))

@@ -96,7 +96,7 @@ got=$("$ARENAPROF" plan --delegate none "$MODELS/split_concat.tflite" --json |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["runtime"])')
 MSG="runtime '$got'" check "the default runtime is litert" test "$got" = litert
 expect_refusal "an unknown --runtime is refused" 2 "tflite-runtime-2.14" \
-	"$ARENAPROF" plan --delegate none --runtime tflm "$MODELS/split_concat.tflite"
+	"$ARENAPROF" plan --delegate none --runtime tflite-runtime-2.13 "$MODELS/split_concat.tflite"
 expect_refusal "tflite-runtime-2.14 on the XNNPACK path is refused" 2 "delegate none" \
 	"$ARENAPROF" plan --runtime tflite-runtime-2.14 "$MODELS/split_concat.tflite"
 expect_refusal "--runtime with --import is refused" 2 "needs a MODEL" \
