@@ -276,7 +276,8 @@ static int tflm_args(struct args *a)
 	const struct ap_graph_opts *o = &a->rq.gopts;
 	const char *why =
 		a->have_delegate && a->rq.delegate == AP_DELEGATE_XNNPACK ?
-			"TFLite Micro has no XNNPACK delegate (leave --delegate out, or give none)" :
+			"TFLite Micro has no XNNPACK delegate (leave --delegate out, or give "
+			"none)" :
 		a->rq.cpu ? "--cpu is XNNPACK's target" :
 		a->have_strat ? "TFLite Micro's GreedyMemoryPlanner plans it (--strategy micro is "
 				"that order on LiteRT's graph, a subgraph at a time)" :
