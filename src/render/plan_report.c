@@ -372,8 +372,12 @@ void ap_plan_print_text(FILE *f, const struct ap_plan_set *s)
 			B(p->weights_bytes));
 	fprintf(f, "arena       %12s  %s plan: anonymous, never reclaimable without swap\n",
 		B(p->arena_bytes), p->strategy);
-	fprintf(f, "persistent  %12s  variables and kernel state: anonymous, never reclaimable\n",
-		B(p->persistent_bytes));
+	if (s->have_tflm)	/* docs/runtimes.md, "Not modelled for TFLite Micro" */
+		fprintf(f, "persistent  not planned: TFLite Micro's tail (its objects, eval "
+			"tensors, kernels' OpData, variables)\n");
+	else
+		fprintf(f, "persistent  %12s  variables and kernel state: anonymous, never "
+			"reclaimable\n", B(p->persistent_bytes));
 
 	fprintf(f, "\n%-16s %14s %12s  %s\n", "strategy", "arena bytes", "", "lower bound / arena");
 	if (s->have_strategies) {
