@@ -170,9 +170,9 @@ static void text_corr(FILE *f, const struct ap_report *r)
 		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
 			"attribution only; %" PRIu64 " of %" PRIu64
 			" first touches in plan order%s\n",
-			c->order_ok, c->ft_pages, c->pretouched ? "; the runtime wrote the arena "
-			"whole outside its runs (a copy or a clear): their order tells nothing, the "
-			"plan is checked by the arena's size and coverage alone" : "");
+			c->order_ok, c->ft_pages, c->pretouched ? "; the runtime wrote the "
+			"arena whole outside its runs (a copy or a clear): their order tells "
+			"nothing, the plan is checked by the arena's size and coverage alone" : "");
 	else
 		fprintf(f, "agreement  no op markers in this trace (record with --op-probe): plan "
 			"attribution only; plan order n/a (no first-touch arena page)\n");
