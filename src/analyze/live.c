@@ -18,6 +18,7 @@
 #include "arenaprof/kernel/cgroup_session.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 
@@ -529,13 +530,6 @@ static int on_note(void *ctx, uint32_t level, uint64_t ts, const char *text)
 
 /* ---- the API ---- */
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
 		 const char *plan_path, char *err)
 {
@@ -574,7 +568,7 @@ int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
 	if (plan) {
 		int64_t n;
 
-		l->plan_name = base_name(plan_path ? plan_path : plan->model);
+		l->plan_name = ap_base_name(plan_path ? plan_path : plan->model);
 		l->ops = calloc(plan->n_ops + 1, sizeof(*l->ops));
 		n = ap_arena_page_owners(plan, l->page_size, &pv->owner);
 		if (!l->ops || n < 0 || ap_profile_compute(plan, &l->prof)) {

@@ -9,27 +9,21 @@
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/models.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/util/stats.h"
 
 /* A copy of the file holds it whole, with a header at most a page (Python's bytes: 33). */
 #define COPY_SLACK 4096
 
-static const char *base_of_path(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* The model file's mappings are its weights, as the pass names the first model's. */
 static void name_weights(struct ap_analysis *a, const char *path)
 {
-	const char *base = base_of_path(path);
+	const char *base = ap_base_name(path);
 
 	for (uint32_t i = 0; i < a->as.n_maps; i++) {
 		struct ap_amap *m = &a->as.maps[i];
 
-		if (!m->anon && !strcmp(base_of_path(m->path), base))
+		if (!m->anon && !strcmp(ap_base_name(m->path), base))
 			m->role = "weights";
 	}
 }
@@ -76,7 +70,7 @@ bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct
 void ap_model_weights_find(const struct ap_analysis *a, const char *path,
 			   struct ap_model_weights *w)
 {
-	const char *base = base_of_path(path);
+	const char *base = ap_base_name(path);
 	bool mapped = false;
 	struct stat st;
 
@@ -86,7 +80,7 @@ void ap_model_weights_find(const struct ap_analysis *a, const char *path,
 	for (uint32_t i = 0; i < a->as.n_maps; i++) {
 		const struct ap_amap *m = &a->as.maps[i];
 
-		if (!m->anon && !strcmp(base_of_path(m->path), base)) {
+		if (!m->anon && !strcmp(ap_base_name(m->path), base)) {
 			mapped = true;
 			w->pages += m->first_touch_pages;
 		}

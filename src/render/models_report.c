@@ -1,22 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* models_report: each model of a trace, its runs and its arena (models_report.h). */
 #include <inttypes.h>
-#include <string.h>
 
 #include "arenaprof/render/models_report.h"
 #include "arenaprof/util/escape.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/util/units.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 #define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
-
-/* The model's file name, for the lines (the path is in JSON). */
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "?";
-}
 
 /* First-touch pages of the model's arena a planned tensor names. */
 static uint64_t attributed(const struct ap_corr *c)
@@ -94,7 +86,7 @@ void ap_models_summary_text(FILE *f, const struct ap_corr_all *x)
 	for (uint32_t i = 0; i < x->n_models; i++) {
 		ap_corr_model(x, i, &m);
 		ap_model_weights_find(&x->a, m.path, &w);
-		fprintf(f, "model %-4u %s: %s; %s%s\n", i + 1, TS(base_name(m.path)),
+		fprintf(f, "model %-4u %s: %s; %s%s\n", i + 1, TS(ap_base_name(m.path)),
 			runs_text(m.runs, (char[128]){ 0 }, 128),
 			arena_text(&m, (char[768]){ 0 }, 768), w.held != AP_WH_COPY ? "" :
 			"; its weights a copy in anonymous memory, non-reclaimable");
