@@ -604,7 +604,7 @@ static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *e
 	return 0;
 }
 
-/* Each model's correlation after the first's, and every model's runs. */
+/* Each model's correlation after the first's, and every model's runs and weights. */
 static int corr_more(struct ap_corr_all *x, char *err)
 {
 	const struct ap_arena_id *ids[AP_MAX_MODELS] = { &x->a.id };
@@ -620,12 +620,15 @@ static int corr_more(struct ap_corr_all *x, char *err)
 		ids[i] = &m->id;
 	}
 	ap_models_runs(&x->a, ids, x->n_models, x->runs);
+	for (uint32_t i = 0; i < x->n_models; i++)
+		ap_model_weights_find(&x->a, x->model_path[i], &x->weights[i]);
 	return 0;
 }
 
 void ap_corr_model(const struct ap_corr_all *x, uint32_t i, struct ap_corr_model *m)
 {
-	*m = (struct ap_corr_model){ .path = x->model_path[i], .runs = &x->runs[i] };
+	*m = (struct ap_corr_model){ .path = x->model_path[i], .runs = &x->runs[i],
+				     .weights = &x->weights[i] };
 	if (!i) {
 		m->plan = &x->plan;
 		m->id = &x->a.id;

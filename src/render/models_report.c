@@ -78,17 +78,15 @@ static const char *arena_text(const struct ap_corr_model *m, char *buf, size_t l
 
 void ap_models_summary_text(FILE *f, const struct ap_corr_all *x)
 {
-	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	if (x->n_models < 2)
 		return;
 	for (uint32_t i = 0; i < x->n_models; i++) {
 		ap_corr_model(x, i, &m);
-		ap_model_weights_find(&x->a, m.path, &w);
 		fprintf(f, "model %-4u %s: %s; %s%s\n", i + 1, TS(ap_base_name(m.path)),
 			runs_text(m.runs, (char[128]){ 0 }, 128),
-			arena_text(&m, (char[768]){ 0 }, 768), w.held != AP_WH_COPY ? "" :
+			arena_text(&m, (char[768]){ 0 }, 768), m.weights->held != AP_WH_COPY ? "" :
 			"; its weights a copy in anonymous memory, non-reclaimable");
 	}
 }
@@ -113,7 +111,6 @@ static const char *runs_rule_text(const struct ap_corr_all *x, const struct ap_m
 
 void ap_models_text(FILE *f, const struct ap_corr_all *x)
 {
-	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	/* one model: only when other interpreters ran beside it */
@@ -132,10 +129,9 @@ void ap_models_text(FILE *f, const struct ap_corr_all *x)
 		else
 			fprintf(f, "    runs   %s (%s)\n", runs_text(m.runs, (char[128]){ 0 }, 128),
 				runs_rule_text(x, m.runs));
-		ap_model_weights_find(&x->a, m.path, &w);
 		fprintf(f, "    pages  %" PRIu64 " of its arena first touched, %" PRIu64
 			" named by its operators; %s\n", m.c->ft_pages, attributed(m.c),
-			weights_text(&w, (char[160]){ 0 }, 160));
+			weights_text(m.weights, (char[160]){ 0 }, 160));
 	}
 }
 
@@ -162,7 +158,6 @@ static void json_runs(struct ap_json *j, const struct ap_corr_all *x,
 
 void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 {
-	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	if (!x->n_models)
@@ -186,10 +181,9 @@ void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 		ap_json_u64(j, "first_touch_pages", m.c->ft_pages);
 		ap_json_u64(j, "attributed_pages", attributed(m.c));
 		ap_json_u64(j, "unplanned_pages", m.c->unplanned_pages);
-		ap_model_weights_find(&x->a, m.path, &w);
-		ap_json_str(j, "weights_held", ap_weights_held_key(w.held));
-		ap_json_u64(j, "weights_pages", w.pages);
-		ap_json_u64(j, "weights_copy_bytes", w.copy_bytes);
+		ap_json_str(j, "weights_held", ap_weights_held_key(m.weights->held));
+		ap_json_u64(j, "weights_pages", m.weights->pages);
+		ap_json_u64(j, "weights_copy_bytes", m.weights->copy_bytes);
 		if (m.c->widest_op >= 0)
 			ap_json_i64(j, "widest_op", m.c->widest_op);
 		else

@@ -212,7 +212,8 @@ struct ap_corr_all {
 	struct ap_corr ws;
 	/*
 	 * The models of the plans given (0 without a plan): the first is plan, a.id and c
-	 * above, the others in more[]; runs[i] are model i's (models.h).
+	 * above, the others in more[]; runs[i] and weights[i] are model i's (models.h),
+	 * found once here for every renderer.
 	 */
 	uint32_t n_models;
 	const char *model_path[AP_MAX_MODELS];
@@ -222,6 +223,7 @@ struct ap_corr_all {
 		struct ap_corr c;
 	} more[AP_MAX_MODELS - 1];
 	struct ap_model_runs runs[AP_MAX_MODELS];
+	struct ap_model_weights weights[AP_MAX_MODELS];
 };
 
 /* Model i of x (i < x->n_models): its plan, arena and correlation. */
@@ -231,6 +233,7 @@ struct ap_corr_model {
 	const struct ap_arena_id *id;
 	const struct ap_corr *c;
 	const struct ap_model_runs *runs;
+	const struct ap_model_weights *weights;
 };
 void ap_corr_model(const struct ap_corr_all *x, uint32_t i, struct ap_corr_model *m);
 
