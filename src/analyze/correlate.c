@@ -99,6 +99,20 @@ double ap_corr_agreement(const struct ap_corr *c)
 	return c->compared ? (double)c->agree / (double)c->compared : 0;
 }
 
+uint64_t ap_corr_attributed(const struct ap_corr *c, uint32_t *n_ops)
+{
+	uint64_t n = 0;
+	uint32_t k_ops = 0;
+
+	for (uint32_t k = 0; c->ops && k <= c->n_ops; k++) {
+		n += c->ops[k].plan_pages;
+		k_ops += c->ops[k].plan_pages > 0;
+	}
+	if (n_ops)
+		*n_ops = k_ops;
+	return n;
+}
+
 static void reason(struct ap_corr *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -10,16 +10,6 @@
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 #define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
 
-/* First-touch pages of the model's arena a planned tensor names. */
-static uint64_t attributed(const struct ap_corr *c)
-{
-	uint64_t n = 0;
-
-	for (uint32_t k = 0; c->ops && k <= c->n_ops; k++)
-		n += c->ops[k].plan_pages;
-	return n;
-}
-
 /* "N pages of its file (weights)", or the copy that holds them. */
 static const char *weights_text(const struct ap_model_weights *w, char *buf, size_t len)
 {
@@ -130,7 +120,8 @@ void ap_models_text(FILE *f, const struct ap_corr_all *x)
 			fprintf(f, "    runs   %s (%s)\n", runs_text(m.runs, (char[128]){ 0 }, 128),
 				runs_rule_text(x, m.runs));
 		fprintf(f, "    pages  %" PRIu64 " of its arena first touched, %" PRIu64
-			" named by its operators; %s\n", m.c->ft_pages, attributed(m.c),
+			" named by its operators; %s\n", m.c->ft_pages,
+			ap_corr_attributed(m.c, NULL),
 			weights_text(m.weights, (char[160]){ 0 }, 160));
 	}
 }
@@ -179,7 +170,7 @@ void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 			ap_json_null(j, "arena_base");
 		ap_json_str(j, "arena_rule_text", m.id->why);
 		ap_json_u64(j, "first_touch_pages", m.c->ft_pages);
-		ap_json_u64(j, "attributed_pages", attributed(m.c));
+		ap_json_u64(j, "attributed_pages", ap_corr_attributed(m.c, NULL));
 		ap_json_u64(j, "unplanned_pages", m.c->unplanned_pages);
 		ap_json_str(j, "weights_held", ap_weights_held_key(m.weights->held));
 		ap_json_u64(j, "weights_pages", m.weights->pages);

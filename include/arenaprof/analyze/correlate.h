@@ -132,6 +132,10 @@ int32_t ap_corr_writer(const struct ap_tplan *p, const struct ap_ptensor *t);
 enum ap_group ap_corr_group_of(const struct ap_analysis *a, int32_t mi);
 const char *ap_group_name(enum ap_group g);
 
+/* First-touch pages a planned tensor names (plan attribution, every operator's and the
+ * inputs'); *n_ops, when not NULL: the operators (inputs counting as one) with any. */
+uint64_t ap_corr_attributed(const struct ap_corr *c, uint32_t *n_ops);
+
 /* Share of first-touch pages where both attributions agree, 0..1 (0 when none compared). */
 double ap_corr_agreement(const struct ap_corr *c);
 
