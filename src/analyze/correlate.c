@@ -589,12 +589,25 @@ static void id_no_arena(struct ap_arena_id *id)
 		 "bound to CompiledModel's TensorBuffers");
 }
 
+/* The runtime path the trace ran (one process, one path), as the first model's plan says:
+ * every other model is planned for it. */
+struct run_path {
+	bool compiled;			/* CompiledModel's arena (inputs and outputs apart) */
+	enum ap_delegate delegate;	/* else the Interpreter's, for this delegate */
+};
+
+static struct run_path trace_path(const struct ap_corr_all *x)
+{
+	return (struct run_path){ .compiled = x->compiled && !x->io_late,
+				  .delegate = x->delegate };
+}
+
 /*
- * The models after the first: planned for the delegate the first's plan is (one process,
- * one runtime path), each arena found among the blocks no model before it took, kept
- * apart before the groups are counted.
+ * The models after the first: planned for the trace's path, each arena found among the
+ * blocks no model before it took, kept apart before the groups are counted.
  */
-static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
+static int load_more(const struct ap_corr_in *in, const struct run_path *path,
+		     struct ap_corr_all *x, char *err)
 {
 	int32_t taken[AP_MAX_MODELS];
 	uint32_t n_taken = 0;
@@ -605,9 +618,8 @@ static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *e
 	for (uint32_t i = 0; i < in->n_more; i++) {
 		struct ap_more_model *m = &x->more[i];
 
-		rc = x->compiled && !x->io_late ?
-		     ap_plan_load_compiled(in->more_plans[i], &m->plan, err) :
-		     ap_plan_load_for(in->more_plans[i], x->delegate, &m->plan, err);
+		rc = path->compiled ? ap_plan_load_compiled(in->more_plans[i], &m->plan, err) :
+		     ap_plan_load_for(in->more_plans[i], path->delegate, &m->plan, err);
 		if (rc)
 			return rc;
 		x->model_path[x->n_models++] = in->more_plans[i];
@@ -703,7 +715,11 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	/* the workspace's and the other models' pages apart before the groups are counted */
 	if (x->have_ws)
 		x->have_ws = ap_xnn_ws_locate(&x->a, &x->xm, x->ws_plan.arena_bytes, &x->ws_id);
-	rc = x->have_plan ? load_more(in, x, err) : 0;
+	if (x->have_plan) {
+		struct run_path path = trace_path(x);	/* decided once, for every model */
+
+		rc = load_more(in, &path, x, err);
+	}
 	if (rc)
 		return rc;
 	rc = x->no_arena && x->a.id.map < 0 ? corr_no_arena(x, err) :
