@@ -14,6 +14,7 @@
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
+#include "arenaprof/analyze/live_models.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/kernel/cgroup_session.h"
 #include "arenaprof/record/probe.h"
@@ -296,6 +297,7 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 	if (!(bits & AP_AS_FIRST))
 		return 0;
 	mark_changed(l, mi);
+	ap_live_models_first_touch(l, ev->addr);
 	if (mi == l->id.map)
 		arena_page(l, l->as.touches[l->as.n_touches - 1].page, PAGE_FIRST_TOUCH, ev->op);
 	return 0;
@@ -306,6 +308,8 @@ static int on_event(void *ctx, const struct ap_event *ev)
 	struct ap_live *l = ctx;
 	struct priv *pv = l->priv;
 
+	if (ev->type != AP_EV_FAULT)
+		ap_live_models_event(l, ev);
 	switch (ev->type) {
 	case AP_EV_FAULT:
 		return on_fault(l, ev);
@@ -761,6 +765,7 @@ void ap_live_free(struct ap_live *l)
 	ap_live_xnn_free(l);
 	ap_live_obj_free(l);
 	ap_live_bar_free(l);
+	ap_live_models_free(l);
 	ap_profile_free(&l->prof);
 	if (pv) {
 		free(pv->owner);

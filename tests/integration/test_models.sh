@@ -194,3 +194,49 @@ hm_case xnnpack
 expect_refusal "heatmap --region workspace with two plans is refused" 2 "one --plan" \
 	"$AP" heatmap "$TMP/xnnpack.trace" --plan "$FD" --plan "$MB" --region workspace \
 	-o "$TMP/ws.csv"
+
+# top TRACE --plan A --plan B: the models panel, a row each, at 80x24 and 200x50. Checked
+# against LiteRT (each arena's base and size, the frames the script ran).
+tui_case() {
+	local name=$1 sock=ap-models-$$ scr k base bytes row wide
+	T() { tmux -L "$sock" "$@"; }
+	T new-session -d -s main -x 80 -y 24 "$AP top $TMP/$name.trace --plan $FD --plan $MB; \
+		sleep 60"
+	sleep 0.5
+	T send-keys -t main + + + + + + ' '	# 64 times the pace, then play
+	for _ in $(seq 100); do
+		scr=$(T capture-pane -p -t main)
+		grep -q "end of the trace" <<<"$scr" && break
+		sleep 0.2
+	done
+	MSG=$scr check "$name: top TRACE at 80x24: a models row each, no line over 80 columns" \
+		sh -c 'printf "%s\n" "$1" | grep -q "^models    1 face_" &&
+			printf "%s\n" "$1" | grep -q "^          2 mobilenet" &&
+			printf "%s\n" "$1" | python3 -c "import sys
+sys.exit(any(len(r) > 80 for r in sys.stdin.read().split(\"\\n\")))"' _ "$scr"
+	T resize-window -t main -x 200 -y 50
+	sleep 1
+	wide=$(T capture-pane -p -t main)
+	T kill-server 2>/dev/null
+	for k in 0 1; do
+		read -r base bytes < <(sed -n "s/^model $k arena \(0x[0-9a-f]*\) bytes \([0-9]*\).*/\1 \2/p" \
+			"$TMP/$name.out")
+		row=$(grep -E "^(models)? +$((k + 1)) " <<<"$wide" | cut -c1-100)
+		MSG="$row (LiteRT: $base, $bytes bytes, $FRAMES frames)"
+		check "$name: top's model $((k + 1)): its $FRAMES runs, LiteRT's arena, its pages all named and within it" \
+			python3 -c '
+import re, sys
+row, base, size, frames = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3]), sys.argv[4]
+m = re.search(r"runs (\d+) +arena \S+ +named (\d+)/(\d+)pg +at 0x([0-9a-f]+)", row)
+span = ((base + size + 4095) // 4096) - base // 4096
+sys.exit(not (m and m.group(1) == frames and int(m.group(4), 16) == base and
+	      0 < int(m.group(3)) <= span and m.group(2) == m.group(3)))' "$row" "$base" "$bytes" \
+			"$FRAMES"
+	done
+}
+if command -v tmux >/dev/null; then
+	tui_case builtin
+	tui_case xnnpack
+else
+	skip "models: top TRACE" "tmux is not installed (scripts/install-deps installs it)"
+fi
