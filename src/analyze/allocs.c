@@ -215,11 +215,16 @@ uint64_t ap_block_base(const struct ap_block *b)
 	return base_of(b);
 }
 
+bool ap_arid_plan_sized(const struct ap_block *b, uint64_t arena_bytes)
+{
+	/* the plan's size and the slack, and room for it past the base */
+	return arena_bytes && b->size >= arena_bytes && b->size <= arena_bytes + AP_ARENA_SLACK &&
+	       b->size - (base_of(b) - b->ptr) >= arena_bytes;
+}
+
 bool ap_arid_may_be(const struct ap_block *b, uint64_t arena_bytes)
 {
-	bool plan_size = arena_bytes && b->size >= arena_bytes &&
-			 b->size <= arena_bytes + AP_ARENA_SLACK &&
-			 b->size - (base_of(b) - b->ptr) >= arena_bytes;
+	bool plan_size = ap_arid_plan_sized(b, arena_bytes);
 
 	if (ap_alloc_fn_xnn(b->fn))	/* XNNPACK's own, never LiteRT's arena buffer */
 		return false;
@@ -308,9 +313,7 @@ static int32_t plan_sized(const struct ap_allocs *al, uint64_t arena_bytes,
 	for (uint32_t i = 0; i < al->n; i++) {
 		const struct ap_block *b = &al->b[i];
 
-		/* the plan's size and the slack, and room for it past the base */
-		if (b->size < arena_bytes || b->size > arena_bytes + AP_ARENA_SLACK ||
-		    b->size - (base_of(b) - b->ptr) < arena_bytes ||
+		if (!ap_arid_plan_sized(b, arena_bytes) ||
 		    (taken && (taken_by((int32_t)i, taken, n_taken) || ap_alloc_fn_xnn(b->fn))))
 			continue;
 		(*matches)++;

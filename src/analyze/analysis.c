@@ -14,6 +14,7 @@
 #include "arenaprof/analyze/overlap.h"
 #include "arenaprof/event.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 #include "arenaprof/util/escape.h"
@@ -448,13 +449,6 @@ static int on_end(void *ctx, const struct ap_rec_end *e)
 	return 0;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 /* The unnamed maps of one kind (anon or not) named after the first named map over them. */
 static int name_kind(struct ap_analysis *a, bool anon)
 {
@@ -519,12 +513,12 @@ static int name_by_overlap(struct ap_analysis *a)
 
 static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o)
 {
-	const char *model = o->model_path ? base_name(o->model_path) : NULL;
+	const char *model = o->model_path ? ap_base_name(o->model_path) : NULL;
 
 	for (uint32_t i = 0; i < a->as.n_maps; i++) {
 		struct ap_amap *m = &a->as.maps[i];
 
-		if (!m->anon && model && !strcmp(base_name(m->path), model))
+		if (!m->anon && model && !strcmp(ap_base_name(m->path), model))
 			m->role = "weights";
 		else if (!strcmp(m->path, "[heap]"))
 			m->role = "heap";

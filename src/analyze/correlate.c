@@ -99,6 +99,20 @@ double ap_corr_agreement(const struct ap_corr *c)
 	return c->compared ? (double)c->agree / (double)c->compared : 0;
 }
 
+uint64_t ap_corr_attributed(const struct ap_corr *c, uint32_t *n_ops)
+{
+	uint64_t n = 0;
+	uint32_t k_ops = 0;
+
+	for (uint32_t k = 0; c->ops && k <= c->n_ops; k++) {
+		n += c->ops[k].plan_pages;
+		k_ops += c->ops[k].plan_pages > 0;
+	}
+	if (n_ops)
+		*n_ops = k_ops;
+	return n;
+}
+
 static void reason(struct ap_corr *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -575,12 +589,25 @@ static void id_no_arena(struct ap_arena_id *id)
 		 "bound to CompiledModel's TensorBuffers");
 }
 
+/* The runtime path the trace ran (one process, one path), as the first model's plan says:
+ * every other model is planned for it. */
+struct run_path {
+	bool compiled;			/* CompiledModel's arena (inputs and outputs apart) */
+	enum ap_delegate delegate;	/* else the Interpreter's, for this delegate */
+};
+
+static struct run_path trace_path(const struct ap_corr_all *x)
+{
+	return (struct run_path){ .compiled = x->compiled && !x->io_late,
+				  .delegate = x->delegate };
+}
+
 /*
- * The models after the first: planned for the delegate the first's plan is (one process,
- * one runtime path), each arena found among the blocks no model before it took, kept
- * apart before the groups are counted.
+ * The models after the first: planned for the trace's path, each arena found among the
+ * blocks no model before it took, kept apart before the groups are counted.
  */
-static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
+static int load_more(const struct ap_corr_in *in, const struct run_path *path,
+		     struct ap_corr_all *x, char *err)
 {
 	int32_t taken[AP_MAX_MODELS];
 	uint32_t n_taken = 0;
@@ -591,9 +618,8 @@ static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *e
 	for (uint32_t i = 0; i < in->n_more; i++) {
 		struct ap_more_model *m = &x->more[i];
 
-		rc = x->compiled && !x->io_late ?
-		     ap_plan_load_compiled(in->more_plans[i], &m->plan, err) :
-		     ap_plan_load_for(in->more_plans[i], x->delegate, &m->plan, err);
+		rc = path->compiled ? ap_plan_load_compiled(in->more_plans[i], &m->plan, err) :
+		     ap_plan_load_for(in->more_plans[i], path->delegate, &m->plan, err);
 		if (rc)
 			return rc;
 		x->model_path[x->n_models++] = in->more_plans[i];
@@ -604,7 +630,7 @@ static int load_more(const struct ap_corr_in *in, struct ap_corr_all *x, char *e
 	return 0;
 }
 
-/* Each model's correlation after the first's, and every model's runs. */
+/* Each model's correlation after the first's, and every model's runs and weights. */
 static int corr_more(struct ap_corr_all *x, char *err)
 {
 	const struct ap_arena_id *ids[AP_MAX_MODELS] = { &x->a.id };
@@ -620,12 +646,15 @@ static int corr_more(struct ap_corr_all *x, char *err)
 		ids[i] = &m->id;
 	}
 	ap_models_runs(&x->a, ids, x->n_models, x->runs);
+	for (uint32_t i = 0; i < x->n_models; i++)
+		ap_model_weights_find(&x->a, x->model_path[i], &x->weights[i]);
 	return 0;
 }
 
 void ap_corr_model(const struct ap_corr_all *x, uint32_t i, struct ap_corr_model *m)
 {
-	*m = (struct ap_corr_model){ .path = x->model_path[i], .runs = &x->runs[i] };
+	*m = (struct ap_corr_model){ .path = x->model_path[i], .runs = &x->runs[i],
+				     .weights = &x->weights[i] };
 	if (!i) {
 		m->plan = &x->plan;
 		m->id = &x->a.id;
@@ -686,7 +715,11 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	/* the workspace's and the other models' pages apart before the groups are counted */
 	if (x->have_ws)
 		x->have_ws = ap_xnn_ws_locate(&x->a, &x->xm, x->ws_plan.arena_bytes, &x->ws_id);
-	rc = x->have_plan ? load_more(in, x, err) : 0;
+	if (x->have_plan) {
+		struct run_path path = trace_path(x);	/* decided once, for every model */
+
+		rc = load_more(in, &path, x, err);
+	}
 	if (rc)
 		return rc;
 	rc = x->no_arena && x->a.id.map < 0 ? corr_no_arena(x, err) :

@@ -115,11 +115,12 @@ uint64_t ap_hm_tick_step(const struct ap_heatmap *h)
 const struct ap_ptensor *ap_hm_row_live(const struct ap_heatmap *h, uint32_t r, uint32_t *i)
 {
 	int32_t op = r < h->rows ? h->row[r].op : -1;
+	const struct ap_tplan *p = r < h->rows ? h->row[r].plan : NULL;
 
-	if (h->by != AP_HM_BY_OP || !h->plan || op < 0 || (uint32_t)op >= h->plan->n_ops)
+	if (h->by != AP_HM_BY_OP || !p || op < 0 || (uint32_t)op >= p->n_ops)
 		return NULL;
-	for (; *i < h->plan->n; (*i)++) {
-		const struct ap_ptensor *t = &h->plan->t[*i];
+	for (; *i < p->n; (*i)++) {
+		const struct ap_ptensor *t = &p->t[*i];
 
 		if (ap_ptensor_in_arena(t) && ap_ptensor_live_at(t, op)) {
 			(*i)++;
@@ -144,6 +145,7 @@ static void op_row(const struct ap_tplan *p, int32_t op, struct ap_hm_row *r)
 	char sn[80];
 
 	r->op = op;
+	r->plan = p;
 	if (op == -1) {
 		snprintf(r->label, sizeof(r->label), "-1 input %s",
 			 ap_corr_short_name(input_name(p), sn, 56));
@@ -261,10 +263,15 @@ static void count(struct counter *k, uint64_t page, int32_t run, int32_t op)
 	h->total++;
 }
 
+/* A fault in the counter's arena (the replay's in_arena is the first model's). */
 static int count_fault(void *ctx, const struct ap_corr_fault *cf)
 {
-	if (cf->in_arena)
-		count(ctx, cf->page, cf->f->run, cf->f->op);
+	struct counter *k = ctx;
+	const struct ap_corr *c = k->c;
+	uint64_t addr = cf->f->addr;
+
+	if (cf->map >= 0 && cf->map == c->arena && addr >= c->map_start && addr < c->map_end)
+		count(k, (addr - c->map_start) / c->page_size, cf->f->run, cf->f->op);
 	return 0;
 }
 
@@ -297,7 +304,7 @@ struct ap_hm_pre {
 	uint32_t *run_cnt;	/* --by run: [run - run0][col] */
 };
 
-static uint64_t pages_per_col(uint64_t n_pages, uint32_t cols)
+uint64_t ap_hm_pages_per_col(uint64_t n_pages, uint32_t cols)
 {
 	uint64_t ppc;
 
@@ -361,7 +368,7 @@ static int pre_lock(struct ap_hm_pre *pre, const struct ap_amap *m, int32_t mi, 
 	pre->end = m->end;
 	pre->page = ps;
 	pre->n_pages = (m->end - m->start) / ps;
-	pre->ppc = pages_per_col(pre->n_pages, pre->opt_cols);
+	pre->ppc = ap_hm_pages_per_col(pre->n_pages, pre->opt_cols);
 	pre->cols = (pre->n_pages + pre->ppc - 1) / pre->ppc;
 	if (!pre->cols)
 		pre->cols = 1;
@@ -577,6 +584,19 @@ static void run_range(struct ap_heatmap *h, const struct ap_analysis *a,
 	}
 }
 
+uint64_t ap_hm_drawn_pages(const struct ap_corr *c, const struct ap_tplan *p, uint64_t *page0)
+{
+	/* pages from the mapping start to the plan's end */
+	uint64_t ext = ((uint64_t)c->delta + p->arena_bytes + c->page_size - 1) / c->page_size;
+
+	*page0 = 0;
+	if (ap_corr_is_block(c) && c->n_pages > ext + 2) {	/* an allocation in [heap] */
+		*page0 = (uint64_t)c->delta / c->page_size;
+		return ext - *page0;
+	}
+	return c->n_pages;
+}
+
 /* --region workspace: what it can draw (the pages XNNPACK zeroes at reshape, by plan). */
 static int workspace_usable(const struct ap_corr_all *x, const struct ap_hm_opts *o,
 			    char *err)
@@ -612,28 +632,33 @@ static void workspace_titles(struct ap_heatmap *h, const struct ap_corr_all *x)
 		 ap_fmt_bytes(h->col_bytes, b2, sizeof(b2)));
 }
 
-int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
-		     const struct ap_hm_opts *o, struct ap_hm_pre *pre, struct ap_heatmap *h,
-		     char *err)
+int ap_heatmap_build_model(const struct ap_corr_all *x, uint32_t model, uint64_t ppc,
+			   const char *trace, const struct ap_hm_opts *o,
+			   struct ap_hm_pre *pre, struct ap_heatmap *h, char *err)
 {
 	const struct ap_analysis *a = &x->a;
-	const struct ap_corr *c = o->workspace ? &x->ws : &x->c;
-	const struct ap_tplan *p = o->workspace ? &x->ws_plan : &x->plan;
-	struct counter k = { .h = h, .c = c, .width = 1 };
+	struct ap_corr_model m = { .id = &x->ws_id, .c = &x->ws, .plan = &x->ws_plan };
+	struct counter k = { .h = h, .width = 1 };
+	const struct ap_corr *c;
+	const struct ap_tplan *p;
 	char b1[32], b2[32];
 	int rc;
 
 	memset(h, 0, sizeof(*h));
 	h->widest_op = h->widest_row = -1;
-	if (!x->have_plan) {
+	if (!x->have_plan || model >= x->n_models) {
 		ap_seterr(err, "a heatmap needs --plan MODEL.tflite (or a plan file)");
 		return -EINVAL;
 	}
+	if (!o->workspace)
+		ap_corr_model(x, model, &m);
+	k.c = c = m.c;
+	p = m.plan;
 	rc = o->workspace ? workspace_usable(x, o, err) : 0;
 	if (rc)
 		return rc;
 	if (c->arena < 0 || !c->page_op) {
-		ap_seterr(err, "no arena in the trace: %s", a->id.why);
+		ap_seterr(err, "no arena in the trace: %s", m.id->why);
 		return -EINVAL;
 	}
 	if (o->attr == AP_HM_ATTR_MARKER && !c->have_markers) {
@@ -649,25 +674,14 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 	h->log_rows = o->log_rows;
 	h->plan = p;
 	h->page_size = c->page_size;
-	h->n_pages = c->n_pages;
+	h->n_pages = ap_hm_drawn_pages(c, p, &h->page0);
 	h->base = c->base;
 	h->arena_bytes = p->arena_bytes;
-	{
-		/* pages from the mapping start to the plan's end */
-		uint64_t ext = ((uint64_t)c->delta + p->arena_bytes + h->page_size - 1) /
-			       h->page_size;
-
-		/* an allocation in [heap] */
-		if (ap_corr_is_block(c) && c->n_pages > ext + 2) {
-			h->page0 = (uint64_t)c->delta / h->page_size;
-			h->n_pages = ext - h->page0;
-		}
-	}
 	h->col0_offset = (int64_t)(h->page0 * h->page_size) - c->delta;
 	h->widest_op = c->widest_op;
 	h->widest_bytes = c->widest_bytes;
 	h->mismatch = !o->workspace && c->mismatch;
-	h->pages_per_col = pages_per_col(h->n_pages, o->cols);
+	h->pages_per_col = ppc ? ppc : ap_hm_pages_per_col(h->n_pages, o->cols);
 	h->cols = (uint32_t)((h->n_pages + h->pages_per_col - 1) / h->pages_per_col);
 	if (!h->cols)
 		h->cols = 1;
@@ -709,6 +723,8 @@ int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		goto oom;
 	if (o->skip_empty)
 		skip_empty(h);
+	snprintf(h->axis, sizeof(h->axis), "arena offset (bytes from the base 0x%" PRIx64 "; %s "
+		 "per column)", h->base, ap_fmt_bytes(h->col_bytes, b2, sizeof(b2)));
 	if (o->workspace) {
 		workspace_titles(h, x);
 		return 0;

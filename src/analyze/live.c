@@ -14,10 +14,12 @@
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/analyze/live.h"
+#include "arenaprof/analyze/live_models.h"
 #include "arenaprof/analyze/pageset.h"
 #include "arenaprof/kernel/cgroup_session.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/util/grow.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/util/order.h"
 #include "arenaprof/util/sort.h"
 
@@ -295,6 +297,7 @@ static int on_fault(struct ap_live *l, const struct ap_event *ev)
 	if (!(bits & AP_AS_FIRST))
 		return 0;
 	mark_changed(l, mi);
+	ap_live_models_first_touch(l, ev->addr);
 	if (mi == l->id.map)
 		arena_page(l, l->as.touches[l->as.n_touches - 1].page, PAGE_FIRST_TOUCH, ev->op);
 	return 0;
@@ -305,6 +308,8 @@ static int on_event(void *ctx, const struct ap_event *ev)
 	struct ap_live *l = ctx;
 	struct priv *pv = l->priv;
 
+	if (ev->type != AP_EV_FAULT)
+		ap_live_models_event(l, ev);
 	switch (ev->type) {
 	case AP_EV_FAULT:
 		return on_fault(l, ev);
@@ -529,13 +534,6 @@ static int on_note(void *ctx, uint32_t level, uint64_t ts, const char *text)
 
 /* ---- the API ---- */
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 int ap_live_init(struct ap_live *l, const struct ap_session *s, const struct ap_tplan *plan,
 		 const char *plan_path, char *err)
 {
@@ -574,7 +572,7 @@ int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
 	if (plan) {
 		int64_t n;
 
-		l->plan_name = base_name(plan_path ? plan_path : plan->model);
+		l->plan_name = ap_base_name(plan_path ? plan_path : plan->model);
 		l->ops = calloc(plan->n_ops + 1, sizeof(*l->ops));
 		n = ap_arena_page_owners(plan, l->page_size, &pv->owner);
 		if (!l->ops || n < 0 || ap_profile_compute(plan, &l->prof)) {
@@ -767,6 +765,7 @@ void ap_live_free(struct ap_live *l)
 	ap_live_xnn_free(l);
 	ap_live_obj_free(l);
 	ap_live_bar_free(l);
+	ap_live_models_free(l);
 	ap_profile_free(&l->prof);
 	if (pv) {
 		free(pv->owner);

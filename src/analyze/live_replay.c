@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arenaprof/analyze/live_models.h"
 #include "arenaprof/analyze/live_replay.h"
 #include "arenaprof/trace/walk.h"
 #include "arenaprof/util/err.h"
@@ -95,6 +96,15 @@ static int on_alloc(void *ctx, const struct ap_rec_alloc *a)
 			       .tid = a->tid, .fn = a->fn, .run = a->run, .op = -1 };
 
 	return event(ctx, &ev);
+}
+
+/* A run's object: the session gave it with the RUN_BEGIN, the trace after it. */
+static int on_run_obj(void *ctx, const struct ap_rec_run_obj *o)
+{
+	struct ap_live_replay *rp = ctx;
+
+	ap_live_models_run_obj(&rp->live, o->run, o->obj);
+	return 0;
 }
 
 static int on_resident(void *ctx, const struct ap_rec_resident *r, const uint8_t *bits,
@@ -195,7 +205,7 @@ int ap_live_replay_step(struct ap_live_replay *rp, char *err)
 	const struct ap_trace_consumer c = {
 		.fault = on_fault, .mapping = on_mapping, .resident = on_resident,
 		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
-		.alloc = on_alloc, .end = on_end, .ctx = rp,
+		.alloc = on_alloc, .run_obj = on_run_obj, .end = on_end, .ctx = rp,
 	};
 	int rc;
 

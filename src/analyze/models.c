@@ -9,27 +9,21 @@
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/models.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/util/stats.h"
 
 /* A copy of the file holds it whole, with a header at most a page (Python's bytes: 33). */
 #define COPY_SLACK 4096
 
-static const char *base_of_path(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* The model file's mappings are its weights, as the pass names the first model's. */
 static void name_weights(struct ap_analysis *a, const char *path)
 {
-	const char *base = base_of_path(path);
+	const char *base = ap_base_name(path);
 
 	for (uint32_t i = 0; i < a->as.n_maps; i++) {
 		struct ap_amap *m = &a->as.maps[i];
 
-		if (!m->anon && !strcmp(base_of_path(m->path), base))
+		if (!m->anon && !strcmp(ap_base_name(m->path), base))
 			m->role = "weights";
 	}
 }
@@ -76,7 +70,7 @@ bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct
 void ap_model_weights_find(const struct ap_analysis *a, const char *path,
 			   struct ap_model_weights *w)
 {
-	const char *base = base_of_path(path);
+	const char *base = ap_base_name(path);
 	bool mapped = false;
 	struct stat st;
 
@@ -86,7 +80,7 @@ void ap_model_weights_find(const struct ap_analysis *a, const char *path,
 	for (uint32_t i = 0; i < a->as.n_maps; i++) {
 		const struct ap_amap *m = &a->as.maps[i];
 
-		if (!m->anon && !strcmp(base_of_path(m->path), base)) {
+		if (!m->anon && !strcmp(ap_base_name(m->path), base)) {
 			mapped = true;
 			w->pages += m->first_touch_pages;
 		}
@@ -169,36 +163,42 @@ static void by_votes(const uint64_t *votes, uint32_t n, uint32_t n_obj,
 	}
 }
 
-/* The models left, in the order their arenas were allocated, take the objects left in the
- * order they first ran: interpreters are made and then run in the same order. */
-static void by_order(const struct ap_analysis *a, const struct ap_arena_id *const *ids,
-		     uint32_t n, struct ap_model_runs *out, bool *used)
+/* The models left, in the order their arenas were allocated (t_alloc), take the objects
+ * left in the order they first ran: interpreters are made and then run in the same order. */
+static void by_order(const uint64_t *t_alloc, uint32_t n, uint32_t n_obj,
+		     struct ap_model_runs *out, bool *used)
 {
 	for (;;) {
 		int32_t m = -1, o = -1;
 
-		for (uint32_t k = 0; k < n; k++) {
-			uint64_t tk, tm;
-
-			if (out[k].obj >= 0 || out[k].rule == AP_MR_NONE || ids[k]->block < 0)
-				continue;
-			tk = a->allocs->b[ids[k]->block].t_alloc;
-			tm = m < 0 ? 0 : a->allocs->b[ids[m]->block].t_alloc;
-			if (m < 0 || tk < tm)
+		for (uint32_t k = 0; k < n; k++)
+			if (out[k].obj < 0 && t_alloc[k] != AP_MODELS_NO_ARENA &&
+			    (m < 0 || t_alloc[k] < t_alloc[m]))
 				m = (int32_t)k;
-		}
-		for (uint32_t k = 0; k < a->n_run_objs && o < 0; k++)
+		for (uint32_t k = 0; k < n_obj && o < 0; k++)
 			if (!used[k])
-				o = (int32_t)k;	/* run_objs are in order of their first run */
+				o = (int32_t)k;	/* objects are in order of their first run */
 		if (m < 0 || o < 0)
 			break;
 		out[m].obj = o;
 		out[m].rule = AP_MR_ORDER;
 		used[o] = true;
 	}
+}
+
+void ap_models_assign(const uint64_t *votes, const uint64_t *t_alloc, uint32_t n,
+		      uint32_t n_obj, struct ap_model_runs *out)
+{
+	bool used[AP_MAX_RUN_OBJS] = { false };
+
+	for (uint32_t m = 0; m < n; m++)
+		out[m] = (struct ap_model_runs){ .rule = AP_MR_ORDER, .obj = -1 };
+	by_votes(votes, n, n_obj, out, used);
+	if (n > 1)
+		by_order(t_alloc, n, n_obj, out, used);
 	for (uint32_t k = 0; k < n; k++)
 		if (out[k].obj < 0)
-			out[k].rule = AP_MR_NONE;
+			out[k].rule = n > 1 ? AP_MR_NONE : AP_MR_PROCESS;
 }
 
 /* Count and latency of the runs begun on obj (-1: every run). */
@@ -229,20 +229,18 @@ void ap_models_runs(const struct ap_analysis *a, const struct ap_arena_id *const
 		    uint32_t n, struct ap_model_runs *out)
 {
 	uint64_t votes[AP_MAX_MODELS * AP_MAX_RUN_OBJS] = { 0 };
-	bool used[AP_MAX_RUN_OBJS] = { false };
+	uint64_t t_alloc[AP_MAX_MODELS];
 
 	for (uint32_t m = 0; m < n; m++)
 		out[m] = (struct ap_model_runs){ .rule = AP_MR_PROCESS, .obj = -1 };
-	/* one model among several interpreters: its own runs, when its arena says which */
-	if (n == 1 && a->n_run_objs > 1 && !a->run_objs_over) {
-		count_votes(a, ids, n, votes);
-		by_votes(votes, n, a->n_run_objs, out, used);
-	} else if (n > 1 && n <= AP_MAX_MODELS && a->n_run_objs && !a->run_objs_over) {
+	/* one model among several interpreters: its own runs, when its arena says which;
+	 * several: theirs, by first touches, else in order */
+	if (n <= AP_MAX_MODELS && a->n_run_objs > (n == 1) && !a->run_objs_over) {
 		for (uint32_t m = 0; m < n; m++)
-			out[m].rule = AP_MR_ORDER;	/* until a rule below settles it */
+			t_alloc[m] = ids[m]->block < 0 ? AP_MODELS_NO_ARENA :
+				     a->allocs->b[ids[m]->block].t_alloc;
 		count_votes(a, ids, n, votes);
-		by_votes(votes, n, a->n_run_objs, out, used);
-		by_order(a, ids, n, out, used);
+		ap_models_assign(votes, t_alloc, n, a->n_run_objs, out);
 	}
 	for (uint32_t m = 0; m < n; m++)
 		if (out[m].rule != AP_MR_NONE)

@@ -9,6 +9,7 @@
 #include "arenaprof/analyze/symname.h"
 #include "arenaprof/record/symbols.h"
 #include "arenaprof/util/escape.h"
+#include "arenaprof/util/path.h"
 
 /*
  * A small demangler for the names callers have: nested names (_ZN ... E) and plain
@@ -62,13 +63,6 @@ const char *ap_demangle(const char *m, char *buf, size_t len)
 	return buf;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_off, char *buf,
 			      size_t len)
 {
@@ -76,8 +70,9 @@ const char *ap_file_addr_name(const char *path, uint64_t inode, uint64_t file_of
 	uint64_t d;
 
 	if (!ap_symbols_name_at(path, inode, file_off, sym, sizeof(sym), &d))
-		snprintf(buf, len, "%s (%s)", ap_demangle(sym, dm, sizeof(dm)), base_name(path));
+		snprintf(buf, len, "%s (%s)", ap_demangle(sym, dm, sizeof(dm)),
+			 ap_base_name(path));
 	else
-		snprintf(buf, len, "%s+0x%" PRIx64, base_name(path), file_off);
+		snprintf(buf, len, "%s+0x%" PRIx64, ap_base_name(path), file_off);
 	return ap_name_clean(buf);	/* an ELF file's symbol is its author's text */
 }

@@ -24,7 +24,7 @@ enum fmt { F_AUTO, F_SVG, F_PNG, F_CSV, F_ANSI };
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof heatmap TRACE --plan MODEL.tflite|PLAN\n"
+		"usage: arenaprof heatmap TRACE --plan MODEL.tflite|PLAN [--plan MODEL2 ...]\n"
 		"                -o OUT.svg|OUT.png|OUT.csv|- [--by op|run] [--faults first|all]\n"
 		"                [--cols N] [--rows N]\n"
 		"                [--runs A-B] [--log] [--attr marker|plan] [--format F]\n"
@@ -40,6 +40,9 @@ static void usage(FILE *f)
 		"counted. The output format follows -o's extension; '-' draws in the\n"
 		"terminal "
 		"(256 colours, fitted to its width).\n"
+		"  --plan M           again for each model of a process that ran several (at\n"
+		"                     most %d): one matrix, each model's rows labelled\n"
+		"                     'model:op', its columns its own arena's pages\n"
 		"  --by op|run        rows: operators (default) or runs\n"
 		"  --faults first|all first touches only (default), or every fault (reclaimed\n"
 		"                     pages that refault under memory.high pressure)\n"
@@ -61,7 +64,8 @@ static void usage(FILE *f)
 		"                     value lies there first (XNNPACK zeroes it at reshape: first\n"
 		"                     touches, by plan)\n"
 		"Exit 2 for bad usage, a plan that does not match the trace (without --force) or\n"
-		"an unreadable trace.\n", AP_HM_AUTO_PAGES, AP_HM_AUTO_COLS, AP_HM_RUN_ROWS);
+		"an unreadable trace.\n", AP_MAX_MODELS, AP_HM_AUTO_PAGES, AP_HM_AUTO_COLS,
+		AP_HM_RUN_ROWS);
 }
 
 static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
@@ -234,6 +238,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 	int c, r;
 	struct ap_opts op;
 
+	a->in.many_plans = true;
 	ap_opts_init(&op, AP_TRACE_IN_SPEC " o|output: B=by: F=faults: c=cols: r=rows: R=runs: "
 		     "l=log A=attr: f=format: w=width: x=force E=skip-empty G=region: h|help");
 	while ((c = ap_opts_next(&op, argc, argv)) != -1) {
@@ -292,15 +297,19 @@ static void pre_on_fault(void *ctx, const struct ap_analysis *an, const struct a
 static int load(struct args *a, struct ap_corr_all *x)
 {
 	int rc = ap_trace_in_load("heatmap", &a->in, x);
+	struct ap_corr_model m;
 
 	if (rc)
 		return rc;
 	/* the workspace's pages are judged apart (its section in report) */
-	if (x->c.mismatch && !a->force && !a->ho.workspace) {
+	for (uint32_t i = 0; i < x->n_models && !a->force && !a->ho.workspace; i++) {
+		ap_corr_model(x, i, &m);
+		if (!m.c->mismatch)
+			continue;
 		ap_cli_say("heatmap", "the plan %s does not match this trace, not drawn "
-			"(--force draws it marked as such):", a->in.plan_path);
-		for (uint32_t i = 0; i < x->c.n_reasons; i++)
-			ap_cli_item("%s", x->c.reasons[i]);
+			"(--force draws it marked as such):", m.path);
+		for (uint32_t k = 0; k < m.c->n_reasons; k++)
+			ap_cli_item("%s", m.c->reasons[k]);
 		return AP_EXIT_USAGE;
 	}
 	return 0;

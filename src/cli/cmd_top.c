@@ -28,6 +28,7 @@
 #include "arenaprof/util/outfile.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/analyze/live.h"
+#include "arenaprof/analyze/live_models.h"
 #include "arenaprof/analyze/live_replay.h"
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
@@ -91,7 +92,7 @@ static void status(struct top *t, int level, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: arenaprof top -p PID [--plan MODEL.tflite|PLAN] [-o TRACE]\n"
+		"usage: arenaprof top -p PID [--plan MODEL.tflite|PLAN ...] [-o TRACE]\n"
 		"                     [--interval MS] [--smaps-interval MS] [--psi-alarm PCT]\n"
 		"                     [--batch [--json] [-n N]]\n"
 		"                     [--probe auto|tp|fentry|perf] [--run-probe BINARY:SYMBOL]\n"
@@ -101,7 +102,7 @@ static void usage(FILE *f)
 		"                     [--budget SIZE]\n"
 		"                     [-v]\n"
 		"       arenaprof -p PID [same options]\n"
-		"       arenaprof top TRACE [--plan FILE] [--batch [--json] [-n N]]\n\n"
+		"       arenaprof top TRACE [--plan FILE ...] [--batch [--json] [-n N]]\n\n"
 		"The live view of a running process: memory, arena residency, cgroup, pressure,\n"
 		"faults and, with a plan, operators. Keys: q quit, space pause, r reset peaks,\n"
 		"s/S sort column/reverse, w write a snapshot trace, ? help. top TRACE replays\n"
@@ -109,7 +110,9 @@ static void usage(FILE *f)
 		"(space pause, n next sample, +/- twice/half the pace); --batch prints a line\n"
 		"at each of its samples.\n"
 		"  -p PID             the process to attach to\n"
-		"  --plan FILE        a .tflite model or a plan: arena size, operators\n"
+		"  --plan FILE        a .tflite model or a plan: arena size, operators; again for\n"
+		"                     each model of a process that runs several (at most %d):\n"
+		"                     a row each: its runs, arena and pages its plan names\n"
 		"  -o TRACE           keep the whole session as a trace (as record writes)\n"
 		"  --trace-ring SIZE  without -o the session's trace (unlinked, in $TMPDIR) is a\n"
 		"                     ring of SIZE (default 16M, 1M-4G): w saves its last part;\n"
@@ -131,7 +134,8 @@ static void usage(FILE *f)
 		"                     calls holding the most (default on)\n"
 		"  --probe, --run-probe, --op-probe, --ring-size, --btf, -v: as for record\n"
 		"Without root (or CAP_BPF and CAP_PERFMON): what /proc gives of one's own\n"
-		"process; faults, runs and latency, allocs need root, and say so.\n");
+		"process; faults, runs and latency, allocs need root, and say so.\n",
+		AP_MAX_MODELS);
 }
 
 /* ---- w: a snapshot of the session so far ---- */
@@ -431,7 +435,9 @@ static int open_trace(struct top *t, char *err)
 /* The command line, besides what goes into struct top. */
 struct args {
 	struct ap_session_opts so;
-	const char *plan_path;
+	const char *plan_path;		/* the first --plan: the operators' panel's */
+	const char *plans[AP_MAX_MODELS];	/* every --plan: several, a row each */
+	uint32_t n_plans;		/* given (past AP_MAX_MODELS: refused) */
 	const char *btf;	/* --btf FILE */
 	bool batch;
 	/* --plan a model: what LiteRT's default path (XNNPACK) holds, by class
@@ -472,7 +478,12 @@ static int set_option(struct top *t, struct args *a, int c, const char *arg)
 	int64_t v;
 
 	switch (c) {
-	case 'P': a->plan_path = arg; break;
+	case 'P':
+		if (a->n_plans < AP_MAX_MODELS)
+			a->plans[a->n_plans] = arg;
+		a->plan_path = a->plans[0];
+		a->n_plans++;
+		break;
 	case 'o': t->out = arg; break;
 	case 'i':
 	case 'I':
@@ -574,6 +585,10 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 			optind < argc || t->replay ? ", not both nor more" : "");
 		return AP_EXIT_USAGE;
 	}
+	if (a->n_plans > AP_MAX_MODELS) {
+		ap_cli_say("top", "at most %d models (--plan)", AP_MAX_MODELS);
+		return AP_EXIT_USAGE;
+	}
 	if (t->out && t->trace_ring) {
 		ap_cli_say("top", "--trace-ring bounds the hidden trace; -o keeps the whole "
 			"session: give one of them");
@@ -649,6 +664,12 @@ static int run_session(struct top *t, const struct args *a, const struct ap_tpla
 	}
 	if (ap_live_init(&t->live, &t->s, plan, a->plan_path, err)) {
 		ap_cli_say("top", "%s", err);
+		goto out_trace;
+	}
+	if (a->n_plans > 1 && ap_live_models_init(&t->live, a->plans, a->n_plans, err)) {
+		ap_cli_say("top", "%s", err);
+		ap_live_free(&t->live);
+		rc = AP_EXIT_USAGE;
 		goto out_trace;
 	}
 	if (a->have_xnn)
@@ -804,6 +825,12 @@ static int run_replay(struct top *t, const struct args *a, const struct ap_tplan
 	}
 	if (a->have_xnn)
 		ap_live_xnn_plan(&rp->live, a->xnn_planned, a->xnn_arena);
+	if (a->n_plans > 1 && ap_live_models_init(&rp->live, a->plans, a->n_plans, err)) {
+		ap_cli_say("top", "%s", err);
+		ap_live_replay_close(rp);
+		free(rp);
+		return AP_EXIT_USAGE;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	rc = a->batch ? replay_batch(t, rp) : replay_tui(t, rp);

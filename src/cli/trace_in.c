@@ -20,8 +20,8 @@ int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *
 			return 0;
 		}
 		if (!in->many_plans) {
-			ap_cli_say(cmd, "--plan given twice: %s takes one model (report takes "
-				   "several)", cmd);
+			ap_cli_say(cmd, "--plan given twice: %s takes one model (report and "
+				   "heatmap take several)", cmd);
 			return AP_EXIT_USAGE;
 		}
 		if (in->n_more == AP_MAX_MODELS - 1) {

@@ -24,22 +24,16 @@
 #include <time.h>
 
 #include "arenaprof/util/err.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/record/alloc_probe.h"
 #include "arenaprof/record/probe.h"
 #include "arenaprof/record/symbols.h"
 #include "arenaprof/trace/trace.h"
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-
-	return s ? s + 1 : p;
-}
-
 /* glibc's libc.so.6 or libc-2.x.so, musl's loader-and-libc, uClibc-ng's libc */
 static bool is_libc(const char *path)
 {
-	const char *b = base_name(path);
+	const char *b = ap_base_name(path);
 
 	return path[0] == '/' && (!strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) ||
 				  !strncmp(b, "ld-musl-", 8) || !strncmp(b, "libuClibc", 9));

@@ -216,11 +216,10 @@ void ap_attrib_text_arena(FILE *f, const struct ap_corr_all *x, const struct ap_
 /* No mapping of the model faulted: a copy of the file in a block of the runtime's? */
 static void text_unmapped(FILE *f, const struct ap_corr_all *x, const struct ap_tplan *p)
 {
-	struct ap_model_weights w;
+	const struct ap_model_weights *w = &x->weights[0];
 	char who[240];
 
-	ap_model_weights_find(&x->a, x->model_path[0], &w);
-	if (w.held != AP_WH_COPY) {
+	if (w->held != AP_WH_COPY) {
 		fprintf(f, "\nweights    no mapping of %s was faulted (the model was read into "
 			"memory, not mapped?)\n", TS(p->model));
 		return;
@@ -228,8 +227,8 @@ static void text_unmapped(FILE *f, const struct ap_corr_all *x, const struct ap_
 	fprintf(f, "\nweights    a copy in anonymous memory: no mapping of %s, and a block of "
 		"its size (%" PRIu64 " bytes, the file's %" PRIu64 ") from %s held: "
 		"non-reclaimable, with the arena (plan --weights copy plans it so)\n",
-		TS(p->model), w.copy_bytes, w.file_bytes,
-		ap_as_addr_name(&x->a.as, x->a.allocs->b[w.block].caller, who, sizeof(who)));
+		TS(p->model), w->copy_bytes, w->file_bytes,
+		ap_as_addr_name(&x->a.as, x->a.allocs->b[w->block].caller, who, sizeof(who)));
 }
 
 void ap_attrib_text(FILE *f, const struct ap_corr_all *x, const struct ap_attrib *at)

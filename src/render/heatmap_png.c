@@ -248,7 +248,7 @@ static void axis(const struct ap_heatmap *h, const struct geo *g, struct ap_canv
 {
 	uint64_t step = ap_hm_tick_step(h);
 	int64_t end = h->col0_offset + (int64_t)(h->cols * h->col_bytes), free_x = 0;
-	char b[32], s[160];
+	char b[32];
 
 	ap_canvas_frame(c, g->x0 - 1, g->y0 - 1, g->pw + 2, g->ph + 2, frame_c);
 	for (int64_t off = 0; off <= end; off += (int64_t)step) {
@@ -266,9 +266,7 @@ static void axis(const struct ap_heatmap *h, const struct geo *g, struct ap_canv
 			free_x = x + tw / 2 + AP_GLYPH_W;
 		}
 	}
-	snprintf(s, sizeof(s), "arena offset (bytes from the base 0x%" PRIx64 "; %s per column)",
-		 h->base, ap_fmt_bytes(h->col_bytes, b, sizeof(b)));
-	ap_canvas_text_mid(c, g->x0 + g->pw / 2, g->axis_y + 6 + LINE, s, grey);
+	ap_canvas_text_mid(c, g->x0 + g->pw / 2, g->axis_y + 6 + LINE, h->axis, grey);
 }
 
 static void legend(const struct ap_heatmap *h, const struct geo *g, struct ap_canvas *c)

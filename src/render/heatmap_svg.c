@@ -260,16 +260,15 @@ static void axis(const struct ap_heatmap *h, const struct geo *g, FILE *f)
 			"</text>\n", x, g->axis_y, x, g->axis_y + 5, x, g->axis_y + 17,
 			ap_hm_offset(off, b));
 	}
-	if ((int64_t)h->arena_bytes < end) {
+	if (h->arena_bytes && (int64_t)h->arena_bytes < end) {	/* 0: several arenas */
 		double x = x_of(h, g, (int64_t)h->arena_bytes);
 
 		fprintf(f, "<line x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" y2=\"%.1f\" stroke=\"#c00\" "
 			"stroke-dasharray=\"4 3\"><title>end of the planned arena (%" PRIu64
 			" bytes)</title></line>\n", x, g->band_y, x, g->axis_y, h->arena_bytes);
 	}
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">arena offset "
-		"(bytes from the base 0x%" PRIx64 "; %s per column)</text>\n", g->x0 + g->pw / 2,
-		g->axis_y + 34, h->base, ap_fmt_bytes(h->col_bytes, b, sizeof(b)));
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#333\">%s</text>\n",
+		g->x0 + g->pw / 2, g->axis_y + 34, h->axis);
 }
 
 static void legend(const struct ap_heatmap *h, const struct geo *g, FILE *f)

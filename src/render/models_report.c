@@ -1,32 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* models_report: each model of a trace, its runs and its arena (models_report.h). */
 #include <inttypes.h>
-#include <string.h>
 
 #include "arenaprof/render/models_report.h"
 #include "arenaprof/util/escape.h"
+#include "arenaprof/util/path.h"
 #include "arenaprof/util/units.h"
 
 #define B(v) ap_fmt_bytes((v), (char[32]){ 0 }, 32)
 #define TS(s) ap_text_safe((s), (char[512]){ 0 }, 512)
-
-/* The model's file name, for the lines (the path is in JSON). */
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "?";
-}
-
-/* First-touch pages of the model's arena a planned tensor names. */
-static uint64_t attributed(const struct ap_corr *c)
-{
-	uint64_t n = 0;
-
-	for (uint32_t k = 0; c->ops && k <= c->n_ops; k++)
-		n += c->ops[k].plan_pages;
-	return n;
-}
 
 /* "N pages of its file (weights)", or the copy that holds them. */
 static const char *weights_text(const struct ap_model_weights *w, char *buf, size_t len)
@@ -86,17 +68,15 @@ static const char *arena_text(const struct ap_corr_model *m, char *buf, size_t l
 
 void ap_models_summary_text(FILE *f, const struct ap_corr_all *x)
 {
-	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	if (x->n_models < 2)
 		return;
 	for (uint32_t i = 0; i < x->n_models; i++) {
 		ap_corr_model(x, i, &m);
-		ap_model_weights_find(&x->a, m.path, &w);
-		fprintf(f, "model %-4u %s: %s; %s%s\n", i + 1, TS(base_name(m.path)),
+		fprintf(f, "model %-4u %s: %s; %s%s\n", i + 1, TS(ap_base_name(m.path)),
 			runs_text(m.runs, (char[128]){ 0 }, 128),
-			arena_text(&m, (char[768]){ 0 }, 768), w.held != AP_WH_COPY ? "" :
+			arena_text(&m, (char[768]){ 0 }, 768), m.weights->held != AP_WH_COPY ? "" :
 			"; its weights a copy in anonymous memory, non-reclaimable");
 	}
 }
@@ -121,7 +101,6 @@ static const char *runs_rule_text(const struct ap_corr_all *x, const struct ap_m
 
 void ap_models_text(FILE *f, const struct ap_corr_all *x)
 {
-	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	/* one model: only when other interpreters ran beside it */
@@ -140,10 +119,10 @@ void ap_models_text(FILE *f, const struct ap_corr_all *x)
 		else
 			fprintf(f, "    runs   %s (%s)\n", runs_text(m.runs, (char[128]){ 0 }, 128),
 				runs_rule_text(x, m.runs));
-		ap_model_weights_find(&x->a, m.path, &w);
 		fprintf(f, "    pages  %" PRIu64 " of its arena first touched, %" PRIu64
-			" named by its operators; %s\n", m.c->ft_pages, attributed(m.c),
-			weights_text(&w, (char[160]){ 0 }, 160));
+			" named by its operators; %s\n", m.c->ft_pages,
+			ap_corr_attributed(m.c, NULL),
+			weights_text(m.weights, (char[160]){ 0 }, 160));
 	}
 }
 
@@ -170,7 +149,6 @@ static void json_runs(struct ap_json *j, const struct ap_corr_all *x,
 
 void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 {
-	struct ap_model_weights w;
 	struct ap_corr_model m;
 
 	if (!x->n_models)
@@ -192,12 +170,11 @@ void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 			ap_json_null(j, "arena_base");
 		ap_json_str(j, "arena_rule_text", m.id->why);
 		ap_json_u64(j, "first_touch_pages", m.c->ft_pages);
-		ap_json_u64(j, "attributed_pages", attributed(m.c));
+		ap_json_u64(j, "attributed_pages", ap_corr_attributed(m.c, NULL));
 		ap_json_u64(j, "unplanned_pages", m.c->unplanned_pages);
-		ap_model_weights_find(&x->a, m.path, &w);
-		ap_json_str(j, "weights_held", ap_weights_held_key(w.held));
-		ap_json_u64(j, "weights_pages", w.pages);
-		ap_json_u64(j, "weights_copy_bytes", w.copy_bytes);
+		ap_json_str(j, "weights_held", ap_weights_held_key(m.weights->held));
+		ap_json_u64(j, "weights_pages", m.weights->pages);
+		ap_json_u64(j, "weights_copy_bytes", m.weights->copy_bytes);
 		if (m.c->widest_op >= 0)
 			ap_json_i64(j, "widest_op", m.c->widest_op);
 		else

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "arenaprof/analyze/correlate.h"
+#include "arenaprof/analyze/live_models.h"
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/escape.h"
 #include "arenaprof/render/tui.h"
@@ -770,9 +771,10 @@ void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v)
 static int draw_left(const struct ap_live *l, const struct ap_tui_view *v, int y, int x1,
 		     int rows_left, bool tall)
 {
-	enum { BUDGET, MEM, ARENA, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
+	enum { BUDGET, MEM, ARENA, MODELS, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
 	const int want[N_PANELS] = {
 		[BUDGET] = v->budget ? 1 : 0, [MEM] = 3, [ARENA] = tall ? 8 : 3,
+		[MODELS] = (int)ap_live_models_n(l),
 		[XNN] = tall ? 3 : 2, [CG] = 2, [PSI] = 2, [FAULTS] = tall ? 3 : 2,
 		[ALLOCS] = tall ? 2 : 1,
 	};
@@ -784,6 +786,7 @@ static int draw_left(const struct ap_live *l, const struct ap_tui_view *v, int y
 		case BUDGET: n = r ? draw_budget(l, v->budget, y, 0, x1) : 0; break;
 		case MEM: n = draw_memory(l, y, 0, x1, r); break;
 		case ARENA: n = draw_arena(l, y, 0, x1, r, tall ? 6 : 1); break;
+		case MODELS: n = tui_draw_models(l, y, 0, x1, r); break;
 		case XNN: n = tui_draw_xnn(l, y, 0, x1, r); break;
 		case CG: n = draw_cgroup(l, y, 0, x1, r); break;
 		case PSI: n = draw_psi(l, v, y, 0, x1, r); break;

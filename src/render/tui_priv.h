@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tui_priv: what the TUI's files share. tui.c lays the panels out (tui_xnn.c the XNNPACK
- * panel); tui_pen.c puts their items on the screen; tui_text.c formats the figures they
- * show (pure functions: the strings, not where they go); tui_term.c owns the terminal
- * (open, keys, colours, giving it back on exit or a crash).
+ * panel, tui_models.c the models'); tui_pen.c puts their items on the screen; tui_text.c
+ * formats the figures they show (pure functions: the strings, not where they go);
+ * tui_term.c owns the terminal (open, keys, colours, giving it back on exit or a crash).
  */
 #ifndef ARENAPROF_TUI_PRIV_H
 #define ARENAPROF_TUI_PRIV_H
@@ -77,6 +77,8 @@ bool tui_spark_window(struct pen *p, const struct ap_live_hist *h, const uint64_
 
 /* tui_xnn.c: the XNNPACK panel (with XNNPACK in the target), rows used */
 int tui_draw_xnn(const struct ap_live *l, int y, int x0, int x1, int rows);
+/* tui_models.c: a row per model when top follows several (--plan A --plan B), rows used */
+int tui_draw_models(const struct ap_live *l, int y, int x0, int x1, int rows);
 
 #define KIB(v) tui_kib((v), (char[32]){ 0 }, 32)
 #define LIMIT(v) tui_limit((v), (char[32]){ 0 }, 32)

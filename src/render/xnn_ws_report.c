@@ -35,10 +35,7 @@ static void counts(const struct ap_corr_all *x, struct ws_counts *w)
 		    t->page < c->page_hi && t->run < 0)
 			w->before_run0++;
 	}
-	for (uint32_t k = 0; k <= c->n_ops; k++) {
-		w->named += c->ops[k].plan_pages;
-		w->n_ops += c->ops[k].plan_pages > 0;
-	}
+	w->named = ap_corr_attributed(c, &w->n_ops);
 }
 
 /* The first touches of a block that took the workspace's place. */

@@ -124,5 +124,119 @@ args=()
 for k in 1 2 3 4 5 6 7 8 9; do args+=(--plan "$MB"); done
 expect_refusal "report: at most 8 models" 2 "at most 8 models" \
 	"$AP" report "$TMP/builtin.trace" "${args[@]}"
-expect_refusal "heatmap: --plan given twice is refused" 2 "takes one model" \
-	"$AP" heatmap "$TMP/builtin.trace" --plan "$FD" --plan "$MB" -o "$TMP/h.svg"
+expect_refusal "export: --plan given twice is refused" 2 "takes one model" \
+	"$AP" export "$TMP/builtin.trace" --plan "$FD" --plan "$MB" -o "$TMP/e.json"
+
+# heatmap with both plans: one matrix, each model's rows under its name. Checked against
+# the models' own numbers (report's models[]) and LiteRT's arenas (the script's lines).
+cat >"$TMP/hm_sums.py" <<'PY'
+import csv, json, os, re, sys
+csvf, rep, out = sys.argv[1:4]
+rows = list(csv.reader(open(csvf)))
+d = json.load(open(rep))
+arena = {int(m.group(1)): int(m.group(2)) for m in
+	 re.finditer(r"^model (\d) arena 0x[0-9a-f]+ bytes (\d+)", open(out).read(), re.M)}
+offs = [int(o) for o in rows[0][3:]]
+bad = []
+for k, m in enumerate(d["models"]):
+	name = os.path.basename(m["model"])
+	mine = [r for r in rows[1:] if r[0] == name]
+	total = sum(int(v) for r in mine for v in r[3:])
+	named = sum(int(v) for r in mine if r[1] != "none" for v in r[3:])
+	last = max([offs[i] for r in mine for i, v in enumerate(r[3:]) if int(v)] or [-1])
+	tag = name[:7]
+	if total != m["first_touch_pages"] or named != m["attributed_pages"]:
+		bad.append(f"{name}: rows {total} (named {named}), report {m['first_touch_pages']}"
+			   f" ({m['attributed_pages']})")
+	if not mine or any(not r[2].startswith(tag) or ":" not in r[2] for r in mine):
+		bad.append(f"{name}: {len(mine)} rows, not all labelled {tag}...:op")
+	# a page past its LiteRT arena's end (and the page its base is in) is another's
+	if last < 0 or last >= arena[k] + 4096:
+		bad.append(f"{name}: last page at {last}, LiteRT's arena {arena[k]} bytes")
+# columns are each model's own offsets: the first's (the larger) reach past the second's
+first = os.path.basename(d["models"][0]["model"])
+if arena[0] > arena[1] + 4096 and not any(int(v) for r in rows[1:] if r[0] == first
+					  for o, v in zip(offs, r[3:]) if o >= arena[1] + 4096):
+	bad.append("the first model's pages do not reach past the second's arena")
+print("; ".join(bad) or "ok")
+PY
+hm_case() {
+	local name=$1 t=$TMP/$1.trace rc
+	"$AP" heatmap "$t" --plan "$FD" --plan "$MB" --attr plan -o "$TMP/$name.hm.csv" \
+		>/dev/null 2>"$TMP/$name.hm.err"
+	rc=$?
+	MSG="exit $rc: $(cat "$TMP/$name.hm.err")"
+	check "$name: heatmap --plan A --plan B exits 0" [ "$rc" = 0 ]
+	[ "$rc" = 0 ] || return
+	MSG=$(python3 "$TMP/hm_sums.py" "$TMP/$name.hm.csv" "$TMP/$name.json" "$TMP/$name.out")
+	check "$name: heatmap: each model's rows sum to its first-touched and named arena pages, within LiteRT's arena" \
+		[ "$MSG" = ok ]
+	"$AP" heatmap "$t" --plan "$FD" --plan "$MB" --faults all -o "$TMP/$name.all.csv" \
+		>/dev/null 2>&1
+	MSG=$(python3 -c '
+import csv, sys
+a = list(csv.reader(open(sys.argv[1])))[1:]
+f = list(csv.reader(open(sys.argv[2])))[1:]
+s = lambda rows, m: sum(int(v) for r in rows if r[0] == m for v in r[3:])
+print(*[s(f, m) >= s(a, m) > 0 for m in sorted({r[0] for r in a})])' \
+		"$TMP/$name.hm.csv" "$TMP/$name.all.csv" 2>&1)
+	check "$name: heatmap --faults all: each model's faults at least its first touches" \
+		[ "$MSG" = "True True" ]
+	"$AP" heatmap "$t" --plan "$FD" --plan "$MB" -o "$TMP/$name.png" >/dev/null 2>&1
+	rc=$?
+	MSG="exit $rc: $(file "$TMP/$name.png" 2>&1)"
+	check "$name: heatmap of two models as a PNG" \
+		sh -c '[ "$1" = 0 ] && head -c 8 "$2" | od -An -tx1 | grep -q "89 50 4e 47"' \
+		_ "$rc" "$TMP/$name.png"
+}
+hm_case builtin
+hm_case xnnpack
+expect_refusal "heatmap --region workspace with two plans is refused" 2 "one --plan" \
+	"$AP" heatmap "$TMP/xnnpack.trace" --plan "$FD" --plan "$MB" --region workspace \
+	-o "$TMP/ws.csv"
+
+# top TRACE --plan A --plan B: the models panel, a row each, at 80x24 and 200x50. Checked
+# against LiteRT (each arena's base and size, the frames the script ran).
+tui_case() {
+	local name=$1 sock=ap-models-$$ scr k base bytes row wide
+	T() { tmux -L "$sock" "$@"; }
+	T new-session -d -s main -x 80 -y 24 "$AP top $TMP/$name.trace --plan $FD --plan $MB; \
+		sleep 60"
+	sleep 0.5
+	T send-keys -t main + + + + + + ' '	# 64 times the pace, then play
+	for _ in $(seq 100); do
+		scr=$(T capture-pane -p -t main)
+		grep -q "end of the trace" <<<"$scr" && break
+		sleep 0.2
+	done
+	MSG=$scr check "$name: top TRACE at 80x24: a models row each, no line over 80 columns" \
+		sh -c 'printf "%s\n" "$1" | grep -q "^models    1 face_" &&
+			printf "%s\n" "$1" | grep -q "^          2 mobilenet" &&
+			printf "%s\n" "$1" | python3 -c "import sys
+sys.exit(any(len(r) > 80 for r in sys.stdin.read().split(\"\\n\")))"' _ "$scr"
+	T resize-window -t main -x 200 -y 50
+	sleep 1
+	wide=$(T capture-pane -p -t main)
+	T kill-server 2>/dev/null
+	for k in 0 1; do
+		read -r base bytes < <(sed -n "s/^model $k arena \(0x[0-9a-f]*\) bytes \([0-9]*\).*/\1 \2/p" \
+			"$TMP/$name.out")
+		row=$(grep -E "^(models)? +$((k + 1)) " <<<"$wide" | cut -c1-100)
+		MSG="$row (LiteRT: $base, $bytes bytes, $FRAMES frames)"
+		check "$name: top's model $((k + 1)): its $FRAMES runs, LiteRT's arena, its pages all named and within it" \
+			python3 -c '
+import re, sys
+row, base, size, frames = sys.argv[1], int(sys.argv[2], 16), int(sys.argv[3]), sys.argv[4]
+m = re.search(r"runs (\d+) +arena \S+ +named (\d+)/(\d+)pg +at 0x([0-9a-f]+)", row)
+span = ((base + size + 4095) // 4096) - base // 4096
+sys.exit(not (m and m.group(1) == frames and int(m.group(4), 16) == base and
+	      0 < int(m.group(3)) <= span and m.group(2) == m.group(3)))' "$row" "$base" "$bytes" \
+			"$FRAMES"
+	done
+}
+if command -v tmux >/dev/null; then
+	tui_case builtin
+	tui_case xnnpack
+else
+	skip "models: top TRACE" "tmux is not installed (scripts/install-deps installs it)"
+fi

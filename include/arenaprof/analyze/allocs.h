@@ -103,6 +103,8 @@ void ap_arid_find(const struct ap_allocs *al, uint64_t arena_bytes, struct ap_ar
 void ap_arid_find_among(const struct ap_allocs *al, uint64_t arena_bytes,
 			const int32_t *taken, uint32_t n_taken, struct ap_arid *id);
 
+/* Rule 1's test: a block of the plan's size (and slack, with room past its base). */
+bool ap_arid_plan_sized(const struct ap_block *b, uint64_t arena_bytes);
 /* The address of planned offset 0 in a block: its pointer rounded up to 64 bytes. */
 uint64_t ap_block_base(const struct ap_block *b);
 /*

@@ -132,6 +132,10 @@ int32_t ap_corr_writer(const struct ap_tplan *p, const struct ap_ptensor *t);
 enum ap_group ap_corr_group_of(const struct ap_analysis *a, int32_t mi);
 const char *ap_group_name(enum ap_group g);
 
+/* First-touch pages a planned tensor names (plan attribution, every operator's and the
+ * inputs'); *n_ops, when not NULL: the operators (inputs counting as one) with any. */
+uint64_t ap_corr_attributed(const struct ap_corr *c, uint32_t *n_ops);
+
 /* Share of first-touch pages where both attributions agree, 0..1 (0 when none compared). */
 double ap_corr_agreement(const struct ap_corr *c);
 
@@ -212,7 +216,8 @@ struct ap_corr_all {
 	struct ap_corr ws;
 	/*
 	 * The models of the plans given (0 without a plan): the first is plan, a.id and c
-	 * above, the others in more[]; runs[i] are model i's (models.h).
+	 * above, the others in more[]; runs[i] and weights[i] are model i's (models.h),
+	 * found once here for every renderer.
 	 */
 	uint32_t n_models;
 	const char *model_path[AP_MAX_MODELS];
@@ -222,6 +227,7 @@ struct ap_corr_all {
 		struct ap_corr c;
 	} more[AP_MAX_MODELS - 1];
 	struct ap_model_runs runs[AP_MAX_MODELS];
+	struct ap_model_weights weights[AP_MAX_MODELS];
 };
 
 /* Model i of x (i < x->n_models): its plan, arena and correlation. */
@@ -231,6 +237,7 @@ struct ap_corr_model {
 	const struct ap_arena_id *id;
 	const struct ap_corr *c;
 	const struct ap_model_runs *runs;
+	const struct ap_model_weights *weights;
 };
 void ap_corr_model(const struct ap_corr_all *x, uint32_t i, struct ap_corr_model *m);
 

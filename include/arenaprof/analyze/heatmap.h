@@ -8,6 +8,10 @@
  * First touches come from the analysis pass; --faults all streams the trace once more
  * (memory: the matrix and the correlation's page tables, never the faults).
  * The sum of all cells is h->total: the faults counted (arena, in the run range).
+ *
+ * Several models (--plan A --plan B): one matrix, each model's rows in turn, labelled
+ * "model:op" (or "model:runs A-B"), each model's columns the pages of its own arena from
+ * the page its base lies on, a page count per column the same for all (heatmap_models.c).
  */
 #ifndef ARENAPROF_HEATMAP_H
 #define ARENAPROF_HEATMAP_H
@@ -44,6 +48,8 @@ struct ap_hm_row {
 	char tip[320];			/* the same, with full names */
 	int32_t op;			/* --by op: operator, -1 inputs, AP_OP_NONE */
 	int32_t run_lo, run_hi;		/* --by run */
+	const struct ap_tplan *plan;	/* --by op: the plan the operator is of */
+	uint32_t model;			/* the model (ap_corr_all's order) */
 };
 
 /* A planned tensor's bytes, drawn as an outline (the widest operator's live tensors). */
@@ -75,7 +81,12 @@ struct ap_heatmap {
 	const struct ap_tplan *plan;
 	bool mismatch;			/* drawn although the plan does not match (--force) */
 	bool passes2;			/* --faults all read the trace a second time */
+	uint32_t n_models;		/* > 1: the rows are several models' (their arenas'
+					 * offsets: each column's from the page each base is
+					 * on; no base, end or widest operator drawn) */
+	const char *model_name[AP_MAX_MODELS];	/* n_models > 1: each's file name */
 	char title[320], subtitle[400], warning[400];
+	char axis[160];			/* what the offset axis measures */
 };
 
 /*
@@ -93,13 +104,22 @@ void ap_hm_pre_fault(void *ctx, const struct ap_analysis *a, const struct ap_rec
 void ap_hm_pre_free(struct ap_hm_pre *pre);
 
 /*
- * 0, or -EINVAL (no arena, no markers for --attr marker, an unreadable trace) or -ENOMEM,
- * with err.
+ * Every model's heatmap (one, or several in one matrix). 0, or -EINVAL (no arena, no
+ * markers for --attr marker, an unreadable trace) or -ENOMEM, with err.
  * pre: NULL, or the accumulator of the analysis pass (--faults all).
  */
 int ap_heatmap_build(const struct ap_corr_all *x, const char *trace,
 		     const struct ap_hm_opts *o, struct ap_hm_pre *pre, struct ap_heatmap *h,
 		     char *err);
+/* Model model's alone (0 for --region workspace); ppc: pages per column, 0 from o. */
+int ap_heatmap_build_model(const struct ap_corr_all *x, uint32_t model, uint64_t ppc,
+			   const char *trace, const struct ap_hm_opts *o,
+			   struct ap_hm_pre *pre, struct ap_heatmap *h, char *err);
+/* The pages of c's mapping a heatmap draws: all, or the plan's extent from the page its base
+ * is on (*page0) when the mapping is far larger ([heap]). */
+uint64_t ap_hm_drawn_pages(const struct ap_corr *c, const struct ap_tplan *p, uint64_t *page0);
+/* Pages per column for n_pages (--cols cols, 0: a page each up to AP_HM_AUTO_PAGES). */
+uint64_t ap_hm_pages_per_col(uint64_t n_pages, uint32_t cols);
 void ap_heatmap_free(struct ap_heatmap *h);
 
 /* The colour scale: log when the counts span more than a few steps. */

@@ -172,6 +172,8 @@ struct ap_live {
 	struct ap_live_xnn xnn;		/* XNNPACK's blocks, apart from the callers' */
 	struct ap_live_objects *objects;	/* live_objects.c's: the mappings by name */
 	struct ap_live_bar_cells *bar;	/* live_bar.c's: the residency bar, counted */
+	struct ap_live_models *models;	/* live_models.c's: several models' arenas and runs
+					 * (top --plan A --plan B), NULL */
 	/* the mappings, their pages and first touches (aspace.h), and what the TUI adds */
 	struct ap_aspace as;
 	struct ap_live_mapx *mx;	/* as.n_maps of them */

@@ -51,6 +51,18 @@ bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct
 void ap_models_runs(const struct ap_analysis *a, const struct ap_arena_id *const *ids,
 		    uint32_t n, struct ap_model_runs *out);
 
+/*
+ * Which run object each of n models is (out[m].obj and rule), from votes[m *
+ * AP_MAX_RUN_OBJS + o] (its arena's pages first touched in object o's runs; the pair with
+ * the most first, each used once) and for several models then t_alloc[m] (when its arena
+ * was allocated; AP_MODELS_NO_ARENA none): the models left in that order take the objects
+ * left (0..n_obj, in the order they first ran). One model without a vote: the process's.
+ * The live model's (live_models.c) and a trace's.
+ */
+#define AP_MODELS_NO_ARENA UINT64_MAX
+void ap_models_assign(const uint64_t *votes, const uint64_t *t_alloc, uint32_t n,
+		      uint32_t n_obj, struct ap_model_runs *out);
+
 /* How the process held a model's weights, as the trace shows it. */
 enum ap_weights_held {
 	AP_WH_FILE,		/* a mapping of the model file: file-backed, reclaimable */
