@@ -535,6 +535,16 @@ static void assign_roles(struct ap_analysis *a, const struct ap_analysis_opts *o
 	}
 }
 
+bool ap_analysis_in_run(const struct ap_analysis *a, const struct ap_touch *t)
+{
+	uint64_t t0;
+
+	if (t->run < 0 || (uint32_t)t->run >= a->n_run_ns)
+		return false;
+	t0 = a->run_begin[t->run];
+	return t0 && t->ts_ns >= t0 && (!a->run_ns[t->run] || t->ts_ns <= t0 + a->run_ns[t->run]);
+}
+
 uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field)
 {
 	uint64_t best = 0;

@@ -173,17 +173,6 @@ static int add_dis(struct ap_corr *c, uint64_t *cap, const struct ap_corr_disagr
 	return 0;
 }
 
-/* Whether a first touch came between a run's begin and its end (when seen). */
-static bool inside_a_run(const struct ap_analysis *a, const struct ap_touch *t)
-{
-	uint64_t t0;
-
-	if (t->run < 0 || (uint32_t)t->run >= a->n_run_ns)
-		return false;
-	t0 = a->run_begin[t->run];
-	return t0 && t->ts_ns >= t0 && (!a->run_ns[t->run] || t->ts_ns <= t0 + a->run_ns[t->run]);
-}
-
 /* A first touch of the arena: in its mapping, and in its block when it is one. */
 static bool in_arena(const struct ap_corr *c, const struct ap_touch *t)
 {
@@ -342,7 +331,7 @@ int ap_corr_build_at(const struct ap_analysis *a, const struct ap_arena_id *id,
 	for (uint64_t i = 0; i < a->as.n_touches; i++)
 		if (in_arena(c, &a->as.touches[i])) {
 			c->ft_pages++;
-			c->outside_runs += !inside_a_run(a, &a->as.touches[i]);
+			c->outside_runs += !ap_analysis_in_run(a, &a->as.touches[i]);
 		}
 	c->runs_seen = a->n_run_ns > 0;
 	c->page_op = malloc((c->n_pages + 1) * sizeof(*c->page_op));

@@ -67,6 +67,25 @@ bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct
 	return true;
 }
 
+/*
+ * Whether block b was written as a copy of a file of `file` bytes would be: exactly the
+ * pages that many bytes span from its start (or one more: they may start a little into
+ * it), no other. A buffer grown by doubling (libstdc++'s std::string, MediaPipe reading a
+ * model) is up to twice the file, its tail never touched.
+ */
+static bool filled_like(const struct ap_analysis *a, const struct ap_block *b, uint64_t file)
+{
+	uint64_t ps = a->hdr.page_size, want = (file + ps - 1) / ps, n = 0;
+
+	for (uint64_t i = 0; i < a->as.n_touches; i++) {
+		const struct ap_touch *t = &a->as.touches[i];
+		uint64_t at = a->as.maps[t->map].start + t->page * ps;
+
+		n += at + ps > b->ptr && at < b->ptr + b->size;
+	}
+	return n == want || n == want + 1;
+}
+
 void ap_model_weights_find(const struct ap_analysis *a, const char *path,
 			   struct ap_model_weights *w)
 {
@@ -89,34 +108,30 @@ void ap_model_weights_find(const struct ap_analysis *a, const char *path,
 		w->held = AP_WH_FILE;
 		return;
 	}
-	for (uint32_t i = 0; w->file_bytes && i < a->allocs->n; i++) {
-		const struct ap_block *b = &a->allocs->b[i];
+	/* a block of the file's size, else one grown to hold it */
+	for (int grown = 0; grown < 2 && w->held == AP_WH_UNKNOWN; grown++)
+		for (uint32_t i = 0; w->file_bytes && i < a->allocs->n; i++) {
+			const struct ap_block *b = &a->allocs->b[i];
+			uint64_t max = grown ? 2 * w->file_bytes + a->hdr.page_size :
+				       w->file_bytes + COPY_SLACK;
 
-		/* held until the runs began, at least: the model the interpreter reads */
-		if (!ap_alloc_fn_xnn(b->fn) && b->size >= w->file_bytes &&
-		    b->size <= w->file_bytes + COPY_SLACK && (!b->t_free || b->run_free >= 0)) {
+			/* held until the runs began, at least: the model the interpreter reads */
+			if (ap_alloc_fn_xnn(b->fn) || b->size < w->file_bytes || b->size > max ||
+			    (b->t_free && b->run_free < 0) ||
+			    (grown && !filled_like(a, b, w->file_bytes)))
+				continue;
 			w->held = AP_WH_COPY;
 			w->block = (int32_t)i;
 			w->copy_bytes = b->size;
-			return;
+			w->copy_base = b->ptr;
+			w->grown = grown;
+			break;
 		}
-	}
 }
 
 const char *ap_weights_held_key(enum ap_weights_held h)
 {
 	return h == AP_WH_FILE ? "file" : h == AP_WH_COPY ? "copy" : "unknown";
-}
-
-/* Whether a first touch came inside run r (between its begin and its end, if seen). */
-static bool in_run(const struct ap_analysis *a, const struct ap_touch *t)
-{
-	uint64_t t0;
-
-	if (t->run < 0 || (uint32_t)t->run >= a->n_run_ns)
-		return false;
-	t0 = a->run_begin[t->run];
-	return t0 && t->ts_ns >= t0 && (!a->run_ns[t->run] || t->ts_ns <= t0 + a->run_ns[t->run]);
 }
 
 /*
@@ -131,7 +146,7 @@ static void count_votes(const struct ap_analysis *a, const struct ap_arena_id *c
 		const struct ap_touch *t = &a->as.touches[i];
 		int16_t o;
 
-		if (!in_run(a, t) || (o = a->run_obj_of[t->run]) < 0)
+		if (!ap_analysis_in_run(a, t) || (o = a->run_obj_of[t->run]) < 0)
 			continue;
 		for (uint32_t m = 0; m < n; m++)
 			if (ids[m]->map >= 0 && (int32_t)t->map == ids[m]->map)

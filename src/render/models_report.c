@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* models_report: each model of a trace, its runs and its arena (models_report.h). */
 #include <inttypes.h>
+#include <string.h>
 
 #include "arenaprof/render/models_report.h"
 #include "arenaprof/util/escape.h"
@@ -16,6 +17,10 @@ static const char *weights_text(const struct ap_model_weights *w, char *buf, siz
 	if (w->held == AP_WH_FILE)
 		snprintf(buf, len, "%" PRIu64 " pages of its file (weights, file-backed)",
 			 w->pages);
+	else if (w->held == AP_WH_COPY && w->grown)
+		snprintf(buf, len, "weights a copy in anonymous memory, %s (no mapping of its "
+			 "file; a buffer grown to hold it, exactly its %s of it written): "
+			 "non-reclaimable", B(w->copy_bytes), B(w->file_bytes));
 	else if (w->held == AP_WH_COPY)
 		snprintf(buf, len, "weights a copy in anonymous memory, %s (no mapping of its "
 			 "file; a block of its size held): non-reclaimable", B(w->copy_bytes));
@@ -63,6 +68,9 @@ static const char *arena_text(const struct ap_corr_model *m, char *buf, size_t l
 	else
 		snprintf(buf, len, "arena as planned, %s, %" PRIu64 " pages first touched",
 			 B(p->arena_bytes), c->ft_pages);
+	if (m->id->map >= 0 && !c->mismatch && c->pretouched)
+		snprintf(buf + strlen(buf), len - strlen(buf), " (written whole outside its "
+			 "runs: checked by its size, not its order)");
 	return buf;
 }
 
@@ -175,6 +183,12 @@ void ap_models_json(struct ap_json *j, const struct ap_corr_all *x)
 		ap_json_str(j, "weights_held", ap_weights_held_key(m.weights->held));
 		ap_json_u64(j, "weights_pages", m.weights->pages);
 		ap_json_u64(j, "weights_copy_bytes", m.weights->copy_bytes);
+		if (m.weights->held == AP_WH_COPY)
+			ap_json_u64(j, "weights_copy_base", m.weights->copy_base);
+		else
+			ap_json_null(j, "weights_copy_base");
+		ap_json_bool(j, "weights_copy_grown", m.weights->grown);
+		ap_json_bool(j, "pretouched", m.c->pretouched);
 		if (m.c->widest_op >= 0)
 			ap_json_i64(j, "widest_op", m.c->widest_op);
 		else

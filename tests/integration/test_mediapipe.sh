@@ -114,3 +114,25 @@ for k in 0 1; do
 	check "model $((k + 1)): its runs are its interpreter's (${want[$k]}), the plan matches" \
 		[ "$r" = "${want[$k]} True" ]
 done
+
+# --- the weights: read into memory, in a buffer grown to hold them (docs/mediapipe.md)
+for k in 0 1; do
+	m=$(j "$TMP/two.json" "d['models'][$k]['model']")
+	size=$(stat -c %s "$m")
+	read -r held grown base bytes < <(j "$TMP/two.json" "'%s %s %x %d' % (
+		d['models'][$k]['weights_held'], d['models'][$k]['weights_copy_grown'],
+		d['models'][$k]['weights_copy_base'] or 0, d['models'][$k]['weights_copy_bytes'])")
+	buf=$(awk -v n="$size" '$4 == n { print $3 }' "$TMP/bufs")
+	MSG="report: $held grown $grown at $base, $bytes bytes; TFLite built it from ${buf:-?} ($size bytes)"
+	check "model $((k + 1)): its weights a copy, the block that holds the bytes TFLite was handed" \
+		python3 -c 'import sys
+held, grown, base, n, buf, size = sys.argv[1:7]
+b, p = int(base, 16), int(buf or "0", 16)
+sys.exit(not (held == "copy" and grown == "True" and b <= p and
+              p + int(size) <= b + int(n)))' "$held" "$grown" "$base" "$bytes" "$buf" "$size"
+done
+"$AP" report "$T" --plan "$DET" --plan "$LMK" >"$TMP/two.txt" 2>/dev/null
+MSG="$(grep -E '^model [12] ' "$TMP/two.txt" | cut -c1-160)"
+check "text: a line per model in the summary, each with its runs and its weights a copy" \
+	sh -c '[ "$(grep -c "^model [12] .*: $2 runs .*arena as planned.*its weights a copy in anonymous memory" "$1")" = 2 ]' \
+	_ "$TMP/two.txt" "$FRAMES"

@@ -108,6 +108,10 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		    struct ap_analysis *a, char *err);
 void ap_analysis_free(struct ap_analysis *a);
 
+/* Whether first touch t came inside its run: between the run's begin and its end (when
+ * seen). A touch before run 0 or between two runs (an input set, a copy) is not. */
+bool ap_analysis_in_run(const struct ap_analysis *a, const struct ap_touch *t);
+
 /* The largest value of a sample field (offsetof(struct ap_rec_sample, f)), 0 without one. */
 uint64_t ap_analysis_sample_max(const struct ap_analysis *a, size_t field);
 #define AP_SAMPLE_MAX(a, f) ap_analysis_sample_max((a), offsetof(struct ap_rec_sample, f))

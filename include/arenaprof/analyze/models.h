@@ -67,7 +67,8 @@ void ap_models_assign(const uint64_t *votes, const uint64_t *t_alloc, uint32_t n
 enum ap_weights_held {
 	AP_WH_FILE,		/* a mapping of the model file: file-backed, reclaimable */
 	AP_WH_COPY,		/* no mapping of it, and a block of its size held (the model
-				 * read into a buffer: model_content=, from_buffer) */
+				 * read into a buffer: model_content=, from_buffer), or one
+				 * grown to hold it, filled with exactly its pages (MediaPipe) */
 	AP_WH_UNKNOWN,		/* neither: no mapping, no block of its size seen */
 };
 
@@ -77,6 +78,8 @@ struct ap_model_weights {
 	uint64_t pages;			/* AP_WH_FILE: first-touched pages of its mappings */
 	int32_t block;			/* AP_WH_COPY: the allocs' block, -1 */
 	uint64_t copy_bytes;		/* its size */
+	uint64_t copy_base;		/* its address */
+	bool grown;			/* larger than the file, found by its filled pages */
 };
 
 /* The weights of the model at path (ap_model_arena_locate has named its mappings). */
