@@ -103,6 +103,7 @@ endif
 
 # BPF: CO-RE object from the checked-in vmlinux.h of the target arch, then a skeleton.
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c $(VMLINUX_H) $(wildcard bpf/*.h) include/arenaprof/event.h \
+		include/arenaprof/dmabuf_event.h \
 		| $(BUILD)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -Ibpf/$(ARCH) \

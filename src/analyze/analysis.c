@@ -440,6 +440,23 @@ static int on_dmabuf_buf(void *ctx, const struct ap_rec_dmabuf_buf *b)
 	return ap_dmabuf_seen_buf(&((struct ap_analysis *)ctx)->dmabuf, b);
 }
 
+/* The run in progress at ts: the last begun by then (events are read after the runs). */
+static int64_t run_at(const struct ap_analysis *a, uint64_t ts)
+{
+	int64_t i = (int64_t)(a->runs_begun < a->n_run_ns ? a->runs_begun : a->n_run_ns) - 1;
+
+	while (i >= 0 && (!a->run_begin[i] || a->run_begin[i] > ts))
+		i--;
+	return i;
+}
+
+static int on_dmabuf_ev(void *ctx, const struct ap_rec_dmabuf_ev *e)
+{
+	struct ap_analysis *a = ctx;
+
+	return ap_dmabuf_seen_event(&a->dmabuf, e, run_at(a, e->ts_ns));
+}
+
 static int on_end(void *ctx, const struct ap_rec_end *e)
 {
 	struct ap_analysis *a = ctx;
@@ -593,7 +610,8 @@ int ap_analysis_run(const char *path, const struct ap_analysis_opts *o,
 		.fault = on_fault, .mapping = on_mapping, .resident = on_resident,
 		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
 		.alloc = on_alloc, .end = on_end, .dmabuf = on_dmabuf,
-		.dmabuf_buf = on_dmabuf_buf, .run_obj = on_run_obj, .ctx = a,
+		.dmabuf_buf = on_dmabuf_buf, .dmabuf_ev = on_dmabuf_ev, .run_obj = on_run_obj,
+		.ctx = a,
 	};
 	struct ap_trace_reader r;
 	struct ap_trace_span span;

@@ -8,6 +8,7 @@
 #include "arenaprof/util/grow.h"
 
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 void ap_dmabuf_seen_init(struct ap_dmabuf_seen *s)
 {
@@ -15,6 +16,7 @@ void ap_dmabuf_seen_init(struct ap_dmabuf_seen *s)
 	s->peak_run = -1;
 	s->cma_total = s->cma_free = s->cma_free_min = AP_NO_VALUE;
 	s->sys_bytes_peak = AP_NO_VALUE;
+	s->ev_peak_run = -1;
 }
 
 const char *ap_dmabuf_source_name(uint32_t source)
@@ -22,10 +24,17 @@ const char *ap_dmabuf_source_name(uint32_t source)
 	return source == 1 ? "fdinfo" : source == 2 ? "bpf_iter" : "none";
 }
 
+const char *ap_dmabuf_events_name(uint32_t method)
+{
+	return method == AP_DMABUF_EVENTS_FENTRY ? "fentry" : "none";
+}
+
 int ap_dmabuf_seen_sample(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf *d,
 			  int64_t run)
 {
 	s->samples++;
+	if (d->events)
+		s->ev_method = d->events;
 	/* the source of the figures: a sample without buffers had nothing to read from it */
 	if (d->buffers || !s->source)
 		s->source = d->source;
@@ -59,21 +68,34 @@ int ap_dmabuf_seen_sample(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf *
 	return 0;
 }
 
+/* The buffer of this inode, added zeroed when new; NULL: no memory. */
+static struct ap_dmabuf_seen_buf *buf_of(struct ap_dmabuf_seen *s, uint64_t inode)
+{
+	struct ap_dmabuf_seen_buf *b;
+
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->b[i].inode == inode)
+			return &s->b[i];
+	if (ap_grow32(&s->b, &s->cap, s->n, sizeof(*s->b), 16))
+		return NULL;
+	b = &s->b[s->n++];
+	memset(b, 0, sizeof(*b));
+	b->inode = inode;
+	return b;
+}
+
 int ap_dmabuf_seen_buf(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_buf *r)
 {
-	struct ap_dmabuf_seen_buf *b = NULL;
+	struct ap_dmabuf_seen_buf *b = buf_of(s, r->inode);
 
-	for (uint32_t i = 0; i < s->n && !b; i++)
-		if (s->b[i].inode == r->inode)
-			b = &s->b[i];
-	if (!b) {
-		if (ap_grow32(&s->b, &s->cap, s->n, sizeof(*s->b), 16))
-			return -ENOMEM;
-		b = &s->b[s->n++];
-		memset(b, 0, sizeof(*b));
-		b->inode = r->inode;
+	if (!b)
+		return -ENOMEM;
+	if (!b->sampled) {
+		b->sampled = true;
 		b->first_ns = r->ts_ns;
 		b->flags = r->flags;
+		if (b->exported)
+			s->ev_unsampled--;
 	}
 	b->size = MAX(b->size, r->size);
 	b->mapped_bytes = MAX(b->mapped_bytes, r->mapped_bytes);
@@ -91,6 +113,65 @@ int ap_dmabuf_seen_buf(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_buf 
 	if (r->name[0])
 		memcpy(b->name, r->name, sizeof(b->name));
 	return 0;
+}
+
+static void export_of(struct ap_dmabuf_seen *s, struct ap_dmabuf_seen_buf *b,
+		      const struct ap_rec_dmabuf_ev *e, int64_t run)
+{
+	s->ev_exports++;
+	b->exported = true;
+	b->released = false;	/* an inode made again: live anew */
+	b->export_ns = e->ts_ns;
+	b->size = MAX(b->size, e->size);
+	if (e->exporter[0])
+		memcpy(b->exporter, e->exporter, sizeof(b->exporter));
+	if (!b->sampled)
+		s->ev_unsampled++;
+	s->ev_live_bytes += e->size;
+	s->ev_live++;
+	if (s->ev_live_bytes <= s->ev_peak_bytes)
+		return;
+	s->ev_peak_bytes = s->ev_live_bytes;
+	s->ev_peak_ns = e->ts_ns;
+	s->ev_peak_buffers = s->ev_live;
+	s->ev_peak_run = run;
+	for (uint32_t i = 0; i < s->n; i++)
+		s->b[i].at_ev_peak = s->b[i].exported && !s->b[i].released;
+}
+
+int ap_dmabuf_seen_event(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_ev *e,
+			 int64_t run)
+{
+	struct ap_dmabuf_seen_buf *b = buf_of(s, e->inode);
+
+	if (!b)
+		return -ENOMEM;
+	s->ev_method = e->method;
+	if (e->kind == AP_DMABUF_EV_EXPORTED) {
+		export_of(s, b, e, run);
+	} else if (e->kind == AP_DMABUF_EV_RELEASED && b->exported && !b->released) {
+		s->ev_releases++;
+		b->released = true;
+		b->release_ns = e->ts_ns;
+		s->ev_live_bytes -= MIN(s->ev_live_bytes, e->size);
+		s->ev_live--;
+	}
+	return 0;
+}
+
+bool ap_dmabuf_seen_any(const struct ap_dmabuf_seen *s)
+{
+	return s->samples || s->ev_exports;
+}
+
+void ap_dmabuf_seen_device(const struct ap_dmabuf_seen *s, bool started,
+			   struct ap_dmabuf_peak *p)
+{
+	p->events = s->ev_exports && started;
+	p->bytes = p->events ? s->ev_peak_bytes : s->peak_bytes;
+	p->ns = p->events ? s->ev_peak_ns : s->peak_ns;
+	p->buffers = p->events ? s->ev_peak_buffers : s->peak_buffers;
+	p->run = p->events ? s->ev_peak_run : s->peak_run;
 }
 
 void ap_dmabuf_seen_free(struct ap_dmabuf_seen *s)

@@ -19,6 +19,7 @@
 #include "arenaprof/event.h"
 #include "arenaprof/kernel/features.h"
 #include "arenaprof/record/btf_custom.h"
+#include "arenaprof/record/dmabuf_events.h"
 #include "arenaprof/record/dmabuf_iter.h"
 #include "arenaprof/record/features_bpf.h"
 #include "arenaprof/record/probe.h"
@@ -268,6 +269,24 @@ static void probe_dmabuf_iter(struct ap_feature *f)
 		       why);
 }
 
+/* The dma-buf events' programs, loaded and attached as record would, then let go. */
+static void probe_dmabuf_events(struct ap_feature *f)
+{
+	struct ap_dmabuf_events *ev;
+	char why[AP_ERR_LEN];
+	int e = ap_dmabuf_events_open(&ev, getpid(), why);
+
+	if (!e) {
+		ap_dmabuf_events_close(ev);
+		ap_feature_set(f, AP_FEAT_OK, "fexit dma_buf_export, fentry dma_buf_release "
+			       "attached: record sees every dma-buf the target makes and frees, "
+			       "when it happens");
+		return;
+	}
+	ap_feature_set(f, e == -EPERM || e == -EACCES ? AP_FEAT_REFUSED : AP_FEAT_MISSING, "%s",
+		       why);
+}
+
 void ap_features_probe_bpf(struct ap_features *fs)
 {
 	struct ap_feature *bt = add(fs, "btf", "record and top cannot run: the fault programs "
@@ -275,7 +294,7 @@ void ap_features_probe_bpf(struct ap_features *fs)
 				    "CONFIG_DEBUG_INFO_BTF=y; or --btf FILE (ARENAPROF_BTF=FILE): "
 				    "this kernel's BTF, by pahole -J from its vmlinux with debug "
 				    "info, or BTFHub's", U, 0);
-	struct ap_feature *rb, *fv, *tp, *tr, *fe, *pe, *kb, *di;
+	struct ap_feature *rb, *fv, *tp, *tr, *fe, *pe, *kb, *di, *de;
 	char paranoid[16], extra[64];
 	bool may = probe_bpf(fs);
 	size_t from = fs->n;
@@ -303,6 +322,9 @@ void ap_features_probe_bpf(struct ap_features *fs)
 		 "dma-bufs' sizes and exporters from /proc/PID/fdinfo instead, without the "
 		 "system-wide list", "Linux 6.16+ (iter/dmabuf), CONFIG_DMA_SHARED_BUFFER=y, "
 		 "CONFIG_BPF_SYSCALL=y", 0, 0);
+	de = add(fs, "dmabuf_events", "record polls the target's dma-bufs at its interval: a "
+		 "buffer held for less may be missed, and the peak's time is a sample's",
+		 "BPF trampolines (as fentry), CONFIG_DMA_SHARED_BUFFER=y", 0, 0);
 	if (!AP_X86) {
 		ap_feature_set(tp, AP_FEAT_MISSING, "x86 only: not on this architecture");
 		ap_feature_set(tr, AP_FEAT_MISSING, "x86 only: not on this architecture");
@@ -318,6 +340,7 @@ void ap_features_probe_bpf(struct ap_features *fs)
 						  NULL), "bpf_find_vma known to the verifier");
 	probe_tracepoint(tr);
 	probe_dmabuf_iter(di);
+	probe_dmabuf_events(de);
 	if (bt->status != AP_FEAT_OK) {
 		struct ap_feature *const m[] = { tp, fe, pe };
 

@@ -281,7 +281,12 @@ static int reset_kernel_peaks(struct ap_session *s, char *err)
 	return ap_cg_reset_peak(s->cg, err);
 }
 
-/* The target's dma-bufs, when they changed; a read that fails is said once. */
+static void send_dmabuf_ev(void *ctx, const struct ap_rec_dmabuf_ev *e)
+{
+	SEND((struct ap_session *)ctx, dmabuf_ev, e);
+}
+
+/* The target's dma-bufs: their events, then the poll when it changed; a failure said once. */
 static void sample_dmabuf(struct ap_session *s, uint64_t ts)
 {
 	struct ap_rec_dmabuf rec;
@@ -290,7 +295,7 @@ static void sample_dmabuf(struct ap_session *s, uint64_t ts)
 
 	if (!s->dmabuf || s->dmabuf->failed)
 		return;
-	rc = ap_dmabuf_sampler_poll(s->dmabuf, s->pid, ts, &rec, err);
+	rc = ap_dmabuf_sampler_poll(s->dmabuf, s->pid, ts, &rec, send_dmabuf_ev, s, err);
 	if (s->dmabuf->note[0]) {
 		ap_session_note(s, 0, "%s", s->dmabuf->note);
 		s->dmabuf->note[0] = 0;
@@ -301,6 +306,24 @@ static void sample_dmabuf(struct ap_session *s, uint64_t ts)
 		s->dmabuf->failed = true;
 		ap_session_note(s, 1, "dma-bufs: no longer sampled: %s", err);
 	}
+}
+
+/* The events the kernel queued before the end, and what they lost. */
+static void stop_dmabuf(struct ap_session *s)
+{
+	char err[AP_ERR_LEN], lost[256];
+
+	if (!s->dmabuf || s->dmabuf->failed)
+		return;
+	if (ap_dmabuf_sampler_drain(s->dmabuf, send_dmabuf_ev, s, err))
+		ap_session_note(s, 1, "dma-bufs: the last events were not read: %s", err);
+	if (s->dmabuf->note[0]) {
+		ap_session_note(s, 0, "%s", s->dmabuf->note);
+		s->dmabuf->note[0] = 0;
+	}
+	ap_dmabuf_sampler_losses(s->dmabuf, lost, sizeof(lost));
+	if (lost[0])
+		ap_session_note(s, 1, "%s", lost);
 }
 
 static void sample(struct ap_session *s, uint64_t now)
@@ -719,7 +742,7 @@ int ap_session_release(struct ap_session *s, const struct ap_session_sink *sink)
 	if (s->o.dmabuf && !s->dmabuf) {
 		s->dmabuf = calloc(1, sizeof(*s->dmabuf));
 		if (s->dmabuf)
-			ap_dmabuf_sampler_init(s->dmabuf, s->o.interval_ms);
+			ap_dmabuf_sampler_init(s->dmabuf, s->o.interval_ms, s->pid);
 	}
 	if (!s->started) {
 		snapshot_maps(s, !s->o.run_spec);
@@ -849,6 +872,7 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 			usleep(10000);
 	}
 	send_counters(s, true);
+	stop_dmabuf(s);
 	ap_alloc_probe_stop(&s->alloc, s->have_maps);
 	if (!s->probe)
 		return;		/* procfs_only: no probe was looked for */

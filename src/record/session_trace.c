@@ -388,6 +388,11 @@ static int on_dmabuf(void *ctx, const struct ap_rec_dmabuf *rec,
 	return rc;
 }
 
+static int on_dmabuf_ev(void *ctx, const struct ap_rec_dmabuf_ev *e)
+{
+	return wr(ctx, AP_REC_DMABUF_EV, e, sizeof(*e));
+}
+
 static int on_note(void *ctx, uint32_t level, uint64_t ts_ns, const char *text)
 {
 	struct ap_rec_note n = { .ts_ns = ts_ns, .level = level };
@@ -423,6 +428,7 @@ int ap_trace_sink_open(struct ap_trace_sink *t, struct ap_session *s, const char
 		.ctx = t, .event = on_event, .mappings = on_mappings,
 		.resident = on_resident, .sample = on_sample, .drops = on_drops,
 		.note = on_note, .setup_notes = true, .flush = on_flush, .dmabuf = on_dmabuf,
+		.dmabuf_ev = on_dmabuf_ev,
 	};
 	return 0;
 }

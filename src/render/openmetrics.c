@@ -13,6 +13,7 @@
 #include "arenaprof/analyze/attrib.h"
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/analyze/run_lat.h"
+#include "arenaprof/render/dmabuf_report.h"
 #include "arenaprof/render/openmetrics.h"
 #include "arenaprof/render/summary.h"
 #include "arenaprof/util/stats.h"
@@ -197,13 +198,15 @@ static void report_latency(const struct om *o, const struct ap_analysis *a)
 static void report_dmabuf(const struct om *o, const struct ap_analysis *a)
 {
 	const struct ap_dmabuf_seen *d = &a->dmabuf;
+	struct ap_dmabuf_peak p;
 
-	if (!d->samples)
+	if (!ap_dmabuf_device(a, &p))
 		return;
 	gauge(o, "arenaprof_dmabuf_peak_bytes", "bytes", "The target's dma-bufs at their peak "
-	      "(device memory: DMA heaps, CMA, DRM/GEM, udmabuf).", num(d->peak_bytes));
-	gauge(o, "arenaprof_dmabuf_peak_buffers", NULL, "The target's dma-bufs held at the peak.",
-	      num(d->peak_buffers));
+	      "(device memory: DMA heaps, CMA, DRM/GEM, udmabuf; by the export and release "
+	      "events where record traced them).", num(p.bytes));
+	gauge(o, "arenaprof_dmabuf_peak_buffers", NULL, "The target's dma-bufs at the peak.",
+	      num(p.buffers));
 	gauge(o, "arenaprof_dmabuf_mapped_rss_bytes", "bytes", "The largest resident size of "
 	      "the target's dma-buf mappings.", num(d->max_mapped_rss));
 	if (d->cma_total != AP_NO_VALUE)

@@ -388,6 +388,7 @@ static void peak_parts_json(struct ap_json *j, const struct ap_report *r)
 void ap_summary_json(struct ap_json *j, const struct ap_report *r)
 {
 	const struct ap_corr_all *x = r->x;
+	struct ap_dmabuf_peak dp;
 	struct figures g;
 
 	gather(r, &g);
@@ -415,8 +416,8 @@ void ap_summary_json(struct ap_json *j, const struct ap_report *r)
 		ap_json_i64(j, "first_run_extra_ns", g.first_run_ns);
 	else
 		ap_json_null(j, "first_run_extra_ns");
-	if (x->a.dmabuf.samples)	/* device memory: only when the target held any */
-		ap_json_u64(j, "dmabuf_peak_bytes", x->a.dmabuf.peak_bytes);
+	if (ap_dmabuf_device(&x->a, &dp))	/* device memory: only when the target had any */
+		ap_json_u64(j, "dmabuf_peak_bytes", dp.bytes);
 	peak_parts_json(j, r);
 	ap_json_u64(j, "dropped_events", x->a.drops.ringbuf_drops);
 	ap_json_end_obj(j);

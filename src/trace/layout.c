@@ -108,7 +108,8 @@ AP_LAYOUT(ap_rec_dmabuf, bytes, 8);
 AP_LAYOUT(ap_rec_dmabuf, sys_bytes, 40);
 AP_LAYOUT(ap_rec_dmabuf, buffers, 48);
 AP_LAYOUT(ap_rec_dmabuf, sys_buffers, 60);
-_Static_assert(sizeof(struct ap_rec_dmabuf) == 64, "ap_rec_dmabuf size");
+AP_LAYOUT(ap_rec_dmabuf, events, 64);
+_Static_assert(sizeof(struct ap_rec_dmabuf) == 72, "ap_rec_dmabuf size");
 AP_LAYOUT(ap_rec_dmabuf_buf, inode, 8);
 AP_LAYOUT(ap_rec_dmabuf_buf, mapped_rss, 32);
 AP_LAYOUT(ap_rec_dmabuf_buf, fds, 40);
@@ -120,6 +121,10 @@ AP_LAYOUT(ap_rec_run_obj, obj, 8);
 AP_LAYOUT(ap_rec_run_obj, run, 16);
 AP_LAYOUT(ap_rec_run_obj, tid, 20);
 _Static_assert(sizeof(struct ap_rec_run_obj) == 24, "ap_rec_run_obj size");
+AP_LAYOUT(ap_rec_dmabuf_ev, kind, 24);
+AP_LAYOUT(ap_rec_dmabuf_ev, method, 32);
+AP_LAYOUT(ap_rec_dmabuf_ev, exporter, 40);
+_Static_assert(sizeof(struct ap_rec_dmabuf_ev) == 72, "ap_rec_dmabuf_ev size");
 _Static_assert(AP_TRACE_MAX_PAYLOAD < UINT32_MAX - AP_TRACE_REC_HDR_LEN, "payload bound");
 
 /*
@@ -163,6 +168,8 @@ size_t ap_trace_fixed_size(uint32_t type)
 		return sizeof(struct ap_rec_dmabuf_buf);
 	case AP_REC_RUN_OBJ:
 		return sizeof(struct ap_rec_run_obj);
+	case AP_REC_DMABUF_EV:
+		return sizeof(struct ap_rec_dmabuf_ev);
 	default:
 		return 0;
 	}
@@ -271,6 +278,8 @@ void ap_trace_swap_fields(uint32_t type, union ap_payload *u)
 		SW32(u->dmabuf.source);
 		SW32(u->dmabuf.interval_ms);
 		SW32(u->dmabuf.sys_buffers);
+		SW32(u->dmabuf.events);
+		SW32(u->dmabuf.pad);
 		break;
 	case AP_REC_DMABUF_BUF:
 		for (i = 0; i < 5; i++)
@@ -286,6 +295,14 @@ void ap_trace_swap_fields(uint32_t type, union ap_payload *u)
 		SW32(u->run_obj.run);
 		SW32(u->run_obj.tid);
 		break;
+	case AP_REC_DMABUF_EV:
+		for (i = 0; i < 3; i++)
+			SW64((&u->dmabuf_ev.ts_ns)[i]);
+		SW32(u->dmabuf_ev.kind);
+		SW32(u->dmabuf_ev.tid);
+		SW32(u->dmabuf_ev.method);
+		SW32(u->dmabuf_ev.pad);
+		break;	/* the name is bytes */
 	}
 }
 

@@ -30,6 +30,7 @@ union ap_payload {
 	struct ap_rec_dmabuf dmabuf;
 	struct ap_rec_dmabuf_buf dmabuf_buf;
 	struct ap_rec_run_obj run_obj;
+	struct ap_rec_dmabuf_ev dmabuf_ev;
 };
 
 /* The size of the struct at the start of a payload of this type; 0 for unknown types. */

@@ -83,6 +83,16 @@ static int dispatch(const struct ap_trace_consumer *c, const struct ap_trace_rec
 		ap_name_clean(b.name);
 		return c->dmabuf_buf(c->ctx, &b);
 	}
+	case AP_REC_DMABUF_EV: {
+		struct ap_rec_dmabuf_ev e;
+
+		if (!c->dmabuf_ev)
+			return 0;
+		GET(rec, e);
+		e.exporter[sizeof(e.exporter) - 1] = 0;
+		ap_name_clean(e.exporter);
+		return c->dmabuf_ev(c->ctx, &e);
+	}
 	case AP_REC_RUN_OBJ: {
 		struct ap_rec_run_obj o;
 
@@ -100,8 +110,8 @@ static int dispatch(const struct ap_trace_consumer *c, const struct ap_trace_rec
 /* Every record type the walk hands on starts with its time. */
 static bool timed(uint32_t type)
 {
-	return (type >= AP_REC_FAULT && type <= AP_REC_ALLOC) || type == AP_REC_DMABUF ||
-	       type == AP_REC_DMABUF_BUF || type == AP_REC_RUN_OBJ;
+	return (type >= AP_REC_FAULT && type <= AP_REC_ALLOC) ||
+	       (type >= AP_REC_DMABUF && type <= AP_REC_DMABUF_EV);
 }
 
 int ap_trace_walk(struct ap_trace_reader *r, const struct ap_trace_consumer *c,

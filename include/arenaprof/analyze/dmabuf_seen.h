@@ -4,6 +4,10 @@
  * buffers (trace.h): the peak of the target's dma-buf bytes and when it came (time and
  * run), every buffer it held once per inode, the source of the figures and the system's
  * CMA. A trace without dma-buf records leaves it empty (samples 0).
+ *
+ * Its AP_REC_DMABUF_EV events, where record could trace them, give the buffers the target
+ * exported and their releases at their times: the live bytes at every export, their peak
+ * and when, and the buffers no sample saw (held for less than one interval).
  */
 #ifndef ARENAPROF_ANALYZE_DMABUF_SEEN_H
 #define ARENAPROF_ANALYZE_DMABUF_SEEN_H
@@ -22,6 +26,18 @@ struct ap_dmabuf_seen_buf {
 	bool at_peak;			/* held in the peak's sample */
 	uint64_t first_ns, last_ns;	/* the samples it was first and last in */
 	char exporter[32], name[32];	/* the latest known ("" never) */
+	bool sampled;			/* in a sample (else only its events saw it) */
+	bool exported, released;	/* its events */
+	bool at_ev_peak;		/* live at the events' peak */
+	uint64_t export_ns, release_ns;	/* their times */
+};
+
+/* The peak the verdict's device line gives: the events' where there are some. */
+struct ap_dmabuf_peak {
+	uint64_t bytes, ns;
+	uint32_t buffers;
+	int64_t run;
+	bool events;			/* from the events, else from the samples */
 };
 
 struct ap_dmabuf_seen {
@@ -37,6 +53,15 @@ struct ap_dmabuf_seen {
 	uint64_t cma_total, cma_free;	/* the latest known, AP_NO_VALUE none */
 	uint64_t cma_free_min;		/* the lowest CmaFree seen */
 	uint64_t sys_bytes_peak;	/* the system's, bpf_iter only; AP_NO_VALUE none */
+	/* the events: the target's exports and their releases */
+	uint32_t ev_method;		/* AP_DMABUF_EVENTS_* of the samples or events */
+	uint32_t ev_exports, ev_releases;
+	uint64_t ev_live_bytes;		/* exported, not yet released */
+	uint32_t ev_live;
+	uint64_t ev_peak_bytes, ev_peak_ns;	/* the live bytes' peak, its first time */
+	uint32_t ev_peak_buffers;
+	int64_t ev_peak_run;
+	uint32_t ev_unsampled;		/* buffers exported that no sample held */
 	struct ap_dmabuf_seen_buf *b;	/* by first appearance */
 	uint32_t n, cap;
 	/* private: the sample whose buffers come next */
@@ -49,8 +74,18 @@ void ap_dmabuf_seen_init(struct ap_dmabuf_seen *s);
 int ap_dmabuf_seen_sample(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf *d,
 			  int64_t run);
 int ap_dmabuf_seen_buf(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_buf *b);
+/* An event; run: the run in progress at its time. 0 or -ENOMEM. */
+int ap_dmabuf_seen_event(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_ev *e,
+			 int64_t run);
+/* Anything to show: a sample or an export. */
+bool ap_dmabuf_seen_any(const struct ap_dmabuf_seen *s);
+/* The device peak: the events' for a target the recorder started (it saw every export). */
+void ap_dmabuf_seen_device(const struct ap_dmabuf_seen *s, bool started,
+			   struct ap_dmabuf_peak *p);
 /* "fdinfo", "bpf_iter" or "none" */
 const char *ap_dmabuf_source_name(uint32_t source);
+/* "fentry" or "none" */
+const char *ap_dmabuf_events_name(uint32_t method);
 void ap_dmabuf_seen_free(struct ap_dmabuf_seen *s);
 
 #endif

@@ -98,6 +98,8 @@ struct ap_session_sink {
 	 */
 	int (*dmabuf)(void *ctx, const struct ap_rec_dmabuf *rec,
 		      const struct ap_dmabuf_sampler *d);
+	/* a dma-buf the target exported, or its release (session_dmabuf.h: events) */
+	int (*dmabuf_ev)(void *ctx, const struct ap_rec_dmabuf_ev *e);
 	/* once per interval, after the samples: a durability point */
 	int (*flush)(void *ctx);
 	const struct ap_session_sink *next;

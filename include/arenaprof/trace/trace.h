@@ -72,7 +72,12 @@ enum ap_rec_type {
 	 * it. A reader of before this type skips it.
 	 */
 	AP_REC_RUN_OBJ = 17,
-	AP_REC_MAX = AP_REC_RUN_OBJ, /* types above are unknown to this version: skipped */
+	/*
+	 * A dma-buf the target exported, or the release of one, when it happened (struct
+	 * ap_rec_dmabuf_ev). Never packed; a reader of before this type skips it.
+	 */
+	AP_REC_DMABUF_EV = 18,
+	AP_REC_MAX = AP_REC_DMABUF_EV, /* types above are unknown to this version: skipped */
 };
 
 /*
@@ -219,7 +224,9 @@ struct ap_rec_alloc {
  * records of the same ts_ns follow. bytes: the sum of the buffers' sizes, one per inode;
  * mapped_rss: the Rss of their mappings. cma_total, cma_free: /proc/meminfo's, AP_NO_VALUE
  * without CMA. sys_bytes, sys_buffers: every dma-buf of the system (the iterator's source
- * only, else AP_NO_VALUE and 0). interval_ms: the poll rate.
+ * only, else AP_NO_VALUE and 0). interval_ms: the poll rate. events: how the target's
+ * exports and releases were traced besides (AP_DMABUF_EVENTS_*; 0 in traces of before it,
+ * whose records are 64 bytes long).
  */
 struct ap_rec_dmabuf {
 	uint64_t ts_ns;
@@ -230,7 +237,31 @@ struct ap_rec_dmabuf {
 	uint32_t source;		/* enum ap_dmabuf_source: 1 fdinfo, 2 bpf_iter */
 	uint32_t interval_ms;
 	uint32_t sys_buffers;
+	uint32_t events;		/* AP_DMABUF_EVENTS_* */
+	uint32_t pad;
 };
+
+#define AP_DMABUF_EVENTS_NONE 0		/* polled only */
+#define AP_DMABUF_EVENTS_FENTRY 1	/* fexit dma_buf_export, fentry dma_buf_release */
+
+/*
+ * A dma-buf the target's threads exported (dma_buf_export returned it), or the release
+ * of such a buffer (dma_buf_release freed it, in whichever task dropped its last
+ * reference), at ts_ns. inode and size are the buffer's at export; exporter its exp_name
+ * there ("" in a release). tid: the task that exported or released it.
+ */
+struct ap_rec_dmabuf_ev {
+	uint64_t ts_ns;
+	uint64_t inode, size;
+	uint32_t kind;			/* AP_DMABUF_EV_EXPORTED, AP_DMABUF_EV_RELEASED */
+	uint32_t tid;
+	uint32_t method;		/* AP_DMABUF_EVENTS_* */
+	uint32_t pad;
+	char exporter[32];
+};
+
+#define AP_DMABUF_EV_EXPORTED 1		/* ap_rec_dmabuf_ev.kind */
+#define AP_DMABUF_EV_RELEASED 2
 
 /* One buffer of an AP_REC_DMABUF; names NUL-padded, cleaned as any trace string. */
 struct ap_rec_dmabuf_buf {

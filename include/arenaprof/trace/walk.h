@@ -33,6 +33,8 @@ struct ap_trace_consumer {
 	/* the target's dma-bufs at a poll, then each of its buffers (names cleaned) */
 	int (*dmabuf)(void *ctx, const struct ap_rec_dmabuf *d);
 	int (*dmabuf_buf)(void *ctx, const struct ap_rec_dmabuf_buf *b);
+	/* a dma-buf the target exported, or its release (exporter cleaned) */
+	int (*dmabuf_ev)(void *ctx, const struct ap_rec_dmabuf_ev *e);
 	/* the object a run was begun on (AP_REC_RUN_OBJ) */
 	int (*run_obj)(void *ctx, const struct ap_rec_run_obj *o);
 	void *ctx;
