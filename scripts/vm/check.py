@@ -273,8 +273,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from check_dmabuf import judge_dmabuf  # noqa: E402
 
 RELEASE_GUEST = begin.group(1)
+DMABUF = dict(fentry=FENTRY, save=os.path.dirname(os.path.abspath(a.results)), label=a.kernel)
 if a.only == 'dmabuf':
-    judge_dmabuf(sec, js, check, out, info, RELEASE_GUEST)
+    judge_dmabuf(sec, js, check, out, info, RELEASE_GUEST, **DMABUF)
     sys.exit(1 if failed else 0)
 
 if a.suite == 'litert':
@@ -684,7 +685,7 @@ def judge_budget_cgroup():
 
 judge_btf()
 judge_budget_cgroup()
-judge_dmabuf(sec, js, check, out, info, RELEASE_GUEST)
+judge_dmabuf(sec, js, check, out, info, RELEASE_GUEST, **DMABUF)
 
 if end and int(end.group(1)) != 0:
     info(f'tests.sh exit code {end.group(1)}')

@@ -12,7 +12,8 @@ MV2=/ap/tests/models/mobilenet_v2_1.0_224_quant.tflite
 CG=/sys/fs/cgroup
 
 # 7. dma-bufs (docs/dmabuf.md): the fixture's DMA-heap and udmabuf buffers, one named,
-#    one mapped in part, one passed to its child, freed in steps, recorded; the report's
+#    one mapped in part, one passed to its child, freed in steps, two living for less than
+#    a sample, recorded with their export and release events; the report's
 #    figures against what the fixture printed (scripts/vm/check.py, judge_dmabuf). A
 #    kernel without the exporters (6.1) shows the fallback: the fixture exits 77 and the
 #    report of a process without dma-bufs has no dma-buf part. Run alone with ONLY=dmabuf.
@@ -23,6 +24,8 @@ section_dmabuf() {
 	capture dmabuf_json $AP report /tmp/dmabuf.trace --json
 	capture dmabuf_text $AP report /tmp/dmabuf.trace
 	capture dmabuf_om $AP report /tmp/dmabuf.trace --format openmetrics
+	# the trace itself, for the host's own test of it (tests/fixtures/trace/dmabuf-K.*)
+	capture dmabuf_trace sh -c "gzip -c /tmp/dmabuf.trace | base64"
 	capture nodmabuf_rec $AP record -o /tmp/nodmabuf.trace -- $MI $MV2 --runs 1
 	capture nodmabuf_json $AP report /tmp/nodmabuf.trace --json
 	capture nodmabuf_text $AP report /tmp/nodmabuf.trace

@@ -93,7 +93,7 @@ int ap_dmabuf_seen_buf(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_buf 
 	if (!b->sampled) {
 		b->sampled = true;
 		b->first_ns = r->ts_ns;
-		b->flags = r->flags;
+		b->flags = r->flags & (b->exported ? ~(uint32_t)AP_DMABUF_F_SIZE_FROM_MAP : ~0u);
 		if (b->exported)
 			s->ev_unsampled--;
 	}
@@ -123,6 +123,7 @@ static void export_of(struct ap_dmabuf_seen *s, struct ap_dmabuf_seen_buf *b,
 	b->released = false;	/* an inode made again: live anew */
 	b->export_ns = e->ts_ns;
 	b->size = MAX(b->size, e->size);
+	b->flags &= ~(uint32_t)AP_DMABUF_F_SIZE_FROM_MAP;	/* the export says its size */
 	if (e->exporter[0])
 		memcpy(b->exporter, e->exporter, sizeof(b->exporter));
 	if (!b->sampled)
