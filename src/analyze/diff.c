@@ -53,6 +53,7 @@ static int open_trace(struct ap_diff_side *s, const char *plan, char *err)
 {
 	struct ap_corr_in in = { .trace = s->path };
 	int rc = trace_model(s, plan, &in.plan_path, err);
+	struct ap_dmabuf_peak dev;
 
 	if (!rc)
 		rc = ap_corr_load(&in, &s->x, err);
@@ -75,6 +76,9 @@ static int open_trace(struct ap_diff_side *s, const char *plan, char *err)
 	s->weights = s->kind[AP_GROUP_WEIGHTS];
 	s->peak = ap_corr_peak(&s->x, NULL);
 	s->p = s->x.have_plan ? &s->x.plan : NULL;
+	ap_dmabuf_seen_device(&s->x.a.dmabuf, s->x.a.hdr.flags & AP_HDR_STARTED, &dev);
+	s->device = dev.bytes;
+	s->has_device = ap_dmabuf_seen_any(&s->x.a.dmabuf);
 	return 0;
 }
 
@@ -144,6 +148,11 @@ static const char *no_run0(const struct ap_diff_side *s)
 	return no_runs(s) ? no_runs(s) : s->lat.timed ? NULL : "run 0 was not timed";
 }
 
+static const char *no_device(const struct ap_diff_side *s)
+{
+	return s->is_trace ? NULL : "a plan has no dma-bufs (device memory is a process's)";
+}
+
 static struct ap_diff_cmp cmp(uint64_t o, uint64_t n)
 {
 	return (struct ap_diff_cmp){ .o = o, .n = n, .ok = true };
@@ -161,7 +170,9 @@ static void rows(struct ap_diff *d)
 	r[AP_DIFF_LAT_FIRST] = cmp(o->lat.first_ns, n->lat.first_ns);
 	r[AP_DIFF_LAT_MEDIAN] = cmp(o->lat.median_ns, n->lat.median_ns);
 	r[AP_DIFF_LAT_P99] = cmp(o->lat.p99_ns, n->lat.p99_ns);
+	r[AP_DIFF_DEVICE] = cmp(o->device, n->device);
 	na(d, &r[AP_DIFF_ARENA], no_arena);
+	na(d, &r[AP_DIFF_DEVICE], no_device);
 	na(d, &r[AP_DIFF_WEIGHTS], no_weights);
 	na(d, &r[AP_DIFF_LAT_FIRST], no_run0);
 	na(d, &r[AP_DIFF_LAT_MEDIAN], no_runs);
@@ -239,6 +250,7 @@ const char *ap_diff_row_key(enum ap_diff_row r)
 		[AP_DIFF_ARENA] = "arena", [AP_DIFF_PEAK] = "peak",
 		[AP_DIFF_WEIGHTS] = "weights", [AP_DIFF_LAT_FIRST] = "latency_first",
 		[AP_DIFF_LAT_MEDIAN] = "latency_median", [AP_DIFF_LAT_P99] = "latency_p99",
+		[AP_DIFF_DEVICE] = "device",
 	};
 
 	return r < AP_DIFF_ROWS ? key[r] : "?";

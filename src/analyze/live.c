@@ -521,6 +521,20 @@ static int on_drops(void *ctx, const struct ap_rec_drops *d)
 	return 0;
 }
 
+static int on_dmabuf(void *ctx, const struct ap_rec_dmabuf *r,
+		     const struct ap_dmabuf_sampler *d)
+{
+	(void)d;	/* the totals are enough: no buffer is kept */
+	ap_live_dmabuf_poll(ctx, r);
+	return 0;
+}
+
+static int on_dmabuf_ev(void *ctx, const struct ap_rec_dmabuf_ev *e)
+{
+	ap_live_dmabuf_event(ctx, e);
+	return 0;
+}
+
 static int on_note(void *ctx, uint32_t level, uint64_t ts, const char *text)
 {
 	struct ap_live *l = ctx;
@@ -595,7 +609,8 @@ int ap_live_init_pages(struct ap_live *l, const struct ap_session *s,
 	}
 	l->sink = (struct ap_session_sink){
 		.ctx = l, .event = on_event, .mappings = on_mappings, .resident = on_resident,
-		.sample = on_sample, .drops = on_drops, .note = on_note,
+		.sample = on_sample, .drops = on_drops, .note = on_note, .dmabuf = on_dmabuf,
+		.dmabuf_ev = on_dmabuf_ev,
 	};
 	return 0;
 }

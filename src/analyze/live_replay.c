@@ -157,6 +157,18 @@ static int on_note(void *ctx, const struct ap_rec_note *n, const char *text)
 	return rc ? rc : rp->live.sink.note(rp->live.sink.ctx, n->level, n->ts_ns, text);
 }
 
+static int on_dmabuf(void *ctx, const struct ap_rec_dmabuf *r)
+{
+	ap_live_dmabuf_poll(&((struct ap_live_replay *)ctx)->live, r);
+	return 0;
+}
+
+static int on_dmabuf_ev(void *ctx, const struct ap_rec_dmabuf_ev *e)
+{
+	ap_live_dmabuf_event(&((struct ap_live_replay *)ctx)->live, e);
+	return 0;
+}
+
 static int on_end(void *ctx, const struct ap_rec_end *e)
 {
 	struct ap_live_replay *rp = ctx;
@@ -205,7 +217,8 @@ int ap_live_replay_step(struct ap_live_replay *rp, char *err)
 	const struct ap_trace_consumer c = {
 		.fault = on_fault, .mapping = on_mapping, .resident = on_resident,
 		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
-		.alloc = on_alloc, .run_obj = on_run_obj, .end = on_end, .ctx = rp,
+		.alloc = on_alloc, .run_obj = on_run_obj, .end = on_end, .dmabuf = on_dmabuf,
+		.dmabuf_ev = on_dmabuf_ev, .ctx = rp,
 	};
 	int rc;
 

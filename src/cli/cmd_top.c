@@ -545,7 +545,8 @@ static int parse_args(struct top *t, struct args *a, int argc, char **argv)
 
 	*a = (struct args){ .so = { .method = AP_METHOD_NONE, .interval_ms = DEFAULT_INTERVAL_MS,
 				    .smaps_interval_ms = DEFAULT_SMAPS_MS, .full_acct = true,
-				    .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO } };
+				    .stop = &stop_signal, .arena_mode = AP_ARENA_AUTO,
+				    .dmabuf = true } };
 	ap_opts_init(&op, "+p|pid: P=plan: o|output: i|interval: I=smaps-interval: A=psi-alarm: "
 		     "b|batch n|iterations: m=probe: R=run-probe: O=op-probe: s=ring-size: "
 		     "D=snapshot-dir: T=trace-ring: j=json X=openmetrics: L=alloc-probe: v|verbose "

@@ -17,7 +17,7 @@
 
 static bool is_latency(enum ap_diff_row r)
 {
-	return r >= AP_DIFF_LAT_FIRST;
+	return r >= AP_DIFF_LAT_FIRST && r <= AP_DIFF_LAT_P99;
 }
 
 /* Row r grown past pct: only where both sides give the same quantity. */
@@ -267,6 +267,9 @@ void ap_diff_text(FILE *f, const struct ap_diff *d, const struct ap_diff_gate *g
 		text_row(f, d, AP_DIFF_LAT_MEDIAN, "median run");
 		text_row(f, d, AP_DIFF_LAT_P99, "p99 run");
 	}
+	/* device memory: only for traces, and only when a target had dma-bufs */
+	if (o->is_trace && n->is_trace && (o->has_device || n->has_device))
+		text_row(f, d, AP_DIFF_DEVICE, "device (dma-bufs)");
 	if (o->is_trace && n->is_trace) {
 		for (int k = 0; k < AP_GROUP_COUNT; k++)
 			if (k != AP_GROUP_ARENA && k != AP_GROUP_WEIGHTS)
@@ -325,6 +328,10 @@ static void json_side(struct ap_json *j, const char *key, const struct ap_diff_s
 	ap_json_u64(j, "peak_bytes", s->peak);
 	ap_json_str(j, "peak_of", s->is_trace ? "process" : "model");
 	ap_json_u64(j, "weights_bytes", s->weights);
+	if (s->is_trace)
+		ap_json_u64(j, "dmabuf_peak_bytes", s->device);
+	else
+		ap_json_null(j, "dmabuf_peak_bytes");
 	json_lat(j, s);
 	if (s->is_trace) {
 		ap_json_obj(j, "kinds");

@@ -771,9 +771,9 @@ void ap_tui_draw_footer(const struct ap_live *l, const struct ap_tui_view *v)
 static int draw_left(const struct ap_live *l, const struct ap_tui_view *v, int y, int x1,
 		     int rows_left, bool tall)
 {
-	enum { BUDGET, MEM, ARENA, MODELS, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
+	enum { BUDGET, MEM, DMABUF, ARENA, MODELS, XNN, CG, PSI, FAULTS, ALLOCS, N_PANELS };
 	const int want[N_PANELS] = {
-		[BUDGET] = v->budget ? 1 : 0, [MEM] = 3, [ARENA] = tall ? 8 : 3,
+		[BUDGET] = v->budget ? 1 : 0, [MEM] = 3, [DMABUF] = 1, [ARENA] = tall ? 8 : 3,
 		[MODELS] = (int)ap_live_models_n(l),
 		[XNN] = tall ? 3 : 2, [CG] = 2, [PSI] = 2, [FAULTS] = tall ? 3 : 2,
 		[ALLOCS] = tall ? 2 : 1,
@@ -785,6 +785,7 @@ static int draw_left(const struct ap_live *l, const struct ap_tui_view *v, int y
 		switch (i) {
 		case BUDGET: n = r ? draw_budget(l, v->budget, y, 0, x1) : 0; break;
 		case MEM: n = draw_memory(l, y, 0, x1, r); break;
+		case DMABUF: n = tui_draw_dmabuf(l, y, 0, x1, r); break;
 		case ARENA: n = draw_arena(l, y, 0, x1, r, tall ? 6 : 1); break;
 		case MODELS: n = tui_draw_models(l, y, 0, x1, r); break;
 		case XNN: n = tui_draw_xnn(l, y, 0, x1, r); break;

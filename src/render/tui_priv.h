@@ -75,6 +75,9 @@ void tui_spark_after(struct pen *p, const struct ap_live_hist *h, int n, attr_t 
 bool tui_spark_window(struct pen *p, const struct ap_live_hist *h, const uint64_t *ts,
 		      int cells, attr_t attr, const char *(*fmt)(uint64_t, char *, size_t));
 
+/* tui_dmabuf.c: the dma-buf panel (once the target had one), rows used */
+int tui_draw_dmabuf(const struct ap_live *l, int y, int x0, int x1, int rows);
+
 /* tui_xnn.c: the XNNPACK panel (with XNNPACK in the target), rows used */
 int tui_draw_xnn(const struct ap_live *l, int y, int x0, int x1, int rows);
 /* tui_models.c: a row per model when top follows several (--plan A --plan B), rows used */

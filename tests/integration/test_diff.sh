@@ -387,3 +387,35 @@ diff_check "a trace of sleep: no model mapped, no run timed, latency null" 0 \
 expect_refusal "--fail-above-latency on traces without timed runs: not judged, exit 2" 2 \
 	"cannot judge this pair: OLD: no completed run timed" \
 	"$ARENAPROF" diff "$TMP/sleep.trace" "$TMP/sleep.trace" --fail-above-latency 5
+
+# the device row: two traces the VM guests recorded of tests/fixtures/dmabuf_fixture.c
+# (scripts/vm/tests.sh, 7), by the polls (6.12) and by the export and release events
+# (6.17); their dma-buf peaks against what the fixture printed: phase 1's bytes, and
+# phase 1's with the short-lived S1 (a buffer no poll saw)
+F=tests/fixtures/trace
+python3 - "$F/dmabuf-6.12.fixture.jsonl" "$F/dmabuf-events-6.17.fixture.jsonl" \
+	>"$TMP/truth.json" <<'PY'
+import json, sys
+def peak(path, short):
+    rows = [json.loads(x) for x in open(path)]
+    p1 = next(r for r in rows if r.get('phase') == 1)
+    return p1['bytes'] + sum(r['size'] for r in rows if short and r.get('op') == 'alloc'
+                             and r['what'] == 'short-S1')
+print(json.dumps({'old': peak(sys.argv[1], False), 'new': peak(sys.argv[2], True)}))
+PY
+diff_check "device row: the dma-bufs' peaks, the fixture's phase 1 and phase 1 with S1" 0 \
+	"d['old']['dmabuf_peak_bytes'] == truth['old'] and
+ d['new']['dmabuf_peak_bytes'] == truth['new'] and truth['new'] > truth['old'] and
+ abs(d['change_pct']['device'] - 100 * (truth['new'] - truth['old']) / truth['old']) < 0.01" \
+	"$F/dmabuf-6.12.aptrace" "$F/dmabuf-events-6.17.aptrace"
+"$ARENAPROF" diff "$F/dmabuf-6.12.aptrace" "$F/dmabuf-events-6.17.aptrace" >"$TMP/dev.txt"
+MSG=$(grep -E '^  (peak|device)' "$TMP/dev.txt")
+check "device row in the text: 1.44 MiB to 3.44 MiB, +139.1 %" \
+	grep -Eq '^  device \(dma-bufs\) +1\.44 MiB +3\.44 MiB +\+139\.1 %$' "$TMP/dev.txt"
+"$ARENAPROF" diff "$TMP/sleep.trace" "$TMP/sleep.trace" >"$TMP/nodev.txt"
+MSG=$(head -12 "$TMP/nodev.txt")
+check "no device row for two traces without dma-bufs" \
+	sh -c "! grep -q '^  device' '$TMP/nodev.txt'"
+diff_check "a plan beside a trace: device not comparable, its dmabuf_peak_bytes null" 0 \
+	"d['new']['dmabuf_peak_bytes'] is None and d['old']['dmabuf_peak_bytes'] == 0 and
+ 'a plan has no dma-bufs' in d['not_comparable']['device']" "$TMP/sleep.trace" "$MV2"

@@ -4,8 +4,9 @@
 # text, JSON and OpenMetrics, of two traces the 6.12 (fdinfo) and 6.17 (bpf_iter) guests
 # recorded of tests/fixtures/dmabuf_fixture.c, against what the fixture printed then; the
 # dma-buf records written as records of their own, never packed, so that a reader from
-# before them skips them; and a process without dma-bufs recorded here: no such record, no
-# device line. The /proc parsers' own fixtures are tests/unit/test_dmabuf.c's.
+# before them skips them; the fixture recorded with the export and release events too
+# (type 18), judged as the VM suite judges it; and a process without dma-bufs recorded
+# here: no such record, no device line. The /proc parsers' own fixtures are tests/unit/test_dmabuf.c's.
 . tests/lib.sh
 FIX=tests/fixtures/trace
 
@@ -48,13 +49,31 @@ for k in 6.12 6.17; do
 		"printf ' %s ' '$ty' | grep -q ' 15 ' && printf ' %s ' '$ty' | grep -q ' 16 '"
 done
 
+# the same fixture recorded with the export and release events (6.12, 6.17: fentry), and
+# its two buffers that lived less than a sample: judged by the VM suite's own judge
+# (scripts/vm/check_dmabuf.py) against what the fixture printed then
+for k in 6.12 6.17; do
+	t=$FIX/dmabuf-events-$k.aptrace
+	"$ARENAPROF" report "$t" > "$TMP/ev$k.txt"
+	"$ARENAPROF" report "$t" --json > "$TMP/ev$k.json"
+	"$ARENAPROF" report "$t" --format openmetrics > "$TMP/ev$k.om"
+	rel=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel"])' \
+		"$TMP/ev$k.json")
+	python3 tests/py/check_dmabuf_trace.py "$FIX/dmabuf-events-$k.fixture.jsonl" \
+		"$TMP/ev$k.txt" "$TMP/ev$k.json" "$TMP/ev$k.om" "$rel" yes "events $k"
+	ty=$(types "$t")
+	MSG="top-level types: $ty"
+	check "events $k: the events are records of their own (18), never packed" sh -c \
+		"printf ' %s ' '$ty' | grep -q ' 18 '"
+done
+
 # a process without dma-bufs: no dma-buf record, and its report has no part of them
 if "$ARENAPROF" record -o "$TMP/none.trace" -- "$BUILD/mininfer" \
 	"$MODELS/mobilenet_v2_1.0_224_quant.tflite" --runs 1 > /dev/null 2> "$TMP/none.err"; then
 	ty=$(types "$TMP/none.trace")
 	MSG="top-level types: $ty"
-	check "no dma-buf held: no record of types 15 and 16" sh -c \
-		"! printf ' %s ' '$ty' | grep -qE ' (15|16) '"
+	check "no dma-buf held: no record of types 15, 16 and 18" sh -c \
+		"! printf ' %s ' '$ty' | grep -qE ' (15|16|18) '"
 	"$ARENAPROF" report "$TMP/none.trace" > "$TMP/none.txt"
 	"$ARENAPROF" report "$TMP/none.trace" --json > "$TMP/none.json"
 	MSG=$(head -8 "$TMP/none.txt")

@@ -249,6 +249,7 @@ print("\n".join(r for r in sys.stdin.read().split("\n") if len(r) > int(sys.argv
 MSG="$(wide_rows 80 <<<"$SCR" | head -2)" check "80x24: no line longer than 80 columns" \
 	test -z "$(wide_rows 80 <<<"$SCR")"
 check "no XNNPACK panel for a target without XNNPACK" test -z "$(grep '^XNNPACK' <<<"$SCR")"
+check "no dma-buf panel for a target without dma-bufs" test -z "$(grep '^dma-buf ' <<<"$SCR")"
 
 # w: a snapshot that report reads
 T send-keys -t main w
@@ -651,6 +652,46 @@ buffers, runtime objects), held and planned, as report says of a record of the m
 	kill "$X" 2>/dev/null
 	exec 6>&-
 fi
+
+# ---- the dma-buf row, on replays of the VM guests' traces of tests/fixtures/dmabuf_fixture.c
+# (scripts/vm/tests.sh, 7): at the end nothing held and the peak of the fixture's own
+# figures: phase 1 and the short-lived S1 by the events (6.17), phase 1 by the polls (6.12,
+# recorded without events) ----
+dmabuf_row() {	# dmabuf_row TRACE: steps the replay to its end at 80x24; the row in $ROW
+	T new-window -d -n dmb "LANG=$LOC $ARENAPROF top $1; sleep 600"
+	T resize-window -t dmb -x 80 -y 24 2>/dev/null
+	wait_screen dmb 'space plays' 10
+	for _ in $(seq 60); do
+		T send-keys -t dmb n
+		SCR=$(screen dmb)
+		grep -q EXITED <<<"$SCR" && break
+		sleep 0.1
+	done
+	ROW=$(grep '^dma-buf ' <<<"$SCR")
+	T kill-window -t dmb
+}
+for k in events-6.17 6.12; do
+	F=tests/fixtures/trace/dmabuf-$k
+	want=$(python3 - "$F.fixture.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(x) for x in open(sys.argv[1])]
+p1 = next(r for r in rows if r.get('phase') == 1)
+s1 = [r['size'] for r in rows if r.get('what') == 'short-S1' and r.get('op') == 'alloc']
+peak = p1['bytes'] + (s1[0] if s1 else 0)
+mib = peak / (1 << 20)
+print(f'{mib:.2f}MiB' if mib < 10 else f'{mib:.1f}MiB')
+PY
+)
+	dmabuf_row "$F.aptrace"
+	case $k in
+	events-*) re="^dma-buf   held 0B  not freed 0B  peak $want  fentry\+bpf_iter *\$" ;;
+	*) re="^dma-buf   held 0B  peak $want  fdinfo *\$" ;;
+	esac
+	MSG="row: '$ROW'; want peak $want; $(wide_rows 80 <<<"$SCR" | head -2)" \
+		check "dma-buf row of the $k trace at 80x24: nothing held at the end, peak $want" \
+		sh -c 'printf "%s\n" "$1" | grep -Eq "$2" && test -z "$3"' _ "$ROW" "$re" \
+		"$(wide_rows 80 <<<"$SCR")"
+done
 
 # ---- CPU cost of the TUI with an idle target, default interval ----
 start_target idle 9

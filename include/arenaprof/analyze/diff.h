@@ -42,12 +42,15 @@ struct ap_diff_side {
 	uint64_t weights;		/* the model's weights; or its mapping's resident bytes */
 	uint64_t kind[AP_GROUP_COUNT];	/* a trace: resident bytes per kind of memory */
 	struct ap_run_lat lat;		/* a trace: its runs */
+	uint64_t device;		/* a trace: its dma-bufs' peak (dmabuf_seen.h) */
+	bool has_device;		/* ... its target had a dma-buf */
 };
 
 /* The rows both sides give. */
 enum ap_diff_row {
 	AP_DIFF_ARENA, AP_DIFF_PEAK, AP_DIFF_WEIGHTS,
 	AP_DIFF_LAT_FIRST, AP_DIFF_LAT_MEDIAN, AP_DIFF_LAT_P99,
+	AP_DIFF_DEVICE,			/* two traces: the dma-bufs' peak (device memory) */
 	AP_DIFF_ROWS,
 };
 

@@ -113,6 +113,22 @@ struct ap_live_cell {
 				 * AP_OWNER_NONE), else AP_OWNER_NONE */
 };
 
+/*
+ * The target's dma-bufs, live (live_dmabuf.c): the polls' held bytes and the events'
+ * exported-and-not-freed bytes, with their peaks; no buffer is kept, so a long session
+ * costs nothing more.
+ */
+struct ap_live_dmabuf {
+	bool seen;			/* a poll held one, or an export was seen */
+	uint64_t held, held_peak;	/* the latest poll's bytes, their peak */
+	uint32_t held_n;		/* buffers in the latest poll */
+	uint32_t source;		/* enum ap_dmabuf_source of the latest poll with buffers */
+	uint32_t events;		/* AP_DMABUF_EVENTS_*: how exports are traced */
+	uint64_t live, live_peak;	/* the events': exported, not released */
+	uint32_t live_n;
+	uint64_t peak_ns;		/* when the device peak was first reached */
+};
+
 struct ap_live {
 	const struct ap_session *session;	/* read-only: its probes and state */
 	/* the target */
@@ -170,6 +186,7 @@ struct ap_live {
 	uint64_t alloc_unwatched_base;
 	struct ap_live_blocks *blocks;	/* live_allocs.c's: the blocks not freed */
 	struct ap_live_xnn xnn;		/* XNNPACK's blocks, apart from the callers' */
+	struct ap_live_dmabuf dmabuf;	/* the accelerator half */
 	struct ap_live_objects *objects;	/* live_objects.c's: the mappings by name */
 	struct ap_live_bar_cells *bar;	/* live_bar.c's: the residency bar, counted */
 	struct ap_live_models *models;	/* live_models.c's: several models' arenas and runs
@@ -288,6 +305,12 @@ void ap_live_xnn_libc(struct ap_live *l, const struct ap_event *ev);
 void ap_live_xnn_gone(struct ap_live *l, uint64_t ptr);
 void ap_live_xnn_sample(struct ap_live *l);
 void ap_live_xnn_free(struct ap_live *l);
+
+/* live_dmabuf.c, for live.c and live_replay.c: a dma-buf poll, an export or release. */
+void ap_live_dmabuf_poll(struct ap_live *l, const struct ap_rec_dmabuf *r);
+void ap_live_dmabuf_event(struct ap_live *l, const struct ap_rec_dmabuf_ev *e);
+/* The device peak, the events' when the target was started here (they saw every export). */
+uint64_t ap_live_dmabuf_peak(const struct ap_live *l);
 
 /* live_objects.c, for live.c: mapping mi counted under its name (0, or -ENOMEM), taken
  * out of it before a rename, and its new pages held and faults added. */
