@@ -86,8 +86,9 @@ void ap_dmabuf_sampler_losses(const struct ap_dmabuf_sampler *d, char *buf, size
 		ap_dmabuf_events_counters(d->events, &c);
 	if (c.ring_drops || c.untracked)
 		snprintf(buf, len, "dma-buf events: %llu lost to a full ring, %llu exports past "
-			 "the %u tracked whose release goes unseen", (unsigned long long)c.ring_drops,
-			 (unsigned long long)c.untracked, AP_DMABUF_EV_KEPT);
+			 "the %u tracked whose release goes unseen",
+			 (unsigned long long)c.ring_drops, (unsigned long long)c.untracked,
+			 AP_DMABUF_EV_KEPT);
 }
 
 int ap_dmabuf_sampler_poll(struct ap_dmabuf_sampler *d, int pid, uint64_t ts_ns,

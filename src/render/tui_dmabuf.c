@@ -3,8 +3,8 @@
  * tui_dmabuf: the dma-buf panel (tui_priv.h), one row, drawn once the target held a
  * dma-buf or exported one (live.h's struct ap_live_dmabuf): what it holds now and its
  * peak, by the polls; what it exported and has not freed and its peak, by the events
- * where record's programs attach; and where the figures come from ("fentry+fdinfo"). Nothing for a target
- * without dma-bufs, so their screen is as before.
+ * where record's programs attach; and where the figures come from ("fentry+fdinfo").
+ * Nothing for a target without dma-bufs, so their screen is as before.
  */
 #include <curses.h>
 #include <stdio.h>

@@ -33,7 +33,7 @@ struct ap_dmabuf_sampler {
 	struct ap_dmabuf_iter *iter;	/* NULL: fdinfo */
 	struct ap_dmabuf_events *events;	/* NULL: polled only */
 	char events_why[AP_ERR_LEN];	/* why not, when NULL */
-	bool seen;			/* a buffer or an event was seen: the iterator tried, the note made */
+	bool seen;			/* a buffer or an event seen: iterator tried, note made */
 	bool sent;			/* a sample was handed on */
 	/*
 	 * Set at the first buffer seen, for the caller to note once and clear: the source
