@@ -68,14 +68,21 @@ int ap_dmabuf_seen_sample(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf *
 	return 0;
 }
 
-/* The buffer of this inode, added zeroed when new; NULL: no memory. */
-static struct ap_dmabuf_seen_buf *buf_of(struct ap_dmabuf_seen *s, uint64_t inode)
+static struct ap_dmabuf_seen_buf *buf_find(struct ap_dmabuf_seen *s, uint64_t inode)
 {
-	struct ap_dmabuf_seen_buf *b;
-
 	for (uint32_t i = 0; i < s->n; i++)
 		if (s->b[i].inode == inode)
 			return &s->b[i];
+	return NULL;
+}
+
+/* The buffer of this inode, added zeroed when new; NULL: no memory. */
+static struct ap_dmabuf_seen_buf *buf_of(struct ap_dmabuf_seen *s, uint64_t inode)
+{
+	struct ap_dmabuf_seen_buf *b = buf_find(s, inode);
+
+	if (b)
+		return b;
 	if (ap_grow32(&s->b, &s->cap, s->n, sizeof(*s->b), 16))
 		return NULL;
 	b = &s->b[s->n++];
@@ -143,14 +150,16 @@ static void export_of(struct ap_dmabuf_seen *s, struct ap_dmabuf_seen_buf *b,
 int ap_dmabuf_seen_event(struct ap_dmabuf_seen *s, const struct ap_rec_dmabuf_ev *e,
 			 int64_t run)
 {
-	struct ap_dmabuf_seen_buf *b = buf_of(s, e->inode);
+	/* a release of a buffer no export made is not one of the target's: not kept */
+	struct ap_dmabuf_seen_buf *b = e->kind == AP_DMABUF_EV_EXPORTED ? buf_of(s, e->inode) :
+				       buf_find(s, e->inode);
 
-	if (!b)
-		return -ENOMEM;
 	s->ev_method = e->method;
 	if (e->kind == AP_DMABUF_EV_EXPORTED) {
+		if (!b)
+			return -ENOMEM;
 		export_of(s, b, e, run);
-	} else if (e->kind == AP_DMABUF_EV_RELEASED && b->exported && !b->released) {
+	} else if (e->kind == AP_DMABUF_EV_RELEASED && b && b->exported && !b->released) {
 		s->ev_releases++;
 		b->released = true;
 		b->release_ns = e->ts_ns;
