@@ -163,6 +163,13 @@ void ap_openmetrics_live(FILE *f, const struct ap_live *l, const char *version)
 		      "and attach-resident bytes.", num(l->arena_held * l->page_size));
 	if (hwm != AP_NO_VALUE)
 		gauge(&o, "arenaprof_peak_bytes", "bytes", "VmHWM, the latest sample.", num(hwm));
+	if (l->dmabuf.seen) {	/* device memory: only once the target had a dma-buf */
+		gauge(&o, "arenaprof_dmabuf_bytes", "bytes", "The target's dma-bufs held now "
+		      "(the latest poll).", num(l->dmabuf.held));
+		gauge(&o, "arenaprof_dmabuf_peak_bytes", "bytes", "The target's dma-bufs at "
+		      "their peak (by the export and release events where traced).",
+		      num(ap_live_dmabuf_peak(l)));
+	}
 	counter(&o, "arenaprof_arena_first_touch_pages", "Arena pages first touched while "
 		"traced.", l->arena_ft);
 	counter(&o, "arenaprof_dropped_events", "Events the ring buffer dropped.",

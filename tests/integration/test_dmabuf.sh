@@ -67,6 +67,20 @@ for k in 6.12 6.17; do
 		"printf ' %s ' '$ty' | grep -q ' 18 '"
 done
 
+# the live view's OpenMetrics (top --openmetrics) of a replay of the events trace: at its
+# end nothing held, and the peak of phase 1 and S1, the fixture's own figures
+ev=$FIX/dmabuf-events-6.17
+"$ARENAPROF" top "$ev.aptrace" --batch --openmetrics "$TMP/live.om" > /dev/null 2>&1
+want=$(python3 -c 'import json, sys
+r = [json.loads(x) for x in open(sys.argv[1])]
+p1 = next(x for x in r if x.get("phase") == 1)
+print(p1["bytes"] + sum(x["size"] for x in r if x.get("what") == "short-S1" and x["op"] == "alloc"))' \
+	"$ev.fixture.jsonl")
+MSG=$(grep dmabuf "$TMP/live.om")
+check "top --openmetrics of the replay: arenaprof_dmabuf_bytes 0, arenaprof_dmabuf_peak_bytes $want" \
+	sh -c "grep -Eq '^arenaprof_dmabuf_bytes(\{[^}]*\})? 0$' '$TMP/live.om' &&
+	       grep -Eq '^arenaprof_dmabuf_peak_bytes(\{[^}]*\})? $want$' '$TMP/live.om'"
+
 # a process without dma-bufs: no dma-buf record, and its report has no part of them
 if "$ARENAPROF" record -o "$TMP/none.trace" -- "$BUILD/mininfer" \
 	"$MODELS/mobilenet_v2_1.0_224_quant.tflite" --runs 1 > /dev/null 2> "$TMP/none.err"; then
