@@ -15,8 +15,8 @@
  * indices from the markers and writes one struct ap_ring_event into the ring buffer, with
  * a struct ap_ring_ext after it when it has a new vma or an allocation's fields to say
  * (event.h); the tp program gathers its faults in a per-CPU batch instead, one record
- * for up to 64 faults (struct ap_ring_batch). Nothing is lost silently: failed reserves and failed vma lookups are counted
- * in .bss.
+ * for up to 64 faults (struct ap_ring_batch). Nothing is lost silently: failed reserves
+ * and failed vma lookups are counted in .bss.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -838,11 +838,12 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 	/* drain what the kernel already queued, the faults it still batched too */
 	if (!s->failed && s->probe) {
 		bool tail = s->end_reason == AP_END_RUNS;
+		int (*cb)(void *, const struct ap_event *) = tail ? on_tail_event : on_event;
 
 		ap_probe_flush(s->probe);
 		/* after --runs N the target runs on: what the flush sent, not all it does next */
 		for (int i = 0; (!tail || i < 16) && !s->failed; i++)
-			if (ap_probe_poll(s->probe, 0, tail ? on_tail_event : on_event, s, err) <= 0)
+			if (ap_probe_poll(s->probe, 0, cb, s, err) <= 0)
 				break;
 	}
 	if (s->end_reason == AP_END_RUNS && s->started && s->o.kill_at_runs &&
