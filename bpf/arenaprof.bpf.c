@@ -14,8 +14,9 @@
  * Every program filters by target_tgid, classifies the vma, fills in the run and op
  * indices from the markers and writes one struct ap_ring_event into the ring buffer, with
  * a struct ap_ring_ext after it when it has a new vma or an allocation's fields to say
- * (event.h). Nothing is lost silently: failed reserves and failed vma lookups are counted
- * in .bss.
+ * (event.h); the tp program gathers its faults in a per-CPU batch instead, one record
+ * for up to 64 faults (struct ap_ring_batch). Nothing is lost silently: failed reserves
+ * and failed vma lookups are counted in .bss.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -126,7 +127,9 @@ static __always_inline bool mm_write_seq(struct mm_struct *mm, __u64 *seq)
 
 	if (!bpf_core_field_exists(m->mm_lock_seq.sequence))
 		return false;
-	if (bpf_core_read(&v, sizeof(v), &m->mm_lock_seq.sequence) || (v & 1))
+	/* a load through the task's own BTF pointer, not a probe-read call: 10 ns a fault */
+	v = m->mm_lock_seq.sequence;
+	if (v & 1)
 		return false;
 	*seq = v;
 	return true;
@@ -266,6 +269,124 @@ struct {
 } last_vma SEC(".maps");
 
 /*
+ * tp's per-CPU state: the batch (event.h: struct ap_ring_batch), and the address space and
+ * its write sequence when the batch's vma (b.x) was looked up, the vma cache's rule: a
+ * fault inside that vma needs no other lookup.
+ */
+struct tp_cpu {
+	__u64 mm;		/* 0: b.x is no vma to use */
+	__u64 seq;
+	__u32 kind;
+	__u32 pad;
+	struct ap_ring_batch b;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tp_cpu);
+} tp_cpu SEC(".maps");
+
+/*
+ * The batch's n faults as one record. The reader is woken when the events counter
+ * crosses a multiple of wakeup_mask + 1 (as ev_submit_wake does record by record), or
+ * at once when wake says so.
+ */
+static __always_inline void batch_send(struct ap_ring_batch *b, bool wake)
+{
+	__u32 n = b->h.pad;
+	__u64 before = counters.events, flags = BPF_RB_NO_WAKEUP;
+
+	if (!n || n > AP_RING_BATCH) {
+		b->h.pad = 0;
+		return;
+	}
+	if (wake || ((before ^ (before + n)) & ~wakeup_mask))
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, b, sizeof(b->h) + sizeof(b->x) + n * sizeof(b->f[0]),
+			       flags))
+		__sync_fetch_and_add(&counters.ringbuf_drops, n);
+	else
+		__sync_fetch_and_add(&counters.events, n);
+	b->h.pad = 0;
+}
+
+/*
+ * A fault into this CPU's batch; the batch is sent first when the fault cannot join it.
+ * The batch keeps the vma it last held when sent: a fault in another vma is sent (and
+ * the reader woken) at once, so that the new vma is named from /proc/PID/maps while it
+ * exists, even in a process that lives for less than one sample interval.
+ */
+static __always_inline void batch_fault(struct task_struct *task, __u64 addr, __u64 ip,
+					__u32 flags)
+{
+	struct mm_struct *mm = task->mm;
+	__u32 zero = 0, n, tid = task->pid;
+	__u64 ts = bpf_ktime_get_ns(), seq = 0;
+	__s32 run = runs_begun - 1, op = current_op(tid);
+	struct tp_cpu *t = bpf_map_lookup_elem(&tp_cpu, &zero);
+	bool seq_ok = mm && mm_write_seq(mm, &seq), changed = false, other = false;
+	struct ap_ring_batch *b;
+	struct vma_info vi;
+
+	if (!t)
+		return;
+	b = &t->b;
+	if (seq_ok && t->mm == (__u64)mm && t->seq == seq && addr >= b->x.a && addr < b->x.b) {
+		flags |= t->kind;
+	} else {
+		lookup_vma(addr, &vi);
+		flags |= vi.kind;
+		other = b->x.a != vi.start || b->x.b != vi.end || b->x.c != vi.flags;
+		changed = other && vi.kind != AP_FF_VMA_UNKNOWN;
+		t->mm = seq_ok && vi.kind != AP_FF_VMA_UNKNOWN ? (__u64)mm : 0;
+		t->seq = seq;
+		t->kind = vi.kind;
+	}
+	n = b->h.pad;
+	if (n && (other || b->h.tid != tid || b->h.run != run || b->h.op != op ||
+		  ts - b->h.ts_ns > 0xffffffffULL)) {
+		batch_send(b, false);
+		n = 0;
+	}
+	if (n >= AP_RING_BATCH)
+		return;
+	if (!n) {
+		b->h.ts_ns = ts;
+		b->h.tid = tid;
+		b->h.run = run;
+		b->h.op = op;
+		b->h.cpu = bpf_get_smp_processor_id();
+		b->h.type = AP_EV_FAULT_BATCH;
+	}
+	if (other) {		/* the batch is empty now: its vma is this fault's */
+		b->x.a = vi.start;
+		b->x.b = vi.end;
+		b->x.c = vi.flags;
+	}
+	b->f[n].addr = addr;
+	b->f[n].ip = ip;
+	b->f[n].dt = (__u32)(ts - b->h.ts_ns);
+	b->f[n].flags = (__u16)flags;
+	b->h.pad = n + 1;
+	if (changed || n + 1 == AP_RING_BATCH)
+		batch_send(b, changed);
+}
+
+/* The reader's flush (BPF_PROG_TEST_RUN on each CPU): the CPU's batch, however full. */
+SEC("raw_tp")
+int flush_batch(void *ctx)
+{
+	__u32 zero = 0;
+	struct tp_cpu *t = bpf_map_lookup_elem(&tp_cpu, &zero);
+
+	if (t)
+		batch_send(&t->b, true);
+	return 0;
+}
+
+/*
  * One fault record; vma == NULL: look it up with bpf_find_vma. shared: the program runs
  * with preemption off, so it may leave out a vma equal to the CPU's last (event.h).
  */
@@ -321,9 +442,11 @@ static __always_inline void emit_fault(__u64 addr, __u64 ip, __u32 flags,
 SEC("tp_btf/page_fault_user")
 int BPF_PROG(fault_tp, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
+	/* the task's own fields, not bpf_get_current_pid_tgid: its mm is read anyway */
+	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 flags = AP_FF_ACCESS_KNOWN;
 
-	if (!is_target())
+	if ((__u32)task->tgid != target_tgid)
 		return 0;
 	if (error_code & X86_PF_WRITE)
 		flags |= AP_FF_WRITE;
@@ -331,7 +454,8 @@ int BPF_PROG(fault_tp, unsigned long address, struct pt_regs *regs, unsigned lon
 		flags |= AP_FF_EXEC;
 	if (error_code & X86_PF_PROT)
 		flags |= AP_FF_PROTECTION;
-	emit_fault(address, PT_REGS_IP_CORE(regs), flags, NULL, true);
+	/* regs is the tracepoint's BTF pointer: a plain load */
+	batch_fault(task, address, PT_REGS_IP(regs), flags);
 	return 0;
 }
 

@@ -21,6 +21,7 @@ enum ap_ev_type {
 	AP_EV_OP_BEGIN = 4,	/* op probe entry; op = the marker's argument */
 	AP_EV_OP_END = 5,
 	AP_EV_ALLOC = 6,	/* a C library allocation in the window, or a free of one */
+	AP_EV_FAULT_BATCH = 7,	/* ring only: struct ap_ring_batch, faults of one CPU */
 };
 
 /*
@@ -98,8 +99,8 @@ struct ap_event {
 /*
  * What a BPF program writes: 48 bytes, 72 with the extension. A fault carries its vma in
  * the extension only when it differs from the one the previous fault on the same CPU
- * carried (the tp and perf programs run with preemption off, so a CPU's records are in
- * the ring in the order they were decided); the reader keeps the last one per CPU
+ * carried (the perf programs run with preemption off, so a CPU's records are in the
+ * ring in the order they were decided); the reader keeps the last one per CPU
  * (record/probe.c). The fentry program, which can be preempted, always sends it. A fault
  * without an extension and with AP_FF_VMA_UNKNOWN has no vma. An allocation always has
  * the extension (size, align, fn); markers never.
@@ -124,6 +125,31 @@ struct ap_ring_ext {
 struct ap_ring_event_ext {
 	struct ap_ring_event e;
 	struct ap_ring_ext x;
+};
+
+/*
+ * The tp program (which runs with interrupts off, so a CPU's batch is never written by
+ * two programs at once) keeps its faults in a per-CPU batch and writes the batch as one
+ * record when it is full, when the next fault differs in thread, run, operator or vma,
+ * or when the reader flushes it (a program run on each CPU): one ring record for up to
+ * AP_RING_BATCH faults. h is a record header (type AP_EV_FAULT_BATCH; ts_ns, tid, run,
+ * op and cpu those of every fault in it; pad the count n), x the vma of them all, then n
+ * entries, each fault's time as ts_ns + dt.
+ */
+#define AP_RING_BATCH 64
+
+struct ap_ring_fault {
+	__u64 addr;
+	__u64 ip;
+	__u32 dt;		/* ns after the batch's ts_ns */
+	__u16 flags;		/* enum ap_fault_flag */
+	__u16 pad;
+};
+
+struct ap_ring_batch {
+	struct ap_ring_event h;
+	struct ap_ring_ext x;
+	struct ap_ring_fault f[AP_RING_BATCH];
 };
 
 /* Counters the BPF side keeps in .bss; userspace reads and always reports them. */

@@ -297,6 +297,7 @@ static int try_method(struct ap_probe *p, enum ap_method m, uint32_t target, uin
 		return err;
 	}
 	bpf_program__set_autoload(p->skel->progs.fault_tp, m == AP_METHOD_TP);
+	bpf_program__set_autoload(p->skel->progs.flush_batch, m == AP_METHOD_TP);
 	bpf_program__set_autoload(p->skel->progs.fault_exit, m == AP_METHOD_FENTRY);
 	bpf_program__set_autoload(p->skel->progs.perf_minor, m == AP_METHOD_PERF);
 	bpf_program__set_autoload(p->skel->progs.perf_major, m == AP_METHOD_PERF);
@@ -382,13 +383,18 @@ static int rb_handler(void *ctx, void *data, size_t size)
 {
 	struct ap_probe *p = ctx;
 	struct ap_event ev;
+	int n = ap_ring_batch_len(data, size);
 
-	if (ap_ring_decode(&p->dec, data, size, &ev))
-		return 0;
-	p->seen++;
-	if (p->cb(p->cb_ctx, &ev)) {
-		p->stopped = true;
-		return -ECANCELED;
+	for (int i = 0; i < (n ? n : 1); i++) {
+		if (n > 0)
+			ap_ring_decode_batch(data, i, &ev);
+		else if (n < 0 || ap_ring_decode(&p->dec, data, size, &ev))
+			return 0;
+		p->seen++;
+		if (p->cb(p->cb_ctx, &ev)) {
+			p->stopped = true;
+			return -ECANCELED;
+		}
 	}
 	return 0;
 }
@@ -792,6 +798,26 @@ int ap_probe_poll(struct ap_probe *p, int timeout_ms,
 		return r;
 	}
 	return p->seen;
+}
+
+/*
+ * flush_batch run on each online CPU: on another CPU in its interrupt handler (the tp
+ * program it must not interleave with runs with interrupts off), on this one directly.
+ */
+void ap_probe_flush(struct ap_probe *p)
+{
+	int fd = ap_bpf_prog_fd(&p->ld, p->skel->progs.flush_batch), cpus[4096], n;
+
+	if (p->method != AP_METHOD_TP || fd < 0)
+		return;
+	n = online_cpus(cpus, (int)(sizeof(cpus) / sizeof(cpus[0])));
+	for (int i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU,
+			    .cpu = (__u32)cpus[i]);
+
+		/* fails only for a CPU gone offline since: its batch waits for it to return */
+		bpf_prog_test_run_opts(fd, &o);
+	}
 }
 
 void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c)

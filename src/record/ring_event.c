@@ -65,3 +65,37 @@ int ap_ring_decode(struct ap_ring_decoder *d, const void *data, size_t size,
 	}
 	return 0;
 }
+
+int ap_ring_batch_len(const void *data, size_t size)
+{
+	const struct ap_ring_batch *b = data;
+	size_t head = sizeof(b->h) + sizeof(b->x);
+
+	if (size < sizeof(b->h) || b->h.type != AP_EV_FAULT_BATCH)
+		return 0;
+	if (size < head || b->h.pad > AP_RING_BATCH ||
+	    size < head + b->h.pad * sizeof(b->f[0]))
+		return -EINVAL;
+	return (int)b->h.pad;
+}
+
+void ap_ring_decode_batch(const void *data, int i, struct ap_event *ev)
+{
+	const struct ap_ring_batch *b = data;
+	const struct ap_ring_fault *f = &b->f[i];
+
+	memset(ev, 0, sizeof(*ev));
+	ev->ts_ns = b->h.ts_ns + f->dt;
+	ev->addr = f->addr;
+	ev->ip = f->ip;
+	ev->tid = b->h.tid;
+	ev->type = AP_EV_FAULT;
+	ev->flags = f->flags;
+	ev->run = b->h.run;
+	ev->op = b->h.op;
+	if (ev->flags & AP_FF_VMA_UNKNOWN)
+		return;
+	ev->vm_start = b->x.a;
+	ev->vm_end = b->x.b;
+	ev->vm_flags = b->x.c;
+}

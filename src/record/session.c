@@ -105,9 +105,21 @@ static int on_event(void *ctx, const struct ap_event *ev)
 		ap_alloc_probe_run_end(&s->alloc);
 	if (ev->type == AP_EV_RUN_END && ++s->runs >= s->o.runs_limit && s->o.runs_limit) {
 		s->end_reason = AP_END_RUNS;
+		s->t_runs_end = ev->ts_ns;
 		return 1;	/* stop polling: the requested runs are done */
 	}
 	return 0;
+}
+
+/* --runs N: the faults still batched that came before the N-th run's end, nothing else */
+static int on_tail_event(void *ctx, const struct ap_event *ev)
+{
+	struct ap_session *s = ctx;
+
+	if (ev->type != AP_EV_FAULT || ev->ts_ns > s->t_runs_end)
+		return 0;
+	s->faults++;
+	return SEND(s, event, ev);
 }
 
 /* ---- mappings ---- */
@@ -804,6 +816,8 @@ int ap_session_step(struct ap_session *s, int max_wait_ms)
 		}
 		snapshot_maps(s, !s->o.run_spec);
 		sample(s, now);
+		if (s->probe)
+			ap_probe_flush(s->probe);	/* read at the poll below */
 		send_counters(s, false);
 		SEND(s, flush);
 		s->t_next = now + (uint64_t)s->o.interval_ms * 1000000ULL;
@@ -844,10 +858,17 @@ void ap_session_stop(struct ap_session *s, uint32_t reason)
 	if (s->stopped)
 		return;
 	s->stopped = true;
-	/* drain what the kernel already queued */
-	if (!s->failed && s->end_reason != AP_END_RUNS && s->probe)
-		while (ap_probe_poll(s->probe, 0, on_event, s, err) > 0 && !s->failed)
-			;
+	/* drain what the kernel already queued, the faults it still batched too */
+	if (!s->failed && s->probe) {
+		bool tail = s->end_reason == AP_END_RUNS;
+		int (*cb)(void *, const struct ap_event *) = tail ? on_tail_event : on_event;
+
+		ap_probe_flush(s->probe);
+		/* after --runs N the target runs on: what the flush sent, not all it does next */
+		for (int i = 0; (!tail || i < 16) && !s->failed; i++)
+			if (ap_probe_poll(s->probe, 0, cb, s, err) <= 0)
+				break;
+	}
 	if (s->end_reason == AP_END_RUNS && s->started && s->o.kill_at_runs &&
 	    target_alive(s)) {
 		int st;

@@ -3,7 +3,7 @@
  * ring_event (src/record/ring_event.c): ring buffer records into events. A fault without
  * an extension takes the vma its CPU's last fault sent, never another CPU's; an unknown vma
  * or an unknown CPU stays unknown; allocations take their extension; short records are
- * refused.
+ * refused; a batch of faults is read whole, and refused when cut short.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -22,6 +22,43 @@ static struct ap_ring_event_ext rec(uint16_t type, uint32_t cpu, uint64_t addr, 
 	};
 
 	return r;
+}
+
+/* A batch: every fault its own address, ip, time and flags, the header's thread, run, op
+ * and vma; an unknown vma stays unknown; a batch cut short or overfull is refused. */
+static void check_batch(void)
+{
+	static struct ap_ring_batch b;
+	size_t head = sizeof(b.h) + sizeof(b.x);
+	struct ap_event ev;
+	int bad = 0, n;
+
+	b.h = (struct ap_ring_event){ .ts_ns = 5000, .tid = 9, .run = 3, .op = 12, .cpu = 1,
+				      .type = AP_EV_FAULT_BATCH, .pad = 3 };
+	b.x = (struct ap_ring_ext){ 0x7f0000000000, 0x7f0000100000, 0x73 };
+	for (int i = 0; i < 3; i++)
+		b.f[i] = (struct ap_ring_fault){ .addr = 0x7f0000000000ull + 4096u * (unsigned)i,
+						 .ip = 0x401000 + (unsigned)i, .dt = 10u * (unsigned)i,
+						 .flags = AP_FF_VMA_ANON | AP_FF_WRITE };
+	b.f[2].flags = AP_FF_VMA_UNKNOWN;
+	n = ap_ring_batch_len(&b, head + 3 * sizeof(b.f[0]));
+	for (int i = 0; i < n; i++) {
+		ap_ring_decode_batch(&b, i, &ev);
+		bad += ev.type != AP_EV_FAULT || ev.addr != 0x7f0000000000ull + 4096u * (unsigned)i ||
+		       ev.ip != 0x401000 + (unsigned)i || ev.ts_ns != 5000 + 10u * (unsigned)i ||
+		       ev.tid != 9 || ev.run != 3 || ev.op != 12;
+		if (i < 2)
+			bad += ev.vm_start != 0x7f0000000000 || ev.vm_end != 0x7f0000100000 ||
+			       ev.vm_flags != 0x73 || ev.flags != (AP_FF_VMA_ANON | AP_FF_WRITE);
+		else
+			bad += ev.vm_start || ev.vm_end || ev.flags != AP_FF_VMA_UNKNOWN;
+	}
+	CHECK("ring_event: a batch's faults, each with the header's thread, run, op and vma",
+	      n == 3 && !bad, "%d faults, %d wrong", n, bad);
+	n = ap_ring_batch_len(&b, head + 2 * sizeof(b.f[0]));
+	b.h.pad = AP_RING_BATCH + 1;
+	CHECK("ring_event: a batch cut short, or holding more than a batch can, is refused",
+	      n == -EINVAL && ap_ring_batch_len(&b, sizeof(b)) == -EINVAL, "accepted");
 }
 
 int main(void)
@@ -84,6 +121,9 @@ int main(void)
 
 	CHECK("ring_event: a record shorter than the base is refused",
 	      ap_ring_decode(&d, &r, sizeof(r.e) - 1, &ev) == -EINVAL, "accepted");
+	CHECK("ring_event: a single record is no batch", ap_ring_batch_len(&r, sizeof(r)) == 0,
+	      "taken for one");
+	check_batch();
 	ap_ring_decoder_free(&d);
 	TEST_EXIT();
 }

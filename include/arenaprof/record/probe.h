@@ -120,6 +120,13 @@ void ap_probe_set_wake_runs(struct ap_probe *p, uint32_t runs);
 int ap_probe_poll(struct ap_probe *p, int timeout_ms,
 		  int (*cb)(void *ctx, const struct ap_event *ev), void *ctx, char *err);
 
+/*
+ * The tp source keeps each CPU's faults in a batch until it is full (event.h): sends every
+ * CPU's batch to the ring now, for the next poll to read. The session calls it at every
+ * sample and before its last drain. Other sources send every fault at once: a no-op.
+ */
+void ap_probe_flush(struct ap_probe *p);
+
 /* A snapshot of the BPF side's counters (events, drops, vma misses, retries). */
 void ap_probe_counters(const struct ap_probe *p, struct ap_counters *c);
 /*

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ring_event: a record of the BPF ring buffer (struct ap_ring_event, perhaps with its
- * struct ap_ring_ext; event.h) made into the whole struct ap_event the sinks take. Faults
- * without an extension share the vma the CPU's previous fault sent, kept here per CPU.
+ * struct ap_ring_ext; event.h) made into the whole struct ap_event the sinks take, or a
+ * batch of faults (struct ap_ring_batch) into one event each. Faults without an extension
+ * share the vma the CPU's previous fault sent, kept here per CPU.
  */
 #ifndef ARENAPROF_RECORD_RING_EVENT_H
 #define ARENAPROF_RECORD_RING_EVENT_H
@@ -29,5 +30,11 @@ void ap_ring_decoder_free(struct ap_ring_decoder *d);
  */
 int ap_ring_decode(struct ap_ring_decoder *d, const void *data, size_t size,
 		   struct ap_event *ev);
+/*
+ * A batch of faults (struct ap_ring_batch): how many it holds, 0 for any other record,
+ * -EINVAL for a batch cut short; then fault i (below that count) into ev.
+ */
+int ap_ring_batch_len(const void *data, size_t size);
+void ap_ring_decode_batch(const void *data, int i, struct ap_event *ev);
 
 #endif

@@ -178,6 +178,7 @@ struct ap_session {
 	/* private */
 	bool maps_stale;		/* a fault hit a vma the last snapshot lacks */
 	bool stopped;			/* ap_session_stop ran */
+	uint64_t t_runs_end;		/* --runs N: when the N-th run ended */
 	struct ap_cg_session *cg;	/* the target's memory cgroup and PSI; NULL none */
 	uint64_t last_snapshot, t_next, t_end, t_next_smaps;
 	struct ap_spawn child;		/* the command, held until the tracer is attached */
