@@ -49,17 +49,7 @@ got_md5=$(md5sum LICENSE | cut -d' ' -f1)
 MSG="recipe $want_md5, LICENSE $got_md5" \
 	check "yocto: LIC_FILES_CHKSUM is LICENSE's md5" test -n "$want_md5" -a "$want_md5" = "$got_md5"
 
-# ---- parsing: oelint-adv's findings, layer.conf ----
-"$OELINT/bin/oelint-adv" --quiet --release scarthgap --mode all "$BB" "$APPEND" "$INC" \
-	>"$TMP/oelint.txt" 2>&1
-parsed=$(grep -c "^$TOP/$LAYER/" "$TMP/oelint.txt")
-MSG="$(grep -v "^$TOP/$LAYER/.*:\(info\|warning\|error\):" "$TMP/oelint.txt" | head -3)"
-check "yocto: oelint-adv parses the recipe, the bbappend and its .inc" \
-	sh -c '[ -z "$1" ] && [ "$2" -gt 0 ]' _ "$MSG" "$parsed"
-MSG="$(grep ':error:' "$TMP/oelint.txt")"
-check "yocto: oelint-adv finds no error in them" test -z "$MSG"
-echo "oelint-adv: $(grep -c ':warning:' "$TMP/oelint.txt") warnings," \
-	"$(grep -c ':info:' "$TMP/oelint.txt") infos"
+# ---- parsing: layer.conf, then oelint-adv's findings for every series it names ----
 "$OELINT/bin/oelint-adv" --quiet "$LAYER/conf/layer.conf" >"$TMP/oelint-conf.txt" 2>&1
 MSG="$(cat "$TMP/oelint-conf.txt")"
 check "yocto: oelint-adv finds nothing in layer.conf" test -z "$MSG"
@@ -75,13 +65,27 @@ v = {i.VarName + ("_" + i.SubItem if i.SubItem else ""): i.VarValueStripped
      for i in stash.GetItemsFor(classifier=Variable.CLASSIFIER)}
 files = sorted(f[len(layer) + 1:] for g in v.get("BBFILES", "").split()
 	       for f in glob.glob(g.replace("${LAYERDIR}", layer)))
-print(v.get("BBFILE_COLLECTIONS"), v.get("LAYERSERIES_COMPAT_arenaprof"), *files)
+print(v.get("BBFILE_COLLECTIONS"), *files)
+print(v.get("LAYERSERIES_COMPAT_arenaprof"))
 PY
 )
+series=$(sed -n 2p <<<"$layer")
 MSG="layer.conf: '$layer'"
 check "yocto: layer.conf names its collection and series, its BBFILES the recipe and bbappend" \
-	test "$layer" = "arenaprof scarthgap styhead walnascar whinlatter \
-recipes-devtools/arenaprof/arenaprof_0.1.0.bb recipes-kernel/linux/linux-yocto_%.bbappend"
+	test "$(sed -n 1p <<<"$layer")" = "arenaprof recipes-devtools/arenaprof/arenaprof_0.1.0.bb \
+recipes-kernel/linux/linux-yocto_%.bbappend" -a -n "$series" -a "$series" != None
+for r in $series; do
+	"$OELINT/bin/oelint-adv" --quiet --release "$r" --mode all "$BB" "$APPEND" "$INC" \
+		>"$TMP/oelint.txt" 2>&1
+	parsed=$(grep -c "^$TOP/$LAYER/" "$TMP/oelint.txt")
+	MSG="$(grep -v "^$TOP/$LAYER/.*:\(info\|warning\|error\):" "$TMP/oelint.txt" | head -3)"
+	check "yocto ($r): oelint-adv parses the recipe, the bbappend and its .inc" \
+		sh -c '[ -z "$1" ] && [ "$2" -gt 0 ]' _ "$MSG" "$parsed"
+	MSG="$(grep ':error:' "$TMP/oelint.txt")"
+	check "yocto ($r): oelint-adv finds no error in them" test -z "$MSG"
+	echo "oelint-adv --release $r: $(grep -c ':warning:' "$TMP/oelint.txt") warnings," \
+		"$(grep -c ':info:' "$TMP/oelint.txt") infos"
+done
 MSG="bbappend: $(cat "$APPEND")"
 check "yocto: the bbappend requires the fragment's .inc only for DISTRO_FEATURES arenaprof" \
 	grep -q "^require \${@bb.utils.contains('DISTRO_FEATURES', 'arenaprof', '${INC##*/}', '', d)}$" \
@@ -154,9 +158,11 @@ pv=$(yeval var PV)
 MSG="PV '$pv', recipe file $(basename "$BB"), AP_VERSION at $srcrev '$pinned'"
 check "yocto: PV and the recipe's name are the pinned commit's AP_VERSION" \
 	test -n "$pinned" -a "$pv" = "$pinned+git" -a "$(basename "$BB")" = "arenaprof_$pinned.bb"
-MSG="default ARENAPROF_GIT_URL '$(yeval var ARENAPROF_GIT_URL)', ARENAPROF_SITE '$(brvar ARENAPROF_SITE)'"
+ygit=$(yeval var ARENAPROF_GIT_URL)
+brsite=$(brvar ARENAPROF_SITE)
+MSG="default ARENAPROF_GIT_URL '$ygit', ARENAPROF_SITE '$brsite'"
 check "by default both fetch from the repository they sit in" \
-	test "$(yeval var ARENAPROF_GIT_URL)" = "$TOP" -a "$(brvar ARENAPROF_SITE)" = "$TOP"
+	test "$ygit" = "$TOP" -a "$brsite" = "$TOP"
 
 # installed: the aarch64 binary and what make install adds beside it
 installed() {	# NAME ROOT LOG
@@ -179,26 +185,30 @@ installed() {	# NAME ROOT LOG
 uri=$(yeval var SRC_URI ARENAPROF_GIT_URL="$TMP/mirror.git")
 MSG="SRC_URI with ARENAPROF_GIT_URL=$TMP/mirror.git: '$uri'"
 check "yocto: ARENAPROF_GIT_URL points SRC_URI at the mirror" \
-	test "$uri" = "git://$TMP/mirror.git;protocol=file;branch=main"
+	test "$uri" = "git://$TMP/mirror.git;protocol=file;branch=main;destsuffix=git"
 # bitbake's git fetcher: a bare mirror clone into DL_DIR, SRCREV on the branch, then a
-# shared clone checked out at SRCREV as S (${WORKDIR}/git)
+# shared clone checked out at SRCREV in UNPACKDIR/destsuffix, which must be S
 url=${uri%%;*}; url=file://${url#git://}
 branch=$(tr ';' '\n' <<<"$uri" | sed -n 's/^branch=//p')
+dest=$(tr ';' '\n' <<<"$uri" | sed -n 's/^destsuffix=//p')
+s_dir=$(yeval var S UNPACKDIR="$TMP/yocto")
+MSG="S '$s_dir', unpacked into '$TMP/yocto/$dest'"
+check "yocto: S is where the git fetcher unpacks SRC_URI" test "$s_dir" = "$TMP/yocto/$dest"
 git clone -q --bare --mirror "$url" "$TMP/dl/git2/arenaprof.git"
 MSG="$(git -C "$TMP/dl/git2/arenaprof.git" branch --contains "$srcrev" 2>&1)"
 check "yocto: the fetch finds SRCREV on branch $branch" \
 	sh -c 'git -C "$1" branch --contains "$2" --list "$3" | grep -q .' _ \
 	"$TMP/dl/git2/arenaprof.git" "$srcrev" "$branch"
-git clone -q -s -n "$TMP/dl/git2/arenaprof.git" "$TMP/yocto/git" &&
-	git -C "$TMP/yocto/git" checkout -q "$srcrev"
-MSG="HEAD $(git -C "$TMP/yocto/git" rev-parse HEAD 2>&1)"
+git clone -q -s -n "$TMP/dl/git2/arenaprof.git" "$s_dir" &&
+	git -C "$s_dir" checkout -q "$srcrev"
+MSG="HEAD $(git -C "$s_dir" rev-parse HEAD 2>&1)"
 check "yocto: S is checked out at SRCREV" \
-	test "$(git -C "$TMP/yocto/git" rev-parse HEAD 2>/dev/null)" = "$srcrev"
+	test "$(git -C "$s_dir" rev-parse HEAD 2>/dev/null)" = "$srcrev"
 # The sysroot's pkg-config is a wrapper bound to the target sysroot: the cross one here.
 mkdir -p "$TMP/sdk-bin"
 ln -s "$(command -v aarch64-linux-gnu-pkg-config)" "$TMP/sdk-bin/pkg-config"
 yvars=(TARGET_ARCH=aarch64 TARGET_PREFIX=aarch64-linux-gnu- CC=aarch64-linux-gnu-gcc
-       B="$TMP/yocto/git" D="$TMP/yocto-image" prefix=/usr)
+       B="$s_dir" D="$TMP/yocto-image" prefix=/usr)
 oemake=$(yeval var EXTRA_OEMAKE "${yvars[@]}")
 compile=$(yeval run do_compile "${yvars[@]}")
 install=$(yeval run do_install "${yvars[@]}")
@@ -206,7 +216,7 @@ MSG="EXTRA_OEMAKE '$oemake', do_compile '$compile', do_install '$install'"
 check "yocto: EXTRA_OEMAKE, do_compile and do_install read from the recipe" \
 	test -n "$oemake" -a -n "$compile" -a -n "$install"
 # oe_runmake: ${MAKE} ${EXTRA_OEMAKE} "$@" in ${B} (= ${S} here)
-(cd "$TMP/yocto/git" && PATH="$TMP/sdk-bin:$PATH" &&
+(cd "$s_dir" && PATH="$TMP/sdk-bin:$PATH" &&
 	eval "make -j2 $oemake $compile" && eval "make $oemake $install") >"$TMP/yocto.log" 2>&1
 installed yocto "$TMP/yocto-image" "$TMP/yocto.log"
 

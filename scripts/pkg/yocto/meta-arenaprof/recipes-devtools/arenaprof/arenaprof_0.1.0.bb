@@ -19,12 +19,12 @@ DEPENDS = "bpftool-native clang-native elfutils libbpf libpng ncurses zlib"
 ARENAPROF_GIT_URL ??= "${@os.path.normpath(d.getVar('FILE_DIRNAME') + '/../../../../../..')}"
 ARENAPROF_GIT_PROTOCOL ??= "file"
 PV = "0.1.0+git"
-SRC_URI = "git://${ARENAPROF_GIT_URL};protocol=${ARENAPROF_GIT_PROTOCOL};branch=main"
+SRC_URI = "git://${ARENAPROF_GIT_URL};protocol=${ARENAPROF_GIT_PROTOCOL};branch=main;destsuffix=git"
 # A commit of main: the 0.1.0 source this recipe was tested with. A release sets it to its
 # tag's commit (git rev-parse vX.Y.Z^{commit}), adds ";tag=vX.Y.Z" to SRC_URI where
 # bitbake's git fetcher knows it, renames this file arenaprof_X.Y.Z.bb and drops "+git".
 SRCREV = "b17d114d2fe38e3c28629acfc341a50124bf679c"
-S = "${WORKDIR}/git"
+S = "${UNPACKDIR}/git"
 
 inherit pkgconfig
 
