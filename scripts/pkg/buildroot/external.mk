@@ -1,0 +1,1 @@
+include $(BR2_EXTERNAL_ARENAPROF_PATH)/arenaprof/arenaprof.mk
