@@ -33,6 +33,12 @@ CFLAGS ?= -O2 -g
 CLANG ?= clang
 BPFTOOL ?= bpftool
 LIBS_PC := libbpf libelf libdw zlib libpng ncursesw
+# The kernel types of the target arch (bpf/README.md says where each comes from), checked
+# first: an arch without them (32-bit ARM) is refused before its libraries are looked for.
+VMLINUX_H := bpf/$(ARCH)/vmlinux.h
+ifeq ($(filter clean,$(MAKECMDGOALS))$(wildcard $(VMLINUX_H)),)
+$(error no $(VMLINUX_H): ARCH=$(ARCH) is not supported (x86, arm64); scripts/gen-vmlinux makes one from a kernel's BTF)
+endif
 # No silent fallback to the build machine's own libraries: a cross build without the
 # :arm64 packages stops here with the fix named.
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
@@ -71,11 +77,6 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIB := $(BUILD)/libarenaprof.a
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-# The kernel types of the target arch (bpf/README.md says where each comes from).
-VMLINUX_H := bpf/$(ARCH)/vmlinux.h
-ifeq ($(filter clean,$(MAKECMDGOALS))$(wildcard $(VMLINUX_H)),)
-$(error no $(VMLINUX_H): ARCH=$(ARCH) is not supported (x86, arm64); scripts/gen-vmlinux makes one from a kernel's BTF)
-endif
 # tests/fixtures/*.c: mininfer (the default workload) at build/mininfer, the rest under
 # build/fixtures/.
 FIXTURE_SRCS := $(filter-out tests/fixtures/mininfer.c,$(wildcard tests/fixtures/*.c))
