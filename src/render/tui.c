@@ -26,7 +26,10 @@
 #include "arenaprof/util/escape.h"
 #include "arenaprof/render/tui.h"
 #include "arenaprof/util/units.h"
-#include "tui_priv.h"
+#include "tui_dmabuf.h"
+#include "tui_models.h"
+#include "tui_pen.h"
+#include "tui_xnn.h"
 
 #define LABEL_W TUI_LABEL_W
 #define GAP TUI_GAP

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tui_dmabuf: the dma-buf panel (tui_priv.h), one row, drawn once the target held a
+ * tui_dmabuf: the dma-buf panel (tui_dmabuf.h), one row, drawn once the target held a
  * dma-buf or exported one (live.h's struct ap_live_dmabuf): what it holds now and its
  * peak, by the polls; what it exported and has not freed and its peak, by the events
  * where record's programs attach; and where the figures come from ("fentry+fdinfo").
@@ -11,7 +11,8 @@
 
 #include "arenaprof/analyze/dmabuf_seen.h"
 #include "arenaprof/analyze/live.h"
-#include "tui_priv.h"
+#include "tui_pen.h"
+#include "tui_dmabuf.h"
 
 int tui_draw_dmabuf(const struct ap_live *l, int y, int x0, int x1, int rows)
 {

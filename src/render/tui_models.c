@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tui_models: the models panel (tui_priv.h), drawn when top follows several models
+ * tui_models: the models panel (tui_models.h), drawn when top follows several models
  * (--plan A --plan B): a row each, as report's models section gives them (live.h's
  * live_models): its runs (those begun on its interpreter), its arena (the plan's size,
  * and where, when the row has room) and the arena's pages first touched that its plan
@@ -13,7 +13,8 @@
 
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/analyze/live_models.h"
-#include "tui_priv.h"
+#include "tui_pen.h"
+#include "tui_models.h"
 
 #define NAME_W 18	/* columns of a model's file name (its end cut: ".tflite" first) */
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tui_pen: how the panels put text on the screen (tui_priv.h): every string through
+ * tui_pen: how the panels put text on the screen (tui_pen.h): every string through
  * tui_addstr, and the pen, which places items (a label and its value, drawn whole or not
  * at all) on a panel's rows, wrapping to its next row and dropping what does not fit.
  */
@@ -10,7 +10,7 @@
 
 #include "arenaprof/analyze/live.h"
 #include "arenaprof/util/escape.h"
-#include "tui_priv.h"
+#include "tui_pen.h"
 
 /*
  * Every string reaches the screen through here: operator names come from the model, paths

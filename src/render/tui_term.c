@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* tui_term: the terminal the TUI draws on (tui.h, tui_priv.h). */
+/* tui_term: the terminal the TUI draws on (tui.h, tui_pen.h). */
 #include <errno.h>
 #include <curses.h>
 #include <langinfo.h>
@@ -10,7 +10,7 @@
 
 #include "arenaprof/render/tui.h"
 #include "arenaprof/util/err.h"
-#include "tui_priv.h"
+#include "tui_pen.h"
 
 static bool tui_open, utf8, colors;
 

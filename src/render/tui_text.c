@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-/* tui_text: the TUI's figures and texts as strings (tui_priv.h). */
+/* tui_text: the TUI's figures and texts as strings (tui_pen.h). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arenaprof/record/session.h"
-#include "tui_priv.h"
+#include "tui_pen.h"
 
 /* display columns of a UTF-8 string (every glyph used here is one column wide) */
 int tui_text_w(const char *s)

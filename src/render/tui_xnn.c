@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tui_xnn: the XNNPACK panel (tui_priv.h), drawn when XNNPACK is in the target: the
+ * tui_xnn: the XNNPACK panel (tui_xnn.h), drawn when XNNPACK is in the target: the
  * halves report's XNNPACK section gives, live: the TFLite arena left beside XNNPACK, the
  * workspace, the packed weights, the operators' buffers and the runtime objects, as the
  * blocks its allocator holds now (live.h's struct ap_live_xnn), each with the default
@@ -14,7 +14,8 @@
 
 #include "arenaprof/analyze/allocs.h"
 #include "arenaprof/analyze/live.h"
-#include "tui_priv.h"
+#include "tui_pen.h"
+#include "tui_xnn.h"
 
 #define FULL_NAMES_W 132	/* content columns from which the names are report's */
 

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tui_priv: what the TUI's files share. tui.c lays the panels out (tui_xnn.c the XNNPACK
- * panel, tui_models.c the models'); tui_pen.c puts their items on the screen; tui_text.c
- * formats the figures they show (pure functions: the strings, not where they go);
- * tui_term.c owns the terminal (open, keys, colours, giving it back on exit or a crash).
+ * tui_pen: the toolkit the TUI's panels draw with. tui.c lays the panels out (tui_xnn.c
+ * the XNNPACK panel, tui_models.c the models', tui_dmabuf.c the dma-bufs': each with a
+ * header of its own); tui_pen.c puts their items on the screen; tui_text.c formats the
+ * figures they show (pure functions: the strings, not where they go); tui_term.c owns the
+ * terminal (open, keys, colours, giving it back on exit or a crash).
  */
-#ifndef ARENAPROF_TUI_PRIV_H
-#define ARENAPROF_TUI_PRIV_H
+#ifndef ARENAPROF_TUI_PEN_H
+#define ARENAPROF_TUI_PEN_H
 
 #include <curses.h>
 #include <stdbool.h>
@@ -74,14 +75,6 @@ void tui_spark_after(struct pen *p, const struct ap_live_hist *h, int n, attr_t 
 /* The history of a series with times: "MIN ▁▂▅█ MAX last 4m16s", scaled to its window. */
 bool tui_spark_window(struct pen *p, const struct ap_live_hist *h, const uint64_t *ts,
 		      int cells, attr_t attr, const char *(*fmt)(uint64_t, char *, size_t));
-
-/* tui_dmabuf.c: the dma-buf panel (once the target had one), rows used */
-int tui_draw_dmabuf(const struct ap_live *l, int y, int x0, int x1, int rows);
-
-/* tui_xnn.c: the XNNPACK panel (with XNNPACK in the target), rows used */
-int tui_draw_xnn(const struct ap_live *l, int y, int x0, int x1, int rows);
-/* tui_models.c: a row per model when top follows several (--plan A --plan B), rows used */
-int tui_draw_models(const struct ap_live *l, int y, int x0, int x1, int rows);
 
 #define KIB(v) tui_kib((v), (char[32]){ 0 }, 32)
 #define LIMIT(v) tui_limit((v), (char[32]){ 0 }, 32)
