@@ -21,7 +21,7 @@
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/prepare.h"
 #include "arenaprof/plan/profile.h"
-#include "arenaprof/plan/tflm.h"
+#include "arenaprof/plan/tflm_plan.h"
 #include "arenaprof/render/plan_report.h"
 #include "arenaprof/util/err.h"
 #include "fuzz_util.h"

@@ -21,7 +21,7 @@
 #include "arenaprof/plan/planner.h"
 #include "arenaprof/plan/profile.h"
 #include "arenaprof/plan/shapes.h"
-#include "arenaprof/plan/tflm.h"
+#include "arenaprof/plan/tflm_plan.h"
 #include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/util/err.h"
 

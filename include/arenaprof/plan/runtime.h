@@ -43,7 +43,7 @@ struct ap_runtime {
 	unsigned fc4bit_temporaries;
 	/* one arena for the whole model, every subgraph's tensors and every kernel's
 	 * scratch buffers on one clock, placed by TFLite Micro's GreedyMemoryPlanner
-	 * (tflm.h); the rules above are LiteRT's and do not apply */
+	 * (tflm_plan.h); the rules above are LiteRT's and do not apply */
 	bool one_arena;
 };
 

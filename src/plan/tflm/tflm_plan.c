@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tflm_plan: TFLite Micro's one arena for a whole model (include/arenaprof/plan/tflm.h).
+ * tflm_plan: TFLite Micro's one arena for a whole model (include/arenaprof/plan/tflm_plan.h).
  * The rules, from docs/runtimes.md ("TFLite Micro"):
  * - every tensor of every subgraph is one allocation, numbered subgraph by subgraph, then
  *   every scratch buffer in the order the Prepares (subgraph by subgraph, node by node)

@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arenaprof/plan/tflm.h"
+#include "arenaprof/plan/model.h"
+#include "arenaprof/plan/tflm_plan.h"
 
 /* One AllocationInfo: a tensor or a scratch buffer. */
 struct tflm_alloc {

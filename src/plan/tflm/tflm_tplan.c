@@ -2,7 +2,7 @@
 /*
  * tflm_tplan: TFLite Micro's one-arena plan (tflm_plan.c) as a struct ap_tplan, so that
  * every report, export and check reads it as any other plan: one row per allocation,
- * lifetimes and operators on TFLM's clock (include/arenaprof/plan/tflm.h).
+ * lifetimes and operators on TFLM's clock (include/arenaprof/plan/tflm_plan.h).
  */
 #include <errno.h>
 #include <stdio.h>

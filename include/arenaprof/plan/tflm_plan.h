@@ -6,13 +6,14 @@
  * subgraphs where it runs them, and each kernel's scratch buffers, as its Prepare requests
  * them, are planned beside the tensors by the GreedyMemoryPlanner.
  */
-#ifndef ARENAPROF_TFLM_H
-#define ARENAPROF_TFLM_H
+#ifndef ARENAPROF_TFLM_PLAN_H
+#define ARENAPROF_TFLM_PLAN_H
 
 #include <stdint.h>
 
-#include "arenaprof/plan/model.h"
 #include "arenaprof/plan/plan.h"
+
+struct ap_model;
 
 #define AP_TFLM_ALIGN 16		/* MicroArenaBufferAlignment */
 #define AP_TFLM_MAX_SCRATCH 12		/* kMaxScratchBuffersPerOp */
