@@ -226,8 +226,13 @@ static void verdict(FILE *f, const struct ap_report *r, const struct figures *g)
 void ap_summary_budget_of(const struct ap_corr_all *x, uint64_t budget,
 			  struct ap_procmem *m, struct ap_budget_process *v)
 {
+	struct ap_dmabuf_peak dp;
+	/* dma-bufs are in no /proc figure of the process and never reclaimed: DRAM too */
+	uint64_t dev = ap_dmabuf_device(&x->a, &dp) ? dp.bytes : 0;
+
 	ap_procmem_of(x, m);
-	ap_budget_judge_process(budget, m->peak, m->nonreclaimable, v);
+	ap_budget_judge_process(budget, m->peak + dev, m->nonreclaimable + dev, v);
+	v->device = dev;
 	if (died_before_run0(&x->a, (char[64]){ 0 }, 64))
 		ap_budget_no_run(v);
 }
@@ -258,9 +263,16 @@ static void budget_line(FILE *f, const struct ap_report *r)
 	const char *died = died_before_run0(&r->x->a, (char[64]){ 0 }, 64);
 
 	ap_summary_budget(r, &m, &v);
-	snprintf(peak, sizeof(peak), "%s (%s)", B(m.peak), ap_pm_peak_text(m.peak_src));
-	snprintf(nr, sizeof(nr), "%s (%s)", B(m.nonreclaimable),
-		 ap_pm_nonrecl_text(m.nonrecl_src));
+	if (v.device) {		/* the device memory counted in both (dma-bufs) */
+		snprintf(peak, sizeof(peak), "%s (%s, and dma-bufs %s)", B(v.peak),
+			 ap_pm_peak_text(m.peak_src), B(v.device));
+		snprintf(nr, sizeof(nr), "%s (%s, and the dma-bufs)", B(v.nonreclaimable),
+			 ap_pm_nonrecl_text(m.nonrecl_src));
+	} else {
+		snprintf(peak, sizeof(peak), "%s (%s)", B(m.peak), ap_pm_peak_text(m.peak_src));
+		snprintf(nr, sizeof(nr), "%s (%s)", B(m.nonreclaimable),
+			 ap_pm_nonrecl_text(m.nonrecl_src));
+	}
 	if (died && v.unknown)
 		fprintf(f, "verdict    NO VERDICT on %s (exit 3): the target %s before run 0 "
 			"completed, what a run holds was never measured; before that it held peak "
@@ -441,6 +453,7 @@ void ap_summary_budget_json(struct ap_json *j, const struct ap_report *r)
 	ap_json_str(j, "peak_source", ap_pm_peak_key(m.peak_src));
 	ap_json_u64(j, "nonreclaimable_bytes", v.nonreclaimable);
 	ap_json_str(j, "nonreclaimable_source", ap_pm_nonrecl_key(m.nonrecl_src));
+	ap_json_u64(j, "device_bytes", v.device);
 	ap_json_u64(j, "reclaimable_bytes", v.reclaimable);
 	if (r->have_model)
 		ap_json_u64(j, "model_bytes", r->model_anon + r->model_file);

@@ -67,6 +67,43 @@ for k in 6.12 6.17; do
 		"printf ' %s ' '$ty' | grep -q ' 18 '"
 done
 
+# --budget counts the device memory: the dma-bufs' peak (the fixture's own most held at
+# once, from its allocations and frees) in the peak and in the non-reclaimable part
+for k in 6.12 6.17; do
+	t=$FIX/dmabuf-events-$k.aptrace
+	held=$(python3 -c 'import json, sys
+ev = []
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("op") == "alloc":
+        ev.append((r["t1_ns"], r["size"]))
+    elif r.get("op") == "free":
+        ev.append((r["t0_ns"], -r["size"]))
+cur = top = 0
+for _, d in sorted(ev):
+    cur += d
+    top = max(top, cur)
+print(top)' "$FIX/dmabuf-events-$k.fixture.jsonl")
+	"$ARENAPROF" report "$t" --json >"$TMP/b$k.json" 2>/dev/null
+	read -r hwm anon shmem < <(python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))["samples"]
+print(s["vmhwm_max_bytes"], s["pss_anon_max_bytes"], s["pss_shmem_max_bytes"])' "$TMP/b$k.json")
+	for b in $((hwm + held / 2)) $((hwm + held + 1048576)); do
+		"$ARENAPROF" report "$t" --budget "$b" --json >"$TMP/bb.json" 2>/dev/null
+		rc=$?
+		want=$([ "$b" -gt $((hwm + held)) ] && echo 0 || echo 3)
+		r=$(python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["budget"]
+dev, hwm, anon, shmem = (int(v) for v in sys.argv[2:6])
+print("ok" if b["device_bytes"] == dev and b["peak_bytes"] == hwm + dev and
+      b["nonreclaimable_bytes"] == anon + shmem + dev else json.dumps(b))' \
+			"$TMP/bb.json" "$held" "$hwm" "$anon" "$shmem")
+		MSG="exit $rc (want $want): $r; the fixture held $held at most"
+		check "events $k: --budget $b counts the dma-bufs' peak in the peak and the non-reclaimable part" \
+			sh -c '[ "$1" = "$2" ] && [ "$3" = ok ]' _ "$rc" "$want" "$r"
+	done
+done
+
 # the live view's OpenMetrics (top --openmetrics) of a replay of the events trace: at its
 # end nothing held, and the peak of phase 1 and S1, the fixture's own figures
 ev=$FIX/dmabuf-events-6.17

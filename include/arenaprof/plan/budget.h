@@ -55,7 +55,9 @@ enum ap_budget_decider {
 struct ap_budget_process {
 	uint64_t budget;
 	uint64_t peak;			/* the process's peak (VmHWM, memory.peak) */
-	uint64_t nonreclaimable;	/* anonymous and shmem: never reclaimed without swap */
+	uint64_t nonreclaimable;	/* anonymous and shmem: never reclaimed without swap;
+					 * with device memory, it too (set by the caller) */
+	uint64_t device;		/* of peak and nonreclaimable: the dma-bufs' peak */
 	uint64_t reclaimable;		/* peak - nonreclaimable (0 when that is larger) */
 	bool fits;			/* nonreclaimable <= budget and peak <= budget */
 	bool unknown;			/* not fits, yet nothing measured was over: NO_RUN */
