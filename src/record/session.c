@@ -20,6 +20,7 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/record/probe.h"
+#include "arenaprof/record/runtime_id.h"
 #include "arenaprof/kernel/procfs.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
@@ -167,6 +168,7 @@ static void find_run_probe(struct ap_session *s)
 			ap_session_note(s, AP_NOTE_SETUP, "run probe: %s:%s (run entry point found "
 					"automatically: %s)", m->path, re[k].symbol, re[k].api);
 		}
+		ap_runtime_id_note(s, m->path, n);
 	}
 }
 
