@@ -445,7 +445,7 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 
 	*reuse = false;
 	/* an import, or a model the XNNPACK side cannot plan: the one plan there is */
-	if (ap_plan_load_for(in->plan_path, AP_DELEGATE_XNNPACK, &xp, ignored))
+	if (ap_plan_load_for(in->plan_path, AP_DELEGATE_XNNPACK, x->rt.id, &xp, ignored))
 		return 0;
 	rc = ap_analysis_run(in->trace, &po, pre, err);
 	if (rc) {
@@ -461,7 +461,8 @@ static int choose_delegate(const struct ap_corr_in *in, struct ap_corr_all *x,
 		x_sized = r.rule == AP_ARID_PLAN_SIZE;
 		/* CompiledModel's TensorBuffers, or no block of the Interpreter's size:
 		 * CompiledModel's arena, inputs and outputs apart (it may be empty)? */
-		if ((cm || !x_sized) && !ap_plan_load_compiled(in->plan_path, &cp, ignored)) {
+		if ((cm || !x_sized) &&
+		    !ap_plan_load_compiled(in->plan_path, x->rt.id, &cp, ignored)) {
 			ap_arid_find(pre->allocs, cp.arena_bytes, &r);
 			if ((cm && !x_sized) || (cp.arena_bytes && r.rule == AP_ARID_PLAN_SIZE)) {
 				ap_tplan_free(&xp);
@@ -505,7 +506,8 @@ static int measure_xnn(const struct ap_corr_in *in, struct ap_corr_all *x, char 
 {
 	struct ap_plan_req rq = { .path = in->plan_path, .src = AP_PLAN_MODEL,
 				  .strat = AP_STRAT_TFLITE,
-				  .delegate = AP_DELEGATE_XNNPACK };
+				  .delegate = AP_DELEGATE_XNNPACK,
+				  .gopts.runtime = x->rt.id };
 	struct ap_plan_set s = { 0 };
 	char ignored[AP_ERR_LEN];
 	bool planned = false;
@@ -583,12 +585,13 @@ static void id_no_arena(struct ap_arena_id *id)
 struct run_path {
 	bool compiled;			/* CompiledModel's arena (inputs and outputs apart) */
 	enum ap_delegate delegate;	/* else the Interpreter's, for this delegate */
+	enum ap_runtime_id runtime;	/* by these rules (the trace's runtime, or given) */
 };
 
 static struct run_path trace_path(const struct ap_corr_all *x)
 {
 	return (struct run_path){ .compiled = x->compiled && !x->io_late,
-				  .delegate = x->delegate };
+				  .delegate = x->delegate, .runtime = x->rt.id };
 }
 
 /*
@@ -607,8 +610,10 @@ static int load_more(const struct ap_corr_in *in, const struct run_path *path,
 	for (uint32_t i = 0; i < in->n_more; i++) {
 		struct ap_more_model *m = &x->more[i];
 
-		rc = path->compiled ? ap_plan_load_compiled(in->more_plans[i], &m->plan, err) :
-		     ap_plan_load_for(in->more_plans[i], path->delegate, &m->plan, err);
+		rc = path->compiled ?
+		     ap_plan_load_compiled(in->more_plans[i], path->runtime, &m->plan, err) :
+		     ap_plan_load_for(in->more_plans[i], path->delegate, path->runtime, &m->plan,
+				      err);
 		if (rc)
 			return rc;
 		x->model_path[x->n_models++] = in->more_plans[i];
@@ -655,6 +660,32 @@ void ap_corr_model(const struct ap_corr_all *x, uint32_t i, struct ap_corr_model
 	}
 }
 
+/*
+ * The first plan: its rules from --runtime or the trace's runtime notes (read first: the
+ * plan is needed for the pass), for --delegate's path; TFLite Micro has no XNNPACK, so
+ * its plan is the builtin kernels' whatever the trace ran.
+ */
+static int load_plan(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
+{
+	int rc = ap_trace_runtime_scan(in->trace, in->salvage, &x->rt, err);
+	bool one = ap_runtime_get(x->rt.id)->one_arena;
+
+	if (rc)
+		return rc;
+	x->delegate = in->delegate == AP_CORR_XNNPACK ? AP_DELEGATE_XNNPACK :
+		      AP_DELEGATE_NONE;
+	rc = ap_plan_load_for(in->plan_path, x->delegate, x->rt.id, &x->plan, err);
+	if (rc)
+		return rc;
+	x->have_plan = true;
+	x->model_path[x->n_models++] = in->plan_path;
+	x->delegate_auto = in->delegate == AP_CORR_AUTO && !one;
+	if (in->runtime_given && !strncmp(x->plan.strategy, "import:", 7))
+		return ap_fail(err, -EINVAL, "--runtime needs a MODEL: %s is an imported plan, "
+			       "planned already", in->plan_path);
+	return 0;
+}
+
 int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 {
 	struct ap_analysis_opts ao = { 0 };
@@ -664,20 +695,19 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	memset(x, 0, sizeof(*x));
 	x->a.id.map = -1;
 	x->c.arena = -1;
+	x->rt.id = in->runtime;
+	x->rt.given = in->runtime_given;
 	if (in->plan_path) {
-		x->delegate = in->delegate == AP_CORR_XNNPACK ? AP_DELEGATE_XNNPACK :
-			      AP_DELEGATE_NONE;
-		rc = ap_plan_load_for(in->plan_path, x->delegate, &x->plan, err);
+		rc = load_plan(in, x, err);
 		if (rc)
 			return rc;
-		x->have_plan = true;
-		x->model_path[x->n_models++] = in->plan_path;
-		x->delegate_auto = in->delegate == AP_CORR_AUTO;
 		if (x->delegate_auto) {
 			rc = choose_delegate(in, x, &x->a, &reuse, err);
 			if (rc)
 				return rc;
 		}
+		x->rt.xnn_unmodelled = x->delegate == AP_DELEGATE_XNNPACK &&
+				       !ap_runtime_get(x->rt.id)->xnnpack_modelled;
 		ao.plan = &x->plan;
 		ao.model_path = in->plan_path;
 		if (in->on_plan)
@@ -690,6 +720,11 @@ int ap_corr_load(const struct ap_corr_in *in, struct ap_corr_all *x, char *err)
 	rc = reuse ? 0 : ap_analysis_run(in->trace, &ao, &x->a, err);
 	if (rc)
 		return rc;
+	/* no model planned: the runtime named, from the notes the pass read */
+	for (uint32_t i = 0; !in->plan_path && i < x->a.n_notes; i++)
+		ap_trace_runtime_add(&x->rt, x->a.notes[i]);
+	if (!in->plan_path)
+		ap_trace_runtime_pick(&x->rt);
 	if (x->no_arena && !in->arena_addr)
 		id_no_arena(&x->a.id);
 	if (in->arena_addr && x->a.id.map < 0) {

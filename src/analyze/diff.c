@@ -87,8 +87,8 @@ static int open_plan(struct ap_diff_side *s, const struct ap_diff_side *other, c
 {
 	const struct ap_corr_all *t = other->is_trace && other->p ? &other->x : NULL;
 	int rc = !t ? ap_plan_load(s->path, &s->plan, err) :
-		 t->compiled ? ap_plan_load_compiled(s->path, &s->plan, err) :
-		 ap_plan_load_for(s->path, t->delegate, &s->plan, err);
+		 t->compiled ? ap_plan_load_compiled(s->path, t->rt.id, &s->plan, err) :
+		 ap_plan_load_for(s->path, t->delegate, t->rt.id, &s->plan, err);
 
 	if (rc)
 		return rc;

@@ -61,11 +61,12 @@ int ap_live_models_init(struct ap_live *l, const char *const *paths, uint32_t n,
 		struct model *m = &lm->m[i];
 
 		m->name = ap_base_name(paths[i]);
-		rc = ap_plan_load_for(paths[i], AP_DELEGATE_NONE, &m->plan[PATH_BUILTIN], err);
+		rc = ap_plan_load(paths[i], &m->plan[PATH_BUILTIN], err);
 		if (rc)
 			return rc;
 		m->have[PATH_BUILTIN] = true;
 		m->have[PATH_XNNPACK] = !ap_plan_load_for(paths[i], AP_DELEGATE_XNNPACK,
+							  AP_RUNTIME_LITERT,
 							  &m->plan[PATH_XNNPACK], ignored);
 	}
 	return 0;

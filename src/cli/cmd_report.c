@@ -25,6 +25,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: arenaprof report TRACE [--plan MODEL.tflite|PLAN ...] [--arena auto|ADDR]\n"
+		"                       [--delegate auto|xnnpack|none] [--runtime auto|NAME]\n"
 		"                       [--json | --format text|json|openmetrics] [--pages]\n"
 		"                       [--mappings] [--disagree N] [--budget SIZE] [--salvage]\n\n"
 		"What a trace of `arenaprof record` says: faults and first-touch pages per "
@@ -132,7 +133,7 @@ static int model_share(struct ap_report *r, const struct ap_corr_in *in,
 		       const struct ap_corr_all *x)
 {
 	struct ap_plan_req rq = { .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE, .report = true,
-				  .delegate = x->delegate,
+				  .delegate = x->delegate, .gopts.runtime = x->rt.id,
 				  .io_bound = x->compiled && !x->io_late };
 	char err[AP_ERR_LEN];
 	int rc;

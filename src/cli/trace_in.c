@@ -39,6 +39,12 @@ int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *
 		}
 		ap_cli_say(cmd, "--delegate '%s' is not auto, xnnpack or none", arg);
 		return AP_EXIT_USAGE;
+	case 'u':
+		in->runtime_given = strcmp(arg, "auto") != 0;
+		if (!in->runtime_given || !ap_runtime_parse(arg, &in->runtime))
+			return 0;
+		ap_cli_say(cmd, "--runtime '%s': auto, %s", arg, ap_runtime_names());
+		return AP_EXIT_USAGE;
 	case 'a':
 		in->arena_addr = 0;
 		if (!strcmp(arg, "auto") ||
@@ -52,11 +58,20 @@ int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *
 
 int ap_trace_in_arg(const char *cmd, int argc, char **argv, struct ap_corr_in *in)
 {
+	const struct ap_runtime *rt;
+
 	if (optind != argc - 1) {
 		ap_cli_say(cmd, "expected one TRACE (see 'arenaprof %s --help')", cmd);
 		return AP_EXIT_USAGE;
 	}
 	in->trace = argv[optind];
+	rt = ap_runtime_get(in->runtime);
+	if (in->runtime_given && in->delegate == AP_CORR_XNNPACK && !rt->xnnpack_modelled) {
+		ap_cli_say(cmd, "--runtime %s%s: give --delegate none or auto", rt->name,
+			   rt->one_arena ? " has no XNNPACK delegate" :
+			   " plans the builtin kernels (its XNNPACK delegate is not modelled)");
+		return AP_EXIT_USAGE;
+	}
 	return 0;
 }
 

@@ -3,11 +3,11 @@
 #include "arenaprof/plan/plan_build.h"
 #include "arenaprof/plan/plan_load.h"
 
-static int load(const char *path, enum ap_delegate d, bool bound, struct ap_tplan *p,
-		char *err)
+static int load(const char *path, enum ap_delegate d, bool bound, enum ap_runtime_id rt,
+		struct ap_tplan *p, char *err)
 {
 	struct ap_plan_req rq = { .path = path, .src = AP_PLAN_ANY, .strat = AP_STRAT_TFLITE,
-				  .delegate = d, .io_bound = bound };
+				  .delegate = d, .io_bound = bound, .gopts.runtime = rt };
 	struct ap_plan_set s = { 0 };
 	int rc = ap_plan_build(&rq, &s, err);
 
@@ -22,17 +22,19 @@ static int load(const char *path, enum ap_delegate d, bool bound, struct ap_tpla
 	return rc;
 }
 
-int ap_plan_load_for(const char *path, enum ap_delegate d, struct ap_tplan *p, char *err)
+int ap_plan_load_for(const char *path, enum ap_delegate d, enum ap_runtime_id rt,
+		     struct ap_tplan *p, char *err)
 {
-	return load(path, d, false, p, err);
+	return load(path, d, false, rt, p, err);
 }
 
-int ap_plan_load_compiled(const char *path, struct ap_tplan *p, char *err)
+int ap_plan_load_compiled(const char *path, enum ap_runtime_id rt, struct ap_tplan *p,
+			  char *err)
 {
-	return load(path, AP_DELEGATE_XNNPACK, true, p, err);
+	return load(path, AP_DELEGATE_XNNPACK, true, rt, p, err);
 }
 
 int ap_plan_load(const char *path, struct ap_tplan *p, char *err)
 {
-	return ap_plan_load_for(path, AP_DELEGATE_NONE, p, err);
+	return ap_plan_load_for(path, AP_DELEGATE_NONE, AP_RUNTIME_LITERT, p, err);
 }

@@ -21,6 +21,7 @@
 #include "arenaprof/render/dmabuf_report.h"
 #include "arenaprof/render/models_report.h"
 #include "arenaprof/render/report.h"
+#include "arenaprof/render/runtime_report.h"
 #include "arenaprof/render/summary.h"
 #include "arenaprof/render/xnn_report.h"
 #include "arenaprof/util/units.h"
@@ -516,6 +517,7 @@ void ap_report_text(FILE *f, const struct ap_report *r)
 	fprintf(f, "runs       %" PRIu64 " completed (%" PRIu64 " begun) in %.2f s%s%s%s\n",
 		a->runs_completed, a->runs_begun, secs, run_probe[0] ? "; run probe " : "",
 		TS(run_probe), run_probe[0] ? "" : "; no run probe");
+	ap_runtime_report_text(f, r->x);
 	fprintf(f, "faults     %" PRIu64 " (%" PRIu64 " with vma unknown)\n", a->faults,
 		a->as.faults_vma_unknown);
 	fprintf(f, "dropped    %" PRIu64 " events%s\n", a->drops.ringbuf_drops,
@@ -762,6 +764,7 @@ void ap_report_json(FILE *f, const struct ap_report *r)
 	ap_json_u64(&j, "page_size", a->hdr.page_size);
 	ap_json_str(&j, "run_probe", a->strings[AP_HS_RUN_PROBE]);
 	ap_json_str(&j, "op_probe", a->strings[AP_HS_OP_PROBE]);
+	ap_runtime_report_json(&j, r->x);
 	ap_json_u64(&j, "dropped_events", a->drops.ringbuf_drops);
 	ap_json_u64(&j, "vma_misses", a->drops.vma_misses);
 	ap_json_u64(&j, "runs", a->runs_completed);

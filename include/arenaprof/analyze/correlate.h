@@ -25,6 +25,7 @@
 #include "arenaprof/plan/xnnpack.h"
 #include "arenaprof/analyze/arena.h"
 #include "arenaprof/analyze/models.h"
+#include "arenaprof/analyze/trace_runtime.h"
 #include "arenaprof/analyze/weights_split.h"
 #include "arenaprof/analyze/xnn_blocks.h"
 #include "arenaprof/plan/plan.h"
@@ -170,6 +171,10 @@ struct ap_corr_in {
 	uint32_t n_more;
 	bool many_plans;		/* the command takes --plan more than once */
 	enum ap_corr_delegate delegate;	/* of the plan of a model */
+	/* the rules a model is planned by: runtime when runtime_given (--runtime), else
+	 * the trace's (trace_runtime.h) */
+	enum ap_runtime_id runtime;
+	bool runtime_given;
 	uint64_t arena_addr;		/* --arena ADDR: planned offset 0; 0: found (arena.h) */
 	/* once the plan is loaded, before the pass (to size what on_fault fills), or NULL */
 	void (*on_plan)(void *ctx, const struct ap_tplan *p);
@@ -185,6 +190,7 @@ struct ap_corr_all {
 	bool have_plan;
 	enum ap_delegate delegate;	/* the plan's (an import's: none) */
 	bool delegate_auto;		/* chosen by the trace (--delegate auto) */
+	struct ap_trace_runtime rt;	/* the runtime the trace names, the plan's rules */
 	bool compiled;			/* the plan of CompiledModel's arena: the inputs and
 					 * outputs in its own TensorBuffers (chosen by the
 					 * trace) */

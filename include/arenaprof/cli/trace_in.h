@@ -9,8 +9,8 @@
 #include "arenaprof/analyze/correlate.h"
 
 /* Their part of a command's option spec (cli/opts.h): 'p' for --plan and --plan-csv, 'D'
- * for --delegate, 'a' for --arena, 'S' for --salvage. */
-#define AP_TRACE_IN_SPEC "p|plan: p=plan-csv: D=delegate: a|arena: S|salvage"
+ * for --delegate, 'u' for --runtime, 'a' for --arena, 'S' for --salvage. */
+#define AP_TRACE_IN_SPEC "p|plan: p=plan-csv: D=delegate: u=runtime: a|arena: S|salvage"
 
 
 /* Their lines in --help. */
@@ -20,6 +20,11 @@
 	"                     allocation probe saw that arena allocated, else the builtin\n" \
 	"                     kernels' plan\n" \
 	"  --delegate xnnpack|none  that plan, as `arenaprof plan --delegate` computes it\n" \
+	"  --runtime auto     (default) a model planned by the rules of the runtime the\n" \
+	"                     trace names: tflite-runtime-2.14 for a tflite-runtime 2.14\n" \
+	"                     process, else litert (LiteRT 2.3's)\n" \
+	"  --runtime litert|tflite-runtime-2.14|tflm  those rules, as `arenaprof plan\n" \
+	"                     --runtime` plans (at the runtime's default num_threads)\n" \
 	"  --arena auto       (default) the arena as found: record --arena's address, the\n" \
 	"                     allocation probe's block of the plan's size, else the\n" \
 	"                     mapping of the plan's size and the base that fits it best\n" \
@@ -35,7 +40,8 @@
 int ap_trace_in_opt(const char *cmd, int c, const char *arg, struct ap_corr_in *in,
 		    char **argv);
 
-/* After the options: the one TRACE argument into in->trace (0), or 2 said. */
+/* After the options: the one TRACE argument into in->trace (0), or 2 said (also for a
+ * --runtime whose XNNPACK is not modelled with --delegate xnnpack). */
 int ap_trace_in_arg(const char *cmd, int argc, char **argv, struct ap_corr_in *in);
 
 /*
