@@ -10,6 +10,7 @@ _arenaprof_values()
 	plan:--runtime) echo "litert tflite-runtime-2.14 tflm" ;;
 	plan:--weights) echo "mmap copy" ;;
 	report:--delegate | heatmap:--delegate | export:--delegate) echo "auto xnnpack none" ;;
+	report:--runtime | heatmap:--runtime | export:--runtime) echo "auto litert tflite-runtime-2.14 tflm" ;;
 	report:--format) echo "text json openmetrics" ;;
 	heatmap:--format) echo "svg png csv ansi" ;;
 	export:--format | export:-f) echo "chrome csv json" ;;
@@ -38,10 +39,10 @@ _arenaprof()
 	case $cmd in
 	plan) opts="--delegate --cpu --strategy --budget --baseline --json --csv --top --as-dtype --no-inplace --import --threads --no-kernels --subgraph --arch --runtime --weights --input-shape --help" ;;
 	record) opts="--pid --output --runs --duration --probe --run-probe --op-probe --interval --ring-size --keep --kill-at-runs --user --arena --btf --json --quiet --verbose --help" ;;
-	report) opts="--plan --plan-csv --delegate --arena --salvage --json --format --pages --mappings --disagree --budget --help" ;;
+	report) opts="--plan --plan-csv --delegate --runtime --arena --salvage --json --format --pages --mappings --disagree --budget --help" ;;
 	top|-p) opts="--pid --plan --output --interval --smaps-interval --psi-alarm --batch --json --iterations --probe --run-probe --op-probe --ring-size --snapshot-dir --trace-ring --openmetrics --alloc-probe --btf --budget --verbose --help" ;;
-	heatmap) opts="--plan --plan-csv --delegate --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --skip-empty --region --help" ;;
-	export) opts="--format --output --plan --plan-csv --delegate --arena --salvage --max-instants --help" ;;
+	heatmap) opts="--plan --plan-csv --delegate --runtime --arena --salvage --output --by --faults --cols --rows --runs --log --attr --format --width --force --skip-empty --region --help" ;;
+	export) opts="--format --output --plan --plan-csv --delegate --runtime --arena --salvage --max-instants --help" ;;
 	run) opts="--memory-max --memory-high --memory-min --plan --psi-trigger --repeat --cgroup-parent --json --user --help" ;;
 	diff) opts="--plan --fail-above --fail-above-latency --budget --json --help" ;;
 	check) opts="--json --btf --verbose --help" ;;

@@ -15,6 +15,7 @@ complete -c arenaprof -f -n '__arenaprof_after plan --strategy -s' -a 'tflite gr
 complete -c arenaprof -f -n '__arenaprof_after plan --delegate' -a 'xnnpack none'
 for c in report heatmap export
 	complete -c arenaprof -f -n "__arenaprof_after $c --delegate" -a 'auto xnnpack none'
+	complete -c arenaprof -f -n "__arenaprof_after $c --runtime" -a 'auto litert tflite-runtime-2.14 tflm'
 end
 complete -c arenaprof -f -n '__arenaprof_after report --format' -a 'text json openmetrics'
 complete -c arenaprof -f -n '__arenaprof_after heatmap --format' -a 'svg png csv ansi'

@@ -45,7 +45,7 @@ accepts() {
 	esac >/dev/null 2>&1
 }
 for co in "plan --strategy" "plan --delegate" "report --format" "report --delegate" \
-	"export --format" "heatmap --by" "heatmap --faults" "heatmap --attr" "heatmap --format"; do
+	"report --runtime" "export --format" "heatmap --by" "heatmap --faults" "heatmap --attr" "heatmap --format"; do
 	set -- $co
 	vals=$(comp "$1" x "$2" "" | tr '\n' ' ')
 	if [ "$1" != plan ] && [ ! -s "$TMP/t.trace" ]; then
