@@ -151,6 +151,15 @@ void ap_runtime_id_note(struct ap_session *s, const char *lib, int entries)
 				rs.version, rs.source, lib);
 }
 
+int ap_runtime_id_find_runs(struct ap_session *s, const char *lib, struct ap_run_entry *out,
+			    size_t max)
+{
+	int n = ap_symbols_find_runs(lib, out, max);
+
+	ap_runtime_id_note(s, lib, n);
+	return n;
+}
+
 /* The token at *p up to a space into buf: false when there is none or it does not fit. */
 static bool token(const char **p, char *buf, size_t len)
 {

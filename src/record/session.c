@@ -20,11 +20,10 @@
 #include "arenaprof/util/err.h"
 #include "arenaprof/util/numparse.h"
 #include "arenaprof/record/probe.h"
-#include "arenaprof/record/runtime_id.h"
 #include "arenaprof/kernel/procfs.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
-#include "arenaprof/record/symbols.h"
+#include "arenaprof/record/runtime_id.h"
 #include "arenaprof/util/clock.h"
 #include "arenaprof/util/escape.h"
 
@@ -157,7 +156,7 @@ static void find_run_probe(struct ap_session *s)
 		if (!(m->prot & AP_PROT_EXEC) || m->path[0] != '/' ||
 		    already_checked(s, m->path))
 			continue;
-		n = ap_symbols_find_runs(m->path, re, sizeof(re) / sizeof(re[0]));
+		n = ap_runtime_id_find_runs(s, m->path, re, sizeof(re) / sizeof(re[0]));
 		for (int k = 0; k < n; k++) {
 			if (ap_probe_attach_run(s->probe, m->path, re[k].symbol, true, err)) {
 				ap_session_note(s, 1, "found %s in %s but could not attach to it: "
@@ -168,7 +167,6 @@ static void find_run_probe(struct ap_session *s)
 			ap_session_note(s, AP_NOTE_SETUP, "run probe: %s:%s (run entry point found "
 					"automatically: %s)", m->path, re[k].symbol, re[k].api);
 		}
-		ap_runtime_id_note(s, m->path, n);
 	}
 }
 

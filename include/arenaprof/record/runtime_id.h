@@ -8,7 +8,7 @@
  * trace ran"), so a library outside a Python distribution is named without a version.
  *
  * record writes what it found as a note (man arenaprof-trace(5), NOTE), one per library
- * a run entry point was found in:
+ * a run entry point was found in, before its run probe notes:
  *   runtime: NAME VERSION (from METADATA) in LIB
  *   runtime: unknown (LIB is in no Python distribution)
  * and report reads it back (ap_runtime_id_parse) to choose the plan rules.
@@ -20,6 +20,7 @@
 #include <stddef.h>
 
 #include "arenaprof/record/session.h"
+#include "arenaprof/record/symbols.h"
 
 struct ap_runtime_seen {
 	char name[64];		/* METADATA's Name: "tflite-runtime", "ai-edge-litert" */
@@ -30,9 +31,16 @@ struct ap_runtime_seen {
 
 /* The distribution lib belongs to: 0 and *rs, or -ENOENT (in none, or unreadable). */
 int ap_runtime_id_find(const char *lib, struct ap_runtime_seen *rs);
-/* record: the runtime note for lib (a set-up line) to s's sinks, when the run probe's
- * search found entries (> 0) run entry points in it. */
+/* The runtime note for lib (a set-up line) to s's sinks, when the run probe's search
+ * found entries (> 0) run entry points in it. */
 void ap_runtime_id_note(struct ap_session *s, const char *lib, int entries);
+/*
+ * record's search for the run probe: ap_symbols_find_runs's, then the runtime note of a
+ * file it found entry points in, before they are attached (so before any run they
+ * count).
+ */
+int ap_runtime_id_find_runs(struct ap_session *s, const char *lib, struct ap_run_entry *out,
+			    size_t max);
 /* A trace note's text: true and *rs for a runtime note naming a version, else false. */
 bool ap_runtime_id_parse(const char *note, struct ap_runtime_seen *rs);
 
