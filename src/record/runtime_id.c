@@ -83,10 +83,11 @@ static int read_metadata(const char *path, struct ap_runtime_seen *rs)
 }
 
 /*
- * Among dir's *.dist-info, the one whose RECORD lists rel (the library below dir): its
- * top_level.txt, where there is one, must name rel's first part, so that only the
- * candidates' RECORDs are read. 0 and *rs; -ENOENT when none does; -ENOTDIR when dir has
- * no *.dist-info at all (not a site-packages: look higher).
+ * Among dir's *.dist-info, the one whose RECORD lists rel (the library below dir). First
+ * those whose top_level.txt names rel's first part, then those that have none: the
+ * RECORDs of distributions that say their packages are others (numpy's, scipy's: large)
+ * are never read. 0 and *rs; -ENOENT when none does; -ENOTDIR when dir has no *.dist-info
+ * at all (not a site-packages: look higher).
  */
 static int owner_in(const char *dir, const char *rel, struct ap_runtime_seen *rs)
 {
@@ -100,19 +101,23 @@ static int owner_in(const char *dir, const char *rel, struct ap_runtime_seen *rs
 		return -ENOTDIR;
 	snprintf(top, sizeof(top), "%.*s", (int)strcspn(rel, "/"), rel);
 	snprintf(want, sizeof(want), "%s,", rel);
-	while (rc && (e = readdir(d))) {
-		size_t n = strlen(e->d_name);
+	for (int listed = 1; rc && listed >= 0; listed--, rewinddir(d)) {
+		while (rc && (e = readdir(d))) {
+			size_t n = strlen(e->d_name);
+			bool has_top;
 
-		if (n <= 10 || strcmp(e->d_name + n - 10, ".dist-info"))
-			continue;
-		any = true;
-		if (join(path, sizeof(path), dir, e->d_name, "top_level.txt") &&
-		    !access(path, F_OK) && !has_line(path, top, true))
-			continue;
-		if (join(path, sizeof(path), dir, e->d_name, "RECORD") &&
-		    has_line(path, want, false) &&
-		    join(path, sizeof(path), dir, e->d_name, "METADATA"))
-			rc = read_metadata(path, rs);
+			if (n <= 10 || strcmp(e->d_name + n - 10, ".dist-info"))
+				continue;
+			any = true;
+			has_top = join(path, sizeof(path), dir, e->d_name, "top_level.txt") &&
+				  !access(path, F_OK);
+			if (has_top != listed || (has_top && !has_line(path, top, true)))
+				continue;
+			if (join(path, sizeof(path), dir, e->d_name, "RECORD") &&
+			    has_line(path, want, false) &&
+			    join(path, sizeof(path), dir, e->d_name, "METADATA"))
+				rc = read_metadata(path, rs);
+		}
 	}
 	closedir(d);
 	return any ? rc : -ENOTDIR;
