@@ -68,22 +68,29 @@ bool ap_model_arena_locate(struct ap_analysis *a, const char *path, const struct
 }
 
 /*
- * Whether block b was written as a copy of a file of `file` bytes would be: exactly the
- * pages that many bytes span from its start (or one more: they may start a little into
- * it), no other. A buffer grown by doubling (libstdc++'s std::string, MediaPipe reading a
- * model) is up to twice the file, its tail never touched.
+ * Whether block b, allocated before the first run, was filled as a copy of a file of
+ * `file` bytes is: first touches inside it and none past the pages those bytes span from
+ * its start (one more: they may start a little into it). A buffer grown by doubling
+ * (libstdc++'s std::string, MediaPipe reading a model) is up to twice the file, its tail
+ * never touched. Only the tail is asked, not a count: a page of an address range used
+ * before (a freed block the recorder saw as the same mapping) is no first touch again.
  */
 static bool filled_like(const struct ap_analysis *a, const struct ap_block *b, uint64_t file)
 {
-	uint64_t ps = a->hdr.page_size, want = (file + ps - 1) / ps, n = 0;
+	uint64_t ps = a->hdr.page_size, n = 0, past = 0;
 
+	if (b->run_alloc >= 0)
+		return false;
 	for (uint64_t i = 0; i < a->as.n_touches; i++) {
 		const struct ap_touch *t = &a->as.touches[i];
 		uint64_t at = a->as.maps[t->map].start + t->page * ps;
 
-		n += at + ps > b->ptr && at < b->ptr + b->size;
+		if (at + ps <= b->ptr || at >= b->ptr + b->size)
+			continue;
+		n++;
+		past += at >= b->ptr + file + ps;
 	}
-	return n == want || n == want + 1;
+	return n && !past;
 }
 
 void ap_model_weights_find(const struct ap_analysis *a, const char *path,

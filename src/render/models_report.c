@@ -19,7 +19,7 @@ static const char *weights_text(const struct ap_model_weights *w, char *buf, siz
 			 w->pages);
 	else if (w->held == AP_WH_COPY && w->grown)
 		snprintf(buf, len, "weights a copy in anonymous memory, %s (no mapping of its "
-			 "file; a buffer grown to hold it, exactly its %s of it written): "
+			 "file; a buffer grown to hold it, written no further than its %s): "
 			 "non-reclaimable", B(w->copy_bytes), B(w->file_bytes));
 	else if (w->held == AP_WH_COPY)
 		snprintf(buf, len, "weights a copy in anonymous memory, %s (no mapping of its "

@@ -68,7 +68,8 @@ enum ap_weights_held {
 	AP_WH_FILE,		/* a mapping of the model file: file-backed, reclaimable */
 	AP_WH_COPY,		/* no mapping of it, and a block of its size held (the model
 				 * read into a buffer: model_content=, from_buffer), or one
-				 * grown to hold it, filled with exactly its pages (MediaPipe) */
+				 * grown to hold it, written no further than its bytes
+				 * (MediaPipe) */
 	AP_WH_UNKNOWN,		/* neither: no mapping, no block of its size seen */
 };
 
