@@ -14,7 +14,7 @@
 /* How far above a library its site-packages may be (mediapipe/python/X.so: two). */
 #define MAX_LEVELS 6
 
-static const char tag[] = "runtime: ";
+static const char tag[] = AP_RUNTIME_NOTE_TAG;
 
 /* src into dst (len bytes), cut to fit. */
 static void copy(char *dst, size_t len, const char *src)
@@ -140,29 +140,6 @@ int ap_runtime_id_find(const char *lib, struct ap_runtime_seen *rs)
 		rc = owner_in(dir, lib + strlen(dir) + 1, rs);
 	}
 	return rc ? -ENOENT : 0;
-}
-
-void ap_runtime_id_note(struct ap_session *s, const char *lib, int entries)
-{
-	struct ap_runtime_seen rs;
-
-	if (entries <= 0)
-		return;
-	if (ap_runtime_id_find(lib, &rs))
-		ap_session_note(s, AP_NOTE_SETUP, "%sunknown (%s is in no Python distribution)",
-				tag, lib);
-	else
-		ap_session_note(s, AP_NOTE_SETUP, "%s%s %s (from %s) in %s", tag, rs.name,
-				rs.version, rs.source, lib);
-}
-
-int ap_runtime_id_find_runs(struct ap_session *s, const char *lib, struct ap_run_entry *out,
-			    size_t max)
-{
-	int n = ap_symbols_find_runs(lib, out, max);
-
-	ap_runtime_id_note(s, lib, n);
-	return n;
 }
 
 /* The token at *p up to a space into buf: false when there is none or it does not fit. */

@@ -23,7 +23,7 @@
 #include "arenaprof/kernel/procfs.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
-#include "arenaprof/record/runtime_id.h"
+#include "arenaprof/record/runtime_note.h"
 #include "arenaprof/util/clock.h"
 #include "arenaprof/util/escape.h"
 

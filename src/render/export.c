@@ -36,7 +36,23 @@ static int write_error(FILE *f, char *err)
 struct thread {
 	uint32_t tid;
 	int32_t op;		/* open operator slice, -2 none */
-	uint64_t faults, arena_faults;	/* during it */
+};
+
+/*
+ * Faults per operator slice (thread, run, operator), counted in a pass of their own by
+ * the faults' own run and operator: the recorder batches faults per CPU, so a slice's
+ * faults may come after its end in the trace.
+ */
+struct slice {
+	uint32_t tid;
+	int32_t run, op;
+	bool used;
+	uint64_t faults, arena_faults;
+};
+
+struct slices {
+	struct slice *s;
+	uint32_t n, cap;	/* cap a power of two, at most half full */
 };
 
 struct chrome {
@@ -49,7 +65,57 @@ struct chrome {
 	uint32_t n_th, cap_th;
 	uint64_t last_ts;	/* the latest fault's time */
 	uint64_t resident, resident_shown, resident_ts;
+	struct slices sl;
 };
+
+static uint32_t slice_hash(uint32_t tid, int32_t run, int32_t op)
+{
+	return tid * 2654435761u ^ (uint32_t)run * 40503u ^ (uint32_t)op * 2246822519u;
+}
+
+/* The slice of (tid, run, op): found, else added when add (NULL: not there, or no memory). */
+static struct slice *slice_at(struct slices *t, uint32_t tid, int32_t run, int32_t op,
+			      bool add)
+{
+	uint32_t i;
+
+	if (add && 2 * (t->n + 1) > t->cap) {
+		struct slices g = { .cap = t->cap ? 2 * t->cap : 1024 };
+
+		g.s = calloc(g.cap, sizeof(*g.s));
+		if (!g.s)
+			return NULL;
+		for (uint32_t k = 0; k < t->cap; k++)
+			if (t->s[k].used)
+				*slice_at(&g, t->s[k].tid, t->s[k].run, t->s[k].op, true) = t->s[k];
+		free(t->s);
+		*t = g;
+	}
+	if (!t->cap)
+		return NULL;
+	for (i = slice_hash(tid, run, op) & (t->cap - 1); t->s[i].used; i = (i + 1) & (t->cap - 1))
+		if (t->s[i].tid == tid && t->s[i].run == run && t->s[i].op == op)
+			return &t->s[i];
+	if (!add)
+		return NULL;
+	t->s[i] = (struct slice){ .tid = tid, .run = run, .op = op, .used = true };
+	t->n++;
+	return &t->s[i];
+}
+
+static int count_fault(void *ctx, const struct ap_corr_fault *cf)
+{
+	struct slice *s;
+
+	if (cf->f->op < 0)	/* outside every operator: no slice */
+		return 0;
+	s = slice_at(ctx, cf->f->tid, cf->f->run, cf->f->op, true);
+	if (!s)
+		return -ENOMEM;
+	s->faults++;
+	s->arena_faults += cf->in_arena;
+	return 0;
+}
 
 /* Opens an event: {"ph", "ts" (microseconds, to the nanosecond), "pid", "tid", name}. */
 static void ev_start(struct chrome *c, const char *ph, uint64_t ts_ns, uint32_t tid,
@@ -124,6 +190,7 @@ static int on_marker(void *ctx, uint32_t type, const struct ap_rec_marker *mk)
 	const struct ap_tplan *p = &c->x->plan;
 	const struct ap_rec_marker m = *mk;
 	struct thread *t;
+	const struct slice *sl;
 	bool begin = type == AP_REC_RUN_BEGIN || type == AP_REC_OP_BEGIN;
 	bool run = type == AP_REC_RUN_BEGIN || type == AP_REC_RUN_END;
 	char name[300];
@@ -151,14 +218,14 @@ static int on_marker(void *ctx, uint32_t type, const struct ap_rec_marker *mk)
 			ap_json_str(&c->j, "output", p->ops[m.op].out_name);
 		ev_end_args(c);
 		t->op = m.op;
-		t->faults = t->arena_faults = 0;
 		return 0;
 	}
-	ap_json_u64(&c->j, "faults", t->faults);
-	ap_json_u64(&c->j, "arena_faults", t->arena_faults);
+	sl = slice_at(&c->sl, m.tid, m.run, m.op, false);
+	ap_json_u64(&c->j, "faults", sl ? sl->faults : 0);
+	ap_json_u64(&c->j, "arena_faults", sl ? sl->arena_faults : 0);
 	ev_end_args(c);
-	if (!c->instants && t->faults)
-		counter(c, m.ts_ns, "faults per operator", "faults", t->faults);
+	if (!c->instants && sl && sl->faults)
+		counter(c, m.ts_ns, "faults per operator", "faults", sl->faults);
 	t->op = -2;
 	return 0;
 }
@@ -201,8 +268,6 @@ static int on_fault(void *ctx, const struct ap_corr_fault *cf)
 	if (!t)
 		return -ENOMEM;
 	c->last_ts = f->ts_ns > c->last_ts ? f->ts_ns : c->last_ts;
-	t->faults++;
-	t->arena_faults += cf->in_arena;
 	if (first)
 		c->resident += c->x->c.page_size;
 	if (c->instants)
@@ -292,10 +357,18 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 		.marker = on_marker, .sample = on_sample, .drops = on_drops, .note = on_note,
 		.ctx = &c,
 	};
+	struct ap_trace_consumer count = { .ctx = &c.sl };
 	int rc;
 
 	c.instants = a->faults <= max;
 	c.last_ts = c.base_ns;
+	rc = ap_corr_replay(x, trace, count_fault, &count, err);
+	if (rc) {
+		free(c.sl.s);
+		if (rc == -ENOMEM)
+			ap_seterr(err, "out of memory");
+		return rc;
+	}
 	ap_json_init(&c.j, f);
 	chrome_head(&c, trace);
 	rc = ap_corr_replay(x, trace, on_fault, &rest, err);
@@ -306,6 +379,7 @@ int ap_export_chrome(const struct ap_corr_all *x, const char *trace, FILE *f,
 	ap_json_end_obj(&c.j);
 	ap_json_finish(&c.j);
 	free(c.th);
+	free(c.sl.s);
 	if (rc == -ENOMEM)
 		ap_seterr(err, "out of memory");
 	return rc ? rc : write_error(f, err);

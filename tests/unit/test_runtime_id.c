@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "arenaprof/analyze/trace_runtime.h"
-#include "arenaprof/record/runtime_id.h"
+#include "arenaprof/record/runtime_note.h"
 #include "test.h"
 
 static char root[256];

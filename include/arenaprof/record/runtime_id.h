@@ -19,8 +19,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "arenaprof/record/session.h"
-#include "arenaprof/record/symbols.h"
 
 struct ap_runtime_seen {
 	char name[64];		/* METADATA's Name: "tflite-runtime", "ai-edge-litert" */
@@ -29,18 +27,11 @@ struct ap_runtime_seen {
 	char lib[512];		/* the library it names */
 };
 
+/* The runtime notes' opening words (runtime_note.h writes them). */
+#define AP_RUNTIME_NOTE_TAG "runtime: "
+
 /* The distribution lib belongs to: 0 and *rs, or -ENOENT (in none, or unreadable). */
 int ap_runtime_id_find(const char *lib, struct ap_runtime_seen *rs);
-/* The runtime note for lib (a set-up line) to s's sinks, when the run probe's search
- * found entries (> 0) run entry points in it. */
-void ap_runtime_id_note(struct ap_session *s, const char *lib, int entries);
-/*
- * record's search for the run probe: ap_symbols_find_runs's, then the runtime note of a
- * file it found entry points in, before they are attached (so before any run they
- * count).
- */
-int ap_runtime_id_find_runs(struct ap_session *s, const char *lib, struct ap_run_entry *out,
-			    size_t max);
 /* A trace note's text: true and *rs for a runtime note naming a version, else false. */
 bool ap_runtime_id_parse(const char *note, struct ap_runtime_seen *rs);
 
