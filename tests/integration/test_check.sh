@@ -186,20 +186,20 @@ check "as nobody: top runs as check says (degraded: /proc figures), exit 0" sh -
 # ---- --btf FILE, ARENAPROF_BTF ----
 MI=$BUILD/mininfer
 MV2=$MODELS/mobilenet_v2_1.0_224_quant.tflite
-"$MI" --truth "$MV2" --runs 2 >"$TMP/truth.json"
-# --interval 10: a 2-run mininfer can exit before the default 100 ms maps snapshot names
-# its model file's mapping (seen once under load: no weights mapping in the report)
-btf_rec() {	# btf_rec NAME ARGS...: mininfer traced (2 runs, markers), its report in NAME.json
+BR=200	# with its op markers some 0.2 s: a 2-run mininfer could exit, under load, before
+	# even a 10 ms maps snapshot named its model file's mapping (no weights mapping)
+"$MI" --truth "$MV2" --runs $BR >"$TMP/truth.json"
+btf_rec() {	# btf_rec NAME ARGS...: mininfer traced (BR runs, markers), its report in NAME.json
 	local n=$1
 	shift
 	"$ARENAPROF" record "$@" -o "$TMP/$n.trace" --interval 10 --run-probe "$MI:mininfer_invoke" \
-		--op-probe "$MI:mininfer_op:0" -- "$MI" "$MV2" --runs 2 \
+		--op-probe "$MI:mininfer_op:0" -- "$MI" "$MV2" --runs $BR \
 		>/dev/null 2>"$TMP/$n.err" &&
 		"$ARENAPROF" report "$TMP/$n.trace" --plan "$MV2" --json --pages >"$TMP/$n.json" \
 			2>>"$TMP/$n.err"
 }
 btf_pages() {	# btf_pages NAME LABEL: the trace's pages against the truth, page by page
-	python3 tests/py/check_trace.py "$TMP/$1.json" "$TMP/truth.json" --runs 2 \
+	python3 tests/py/check_trace.py "$TMP/$1.json" "$TMP/truth.json" --runs $BR \
 		--agreement --label "$2: "
 }
 btf_json() {	# btf_json FILE EXPR: a Python expression over the check JSON d holds
@@ -304,7 +304,7 @@ f["btf"]["status"] == "missing" and "--btf FILE" in f["btf"]["detail"]'
 		grep -qx "BTF: missing (--btf FILE or ARENAPROF_BTF=FILE fixes it)" "$TMP/cm.txt"
 	"${hidden[@]}" "$ARENAPROF" record --btf "$TMP/vmlinux.btf" -o "$TMP/hid.trace" \
 		--run-probe "$MI:mininfer_invoke" --op-probe "$MI:mininfer_op:0" -- \
-		"$MI" "$MV2" --runs 2 >/dev/null 2>"$TMP/hid.err"
+		"$MI" "$MV2" --runs $BR >/dev/null 2>"$TMP/hid.err"
 	r=$?
 	"$ARENAPROF" report "$TMP/hid.trace" --plan "$MV2" --json --pages >"$TMP/hid.json" \
 		2>>"$TMP/hid.err"
