@@ -14,7 +14,7 @@
 /* How far above a library its site-packages may be (mediapipe/python/X.so: two). */
 #define MAX_LEVELS 6
 
-static const char tag[] = AP_RUNTIME_NOTE_TAG;
+static const char tag[] = "runtime: ";
 
 /* src into dst (len bytes), cut to fit. */
 static void copy(char *dst, size_t len, const char *src)
@@ -140,6 +140,27 @@ int ap_runtime_id_find(const char *lib, struct ap_runtime_seen *rs)
 		rc = owner_in(dir, lib + strlen(dir) + 1, rs);
 	}
 	return rc ? -ENOENT : 0;
+}
+
+void ap_runtime_id_note_of(const char *lib, char *note, size_t len)
+{
+	struct ap_runtime_seen rs;
+
+	if (ap_runtime_id_find(lib, &rs))
+		snprintf(note, len, "%sunknown (%s is in no Python distribution)", tag, lib);
+	else
+		snprintf(note, len, "%s%s %s (from %s) in %s", tag, rs.name, rs.version,
+			 rs.source, lib);
+}
+
+int ap_runtime_id_find_runs(const char *lib, struct ap_run_entry *out, size_t max,
+			    char *note, size_t len)
+{
+	int n = ap_symbols_find_runs(lib, out, max);
+
+	if (n > 0)
+		ap_runtime_id_note_of(lib, note, len);
+	return n;
 }
 
 /* The token at *p up to a space into buf: false when there is none or it does not fit. */

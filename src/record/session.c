@@ -23,16 +23,14 @@
 #include "arenaprof/kernel/procfs.h"
 #include "arenaprof/record/session.h"
 #include "arenaprof/util/units.h"
-#include "arenaprof/record/runtime_note.h"
+#include "arenaprof/record/runtime_id.h"
 #include "arenaprof/util/clock.h"
 #include "arenaprof/util/escape.h"
 
 #define MAX_RESIDENT_MAP (64ULL << 30)	/* bitmaps above this are left out, with a note */
 #define STALE_SNAPSHOT_NS 2000000ULL	/* new mappings are named at most every 2 ms */
 
-/* ---- sending to the sink chain ---- */
-
-/* Calls one callback of every sink in the chain; the first failure's code, 0 if none. */
+/* ---- sending to the sink chain: one callback of every sink, the first failure's code ---- */
 #define SEND(s, cb, ...)							\
 	({									\
 		int bad_ = 0, r_;						\
@@ -150,17 +148,18 @@ static void find_run_probe(struct ap_session *s)
 	for (size_t i = 0; s->probe && i < s->maps.n; i++) {
 		const struct ap_map *m = &s->maps.m[i];
 		struct ap_run_entry re[16];
-		char err[AP_ERR_LEN];
+		char buf[1280];		/* the runtime note, then an attach error */
 		int n;
 
 		if (!(m->prot & AP_PROT_EXEC) || m->path[0] != '/' ||
 		    already_checked(s, m->path))
 			continue;
-		n = ap_runtime_id_find_runs(s, m->path, re, sizeof(re) / sizeof(re[0]));
+		if ((n = ap_runtime_id_find_runs(m->path, re, 16, buf, sizeof(buf))) > 0)
+			ap_session_note(s, AP_NOTE_SETUP, "%s", buf);	/* before any run */
 		for (int k = 0; k < n; k++) {
-			if (ap_probe_attach_run(s->probe, m->path, re[k].symbol, true, err)) {
+			if (ap_probe_attach_run(s->probe, m->path, re[k].symbol, true, buf)) {
 				ap_session_note(s, 1, "found %s in %s but could not attach to it: "
-						"%s", re[k].symbol, m->path, err);
+						"%s", re[k].symbol, m->path, buf);
 				continue;
 			}
 			s->run_probe = true;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "arenaprof/analyze/trace_runtime.h"
-#include "arenaprof/record/runtime_note.h"
+#include "arenaprof/record/runtime_id.h"
 #include "test.h"
 
 static char root[256];
@@ -107,35 +107,26 @@ static void find_tests(void)
 	check_find("a file that is not there: none", "sp/nope/libx.so", -ENOENT, NULL);
 }
 
-static char captured[600];
-
-static int on_note(void *ctx, uint32_t level, uint64_t ts, const char *text)
-{
-	(void)ctx;
-	(void)ts;
-	CHECK("the runtime note is a set-up line", level == AP_NOTE_SETUP, "level %u", level);
-	snprintf(captured, sizeof(captured), "%s", text);
-	return 0;
-}
+static char captured[1280];
 
 static void note_tests(void)
 {
-	struct ap_session_sink k = { .note = on_note, .setup_notes = true };
-	struct ap_session s = { .sink = &k };
+	struct ap_run_entry re[4];
 	struct ap_runtime_seen rs, back;
 	char lib[512];
 
 	snprintf(lib, sizeof(lib), "%s/sp/lr/libcommon.so", root);
-	ap_runtime_id_note(&s, lib, 0);
-	CHECK("no entry point found: no note", !captured[0], "'%s'", captured);
-	ap_runtime_id_note(&s, lib, 2);
+	CHECK("no entry point found (not an ELF file): no note",
+	      ap_runtime_id_find_runs(lib, re, 4, captured, sizeof(captured)) <= 0 &&
+	      !captured[0], "'%s'", captured);
+	ap_runtime_id_note_of(lib, captured, sizeof(captured));
 	CHECK("the note read back", ap_runtime_id_parse(captured, &back), "'%s'", captured);
 	ap_runtime_id_find(lib, &rs);
 	CHECK("every field as found", !strcmp(back.name, rs.name) &&
 	      !strcmp(back.version, rs.version) && !strcmp(back.source, rs.source) &&
 	      !strcmp(back.lib, lib), "'%s'", captured);
 	snprintf(lib, sizeof(lib), "%s/elsewhere/lib/libtflite.so", root);
-	ap_runtime_id_note(&s, lib, 1);
+	ap_runtime_id_note_of(lib, captured, sizeof(captured));
 	CHECK("a file in no distribution: the unknown note, no version read from it",
 	      !strncmp(captured, "runtime: unknown (", 18) && !ap_runtime_id_parse(captured, &back),
 	      "'%s'", captured);
