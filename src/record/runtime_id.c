@@ -142,7 +142,7 @@ int ap_runtime_id_find(const char *lib, struct ap_runtime_seen *rs)
 	return rc ? -ENOENT : 0;
 }
 
-void ap_runtime_id_note_of(const char *lib, char *note, size_t len)
+const char *ap_runtime_id_note_of(const char *lib, char *note, size_t len)
 {
 	struct ap_runtime_seen rs;
 
@@ -151,16 +151,7 @@ void ap_runtime_id_note_of(const char *lib, char *note, size_t len)
 	else
 		snprintf(note, len, "%s%s %s (from %s) in %s", tag, rs.name, rs.version,
 			 rs.source, lib);
-}
-
-int ap_runtime_id_find_runs(const char *lib, struct ap_run_entry *out, size_t max,
-			    char *note, size_t len)
-{
-	int n = ap_symbols_find_runs(lib, out, max);
-
-	if (n > 0)
-		ap_runtime_id_note_of(lib, note, len);
-	return n;
+	return note;
 }
 
 /* The token at *p up to a space into buf: false when there is none or it does not fit. */

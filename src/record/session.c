@@ -139,23 +139,20 @@ static bool already_checked(struct ap_session *s, const char *path)
 	return false;
 }
 
-/*
- * Without --run-probe: LiteRT's run entry points in every newly mapped ELF file, every
- * API found (a process may run the Interpreter and a CompiledModel, from two libraries).
- */
+/* Without --run-probe: LiteRT's run entry points in every newly mapped ELF file, every API
+ * found (a process may run the Interpreter and a CompiledModel, from two libraries). */
 static void find_run_probe(struct ap_session *s)
 {
 	for (size_t i = 0; s->probe && i < s->maps.n; i++) {
 		const struct ap_map *m = &s->maps.m[i];
 		struct ap_run_entry re[16];
-		char buf[1280];		/* the runtime note, then an attach error */
+		char buf[1280];		/* an attach error, then the runtime note */
 		int n;
 
 		if (!(m->prot & AP_PROT_EXEC) || m->path[0] != '/' ||
 		    already_checked(s, m->path))
 			continue;
-		if ((n = ap_runtime_id_find_runs(m->path, re, 16, buf, sizeof(buf))) > 0)
-			ap_session_note(s, AP_NOTE_SETUP, "%s", buf);	/* before any run */
+		n = ap_symbols_find_runs(m->path, re, sizeof(re) / sizeof(re[0]));
 		for (int k = 0; k < n; k++) {
 			if (ap_probe_attach_run(s->probe, m->path, re[k].symbol, true, buf)) {
 				ap_session_note(s, 1, "found %s in %s but could not attach to it: "
@@ -166,6 +163,9 @@ static void find_run_probe(struct ap_session *s)
 			ap_session_note(s, AP_NOTE_SETUP, "run probe: %s:%s (run entry point found "
 					"automatically: %s)", m->path, re[k].symbol, re[k].api);
 		}
+		if (n > 0)	/* attached first; still written before any run is drained */
+			ap_session_note(s, AP_NOTE_SETUP, "%s",
+					ap_runtime_id_note_of(m->path, buf, sizeof(buf)));
 	}
 }
 

@@ -31,15 +31,12 @@ struct ap_runtime_seen {
 
 /* The distribution lib belongs to: 0 and *rs, or -ENOENT (in none, or unreadable). */
 int ap_runtime_id_find(const char *lib, struct ap_runtime_seen *rs);
-/* lib's runtime note (the form above) into note. */
-void ap_runtime_id_note_of(const char *lib, char *note, size_t len);
 /*
- * record's search for the run probe: ap_symbols_find_runs's (its return), and when it found
- * entry points in lib, lib's runtime note into note; record writes it as a set-up note
- * before it attaches them (so before any run they count).
+ * lib's runtime note (the form above) into note, which it returns. record writes it for
+ * a library the run probe's search found entry points in, once they are attached: before
+ * it drains any run they count.
  */
-int ap_runtime_id_find_runs(const char *lib, struct ap_run_entry *out, size_t max,
-			    char *note, size_t len);
+const char *ap_runtime_id_note_of(const char *lib, char *note, size_t len);
 /* A trace note's text: true and *rs for a runtime note naming a version, else false. */
 bool ap_runtime_id_parse(const char *note, struct ap_runtime_seen *rs);
 
