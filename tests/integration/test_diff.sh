@@ -270,10 +270,13 @@ if ! "$venv/bin/python" -c 'import numpy, ai_edge_litert' 2>/dev/null; then
 fi
 # lrec NAME MODEL DELEGATE: a 20-run trace $TMP/NAME.trace, its stdout NAME.out (the
 # arena LiteRT printed) and NAME.log (each invoke's wall time, as the process timed it)
+# --wait holds the runs until a line comes (1 s on): the recorder finds and attaches the run
+# probe in the libraries LiteRT mapped before run 0 even when it is slow (the sanitizer
+# build missed 2 of 20 runs once without it)
 lrec() {
-	"$ARENAPROF" record -o "$TMP/$1.trace" --runs 20 -- scripts/litert-run "$2" --runs 20 \
-		--delegate "$3" --print-arena --log "$TMP/$1.log" >"$TMP/$1.out" 2>"$TMP/$1.err" ||
-		fail "record $1" "$(tail -2 "$TMP/$1.err")"
+	(sleep 1; echo) | "$ARENAPROF" record -o "$TMP/$1.trace" --runs 20 -- scripts/litert-run \
+		"$2" --runs 20 --delegate "$3" --print-arena --wait --log "$TMP/$1.log" \
+		>"$TMP/$1.out" 2>"$TMP/$1.err" || fail "record $1" "$(tail -2 "$TMP/$1.err")"
 }
 lrec l1 "$MV2" none
 lrec l2 "$MV2" none
