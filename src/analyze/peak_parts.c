@@ -47,14 +47,14 @@ void ap_peak_parts_of(const struct ap_corr_all *x, const struct ap_procmem *m,
 {
 	const struct ap_rec_sample *s = largest(&x->a);
 	const struct ap_corr_group *g = x->c.groups;
-	uint64_t own;
+	uint64_t held, own;
 
 	memset(p, 0, sizeof(*p));
 	p->peak = m->peak;
 	/* status's VmRSS is its three counters' sum; a sample over the peak is no split, and
 	 * samples that came too early (the touches are the peak) saw less than the trace */
-	if (!s || s->rss_anon + s->rss_file + s->rss_shmem > m->peak ||
-	    m->peak_src == AP_PM_PEAK_TOUCHES) {
+	held = s ? s->rss_anon + s->rss_file + s->rss_shmem : 0;
+	if (!s || held > m->peak || m->peak_src == AP_PM_PEAK_TOUCHES) {
 		from_touches(x, p);
 		return;
 	}
@@ -65,10 +65,10 @@ void ap_peak_parts_of(const struct ap_corr_all *x, const struct ap_procmem *m,
 	p->shmem = s->rss_shmem;
 	p->weights = min_u64(g[AP_GROUP_WEIGHTS].resident_bytes, s->rss_file);
 	p->file_other = s->rss_file - p->weights;
-	own = m->vmhwm_max > m->touched_bytes ? m->vmhwm_max : m->touched_bytes;
-	own = min_u64(own, m->peak);
-	if (own < s->rss_anon + s->rss_file + s->rss_shmem)
-		own = s->rss_anon + s->rss_file + s->rss_shmem;
-	p->between = own - (s->rss_anon + s->rss_file + s->rss_shmem);
+	/* the process's own peak: VmHWM, or its touches when more, never under the sample */
+	own = min_u64(m->vmhwm_max > m->touched_bytes ? m->vmhwm_max : m->touched_bytes,
+		      m->peak);
+	own = own > held ? own : held;
+	p->between = own - held;
 	p->cgroup_other = m->peak - own;
 }
